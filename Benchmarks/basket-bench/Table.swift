@@ -1,0 +1,59 @@
+import Foundation
+
+/// A plain text table, the benchmarks' output.
+struct Table {
+    var title: String
+    var header: [String]
+    var rows: [[String]] = []
+
+    mutating func add(_ row: String...) { rows.append(row) }
+
+    func render() -> String {
+        var widths = header.map(\.count)
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, cell in
+                i == 0 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[i] - cell.count) + cell
+            }.joined(separator: " | ")
+        }
+        var out = "\n## \(title)\n\n" + line(header) + "\n"
+        out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-") + "\n"
+        for row in rows { out += line(row) + "\n" }
+        return out
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func formatRate(_ perSecond: Double) -> String {
+    if perSecond >= 1e6 { return String(format: "%.2f M", perSecond / 1e6) }
+    if perSecond >= 1e3 { return String(format: "%.0f k", perSecond / 1e3) }
+    return String(format: "%.0f", perSecond)
+}
+
+func formatMillis(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
+
+/// A small deterministic generator (SplitMix64), so every run measures the same data.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,24 @@
+// basket-bench: release-built benchmarks that print a table. See README "Performance".
+//
+//   Scripts/bench.sh            (builds in release mode, then runs every benchmark)
+//   .build/release/basket-bench replica
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: basket-bench replica [--ops N] [--items N] [--runs N]"
+if arguments.first == "--help" || arguments.first == "-h" {
+    print(usage)
+    exit(0)
+}
+switch arguments.first {
+case "replica", nil:
+    do {
+        try ReplicaBenchmark(arguments: Array(arguments.dropFirst())).run()
+    } catch {
+        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
+        exit(1)
+    }
+default:
+    FileHandle.standardError.write(Data("Error: unknown benchmark '\(arguments[0])'\n\(usage)\n".utf8))
+    exit(64)
+}

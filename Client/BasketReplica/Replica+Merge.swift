@@ -1,0 +1,202 @@
+import BasketCore
+import SQLite
+
+/// The merge engine: every write, local or remote, goes through `merge(_:_:)` inside a transaction.
+///
+/// A batch is first grouped by row (list, item) in memory; each touched row is then read once,
+/// its registers merged with the batch's writes (the greatest version wins), its history
+/// extended with the writes it did not know, and written once. So the cost is one read and at most
+/// one write per touched item, however many operations the batch holds for it.
+extension Replica {
+    struct RowKey: Hashable {
+        var listNo: Int64
+        var item: ItemID
+    }
+
+    struct HistoryKey: Hashable {
+        var field: Field
+        var version: Version
+    }
+
+    /// The state of one row while a batch is merged into it.
+    struct RowState {
+        var registers: [Register?] = Array(repeating: nil, count: Field.allCases.count)
+        var history: [UInt8] = []
+        /// The identities in `history`; built only when a write loses (a possible duplicate).
+        var known: Set<HistoryKey>?
+        var registersChanged = false
+        var historyChanged = false
+
+        subscript(field: Field) -> Register? {
+            get { registers[Int(field.code)] }
+            set { registers[Int(field.code)] = newValue }
+        }
+
+        mutating func knownWrites() throws -> Set<HistoryKey> {
+            if let known { return known }
+            var set = Set<HistoryKey>()
+            try history.withUnsafeBytes { buffer in
+                try Records.forEach(in: buffer) { field, register in
+                    set.insert(HistoryKey(field: field, version: register.version))
+                }
+            }
+            known = set
+            return set
+        }
+
+        /// Merges one write; returns whether it was new to this row.
+        mutating func merge(_ field: Field, _ incoming: Register) throws -> Bool {
+            if let current = self[field] {
+                if current.version == incoming.version && current.value == incoming.value { return false }
+                if current.isBeaten(by: incoming.version, value: incoming.value) {
+                    // A write that beats the winner cannot be in the history already.
+                    self[field] = incoming
+                    registersChanged = true
+                } else {
+                    let key = HistoryKey(field: field, version: incoming.version)
+                    if try knownWrites().contains(key) { return false }
+                    known?.insert(key)
+                }
+            } else {
+                self[field] = incoming
+                registersChanged = true
+            }
+            Records.append(field: field, register: incoming, to: &history)
+            historyChanged = true
+            return true
+        }
+    }
+
+    struct MergeOutcome {
+        var result = ApplyResult(new: 0, duplicates: 0, changedItems: 0)
+        var lists: Set<ListID> = []
+        var items: Set<ItemID> = []
+    }
+
+    /// Merges `operations` (already validated) into the file. Call inside a transaction.
+    func merge(_ operations: [Operation], _ db: Connection) throws -> MergeOutcome {
+        var outcome = MergeOutcome()
+        // Group the batch by row without an array per row: number the rows, then counting-sort
+        // the operation indices by row number.
+        var listNos: [ListID: Int64] = [:]
+        var rowNumbers: [RowKey: Int32] = [:]
+        var rows: [RowKey] = []
+        var rowOfOperation = [Int32](repeating: 0, count: operations.count)
+        var lastList: (ListID, Int64)?
+        for (index, op) in operations.enumerated() {
+            let listNo: Int64
+            if let lastList, lastList.0 == op.list {
+                listNo = lastList.1
+            } else if let known = listNos[op.list] {
+                listNo = known
+            } else {
+                listNo = try ensureListNo(op.list, db)
+                listNos[op.list] = listNo
+            }
+            lastList = (op.list, listNo)
+            let key = RowKey(listNo: listNo, item: op.item)
+            if let number = rowNumbers[key] {
+                rowOfOperation[index] = number
+            } else {
+                let number = Int32(rows.count)
+                rowNumbers[key] = number
+                rows.append(key)
+                rowOfOperation[index] = number
+            }
+        }
+        var start = [Int](repeating: 0, count: rows.count + 1)
+        for row in rowOfOperation { start[Int(row) + 1] += 1 }
+        for i in 0..<rows.count { start[i + 1] += start[i] }
+        var fill = start
+        var grouped = [Int](repeating: 0, count: operations.count)
+        for (index, row) in rowOfOperation.enumerated() {
+            grouped[fill[Int(row)]] = index
+            fill[Int(row)] += 1
+        }
+        // Visit rows in key order: B-tree reads and writes in order touch each page once.
+        let order = rows.indices.sorted { (rows[$0].listNo, rows[$0].item) < (rows[$1].listNo, rows[$1].item) }
+        let listIDs = Dictionary(uniqueKeysWithValues: listNos.map { ($1, $0) })
+
+        let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
+        let write = try db.cached(
+            """
+            INSERT OR REPLACE INTO items(list, id, name, checked, deleted, quantity, note, category, registers, history)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            """)
+        for rowIndex in order {
+            let key = rows[rowIndex]
+            var row = RowState()
+            try withIDBytes(key.item) { idBytes in
+                select.reset()
+                try select.bind(key.listNo, at: 1)
+                try select.bind(idBytes, at: 2)
+                if let found = try select.step() {
+                    try found.withBlob(0) { blob in
+                        try Records.forEach(in: blob) { field, register in row[field] = register }
+                    }
+                    row.history = found.blob(1)
+                }
+                select.reset()
+            }
+            // Oldest first: then each write either beats the register or is a duplicate of it, and
+            // the history is consulted only for writes older than what the file already had.
+            grouped[start[rowIndex]..<start[rowIndex + 1]].sort { operations[$0].version < operations[$1].version }
+            for position in start[rowIndex]..<start[rowIndex + 1] {
+                let op = operations[grouped[position]]
+                if try row.merge(op.field, Register(value: op.value, version: op.version)) {
+                    outcome.result.new += 1
+                } else {
+                    outcome.result.duplicates += 1
+                }
+            }
+            guard row.historyChanged else { continue }
+            var registers: [UInt8] = []
+            for field in Field.allCases {
+                if let register = row[field] { Records.append(field: field, register: register, to: &registers) }
+            }
+            try withIDBytes(key.item) { idBytes in
+                try write.bind(key.listNo, at: 1)
+                try write.bind(idBytes, at: 2)
+                let nameField: Field = key.item == .list ? .title : .name
+                try write.bind(row[nameField]?.value.textValue, at: 3)
+                try write.bind(row[.checked]?.value.boolValue == true ? 1 : 0, at: 4)
+                try write.bind(row[.deleted]?.value.boolValue == true ? 1 : 0, at: 5)
+                try write.bind(row[.quantity]?.value.textValue, at: 6)
+                try write.bind(row[.note]?.value.textValue, at: 7)
+                try write.bind(row[.category]?.value.textValue, at: 8)
+                try write.bind(registers, at: 9)
+                try write.bind(row.history, at: 10)
+                try write.runToCompletion()
+            }
+            if row.registersChanged {
+                outcome.result.changedItems += 1
+                outcome.lists.insert(listIDs[key.listNo]!)
+                if key.item == .list {
+                    try db.run(
+                        "UPDATE lists SET title = ? WHERE no = ?", row[.title]?.value.textValue.map { .text($0) } ?? .null,
+                        .integer(key.listNo))
+                } else {
+                    outcome.items.insert(key.item)
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// The row number of a list, creating the row when the list is new to this replica.
+    func ensureListNo(_ list: ListID, _ db: Connection) throws -> Int64 {
+        if let no = try listNo(list, db) { return no }
+        try db.run("INSERT INTO lists(id) VALUES (?)", .blob(list.raw.bytes))
+        return db.lastInsertRowID
+    }
+
+    func listNo(_ list: ListID, _ db: Connection) throws -> Int64? {
+        try db.scalar("SELECT no FROM lists WHERE id = ?", .blob(list.raw.bytes))?.integerValue
+    }
+}
+
+/// Calls `body` with the 16 big-endian bytes of an item id, without allocating.
+func withIDBytes<T>(_ id: ItemID, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    var raw = (id.raw.high.bigEndian, id.raw.low.bigEndian)
+    return try withUnsafeBytes(of: &raw) { try body($0) }
+}

@@ -1,0 +1,183 @@
+public import BasketCore
+import SQLite
+
+/// Reads: lists, items, history, every known operation, the outbox.
+extension Replica {
+    /// Every list this replica knows, by title.
+    public func lists() throws -> [ListInfo] {
+        try locked { db in
+            try db.query(
+                """
+                SELECT l.id, l.title,
+                       (SELECT count(*) FROM items i WHERE i.list = l.no AND i.name IS NOT NULL AND i.deleted = 0),
+                       (SELECT count(*) FROM items i WHERE i.list = l.no AND i.name IS NOT NULL AND i.deleted = 0
+                                                          AND i.checked = 0)
+                FROM lists l
+                """
+            ) { row in
+                ListInfo(
+                    id: ListID(raw: ID128(bytes: row.blob(0))!), title: row.string(1) ?? "(untitled)",
+                    itemCount: Int(row.int64(2)), uncheckedCount: Int(row.int64(3)))
+            }
+            .sorted { ($0.title.lowercased(), $0.id) < ($1.title.lowercased(), $1.id) }
+        }
+    }
+
+    /// The items of a list, unchecked first, then by name.
+    public func items(in list: ListID, filter: ItemFilter = .onList) throws -> [Item] {
+        var condition = "name IS NOT NULL"
+        switch filter {
+        case .onList: condition += " AND deleted = 0"
+        case .unchecked: condition += " AND deleted = 0 AND checked = 0"
+        case .checked: condition += " AND deleted = 0 AND checked = 1"
+        case .all: break
+        }
+        let items = try locked { db -> [Item] in
+            guard let no = try listNo(list, db) else { return [] }
+            return try db.query(
+                """
+                SELECT id, name, checked, deleted, quantity, note, category FROM items
+                WHERE list = ? AND id != zeroblob(16) AND \(condition)
+                """, .integer(no), map: Self.item(from:))
+        }
+        return Self.sortedForDisplay(items)
+    }
+
+    /// Sorts in ``displayOrder(_:_:)``, lowercasing each name once rather than per comparison.
+    public static func sortedForDisplay(_ items: [Item]) -> [Item] {
+        items.map { (item: $0, name: $0.name.lowercased()) }
+            .sorted { a, b in
+                if a.item.isDeleted != b.item.isDeleted { return !a.item.isDeleted }
+                if a.item.isChecked != b.item.isChecked { return !a.item.isChecked }
+                if a.name != b.name { return a.name < b.name }
+                return a.item.id < b.item.id
+            }
+            .map(\.item)
+    }
+
+    /// One item, removed or not; nil when the list has no such item.
+    public func item(_ id: ItemID, in list: ListID) throws -> Item? {
+        try locked { try Self.loadItem(id, in: list, $0) }
+    }
+
+    /// Unchecked before checked, then by name without case, then by id.
+    public static func displayOrder(_ a: Item, _ b: Item) -> Bool {
+        if a.isDeleted != b.isDeleted { return !a.isDeleted }
+        if a.isChecked != b.isChecked { return !a.isChecked }
+        let x = a.name.lowercased()
+        let y = b.name.lowercased()
+        if x != y { return x < y }
+        return a.id < b.id
+    }
+
+    static func loadItem(_ id: ItemID, in list: ListID, _ db: Connection) throws -> Item? {
+        let statement = try db.cached(
+            """
+            SELECT i.id, i.name, i.checked, i.deleted, i.quantity, i.note, i.category
+            FROM items i JOIN lists l ON l.no = i.list
+            WHERE l.id = ?1 AND i.id = ?2 AND i.name IS NOT NULL
+            """)
+        try statement.bind(list.raw.bytes, at: 1)
+        try statement.bind(id.raw.bytes, at: 2)
+        defer { statement.reset() }
+        return try statement.step().map(item(from:))
+    }
+
+    static func item(from row: Row) -> Item {
+        Item(
+            id: ItemID(raw: ID128(bytes: row.blob(0))!), name: row.string(1) ?? "", isChecked: row.int64(2) != 0,
+            isDeleted: row.int64(3) != 0, quantity: row.string(4), note: row.string(5), category: row.string(6))
+    }
+
+    /// Every write ever seen on an item's registers (or the list's, for ``ItemID/list``), oldest
+    /// first per field, with the winner of each register marked and why it won or lost.
+    public func history(of id: ItemID, in list: ListID) throws -> [HistoryEntry] {
+        let bytes = try locked { db -> [UInt8]? in
+            guard let no = try listNo(list, db) else { return nil }
+            return try db.scalar(
+                "SELECT history FROM items WHERE list = ? AND id = ?", .integer(no), .blob(id.raw.bytes))?.blobValue
+        }
+        guard let bytes else { throw ReplicaError.noSuchItem(id.description) }
+        let entries = try Records.decode(bytes)
+        var winners: [Field: Register] = [:]
+        for entry in entries {
+            winners[entry.field] = winners[entry.field].map { $0.merging(entry.register) } ?? entry.register
+        }
+        return
+            entries
+            .sorted { ($0.field, $0.register.version) < ($1.field, $1.register.version) }
+            .map { entry in
+                let winner = winners[entry.field]!
+                let op = Operation(
+                    list: list, item: id, field: entry.field, value: entry.register.value,
+                    version: entry.register.version)
+                if winner == entry.register {
+                    return HistoryEntry(operation: op, isWinner: true, reason: "latest write: its register shows it")
+                }
+                let reason: String
+                if winner.version.timestamp == entry.register.version.timestamp {
+                    reason =
+                        "same timestamp as the winner \(winner.version); replica \(winner.version.replica) "
+                        + "has the higher id and wins the tie"
+                } else {
+                    reason = "superseded by the later write \(winner.version) (\(winner.value))"
+                }
+                return HistoryEntry(operation: op, isWinner: false, reason: reason)
+            }
+    }
+
+    /// Every operation this replica knows (history included), of one list or of all, in the
+    /// canonical order of ``OperationCodec``. Exports and full re-pushes use it.
+    public func operations(in list: ListID? = nil) throws -> [Operation] {
+        let ops = try locked { db -> [Operation] in
+            var ops: [Operation] = []
+            var condition = ""
+            var values: [SQLValue] = []
+            if let list {
+                guard let no = try listNo(list, db) else { return [] }
+                condition = "WHERE i.list = ?"
+                values.append(.integer(no))
+            }
+            let statement = try db.prepare(
+                "SELECT l.id, i.id, i.history FROM items i JOIN lists l ON l.no = i.list \(condition)")
+            try statement.bind(values)
+            while let row = try statement.step() {
+                let listID = ListID(raw: ID128(bytes: row.blob(0))!)
+                let itemID = ItemID(raw: ID128(bytes: row.blob(1))!)
+                try row.withBlob(2) { blob in
+                    try Records.forEach(in: blob) { field, register in
+                        ops.append(
+                            Operation(
+                                list: listID, item: itemID, field: field, value: register.value,
+                                version: register.version))
+                    }
+                }
+            }
+            return ops
+        }
+        return ops.sorted(by: OperationCodec.canonicalLess)
+    }
+
+    /// Local writes not yet acknowledged, oldest first.
+    public func pendingOperations(limit: Int = .max) throws -> [PendingOperation] {
+        try locked { db in
+            try db.query(
+                "SELECT seq, list, item, record FROM outbox ORDER BY seq LIMIT ?", .integer(Int64(min(limit, Int(Int64.max))))
+            ) { row in
+                let list = ListID(raw: ID128(bytes: row.blob(1))!)
+                let item = ItemID(raw: ID128(bytes: row.blob(2))!)
+                let entry = try Records.decode(row.blob(3)).first!
+                return PendingOperation(
+                    sequence: row.int64(0),
+                    operation: Operation(
+                        list: list, item: item, field: entry.field, value: entry.register.value,
+                        version: entry.register.version))
+            }
+        }
+    }
+
+    /// Drops acknowledged local writes from the outbox, up to and including `sequence`.
+    public func acknowledge(through sequence: Int64) throws {
+        try locked { try $0.run("DELETE FROM outbox WHERE seq <= ?", .integer(sequence)) }
+    }
+}

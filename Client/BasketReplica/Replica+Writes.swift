@@ -1,0 +1,261 @@
+public import BasketCore
+import SQLite
+
+/// Local writes: each public call stamps its writes with the hybrid clock, merges them through the
+/// same engine as remote operations, queues them in the outbox and commits, all in one transaction.
+extension Replica {
+    /// Collects the writes of one local transaction and reads the state they start from.
+    struct LocalWriter {
+        let db: Connection
+        var clock: HybridClock
+        let replica: ReplicaID
+        let wall: UInt64
+        var operations: [Operation] = []
+
+        mutating func write(_ list: ListID, _ item: ItemID, _ field: Field, _ value: Value) {
+            let version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replica)
+            operations.append(Operation(list: list, item: item, field: field, value: value, version: version))
+        }
+
+        /// The item as it stands in the file, removed or not (nil when it has no name yet).
+        func item(_ id: ItemID, in list: ListID) throws -> Item? {
+            try Replica.loadItem(id, in: list, db)
+        }
+    }
+
+    /// Runs one local transaction; `body` reads state and queues writes.
+    func performLocal<T>(_ body: (inout LocalWriter) throws -> T) throws -> T {
+        let (value, outcome) = try locked { db in
+            try db.transaction {
+                var writer = LocalWriter(
+                    db: db, clock: try loadClock(db), replica: replicaID, wall: configuration.wallClock())
+                let value = try body(&writer)
+                guard !writer.operations.isEmpty else { return (value, MergeOutcome()) }
+                let outcome = try merge(writer.operations, db)
+                let insert = try db.cached("INSERT INTO outbox(list, item, record) VALUES (?1, ?2, ?3)")
+                for op in writer.operations {
+                    var record: [UInt8] = []
+                    Records.append(field: op.field, register: Register(value: op.value, version: op.version), to: &record)
+                    try insert.bind(op.list.raw.bytes, at: 1)
+                    try insert.bind(op.item.raw.bytes, at: 2)
+                    try insert.bind(record, at: 3)
+                    try insert.runToCompletion()
+                }
+                try saveClock(writer.clock, db)
+                return (value, outcome)
+            }
+        }
+        notify(ReplicaChange(origin: .local, lists: outcome.lists, items: outcome.items))
+        return value
+    }
+
+    // MARK: Lists
+
+    /// Creates a list with a new random id.
+    /// - Throws: ``ReplicaError/listExists(_:)`` when a list with the same title key exists.
+    @discardableResult
+    public func createList(title: String) throws -> ListInfo {
+        let clean = try Self.cleanName(title)
+        if try lists().contains(where: { ItemKey.normalize($0.title) == ItemKey.normalize(clean) }) {
+            throw ReplicaError.listExists(clean)
+        }
+        let id = ListID.random()
+        try performLocal { writer in writer.write(id, .list, .title, .text(clean)) }
+        return ListInfo(id: id, title: clean, itemCount: 0, uncheckedCount: 0)
+    }
+
+    /// Renames a list.
+    public func renameList(_ list: ListID, to title: String) throws {
+        let clean = try Self.cleanName(title)
+        try performLocal { writer in
+            guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
+            writer.write(list, .list, .title, .text(clean))
+        }
+    }
+
+    // MARK: Items
+
+    /// Adds items by name. A name whose key is already on the list is never added twice: a removed
+    /// item comes back, a checked one is unchecked, an unchecked one is left as it is.
+    /// All names are checked first; when one is invalid nothing is written.
+    /// - Throws: ``ReplicaError/invalidName(_:)``.
+    @discardableResult
+    public func add(_ names: [String], to list: ListID) throws -> [AddResult] {
+        let cleaned = try names.map { try Self.cleanName($0) }
+        return try performLocal { writer in
+            var results: [AddResult] = []
+            var pending: [ItemID: Item] = [:]
+            for name in cleaned {
+                let id = ItemID(list: list, key: ItemKey.normalize(name))
+                let existing = try pending[id] ?? writer.item(id, in: list)
+                var item = Item(id: id, name: name)
+                let outcome: AddResult.Outcome
+                switch existing {
+                case nil:
+                    writer.write(list, id, .name, .text(name))
+                    writer.write(list, id, .checked, .bool(false))
+                    writer.write(list, id, .deleted, .bool(false))
+                    outcome = .added
+                case let current? where current.isDeleted:
+                    if current.name != name { writer.write(list, id, .name, .text(name)) }
+                    if current.isChecked { writer.write(list, id, .checked, .bool(false)) }
+                    writer.write(list, id, .deleted, .bool(false))
+                    item = current
+                    item.name = name
+                    outcome = .restored
+                case let current? where current.isChecked:
+                    writer.write(list, id, .checked, .bool(false))
+                    item = current
+                    outcome = .unchecked
+                case let current?:
+                    item = current
+                    outcome = .alreadyOnList
+                }
+                item.isChecked = false
+                item.isDeleted = false
+                pending[id] = item
+                results.append(AddResult(item: item, outcome: outcome))
+            }
+            return results
+        }
+    }
+
+    /// Crosses an item off.
+    @discardableResult
+    public func check(_ item: ItemID, in list: ListID) throws -> Item {
+        try setChecked(item, in: list) { _ in true }
+    }
+
+    /// Puts a checked item back to "to buy".
+    @discardableResult
+    public func uncheck(_ item: ItemID, in list: ListID) throws -> Item {
+        try setChecked(item, in: list) { _ in false }
+    }
+
+    /// Checks an unchecked item, unchecks a checked one.
+    @discardableResult
+    public func toggle(_ item: ItemID, in list: ListID) throws -> Item {
+        try setChecked(item, in: list) { !$0 }
+    }
+
+    private func setChecked(_ id: ItemID, in list: ListID, _ newValue: (Bool) -> Bool) throws -> Item {
+        try performLocal { writer in
+            var item = try Self.require(writer.item(id, in: list), id)
+            item.isChecked = newValue(item.isChecked)
+            writer.write(list, id, .checked, .bool(item.isChecked))
+            return item
+        }
+    }
+
+    /// Removes an item from the list. Its history stays; adding the name again brings it back.
+    @discardableResult
+    public func remove(_ id: ItemID, in list: ListID) throws -> Item {
+        try performLocal { writer in
+            var item = try Self.require(writer.item(id, in: list), id)
+            item.isDeleted = true
+            writer.write(list, id, .deleted, .bool(true))
+            return item
+        }
+    }
+
+    /// Sets an optional field (`quantity`, `note`, `category`); nil clears it.
+    @discardableResult
+    public func set(_ field: Field, to value: String?, of id: ItemID, in list: ListID) throws -> Item {
+        guard field == .quantity || field == .note || field == .category else {
+            throw ReplicaError.invalidOperation("only quantity, note and category can be set this way")
+        }
+        let cleaned = try value.map { try Self.cleanName($0) }
+        return try performLocal { writer in
+            var item = try Self.require(writer.item(id, in: list), id)
+            writer.write(list, id, field, cleaned.map(Value.text) ?? .null)
+            switch field {
+            case .quantity: item.quantity = cleaned
+            case .note: item.note = cleaned
+            default: item.category = cleaned
+            }
+            return item
+        }
+    }
+
+    /// Renames an item. A new name with the same key only changes the display name; a name with
+    /// another key moves the item: a new id with every field copied, and the old item removed.
+    /// - Throws: ``ReplicaError/nameTaken(existing:)`` when another item on the list has the new key.
+    @discardableResult
+    public func rename(_ id: ItemID, to newName: String, in list: ListID) throws -> Item {
+        let name = try Self.cleanName(newName)
+        return try performLocal { writer in
+            var item = try Self.require(writer.item(id, in: list), id)
+            let newID = ItemID(list: list, key: ItemKey.normalize(name))
+            if newID == id {
+                if item.name != name { writer.write(list, id, .name, .text(name)) }
+                item.name = name
+                return item
+            }
+            if let other = try writer.item(newID, in: list), !other.isDeleted {
+                throw ReplicaError.nameTaken(existing: other.name)
+            }
+            writer.write(list, newID, .name, .text(name))
+            writer.write(list, newID, .checked, .bool(item.isChecked))
+            writer.write(list, newID, .deleted, .bool(false))
+            writer.write(list, newID, .quantity, item.quantity.map(Value.text) ?? .null)
+            writer.write(list, newID, .note, item.note.map(Value.text) ?? .null)
+            writer.write(list, newID, .category, item.category.map(Value.text) ?? .null)
+            writer.write(list, id, .deleted, .bool(true))
+            item.id = newID
+            item.name = name
+            item.isDeleted = false
+            return item
+        }
+    }
+
+    // MARK: Remote operations
+
+    /// Applies operations from another replica in one transaction: all of them or none.
+    ///
+    /// Operations are validated first; a timestamp more than 5 minutes ahead of this replica's
+    /// wall clock is refused with ``ReplicaError/clockSkew(_:)``. Known operations are ignored, so
+    /// applying a batch twice, or batches in any order, gives the same state.
+    @discardableResult
+    public func apply(_ remote: [Operation]) throws -> ApplyResult {
+        guard !remote.isEmpty else { return ApplyResult(new: 0, duplicates: 0, changedItems: 0) }
+        var latest = HybridTimestamp.zero
+        for (index, op) in remote.enumerated() {
+            do throws(Operation.Problem) {
+                try op.validate()
+            } catch {
+                throw ReplicaError.invalidOperation("operation \(index + 1): \(error)")
+            }
+            if op.timestamp > latest { latest = op.timestamp }
+        }
+        let wall = configuration.wallClock()
+        do throws(ClockSkewError) {
+            try HybridClock.check(latest, wallMilliseconds: wall)
+        } catch {
+            throw ReplicaError.clockSkew(error)
+        }
+        let outcome = try locked { db in
+            try db.transaction {
+                var clock = try loadClock(db)
+                try? clock.receive(latest, wallMilliseconds: wall)
+                let outcome = try merge(remote, db)
+                try saveClock(clock, db)
+                return outcome
+            }
+        }
+        notify(ReplicaChange(origin: .remote, lists: outcome.lists, items: outcome.items))
+        return outcome.result
+    }
+
+    static func cleanName(_ raw: String) throws -> String {
+        do throws(ItemName.Problem) {
+            return try ItemName.clean(raw)
+        } catch {
+            throw ReplicaError.invalidName(error)
+        }
+    }
+
+    static func require(_ item: Item?, _ id: ItemID) throws -> Item {
+        guard let item else { throw ReplicaError.noSuchItem(id.description) }
+        return item
+    }
+}

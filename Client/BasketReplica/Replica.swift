@@ -1,0 +1,133 @@
+public import BasketCore
+internal import Foundation
+public import SQLite
+
+/// The local replica: one SQLite file (WAL) holding lists, items with their last-writer-wins
+/// registers, every write's history, the clock and the outbox of writes not yet synced.
+///
+/// Thread-safe: every call takes the replica's lock, and each write is one SQLite transaction.
+/// Several processes may open the same file; SQLite serialises their writes.
+///
+/// ```swift
+/// let replica = try Replica(path: "/tmp/basket.sqlite")
+/// let list = try replica.createList(title: "Groceries")
+/// try replica.add(["Milk", "Crème fraîche"], to: list.id)
+/// for item in try replica.items(in: list.id) { print(item.name, item.isChecked) }
+/// ```
+public final class Replica: @unchecked Sendable {
+    /// Settings of a replica, with their defaults.
+    public struct Configuration: Sendable {
+        /// How commits reach the disk. Default `.full`: a returned write survives power loss.
+        public var synchronous: Connection.Synchronous = .full
+        /// The wall clock in Unix milliseconds. Tests inject their own.
+        public var wallClock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
+
+        public init() {}
+    }
+
+    /// The newest schema this build reads and writes (`PRAGMA user_version`).
+    public static let schemaVersion = 1
+
+    /// This replica's id, the tie-break of its writes.
+    public let replicaID: ReplicaID
+    public let configuration: Configuration
+    /// The path of the replica file.
+    public let path: String
+
+    // `@unchecked Sendable`: `connection` is only touched while `lock` is held (see `locked`).
+    private let lock = NSLock()
+    private let connection: Connection
+    private let observers = Observers()
+
+    /// Opens or creates the replica at `path`, migrating its schema to ``schemaVersion``.
+    /// - Throws: `SQLiteError` when the file cannot be opened, ``ReplicaError/newerSchema(found:supported:)``
+    ///   when it was written by a newer build.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        let connection = try Connection(path: path)
+        try connection.configure(synchronous: configuration.synchronous)
+        try Schema.migrate(connection)
+        self.connection = connection
+        self.replicaID = try connection.transaction {
+            if let hex = try connection.scalar("SELECT value FROM meta WHERE key = 'replica'")?.textValue,
+                let id = ReplicaID(hex: hex)
+            {
+                return id
+            }
+            let id = ReplicaID.random()
+            try connection.run("INSERT INTO meta(key, value) VALUES ('replica', ?)", .text(id.description))
+            return id
+        }
+    }
+
+    func locked<T>(_ body: (Connection) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+
+    /// A stream of the changes committed through this replica object, for a UI to observe.
+    /// The stream ends when the consumer stops iterating.
+    public func changes() -> AsyncStream<ReplicaChange> {
+        observers.makeStream()
+    }
+
+    func notify(_ change: ReplicaChange) {
+        if !change.lists.isEmpty { observers.send(change) }
+    }
+
+    /// The clock as last persisted.
+    public func clock() throws -> HybridClock {
+        try locked { try loadClock($0) }
+    }
+
+    func loadClock(_ db: Connection) throws -> HybridClock {
+        let raw = try db.scalar("SELECT value FROM meta WHERE key = 'clock'")?.integerValue ?? 0
+        return HybridClock(last: HybridTimestamp(rawValue: UInt64(bitPattern: raw)))
+    }
+
+    func saveClock(_ clock: HybridClock, _ db: Connection) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('clock', ?)",
+            .integer(Int64(bitPattern: clock.last.rawValue)))
+    }
+
+    /// A setting kept in the replica file (the CLI keeps its current list here).
+    public func setting(_ key: String) throws -> String? {
+        try locked { try $0.scalar("SELECT value FROM settings WHERE key = ?", .text(key))?.textValue }
+    }
+
+    public func setSetting(_ key: String, _ value: String?) throws {
+        try locked { db in
+            if let value {
+                try db.run("INSERT OR REPLACE INTO settings(key, value) VALUES (?, ?)", .text(key), .text(value))
+            } else {
+                try db.run("DELETE FROM settings WHERE key = ?", .text(key))
+            }
+        }
+    }
+}
+
+/// The continuations of ``Replica/changes()`` streams.
+private final class Observers: @unchecked Sendable {
+    // `@unchecked Sendable`: `continuations` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var continuations: [UUID: AsyncStream<ReplicaChange>.Continuation] = [:]
+
+    func makeStream() -> AsyncStream<ReplicaChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ReplicaChange.self, bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        lock.withLock { continuations[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.withLock { _ = self.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func send(_ change: ReplicaChange) {
+        let targets = lock.withLock { Array(continuations.values) }
+        for continuation in targets { continuation.yield(change) }
+    }
+}

@@ -1,0 +1,122 @@
+public import BasketCore
+
+/// A list as the replica knows it.
+public struct ListInfo: Hashable, Sendable, Identifiable {
+    public var id: ListID
+    public var title: String
+    /// Items on the list (checked or not, removed ones excluded).
+    public var itemCount: Int
+    public var uncheckedCount: Int
+}
+
+/// Which items ``Replica/items(in:filter:)`` returns.
+public enum ItemFilter: String, Sendable, CaseIterable {
+    /// Everything on the list, checked or not (the default).
+    case onList
+    /// Only items still to buy.
+    case unchecked
+    /// Only items crossed off.
+    case checked
+    /// Everything, removed items included.
+    case all
+}
+
+/// What ``Replica/add(_:to:)`` did with one name.
+public struct AddResult: Hashable, Sendable {
+    public enum Outcome: String, Hashable, Sendable {
+        /// A new item.
+        case added
+        /// The key existed as a removed item: it is back on the list, unchecked.
+        case restored
+        /// The key existed checked: it is unchecked again (you need it again).
+        case unchecked
+        /// The key is already on the list, unchecked: nothing changed.
+        case alreadyOnList
+    }
+
+    public var item: Item
+    public var outcome: Outcome
+}
+
+/// One write in an item's history, and whether it is the write its register shows.
+public struct HistoryEntry: Hashable, Sendable {
+    public var operation: Operation
+    public var isWinner: Bool
+    /// Why it won or lost, in words: "latest write", "superseded by a later write (…)",
+    /// "same timestamp as …, lower replica id".
+    public var reason: String
+}
+
+/// A local operation not yet acknowledged by a server.
+public struct PendingOperation: Hashable, Sendable {
+    /// Position in the outbox; acknowledge up to it.
+    public var sequence: Int64
+    public var operation: Operation
+}
+
+/// What a commit changed; sent to every ``Replica/changes()`` stream.
+public struct ReplicaChange: Hashable, Sendable {
+    public enum Origin: String, Hashable, Sendable {
+        /// A write made through this replica's API.
+        case local
+        /// Operations from another replica (``Replica/apply(_:)``).
+        case remote
+    }
+
+    public var origin: Origin
+    public var lists: Set<ListID>
+    /// Items whose state changed (not those that only gained a losing write in their history).
+    public var items: Set<ItemID>
+}
+
+/// The outcome of ``Replica/apply(_:)``.
+public struct ApplyResult: Hashable, Sendable {
+    /// Operations new to this replica (kept in history).
+    public var new: Int
+    /// Operations already known, ignored.
+    public var duplicates: Int
+    /// Registers whose value changed.
+    public var changedItems: Int
+}
+
+/// Errors of the replica's API. Each has a stable `code` for `--json` and scripts.
+public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidName(ItemName.Problem)
+    case invalidOperation(String)
+    case noSuchList(String)
+    case noSuchItem(String)
+    case nameTaken(existing: String)
+    case listExists(String)
+    case clockSkew(ClockSkewError)
+    case newerSchema(found: Int, supported: Int)
+    case corrupt(String)
+
+    public var code: String {
+        switch self {
+        case .invalidName: "invalid_name"
+        case .invalidOperation: "invalid_operation"
+        case .noSuchList: "no_such_list"
+        case .noSuchItem: "no_such_item"
+        case .nameTaken: "name_taken"
+        case .listExists: "list_exists"
+        case .clockSkew: ClockSkewError.code
+        case .newerSchema: "newer_schema"
+        case .corrupt: "corrupt"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidName(let problem): return problem.description
+        case .invalidOperation(let message): return "invalid operation: \(message)"
+        case .noSuchList(let name): return "no list named '\(name)'"
+        case .noSuchItem(let name): return "no item '\(name)' on this list"
+        case .nameTaken(let existing): return "'\(existing)' is already on the list"
+        case .listExists(let name): return "a list named '\(name)' exists already"
+        case .clockSkew(let error): return error.description
+        case .newerSchema(let found, let supported):
+            return "the replica file has schema version \(found); this build knows up to \(supported): upgrade basket"
+        case .corrupt(let message): return "the replica file is damaged: \(message)"
+        }
+    }
+}

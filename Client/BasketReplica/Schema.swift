@@ -1,0 +1,56 @@
+import SQLite
+
+/// The replica file's schema and its migrations, versioned by `PRAGMA user_version`.
+enum Schema {
+    /// Migration `n` takes the schema from version `n` to `n + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE lists(
+            no INTEGER PRIMARY KEY,
+            id BLOB NOT NULL UNIQUE,
+            title TEXT
+        );
+        -- One row per item, and one per list (id = 16 zero bytes) for the list's own registers.
+        -- name … category are the winning values, for reading; `registers` holds the winning writes
+        -- and `history` every write ever seen (binary records, see Records.swift).
+        CREATE TABLE items(
+            list INTEGER NOT NULL REFERENCES lists(no),
+            id BLOB NOT NULL,
+            name TEXT,
+            checked INTEGER NOT NULL DEFAULT 0,
+            deleted INTEGER NOT NULL DEFAULT 0,
+            quantity TEXT,
+            note TEXT,
+            category TEXT,
+            registers BLOB NOT NULL,
+            history BLOB NOT NULL,
+            PRIMARY KEY(list, id)
+        ) WITHOUT ROWID;
+        -- Local writes not yet acknowledged by a server.
+        CREATE TABLE outbox(
+            seq INTEGER PRIMARY KEY,
+            list BLOB NOT NULL,
+            item BLOB NOT NULL,
+            record BLOB NOT NULL
+        );
+        """
+    ]
+
+    static func migrate(_ db: Connection) throws {
+        let found = try db.userVersion
+        if found > migrations.count {
+            throw ReplicaError.newerSchema(found: found, supported: migrations.count)
+        }
+        guard found < migrations.count else { return }
+        try db.transaction {
+            // Re-read under the write lock: another process may have migrated meanwhile.
+            let current = try db.userVersion
+            for version in current..<migrations.count {
+                try db.execute(migrations[version])
+            }
+            try db.setUserVersion(migrations.count)
+        }
+    }
+}

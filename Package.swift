@@ -1,0 +1,76 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Strict settings, applied to every Swift target below: Swift 6 language mode (complete
+// concurrency checking), explicit `any`, imports internal unless marked `public`, and
+// every warning treated as an error.
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "Basket",
+    products: [
+        .library(name: "BasketCore", targets: ["BasketCore"]),
+        .library(name: "BasketReplica", targets: ["BasketReplica"]),
+        .library(name: "BasketSearch", targets: ["BasketSearch"]),
+        .executable(name: "basket", targets: ["basket"]),
+        .executable(name: "basket-bench", targets: ["basket-bench"]),
+    ],
+    targets: [
+        // C libraries from Debian -dev packages (Scripts/install-deps.sh installs them).
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+
+        // Shared by client and server.
+        .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
+        .target(name: "BasketCore", dependencies: ["CCrypto"], path: "Sources/BasketCore"),
+
+        // Client.
+        .target(name: "BasketSearch", dependencies: ["BasketCore"], path: "Client/BasketSearch"),
+        .target(
+            name: "BasketReplica", dependencies: ["BasketCore", "SQLite"],
+            path: "Client/BasketReplica"),
+        .target(
+            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch"],
+            path: "Client/BasketCLI"),
+        .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
+
+        // Benchmarks (run release-built: Scripts/bench.sh).
+        .executableTarget(
+            name: "basket-bench", dependencies: ["BasketCore", "BasketReplica", "SQLite"],
+            path: "Benchmarks/basket-bench"),
+
+        // Tests.
+        .target(
+            name: "TestSupport", dependencies: ["BasketCore", "BasketReplica"],
+            path: "Tests/TestSupport"),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
+        .testTarget(
+            name: "BasketCoreTests", dependencies: ["BasketCore", "TestSupport"],
+            path: "Tests/BasketCoreTests"),
+        .testTarget(
+            name: "BasketSearchTests", dependencies: ["BasketSearch", "BasketCore"],
+            path: "Tests/BasketSearchTests"),
+        .testTarget(
+            name: "BasketReplicaTests",
+            dependencies: ["BasketReplica", "BasketCore", "SQLite", "TestSupport"],
+            path: "Tests/BasketReplicaTests"),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["BasketCore", "BasketReplica", "TestSupport", "basket"],
+            path: "Tests/EndToEndTests"),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

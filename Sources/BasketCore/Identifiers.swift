@@ -1,0 +1,164 @@
+internal import CCrypto
+
+/// The id of a replica (a device's copy of the lists): 64 random bits, never zero.
+public struct ReplicaID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// A new random replica id.
+    public static func random() -> ReplicaID {
+        var generator = SystemRandomNumberGenerator()
+        var value: UInt64 = 0
+        while value == 0 { value = generator.next() }
+        return ReplicaID(rawValue: value)
+    }
+
+    /// Parses 16 hex digits.
+    public init?(hex: some StringProtocol) {
+        guard hex.utf8.count == 16, let value = UInt64(hex, radix: 16) else { return nil }
+        self.rawValue = value
+    }
+
+    /// 16 lowercase hex digits.
+    public var description: String { Hex.encode(rawValue) }
+}
+
+/// A 128-bit identifier, written as 32 lowercase hex digits.
+public struct ID128: Hashable, Comparable, Sendable {
+    public let high: UInt64
+    public let low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    public init?(hex: some StringProtocol) {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count == 32, let high = Hex.decode(utf8[0..<16]), let low = Hex.decode(utf8[16..<32]) else {
+            return nil
+        }
+        self.init(high: high, low: low)
+    }
+
+    /// The 16 bytes, big-endian.
+    public var bytes: [UInt8] {
+        var result = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            result[i] = UInt8(truncatingIfNeeded: high >> (56 - 8 * i))
+            result[8 + i] = UInt8(truncatingIfNeeded: low >> (56 - 8 * i))
+        }
+        return result
+    }
+
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 16 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (i, byte) in bytes.enumerated() {
+            if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+        }
+        self.init(high: high, low: low)
+    }
+
+    public var hex: String { Hex.encode(high) + Hex.encode(low) }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
+}
+
+/// The id of a list: 128 random bits.
+public struct ListID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let raw: ID128
+
+    public init(raw: ID128) { self.raw = raw }
+
+    public init?(hex: some StringProtocol) {
+        guard let raw = ID128(hex: hex) else { return nil }
+        self.raw = raw
+    }
+
+    /// A new random list id.
+    public static func random() -> ListID {
+        var generator = SystemRandomNumberGenerator()
+        return ListID(raw: ID128(high: generator.next(), low: generator.next()))
+    }
+
+    public var description: String { raw.hex }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.raw < rhs.raw }
+}
+
+/// The id of an item: derived from the list id and the item's key, so two replicas that add the
+/// same name offline create the same item.
+public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let raw: ID128
+
+    public init(raw: ID128) { self.raw = raw }
+
+    public init?(hex: some StringProtocol) {
+        guard let raw = ID128(hex: hex) else { return nil }
+        self.raw = raw
+    }
+
+    /// The reserved id that list-level registers (the title) are written to.
+    public static let list = ItemID(raw: ID128(high: 0, low: 0))
+
+    /// The id of the item with key `key` in `list`: the first 128 bits of
+    /// SHA-256("basket-item-v1" 0x00 list-id-bytes key-utf8).
+    public init(list: ListID, key: String) {
+        var input = Array("basket-item-v\(ItemKey.version)".utf8)
+        input.append(0)
+        input.append(contentsOf: list.raw.bytes)
+        input.append(contentsOf: key.utf8)
+        let digest = SHA256.hash(input)
+        self.raw = ID128(bytes: digest.prefix(16))!
+    }
+
+    public var description: String { raw.hex }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.raw < rhs.raw }
+}
+
+/// SHA-256 through libcrypto.
+public enum SHA256 {
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        bytes.withUnsafeBufferPointer { input in
+            _ = CCrypto.SHA256(input.baseAddress, input.count, &digest)
+        }
+        return digest
+    }
+}
+
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func encode(_ value: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            for i in 0..<16 {
+                buffer[i] = digits[Int((value >> (60 - 4 * UInt64(i))) & 0xF)]
+            }
+            return 16
+        }
+    }
+
+    static func decode(_ bytes: some Collection<UInt8>) -> UInt64? {
+        guard bytes.count <= 16, !bytes.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard let nibble = nibble(byte) else { return nil }
+            value = value << 4 | UInt64(nibble)
+        }
+        return value
+    }
+
+    static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,181 @@
+internal import Foundation
+
+/// The identity of an item's name: two names with the same key are the same item.
+///
+/// Version 1, locale-free, in this order:
+/// 1. every Unicode white space (NBSP and the ideographic space included) and every dash
+///    (`-`, `‐`, `–`, `—`, `－`, …) becomes a space, so "Coca-Cola" and "coca cola" are one item;
+///    typographic apostrophes (`’ ‘ ʼ ´ ′`) become `'`;
+/// 2. case, diacritics and width are folded (`String.folding` with no locale): "Crème" → "creme",
+///    "Ｍｉｌｋ" → "milk";
+/// 3. the letters that folding leaves are mapped: ß→ss, ı→i, ø→o, ł→l, æ→ae, œ→oe, đ→d, ð→d, þ→th;
+/// 4. runs of spaces collapse to one; leading and trailing spaces are removed.
+///
+/// Other punctuation is kept ("7up" and "7-up" differ from "7 up" only by the dash rule:
+/// "7-up" = "7 up", "7up" is another key). Search (BasketSearch) also matches across separators.
+public enum ItemKey {
+    /// Changing the rules changes item ids, so they are versioned; ids hash the version in.
+    public static let version = 1
+
+    /// The key of `name` (see the type's documentation for the rules).
+    public static func normalize(_ name: String) -> String {
+        // Fast path: printable ASCII without dashes only needs lowercasing and space collapsing.
+        var asciiOnly = true
+        for byte in name.utf8 where byte >= 0x7F || byte < 0x20 {
+            asciiOnly = false
+            break
+        }
+        if asciiOnly { return collapse(asciiLowered(name)) }
+
+        var mapped = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            if scalar.value >= 0x20 && scalar.value < 0x7F {
+                mapped.append(scalar == "-" ? " " : scalar)
+            } else if scalar.properties.isWhitespace || scalar.properties.generalCategory == .dashPunctuation {
+                mapped.append(" ")
+            } else if apostrophes.contains(scalar.value) {
+                mapped.append("'")
+            } else if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format {
+                continue
+            } else {
+                mapped.append(scalar)
+            }
+        }
+        let folded = String(mapped).folding(
+            options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var result = String.UnicodeScalarView()
+        for scalar in folded.unicodeScalars {
+            if let replacement = letterMap[scalar.value] {
+                result.append(contentsOf: replacement.unicodeScalars)
+            } else if scalar.properties.isWhitespace {
+                result.append(" ")
+            } else {
+                result.append(scalar)
+            }
+        }
+        return collapse(String(result))
+    }
+
+    private static let apostrophes: Set<UInt32> = [0x2019, 0x2018, 0x02BC, 0x00B4, 0x2032]
+
+    private static let letterMap: [UInt32: String] = [
+        0x00DF: "ss", 0x1E9E: "ss",  // ß ẞ
+        0x0131: "i",  // ı
+        0x00F8: "o", 0x00D8: "o",  // ø Ø
+        0x0142: "l", 0x0141: "l",  // ł Ł
+        0x00E6: "ae", 0x00C6: "ae",  // æ Æ
+        0x0153: "oe", 0x0152: "oe",  // œ Œ
+        0x0111: "d", 0x0110: "d",  // đ Đ
+        0x00F0: "d", 0x00D0: "d",  // ð Ð
+        0x00FE: "th", 0x00DE: "th",  // þ Þ
+    ]
+
+    private static func asciiLowered(_ s: String) -> String {
+        var bytes = Array(s.utf8)
+        for i in bytes.indices {
+            let b = bytes[i]
+            if b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") {
+                bytes[i] = b + 32
+            } else if b == UInt8(ascii: "-") || b == UInt8(ascii: "\t") {
+                bytes[i] = UInt8(ascii: " ")
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Collapses runs of spaces and trims them at both ends.
+    private static func collapse(_ s: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        var pendingSpace = false
+        for byte in s.utf8 {
+            if byte == UInt8(ascii: " ") || (byte >= 0x09 && byte <= 0x0D) {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(UInt8(ascii: " ")) }
+                pendingSpace = false
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Rules for the display name of an item: what is kept, what is refused.
+public enum ItemName {
+    /// Names longer than this many characters (grapheme clusters) are refused.
+    public static let maxLength = 500
+
+    public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        case empty
+        case tooLong(Int)
+        case controlCharacter
+        case invalidUTF8
+
+        public var description: String {
+            switch self {
+            case .empty: return "an item name cannot be empty"
+            case .tooLong(let n): return "an item name can have at most \(ItemName.maxLength) characters (this one has \(n))"
+            case .controlCharacter: return "an item name cannot contain control characters (tabs, escapes, …)"
+            case .invalidUTF8: return "an item name must be valid UTF-8"
+            }
+        }
+    }
+
+    /// The display name for `raw`: white space collapsed and trimmed, the user's casing kept.
+    /// - Throws: ``Problem`` for an empty name, one over ``maxLength`` characters, or one with
+    ///   control characters.
+    public static func clean(_ raw: String) throws(Problem) -> String {
+        if let name = try cleanASCII(raw) { return name }
+        var scalars = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in raw.unicodeScalars {
+            let isASCII = scalar.value < 0x80
+            if isASCII ? (scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D)) : scalar.properties.isWhitespace {
+                pendingSpace = !scalars.isEmpty
+                continue
+            }
+            if isASCII ? (scalar.value < 0x20 || scalar.value == 0x7F) : scalar.properties.generalCategory == .control {
+                throw .controlCharacter
+            }
+            if pendingSpace { scalars.append(" ") }
+            pendingSpace = false
+            scalars.append(scalar)
+        }
+        let name = String(scalars)
+        if name.isEmpty { throw .empty }
+        if name.utf8.count > maxLength {  // a character has at least one byte: count only when needed
+            let count = name.count
+            if count > maxLength { throw .tooLong(count) }
+        }
+        // A name of only dashes, combining marks and the like has an empty key: no item can have it.
+        let hasASCIIKeyCharacter = name.utf8.contains { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "-") }
+        if !hasASCIIKeyCharacter && ItemKey.normalize(name).isEmpty { throw .empty }
+        return name
+    }
+
+    /// The common case without Unicode tables: printable ASCII, already trimmed and collapsed.
+    /// Returns nil when the slow path must decide.
+    private static func cleanASCII(_ raw: String) throws(Problem) -> String? {
+        var previousSpace = true
+        var hasKeyCharacter = false
+        var count = 0
+        for byte in raw.utf8 {
+            guard byte >= 0x20 && byte < 0x7F else { return nil }
+            let isSpace = byte == UInt8(ascii: " ")
+            if isSpace && previousSpace { return nil }
+            previousSpace = isSpace
+            if !isSpace && byte != UInt8(ascii: "-") { hasKeyCharacter = true }
+            count += 1
+        }
+        if count == 0 || previousSpace || !hasKeyCharacter { return nil }
+        if count > maxLength { throw .tooLong(count) }
+        return raw
+    }
+
+    /// Decodes bytes as UTF-8 and cleans them; invalid UTF-8 is refused.
+    public static func clean(bytes: some Collection<UInt8>) throws(Problem) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
+        return try clean(text)
+    }
+}

@@ -1,0 +1,221 @@
+/// A register of a list or an item.
+public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
+    /// The list's title (written to ``ItemID/list``).
+    case title
+    /// The item's display name, with the user's casing.
+    case name
+    /// Bought / crossed off.
+    case checked
+    /// Removed from the list (an add un-deletes).
+    case deleted
+    case quantity
+    case note
+    case category
+
+    /// A stable small number for compact storage.
+    public var code: UInt8 {
+        switch self {
+        case .title: 0
+        case .name: 1
+        case .checked: 2
+        case .deleted: 3
+        case .quantity: 4
+        case .note: 5
+        case .category: 6
+        }
+    }
+
+    public init?(code: UInt8) {
+        switch code {
+        case 0: self = .title
+        case 1: self = .name
+        case 2: self = .checked
+        case 3: self = .deleted
+        case 4: self = .quantity
+        case 5: self = .note
+        case 6: self = .category
+        default: return nil
+        }
+    }
+
+    /// Whether the field belongs to the list rather than to an item.
+    public var isListField: Bool { self == .title }
+
+    /// Item fields that a rename to another key copies to the new item.
+    public static let itemFields: [Field] = [.name, .checked, .deleted, .quantity, .note, .category]
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.code < rhs.code }
+}
+
+/// The value of a register.
+public enum Value: Hashable, Sendable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case text(String)
+
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    public var textValue: String? {
+        if case .text(let s) = self { return s }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let b): b ? "true" : "false"
+        case .text(let s): "\"\(s)\""
+        }
+    }
+
+    /// A total order used only to break the tie between two different values written with the
+    /// same version (which a correct replica never does); it keeps merge deterministic anyway.
+    static func tieBreak(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return false
+        case (.null, _): return true
+        case (_, .null): return false
+        case (.bool(let x), .bool(let y)): return !x && y
+        case (.bool, .text): return true
+        case (.text, .bool): return false
+        case (.text(let x), .text(let y)): return Array(x.utf8).lexicographicallyPrecedes(y.utf8)
+        }
+    }
+}
+
+/// One write to one register: `(list, item, field, value, timestamp, replica)`.
+///
+/// Applying the same operation twice, or a set of operations in any order, gives the same state.
+public struct Operation: Hashable, Sendable, CustomStringConvertible {
+    public var list: ListID
+    /// The item written to; ``ItemID/list`` for list fields.
+    public var item: ItemID
+    public var field: Field
+    public var value: Value
+    public var version: Version
+
+    public init(list: ListID, item: ItemID, field: Field, value: Value, version: Version) {
+        self.list = list
+        self.item = item
+        self.field = field
+        self.value = value
+        self.version = version
+    }
+
+    public var timestamp: HybridTimestamp { version.timestamp }
+    public var replica: ReplicaID { version.replica }
+
+    /// What identifies an operation: pushing or applying it twice is a no-op.
+    public struct Identity: Hashable, Sendable {
+        public var item: ItemID
+        public var field: Field
+        public var version: Version
+    }
+
+    public var identity: Identity { Identity(item: item, field: field, version: version) }
+
+    public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        case wrongTarget(Field)
+        case wrongType(Field, Value)
+        case invalidName(ItemName.Problem)
+        case zeroReplica
+
+        public var description: String {
+            switch self {
+            case .wrongTarget(let field):
+                return field.isListField
+                    ? "field \(field.rawValue) belongs to the list, not to an item"
+                    : "field \(field.rawValue) belongs to an item, not to the list"
+            case .wrongType(let field, let value): return "field \(field.rawValue) cannot hold \(value)"
+            case .invalidName(let problem): return "invalid name: \(problem)"
+            case .zeroReplica: return "replica id 0 is reserved"
+            }
+        }
+    }
+
+    /// Checks that the field fits the target and the value fits the field.
+    public func validate() throws(Problem) {
+        if field.isListField != (item == .list) { throw .wrongTarget(field) }
+        if version.replica.rawValue == 0 { throw .zeroReplica }
+        switch (field, value) {
+        case (.checked, .bool), (.deleted, .bool): return
+        case (.name, .text(let name)), (.title, .text(let name)):
+            let cleaned: String
+            do throws(ItemName.Problem) {
+                cleaned = try ItemName.clean(name)
+            } catch {
+                throw .invalidName(error)
+            }
+            // Names travel cleaned (white space collapsed and trimmed); anything else is not ours.
+            if cleaned != name { throw .wrongType(field, value) }
+        case (.quantity, .null), (.note, .null), (.category, .null): return
+        case (.quantity, .text(let s)), (.note, .text(let s)), (.category, .text(let s)):
+            if s.count > ItemName.maxLength * 4 { throw .wrongType(field, value) }
+        default: throw .wrongType(field, value)
+        }
+    }
+
+    public var description: String { "\(list)/\(item).\(field.rawValue) = \(value) @ \(version)" }
+}
+
+/// A last-writer-wins register: the value written with the greatest ``Version``.
+public struct Register: Hashable, Sendable {
+    public var value: Value
+    public var version: Version
+
+    public init(value: Value, version: Version) {
+        self.value = value
+        self.version = version
+    }
+
+    /// Whether a write `(value, version)` beats this register's current one.
+    public func isBeaten(by version: Version, value: Value) -> Bool {
+        if version != self.version { return version > self.version }
+        return Value.tieBreak(self.value, value)
+    }
+
+    /// Keeps the later write; returns whether the register changed.
+    @discardableResult
+    public mutating func merge(_ other: Register) -> Bool {
+        guard isBeaten(by: other.version, value: other.value) else { return false }
+        self = other
+        return true
+    }
+
+    /// The later of the two writes.
+    public func merging(_ other: Register) -> Register {
+        var copy = self
+        copy.merge(other)
+        return copy
+    }
+}
+
+/// An item as the merged state shows it.
+public struct Item: Hashable, Sendable, Identifiable {
+    public var id: ItemID
+    public var name: String
+    public var isChecked: Bool
+    public var isDeleted: Bool
+    public var quantity: String?
+    public var note: String?
+    public var category: String?
+
+    public init(
+        id: ItemID, name: String, isChecked: Bool = false, isDeleted: Bool = false, quantity: String? = nil,
+        note: String? = nil, category: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.isChecked = isChecked
+        self.isDeleted = isDeleted
+        self.quantity = quantity
+        self.note = note
+        self.category = category
+    }
+
+    /// The item's identity key (``ItemKey/normalize(_:)`` of its name).
+    public var key: String { ItemKey.normalize(name) }
+}
