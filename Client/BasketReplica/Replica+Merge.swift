@@ -157,8 +157,9 @@ extension Replica {
             try withIDBytes(key.item) { idBytes in
                 try write.bind(key.listNo, at: 1)
                 try write.bind(idBytes, at: 2)
-                let nameField: Field = key.item == .list ? .title : .name
-                try write.bind(row[nameField]?.value.textValue, at: 3)
+                // The list's own row keeps its title in `lists.title`; `name` stays NULL so that
+                // every "name IS NOT NULL" query sees items only.
+                try write.bind(key.item == .list ? nil : row[.name]?.value.textValue, at: 3)
                 try write.bind(row[.checked]?.value.boolValue == true ? 1 : 0, at: 4)
                 try write.bind(row[.deleted]?.value.boolValue == true ? 1 : 0, at: 5)
                 try write.bind(row[.quantity]?.value.textValue, at: 6)

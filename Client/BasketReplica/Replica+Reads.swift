@@ -37,7 +37,7 @@ extension Replica {
             return try db.query(
                 """
                 SELECT id, name, checked, deleted, quantity, note, category FROM items
-                WHERE list = ? AND id != zeroblob(16) AND \(condition)
+                WHERE list = ? AND \(condition)
                 """, .integer(no), map: Self.item(from:))
         }
         return Self.sortedForDisplay(items)

@@ -1,0 +1,155 @@
+import BasketCore
+import BasketReplica
+import Foundation
+
+/// The `basket` command line: argument parsing and wiring of the library modules.
+public enum BasketCLI {
+    public static let version = "0.1.0"
+
+    /// Runs one invocation. `rawArguments` are the process arguments without the program name,
+    /// as bytes: an argument that is not valid UTF-8 is refused before anything is written.
+    /// - Returns: the exit status (0 success, 1 failure, 64 usage error).
+    public static func main(rawArguments: [[UInt8]], environment: [String: String]) -> Int32 {
+        let console = Console()
+        defer { console.flush() }
+        var arguments: [String] = []
+        for (index, raw) in rawArguments.enumerated() {
+            guard let text = String(validating: raw, as: UTF8.self) else {
+                console.error("Error: argument \(index + 1) is not valid UTF-8; nothing was changed")
+                return 1
+            }
+            arguments.append(text)
+        }
+        return run(arguments, environment: environment, console: console)
+    }
+
+    static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
+        let (commandPath, command, rest) = Commands.find(arguments)
+        do {
+            let spec = command ?? Commands.root
+            let parsed = try Arguments(
+                rest, valueOptions: spec.valueOptions.union(Commands.globalValueOptions),
+                flagOptions: spec.flagOptions.union(Commands.globalFlagOptions), usage: spec.usage)
+            if parsed.has("--version") {
+                console.print("basket \(version)")
+                return 0
+            }
+            if parsed.has("--help") || parsed.has("-h") || command == nil && parsed.positionals.isEmpty {
+                console.print(spec.help)
+                return 0
+            }
+            guard let command else {
+                throw UsageError(message: "unknown command '\(parsed.positionals[0])'", usage: Commands.root.usage)
+            }
+            let context = Context(arguments: parsed, environment: environment, console: console)
+            _ = commandPath
+            try command.run(context)
+            return 0
+        } catch let error as UsageError {
+            console.error("Error: \(error.message)")
+            console.error("Usage: \(error.usage)")
+            console.error("See 'basket --help'.")
+            return 64
+        } catch let error as CommandError {
+            console.error("Error: \(error.message)")
+            return error.exitCode
+        } catch let error as ReplicaError {
+            console.error("Error: \(error)")
+            return 1
+        } catch {
+            console.error("Error: \(error)")
+            return 1
+        }
+    }
+}
+
+/// What a command runs with: its arguments, the console, and the replica (opened on first use).
+final class Context {
+    let arguments: Arguments
+    let environment: [String: String]
+    let console: Console
+    private var openReplica: Replica?
+
+    init(arguments: Arguments, environment: [String: String], console: Console) {
+        self.arguments = arguments
+        self.environment = environment
+        self.console = console
+    }
+
+    var json: Bool { arguments.has("--json") }
+
+    /// The replica file: `--db PATH` (a directory, or a file ending in .sqlite or .db), else
+    /// `$BASKET_HOME`, else `$XDG_DATA_HOME/basket`, else `~/.local/share/basket`.
+    var databasePath: String {
+        if let path = arguments.value("--db") {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            if (exists && !isDirectory.boolValue) || path.hasSuffix(".sqlite") || path.hasSuffix(".db") {
+                return path
+            }
+            return (path as NSString).appendingPathComponent("basket.sqlite")
+        }
+        let directory: String
+        if let home = environment["BASKET_HOME"], !home.isEmpty {
+            directory = home
+        } else if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            directory = (data as NSString).appendingPathComponent("basket")
+        } else {
+            let home = environment["HOME"] ?? NSHomeDirectory()
+            directory = (home as NSString).appendingPathComponent(".local/share/basket")
+        }
+        return (directory as NSString).appendingPathComponent("basket.sqlite")
+    }
+
+    func replica() throws -> Replica {
+        if let openReplica { return openReplica }
+        let path = databasePath
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CommandError(message: "cannot create \(directory): \(error.localizedDescription)", code: "io")
+            }
+        }
+        let replica = try Replica(path: path)
+        openReplica = replica
+        return replica
+    }
+
+    static let currentListSetting = "current_list"
+    static let defaultListTitle = "Shopping"
+
+    /// The list a command works on: `--list NAME`, else the current one, else the only one.
+    /// With `create`, a replica without lists gets a "Shopping" list.
+    func list(create: Bool) throws -> ListInfo? {
+        let replica = try replica()
+        let lists = try replica.lists()
+        if let name = arguments.value("--list") {
+            return try Self.findList(name, in: lists)
+        }
+        if let hex = try replica.setting(Self.currentListSetting), let list = lists.first(where: { $0.id.description == hex }) {
+            return list
+        }
+        if let first = lists.first { return first }
+        guard create else { return nil }
+        let list = try replica.createList(title: Self.defaultListTitle)
+        try replica.setSetting(Self.currentListSetting, list.id.description)
+        return list
+    }
+
+    func requireList() throws -> ListInfo {
+        guard let list = try list(create: true) else { throw CommandError(message: "no list", code: "no_such_list") }
+        return list
+    }
+
+    static func findList(_ name: String, in lists: [ListInfo]) throws -> ListInfo {
+        let key = ItemKey.normalize(name)
+        if let exact = lists.first(where: { ItemKey.normalize($0.title) == key || $0.id.description == name }) {
+            return exact
+        }
+        let prefixed = lists.filter { $0.id.description.hasPrefix(name.lowercased()) && name.count >= 4 }
+        if prefixed.count == 1 { return prefixed[0] }
+        throw CommandError(message: "no list named '\(name)' (see 'basket lists')", code: "no_such_list")
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// A command: its name, help and options, and what it runs.
+struct CommandSpec: Sendable {
+    var path: [String]
+    var summary: String
+    var usage: String
+    var details: String = ""
+    var valueOptions: Set<String> = []
+    var flagOptions: Set<String> = []
+    var run: @Sendable (Context) throws -> Void
+
+    var help: String {
+        var text = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
+        if !details.isEmpty { text += "\n\(details)\n" }
+        text += """
+
+            GLOBAL OPTIONS:
+              --db PATH        The replica: a directory (basket.sqlite inside) or a .sqlite/.db file.
+                               Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
+              --list NAME      Work on this list instead of the current one.
+              --json           Print data as JSON (commands that print data).
+              -h, --help       Show help.
+              --version        Show the version.
+            """
+        return text
+    }
+}
+
+enum Commands {
+    static let globalValueOptions: Set<String> = ["--db", "--list"]
+    static let globalFlagOptions: Set<String> = ["--json", "--help", "-h", "--version"]
+
+    static let all: [CommandSpec] = [
+        CommandSpec(
+            path: ["add"], summary: "Add items to the list.",
+            usage: "basket add NAME[, NAME…] | basket add --from FILE|-",
+            details: """
+                ARGUMENTS:
+                  NAME             Words are joined; commas and newlines separate items: 'basket add oat milk, bread'.
+                OPTIONS:
+                  --from FILE      Read names from FILE ('-' for stdin), one per line, taken verbatim.
+
+                A name already on the list is never added twice: a removed item comes back, a checked
+                one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk').
+                Empty names, names over 500 characters and invalid UTF-8 are refused; nothing is written then.
+                """,
+            valueOptions: ["--from"], run: ItemCommands.add),
+        CommandSpec(
+            path: ["check"], summary: "Cross an item off.", usage: "basket check ITEM",
+            details: itemArgument, run: { try ItemCommands.setChecked($0, .check) }),
+        CommandSpec(
+            path: ["uncheck"], summary: "Put a checked item back on the list.", usage: "basket uncheck ITEM",
+            details: itemArgument, run: { try ItemCommands.setChecked($0, .uncheck) }),
+        CommandSpec(
+            path: ["toggle"], summary: "Check an unchecked item, uncheck a checked one.", usage: "basket toggle ITEM",
+            details: itemArgument, run: { try ItemCommands.setChecked($0, .toggle) }),
+        CommandSpec(
+            path: ["rm"], summary: "Remove an item (adding it again brings it back).", usage: "basket rm ITEM",
+            details: itemArgument, run: ItemCommands.remove),
+        CommandSpec(
+            path: ["rename"], summary: "Rename an item.", usage: "basket rename ITEM NEW-NAME | basket rename ITEM… --to NEW-NAME",
+            details: """
+                A new name with the same key ('milk' → 'Milk') changes how the item is written; another key moves
+                the item to the new name with its fields, and the old name is removed.
+                OPTIONS:
+                  --to NAME        The new name (then every argument before it is the item).
+                """,
+            valueOptions: ["--to"], run: ItemCommands.rename),
+        CommandSpec(
+            path: ["set"], summary: "Set or clear an item's quantity, note or category.",
+            usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]",
+            details: "OPTIONS:\n  --quantity Q, --note TEXT, --category C   An empty value clears the field.",
+            valueOptions: ["--quantity", "--note", "--category"], run: ItemCommands.set),
+        CommandSpec(
+            path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all]",
+            details: """
+                OPTIONS:
+                  --unchecked      Only items still to buy.
+                  --checked        Only items crossed off.
+                  --all            Everything, removed items included.
+                Unchecked items come first, then checked ones ([x]), by name.
+                """,
+            flagOptions: ["--all", "--checked", "--unchecked"], run: ItemCommands.list),
+        CommandSpec(
+            path: ["search"], summary: "Find items; offers to add what you typed when no item has that name.",
+            usage: "basket search QUERY [--limit N]",
+            details: """
+                Matches without case, accents or width; the item whose name is the query is first,
+                then items containing it. With --json: {"query", "offer": {"name"} or null, "results": [...]}.
+                OPTIONS:
+                  --limit N        At most N results.
+                """,
+            valueOptions: ["--limit"], run: ItemCommands.search),
+        CommandSpec(
+            path: ["history"], summary: "Every write to an item's fields, which one won and why.",
+            usage: "basket history ITEM", details: itemArgument, run: ItemCommands.history),
+        CommandSpec(
+            path: ["list", "new"], summary: "Create a list and make it the current one.", usage: "basket list new NAME",
+            run: ListCommands.new),
+        CommandSpec(
+            path: ["list", "use"], summary: "Make a list the current one.", usage: "basket list use NAME",
+            run: ListCommands.use),
+        CommandSpec(
+            path: ["list", "rename"], summary: "Rename the current list (or --list NAME).",
+            usage: "basket list rename NEW-NAME", run: ListCommands.rename),
+        CommandSpec(
+            path: ["lists"], summary: "Show the lists on this replica.", usage: "basket lists", run: ListCommands.lists),
+        CommandSpec(
+            path: ["export"], summary: "Write every operation this replica knows to a file.",
+            usage: "basket export FILE|-",
+            details: """
+                The file holds operations in Basket's text encoding (docs/encoding.md); importing it on another
+                replica merges the two. All lists are exported unless --list is given.
+                """,
+            run: ListCommands.export),
+        CommandSpec(
+            path: ["import"], summary: "Merge operations exported by another replica.", usage: "basket import FILE|-",
+            details: "All operations are applied in one transaction, or none (a bad file changes nothing).",
+            run: ListCommands.importFile),
+    ]
+
+    static let itemArgument = """
+        ARGUMENTS:
+          ITEM             The item's name (words are joined). Matched by name without case or accents,
+                           else by a unique search hit; when several items match, they are listed and nothing changes.
+        """
+
+    static let root = CommandSpec(
+        path: [], summary: "Basket: an offline-first shared shopping list.",
+        usage: "basket [--db PATH] [--list NAME] [--json] COMMAND [ARGS]",
+        details: "COMMANDS:\n"
+            + all.map { "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary }
+            .joined(separator: "\n") + "\n\nSee 'basket COMMAND --help' for a command's options.",
+        run: { _ in })
+
+    /// Finds the command named by the first positional words; global options may come before it.
+    static func find(_ arguments: [String]) -> (path: [String], command: CommandSpec?, rest: [String]) {
+        var rest = arguments
+        var leading: [String] = []
+        // Skip global options before the command name.
+        while let first = rest.first, first.hasPrefix("-"), first != "-" {
+            leading.append(rest.removeFirst())
+            if globalValueOptions.contains(first), !rest.isEmpty { leading.append(rest.removeFirst()) }
+        }
+        guard let name = rest.first else { return ([], nil, leading) }
+        if rest.count >= 2, let spec = all.first(where: { $0.path == [name, rest[1]] }) {
+            return (spec.path, spec, leading + rest.dropFirst(2))
+        }
+        if let spec = all.first(where: { $0.path == [name] }) {
+            return (spec.path, spec, leading + rest.dropFirst())
+        }
+        if name == "list" {
+            let group = CommandSpec(
+                path: ["list"], summary: "Manage lists.", usage: "basket list new|use|rename NAME",
+                details: "SUBCOMMANDS:\n  new NAME       Create a list and use it.\n  use NAME       Make a list current.\n"
+                    + "  rename NAME    Rename the current list.",
+                run: { context in
+                    throw UsageError(
+                        message: context.arguments.positionals.isEmpty
+                            ? "'basket list' needs a subcommand"
+                            : "unknown subcommand '\(context.arguments.positionals[0])'",
+                        usage: "basket list new|use|rename NAME")
+                })
+            return (["list"], group, leading + rest.dropFirst())
+        }
+        return ([], nil, leading + rest)
+    }
+}

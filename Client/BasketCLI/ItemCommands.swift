@@ -1,0 +1,325 @@
+import BasketCore
+import BasketReplica
+import BasketSearch
+import Foundation
+
+/// The JSON form of an item.
+struct ItemJSON: Encodable {
+    var id: String
+    var name: String
+    var checked: Bool
+    var deleted: Bool
+    var quantity: String?
+    var note: String?
+    var category: String?
+
+    init(_ item: Item) {
+        id = item.id.description
+        name = item.name
+        checked = item.isChecked
+        deleted = item.isDeleted
+        quantity = item.quantity
+        note = item.note
+        category = item.category
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(checked, forKey: .checked)
+        try c.encode(deleted, forKey: .deleted)
+        try c.encode(quantity, forKey: .quantity)  // null rather than absent: a stable shape
+        try c.encode(note, forKey: .note)
+        try c.encode(category, forKey: .category)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, checked, deleted, quantity, note, category }
+}
+
+struct ListJSON: Encodable {
+    var id: String
+    var title: String
+
+    init(_ list: ListInfo) {
+        id = list.id.description
+        title = list.title
+    }
+}
+
+enum ItemCommands {
+    static func add(_ context: Context) throws {
+        var names: [String] = []
+        if let source = context.arguments.value("--from") {
+            guard context.arguments.positionals.isEmpty else {
+                throw UsageError(message: "give names as arguments or with --from, not both", usage: "basket add --from FILE|-")
+            }
+            let data: Data
+            do {
+                data = source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
+            } catch {
+                throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
+            }
+            guard let text = String(validating: data, as: UTF8.self) else {
+                throw CommandError(message: "\(source == "-" ? "stdin" : source) is not valid UTF-8; nothing was added", code: "invalid_name")
+            }
+            names = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            }.filter { !$0.allSatisfy(\.isWhitespace) }
+        } else {
+            let joined = context.arguments.positionals.joined(separator: " ")
+            guard !joined.isEmpty else {
+                throw UsageError(message: "name at least one item", usage: "basket add NAME[, NAME…]")
+            }
+            names = joined.split(omittingEmptySubsequences: false) { $0 == "," || $0 == "\n" || $0 == "\r\n" }.map(String.init)
+            // "milk," is one item; ", ," has none (refused below as empty names).
+            if names.count > 1 { names = names.filter { !$0.allSatisfy(\.isWhitespace) } }
+        }
+        guard !names.isEmpty else { throw CommandError(message: "no names to add", code: "invalid_name") }
+        for (index, name) in names.enumerated() {
+            do {
+                _ = try ItemName.clean(name)
+            } catch {
+                let which = names.count > 1 ? "item \(index + 1): " : ""
+                throw CommandError(message: "\(which)\(error); nothing was added", code: "invalid_name")
+            }
+        }
+        let list = try context.requireList()
+        let results = try context.replica().add(names, to: list.id)
+        if context.json {
+            struct Row: Encodable {
+                var item: ItemJSON
+                var outcome: String
+            }
+            try context.console.json(results.map { Row(item: ItemJSON($0.item), outcome: $0.outcome.rawValue) })
+            return
+        }
+        for result in results {
+            switch result.outcome {
+            case .added: context.console.print("Added \(result.item.name)")
+            case .restored: context.console.print("Added \(result.item.name) (back on the list)")
+            case .unchecked: context.console.print("\(result.item.name) was checked: unchecked it")
+            case .alreadyOnList: context.console.print("\(result.item.name) is already on the list")
+            }
+        }
+    }
+
+    enum CheckAction { case check, uncheck, toggle }
+
+    static func setChecked(_ context: Context, _ action: CheckAction) throws {
+        let (list, item) = try resolveItem(context, includeRemoved: false)
+        let replica = try context.replica()
+        let updated: Item
+        switch action {
+        case .check: updated = try replica.check(item.id, in: list.id)
+        case .uncheck: updated = try replica.uncheck(item.id, in: list.id)
+        case .toggle: updated = try replica.toggle(item.id, in: list.id)
+        }
+        if context.json { return try context.console.json(ItemJSON(updated)) }
+        context.console.print(updated.isChecked ? "Checked \(updated.name)" : "Unchecked \(updated.name)")
+    }
+
+    static func remove(_ context: Context) throws {
+        let (list, item) = try resolveItem(context, includeRemoved: false)
+        let removed = try context.replica().remove(item.id, in: list.id)
+        if context.json { return try context.console.json(ItemJSON(removed)) }
+        context.console.print("Removed \(removed.name)")
+    }
+
+    static func rename(_ context: Context) throws {
+        let positionals = context.arguments.positionals
+        let itemName: String
+        let newName: String
+        if let to = context.arguments.value("--to") {
+            itemName = positionals.joined(separator: " ")
+            newName = to
+        } else if positionals.count == 2 {
+            itemName = positionals[0]
+            newName = positionals[1]
+        } else {
+            throw UsageError(message: "name the item and its new name", usage: "basket rename ITEM NEW-NAME")
+        }
+        let (list, item) = try resolveItem(context, name: itemName, includeRemoved: false)
+        let renamed = try context.replica().rename(item.id, to: newName, in: list.id)
+        if context.json { return try context.console.json(ItemJSON(renamed)) }
+        context.console.print("Renamed \(item.name) to \(renamed.name)")
+    }
+
+    static func set(_ context: Context) throws {
+        let fields: [(String, Field)] = [("--quantity", .quantity), ("--note", .note), ("--category", .category)]
+        let changes = fields.compactMap { option, field in context.arguments.value(option).map { (field, $0) } }
+        guard !changes.isEmpty else {
+            throw UsageError(message: "give --quantity, --note or --category", usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]")
+        }
+        let (list, item) = try resolveItem(context, includeRemoved: false)
+        var updated = item
+        for (field, value) in changes {
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            updated = try context.replica().set(field, to: trimmed.isEmpty ? nil : value, of: item.id, in: list.id)
+        }
+        if context.json { return try context.console.json(ItemJSON(updated)) }
+        context.console.print("Updated \(updated.name)")
+    }
+
+    static func list(_ context: Context) throws {
+        let args = context.arguments
+        let chosen = ["--all", "--checked", "--unchecked"].filter(args.has)
+        guard chosen.count <= 1 else {
+            throw UsageError(message: "\(chosen.joined(separator: " and ")) cannot be combined", usage: "basket ls [--unchecked | --checked | --all]")
+        }
+        guard args.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(args.positionals[0])'", usage: "basket ls [--unchecked | --checked | --all]")
+        }
+        let filter: ItemFilter = args.has("--all") ? .all : args.has("--checked") ? .checked : args.has("--unchecked") ? .unchecked : .onList
+        guard let list = try context.list(create: false) else {
+            if context.json {
+                struct Empty: Encodable {
+                    var list: ListJSON?
+                    var items: [ItemJSON]
+                }
+                return try context.console.json(Empty(list: nil, items: []))
+            }
+            context.console.print("No lists yet: 'basket add NAME' starts one.")
+            return
+        }
+        let items = try context.replica().items(in: list.id, filter: filter)
+        if context.json {
+            struct Listing: Encodable {
+                var list: ListJSON
+                var items: [ItemJSON]
+            }
+            return try context.console.json(Listing(list: ListJSON(list), items: items.map(ItemJSON.init)))
+        }
+        context.console.print("\(list.title) (\(list.uncheckedCount) to buy, \(list.itemCount - list.uncheckedCount) checked)")
+        for item in items { context.console.print(line(for: item)) }
+    }
+
+    static func line(for item: Item) -> String {
+        var text = item.isDeleted ? "[-] " : item.isChecked ? "[x] " : "[ ] "
+        if let quantity = item.quantity { text += "\(quantity) " }
+        text += item.name
+        if let category = item.category { text += "  #\(category)" }
+        if let note = item.note { text += "  (\(note))" }
+        if item.isDeleted { text += "  (removed)" }
+        return text
+    }
+
+    static func search(_ context: Context) throws {
+        let query = context.arguments.positionals.joined(separator: " ")
+        var limit = Int.max
+        if let raw = context.arguments.value("--limit") {
+            guard let n = Int(raw), n > 0 else {
+                throw UsageError(message: "--limit takes a positive number", usage: "basket search QUERY [--limit N]")
+            }
+            limit = n
+        }
+        let items = try context.list(create: false).map { try context.replica().items(in: $0.id) } ?? []
+        let result = Search.search(query, in: items, limit: limit)
+        if context.json {
+            struct Offer: Encodable { var name: String }
+            struct Hit: Encodable {
+                var item: ItemJSON
+                var exact: Bool
+                func encode(to encoder: any Encoder) throws {
+                    try item.encode(to: encoder)
+                    var c = encoder.container(keyedBy: Keys.self)
+                    try c.encode(exact, forKey: .exact)
+                }
+                enum Keys: String, CodingKey { case exact }
+            }
+            struct Output: Encodable {
+                var query: String
+                var offer: Offer?
+                var results: [Hit]
+                func encode(to encoder: any Encoder) throws {
+                    var c = encoder.container(keyedBy: Keys.self)
+                    try c.encode(query, forKey: .query)
+                    try c.encode(offer, forKey: .offer)
+                    try c.encode(results, forKey: .results)
+                }
+                enum Keys: String, CodingKey { case query, offer, results }
+            }
+            return try context.console.json(
+                Output(
+                    query: query, offer: result.offer.map(Offer.init),
+                    results: result.matches.map { Hit(item: ItemJSON($0.item), exact: $0.isExact) }))
+        }
+        for match in result.matches { context.console.print(line(for: match.item)) }
+        if let offer = result.offer {
+            context.console.print("+ Add \"\(offer)\"   (basket add \(shellQuoted(offer)))")
+        }
+        if result.matches.isEmpty && result.offer == nil { context.console.print("No items.") }
+    }
+
+    static func shellQuoted(_ s: String) -> String {
+        s.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    static func history(_ context: Context) throws {
+        let (list, item) = try resolveItem(context, includeRemoved: true)
+        let entries = try context.replica().history(of: item.id, in: list.id)
+        if context.json {
+            struct Entry: Encodable {
+                var field: String
+                var value: String?
+                var boolValue: Bool?
+                var timestamp: String
+                var replica: String
+                var winner: Bool
+                var reason: String
+            }
+            struct Output: Encodable {
+                var item: ItemJSON
+                var history: [Entry]
+            }
+            let rows = entries.map { entry in
+                Entry(
+                    field: entry.operation.field.rawValue, value: entry.operation.value.textValue,
+                    boolValue: entry.operation.value.boolValue, timestamp: entry.operation.timestamp.description,
+                    replica: entry.operation.replica.description, winner: entry.isWinner, reason: entry.reason)
+            }
+            return try context.console.json(Output(item: ItemJSON(item), history: rows))
+        }
+        context.console.print("\(item.name)  (item \(item.id))")
+        var currentField: Field?
+        for entry in entries {
+            let op = entry.operation
+            if op.field != currentField {
+                context.console.print("  \(op.field.rawValue):")
+                currentField = op.field
+            }
+            let mark = entry.isWinner ? "*" : " "
+            context.console.print(
+                "   \(mark) \(op.value.description.padding(toLength: 12, withPad: " ", startingAt: 0)) "
+                    + "\(formatTimestamp(op.timestamp)) replica \(op.replica)  \(entry.reason)")
+        }
+    }
+
+    static func formatTimestamp(_ t: HybridTimestamp) -> String {
+        let date = Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date) + (t.counter > 0 ? "+\(t.counter)" : "")
+    }
+
+    /// The item named by the command's positional arguments (or `name`).
+    static func resolveItem(_ context: Context, name: String? = nil, includeRemoved: Bool) throws -> (ListInfo, Item) {
+        let query = name ?? context.arguments.positionals.joined(separator: " ")
+        guard !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw UsageError(message: "name an item", usage: "basket COMMAND ITEM")
+        }
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no item '\(query)': there are no lists yet", code: "no_such_item")
+        }
+        let items = try context.replica().items(in: list.id, filter: includeRemoved ? .all : .onList)
+        switch Search.resolve(query, in: items) {
+        case .found(let item): return (list, item)
+        case .notFound:
+            throw CommandError(message: "no item '\(query)' on \(list.title)", code: "no_such_item")
+        case .ambiguous(let candidates):
+            let names = candidates.prefix(20).map { "  " + line(for: $0) }.joined(separator: "\n")
+            throw CommandError(
+                message: "'\(query)' matches \(candidates.count) items; name one exactly:\n\(names)", code: "ambiguous")
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import BasketCore
+import BasketReplica
+import Foundation
+
+enum ListCommands {
+    static func new(_ context: Context) throws {
+        let name = try title(context, usage: "basket list new NAME")
+        let list = try context.replica().createList(title: name)
+        try context.replica().setSetting(Context.currentListSetting, list.id.description)
+        if context.json { return try context.console.json(ListJSON(list)) }
+        context.console.print("Created \(list.title) (now the current list)")
+    }
+
+    static func use(_ context: Context) throws {
+        let name = try title(context, usage: "basket list use NAME")
+        let list = try Context.findList(name, in: try context.replica().lists())
+        try context.replica().setSetting(Context.currentListSetting, list.id.description)
+        if context.json { return try context.console.json(ListJSON(list)) }
+        context.console.print("Using \(list.title)")
+    }
+
+    static func rename(_ context: Context) throws {
+        let name = try title(context, usage: "basket list rename NEW-NAME")
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no list to rename", code: "no_such_list")
+        }
+        try context.replica().renameList(list.id, to: name)
+        context.console.print("Renamed \(list.title) to \(name)")
+    }
+
+    static func title(_ context: Context, usage: String) throws -> String {
+        let name = context.arguments.positionals.joined(separator: " ")
+        guard !name.isEmpty else { throw UsageError(message: "name the list", usage: usage) }
+        return name
+    }
+
+    static func lists(_ context: Context) throws {
+        guard context.arguments.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(context.arguments.positionals[0])'", usage: "basket lists")
+        }
+        let replica = try context.replica()
+        let lists = try replica.lists()
+        let current = try context.list(create: false)?.id
+        if context.json {
+            struct Row: Encodable {
+                var id: String
+                var title: String
+                var items: Int
+                var unchecked: Int
+                var current: Bool
+            }
+            return try context.console.json(
+                lists.map {
+                    Row(
+                        id: $0.id.description, title: $0.title, items: $0.itemCount, unchecked: $0.uncheckedCount,
+                        current: $0.id == current)
+                })
+        }
+        if lists.isEmpty { context.console.print("No lists yet: 'basket add NAME' starts one.") }
+        for list in lists {
+            let mark = list.id == current ? "*" : " "
+            context.console.print("\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items)  \(list.id)")
+        }
+    }
+
+    static func export(_ context: Context) throws {
+        guard context.arguments.positionals.count == 1 else {
+            throw UsageError(message: "name the file to write ('-' for stdout)", usage: "basket export FILE|-")
+        }
+        let target = context.arguments.positionals[0]
+        let replica = try context.replica()
+        let scope = context.arguments.value("--list") != nil ? try context.list(create: false)?.id : nil
+        let ops = try replica.operations(in: scope)
+        let bytes = OperationCodec.encode(ops, canonicalOrder: true)
+        if target == "-" {
+            context.console.flush()
+            FileHandle.standardOutput.write(Data(bytes))
+            return
+        }
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: target), options: .atomic)
+        } catch {
+            throw CommandError(message: "cannot write \(target): \(error.localizedDescription)", code: "io")
+        }
+        if context.json {
+            struct Summary: Encodable {
+                var file: String
+                var operations: Int
+                var bytes: Int
+            }
+            return try context.console.json(Summary(file: target, operations: ops.count, bytes: bytes.count))
+        }
+        context.console.print("Exported \(ops.count) operations to \(target)")
+    }
+
+    static func importFile(_ context: Context) throws {
+        guard context.arguments.positionals.count == 1 else {
+            throw UsageError(message: "name the file to read ('-' for stdin)", usage: "basket import FILE|-")
+        }
+        let source = context.arguments.positionals[0]
+        let data: Data
+        do {
+            data = source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
+        } catch {
+            throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
+        }
+        let ops: [BasketCore.Operation]
+        do {
+            ops = try OperationCodec.decode(Array(data))
+        } catch {
+            throw CommandError(message: "\(source) is not a valid export: \(error); nothing was imported", code: "invalid_file")
+        }
+        let replica = try context.replica()
+        let hadLists = try !replica.lists().isEmpty
+        let result = try replica.apply(ops)
+        let lists = Set(ops.map(\.list))
+        if !hadLists, lists.count == 1, let only = lists.first {
+            try replica.setSetting(Context.currentListSetting, only.description)
+        }
+        if context.json {
+            struct Summary: Encodable {
+                var operations: Int
+                var new: Int
+                var duplicates: Int
+                var lists: Int
+            }
+            return try context.console.json(
+                Summary(operations: ops.count, new: result.new, duplicates: result.duplicates, lists: lists.count))
+        }
+        context.console.print(
+            "Imported \(ops.count) operations: \(result.new) new, \(result.duplicates) already known, "
+                + "\(result.changedItems) items changed")
+    }
+}
