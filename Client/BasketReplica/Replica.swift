@@ -1,6 +1,6 @@
 public import BasketCore
 internal import Foundation
-public import SQLite
+import SQLite
 
 /// The local replica: one SQLite file (WAL) holding lists, items with their last-writer-wins
 /// registers, every write's history, the clock and the outbox of writes not yet synced.
@@ -18,11 +18,21 @@ public final class Replica: @unchecked Sendable {
     /// Settings of a replica, with their defaults.
     public struct Configuration: Sendable {
         /// How commits reach the disk. Default `.full`: a returned write survives power loss.
-        public var synchronous: Connection.Synchronous = .full
+        public var synchronous: Durability = .full
         /// The wall clock in Unix milliseconds. Tests inject their own.
         public var wallClock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
 
         public init() {}
+    }
+
+    /// How a commit reaches the disk before the call that made it returns.
+    public enum Durability: Sendable {
+        /// fsync at every commit: a returned write survives a power loss.
+        case full
+        /// Survives a crash of the process; a power loss may take the last commits.
+        case normal
+        /// No fsync at all: for tests and throw-away replicas.
+        case off
     }
 
     /// The newest schema this build reads and writes (`PRAGMA user_version`).
@@ -46,7 +56,13 @@ public final class Replica: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         let connection = try Connection(path: path)
-        try connection.configure(synchronous: configuration.synchronous)
+        let synchronous: Connection.Synchronous =
+            switch configuration.synchronous {
+            case .full: .full
+            case .normal: .normal
+            case .off: .off
+            }
+        try connection.configure(synchronous: synchronous)
         try Schema.migrate(connection)
         self.connection = connection
         self.replicaID = try connection.transaction {

@@ -1,0 +1,95 @@
+import BasketCore
+import Testing
+
+struct ItemKeyTests {
+    @Test(arguments: [
+        ("Crème fraîche", "creme fraiche"),
+        ("Straße", "strasse"),
+        ("STRASSE", "strasse"),
+        ("Ｍｉｌｋ", "milk"),
+        ("Øl", "ol"),
+        ("Milk\u{00A0}", "milk"),
+        ("  Oat \t  milk ", "oat milk"),
+        ("Coca-Cola", "coca cola"),
+        ("coca cola", "coca cola"),
+        ("Coca–Cola", "coca cola"),
+        ("Łódź", "lodz"),
+        ("Æble", "aeble"),
+        ("Œufs", "oeufs"),
+        ("Đakovo", "dakovo"),
+        ("Ðe", "de"),
+        ("Þorri", "thorri"),
+        ("ıspanak", "ispanak"),
+        ("İstanbul", "istanbul"),
+        ("Ben & Jerry’s", "ben & jerry's"),
+        ("Ben & Jerry's", "ben & jerry's"),
+        ("ＡＢＣ　ｄｅｆ", "abc def"),
+        ("Jalapeño", "jalapeno"),
+        ("7 Up", "7 up"),
+        ("Milk\u{200B}", "milk"),
+    ])
+    func normalizesAsDocumented(name: String, key: String) {
+        #expect(ItemKey.normalize(name) == key)
+    }
+
+    @Test func punctuationOtherThanDashesIsKept() {
+        #expect(ItemKey.normalize("7up") != ItemKey.normalize("7 up"))
+        #expect(ItemKey.normalize("1.5% milk") == "1.5% milk")
+    }
+
+    @Test func asciiFastPathAgreesWithTheUnicodePath() {
+        // An accent anywhere sends the name down the Unicode path; the rest must fold the same.
+        let names = ["Milk", "  Greek   Yogurt ", "Coca-Cola", "A-B-C", "Tab\there", "MiXeD CaSe 10"]
+        for name in names {
+            #expect(ItemKey.normalize(name + " é") == ItemKey.normalize(name) + " e", "\(name)")
+        }
+    }
+
+    @Test func itemIDDependsOnListAndKeyOnly() {
+        let list = ListID(raw: ID128(high: 1, low: 2))
+        let other = ListID(raw: ID128(high: 1, low: 3))
+        let milk = ItemID(list: list, key: ItemKey.normalize("Milk"))
+        #expect(milk == ItemID(list: list, key: ItemKey.normalize("milk ")))
+        #expect(milk != ItemID(list: other, key: "milk"))
+        #expect(milk != ItemID(list: list, key: "bread"))
+        #expect(milk != .list)
+        // Stable across builds: ids are persisted and exchanged.
+        #expect(milk.description == ItemID(list: list, key: "milk").description)
+        #expect(milk.description.count == 32)
+        #expect(ItemID(hex: milk.description) == milk)
+    }
+
+    @Test func sha256MatchesAKnownVector() {
+        let digest = SHA256.hash(Array("abc".utf8))
+        let hex = digest.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        #expect(hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+}
+
+struct ItemNameTests {
+    @Test func keepsCasingAndTidiesWhiteSpace() throws {
+        #expect(try ItemName.clean("  Greek \t yogurt ") == "Greek yogurt")
+        #expect(try ItemName.clean("Milk\u{00A0}") == "Milk")
+        #expect(try ItemName.clean("Crème  fraîche") == "Crème fraîche")
+    }
+
+    @Test func refusesEmptyNames() {
+        #expect(throws: ItemName.Problem.empty) { try ItemName.clean("") }
+        #expect(throws: ItemName.Problem.empty) { try ItemName.clean("   \u{00A0}") }
+        #expect(throws: ItemName.Problem.empty) { try ItemName.clean("---") }
+    }
+
+    @Test func refusesNamesOver500Characters() throws {
+        #expect(try ItemName.clean(String(repeating: "a", count: 500)).count == 500)
+        #expect(try ItemName.clean(String(repeating: "é", count: 500)).count == 500)
+        #expect(throws: ItemName.Problem.tooLong(501)) { try ItemName.clean(String(repeating: "a", count: 501)) }
+        #expect(throws: ItemName.Problem.tooLong(501)) { try ItemName.clean(String(repeating: "é", count: 501)) }
+    }
+
+    @Test func refusesControlCharactersAndInvalidUTF8() {
+        #expect(throws: ItemName.Problem.controlCharacter) { try ItemName.clean("Milk\u{1B}[31m") }
+        #expect(throws: ItemName.Problem.controlCharacter) { try ItemName.clean("Mi\u{7F}lk") }
+        #expect(throws: ItemName.Problem.invalidUTF8) { try ItemName.clean(bytes: [0x4D, 0xFF, 0x6B]) }
+        #expect((try? ItemName.clean(bytes: Array("Øl".utf8))) == "Øl")
+    }
+}

@@ -1,0 +1,122 @@
+import BasketCore
+import Foundation
+import Testing
+import TestSupport
+
+typealias Operation = BasketCore.Operation
+
+struct OperationTests {
+    let list = ListID(raw: ID128(high: 0xAB, low: 0xCD))
+
+    func op(_ item: String, _ field: Field, _ value: Value, ms: UInt64, replica: UInt64 = 1) -> Operation {
+        Operation(
+            list: list, item: item.isEmpty ? .list : ItemID(list: list, key: item), field: field, value: value,
+            version: Version(timestamp: HybridTimestamp(milliseconds: ms, counter: 0), replica: ReplicaID(rawValue: replica)))
+    }
+
+    @Test func registerMergeIsCommutativeAssociativeAndIdempotent() {
+        var rng = SeededGenerator(seed: 7)
+        for _ in 0..<500 {
+            let writes = (0..<3).map { _ in
+                Register(
+                    value: .bool(rng.chance(50)),
+                    version: Version(
+                        timestamp: HybridTimestamp(milliseconds: UInt64(rng.below(3)), counter: 0),
+                        replica: ReplicaID(rawValue: UInt64(1 + rng.below(2)))))
+            }
+            let (a, b, c) = (writes[0], writes[1], writes[2])
+            #expect(a.merging(b) == b.merging(a))
+            #expect(a.merging(b).merging(c) == a.merging(b.merging(c)))
+            #expect(a.merging(a) == a)
+        }
+    }
+
+    @Test func laterWriteWinsAndReplicaBreaksTies() {
+        func version(_ ms: UInt64, _ counter: UInt16, _ replica: UInt64) -> Version {
+            Version(timestamp: HybridTimestamp(milliseconds: ms, counter: counter), replica: ReplicaID(rawValue: replica))
+        }
+        var register = Register(value: .bool(true), version: version(5, 0, 9))
+        let older = register.merge(Register(value: .bool(false), version: version(4, 9, 99)))
+        #expect(!older)
+        #expect(register.value == .bool(true))
+        let tie = register.merge(Register(value: .bool(false), version: version(5, 0, 10)))
+        #expect(tie)
+        #expect(register.value == .bool(false))
+    }
+
+    @Test func validationMatchesFieldsToTargetsAndTypes() {
+        #expect(throws: Never.self) { try op("milk", .checked, .bool(true), ms: 1).validate() }
+        #expect(throws: Operation.Problem.self) { try op("milk", .checked, .text("yes"), ms: 1).validate() }
+        #expect(throws: Operation.Problem.self) { try op("milk", .title, .text("x"), ms: 1).validate() }
+        #expect(throws: Operation.Problem.self) { try op("", .name, .text("x"), ms: 1).validate() }
+        #expect(throws: Operation.Problem.self) { try op("milk", .name, .text(""), ms: 1).validate() }
+        #expect(throws: Operation.Problem.self) { try op("milk", .name, .text(" Milk"), ms: 1).validate() }
+        #expect(throws: Operation.Problem.self) { try op("milk", .name, .null, ms: 1).validate() }
+        #expect(throws: Operation.Problem.self) { try op("milk", .checked, .bool(true), ms: 1, replica: 0).validate() }
+        #expect(throws: Never.self) { try op("milk", .note, .null, ms: 1).validate() }
+    }
+}
+
+struct OperationCodecTests {
+    let list = ListID(raw: ID128(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210))
+
+    func sample() -> [Operation] {
+        let milk = ItemID(list: list, key: "milk")
+        func v(_ ms: UInt64, _ r: UInt64) -> Version {
+            Version(timestamp: HybridTimestamp(milliseconds: ms, counter: UInt16(ms % 3)), replica: ReplicaID(rawValue: r))
+        }
+        return [
+            Operation(list: list, item: .list, field: .title, value: .text("Groceries"), version: v(1, 1)),
+            Operation(list: list, item: milk, field: .name, value: .text("Milk"), version: v(2, 1)),
+            Operation(list: list, item: milk, field: .checked, value: .bool(true), version: v(3, 2)),
+            Operation(list: list, item: milk, field: .deleted, value: .bool(false), version: v(4, 2)),
+            Operation(list: list, item: milk, field: .note, value: .text("tab\there\nnew line \\ back\rslash é ✓"), version: v(5, 3)),
+            Operation(list: list, item: milk, field: .quantity, value: .null, version: v(6, 3)),
+        ]
+    }
+
+    @Test func roundTripsEveryKindOfValue() throws {
+        let ops = sample()
+        #expect(try OperationCodec.decode(OperationCodec.encode(ops)) == ops)
+    }
+
+    @Test func encodingIsDeterministicInCanonicalOrder() {
+        var rng = SeededGenerator(seed: 1)
+        let ops = sample()
+        let reference = OperationCodec.encode(ops, canonicalOrder: true)
+        for _ in 0..<20 {
+            #expect(OperationCodec.encode(ops.shuffled(using: &rng), canonicalOrder: true) == reference)
+        }
+        let text = String(decoding: reference, as: UTF8.self)
+        #expect(text.hasPrefix("basket-ops 1\nL 0123456789abcdeffedcba9876543210\n-\ttitle\t"))
+        #expect(!text.contains("\r"))  // escaped
+    }
+
+    @Test func badInputNamesTheLine() throws {
+        func decode(_ text: String) -> OperationCodec.DecodeError? {
+            do {
+                _ = try OperationCodec.decode(Array(text.utf8))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(decode("hello\n")?.line == 1)
+        #expect(decode("basket-ops 2\n")?.line == 1)
+        let good = String(decoding: OperationCodec.encode(sample()), as: UTF8.self)
+        var lines = good.split(separator: "\n").map(String.init)
+        lines[4] = lines[4].replacingOccurrences(of: "\tchecked\t", with: "\tbogus\t")
+        #expect(decode(lines.joined(separator: "\n"))?.line == 5)
+        #expect(decode("basket-ops 1\n0123\tname\t0\t0\t=x\n")?.message.contains("list") == true)
+        #expect(decode(good.replacingOccurrences(of: "\tt\n", with: "\t=yes\n"))?.message.contains("cannot hold") == true)
+        #expect(decode(good.replacingOccurrences(of: "=Milk", with: "=Mi\\q"))?.message.contains("escape") == true)
+        #expect(try OperationCodec.decode(Array((good + "\n\n").utf8)).count == 6)
+    }
+
+    @Test func invalidUTF8InATextValueIsRefused() {
+        var bytes = OperationCodec.encode(sample())
+        let index = bytes.firstIndex(of: UInt8(ascii: "G"))!  // "Groceries"
+        bytes[index] = 0xFF
+        #expect(throws: OperationCodec.DecodeError.self) { try OperationCodec.decode(bytes) }
+    }
+}

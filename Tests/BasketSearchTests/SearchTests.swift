@@ -1,0 +1,54 @@
+import BasketCore
+import BasketSearch
+import Testing
+
+struct SearchTests {
+    let list = ListID(raw: ID128(high: 1, low: 1))
+
+    func items(_ names: [String], checked: Set<String> = []) -> [Item] {
+        names.map { Item(id: ItemID(list: list, key: ItemKey.normalize($0)), name: $0, isChecked: checked.contains($0)) }
+    }
+
+    @Test func exactKeyMatchIsPinnedFirstAndSuppressesTheOffer() {
+        let all = items(["Oat milk", "Milk chocolate", "Milk"])
+        let result = Search.search("MILK", in: all)
+        #expect(result.matches.map(\.item.name) == ["Milk", "Milk chocolate", "Oat milk"])
+        #expect(result.matches[0].isExact)
+        #expect(result.offer == nil)
+    }
+
+    @Test func matchesIgnoreAccentsCaseAndWidthBothWays() {
+        let all = items(["Crème fraîche", "creme brulee", "Ｍｉｌｋ"])
+        #expect(Search.search("creme", in: all).matches.map(\.item.name) == ["creme brulee", "Crème fraîche"])
+        #expect(Search.search("CRÈME", in: all).matches.count == 2)
+        #expect(Search.search("milk", in: all).matches.first?.isExact == true)
+    }
+
+    @Test func offersTheQueryAsTypedWhenNoItemHasItsKey() {
+        let all = items(["Oat milk"])
+        let result = Search.search("  Milk ", in: all)
+        #expect(result.offer == "Milk")
+        #expect(result.matches.map(\.item.name) == ["Oat milk"])
+        #expect(Search.search("", in: all).offer == nil)
+        #expect(Search.search("Bread", in: all).matches.isEmpty)
+        #expect(Search.search("Bread", in: all).offer == "Bread")
+    }
+
+    @Test func uncheckedComesBeforeCheckedAtTheSamePosition() {
+        let all = items(["Milk A", "Milk B"], checked: ["Milk A"])
+        #expect(Search.search("milk", in: all).matches.map(\.item.name) == ["Milk B", "Milk A"])
+    }
+
+    @Test func resolutionPrefersTheKeyThenAUniqueHitAndRefusesToGuess() {
+        let all = items(["Milk", "Oat milk", "Bread"])
+        #expect(Search.resolve("milk", in: all) == .found(all[0]))
+        #expect(Search.resolve("brea", in: all) == .found(all[2]))
+        #expect(Search.resolve("xyz", in: all) == .notFound)
+        let two = items(["Oat milk", "Soy milk"])
+        guard case .ambiguous(let candidates) = Search.resolve("milk", in: two) else {
+            Issue.record("expected an ambiguous resolution")
+            return
+        }
+        #expect(Set(candidates.map(\.name)) == ["Oat milk", "Soy milk"])
+    }
+}

@@ -1,0 +1,113 @@
+public import Foundation
+import Synchronization
+
+/// A temporary directory, removed when the value is deinitialised.
+public final class TemporaryDirectory: Sendable {
+    public let url: URL
+
+    public init(_ label: String = "basket-test") {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public var path: String { url.path }
+
+    public func file(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A deterministic random generator (SplitMix64): the same seed gives the same test case.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+    public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+}
+
+/// A wall clock that tests move by hand.
+public final class ManualClock: Sendable {
+    private let now: Mutex<UInt64>
+
+    public init(milliseconds: UInt64 = 1_764_400_000_000) { now = Mutex(milliseconds) }
+
+    public var milliseconds: UInt64 { now.withLock { $0 } }
+
+    public func advance(by delta: UInt64) { now.withLock { $0 += delta } }
+
+    public func set(_ value: UInt64) { now.withLock { $0 = value } }
+}
+
+/// The result of a finished process.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var stdoutBytes: Data
+}
+
+/// Runs the package's executables as real processes.
+public enum Executables {
+    /// The directory holding the built products (`.build/debug` or `.build/release`).
+    public static var productsDirectory: URL {
+        // The test bundle lives in the products directory.
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    public static func path(_ name: String) -> String {
+        productsDirectory.appendingPathComponent(name).path
+    }
+
+    /// Runs `name` with `arguments` to completion, feeding `stdin`.
+    @discardableResult
+    public static func run(
+        _ name: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+    ) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path(name))
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        let inPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = inPipe
+        try process.run()
+        if let stdin { inPipe.fileHandleForWriting.write(stdin) }
+        try inPipe.fileHandleForWriting.close()
+        // Read both pipes while the process runs, so a full pipe never blocks it.
+        let errData = Mutex(Data())
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            let data = errPipe.fileHandleForReading.readDataToEndOfFile()
+            errData.withLock { $0 = data }
+            group.leave()
+        }
+        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        let err = errData.withLock { $0 }
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self), stdoutBytes: out)
+    }
+}
