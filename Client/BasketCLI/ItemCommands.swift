@@ -63,19 +63,21 @@ enum ItemCommands {
             guard let text = String(validating: data, as: UTF8.self) else {
                 throw CommandError(message: "\(source == "-" ? "stdin" : source) is not valid UTF-8; nothing was added", code: "invalid_name")
             }
-            names = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-                line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
-            }.filter { !$0.allSatisfy(\.isWhitespace) }
+            // "\r\n" is one Character in Swift; isNewline covers it, "\n" and "\r".
+            names = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init)
+                .filter { !$0.allSatisfy(\.isWhitespace) }
         } else {
             let joined = context.arguments.positionals.joined(separator: " ")
             guard !joined.isEmpty else {
                 throw UsageError(message: "name at least one item", usage: "basket add NAME[, NAME…]")
             }
-            names = joined.split(omittingEmptySubsequences: false) { $0 == "," || $0 == "\n" || $0 == "\r\n" }.map(String.init)
-            // "milk," is one item; ", ," has none (refused below as empty names).
-            if names.count > 1 { names = names.filter { !$0.allSatisfy(\.isWhitespace) } }
+            // Empty pieces are skipped ("milk, bread," adds two items); no piece at all is refused below.
+            names = joined.split(whereSeparator: { $0 == "," || $0.isNewline }).map(String.init)
+                .filter { !$0.allSatisfy(\.isWhitespace) }
         }
-        guard !names.isEmpty else { throw CommandError(message: "no names to add", code: "invalid_name") }
+        guard !names.isEmpty else {
+            throw CommandError(message: "\(ItemName.Problem.empty); nothing was added", code: "invalid_name")
+        }
         for (index, name) in names.enumerated() {
             do {
                 _ = try ItemName.clean(name)

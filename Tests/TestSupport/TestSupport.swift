@@ -111,3 +111,26 @@ public enum Executables {
             stderr: String(decoding: err, as: UTF8.self), stdoutBytes: out)
     }
 }
+
+extension Executables {
+    /// Runs a `/bin/sh -c` script (for what Foundation's Process cannot pass, like invalid UTF-8).
+    public static func runShell(_ script: String, environment: [String: String] = [:]) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import TestSupport
+
+struct CLIBehaviourTests {
+    let root = TemporaryDirectory("cli")
+
+    @Test func helpAndVersionGoToStdoutWithStatusZero() throws {
+        let help = try Executables.run("basket", ["--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE") && help.stdout.contains("search"))
+        let addHelp = try Executables.run("basket", ["add", "--help"])
+        #expect(addHelp.status == 0 && addHelp.stdout.contains("--from"))
+        let version = try Executables.run("basket", ["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("basket "))
+    }
+
+    @Test func usageErrorsExit64WithAUsageLine() throws {
+        let device = Device(root, "d")
+        for arguments in [["bogus"], ["ls", "--bogus"], ["add"], ["ls", "--checked", "--all"], ["list"], ["rename", "x"]] {
+            let result = try Executables.run("basket", ["--db", device.directory] + arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.hasPrefix("Error: "), "\(arguments)")
+            #expect(result.stderr.contains("Usage: "), "\(arguments)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test func badNamesAreRefusedAndNothingIsWritten() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk")
+        let before = try device.exported()
+        let long = try device.run("add", "Bread, " + String(repeating: "x", count: 501))
+        #expect(long.status == 1 && long.stderr.contains("at most 500 characters"))
+        let empty = try device.run("add", " , ,\u{00A0}")
+        #expect(empty.status == 1 && empty.stderr.contains("cannot be empty"))
+        let emptyFile = try device.run("add", "--from", "-", stdin: "\n  \n")
+        #expect(emptyFile.status == 1 && emptyFile.stderr.contains("cannot be empty"))
+        let control = try device.run("add", "Bread\u{1B}[2J")
+        #expect(control.status == 1 && control.stderr.contains("control"))
+
+        let invalid = root.file("invalid.txt")
+        try Data([0x42, 0x72, 0xFF, 0x0A, 0x45, 0x67, 0x67, 0x73]).write(to: URL(fileURLWithPath: invalid))
+        let fromFile = try device.run("add", "--from", invalid)
+        #expect(fromFile.status == 1 && fromFile.stderr.contains("UTF-8"))
+
+        // An invalid UTF-8 argument, passed through the shell since Foundation cannot.
+        let shell = try Executables.runShell(
+            "\"$BASKET\" --db \"$DB\" add \"$(printf 'Br\\377ad')\"",
+            environment: ["BASKET": Executables.path("basket"), "DB": device.directory])
+        #expect(shell.status == 1 && shell.stderr.contains("not valid UTF-8"))
+
+        #expect(try device.exported() == before)
+        #expect(try device.listing().items.map(\.name) == ["Milk"])
+    }
+
+    @Test func addReadsOneItemPerLineVerbatimFromStdin() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "--from", "-", stdin: "Salt, pepper\n\n  Greek yogurt\r\nmilk\n")
+        #expect(Set(try device.listing().items.map(\.name)) == ["Salt, pepper", "Greek yogurt", "milk"])
+        try device.ok("add", "oat milk,bread\nEggs")
+        #expect(try device.listing().items.count == 6)
+    }
+
+    @Test func anAmbiguousNameListsTheCandidatesAndChangesNothing() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Oat milk, Soy milk")
+        let before = try device.exported()
+        let result = try device.run("check", "milk")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Oat milk") && result.stderr.contains("Soy milk"))
+        #expect(try device.exported() == before)
+        // A unique hit is enough.
+        try device.ok("check", "soy")
+        #expect(try device.listing("--checked").items.map(\.name) == ["Soy milk"])
+        let missing = try device.run("check", "bread")
+        #expect(missing.status == 1 && missing.stderr.contains("no item"))
+    }
+
+    @Test func searchJSONHasTheDocumentedShape() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Crème fraîche, Milk, Oat milk")
+        struct Output: Decodable {
+            struct Offer: Decodable { var name: String }
+            struct Result: Decodable {
+                var id: String
+                var name: String
+                var checked: Bool
+                var exact: Bool
+            }
+            var query: String
+            var offer: Offer?
+            var results: [Result]
+        }
+        let milk = try JSONDecoder().decode(Output.self, from: Data(device.ok("search", "MILK", "--json").utf8))
+        #expect(milk.query == "MILK" && milk.offer == nil)
+        #expect(milk.results.map(\.name) == ["Milk", "Oat milk"] && milk.results[0].exact)
+        let creme = try JSONDecoder().decode(Output.self, from: Data(device.ok("search", "creme", "--json").utf8))
+        #expect(creme.offer?.name == "creme" && creme.results.map(\.name) == ["Crème fraîche"])
+        let text = try device.ok("search", "Bread")
+        #expect(text.contains("+ Add \"Bread\""))
+    }
+
+    @Test func listsAreCreatedAndChosen() throws {
+        let device = Device(root, "d")
+        try device.ok("list", "new", "Groceries")
+        try device.ok("add", "Milk")
+        try device.ok("list", "new", "Hardware")
+        try device.ok("add", "Nails")
+        #expect(try device.listing().items.map(\.name) == ["Nails"])
+        try device.ok("list", "use", "groceries")
+        #expect(try device.listing().items.map(\.name) == ["Milk"])
+        #expect(try device.ok("--list", "Hardware", "ls").contains("Nails"))
+        let lists = try device.ok("lists")
+        #expect(lists.contains("* Groceries") && lists.contains("  Hardware"))
+        let missing = try device.run("list", "use", "Garden")
+        #expect(missing.status == 1 && missing.stderr.contains("no list"))
+        let duplicate = try device.run("list", "new", "HARDWARE")
+        #expect(duplicate.status == 1)
+    }
+
+    @Test func aBadImportFileChangesNothing() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk")
+        let before = try device.exported()
+        let file = root.file("bad.ops")
+        let corrupted = before.replacingOccurrences(of: "\tchecked\t", with: "\tcheckd\t")
+        try Data(corrupted.utf8).write(to: URL(fileURLWithPath: file))
+        let result = try device.run("import", file)
+        #expect(result.status == 1 && result.stderr.contains("line"))
+        #expect(try device.exported() == before)
+    }
+
+    @Test func theReplicaLocationFollowsTheEnvironment() throws {
+        let home = root.file("home")
+        let result = try Executables.run("basket", ["add", "Milk"], environment: ["BASKET_HOME": home])
+        #expect(result.status == 0)
+        #expect(FileManager.default.fileExists(atPath: home + "/basket.sqlite"))
+        let xdg = root.file("xdg")
+        let other = try Executables.run("basket", ["add", "Milk"], environment: ["BASKET_HOME": "", "XDG_DATA_HOME": xdg])
+        #expect(other.status == 0)
+        #expect(FileManager.default.fileExists(atPath: xdg + "/basket/basket.sqlite"))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// One device: a `basket` replica directory driven through real CLI processes.
+struct Device {
+    let directory: String
+
+    init(_ root: TemporaryDirectory, _ name: String) {
+        directory = root.file(name)
+    }
+
+    @discardableResult
+    func run(_ arguments: String..., stdin: String? = nil) throws -> ProcessResult {
+        try Executables.run("basket", ["--db", directory] + arguments, stdin: stdin.map { Data($0.utf8) })
+    }
+
+    /// Runs a command that must succeed.
+    @discardableResult
+    func ok(_ arguments: String..., stdin: String? = nil) throws -> String {
+        let result = try Executables.run("basket", ["--db", directory] + arguments, stdin: stdin.map { Data($0.utf8) })
+        #expect(result.status == 0, "basket \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+        return result.stdout
+    }
+
+    struct Listing: Decodable {
+        struct ListInfo: Decodable {
+            var id: String
+            var title: String
+        }
+        struct Item: Decodable {
+            var id: String
+            var name: String
+            var checked: Bool
+            var deleted: Bool
+        }
+        var list: ListInfo?
+        var items: [Item]
+    }
+
+    func listing(_ filter: String? = nil) throws -> Listing {
+        let output = try filter.map { try ok("ls", $0, "--json") } ?? ok("ls", "--json")
+        return try JSONDecoder().decode(Listing.self, from: Data(output.utf8))
+    }
+
+    /// Everything this device knows, as the canonical export encoding.
+    func exported() throws -> String { try ok("export", "-") }
+
+    /// Sends this device's operations to `other` through an export file.
+    func send(to other: Device, via root: TemporaryDirectory) throws {
+        let file = root.file("bundle-\(UUID().uuidString).ops")
+        try ok("export", file)
+        try other.ok("import", file)
+    }
+}
