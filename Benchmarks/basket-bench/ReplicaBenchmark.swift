@@ -42,6 +42,8 @@ struct ReplicaBenchmark {
         var baseline: [Double] = []
         var applyFresh: [Double] = []
         var applyAgain: [Double] = []
+        var applyOnto: [Double] = []
+        let later = makeLaterOperations(list: list, after: ops)
         var lastPath = ""
         for run in 0..<runs {
             let basePath = directory.appendingPathComponent("baseline-\(run).sqlite").path
@@ -50,13 +52,15 @@ struct ReplicaBenchmark {
             let replica = try Replica(path: path)
             applyFresh.append(try seconds { _ = try replica.apply(ops) })
             applyAgain.append(try seconds { _ = try replica.apply(ops) })
+            applyOnto.append(try seconds { _ = try replica.apply(later) })
             lastPath = path
         }
         let replica = try Replica(path: lastPath)
         let visible = try replica.items(in: list).count
         let known = try replica.operations(in: list).count
-        guard known == ops.count, visible == itemCount else {
-            throw BenchError("replica holds \(known) operations and \(visible) items; expected \(ops.count), \(itemCount)")
+        guard known == ops.count + later.count, visible == itemCount else {
+            throw BenchError(
+                "replica holds \(known) operations and \(visible) items; expected \(ops.count), \(itemCount)")
         }
         let encoded = OperationCodec.encode(ops, canonicalOrder: true)
         var decodeTimes: [Double] = []
@@ -67,11 +71,18 @@ struct ReplicaBenchmark {
 
         let n = Double(ops.count)
         let baseRate = n / median(baseline)
-        var table = Table(title: "Replica: apply \(ops.count) remote operations", header: ["measure", "value", "vs baseline"])
-        table.add("raw SQLite insert, 1 prepared statement, 1 transaction (baseline)", formatRate(baseRate) + " rows/s", "1.00x")
+        var table = Table(
+            title: "Replica: apply \(ops.count) remote operations", header: ["measure", "value", "vs baseline"])
+        table.add(
+            "raw SQLite insert, 1 prepared statement, 1 transaction (baseline)", formatRate(baseRate) + " rows/s",
+            "1.00x")
         table.add(
             "replica apply into an empty file (history, registers, durable commit)",
             formatRate(n / median(applyFresh)) + " ops/s", String(format: "%.2fx", (n / median(applyFresh)) / baseRate))
+        table.add(
+            "replica apply of \(later.count) more new writes onto the \(itemCount) existing items",
+            formatRate(Double(later.count) / median(applyOnto)) + " ops/s",
+            String(format: "%.2fx", (Double(later.count) / median(applyOnto)) / baseRate))
         table.add(
             "replica apply of the same batch again (all duplicates)", formatRate(n / median(applyAgain)) + " ops/s",
             String(format: "%.2fx", (n / median(applyAgain)) / baseRate))
@@ -99,7 +110,9 @@ struct ReplicaBenchmark {
             ls.append(try seconds { try runProcess(executable, ["--db", path, "ls"]) })
             lsJSON.append(try seconds { try runProcess(executable, ["--db", path, "ls", "--json"]) })
         }
-        var table = Table(title: "basket ls on \(items) items (whole process, median of 7)", header: ["command", "time", "vs startup"])
+        var table = Table(
+            title: "basket ls on \(items) items (whole process, median of 7)",
+            header: ["command", "time", "vs startup"])
         let base = median(version)
         table.add("basket --version (process start, baseline)", formatMillis(base), "1.00x")
         table.add("basket ls", formatMillis(median(ls)), String(format: "%.2fx", median(ls) / base))
@@ -107,16 +120,23 @@ struct ReplicaBenchmark {
         print(table.render())
     }
 
+    /// Spawns and waits with posix_spawn/waitpid: Foundation's Process adds ~45 ms of its own
+    /// per run here, which would swamp what is measured.
     func runProcess(_ path: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError("\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard rc == 0 else { throw BenchError("cannot start \(path): error \(rc)") }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        guard status == 0 else {
+            throw BenchError("\(path) \(arguments.joined(separator: " ")) exited with status \(status)")
         }
     }
 
@@ -134,7 +154,9 @@ struct ReplicaBenchmark {
                 timestamp: HybridTimestamp(milliseconds: now + counter / 4, counter: UInt16(counter % 4)),
                 replica: replicas[Int(rng.next() % 3)])
         }
-        let words = ["Milk", "Bread", "Crème", "Fraîche", "Äpfel", "Oat", "Greek", "Yogurt", "Tomato", "Olive", "Øl", "Café"]
+        let words = [
+            "Milk", "Bread", "Crème", "Fraîche", "Äpfel", "Oat", "Greek", "Yogurt", "Tomato", "Olive", "Øl", "Café",
+        ]
         var names: [String] = []
         for i in 0..<itemCount {
             names.append("\(words[i % words.count]) \(words[(i / 7) % words.count]) \(i)")
@@ -147,13 +169,15 @@ struct ReplicaBenchmark {
             ops.append(Operation(list: list, item: id, field: .checked, value: .bool(false), version: version()))
             ops.append(Operation(list: list, item: id, field: .deleted, value: .bool(false), version: version()))
             if ops.count + (itemCount - i) <= operationCount {
-                ops.append(Operation(list: list, item: id, field: .name, value: .text(name.uppercased()), version: version()))
+                ops.append(
+                    Operation(list: list, item: id, field: .name, value: .text(name.uppercased()), version: version()))
             }
         }
         let ids = names.map { ItemID(list: list, key: ItemKey.normalize($0)) }
         while ops.count < operationCount {
             let id = ids[Int(rng.next() % UInt64(ids.count))]
-            ops.append(Operation(list: list, item: id, field: .checked, value: .bool(rng.next() % 2 == 0), version: version()))
+            ops.append(
+                Operation(list: list, item: id, field: .checked, value: .bool(rng.next() % 2 == 0), version: version()))
         }
         ops.append(Operation(list: list, item: .list, field: .title, value: .text("Benchmark"), version: version()))
         ops.removeFirst()  // keep exactly operationCount (the title replaces the first name write)
@@ -161,6 +185,27 @@ struct ReplicaBenchmark {
         ops.removeLast()
         ops.shuffle(using: &rng)
         return (list, ops)
+    }
+
+    /// Check toggles and same-key renames on the existing items, all later than `after`.
+    func makeLaterOperations(list: ListID, after ops: [Operation]) -> [Operation] {
+        var rng = SplitMix64(seed: 7)
+        let items = Array(Set(ops.filter { $0.field == .name }.map(\.item)))
+        let names = Dictionary(ops.filter { $0.field == .name }.map { ($0.item, $0.value.textValue!) }) { a, _ in a }
+        let start = ops.map(\.timestamp.milliseconds).max()! + 1
+        let replica = ReplicaID(rawValue: 0x4444_4444)
+        return (0..<operationCount).map { i in
+            let item = items[Int(rng.next() % UInt64(items.count))]
+            let version = Version(
+                timestamp: HybridTimestamp(milliseconds: start + UInt64(i / 8), counter: UInt16(i % 8)),
+                replica: replica)
+            if i % 10 == 0 {
+                return Operation(
+                    list: list, item: item, field: .name, value: .text(names[item]!.lowercased()), version: version)
+            }
+            return Operation(
+                list: list, item: item, field: .checked, value: .bool(rng.next() % 2 == 0), version: version)
+        }
     }
 
     /// The baseline: the same number of rows into a plain table, one prepared statement, one transaction.

@@ -15,7 +15,8 @@ struct Table {
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, cell in
-                i == 0 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                i == 0
+                    ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[i] - cell.count) + cell
             }.joined(separator: " | ")
         }

@@ -128,7 +128,9 @@ final class Context {
         if let name = arguments.value("--list") {
             return try Self.findList(name, in: lists)
         }
-        if let hex = try replica.setting(Self.currentListSetting), let list = lists.first(where: { $0.id.description == hex }) {
+        if let hex = try replica.setting(Self.currentListSetting),
+            let list = lists.first(where: { $0.id.description == hex })
+        {
             return list
         }
         if let first = lists.first { return first }

@@ -59,7 +59,8 @@ enum Commands {
             path: ["rm"], summary: "Remove an item (adding it again brings it back).", usage: "basket rm ITEM",
             details: itemArgument, run: ItemCommands.remove),
         CommandSpec(
-            path: ["rename"], summary: "Rename an item.", usage: "basket rename ITEM NEW-NAME | basket rename ITEM… --to NEW-NAME",
+            path: ["rename"], summary: "Rename an item.",
+            usage: "basket rename ITEM NEW-NAME | basket rename ITEM… --to NEW-NAME",
             details: """
                 A new name with the same key ('milk' → 'Milk') changes how the item is written; another key moves
                 the item to the new name with its fields, and the old name is removed.
@@ -130,7 +131,9 @@ enum Commands {
         path: [], summary: "Basket: an offline-first shared shopping list.",
         usage: "basket [--db PATH] [--list NAME] [--json] COMMAND [ARGS]",
         details: "COMMANDS:\n"
-            + all.map { "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary }
+            + all.map {
+                "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary
+            }
             .joined(separator: "\n") + "\n\nSee 'basket COMMAND --help' for a command's options.",
         run: { _ in })
 
@@ -153,7 +156,8 @@ enum Commands {
         if name == "list" {
             let group = CommandSpec(
                 path: ["list"], summary: "Manage lists.", usage: "basket list new|use|rename NAME",
-                details: "SUBCOMMANDS:\n  new NAME       Create a list and use it.\n  use NAME       Make a list current.\n"
+                details:
+                    "SUBCOMMANDS:\n  new NAME       Create a list and use it.\n  use NAME       Make a list current.\n"
                     + "  rename NAME    Rename the current list.",
                 run: { context in
                     throw UsageError(

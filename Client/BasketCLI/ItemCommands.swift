@@ -52,16 +52,22 @@ enum ItemCommands {
         var names: [String] = []
         if let source = context.arguments.value("--from") {
             guard context.arguments.positionals.isEmpty else {
-                throw UsageError(message: "give names as arguments or with --from, not both", usage: "basket add --from FILE|-")
+                throw UsageError(
+                    message: "give names as arguments or with --from, not both", usage: "basket add --from FILE|-")
             }
             let data: Data
             do {
-                data = source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
+                data =
+                    source == "-"
+                    ? FileHandle.standardInput.readDataToEndOfFile()
+                    : try Data(contentsOf: URL(fileURLWithPath: source))
             } catch {
                 throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
             }
             guard let text = String(validating: data, as: UTF8.self) else {
-                throw CommandError(message: "\(source == "-" ? "stdin" : source) is not valid UTF-8; nothing was added", code: "invalid_name")
+                throw CommandError(
+                    message: "\(source == "-" ? "stdin" : source) is not valid UTF-8; nothing was added",
+                    code: "invalid_name")
             }
             // "\r\n" is one Character in Swift; isNewline covers it, "\n" and "\r".
             names = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init)
@@ -151,7 +157,9 @@ enum ItemCommands {
         let fields: [(String, Field)] = [("--quantity", .quantity), ("--note", .note), ("--category", .category)]
         let changes = fields.compactMap { option, field in context.arguments.value(option).map { (field, $0) } }
         guard !changes.isEmpty else {
-            throw UsageError(message: "give --quantity, --note or --category", usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]")
+            throw UsageError(
+                message: "give --quantity, --note or --category",
+                usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]")
         }
         let (list, item) = try resolveItem(context, includeRemoved: false)
         var updated = item
@@ -167,12 +175,17 @@ enum ItemCommands {
         let args = context.arguments
         let chosen = ["--all", "--checked", "--unchecked"].filter(args.has)
         guard chosen.count <= 1 else {
-            throw UsageError(message: "\(chosen.joined(separator: " and ")) cannot be combined", usage: "basket ls [--unchecked | --checked | --all]")
+            throw UsageError(
+                message: "\(chosen.joined(separator: " and ")) cannot be combined",
+                usage: "basket ls [--unchecked | --checked | --all]")
         }
         guard args.positionals.isEmpty else {
-            throw UsageError(message: "unexpected argument '\(args.positionals[0])'", usage: "basket ls [--unchecked | --checked | --all]")
+            throw UsageError(
+                message: "unexpected argument '\(args.positionals[0])'",
+                usage: "basket ls [--unchecked | --checked | --all]")
         }
-        let filter: ItemFilter = args.has("--all") ? .all : args.has("--checked") ? .checked : args.has("--unchecked") ? .unchecked : .onList
+        let filter: ItemFilter =
+            args.has("--all") ? .all : args.has("--checked") ? .checked : args.has("--unchecked") ? .unchecked : .onList
         guard let list = try context.list(create: false) else {
             if context.json {
                 struct Empty: Encodable {
@@ -192,7 +205,8 @@ enum ItemCommands {
             }
             return try context.console.json(Listing(list: ListJSON(list), items: items.map(ItemJSON.init)))
         }
-        context.console.print("\(list.title) (\(list.uncheckedCount) to buy, \(list.itemCount - list.uncheckedCount) checked)")
+        context.console.print(
+            "\(list.title) (\(list.uncheckedCount) to buy, \(list.itemCount - list.uncheckedCount) checked)")
         for item in items { context.console.print(line(for: item)) }
     }
 
@@ -254,7 +268,8 @@ enum ItemCommands {
     }
 
     static func shellQuoted(_ s: String) -> String {
-        s.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        s.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }
+            ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     static func history(_ context: Context) throws {

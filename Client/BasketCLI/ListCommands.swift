@@ -36,7 +36,8 @@ enum ListCommands {
 
     static func lists(_ context: Context) throws {
         guard context.arguments.positionals.isEmpty else {
-            throw UsageError(message: "unexpected argument '\(context.arguments.positionals[0])'", usage: "basket lists")
+            throw UsageError(
+                message: "unexpected argument '\(context.arguments.positionals[0])'", usage: "basket lists")
         }
         let replica = try context.replica()
         let lists = try replica.lists()
@@ -59,7 +60,8 @@ enum ListCommands {
         if lists.isEmpty { context.console.print("No lists yet: 'basket add NAME' starts one.") }
         for list in lists {
             let mark = list.id == current ? "*" : " "
-            context.console.print("\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items)  \(list.id)")
+            context.console.print(
+                "\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items)  \(list.id)")
         }
     }
 
@@ -100,7 +102,9 @@ enum ListCommands {
         let source = context.arguments.positionals[0]
         let data: Data
         do {
-            data = source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
+            data =
+                source == "-"
+                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
         } catch {
             throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
         }
@@ -108,7 +112,8 @@ enum ListCommands {
         do {
             ops = try OperationCodec.decode(Array(data))
         } catch {
-            throw CommandError(message: "\(source) is not a valid export: \(error); nothing was imported", code: "invalid_file")
+            throw CommandError(
+                message: "\(source) is not a valid export: \(error); nothing was imported", code: "invalid_file")
         }
         let replica = try context.replica()
         let hadLists = try !replica.lists().isEmpty
@@ -129,6 +134,6 @@ enum ListCommands {
         }
         context.console.print(
             "Imported \(ops.count) operations: \(result.new) new, \(result.duplicates) already known, "
-                + "\(result.changedItems) items changed")
+                + "\(result.changedItems) \(result.changedItems == 1 ? "item" : "items") changed")
     }
 }

@@ -83,7 +83,8 @@ enum Records {
                 i += count
             default: throw CorruptRecord()
             }
-            let version = Version(timestamp: HybridTimestamp(rawValue: timestamp), replica: ReplicaID(rawValue: replica))
+            let version = Version(
+                timestamp: HybridTimestamp(rawValue: timestamp), replica: ReplicaID(rawValue: replica))
             try body(field, Register(value: value, version: version))
         }
     }

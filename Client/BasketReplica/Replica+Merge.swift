@@ -79,6 +79,7 @@ extension Replica {
         // Group the batch by row without an array per row: number the rows, then counting-sort
         // the operation indices by row number.
         var listNos: [ListID: Int64] = [:]
+        var newLists: Set<Int64> = []  // lists first seen in this batch: none of their rows exist yet
         var rowNumbers: [RowKey: Int32] = [:]
         var rows: [RowKey] = []
         var rowOfOperation = [Int32](repeating: 0, count: operations.count)
@@ -89,9 +90,14 @@ extension Replica {
                 listNo = lastList.1
             } else if let known = listNos[op.list] {
                 listNo = known
-            } else {
-                listNo = try ensureListNo(op.list, db)
+            } else if let existing = try self.listNo(op.list, db) {
+                listNo = existing
                 listNos[op.list] = listNo
+            } else {
+                try db.run("INSERT INTO lists(id) VALUES (?)", .blob(op.list.raw.bytes))
+                listNo = db.lastInsertRowID
+                listNos[op.list] = listNo
+                newLists.insert(listNo)
             }
             lastList = (op.list, listNo)
             let key = RowKey(listNo: listNo, item: op.item)
@@ -126,17 +132,19 @@ extension Replica {
         for rowIndex in order {
             let key = rows[rowIndex]
             var row = RowState()
-            try withIDBytes(key.item) { idBytes in
-                select.reset()
-                try select.bind(key.listNo, at: 1)
-                try select.bind(idBytes, at: 2)
-                if let found = try select.step() {
-                    try found.withBlob(0) { blob in
-                        try Records.forEach(in: blob) { field, register in row[field] = register }
+            if !newLists.contains(key.listNo) {
+                try withIDBytes(key.item) { idBytes in
+                    select.reset()
+                    try select.bind(key.listNo, at: 1)
+                    try select.bind(idBytes, at: 2)
+                    if let found = try select.step() {
+                        try found.withBlob(0) { blob in
+                            try Records.forEach(in: blob) { field, register in row[field] = register }
+                        }
+                        row.history = found.blob(1)
                     }
-                    row.history = found.blob(1)
+                    select.reset()
                 }
-                select.reset()
             }
             // Oldest first: then each write either beats the register or is a duplicate of it, and
             // the history is consulted only for writes older than what the file already had.
@@ -174,7 +182,8 @@ extension Replica {
                 outcome.lists.insert(listIDs[key.listNo]!)
                 if key.item == .list {
                     try db.run(
-                        "UPDATE lists SET title = ? WHERE no = ?", row[.title]?.value.textValue.map { .text($0) } ?? .null,
+                        "UPDATE lists SET title = ? WHERE no = ?",
+                        row[.title]?.value.textValue.map { .text($0) } ?? .null,
                         .integer(key.listNo))
                 } else {
                     outcome.items.insert(key.item)
@@ -182,13 +191,6 @@ extension Replica {
             }
         }
         return outcome
-    }
-
-    /// The row number of a list, creating the row when the list is new to this replica.
-    func ensureListNo(_ list: ListID, _ db: Connection) throws -> Int64 {
-        if let no = try listNo(list, db) { return no }
-        try db.run("INSERT INTO lists(id) VALUES (?)", .blob(list.raw.bytes))
-        return db.lastInsertRowID
     }
 
     func listNo(_ list: ListID, _ db: Connection) throws -> Int64? {

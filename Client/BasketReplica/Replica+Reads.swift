@@ -120,7 +120,7 @@ extension Replica {
                         "same timestamp as the winner \(winner.version); replica \(winner.version.replica) "
                         + "has the higher id and wins the tie"
                 } else {
-                    reason = "superseded by the later write \(winner.version) (\(winner.value))"
+                    reason = "superseded by the later write of \(winner.value) from replica \(winner.version.replica)"
                 }
                 return HistoryEntry(operation: op, isWinner: false, reason: reason)
             }
@@ -162,7 +162,8 @@ extension Replica {
     public func pendingOperations(limit: Int = .max) throws -> [PendingOperation] {
         try locked { db in
             try db.query(
-                "SELECT seq, list, item, record FROM outbox ORDER BY seq LIMIT ?", .integer(Int64(min(limit, Int(Int64.max))))
+                "SELECT seq, list, item, record FROM outbox ORDER BY seq LIMIT ?",
+                .integer(Int64(min(limit, Int(Int64.max))))
             ) { row in
                 let list = ListID(raw: ID128(bytes: row.blob(1))!)
                 let item = ItemID(raw: ID128(bytes: row.blob(2))!)

@@ -35,7 +35,8 @@ extension Replica {
                 let insert = try db.cached("INSERT INTO outbox(list, item, record) VALUES (?1, ?2, ?3)")
                 for op in writer.operations {
                     var record: [UInt8] = []
-                    Records.append(field: op.field, register: Register(value: op.value, version: op.version), to: &record)
+                    Records.append(
+                        field: op.field, register: Register(value: op.value, version: op.version), to: &record)
                     try insert.bind(op.list.raw.bytes, at: 1)
                     try insert.bind(op.item.raw.bytes, at: 2)
                     try insert.bind(record, at: 3)

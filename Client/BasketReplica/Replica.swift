@@ -132,7 +132,8 @@ private final class Observers: @unchecked Sendable {
     private var continuations: [UUID: AsyncStream<ReplicaChange>.Continuation] = [:]
 
     func makeStream() -> AsyncStream<ReplicaChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ReplicaChange.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ReplicaChange.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         lock.withLock { continuations[id] = continuation }
         continuation.onTermination = { [weak self] _ in

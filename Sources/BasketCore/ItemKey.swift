@@ -115,7 +115,8 @@ public enum ItemName {
         public var description: String {
             switch self {
             case .empty: return "an item name cannot be empty"
-            case .tooLong(let n): return "an item name can have at most \(ItemName.maxLength) characters (this one has \(n))"
+            case .tooLong(let n):
+                return "an item name can have at most \(ItemName.maxLength) characters (this one has \(n))"
             case .controlCharacter: return "an item name cannot contain control characters (tabs, escapes, …)"
             case .invalidUTF8: return "an item name must be valid UTF-8"
             }
@@ -131,7 +132,9 @@ public enum ItemName {
         var pendingSpace = false
         for scalar in raw.unicodeScalars {
             let isASCII = scalar.value < 0x80
-            if isASCII ? (scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D)) : scalar.properties.isWhitespace {
+            if isASCII
+                ? (scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D)) : scalar.properties.isWhitespace
+            {
                 pendingSpace = !scalars.isEmpty
                 continue
             }

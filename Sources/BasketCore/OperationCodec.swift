@@ -99,7 +99,8 @@ public enum OperationCodec {
             defer { start = stop + 1 }
             if lineNumber == 1 {
                 if stop - start != header.count - 1 {
-                    throw DecodeError(line: 1, message: "unsupported format version (this reader knows version \(version))")
+                    throw DecodeError(
+                        line: 1, message: "unsupported format version (this reader knows version \(version))")
                 }
                 continue
             }

@@ -1,7 +1,7 @@
 import BasketCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 typealias Operation = BasketCore.Operation
 
@@ -11,7 +11,8 @@ struct OperationTests {
     func op(_ item: String, _ field: Field, _ value: Value, ms: UInt64, replica: UInt64 = 1) -> Operation {
         Operation(
             list: list, item: item.isEmpty ? .list : ItemID(list: list, key: item), field: field, value: value,
-            version: Version(timestamp: HybridTimestamp(milliseconds: ms, counter: 0), replica: ReplicaID(rawValue: replica)))
+            version: Version(
+                timestamp: HybridTimestamp(milliseconds: ms, counter: 0), replica: ReplicaID(rawValue: replica)))
     }
 
     @Test func registerMergeIsCommutativeAssociativeAndIdempotent() {
@@ -33,7 +34,8 @@ struct OperationTests {
 
     @Test func laterWriteWinsAndReplicaBreaksTies() {
         func version(_ ms: UInt64, _ counter: UInt16, _ replica: UInt64) -> Version {
-            Version(timestamp: HybridTimestamp(milliseconds: ms, counter: counter), replica: ReplicaID(rawValue: replica))
+            Version(
+                timestamp: HybridTimestamp(milliseconds: ms, counter: counter), replica: ReplicaID(rawValue: replica))
         }
         var register = Register(value: .bool(true), version: version(5, 0, 9))
         let older = register.merge(Register(value: .bool(false), version: version(4, 9, 99)))
@@ -63,14 +65,17 @@ struct OperationCodecTests {
     func sample() -> [Operation] {
         let milk = ItemID(list: list, key: "milk")
         func v(_ ms: UInt64, _ r: UInt64) -> Version {
-            Version(timestamp: HybridTimestamp(milliseconds: ms, counter: UInt16(ms % 3)), replica: ReplicaID(rawValue: r))
+            Version(
+                timestamp: HybridTimestamp(milliseconds: ms, counter: UInt16(ms % 3)), replica: ReplicaID(rawValue: r))
         }
         return [
             Operation(list: list, item: .list, field: .title, value: .text("Groceries"), version: v(1, 1)),
             Operation(list: list, item: milk, field: .name, value: .text("Milk"), version: v(2, 1)),
             Operation(list: list, item: milk, field: .checked, value: .bool(true), version: v(3, 2)),
             Operation(list: list, item: milk, field: .deleted, value: .bool(false), version: v(4, 2)),
-            Operation(list: list, item: milk, field: .note, value: .text("tab\there\nnew line \\ back\rslash é ✓"), version: v(5, 3)),
+            Operation(
+                list: list, item: milk, field: .note, value: .text("tab\there\nnew line \\ back\rslash é ✓"),
+                version: v(5, 3)),
             Operation(list: list, item: milk, field: .quantity, value: .null, version: v(6, 3)),
         ]
     }
@@ -108,7 +113,8 @@ struct OperationCodecTests {
         lines[4] = lines[4].replacingOccurrences(of: "\tchecked\t", with: "\tbogus\t")
         #expect(decode(lines.joined(separator: "\n"))?.line == 5)
         #expect(decode("basket-ops 1\n0123\tname\t0\t0\t=x\n")?.message.contains("list") == true)
-        #expect(decode(good.replacingOccurrences(of: "\tt\n", with: "\t=yes\n"))?.message.contains("cannot hold") == true)
+        #expect(
+            decode(good.replacingOccurrences(of: "\tt\n", with: "\t=yes\n"))?.message.contains("cannot hold") == true)
         #expect(decode(good.replacingOccurrences(of: "=Milk", with: "=Mi\\q"))?.message.contains("escape") == true)
         #expect(try OperationCodec.decode(Array((good + "\n\n").utf8)).count == 6)
     }

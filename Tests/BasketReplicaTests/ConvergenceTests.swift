@@ -1,8 +1,8 @@
 import BasketCore
 import BasketReplica
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Random operations on 3–5 replicas, exchanged in random order with duplicates and partial
 /// deliveries: once every replica has seen every operation, all replicas hold the same state.
@@ -82,8 +82,10 @@ struct ConvergenceTests {
                     } catch ReplicaError.nameTaken {
                         // Expected when the new name is on the list already.
                     }
-                case 5: try replica.set(.quantity, to: rng.chance(70) ? "\(1 + rng.below(5))" : nil, of: item.id, in: list)
-                default: try replica.set(.note, to: rng.chance(70) ? "note \(rng.below(9))" : nil, of: item.id, in: list)
+                case 5:
+                    try replica.set(.quantity, to: rng.chance(70) ? "\(1 + rng.below(5))" : nil, of: item.id, in: list)
+                default:
+                    try replica.set(.note, to: rng.chance(70) ? "note \(rng.below(9))" : nil, of: item.id, in: list)
                 }
             } else {
                 try deliver(from: replicas[rng.below(count)], to: replicas[rng.below(count)], partial: true, rng: &rng)

@@ -2,8 +2,8 @@ import BasketCore
 import BasketReplica
 import Foundation
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 typealias Operation = BasketCore.Operation
 
@@ -146,7 +146,8 @@ struct ReplicaTests {
         #expect(try target.operations().isEmpty)
 
         var future = good
-        future[0].version.timestamp = HybridTimestamp(milliseconds: fixture.clock.milliseconds + 10 * 60_000, counter: 0)
+        future[0].version.timestamp = HybridTimestamp(
+            milliseconds: fixture.clock.milliseconds + 10 * 60_000, counter: 0)
         do {
             try target.apply(future)
             Issue.record("a timestamp 10 minutes ahead was accepted")

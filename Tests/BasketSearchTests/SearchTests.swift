@@ -6,7 +6,9 @@ struct SearchTests {
     let list = ListID(raw: ID128(high: 1, low: 1))
 
     func items(_ names: [String], checked: Set<String> = []) -> [Item] {
-        names.map { Item(id: ItemID(list: list, key: ItemKey.normalize($0)), name: $0, isChecked: checked.contains($0)) }
+        names.map {
+            Item(id: ItemID(list: list, key: ItemKey.normalize($0)), name: $0, isChecked: checked.contains($0))
+        }
     }
 
     @Test func exactKeyMatchIsPinnedFirstAndSuppressesTheOffer() {

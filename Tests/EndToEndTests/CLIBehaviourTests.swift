@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 struct CLIBehaviourTests {
     let root = TemporaryDirectory("cli")
@@ -16,7 +16,9 @@ struct CLIBehaviourTests {
 
     @Test func usageErrorsExit64WithAUsageLine() throws {
         let device = Device(root, "d")
-        for arguments in [["bogus"], ["ls", "--bogus"], ["add"], ["ls", "--checked", "--all"], ["list"], ["rename", "x"]] {
+        for arguments in [
+            ["bogus"], ["ls", "--bogus"], ["add"], ["ls", "--checked", "--all"], ["list"], ["rename", "x"],
+        ] {
             let result = try Executables.run("basket", ["--db", device.directory] + arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.hasPrefix("Error: "), "\(arguments)")
@@ -136,7 +138,8 @@ struct CLIBehaviourTests {
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: home + "/basket.sqlite"))
         let xdg = root.file("xdg")
-        let other = try Executables.run("basket", ["add", "Milk"], environment: ["BASKET_HOME": "", "XDG_DATA_HOME": xdg])
+        let other = try Executables.run(
+            "basket", ["add", "Milk"], environment: ["BASKET_HOME": "", "XDG_DATA_HOME": xdg])
         #expect(other.status == 0)
         #expect(FileManager.default.fileExists(atPath: xdg + "/basket/basket.sqlite"))
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// One device: a `basket` replica directory driven through real CLI processes.
 struct Device {

@@ -1,7 +1,7 @@
 import BasketCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `basket import` killed with SIGKILL at points spread over its run leaves the replica either as
 /// it was before the import or with the whole batch, never in between.
@@ -17,16 +17,21 @@ struct CrashSafetyTests {
         var tick: UInt64 = 0
         func version() -> Version {
             tick += 1
-            return Version(timestamp: HybridTimestamp(milliseconds: start + tick / 8, counter: UInt16(tick % 8)), replica: replica)
+            return Version(
+                timestamp: HybridTimestamp(milliseconds: start + tick / 8, counter: UInt16(tick % 8)), replica: replica)
         }
-        ops.append(BasketCore.Operation(list: list, item: .list, field: .title, value: .text("Big list"), version: version()))
+        ops.append(
+            BasketCore.Operation(list: list, item: .list, field: .title, value: .text("Big list"), version: version()))
         for i in 0..<items {
             let name = "Item \(i) crème"
             let id = ItemID(list: list, key: ItemKey.normalize(name))
             ops.append(BasketCore.Operation(list: list, item: id, field: .name, value: .text(name), version: version()))
-            ops.append(BasketCore.Operation(list: list, item: id, field: .deleted, value: .bool(false), version: version()))
+            ops.append(
+                BasketCore.Operation(list: list, item: id, field: .deleted, value: .bool(false), version: version()))
             for k in 0..<8 {
-                ops.append(BasketCore.Operation(list: list, item: id, field: .checked, value: .bool(k % 2 == 0), version: version()))
+                ops.append(
+                    BasketCore.Operation(
+                        list: list, item: id, field: .checked, value: .bool(k % 2 == 0), version: version()))
             }
         }
         let path = root.file("big.ops")
@@ -76,10 +81,16 @@ struct CrashSafetyTests {
             if wasKilled { killedMidway += 1 }
 
             let after = try operationCount(directory)
-            #expect(after == before || after == before + total, "trial \(trial): \(after) operations, neither \(before) nor \(before + total)")
-            outcomes.append("\(String(format: "%.0f", delay * 1000)) ms: \(wasKilled ? "killed" : "finished"), \(after == before ? "before" : "after")")
+            #expect(
+                after == before || after == before + total,
+                "trial \(trial): \(after) operations, neither \(before) nor \(before + total)")
+            outcomes.append(
+                "\(String(format: "%.0f", delay * 1000)) ms: \(wasKilled ? "killed" : "finished"), \(after == before ? "before" : "after")"
+            )
         }
         #expect(killedMidway > 0, "no trial killed the import before it finished: \(outcomes)")
-        print("crash safety: import of \(total) ops took \(String(format: "%.2f", duration)) s; " + outcomes.joined(separator: "; "))
+        print(
+            "crash safety: import of \(total) ops took \(String(format: "%.2f", duration)) s; "
+                + outcomes.joined(separator: "; "))
     }
 }

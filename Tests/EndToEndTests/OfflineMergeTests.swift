@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Two `basket` processes on two replica directories, exchanging export files.
 @Suite(.serialized)

@@ -13,7 +13,9 @@ struct ConnectionTests {
         let db = try Connection(path: path)
         try db.configure(synchronous: .normal)
         try db.execute("CREATE TABLE t(i INTEGER, r REAL, s TEXT, b BLOB, n)")
-        try db.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", .integer(-7), .real(1.5), .text("Crème ✓"), .blob([0, 1, 255]), .null)
+        try db.run(
+            "INSERT INTO t VALUES (?, ?, ?, ?, ?)", .integer(-7), .real(1.5), .text("Crème ✓"), .blob([0, 1, 255]),
+            .null)
         try db.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", .integer(1), .real(0), .text(""), .blob([]), .null)
         let rows = try db.query("SELECT i, r, s, b, n FROM t ORDER BY i") { row in
             [row.value(0), row.value(1), row.value(2), row.value(3), row.value(4)]

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Basket builds against, when they are missing.
+# Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(libsqlite3-dev libssl-dev pkg-config)
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+echo "Installing ${missing[*]}…" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
