@@ -117,6 +117,16 @@ final class Context {
         return replica
     }
 
+    /// The bytes of a file, or of stdin for `-`.
+    func readInput(_ source: String) throws -> Data {
+        do {
+            if source == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+            return try Data(contentsOf: URL(fileURLWithPath: source))
+        } catch {
+            throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
+        }
+    }
+
     static let currentListSetting = "current_list"
     static let defaultListTitle = "Shopping"
 

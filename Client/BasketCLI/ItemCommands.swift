@@ -55,15 +55,7 @@ enum ItemCommands {
                 throw UsageError(
                     message: "give names as arguments or with --from, not both", usage: "basket add --from FILE|-")
             }
-            let data: Data
-            do {
-                data =
-                    source == "-"
-                    ? FileHandle.standardInput.readDataToEndOfFile()
-                    : try Data(contentsOf: URL(fileURLWithPath: source))
-            } catch {
-                throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
-            }
+            let data = try context.readInput(source)
             guard let text = String(validating: data, as: UTF8.self) else {
                 throw CommandError(
                     message: "\(source == "-" ? "stdin" : source) is not valid UTF-8; nothing was added",

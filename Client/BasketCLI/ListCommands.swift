@@ -100,14 +100,7 @@ enum ListCommands {
             throw UsageError(message: "name the file to read ('-' for stdin)", usage: "basket import FILE|-")
         }
         let source = context.arguments.positionals[0]
-        let data: Data
-        do {
-            data =
-                source == "-"
-                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
-        } catch {
-            throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
-        }
+        let data = try context.readInput(source)
         let ops: [BasketCore.Operation]
         do {
             ops = try OperationCodec.decode(Array(data))

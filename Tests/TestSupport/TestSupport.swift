@@ -77,8 +77,15 @@ public enum Executables {
     public static func run(
         _ name: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
     ) throws -> ProcessResult {
+        try run(executable: path(name), arguments, stdin: stdin, environment: environment)
+    }
+
+    /// Runs the program at `executable` to completion, feeding `stdin`.
+    public static func run(
+        executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+    ) throws -> ProcessResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path(name))
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
@@ -115,22 +122,6 @@ public enum Executables {
 extension Executables {
     /// Runs a `/bin/sh -c` script (for what Foundation's Process cannot pass, like invalid UTF-8).
     public static func runShell(_ script: String, environment: [String: String] = [:]) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ProcessResult(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+        try run(executable: "/bin/sh", ["-c", script], environment: environment)
     }
 }
