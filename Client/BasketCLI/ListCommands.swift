@@ -25,6 +25,11 @@ enum ListCommands {
             throw CommandError(message: "no list to rename", code: "no_such_list")
         }
         try context.replica().renameList(list.id, to: name)
+        if context.json {
+            var renamed = list
+            renamed.title = try ItemName.clean(name)
+            return try context.console.json(ListJSON(renamed))
+        }
         context.console.print("Renamed \(list.title) to \(name)")
     }
 

@@ -79,6 +79,16 @@ public struct HybridClock: Hashable, Sendable {
         return next
     }
 
+    /// A new timestamp from the system's wall clock (see ``now(wallMilliseconds:)``).
+    public mutating func now() -> HybridTimestamp {
+        now(wallMilliseconds: Self.wallClockMilliseconds())
+    }
+
+    /// Takes in a remote timestamp against the system's wall clock (see ``receive(_:wallMilliseconds:)``).
+    public mutating func receive(_ remote: HybridTimestamp) throws(ClockSkewError) {
+        try receive(remote, wallMilliseconds: Self.wallClockMilliseconds())
+    }
+
     /// Refuses a timestamp more than ``maxDrift`` ahead of `wallMilliseconds`.
     public static func check(_ remote: HybridTimestamp, wallMilliseconds: UInt64) throws(ClockSkewError) {
         if remote.milliseconds > wallMilliseconds + maxDrift {

@@ -144,3 +144,82 @@ struct CLIBehaviourTests {
         #expect(FileManager.default.fileExists(atPath: xdg + "/basket/basket.sqlite"))
     }
 }
+
+struct CLIMoreTests {
+    let root = TemporaryDirectory("cli-more")
+
+    @Test func concurrentProcessesOnOneReplicaLoseNothing() throws {
+        let device = Device(root, "shared")
+        try device.ok("list", "new", "Family")
+        let processes = try (0..<4).map { worker -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Executables.path("basket"))
+            process.arguments = [
+                "--db", device.directory, "add", (0..<10).map { "Item \(worker)-\($0)" }.joined(separator: ", "),
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        #expect(try device.listing().items.count == 40)
+    }
+
+    @Test func optionalFieldsAreSetShownAndCleared() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk")
+        try device.ok("set", "milk", "--quantity", "2 l", "--note", "organic", "--category", "dairy")
+        #expect(try device.ok("ls").contains("[ ] 2 l Milk  #dairy  (organic)"))
+        let json = try device.ok("ls", "--json")
+        #expect(json.contains("\"quantity\":\"2 l\"") && json.contains("\"note\":\"organic\""))
+        try device.ok("set", "milk", "--note", "")
+        #expect(try device.ok("ls", "--json").contains("\"note\":null"))
+        let none = try device.run("set", "milk")
+        #expect(none.status == 64)
+    }
+
+    @Test func anImportFromAClockFarAheadIsRefusedWithTheOffset() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk")
+        let before = try device.exported()
+        let ahead = (UInt64(Date().timeIntervalSince1970 * 1000) + 20 * 60_000) << 16
+        let hex = String(ahead, radix: 16)
+        let padded = String(repeating: "0", count: 16 - hex.count) + hex
+        let bundle = """
+            basket-ops 1
+            L 000000000000000000000000000000aa
+            -\ttitle\t\(padded)\t00000000000000bb\t=Future list
+
+            """
+        let file = root.file("future.ops")
+        try Data(bundle.utf8).write(to: URL(fileURLWithPath: file))
+        let result = try device.run("import", file)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("clock_skew") && result.stderr.contains("20 min"))
+        #expect(try device.exported() == before)
+    }
+
+    @Test func historyJSONMarksTheWinner() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk")
+        try device.ok("check", "milk")
+        try device.ok("uncheck", "milk")
+        struct Output: Decodable {
+            struct Entry: Decodable {
+                var field: String
+                var boolValue: Bool?
+                var winner: Bool
+                var reason: String
+            }
+            var history: [Entry]
+        }
+        let output = try JSONDecoder().decode(Output.self, from: Data(device.ok("history", "milk", "--json").utf8))
+        let checked = output.history.filter { $0.field == "checked" }
+        #expect(checked.map(\.boolValue) == [false, true, false])
+        #expect(checked.map(\.winner) == [false, false, true])
+    }
+}
