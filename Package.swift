@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Server/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Server/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Shared by client and server.
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
@@ -44,6 +48,9 @@ let package = Package(
             path: "Client/BasketCLI"),
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
 
+        // Server.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], path: "Server/HTTPServer"),
+
         // Benchmarks (run release-built: Scripts/bench.sh).
         .executableTarget(
             name: "basket-bench", dependencies: ["BasketCore", "BasketReplica", "SQLite"],
@@ -54,6 +61,7 @@ let package = Package(
             name: "TestSupport", dependencies: ["BasketCore", "BasketReplica"],
             path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTests"),
         .testTarget(
             name: "BasketCoreTests", dependencies: ["BasketCore", "TestSupport"],
             path: "Tests/BasketCoreTests"),

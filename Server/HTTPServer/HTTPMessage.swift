@@ -1,0 +1,132 @@
+/// An HTTP request, complete with its body.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The decoded path, without the query string.
+    public var path: String
+    /// Query arguments, decoded. A repeated name keeps the last value.
+    public var query: [String: String]
+    /// Header fields by lowercased name.
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// Values of `{name}` segments of the route that matched.
+    public var pathParameters: [String: String] = [:]
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The bearer token of the `Authorization` header, if any.
+    public var bearerToken: String? {
+        guard let value = header("authorization") else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingWhitespace()
+    }
+
+    /// Whether the client accepts a gzip-encoded answer.
+    public var acceptsGzip: Bool {
+        header("accept-encoding")?.lowercased().split(separator: ",").contains { part in
+            let token = part.split(separator: ";")[0].trimmingWhitespace()
+            return token == "gzip" && !part.replacingAll(" ", with: "").contains("q=0")
+        } ?? false
+    }
+}
+
+/// An HTTP response.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A response with a body and its content type.
+    public static func body(_ body: [UInt8], status: Int = 200, contentType: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: body)
+    }
+
+    /// `{"error": code, "message": message}` with the given status.
+    public static func error(status: Int, code: String, message: String) -> HTTPResponse {
+        let text = "{\"error\":\(JSONText.quoted(code)),\"message\":\(JSONText.quoted(message))}"
+        return .body(Array(text.utf8), status: status, contentType: "application/json")
+    }
+}
+
+/// An error that answers the request: a status and `{"error": code, "message": message}`.
+public struct HTTPError: Error, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+    /// Extra header fields (`Retry-After`, …).
+    public var headers: [(String, String)] = []
+
+    public init(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public var response: HTTPResponse {
+        var response = HTTPResponse.error(status: status, code: code, message: message)
+        response.headers += headers
+        return response
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    public static func badRequest(_ message: String, code: String = "bad_request") -> HTTPError {
+        HTTPError(400, code, message)
+    }
+    public static func notFound(_ message: String = "no such resource") -> HTTPError { HTTPError(404, "not_found", message) }
+}
+
+/// Minimal JSON text helpers for responses built by hand.
+public enum JSONText {
+    /// `s` as a JSON string literal.
+    public static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let first = s.first, first == " " || first == "\t" { s = s.dropFirst() }
+        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
+}

@@ -1,0 +1,319 @@
+internal import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// A generic HTTP/1.1 server over libmicrohttpd: epoll, a small thread pool, keep-alive,
+/// request bodies with a size cap (413), gzip answers when the client accepts them, and
+/// long-poll through suspend/resume. It knows nothing about what it serves.
+///
+/// ```swift
+/// let router = Router { r in r.on("GET", "/healthz") { _ in .body(Array("ok".utf8), contentType: "text/plain") } }
+/// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router.handle)
+/// try server.start()
+/// print(server.port)
+/// ```
+public final class HTTPServer: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// The address to listen on: an IPv4 or IPv6 literal. Default loopback.
+        public var host = "127.0.0.1"
+        /// The port; 0 picks a free one (read it back from ``HTTPServer/port``).
+        public var port = 8080
+        /// libmicrohttpd's thread pool. Handlers run on these threads.
+        public var threads = 2
+        /// Bodies larger than this are refused with 413.
+        public var maxBodyBytes = 4 << 20
+        /// Idle connections are closed after this many seconds.
+        public var connectionTimeoutSeconds = 90
+        /// Open connections at most (long-poll watchers included).
+        public var connectionLimit = 20_000
+        /// Answers at least this large are gzip-compressed for clients that accept it.
+        public var gzipMinimumBytes = 1_024
+        /// Called once per finished request, after the answer went out (the access log, metrics).
+        public var onRequestCompleted: (@Sendable (CompletedRequest) -> Void)?
+
+        public init(host: String = "127.0.0.1", port: Int = 8080) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// What the access log and metrics see of a finished request.
+    public struct CompletedRequest: Sendable {
+        public var method: String
+        public var path: String
+        public var route: String
+        public var status: Int
+        public var responseBytes: Int
+        public var seconds: Double
+        /// False when the client went away before the answer was sent.
+        public var completed: Bool
+    }
+
+    public let configuration: Configuration
+    let handler: @Sendable (HTTPRequest, Responder) -> Void
+    // `@unchecked Sendable`: `daemon` and `listenSocket` are written in start()/stop() only,
+    // which the owner calls from one thread; `suspended` is behind its Mutex.
+    private var daemon: OpaquePointer?
+    private var listenSocket: Int32 = -1
+    private(set) public var port = 0
+    let suspended = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    /// Whether the daemon runs: a response that arrives after stop() must not touch it.
+    let running = Mutex(false)
+
+    public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest, Responder) -> Void) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    deinit { stop() }
+
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Binds the socket and starts serving.
+    public func start() throws {
+        let fd = try Self.bind(host: configuration.host, port: configuration.port)
+        listenSocket = fd
+        port = Self.boundPort(fd)
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_USE_ERROR_LOG.rawValue
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started = basket_mhd_start(
+            UInt32(flags), fd, basketAccessHandler, context, basketRequestCompleted, context,
+            UInt32(configuration.threads), UInt32(configuration.connectionTimeoutSeconds),
+            UInt32(configuration.connectionLimit), 64 * 1024)
+        guard let started else {
+            close(fd)
+            listenSocket = -1
+            throw StartError(description: "libmicrohttpd did not start on \(configuration.host):\(port)")
+        }
+        daemon = started
+        running.withLock { $0 = true }
+    }
+
+    /// Stops accepting, answers every suspended request with `shutdownResponse`, then stops.
+    public func stop(
+        shutdownResponse: HTTPResponse = .error(status: 503, code: "shutting_down", message: "the server is stopping")
+    ) {
+        guard let daemon else { return }
+        let waiting = suspended.withLock { Array($0.values) }
+        for context in waiting { context.responder.respond(shutdownResponse) }
+        // Give resumed connections a moment to be answered before the daemon goes away.
+        let deadline = Date().addingTimeInterval(2)
+        while suspended.withLock({ !$0.isEmpty }) && Date() < deadline { usleep(2_000) }
+        running.withLock { $0 = false }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+        if listenSocket >= 0 { close(listenSocket) }
+        listenSocket = -1
+    }
+
+    /// The number of requests waiting for an answer (long-polls).
+    public var suspendedCount: Int { suspended.withLock { $0.count } }
+
+    static func bind(host: String, port: Int) throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &result)
+        guard rc == 0, let info = result else {
+            throw StartError(description: "'\(host)' is not an IP address: \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(result) }
+        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw StartError(description: "socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if info.pointee.ai_family == AF_INET6 {
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard Glibc.bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw StartError(description: "cannot listen on \(host):\(port): \(message)")
+        }
+        guard listen(fd, 4096) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw StartError(description: "listen: \(message)")
+        }
+        return fd
+    }
+
+    static func boundPort(_ fd: Int32) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
+        }
+        if Int32(storage.ss_family) == AF_INET6 {
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+        }
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+}
+
+/// The state of one request between libmicrohttpd's calls.
+final class RequestContext: @unchecked Sendable {
+    // `@unchecked Sendable`: fields other than `responder` are touched only on the MHD thread
+    // that owns the connection; `responder` is thread-safe.
+    let method: String
+    let path: String
+    var headers: [String: String] = [:]
+    var query: [String: String] = [:]
+    var body: [UInt8] = []
+    var tooLarge = false
+    var dispatched = false
+    var isSuspended = false
+    var status = 0
+    var responseBytes = 0
+    let started = DispatchTime.now().uptimeNanoseconds
+    let responder = Responder()
+    let connection: OpaquePointer
+
+    init(method: String, path: String, connection: OpaquePointer) {
+        self.method = method
+        self.path = path
+        self.connection = connection
+    }
+}
+
+private func collectValue(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return MHD_Result.YES }
+    let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
+    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: strlen(key)), as: UTF8.self)
+    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
+    if kind == MHD_ValueKind.HEADER_KIND {
+        context.headers[name.lowercased()] = text
+    } else {
+        context.query[name] = text
+    }
+    return MHD_Result.YES
+}
+
+private func basketAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let requestContext else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+
+    guard let existing = requestContext.pointee else {
+        let context = RequestContext(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            connection: connection)
+        let pointer = Unmanaged.passRetained(context).toOpaque()
+        MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectValue, pointer)
+        MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, pointer)
+        if let length = context.headers["content-length"].flatMap({ Int($0) }), length > server.configuration.maxBodyBytes {
+            context.tooLarge = true
+        }
+        requestContext.pointee = pointer
+        return MHD_Result.YES
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+
+    if let uploadDataSize, uploadDataSize.pointee > 0 {
+        let size = uploadDataSize.pointee
+        if !context.tooLarge, let uploadData {
+            if context.body.count + size > server.configuration.maxBodyBytes {
+                context.tooLarge = true
+                context.body = []
+            } else {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                    context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                }
+            }
+        }
+        uploadDataSize.pointee = 0
+        return MHD_Result.YES
+    }
+
+    if context.isSuspended {
+        // Resumed: the answer is ready.
+        context.isSuspended = false
+        server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
+        return queue(context.responder.take() ?? .error(status: 500, code: "internal", message: "no answer"), context, server)
+    }
+    guard !context.dispatched else { return MHD_Result.YES }
+    context.dispatched = true
+
+    if context.tooLarge {
+        let limit = server.configuration.maxBodyBytes
+        return queue(
+            .error(status: 413, code: "body_too_large", message: "request bodies are limited to \(limit) bytes"), context,
+            server)
+    }
+    var request = HTTPRequest(method: context.method, path: context.path, query: context.query, headers: context.headers)
+    request.body = context.body
+    context.body = []
+    server.handler(request, context.responder)
+
+    // Either the handler answered, or the connection waits (no thread held) until it does.
+    let unmanaged = Unmanaged.passUnretained(context)
+    let ready = context.responder.takeOrSuspend {
+        context.isSuspended = true
+        server.suspended.withLock { $0[ObjectIdentifier(context)] = context }
+        MHD_suspend_connection(connection)
+    } resume: {
+        // The context stays alive while suspended: the request-completed callback releases it.
+        server.running.withLock { isRunning in
+            if isRunning { MHD_resume_connection(unmanaged.takeUnretainedValue().connection) }
+        }
+    }
+    if let ready { return queue(ready, context, server) }
+    return MHD_Result.YES
+}
+
+private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server: HTTPServer) -> MHD_Result {
+    var body = response.body
+    var headers = response.headers
+    let isHead = context.method == "HEAD"
+    if !isHead, body.count >= server.configuration.gzipMinimumBytes,
+        context.headers["accept-encoding"].map({ HTTPRequest(method: "", path: "", headers: ["accept-encoding": $0]).acceptsGzip })
+            == true, let compressed = Gzip.compress(body)
+    {
+        body = compressed
+        headers.append(("Content-Encoding", "gzip"))
+        headers.append(("Vary", "Accept-Encoding"))
+    }
+    let mhdResponse = body.withUnsafeBytes { buffer in
+        MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+    }
+    guard let mhdResponse else { return MHD_Result.NO }
+    for (name, value) in headers { MHD_add_response_header(mhdResponse, name, value) }
+    context.status = response.status
+    context.responseBytes = body.count
+    let result = MHD_queue_response(context.connection, UInt32(response.status), mhdResponse)
+    MHD_destroy_response(mhdResponse)
+    return result
+}
+
+private func basketRequestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
+) {
+    guard let cls, let pointer = requestContext?.pointee else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+    requestContext?.pointee = nil
+    server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
+    if let log = server.configuration.onRequestCompleted {
+        log(
+            HTTPServer.CompletedRequest(
+                method: context.method, path: context.path, route: context.responder.route, status: context.status,
+                responseBytes: context.responseBytes,
+                seconds: Double(DispatchTime.now().uptimeNanoseconds - context.started) / 1e9,
+                completed: code == MHD_RequestTerminationCode.REQUEST_TERMINATED_COMPLETED_OK))
+    }
+}

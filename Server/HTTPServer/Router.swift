@@ -1,0 +1,137 @@
+/// Answers one request, now or later: call ``respond(_:)`` exactly once, from any thread.
+/// A handler that returns without responding leaves the connection suspended (long-poll) until
+/// it does; no thread is held meanwhile.
+public final class Responder: @unchecked Sendable {
+    // `@unchecked Sendable`: all state is behind `lock`.
+    private let lock = Lock()
+    private var response: HTTPResponse?
+    private var onReady: (@Sendable () -> Void)?
+    /// The route pattern that matched (for logs and metrics), set by the router.
+    public internal(set) var route: String {
+        get { lock.withLock { _route } }
+        set { lock.withLock { _route = newValue } }
+    }
+    private var _route = "unmatched"
+
+    init() {}
+
+    /// Answers the request. Later calls are ignored: the first answer wins.
+    public func respond(_ response: HTTPResponse) {
+        let callback: (@Sendable () -> Void)? = lock.withLock {
+            guard self.response == nil else { return nil }
+            self.response = response
+            let callback = onReady
+            onReady = nil
+            return callback
+        }
+        callback?()
+    }
+
+    /// Answers with an error's JSON.
+    public func fail(_ error: HTTPError) { respond(error.response) }
+
+    public var hasResponded: Bool { lock.withLock { response != nil } }
+
+    /// The response if there is one. Otherwise runs `suspend` and registers `resume` to run once
+    /// the response arrives, both under the lock that ``respond(_:)`` takes: so `resume` can
+    /// never run before `suspend` has.
+    func takeOrSuspend(_ suspend: () -> Void, resume: @escaping @Sendable () -> Void) -> HTTPResponse? {
+        lock.withLock {
+            if let response { return response }
+            suspend()
+            onReady = resume
+            return nil
+        }
+    }
+
+    func take() -> HTTPResponse? { lock.withLock { response } }
+}
+
+/// Routes requests by method and path pattern (`/v1/lists/{id}/ops`).
+public final class Router: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest, Responder) throws -> Void
+
+    struct Route: Sendable {
+        var method: String
+        var pattern: String
+        var segments: [Segment]
+        var handler: Handler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private let table: [Route]
+
+    /// Builds a router; see ``RouterBuilder``.
+    public init(_ build: (inout RouterBuilder) -> Void) {
+        var builder = RouterBuilder()
+        build(&builder)
+        table = builder.routes
+    }
+
+    /// Every (method, pattern) served, in registration order.
+    public var routes: [(method: String, pattern: String)] { table.map { ($0.method, $0.pattern) } }
+
+    /// Dispatches a request: a matching route's handler, else 404 (or 405 when only the method differs).
+    /// A thrown ``HTTPError`` becomes its JSON answer; any other error a 500.
+    public func handle(_ request: HTTPRequest, _ responder: Responder) {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var methodMismatch = false
+        for route in table {
+            guard let parameters = Self.match(route.segments, parts) else { continue }
+            guard route.method == request.method || (route.method == "GET" && request.method == "HEAD") else {
+                methodMismatch = true
+                continue
+            }
+            responder.route = "\(route.method) \(route.pattern)"
+            var request = request
+            request.pathParameters = parameters
+            do {
+                try route.handler(request, responder)
+            } catch let error as HTTPError {
+                responder.fail(error)
+            } catch {
+                responder.fail(HTTPError(500, "internal", "internal error: \(error)"))
+            }
+            return
+        }
+        if methodMismatch {
+            responder.fail(HTTPError(405, "method_not_allowed", "\(request.method) is not allowed on \(request.path)"))
+        } else {
+            responder.fail(.notFound("no route for \(request.method) \(request.path)"))
+        }
+    }
+
+    static func match(_ segments: [Segment], _ parts: [String]) -> [String: String]? {
+        guard segments.count == parts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let text): if text != part { return nil }
+            case .parameter(let name): parameters[name] = part
+            }
+        }
+        return parameters
+    }
+}
+
+/// Collects routes for a ``Router``.
+public struct RouterBuilder {
+    var routes: [Router.Route] = []
+
+    /// A handler that answers through the responder (possibly later).
+    public mutating func on(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
+        let segments = pattern.split(separator: "/").map { part -> Router.Segment in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+        routes.append(Router.Route(method: method, pattern: pattern, segments: segments, handler: handler))
+    }
+
+    /// A handler that answers at once.
+    public mutating func on(_ method: String, _ pattern: String, answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
+        on(method, pattern) { request, responder in responder.respond(try answer(request)) }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import HTTPServer
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A real server on 127.0.0.1 with an ephemeral port, driven over real HTTP.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
+}
+
+final class TestServer: Sendable {
+    let server: HTTPServer
+    let parked = Locked<[Responder]>([])
+    let log = Locked<[HTTPServer.CompletedRequest]>([])
+
+    init(maxBodyBytes: Int = 1_000) throws {
+        let parked = self.parked
+        let router = Router { r in
+            r.on("GET", "/healthz") { _ in .body(Array("ok".utf8), contentType: "text/plain") }
+            r.on("POST", "/echo/{name}") { request in
+                let name = request.pathParameters["name"] ?? "?"
+                let q = request.query["q"] ?? "-"
+                var body = Array("\(name):\(q):".utf8)
+                body += request.body
+                return .body(body, contentType: "text/plain")
+            }
+            r.on("GET", "/big") { _ in .body(Array(repeating: UInt8(ascii: "a"), count: 50_000), contentType: "text/plain") }
+            r.on("GET", "/fail") { _ in throw HTTPError(422, "nope", "this route always fails") }
+            r.on("GET", "/wait") { _, responder in parked.withLock { $0.append(responder) } }
+            r.on("POST", "/wake") { request in
+                let waiting = parked.withLock { list -> [Responder] in
+                    defer { list.removeAll() }
+                    return list
+                }
+                for responder in waiting { responder.respond(.body(request.body, contentType: "text/plain")) }
+                return .body(Array("\(waiting.count)".utf8), contentType: "text/plain")
+            }
+        }
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.maxBodyBytes = maxBodyBytes
+        let log = self.log
+        configuration.onRequestCompleted = { record in log.withLock { $0.append(record) } }
+        server = HTTPServer(configuration: configuration, handler: router.handle)
+        try server.start()
+    }
+
+    var base: String { "http://127.0.0.1:\(server.port)" }
+
+    func request(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) async throws
+        -> (status: Int, body: String, headers: [String: String])
+    {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (key, value) in http.allHeaderFields { fields[String(describing: key).lowercased()] = String(describing: value) }
+        return (http.statusCode, String(decoding: data, as: UTF8.self), fields)
+    }
+}
+
+@Suite(.serialized)
+struct HTTPServerTests {
+    @Test func servesRoutesWithParametersQueryAndBody() async throws {
+        let test = try TestServer()
+        defer { test.server.stop() }
+        #expect(try await test.request("GET", "/healthz").body == "ok")
+        let echo = try await test.request("POST", "/echo/milk?q=cr%C3%A8me", body: Array("hello".utf8))
+        #expect(echo.status == 200 && echo.body == "milk:crème:hello")
+    }
+
+    @Test func errorsAreJSONWithCodeAndMessage() async throws {
+        let test = try TestServer()
+        defer { test.server.stop() }
+        let failed = try await test.request("GET", "/fail")
+        #expect(failed.status == 422 && failed.body == #"{"error":"nope","message":"this route always fails"}"#)
+        let missing = try await test.request("GET", "/nothing")
+        #expect(missing.status == 404 && missing.body.contains(#""error":"not_found""#))
+        let wrongMethod = try await test.request("DELETE", "/healthz")
+        #expect(wrongMethod.status == 405)
+    }
+
+    @Test func bodiesOverTheCapAreRefusedWith413AndTheServerKeepsServing() async throws {
+        let test = try TestServer(maxBodyBytes: 1_000)
+        defer { test.server.stop() }
+        let big = try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 5_000))
+        #expect(big.status == 413 && big.body.contains("body_too_large"))
+        #expect(try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 1_000)).status == 200)
+        #expect(try await test.request("GET", "/healthz").status == 200)
+    }
+
+    @Test func largeAnswersAreGzippedForClientsThatAcceptIt() async throws {
+        let test = try TestServer()
+        defer { test.server.stop() }
+        // URLSession asks for gzip and decodes it transparently.
+        let answer = try await test.request("GET", "/big")
+        #expect(answer.body.count == 50_000)
+        let record = test.log.withLock { $0.last { $0.path == "/big" } }
+        #expect(record.map { $0.responseBytes < 1_000 } == true, "the body went out uncompressed: \(String(describing: record))")
+        #expect(Gzip.decompress(Gzip.compress(Array("round trip".utf8))!) == Array("round trip".utf8))
+    }
+
+    @Test func aLongPollWaitsWithoutAThreadAndIsAnsweredFromAnother() async throws {
+        let test = try TestServer()
+        defer { test.server.stop() }
+        async let first = test.request("GET", "/wait")
+        async let second = test.request("GET", "/wait")
+        // Wait until both are parked, while the server still answers other requests.
+        for _ in 0..<200 where test.parked.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(test.server.suspendedCount == 2)
+        #expect(try await test.request("GET", "/healthz").body == "ok")
+        let woke = try await test.request("POST", "/wake", body: Array("news".utf8))
+        #expect(woke.body == "2")
+        #expect(try await first.body == "news")
+        #expect(try await second.body == "news")
+    }
+
+    @Test func stoppingAnswersSuspendedRequests() async throws {
+        let test = try TestServer()
+        async let waiting = test.request("GET", "/wait")
+        for _ in 0..<200 where test.parked.withLock({ $0.count }) < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        test.server.stop()
+        let answer = try await waiting
+        #expect(answer.status == 503 && answer.body.contains("shutting_down"))
+    }
+
+    @Test func listeningOnABadAddressFailsClearly() {
+        let server = HTTPServer(configuration: .init(host: "not-an-ip", port: 0)) { _, r in r.respond(HTTPResponse(status: 200)) }
+        #expect(throws: HTTPServer.StartError.self) { try server.start() }
+    }
+}
