@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "BasketReplica", targets: ["BasketReplica"]),
         .library(name: "BasketSearch", targets: ["BasketSearch"]),
         .executable(name: "basket", targets: ["basket"]),
+        .executable(name: "basket-server", targets: ["basket-server"]),
         .executable(name: "basket-bench", targets: ["basket-bench"]),
     ],
     targets: [
@@ -50,6 +51,9 @@ let package = Package(
 
         // Server.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], path: "Server/HTTPServer"),
+        .target(
+            name: "BasketServer", dependencies: ["BasketCore", "SQLite", "HTTPServer"], path: "Server/BasketServer"),
+        .executableTarget(name: "basket-server", dependencies: ["BasketServer"], path: "Server/basket-server"),
 
         // Benchmarks (run release-built: Scripts/bench.sh).
         .executableTarget(

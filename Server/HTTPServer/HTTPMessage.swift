@@ -11,7 +11,9 @@ public struct HTTPRequest: Sendable {
     /// Values of `{name}` segments of the route that matched.
     public var pathParameters: [String: String] = [:]
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -88,11 +90,35 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public static func badRequest(_ message: String, code: String = "bad_request") -> HTTPError {
         HTTPError(400, code, message)
     }
-    public static func notFound(_ message: String = "no such resource") -> HTTPError { HTTPError(404, "not_found", message) }
+    public static func notFound(_ message: String = "no such resource") -> HTTPError {
+        HTTPError(404, "not_found", message)
+    }
 }
 
 /// Minimal JSON text helpers for responses built by hand.
 public enum JSONText {
+    /// Appends UTF-8 `bytes` as a JSON string literal (quotes included) to `out`.
+    public static func appendQuoted(bytes: [UInt8], to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.reserveCapacity(out.count + bytes.count + bytes.count / 8 + 2)
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0..<0x20:
+                out += Array("\\u00".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
     /// `s` as a JSON string literal.
     public static func quoted(_ s: String) -> String {
         var out = "\""

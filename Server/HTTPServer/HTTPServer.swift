@@ -151,7 +151,9 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if Int32(storage.ss_family) == AF_INET6 {
             return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
         }
         return withUnsafePointer(to: &storage) {
@@ -215,7 +217,9 @@ private func basketAccessHandler(
         let pointer = Unmanaged.passRetained(context).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectValue, pointer)
         MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, pointer)
-        if let length = context.headers["content-length"].flatMap({ Int($0) }), length > server.configuration.maxBodyBytes {
+        if let length = context.headers["content-length"].flatMap({ Int($0) }),
+            length > server.configuration.maxBodyBytes
+        {
             context.tooLarge = true
         }
         requestContext.pointee = pointer
@@ -243,7 +247,8 @@ private func basketAccessHandler(
         // Resumed: the answer is ready.
         context.isSuspended = false
         server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
-        return queue(context.responder.take() ?? .error(status: 500, code: "internal", message: "no answer"), context, server)
+        return queue(
+            context.responder.take() ?? .error(status: 500, code: "internal", message: "no answer"), context, server)
     }
     guard !context.dispatched else { return MHD_Result.YES }
     context.dispatched = true
@@ -251,10 +256,12 @@ private func basketAccessHandler(
     if context.tooLarge {
         let limit = server.configuration.maxBodyBytes
         return queue(
-            .error(status: 413, code: "body_too_large", message: "request bodies are limited to \(limit) bytes"), context,
+            .error(status: 413, code: "body_too_large", message: "request bodies are limited to \(limit) bytes"),
+            context,
             server)
     }
-    var request = HTTPRequest(method: context.method, path: context.path, query: context.query, headers: context.headers)
+    var request = HTTPRequest(
+        method: context.method, path: context.path, query: context.query, headers: context.headers)
     request.body = context.body
     context.body = []
     server.handler(request, context.responder)
@@ -280,7 +287,9 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
     var headers = response.headers
     let isHead = context.method == "HEAD"
     if !isHead, body.count >= server.configuration.gzipMinimumBytes,
-        context.headers["accept-encoding"].map({ HTTPRequest(method: "", path: "", headers: ["accept-encoding": $0]).acceptsGzip })
+        context.headers["accept-encoding"].map({
+            HTTPRequest(method: "", path: "", headers: ["accept-encoding": $0]).acceptsGzip
+        })
             == true, let compressed = Gzip.compress(body)
     {
         body = compressed
@@ -288,7 +297,9 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
         headers.append(("Vary", "Accept-Encoding"))
     }
     let mhdResponse = body.withUnsafeBytes { buffer in
-        MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        MHD_create_response_from_buffer(
+            buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+            MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
     }
     guard let mhdResponse else { return MHD_Result.NO }
     for (name, value) in headers { MHD_add_response_header(mhdResponse, name, value) }

@@ -125,13 +125,16 @@ public struct RouterBuilder {
     /// A handler that answers through the responder (possibly later).
     public mutating func on(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
         let segments = pattern.split(separator: "/").map { part -> Router.Segment in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         routes.append(Router.Route(method: method, pattern: pattern, segments: segments, handler: handler))
     }
 
     /// A handler that answers at once.
-    public mutating func on(_ method: String, _ pattern: String, answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
+    public mutating func on(
+        _ method: String, _ pattern: String, answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
+    ) {
         on(method, pattern) { request, responder in responder.respond(try answer(request)) }
     }
 }

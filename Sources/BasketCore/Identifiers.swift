@@ -162,3 +162,68 @@ enum Hex {
         }
     }
 }
+
+/// Secrets for accounts and tokens, through libcrypto.
+public enum Secrets {
+    /// `count` cryptographically random bytes.
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        precondition(ok == 1, "RAND_bytes failed")
+        return bytes
+    }
+
+    /// PBKDF2-HMAC-SHA256 of `password` with `salt`.
+    public static func pbkdf2SHA256(password: String, salt: [UInt8], iterations: Int, length: Int = 32) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: length)
+        let passwordBytes = Array(password.utf8)
+        let ok = passwordBytes.withUnsafeBufferPointer { pw in
+            salt.withUnsafeBufferPointer { s in
+                output.withUnsafeMutableBufferPointer { out in
+                    pw.withMemoryRebound(to: CChar.self) { pwChars in
+                        PKCS5_PBKDF2_HMAC(
+                            pwChars.baseAddress, Int32(pw.count), s.baseAddress, Int32(s.count), Int32(iterations),
+                            EVP_sha256(), Int32(length), out.baseAddress)
+                    }
+                }
+            }
+        }
+        precondition(ok == 1, "PKCS5_PBKDF2_HMAC failed")
+        return output
+    }
+
+    /// Compares two byte strings in time that does not depend on where they differ.
+    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+
+    /// Lowercase hex of bytes.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Bytes from lowercase or uppercase hex; nil when it is not hex.
+    public static func bytes(hex: String) -> [UInt8]? {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 2)
+        var i = 0
+        while i < utf8.count {
+            guard let high = Hex.nibble(utf8[i]), let low = Hex.nibble(utf8[i + 1]) else { return nil }
+            out.append(high << 4 | low)
+            i += 2
+        }
+        return out
+    }
+}

@@ -39,36 +39,53 @@ public enum OperationCodec {
                 out.append(UInt8(ascii: "\n"))
                 currentList = op.list
             }
-            if op.item == .list {
-                out.append(UInt8(ascii: "-"))
-            } else {
-                appendHex(op.item.raw.high, to: &out)
-                appendHex(op.item.raw.low, to: &out)
-            }
-            out.append(tab)
-            out.append(contentsOf: op.field.rawValue.utf8)
-            out.append(tab)
-            appendHex(op.version.timestamp.rawValue, to: &out)
-            out.append(tab)
-            appendHex(op.version.replica.rawValue, to: &out)
-            out.append(tab)
-            switch op.value {
-            case .null: out.append(UInt8(ascii: "-"))
-            case .bool(let b): out.append(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
-            case .text(let text):
-                out.append(UInt8(ascii: "="))
-                for byte in text.utf8 {
-                    switch byte {
-                    case UInt8(ascii: "\\"): out.append(contentsOf: [backslash, backslash])
-                    case UInt8(ascii: "\t"): out.append(contentsOf: [backslash, UInt8(ascii: "t")])
-                    case UInt8(ascii: "\n"): out.append(contentsOf: [backslash, UInt8(ascii: "n")])
-                    case UInt8(ascii: "\r"): out.append(contentsOf: [backslash, UInt8(ascii: "r")])
-                    default: out.append(byte)
-                    }
+            appendLine(op, to: &out)
+        }
+        return out
+    }
+
+    /// Appends one operation's line (without its list, with the newline) to `out`.
+    public static func appendLine(_ op: Operation, to out: inout [UInt8]) {
+        if op.item == .list {
+            out.append(UInt8(ascii: "-"))
+        } else {
+            appendHex(op.item.raw.high, to: &out)
+            appendHex(op.item.raw.low, to: &out)
+        }
+        out.append(tab)
+        out.append(contentsOf: op.field.rawValue.utf8)
+        out.append(tab)
+        appendHex(op.version.timestamp.rawValue, to: &out)
+        out.append(tab)
+        appendHex(op.version.replica.rawValue, to: &out)
+        out.append(tab)
+        switch op.value {
+        case .null: out.append(UInt8(ascii: "-"))
+        case .bool(let b): out.append(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+        case .text(let text):
+            out.append(UInt8(ascii: "="))
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): out.append(contentsOf: [backslash, backslash])
+                case UInt8(ascii: "\t"): out.append(contentsOf: [backslash, UInt8(ascii: "t")])
+                case UInt8(ascii: "\n"): out.append(contentsOf: [backslash, UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): out.append(contentsOf: [backslash, UInt8(ascii: "r")])
+                default: out.append(byte)
                 }
             }
-            out.append(UInt8(ascii: "\n"))
         }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// The header and list line that start an encoding of operations of `list`; append lines
+    /// from ``appendLine(_:to:)`` after it.
+    public static func header(for list: ListID) -> [UInt8] {
+        var out = header
+        out.append(UInt8(ascii: "L"))
+        out.append(UInt8(ascii: " "))
+        appendHex(list.raw.high, to: &out)
+        appendHex(list.raw.low, to: &out)
+        out.append(UInt8(ascii: "\n"))
         return out
     }
 

@@ -30,7 +30,9 @@ final class TestServer: Sendable {
                 body += request.body
                 return .body(body, contentType: "text/plain")
             }
-            r.on("GET", "/big") { _ in .body(Array(repeating: UInt8(ascii: "a"), count: 50_000), contentType: "text/plain") }
+            r.on("GET", "/big") { _ in
+                .body(Array(repeating: UInt8(ascii: "a"), count: 50_000), contentType: "text/plain")
+            }
             r.on("GET", "/fail") { _ in throw HTTPError(422, "nope", "this route always fails") }
             r.on("GET", "/wait") { _, responder in parked.withLock { $0.append(responder) } }
             r.on("POST", "/wake") { request in
@@ -62,7 +64,9 @@ final class TestServer: Sendable {
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse
         var fields: [String: String] = [:]
-        for (key, value) in http.allHeaderFields { fields[String(describing: key).lowercased()] = String(describing: value) }
+        for (key, value) in http.allHeaderFields {
+            fields[String(describing: key).lowercased()] = String(describing: value)
+        }
         return (http.statusCode, String(decoding: data, as: UTF8.self), fields)
     }
 }
@@ -104,7 +108,9 @@ struct HTTPServerTests {
         let answer = try await test.request("GET", "/big")
         #expect(answer.body.count == 50_000)
         let record = test.log.withLock { $0.last { $0.path == "/big" } }
-        #expect(record.map { $0.responseBytes < 1_000 } == true, "the body went out uncompressed: \(String(describing: record))")
+        #expect(
+            record.map { $0.responseBytes < 1_000 } == true,
+            "the body went out uncompressed: \(String(describing: record))")
         #expect(Gzip.decompress(Gzip.compress(Array("round trip".utf8))!) == Array("round trip".utf8))
     }
 
@@ -133,7 +139,9 @@ struct HTTPServerTests {
     }
 
     @Test func listeningOnABadAddressFailsClearly() {
-        let server = HTTPServer(configuration: .init(host: "not-an-ip", port: 0)) { _, r in r.respond(HTTPResponse(status: 200)) }
+        let server = HTTPServer(configuration: .init(host: "not-an-ip", port: 0)) { _, r in
+            r.respond(HTTPResponse(status: 200))
+        }
         #expect(throws: HTTPServer.StartError.self) { try server.start() }
     }
 }

@@ -1,0 +1,366 @@
+import BasketCore
+import Foundation
+public import HTTPServer
+
+/// The sync service: accounts, tokens, lists with members and invites, and each list's
+/// operation log with push, pull and long-poll. It answers HTTP requests through a ``Router``
+/// and keeps its state in a ``Store``.
+public final class BasketService: Sendable {
+    /// Settings and their defaults.
+    public struct Configuration: Sendable {
+        /// PBKDF2-HMAC-SHA256 iterations for new passwords.
+        public var passwordIterations = 210_000
+        /// Operations in one push at most.
+        public var maxBatch = 10_000
+        /// Operations in one pulled page at most (and the default page size).
+        public var maxPage = 5_000
+        /// The longest `wait` a long-poll may ask for, in seconds.
+        public var maxWaitSeconds = 30.0
+        /// Failed logins per account name in a minute before 429.
+        public var loginAttemptsPerMinute = 10
+        /// How long an invite code works.
+        public var inviteSeconds = 7 * 24 * 3600
+        /// The server's wall clock in Unix milliseconds.
+        public var clock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
+
+        public init() {}
+    }
+
+    public let store: any Store
+    public let configuration: Configuration
+    public let metrics = Metrics()
+    let watchers: Watchers
+    let logins = LoginLimiter()
+
+    public init(store: any Store, configuration: Configuration = Configuration()) {
+        self.store = store
+        self.configuration = configuration
+        watchers = Watchers { list, after, limit in
+            do {
+                return Self.pageResponse(try store.page(of: list, after: after, limit: limit))
+            } catch {
+                return HTTPError(500, "internal", "cannot read the log: \(error)").response
+            }
+        }
+    }
+
+    /// The number of parked long-polls.
+    public var watcherCount: Int { watchers.count }
+
+    /// Answers every parked long-poll (so clients re-poll elsewhere) and refuses new ones.
+    public func shutdown() { watchers.close() }
+
+    /// Every route of the API.
+    public func router() -> Router {
+        Router { r in
+            r.on("GET", "/healthz") { _ in json(["status": "ok"]) }
+            r.on("GET", "/metrics") { [self] _ in
+                let statistics = try? store.statistics()
+                let text = metrics.render(gauges: [
+                    ("basket_watchers", "Long-polls waiting for operations.", Double(watchers.count)),
+                    ("basket_operations_stored", "Operations in the store.", Double(statistics?.operations ?? 0)),
+                    ("basket_lists", "Lists in the store.", Double(statistics?.lists ?? 0)),
+                    ("basket_accounts", "Accounts in the store.", Double(statistics?.accounts ?? 0)),
+                    ("basket_database_bytes", "Size of the store's database.", Double(statistics?.databaseBytes ?? 0)),
+                ])
+                return .body(Array(text.utf8), contentType: "text/plain; version=0.0.4")
+            }
+            r.on("GET", "/v1/time") { [self] _ in json(["serverTime": configuration.clock()]) }
+            r.on("POST", "/v1/accounts", answer: createAccount)
+            r.on("POST", "/v1/tokens", answer: createToken)
+            r.on("DELETE", "/v1/tokens/current", answer: revokeToken)
+            r.on("GET", "/v1/account", answer: whoAmI)
+            r.on("POST", "/v1/lists", answer: createList)
+            r.on("GET", "/v1/lists", answer: listLists)
+            r.on("GET", "/v1/lists/{id}/members", answer: listMembers)
+            r.on("DELETE", "/v1/lists/{id}/members/{account}", answer: removeMember)
+            r.on("POST", "/v1/lists/{id}/invites", answer: createInvite)
+            r.on("POST", "/v1/invites/{code}", answer: redeemInvite)
+            r.on("POST", "/v1/lists/{id}/ops", answer: push)
+            r.on("GET", "/v1/lists/{id}/ops", pull)
+        }
+    }
+
+    // MARK: Accounts
+
+    static let namePattern = "3 to 64 characters: letters, digits, '.', '_' or '-'"
+
+    func createAccount(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request, allowed: ["name", "password"])
+        let name = try body.string("name", maxLength: 64)!
+        let password = try body.string("password", maxLength: 1024)!
+        guard name.count >= 3, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) })
+        else { throw HTTPError.badRequest("an account name has \(Self.namePattern)", code: "invalid_name") }
+        guard password.count >= 8 else {
+            throw HTTPError.badRequest("a password has at least 8 characters", code: "weak_password")
+        }
+        let hash = Passwords.hash(password, iterations: configuration.passwordIterations)
+        do {
+            let account = try store.createAccount(name: name.lowercased(), passwordHash: hash)
+            return json(["id": account.id, "name": account.name], status: 201)
+        } catch StoreError.accountExists {
+            throw HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
+        }
+    }
+
+    func createToken(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request, allowed: ["name", "password"])
+        let name = try body.string("name", maxLength: 64)!.lowercased()
+        let password = try body.string("password", maxLength: 1024)!
+        let now = configuration.clock()
+        if let retryAfter = logins.blocked(name, now: now, limit: configuration.loginAttemptsPerMinute) {
+            throw HTTPError(
+                429, "rate_limited", "too many failed logins for '\(name)'; try again in \(retryAfter) s",
+                headers: [("Retry-After", "\(retryAfter)")])
+        }
+        guard let account = try store.account(named: name), Passwords.verify(password, against: account.passwordHash) else {
+            logins.failed(name, now: now)
+            throw HTTPError(401, "invalid_credentials", "wrong account name or password")
+        }
+        logins.succeeded(name)
+        let token = Passwords.newToken()
+        try store.saveToken(hash: Passwords.tokenHash(token), account: account.id, createdAt: Int64(now))
+        return json(["token": token, "account": account.name], status: 201)
+    }
+
+    func revokeToken(_ request: HTTPRequest) throws -> HTTPResponse {
+        _ = try authenticate(request)
+        try store.revokeToken(hash: Passwords.tokenHash(request.bearerToken!))
+        return HTTPResponse(status: 204)
+    }
+
+    func whoAmI(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        return json(["id": account.id, "name": account.name, "serverTime": configuration.clock()])
+    }
+
+    func authenticate(_ request: HTTPRequest) throws -> Account {
+        let challenge = [("WWW-Authenticate", "Bearer")]
+        guard let token = request.bearerToken else {
+            throw HTTPError(401, "unauthorized", "this route needs 'Authorization: Bearer TOKEN'", headers: challenge)
+        }
+        guard let account = try store.account(forTokenHash: Passwords.tokenHash(token)) else {
+            throw HTTPError(401, "unauthorized", "the token is unknown or revoked", headers: challenge)
+        }
+        return account
+    }
+
+    // MARK: Lists
+
+    func listID(_ request: HTTPRequest) throws -> ListID {
+        guard let raw = request.pathParameters["id"], let id = ListID(hex: raw.lowercased()) else {
+            throw HTTPError.notFound("no such list")
+        }
+        return id
+    }
+
+    /// The caller's role on the list; a list the caller is not a member of does not exist for them.
+    func membership(_ request: HTTPRequest) throws -> (Account, ListID, Role) {
+        let account = try authenticate(request)
+        let list = try listID(request)
+        guard let role = try store.role(of: account.id, in: list) else { throw HTTPError.notFound("no such list") }
+        return (account, list, role)
+    }
+
+    static func membershipJSON(_ m: Membership) -> [String: Any] {
+        ["id": m.list.description, "role": m.role.rawValue, "epoch": m.epoch, "cursor": m.cursor]
+    }
+
+    func createList(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let body = try JSONBody(request, allowed: ["id"])
+        let raw = try body.string("id", maxLength: 32)!
+        guard let list = ListID(hex: raw.lowercased()) else {
+            throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: "invalid_id")
+        }
+        do {
+            return json(Self.membershipJSON(try store.createList(list, owner: account.id)), status: 201)
+        } catch StoreError.listExists {
+            if let existing = try store.memberships(of: account.id).first(where: { $0.list == list }) {
+                return json(Self.membershipJSON(existing))  // creating twice is harmless
+            }
+            throw HTTPError(409, "list_exists", "a list with this id exists; join it with an invite")
+        }
+    }
+
+    func listLists(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        return json(["lists": try store.memberships(of: account.id).map(Self.membershipJSON)])
+    }
+
+    func listMembers(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, list, _) = try membership(request)
+        return json(["members": try store.members(of: list).map { ["account": $0.account, "role": $0.role.rawValue] }])
+    }
+
+    func removeMember(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, role) = try membership(request)
+        let name = request.pathParameters["account"]?.lowercased() ?? ""
+        guard let target = try store.account(named: name), try store.role(of: target.id, in: list) != nil else {
+            throw HTTPError.notFound("'\(name)' is not a member of this list")
+        }
+        guard target.id == account.id || role == .owner else {
+            throw HTTPError(403, "forbidden", "only an owner can remove other members")
+        }
+        do {
+            try store.removeMember(target.id, from: list)
+        } catch StoreError.lastOwner {
+            throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
+        }
+        return HTTPResponse(status: 204)
+    }
+
+    func createInvite(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, role) = try membership(request)
+        let body = try JSONBody(request, allowed: ["role"])
+        let raw = try body.string("role", required: false, maxLength: 16) ?? "editor"
+        guard let invited = Role(rawValue: raw) else {
+            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
+        }
+        guard role != .viewer, invited <= role else {
+            throw HTTPError(403, "forbidden", "a \(role.rawValue) cannot invite as \(invited.rawValue)")
+        }
+        let code = Passwords.inviteCode()
+        let expires = Int64(configuration.clock()) + Int64(configuration.inviteSeconds) * 1000
+        try store.saveInvite(code: code, list: list, role: invited, createdBy: account.id, expiresAt: expires)
+        return json(["code": code, "role": invited.rawValue, "list": list.description, "expiresAt": expires], status: 201)
+    }
+
+    func redeemInvite(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let code = request.pathParameters["code"] ?? ""
+        do {
+            return json(Self.membershipJSON(try store.redeemInvite(code: code, account: account.id, now: Int64(configuration.clock()))))
+        } catch StoreError.noSuchInvite {
+            throw HTTPError.notFound("no such invite, or it expired")
+        }
+    }
+
+    // MARK: The log
+
+    func push(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, list, role) = try membership(request)
+        guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }
+        let body = try JSONBody(request, allowed: ["ops"])
+        let text = try body.string("ops", maxLength: .max)!
+        let operations: [BasketCore.Operation]
+        do {
+            operations = try OperationCodec.decode(Array(text.utf8))
+        } catch {
+            throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: "invalid_ops")
+        }
+        guard operations.count <= configuration.maxBatch else {
+            throw HTTPError(413, "batch_too_large", "a push holds at most \(configuration.maxBatch) operations")
+        }
+        if let stray = operations.first(where: { $0.list != list }) {
+            throw HTTPError.badRequest("operation for list \(stray.list) pushed to list \(list)", code: "wrong_list")
+        }
+        let now = configuration.clock()
+        if let latest = operations.map(\.timestamp).max() {
+            do throws(ClockSkewError) {
+                try HybridClock.check(latest, wallMilliseconds: now)
+            } catch {
+                let response = json(
+                    [
+                        "error": ClockSkewError.code, "message": error.description, "serverTime": now,
+                        "offsetMilliseconds": error.offsetMilliseconds,
+                    ], status: 400)
+                return response
+            }
+        }
+        let result = try store.append(operations, to: list, receivedAt: Int64(now))
+        let head = try store.head(of: list)
+        if result.accepted > 0 {
+            metrics.countAccepted(result.accepted)
+            watchers.publish(list: list, cursor: result.cursor)
+        }
+        return json([
+            "accepted": result.accepted, "duplicates": result.duplicates, "cursor": result.cursor, "epoch": head.epoch,
+            "serverTime": now,
+        ])
+    }
+
+    func pull(_ request: HTTPRequest, _ responder: Responder) throws {
+        let (_, list, _) = try membership(request)
+        func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
+            guard let raw = request.query[name] else { return value }
+            guard let number = Int64(raw), range.contains(number) else {
+                throw HTTPError.badRequest("'\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)", code: "invalid_parameter")
+            }
+            return number
+        }
+        let after = try integer("after", default: 0, range: 0...Int64.max)
+        let limit = Int(try integer("limit", default: Int64(configuration.maxPage), range: 1...Int64(configuration.maxPage)))
+        let wait = try integer("wait", default: 0, range: 0...Int64(configuration.maxWaitSeconds))
+        let page = try store.page(of: list, after: after, limit: limit)
+        if page.count > 0 || wait == 0 {
+            responder.respond(Self.pageResponse(page))
+            return
+        }
+        try watchers.park(list: list, after: after, limit: limit, seconds: Double(wait), responder: responder) {
+            try store.head(of: list).cursor
+        }
+    }
+
+    static func pageResponse(_ page: Page) -> HTTPResponse {
+        var text = "{\"count\":\(page.count),\"cursor\":\(page.cursor),\"epoch\":\(JSONText.quoted(page.epoch))"
+        text += ",\"historyComplete\":\(page.historyComplete),\"more\":\(page.more),\"ops\":"
+        var body = Array(text.utf8)
+        JSONText.appendQuoted(bytes: page.encoded, to: &body)
+        body.append(UInt8(ascii: "}"))
+        return .body(body, contentType: "application/json")
+    }
+}
+
+/// Failed logins per account name, over the last minute.
+final class LoginLimiter: @unchecked Sendable {
+    // `@unchecked Sendable`: `failures` is behind `lock`.
+    private let lock = NSLock()
+    private var failures: [String: [UInt64]] = [:]
+
+    /// Seconds to wait, when `name` had `limit` failures in the last minute.
+    func blocked(_ name: String, now: UInt64, limit: Int) -> Int? {
+        lock.withLock {
+            let recent = (failures[name] ?? []).filter { now - $0 < 60_000 }
+            failures[name] = recent
+            guard recent.count >= limit, let oldest = recent.first else { return nil }
+            return Int((60_000 - (now - oldest)) / 1000) + 1
+        }
+    }
+
+    func failed(_ name: String, now: UInt64) { lock.withLock { failures[name, default: []].append(now) } }
+    func succeeded(_ name: String) { lock.withLock { _ = failures.removeValue(forKey: name) } }
+}
+
+/// Password hashes, tokens and invite codes.
+enum Passwords {
+    /// `pbkdf2-sha256$ITERATIONS$SALT$HASH` (hex).
+    static func hash(_ password: String, iterations: Int) -> String {
+        let salt = Secrets.randomBytes(16)
+        let derived = Secrets.pbkdf2SHA256(password: password, salt: salt, iterations: iterations)
+        return "pbkdf2-sha256$\(iterations)$\(Secrets.hex(salt))$\(Secrets.hex(derived))"
+    }
+
+    static func verify(_ password: String, against stored: String) -> Bool {
+        let parts = stored.split(separator: "$").map(String.init)
+        guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]),
+            let salt = Secrets.bytes(hex: parts[2]), let expected = Secrets.bytes(hex: parts[3])
+        else { return false }
+        let derived = Secrets.pbkdf2SHA256(password: password, salt: salt, iterations: iterations, length: expected.count)
+        return Secrets.constantTimeEqual(derived, expected)
+    }
+
+    /// 256 random bits, as hex.
+    static func newToken() -> String { Secrets.hex(Secrets.randomBytes(32)) }
+
+    /// Tokens are stored as SHA-256 hashes: a stolen database does not hold usable tokens.
+    static func tokenHash(_ token: String) -> String { Secrets.hex(SHA256.hash(Array(token.utf8))) }
+
+    /// 80 random bits in an easy-to-type alphabet: `XXXX-XXXX-XXXX-XXXX`.
+    static func inviteCode() -> String {
+        let alphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789")
+        let bytes = Secrets.randomBytes(16)
+        let characters = bytes.map { alphabet[Int($0) % alphabet.count] }
+        return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<($0 + 4)]) }.joined(separator: "-")
+    }
+}

@@ -1,0 +1,375 @@
+public import BasketCore
+import Foundation
+import SQLite
+
+/// The embedded store: one SQLite file (WAL), one connection behind a lock.
+public final class SQLiteStore: Store, @unchecked Sendable {
+    // `@unchecked Sendable`: `db` is only used while `lock` is held.
+    private let lock = NSLock()
+    private let db: Connection
+    public let path: String
+
+    static let migrations: [String] = [
+        """
+        CREATE TABLE accounts(
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            password TEXT NOT NULL
+        );
+        CREATE TABLE tokens(
+            hash TEXT PRIMARY KEY,
+            account INTEGER NOT NULL REFERENCES accounts(id),
+            created INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE lists(
+            no INTEGER PRIMARY KEY,
+            id BLOB NOT NULL UNIQUE,
+            epoch TEXT NOT NULL,
+            last_seq INTEGER NOT NULL DEFAULT 0,
+            compacted_through INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE members(
+            list INTEGER NOT NULL REFERENCES lists(no),
+            account INTEGER NOT NULL REFERENCES accounts(id),
+            role TEXT NOT NULL,
+            PRIMARY KEY(list, account)
+        ) WITHOUT ROWID;
+        CREATE INDEX members_by_account ON members(account);
+        CREATE TABLE invites(
+            code TEXT PRIMARY KEY,
+            list INTEGER NOT NULL REFERENCES lists(no),
+            role TEXT NOT NULL,
+            created_by INTEGER NOT NULL,
+            expires INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        -- The log: one row per accepted operation, its encoded line kept for cheap pulls.
+        -- replica is stored with its top bit flipped so SQL's signed order is the unsigned order.
+        CREATE TABLE ops(
+            list INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            item BLOB NOT NULL,
+            field INTEGER NOT NULL,
+            ts INTEGER NOT NULL,
+            replica INTEGER NOT NULL,
+            line BLOB NOT NULL,
+            received INTEGER NOT NULL,
+            PRIMARY KEY(list, seq)
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX ops_identity ON ops(list, item, field, ts, replica);
+        """
+    ]
+
+    /// Opens or creates the store at `path`, migrating it. The server answers a push only after
+    /// its transaction committed; with `fsyncEveryCommit` that commit also survives power loss
+    /// (WAL with synchronous=FULL), otherwise it survives a crash of the process (NORMAL).
+    public init(path: String, fsyncEveryCommit: Bool = true) throws {
+        self.path = path
+        db = try Connection(path: path)
+        try db.configure(synchronous: fsyncEveryCommit ? .full : .normal)
+        let found = try db.userVersion
+        if found > Self.migrations.count {
+            throw SQLiteError(code: 1, message: "the store has schema \(found); this build knows \(Self.migrations.count)")
+        }
+        if found < Self.migrations.count {
+            try db.transaction {
+                for version in try db.userVersion..<Self.migrations.count { try db.execute(Self.migrations[version]) }
+                try db.setUserVersion(Self.migrations.count)
+            }
+        }
+    }
+
+    private func locked<T>(_ body: (Connection) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(db)
+    }
+
+    // MARK: Accounts and tokens
+
+    public func createAccount(name: String, passwordHash: String) throws -> Account {
+        try locked { db in
+            try db.transaction {
+                if try db.scalar("SELECT 1 FROM accounts WHERE name = ?", .text(name)) != nil {
+                    throw StoreError.accountExists
+                }
+                try db.run("INSERT INTO accounts(name, password) VALUES (?, ?)", .text(name), .text(passwordHash))
+                return Account(id: db.lastInsertRowID, name: name, passwordHash: passwordHash)
+            }
+        }
+    }
+
+    public func account(named name: String) throws -> Account? {
+        try locked { db in
+            try db.query("SELECT id, name, password FROM accounts WHERE name = ?", .text(name)) {
+                Account(id: $0.int64(0), name: $0.string(1) ?? "", passwordHash: $0.string(2) ?? "")
+            }.first
+        }
+    }
+
+    public func saveToken(hash: String, account: Int64, createdAt: Int64) throws {
+        try locked {
+            try $0.run(
+                "INSERT INTO tokens(hash, account, created) VALUES (?, ?, ?)", .text(hash), .integer(account),
+                .integer(createdAt))
+        }
+    }
+
+    public func account(forTokenHash hash: String) throws -> Account? {
+        try locked { db in
+            try db.query(
+                "SELECT a.id, a.name, a.password FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = ?",
+                .text(hash)
+            ) { Account(id: $0.int64(0), name: $0.string(1) ?? "", passwordHash: $0.string(2) ?? "") }.first
+        }
+    }
+
+    public func revokeToken(hash: String) throws {
+        try locked { try $0.run("DELETE FROM tokens WHERE hash = ?", .text(hash)) }
+    }
+
+    // MARK: Lists, members, invites
+
+    private func listNo(_ list: ListID, _ db: Connection) throws -> Int64? {
+        try db.scalar("SELECT no FROM lists WHERE id = ?", .blob(list.raw.bytes))?.integerValue
+    }
+
+    static func newEpoch() -> String { Secrets.hex(Secrets.randomBytes(8)) }
+
+    public func createList(_ list: ListID, owner: Int64) throws -> Membership {
+        try locked { db in
+            try db.transaction {
+                if try listNo(list, db) != nil { throw StoreError.listExists }
+                let epoch = Self.newEpoch()
+                try db.run("INSERT INTO lists(id, epoch) VALUES (?, ?)", .blob(list.raw.bytes), .text(epoch))
+                let no = db.lastInsertRowID
+                try db.run(
+                    "INSERT INTO members(list, account, role) VALUES (?, ?, 'owner')", .integer(no), .integer(owner))
+                return Membership(list: list, role: .owner, epoch: epoch, cursor: 0)
+            }
+        }
+    }
+
+    public func memberships(of account: Int64) throws -> [Membership] {
+        try locked { db in
+            try db.query(
+                """
+                SELECT l.id, m.role, l.epoch, l.last_seq FROM members m JOIN lists l ON l.no = m.list
+                WHERE m.account = ? ORDER BY l.no
+                """, .integer(account)
+            ) { row in
+                Membership(
+                    list: ListID(raw: ID128(bytes: row.blob(0))!), role: Role(rawValue: row.string(1) ?? "") ?? .viewer,
+                    epoch: row.string(2) ?? "", cursor: row.int64(3))
+            }
+        }
+    }
+
+    public func role(of account: Int64, in list: ListID) throws -> Role? {
+        try locked { db in
+            try db.scalar(
+                "SELECT m.role FROM members m JOIN lists l ON l.no = m.list WHERE l.id = ? AND m.account = ?",
+                .blob(list.raw.bytes), .integer(account)
+            )?.textValue.flatMap(Role.init(rawValue:))
+        }
+    }
+
+    public func members(of list: ListID) throws -> [Member] {
+        try locked { db in
+            try db.query(
+                """
+                SELECT a.name, m.role FROM members m JOIN lists l ON l.no = m.list JOIN accounts a ON a.id = m.account
+                WHERE l.id = ? ORDER BY a.name
+                """, .blob(list.raw.bytes)
+            ) { Member(account: $0.string(0) ?? "", role: Role(rawValue: $0.string(1) ?? "") ?? .viewer) }
+        }
+    }
+
+    public func removeMember(_ account: Int64, from list: ListID) throws {
+        try locked { db in
+            try db.transaction {
+                guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
+                guard let role = try db.scalar(
+                    "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))?.textValue
+                else { throw StoreError.noSuchMember }
+                if role == "owner" {
+                    let owners = try db.scalar(
+                        "SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?.integerValue ?? 0
+                    let others = try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
+                    if owners == 1 && others > 1 { throw StoreError.lastOwner }
+                }
+                try db.run("DELETE FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))
+            }
+        }
+    }
+
+    public func saveInvite(code: String, list: ListID, role: Role, createdBy: Int64, expiresAt: Int64) throws {
+        try locked { db in
+            guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
+            try db.run(
+                "INSERT INTO invites(code, list, role, created_by, expires) VALUES (?, ?, ?, ?, ?)", .text(code),
+                .integer(no), .text(role.rawValue), .integer(createdBy), .integer(expiresAt))
+        }
+    }
+
+    public func redeemInvite(code: String, account: Int64, now: Int64) throws -> Membership {
+        try locked { db in
+            try db.transaction {
+                let rows = try db.query(
+                    """
+                    SELECT i.list, i.role, l.id, l.epoch, l.last_seq FROM invites i JOIN lists l ON l.no = i.list
+                    WHERE i.code = ? AND i.expires > ?
+                    """, .text(code), .integer(now)
+                ) { row in
+                    (row.int64(0), Role(rawValue: row.string(1) ?? "") ?? .viewer, row.blob(2), row.string(3) ?? "", row.int64(4))
+                }
+                guard let (no, invited, id, epoch, cursor) = rows.first else { throw StoreError.noSuchInvite }
+                let current = try db.scalar(
+                    "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account)
+                )?.textValue.flatMap(Role.init(rawValue:))
+                let role = max(current ?? invited, invited)
+                try db.run(
+                    "INSERT OR REPLACE INTO members(list, account, role) VALUES (?, ?, ?)", .integer(no), .integer(account),
+                    .text(role.rawValue))
+                return Membership(list: ListID(raw: ID128(bytes: id)!), role: role, epoch: epoch, cursor: cursor)
+            }
+        }
+    }
+
+    // MARK: The log
+
+    public func append(_ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult {
+        try locked { db in
+            try db.transaction {
+                guard let row = try db.query("SELECT no, last_seq FROM lists WHERE id = ?", .blob(list.raw.bytes), map: {
+                    ($0.int64(0), $0.int64(1))
+                }).first else { throw StoreError.noSuchList }
+                let (no, lastSeq) = row
+                var seq = lastSeq
+                var accepted = 0
+                let insert = try db.cached(
+                    """
+                    INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, line, received)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    """)
+                var line: [UInt8] = []
+                for op in operations {
+                    line.removeAll(keepingCapacity: true)
+                    OperationCodec.appendLine(op, to: &line)
+                    try insert.bind(no, at: 1)
+                    try insert.bind(seq + 1, at: 2)
+                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) { try insert.bind($0, at: 3) }
+                    try insert.bind(Int64(op.field.code), at: 4)
+                    try insert.bind(Int64(bitPattern: op.timestamp.rawValue), at: 5)
+                    try insert.bind(Int64(bitPattern: op.replica.rawValue ^ (1 << 63)), at: 6)
+                    try insert.bind(line, at: 7)
+                    try insert.bind(receivedAt, at: 8)
+                    try insert.runToCompletion()
+                    if db.changes == 1 {
+                        seq += 1
+                        accepted += 1
+                    }
+                }
+                if seq != lastSeq {
+                    try db.run("UPDATE lists SET last_seq = ? WHERE no = ?", .integer(seq), .integer(no))
+                }
+                return AppendResult(accepted: accepted, duplicates: operations.count - accepted, cursor: seq)
+            }
+        }
+    }
+
+    public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
+        try locked { db in
+            guard let head = try db.query(
+                "SELECT no, last_seq, epoch, compacted_through FROM lists WHERE id = ?", .blob(list.raw.bytes),
+                map: { ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
+            ).first
+            else { throw StoreError.noSuchList }
+            var encoded = OperationCodec.header(for: list)
+            let statement = try db.cached("SELECT seq, line FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")
+            try statement.bind(head.0, at: 1)
+            try statement.bind(cursor, at: 2)
+            try statement.bind(Int64(limit), at: 3)
+            var last = min(cursor, head.1)
+            var count = 0
+            while let row = try statement.step() {
+                last = row.int64(0)
+                row.withBlob(1) { encoded.append(contentsOf: $0) }
+                count += 1
+            }
+            statement.reset()
+            return Page(
+                encoded: encoded, count: count, cursor: last, more: last < head.1, epoch: head.2,
+                historyComplete: cursor >= head.3)
+        }
+    }
+
+    public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
+        try locked { db in
+            guard let head = try db.query("SELECT last_seq, epoch FROM lists WHERE id = ?", .blob(list.raw.bytes), map: {
+                ($0.int64(0), $0.string(1) ?? "")
+            }).first else { throw StoreError.noSuchList }
+            return head
+        }
+    }
+
+    public func compact(receivedBefore before: Int64) throws -> Int {
+        try locked { db in
+            try db.transaction {
+                try db.run(
+                    """
+                    UPDATE lists SET compacted_through = max(compacted_through, coalesce((
+                        SELECT max(o.seq) FROM ops o WHERE o.list = lists.no AND o.received < ?1 AND EXISTS (
+                            SELECT 1 FROM ops n WHERE n.list = o.list AND n.item = o.item AND n.field = o.field
+                            AND (n.ts > o.ts OR (n.ts = o.ts AND n.replica > o.replica)))), 0))
+                    """, .integer(before))
+                try db.run(
+                    """
+                    DELETE FROM ops WHERE received < ?1 AND EXISTS (
+                        SELECT 1 FROM ops n WHERE n.list = ops.list AND n.item = ops.item AND n.field = ops.field
+                        AND (n.ts > ops.ts OR (n.ts = ops.ts AND n.replica > ops.replica)))
+                    """, .integer(before))
+                return db.changes
+            }
+        }
+    }
+
+    /// The highest sequence number whose superseded history was dropped by compaction.
+    public func compactedThrough(_ list: ListID) throws -> Int64 {
+        try locked { db in
+            try db.scalar("SELECT compacted_through FROM lists WHERE id = ?", .blob(list.raw.bytes))?.integerValue ?? 0
+        }
+    }
+
+    public func statistics() throws -> StoreStatistics {
+        try locked { db in
+            let pageCount = try db.scalar("PRAGMA page_count")?.integerValue ?? 0
+            let pageSize = try db.scalar("PRAGMA page_size")?.integerValue ?? 0
+            return StoreStatistics(
+                operations: try db.scalar("SELECT count(*) FROM ops")?.integerValue ?? 0,
+                lists: try db.scalar("SELECT count(*) FROM lists")?.integerValue ?? 0,
+                accounts: try db.scalar("SELECT count(*) FROM accounts")?.integerValue ?? 0,
+                databaseBytes: pageCount * pageSize)
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// Writes a consistent copy of the store to `path` (`VACUUM INTO`), while it keeps serving.
+    public func backup(to path: String) throws {
+        try locked { try $0.run("VACUUM INTO ?", .text(path)) }
+    }
+
+    /// Gives every list a new epoch: clients then see that this store forgot what they had
+    /// pushed after the backup, and push everything again. Run after restoring a backup.
+    public func renewEpochs() throws -> Int {
+        try locked { db in
+            try db.transaction {
+                let lists = try db.query("SELECT no FROM lists") { $0.int64(0) }
+                for no in lists {
+                    try db.run("UPDATE lists SET epoch = ? WHERE no = ?", .text(Self.newEpoch()), .integer(no))
+                }
+                return lists.count
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import BasketCore
+import Foundation
+import HTTPServer
+
+/// `basket-server`: configuration, subcommands, signals. The executable only calls ``main(_:environment:)``.
+public enum ServerCommand {
+    public static let version = "0.1.0"
+
+    static let usage = "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] | backup PATH | restore PATH"
+
+    static let help = """
+        OVERVIEW: The Basket sync server: accounts, shared lists, and each list's operation log over HTTP.
+
+        USAGE: \(usage)
+
+        COMMANDS:
+          (none)           Serve until SIGTERM or SIGINT (parked long-polls are answered, the store is closed).
+          backup PATH      Write a consistent copy of the store to PATH (works while the server runs).
+          restore PATH     Replace the store with the backup at PATH and give every list a new epoch, so
+                           clients push again what the backup does not hold. Stop the server first.
+          compact          Drop superseded operations received more than --retention-days ago, then exit.
+
+        OPTIONS (each also from the environment):
+          --listen HOST:PORT   BASKET_LISTEN      default 127.0.0.1:8080 ([::1]:8080 for IPv6; port 0 picks one)
+          --data DIR           BASKET_DATA        default ./basket-server-data (holds basket-server.sqlite)
+          --retention-days N   BASKET_RETENTION_DAYS  default 30; superseded operations older than this are dropped
+          --threads N          BASKET_THREADS     default 2 (HTTP worker threads)
+          --quiet              BASKET_QUIET=1     no access log
+          -h, --help           Show help.
+          --version            Show the version.
+        """
+
+    struct Settings {
+        var host = "127.0.0.1"
+        var port = 8080
+        var data = "basket-server-data"
+        var retentionDays = 30.0
+        var threads = 2
+        var quiet = false
+        var command: String?
+        var argument: String?
+    }
+
+    struct UsageError: Error { var message: String }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> Settings {
+        var settings = Settings()
+        func listen(_ value: String) throws {
+            guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]), (0...65535).contains(port)
+            else { throw UsageError(message: "--listen takes HOST:PORT, like 127.0.0.1:8080 or [::1]:8080") }
+            var host = String(value[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            settings.host = host
+            settings.port = port
+        }
+        func number(_ name: String, _ value: String) throws -> Double {
+            guard let n = Double(value), n >= 0 else { throw UsageError(message: "\(name) takes a number, not '\(value)'") }
+            return n
+        }
+        if let value = environment["BASKET_LISTEN"], !value.isEmpty { try listen(value) }
+        if let value = environment["BASKET_DATA"], !value.isEmpty { settings.data = value }
+        if let value = environment["BASKET_RETENTION_DAYS"], !value.isEmpty { settings.retentionDays = try number("BASKET_RETENTION_DAYS", value) }
+        if let value = environment["BASKET_THREADS"], !value.isEmpty { settings.threads = Int(try number("BASKET_THREADS", value)) }
+        if environment["BASKET_QUIET"] == "1" { settings.quiet = true }
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            func value() throws -> String {
+                guard i < arguments.count else { throw UsageError(message: "\(arg) needs a value") }
+                defer { i += 1 }
+                return arguments[i]
+            }
+            switch arg {
+            case "--listen": try listen(try value())
+            case "--data": settings.data = try value()
+            case "--retention-days": settings.retentionDays = try number(arg, try value())
+            case "--threads": settings.threads = max(1, Int(try number(arg, try value())))
+            case "--quiet": settings.quiet = true
+            case "backup", "restore":
+                guard settings.command == nil else { throw UsageError(message: "one command at a time") }
+                settings.command = arg
+                settings.argument = try value()
+            case "compact":
+                guard settings.command == nil else { throw UsageError(message: "one command at a time") }
+                settings.command = arg
+            default: throw UsageError(message: "unknown argument '\(arg)'")
+            }
+        }
+        return settings
+    }
+
+    static func storePath(_ settings: Settings) -> String {
+        (settings.data as NSString).appendingPathComponent("basket-server.sqlite")
+    }
+
+    /// Runs the server or a subcommand; returns the exit status.
+    public static func main(_ arguments: [String], environment: [String: String]) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help)
+            return 0
+        }
+        if arguments.contains("--version") {
+            print("basket-server \(version)")
+            return 0
+        }
+        let settings: Settings
+        do {
+            settings = try parse(arguments, environment: environment)
+        } catch let error as UsageError {
+            printError("Error: \(error.message)\nUsage: \(usage)")
+            return 64
+        } catch {
+            printError("Error: \(error)")
+            return 64
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: settings.data, withIntermediateDirectories: true)
+            switch settings.command {
+            case "backup":
+                let store = try SQLiteStore(path: storePath(settings))
+                let target = settings.argument!
+                if FileManager.default.fileExists(atPath: target) {
+                    printError("Error: \(target) exists; choose a new file for the backup")
+                    return 1
+                }
+                try store.backup(to: target)
+                print("Backed up \(storePath(settings)) to \(target)")
+                return 0
+            case "restore":
+                let source = settings.argument!
+                _ = try SQLiteStore(path: source)  // refuses what is not a store
+                let path = storePath(settings)
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                try FileManager.default.copyItem(atPath: source, toPath: path)
+                let lists = try SQLiteStore(path: path).renewEpochs()
+                print("Restored \(source) into \(path); \(lists) lists have a new epoch")
+                return 0
+            case "compact":
+                let store = try SQLiteStore(path: storePath(settings))
+                let before = Int64(HybridClock.wallClockMilliseconds()) - Int64(settings.retentionDays * 86_400_000)
+                print("Dropped \(try store.compact(receivedBefore: before)) superseded operations")
+                return 0
+            default:
+                return try serve(settings)
+            }
+        } catch {
+            printError("Error: \(error)")
+            return 1
+        }
+    }
+
+    static func serve(_ settings: Settings) throws -> Int32 {
+        raiseOpenFileLimit()
+        signal(SIGPIPE, SIG_IGN)
+        let store = try SQLiteStore(path: storePath(settings))
+        let service = BasketService(store: store)
+        let router = service.router()
+        var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
+        configuration.threads = settings.threads
+        let metrics = service.metrics
+        let quiet = settings.quiet
+        configuration.onRequestCompleted = { request in
+            metrics.record(request)
+            if !quiet {
+                let line = String(
+                    format: "%@ \"%@ %@\" %d %d %.1fms%@\n", ISO8601DateFormatter().string(from: Date()), request.method,
+                    request.path, request.status, request.responseBytes, request.seconds * 1000,
+                    request.completed ? "" : " (client gone)")
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        }
+        let http = HTTPServer(configuration: configuration, handler: router.handle)
+        try http.start()
+        let hostText = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        print("basket-server \(version) listening on http://\(hostText):\(http.port) with data in \(settings.data)")
+        fflush(nil)
+
+        // Compaction once an hour.
+        let retention = settings.retentionDays
+        let compaction = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        compaction.schedule(deadline: .now() + 3600, repeating: 3600)
+        compaction.setEventHandler {
+            let before = Int64(HybridClock.wallClockMilliseconds()) - Int64(retention * 86_400_000)
+            _ = try? store.compact(receivedBefore: before)
+        }
+        compaction.resume()
+
+        let stop = DispatchSemaphore(value: 0)
+        let signalQueue = DispatchQueue(label: "basket-server.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        print("basket-server: stopping")
+        compaction.cancel()
+        service.shutdown()
+        http.stop()
+        print("basket-server: stopped")
+        fflush(nil)
+        _ = sources
+        return 0
+    }
+
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

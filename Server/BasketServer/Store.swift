@@ -1,0 +1,104 @@
+public import BasketCore
+
+/// An account on the server.
+public struct Account: Hashable, Sendable {
+    public var id: Int64
+    public var name: String
+    public var passwordHash: String
+}
+
+/// A member's rights on a list.
+public enum Role: String, Hashable, Sendable, CaseIterable, Comparable {
+    case viewer, editor, owner
+
+    public var canPush: Bool { self != .viewer }
+
+    public static func < (a: Role, b: Role) -> Bool {
+        let order: [Role] = [.viewer, .editor, .owner]
+        return order.firstIndex(of: a)! < order.firstIndex(of: b)!
+    }
+}
+
+/// A list as one member sees it.
+public struct Membership: Hashable, Sendable {
+    public var list: ListID
+    public var role: Role
+    public var epoch: String
+    public var cursor: Int64
+}
+
+public struct Member: Hashable, Sendable {
+    public var account: String
+    public var role: Role
+}
+
+/// The outcome of storing a batch of operations.
+public struct AppendResult: Hashable, Sendable {
+    public var accepted: Int
+    public var duplicates: Int
+    /// The list's last sequence number after the batch.
+    public var cursor: Int64
+}
+
+/// A page of a list's log.
+public struct Page: Sendable {
+    /// The operations, encoded (docs/encoding.md), ready to send.
+    public var encoded: [UInt8]
+    public var count: Int
+    /// The sequence number of the last operation in the page (the cursor to ask after next).
+    public var cursor: Int64
+    /// Whether more operations follow.
+    public var more: Bool
+    public var epoch: String
+    /// False when compaction dropped superseded operations after the requested cursor: the
+    /// state the page builds is exact, but not every historical write is in it.
+    public var historyComplete: Bool
+}
+
+/// Errors of the store, each with a stable code.
+public enum StoreError: Error, Equatable, Sendable {
+    case accountExists
+    case listExists
+    case noSuchList
+    case noSuchInvite
+    case noSuchMember
+    case lastOwner
+}
+
+/// Where the server keeps its state. The SQLite file is the embedded default; a PostgreSQL
+/// backend will implement the same protocol and pass the same tests.
+public protocol Store: Sendable {
+    func createAccount(name: String, passwordHash: String) throws -> Account
+    func account(named name: String) throws -> Account?
+    func saveToken(hash: String, account: Int64, createdAt: Int64) throws
+    func account(forTokenHash hash: String) throws -> Account?
+    func revokeToken(hash: String) throws
+
+    /// Creates a list owned by `owner` with a new epoch.
+    func createList(_ list: ListID, owner: Int64) throws -> Membership
+    func memberships(of account: Int64) throws -> [Membership]
+    func role(of account: Int64, in list: ListID) throws -> Role?
+    func members(of list: ListID) throws -> [Member]
+    /// Removes a member; the last owner cannot leave while others remain.
+    func removeMember(_ account: Int64, from list: ListID) throws
+    func saveInvite(code: String, list: ListID, role: Role, createdBy: Int64, expiresAt: Int64) throws
+    /// Adds the account to the invite's list with the invite's role (never lowering a role it has).
+    func redeemInvite(code: String, account: Int64, now: Int64) throws -> Membership
+
+    /// Stores new operations of one list, each with the next sequence number; known ones are skipped.
+    func append(_ operations: [Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult
+    /// Operations after `cursor`, at most `limit`.
+    func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page
+    /// The last sequence number and epoch of a list.
+    func head(of list: ListID) throws -> (cursor: Int64, epoch: String)
+    /// Drops operations superseded in their register and received before `before`.
+    func compact(receivedBefore before: Int64) throws -> Int
+    func statistics() throws -> StoreStatistics
+}
+
+public struct StoreStatistics: Sendable {
+    public var operations: Int64
+    public var lists: Int64
+    public var accounts: Int64
+    public var databaseBytes: Int64
+}

@@ -1,0 +1,98 @@
+import BasketCore
+import Foundation
+import HTTPServer
+
+/// Long-polling readers of lists. A watcher parks its request until an operation after its
+/// cursor is published, or until its wait runs out. Parking checks "anything newer?" under the
+/// same lock that publishing takes, so no wake-up is lost.
+final class Watchers: @unchecked Sendable {
+    struct Watcher {
+        var id: UInt64
+        var after: Int64
+        var limit: Int
+        var responder: Responder
+    }
+
+    // `@unchecked Sendable`: every field is behind `lock`.
+    private let lock = NSLock()
+    private var waiting: [ListID: [Watcher]] = [:]
+    private var heads: [ListID: Int64] = [:]
+    private var nextID: UInt64 = 0
+    private var closed = false
+    /// Answers a watcher: the page after its cursor.
+    private let answer: @Sendable (ListID, Int64, Int) -> HTTPResponse
+
+    init(answer: @escaping @Sendable (ListID, Int64, Int) -> HTTPResponse) {
+        self.answer = answer
+    }
+
+    var count: Int { lock.withLock { waiting.values.reduce(0) { $0 + $1.count } } }
+
+    /// Parks `responder` until something after `after` is published, or `seconds` pass.
+    /// `currentHead` reads the list's last sequence number when this list has none cached.
+    func park(
+        list: ListID, after: Int64, limit: Int, seconds: Double, responder: Responder, currentHead: () throws -> Int64
+    ) rethrows {
+        let parked: UInt64? = try lock.withLock {
+            if closed { return nil }
+            let head: Int64
+            if let known = heads[list] {
+                head = known
+            } else {
+                head = try currentHead()
+                heads[list] = head
+            }
+            if head > after { return nil }
+            nextID += 1
+            waiting[list, default: []].append(Watcher(id: nextID, after: after, limit: limit, responder: responder))
+            return nextID
+        }
+        guard let id = parked else {
+            responder.respond(answer(list, after, limit))
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+            self?.expire(list: list, id: id)
+        }
+    }
+
+    private func expire(list: ListID, id: UInt64) {
+        let watcher: Watcher? = lock.withLock {
+            guard let index = waiting[list]?.firstIndex(where: { $0.id == id }) else { return nil }
+            return waiting[list]!.remove(at: index)
+        }
+        if let watcher { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
+    }
+
+    /// Wakes every watcher of `list` behind `cursor`. Call after the operations are committed.
+    func publish(list: ListID, cursor: Int64) {
+        let woken: [Watcher] = lock.withLock {
+            heads[list] = max(heads[list] ?? 0, cursor)
+            guard let all = waiting[list] else { return [] }
+            let (wake, keep) = (all.filter { $0.after < cursor }, all.filter { $0.after >= cursor })
+            waiting[list] = keep.isEmpty ? nil : keep
+            return wake
+        }
+        // Most watchers wait at the same cursor: build each distinct page once.
+        var pages: [Int64: HTTPResponse] = [:]
+        for watcher in woken {
+            let key = watcher.after &* 100_003 &+ Int64(watcher.limit)
+            let response = pages[key] ?? answer(list, watcher.after, watcher.limit)
+            pages[key] = response
+            watcher.responder.respond(response)
+        }
+    }
+
+    /// Forgets the cached head of a list (after a restore, say).
+    func reset() { lock.withLock { heads.removeAll() } }
+
+    /// Answers every watcher with what it has (an empty page); later parks answer at once.
+    func close() {
+        let all: [(ListID, Watcher)] = lock.withLock {
+            closed = true
+            defer { waiting.removeAll() }
+            return waiting.flatMap { list, watchers in watchers.map { (list, $0) } }
+        }
+        for (list, watcher) in all { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
+    }
+}
