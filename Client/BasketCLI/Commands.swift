@@ -119,7 +119,47 @@ enum Commands {
             path: ["import"], summary: "Merge operations exported by another replica.", usage: "basket import FILE|-",
             details: "All operations are applied in one transaction, or none (a bad file changes nothing).",
             run: ListCommands.importFile),
+        CommandSpec(
+            path: ["remote"], summary: "Show or set the sync server.", usage: "basket remote [set URL]",
+            details: "The server and the token live in config.json next to the replica (mode 0600).",
+            run: SyncCommands.remote),
+        CommandSpec(
+            path: ["signup"], summary: "Create an account on the server and sign in.",
+            usage: "basket signup NAME [--password-stdin]", details: passwordDetails, flagOptions: ["--password-stdin"],
+            run: { try SyncCommands.account($0, signUp: true) }),
+        CommandSpec(
+            path: ["login"], summary: "Sign in to the server.", usage: "basket login NAME [--password-stdin]",
+            details: passwordDetails, flagOptions: ["--password-stdin"],
+            run: { try SyncCommands.account($0, signUp: false) }),
+        CommandSpec(
+            path: ["logout"], summary: "Sign out (the token is revoked).", usage: "basket logout",
+            run: SyncCommands.logout),
+        CommandSpec(
+            path: ["sync"], summary: "Send local changes and receive everyone else's.", usage: "basket sync [--watch]",
+            details: """
+                OPTIONS:
+                  --watch          Stay connected to the current list and print changes as they arrive (Ctrl-C stops).
+                Lists made on this device are registered on the server; lists joined on another device are fetched.
+                When the server cannot be reached the changes stay in the outbox for the next sync.
+                """,
+            flagOptions: ["--watch"], run: SyncCommands.sync),
+        CommandSpec(
+            path: ["share"], summary: "Print an invite code for the current list.",
+            usage: "basket share [--role editor|viewer]",
+            details: "OPTIONS:\n  --role ROLE      editor (default: may change the list) or viewer (may only read it).",
+            valueOptions: ["--role"], run: SyncCommands.share),
+        CommandSpec(
+            path: ["join"], summary: "Join a list with an invite code and make it current.", usage: "basket join CODE",
+            run: SyncCommands.join),
+        CommandSpec(
+            path: ["status"], summary: "Pending changes, last sync, server and clock offset.", usage: "basket status",
+            run: SyncCommands.status),
     ]
+
+    static let passwordDetails = """
+        OPTIONS:
+          --password-stdin The password is the first line of stdin (else $BASKET_PASSWORD, else a prompt).
+        """
 
     static let itemArgument = """
         ARGUMENTS:

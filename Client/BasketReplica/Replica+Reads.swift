@@ -163,17 +163,8 @@ extension Replica {
         try locked { db in
             try db.query(
                 "SELECT seq, list, item, record FROM outbox ORDER BY seq LIMIT ?",
-                .integer(Int64(min(limit, Int(Int64.max))))
-            ) { row in
-                let list = ListID(raw: ID128(bytes: row.blob(1))!)
-                let item = ItemID(raw: ID128(bytes: row.blob(2))!)
-                let entry = try Records.decode(row.blob(3)).first!
-                return PendingOperation(
-                    sequence: row.int64(0),
-                    operation: Operation(
-                        list: list, item: item, field: entry.field, value: entry.register.value,
-                        version: entry.register.version))
-            }
+                .integer(Int64(min(limit, Int(Int64.max)))),
+                map: Self.pending(from:))
         }
     }
 

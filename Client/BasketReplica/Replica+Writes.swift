@@ -27,8 +27,10 @@ extension Replica {
     func performLocal<T>(_ body: (inout LocalWriter) throws -> T) throws -> T {
         let (value, outcome) = try locked { db in
             try db.transaction {
+                let offset = try db.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0
                 var writer = LocalWriter(
-                    db: db, clock: try loadClock(db), replica: replicaID, wall: configuration.wallClock())
+                    db: db, clock: try loadClock(db), replica: replicaID,
+                    wall: UInt64(max(0, Int64(configuration.wallClock()) + offset)))
                 let value = try body(&writer)
                 guard !writer.operations.isEmpty else { return (value, MergeOutcome()) }
                 let outcome = try merge(writer.operations, db)
@@ -218,7 +220,15 @@ extension Replica {
     /// applying a batch twice, or batches in any order, gives the same state.
     @discardableResult
     public func apply(_ remote: [Operation]) throws -> ApplyResult {
-        guard !remote.isEmpty else { return ApplyResult(new: 0, duplicates: 0, changedItems: 0) }
+        try apply(remote, alsoInTransaction: nil)
+    }
+
+    /// ``apply(_:)``, running `alsoInTransaction` inside the same transaction (sync state).
+    func apply(_ remote: [Operation], alsoInTransaction: ((Connection) throws -> Void)?) throws -> ApplyResult {
+        guard !remote.isEmpty else {
+            if let alsoInTransaction { try locked { db in try db.transaction { try alsoInTransaction(db) } } }
+            return ApplyResult(new: 0, duplicates: 0, changedItems: 0)
+        }
         var latest = HybridTimestamp.zero
         for (index, op) in remote.enumerated() {
             do throws(Operation.Problem) {
@@ -228,7 +238,7 @@ extension Replica {
             }
             if op.timestamp > latest { latest = op.timestamp }
         }
-        let wall = configuration.wallClock()
+        let wall = try correctedWall()
         do throws(ClockSkewError) {
             try HybridClock.check(latest, wallMilliseconds: wall)
         } catch {
@@ -240,11 +250,17 @@ extension Replica {
                 try? clock.receive(latest, wallMilliseconds: wall)
                 let outcome = try merge(remote, db)
                 try saveClock(clock, db)
+                try alsoInTransaction?(db)
                 return outcome
             }
         }
         notify(ReplicaChange(origin: .remote, lists: outcome.lists, items: outcome.items))
         return outcome.result
+    }
+
+    /// The wall clock with the correction learnt from the server.
+    func correctedWall() throws -> UInt64 {
+        UInt64(max(0, Int64(configuration.wallClock()) + (try clockOffset())))
     }
 
     static func cleanName(_ raw: String) throws -> String {

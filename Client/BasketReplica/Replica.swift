@@ -36,7 +36,7 @@ public final class Replica: @unchecked Sendable {
     }
 
     /// The newest schema this build reads and writes (`PRAGMA user_version`).
-    public static let schemaVersion = 1
+    public static let schemaVersion = Schema.migrations.count
 
     /// This replica's id, the tie-break of its writes.
     public let replicaID: ReplicaID

@@ -35,7 +35,19 @@ enum Schema {
             item BLOB NOT NULL,
             record BLOB NOT NULL
         );
+        """,
         """
+        -- Where each list stands with the server: its epoch there, the cursor of the last page
+        -- applied (written in the same transaction as the page), and whether it was registered.
+        CREATE TABLE sync_lists(
+            list BLOB PRIMARY KEY,
+            epoch TEXT,
+            cursor INTEGER NOT NULL DEFAULT 0,
+            registered INTEGER NOT NULL DEFAULT 0,
+            last_sync INTEGER
+        ) WITHOUT ROWID;
+        CREATE INDEX outbox_by_list ON outbox(list, seq);
+        """,
     ]
 
     static func migrate(_ db: Connection) throws {

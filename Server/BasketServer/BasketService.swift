@@ -37,7 +37,8 @@ public final class BasketService: Sendable {
         self.configuration = configuration
         watchers = Watchers { list, after, limit in
             do {
-                return Self.pageResponse(try store.page(of: list, after: after, limit: limit))
+                return Self.pageResponse(
+                    try store.page(of: list, after: after, limit: limit), serverTime: configuration.clock())
             } catch {
                 return HTTPError(500, "internal", "cannot read the log: \(error)").response
             }
@@ -89,7 +90,11 @@ public final class BasketService: Sendable {
         let body = try JSONBody(request, allowed: ["name", "password"])
         let name = try body.string("name", maxLength: 64)!
         let password = try body.string("password", maxLength: 1024)!
-        guard name.count >= 3, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) })
+        guard name.count >= 3,
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+            })
         else { throw HTTPError.badRequest("an account name has \(Self.namePattern)", code: "invalid_name") }
         guard password.count >= 8 else {
             throw HTTPError.badRequest("a password has at least 8 characters", code: "weak_password")
@@ -113,7 +118,8 @@ public final class BasketService: Sendable {
                 429, "rate_limited", "too many failed logins for '\(name)'; try again in \(retryAfter) s",
                 headers: [("Retry-After", "\(retryAfter)")])
         }
-        guard let account = try store.account(named: name), Passwords.verify(password, against: account.passwordHash) else {
+        guard let account = try store.account(named: name), Passwords.verify(password, against: account.passwordHash)
+        else {
             logins.failed(name, now: now)
             throw HTTPError(401, "invalid_credentials", "wrong account name or password")
         }
@@ -223,14 +229,17 @@ public final class BasketService: Sendable {
         let code = Passwords.inviteCode()
         let expires = Int64(configuration.clock()) + Int64(configuration.inviteSeconds) * 1000
         try store.saveInvite(code: code, list: list, role: invited, createdBy: account.id, expiresAt: expires)
-        return json(["code": code, "role": invited.rawValue, "list": list.description, "expiresAt": expires], status: 201)
+        return json(
+            ["code": code, "role": invited.rawValue, "list": list.description, "expiresAt": expires], status: 201)
     }
 
     func redeemInvite(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
         let code = request.pathParameters["code"] ?? ""
         do {
-            return json(Self.membershipJSON(try store.redeemInvite(code: code, account: account.id, now: Int64(configuration.clock()))))
+            return json(
+                Self.membershipJSON(
+                    try store.redeemInvite(code: code, account: account.id, now: Int64(configuration.clock()))))
         } catch StoreError.noSuchInvite {
             throw HTTPError.notFound("no such invite, or it expired")
         }
@@ -285,16 +294,19 @@ public final class BasketService: Sendable {
         func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
             guard let raw = request.query[name] else { return value }
             guard let number = Int64(raw), range.contains(number) else {
-                throw HTTPError.badRequest("'\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)", code: "invalid_parameter")
+                throw HTTPError.badRequest(
+                    "'\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)",
+                    code: "invalid_parameter")
             }
             return number
         }
         let after = try integer("after", default: 0, range: 0...Int64.max)
-        let limit = Int(try integer("limit", default: Int64(configuration.maxPage), range: 1...Int64(configuration.maxPage)))
+        let limit = Int(
+            try integer("limit", default: Int64(configuration.maxPage), range: 1...Int64(configuration.maxPage)))
         let wait = try integer("wait", default: 0, range: 0...Int64(configuration.maxWaitSeconds))
         let page = try store.page(of: list, after: after, limit: limit)
         if page.count > 0 || wait == 0 {
-            responder.respond(Self.pageResponse(page))
+            responder.respond(Self.pageResponse(page, serverTime: configuration.clock()))
             return
         }
         try watchers.park(list: list, after: after, limit: limit, seconds: Double(wait), responder: responder) {
@@ -302,9 +314,10 @@ public final class BasketService: Sendable {
         }
     }
 
-    static func pageResponse(_ page: Page) -> HTTPResponse {
+    static func pageResponse(_ page: Page, serverTime: UInt64) -> HTTPResponse {
         var text = "{\"count\":\(page.count),\"cursor\":\(page.cursor),\"epoch\":\(JSONText.quoted(page.epoch))"
-        text += ",\"historyComplete\":\(page.historyComplete),\"more\":\(page.more),\"ops\":"
+        text +=
+            ",\"historyComplete\":\(page.historyComplete),\"more\":\(page.more),\"serverTime\":\(serverTime),\"ops\":"
         var body = Array(text.utf8)
         JSONText.appendQuoted(bytes: page.encoded, to: &body)
         body.append(UInt8(ascii: "}"))
@@ -346,7 +359,8 @@ enum Passwords {
         guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]),
             let salt = Secrets.bytes(hex: parts[2]), let expected = Secrets.bytes(hex: parts[3])
         else { return false }
-        let derived = Secrets.pbkdf2SHA256(password: password, salt: salt, iterations: iterations, length: expected.count)
+        let derived = Secrets.pbkdf2SHA256(
+            password: password, salt: salt, iterations: iterations, length: expected.count)
         return Secrets.constantTimeEqual(derived, expected)
     }
 

@@ -7,7 +7,9 @@ struct JSONBody {
 
     /// Parses the request body as one JSON object whose keys are all in `allowed`.
     init(_ request: HTTPRequest, allowed: Set<String>) throws {
-        guard !request.body.isEmpty else { throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json") }
+        guard !request.body.isEmpty else {
+            throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json")
+        }
         guard String(validating: request.body, as: UTF8.self) != nil else {
             throw HTTPError.badRequest("the body is not valid UTF-8", code: "invalid_json")
         }

@@ -68,7 +68,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try db.configure(synchronous: fsyncEveryCommit ? .full : .normal)
         let found = try db.userVersion
         if found > Self.migrations.count {
-            throw SQLiteError(code: 1, message: "the store has schema \(found); this build knows \(Self.migrations.count)")
+            throw SQLiteError(
+                code: 1, message: "the store has schema \(found); this build knows \(Self.migrations.count)")
         }
         if found < Self.migrations.count {
             try db.transaction {
@@ -188,13 +189,18 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try locked { db in
             try db.transaction {
                 guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
-                guard let role = try db.scalar(
-                    "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))?.textValue
+                guard
+                    let role = try db.scalar(
+                        "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))?
+                        .textValue
                 else { throw StoreError.noSuchMember }
                 if role == "owner" {
-                    let owners = try db.scalar(
-                        "SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?.integerValue ?? 0
-                    let others = try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
+                    let owners =
+                        try db.scalar(
+                            "SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?
+                        .integerValue ?? 0
+                    let others =
+                        try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
                     if owners == 1 && others > 1 { throw StoreError.lastOwner }
                 }
                 try db.run("DELETE FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))
@@ -220,7 +226,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     WHERE i.code = ? AND i.expires > ?
                     """, .text(code), .integer(now)
                 ) { row in
-                    (row.int64(0), Role(rawValue: row.string(1) ?? "") ?? .viewer, row.blob(2), row.string(3) ?? "", row.int64(4))
+                    (
+                        row.int64(0), Role(rawValue: row.string(1) ?? "") ?? .viewer, row.blob(2), row.string(3) ?? "",
+                        row.int64(4)
+                    )
                 }
                 guard let (no, invited, id, epoch, cursor) = rows.first else { throw StoreError.noSuchInvite }
                 let current = try db.scalar(
@@ -228,7 +237,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 )?.textValue.flatMap(Role.init(rawValue:))
                 let role = max(current ?? invited, invited)
                 try db.run(
-                    "INSERT OR REPLACE INTO members(list, account, role) VALUES (?, ?, ?)", .integer(no), .integer(account),
+                    "INSERT OR REPLACE INTO members(list, account, role) VALUES (?, ?, ?)", .integer(no),
+                    .integer(account),
                     .text(role.rawValue))
                 return Membership(list: ListID(raw: ID128(bytes: id)!), role: role, epoch: epoch, cursor: cursor)
             }
@@ -237,12 +247,18 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: The log
 
-    public func append(_ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult {
+    public func append(_ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult
+    {
         try locked { db in
             try db.transaction {
-                guard let row = try db.query("SELECT no, last_seq FROM lists WHERE id = ?", .blob(list.raw.bytes), map: {
-                    ($0.int64(0), $0.int64(1))
-                }).first else { throw StoreError.noSuchList }
+                guard
+                    let row = try db.query(
+                        "SELECT no, last_seq FROM lists WHERE id = ?", .blob(list.raw.bytes),
+                        map: {
+                            ($0.int64(0), $0.int64(1))
+                        }
+                    ).first
+                else { throw StoreError.noSuchList }
                 let (no, lastSeq) = row
                 var seq = lastSeq
                 var accepted = 0
@@ -257,7 +273,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     OperationCodec.appendLine(op, to: &line)
                     try insert.bind(no, at: 1)
                     try insert.bind(seq + 1, at: 2)
-                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) { try insert.bind($0, at: 3) }
+                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
+                        try insert.bind($0, at: 3)
+                    }
                     try insert.bind(Int64(op.field.code), at: 4)
                     try insert.bind(Int64(bitPattern: op.timestamp.rawValue), at: 5)
                     try insert.bind(Int64(bitPattern: op.replica.rawValue ^ (1 << 63)), at: 6)
@@ -279,13 +297,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
         try locked { db in
-            guard let head = try db.query(
-                "SELECT no, last_seq, epoch, compacted_through FROM lists WHERE id = ?", .blob(list.raw.bytes),
-                map: { ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
-            ).first
+            guard
+                let head = try db.query(
+                    "SELECT no, last_seq, epoch, compacted_through FROM lists WHERE id = ?", .blob(list.raw.bytes),
+                    map: { ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
+                ).first
             else { throw StoreError.noSuchList }
             var encoded = OperationCodec.header(for: list)
-            let statement = try db.cached("SELECT seq, line FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")
+            let statement = try db.cached(
+                "SELECT seq, line FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")
             try statement.bind(head.0, at: 1)
             try statement.bind(cursor, at: 2)
             try statement.bind(Int64(limit), at: 3)
@@ -305,9 +325,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
         try locked { db in
-            guard let head = try db.query("SELECT last_seq, epoch FROM lists WHERE id = ?", .blob(list.raw.bytes), map: {
-                ($0.int64(0), $0.string(1) ?? "")
-            }).first else { throw StoreError.noSuchList }
+            guard
+                let head = try db.query(
+                    "SELECT last_seq, epoch FROM lists WHERE id = ?", .blob(list.raw.bytes),
+                    map: {
+                        ($0.int64(0), $0.string(1) ?? "")
+                    }
+                ).first
+            else { throw StoreError.noSuchList }
             return head
         }
     }

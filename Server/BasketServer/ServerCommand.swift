@@ -6,7 +6,8 @@ import HTTPServer
 public enum ServerCommand {
     public static let version = "0.1.0"
 
-    static let usage = "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] | backup PATH | restore PATH"
+    static let usage =
+        "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] | backup PATH | restore PATH"
 
     static let help = """
         OVERVIEW: The Basket sync server: accounts, shared lists, and each list's operation log over HTTP.
@@ -46,7 +47,8 @@ public enum ServerCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws -> Settings {
         var settings = Settings()
         func listen(_ value: String) throws {
-            guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]), (0...65535).contains(port)
+            guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+                (0...65535).contains(port)
             else { throw UsageError(message: "--listen takes HOST:PORT, like 127.0.0.1:8080 or [::1]:8080") }
             var host = String(value[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -54,13 +56,19 @@ public enum ServerCommand {
             settings.port = port
         }
         func number(_ name: String, _ value: String) throws -> Double {
-            guard let n = Double(value), n >= 0 else { throw UsageError(message: "\(name) takes a number, not '\(value)'") }
+            guard let n = Double(value), n >= 0 else {
+                throw UsageError(message: "\(name) takes a number, not '\(value)'")
+            }
             return n
         }
         if let value = environment["BASKET_LISTEN"], !value.isEmpty { try listen(value) }
         if let value = environment["BASKET_DATA"], !value.isEmpty { settings.data = value }
-        if let value = environment["BASKET_RETENTION_DAYS"], !value.isEmpty { settings.retentionDays = try number("BASKET_RETENTION_DAYS", value) }
-        if let value = environment["BASKET_THREADS"], !value.isEmpty { settings.threads = Int(try number("BASKET_THREADS", value)) }
+        if let value = environment["BASKET_RETENTION_DAYS"], !value.isEmpty {
+            settings.retentionDays = try number("BASKET_RETENTION_DAYS", value)
+        }
+        if let value = environment["BASKET_THREADS"], !value.isEmpty {
+            settings.threads = Int(try number("BASKET_THREADS", value))
+        }
         if environment["BASKET_QUIET"] == "1" { settings.quiet = true }
         var i = 0
         while i < arguments.count {
@@ -164,7 +172,8 @@ public enum ServerCommand {
             metrics.record(request)
             if !quiet {
                 let line = String(
-                    format: "%@ \"%@ %@\" %d %d %.1fms%@\n", ISO8601DateFormatter().string(from: Date()), request.method,
+                    format: "%@ \"%@ %@\" %d %d %.1fms%@\n", ISO8601DateFormatter().string(from: Date()),
+                    request.method,
                     request.path, request.status, request.responseBytes, request.seconds * 1000,
                     request.completed ? "" : " (client gone)")
                 FileHandle.standardOutput.write(Data(line.utf8))

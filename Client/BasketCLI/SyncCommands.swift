@@ -1,0 +1,320 @@
+import BasketCore
+import BasketReplica
+import Foundation
+import Synchronization
+
+/// The CLI's remote settings, in `config.json` next to the replica (mode 0600: it holds the token).
+struct RemoteConfig: Codable {
+    var server: String?
+    var account: String?
+    var token: String?
+}
+
+extension Context {
+    var configPath: String {
+        ((databasePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("config.json")
+    }
+
+    func loadConfig() throws -> RemoteConfig {
+        guard let data = FileManager.default.contents(atPath: configPath) else { return RemoteConfig() }
+        do {
+            return try JSONDecoder().decode(RemoteConfig.self, from: data)
+        } catch {
+            throw CommandError(message: "\(configPath) is not a valid config: \(error)", code: "invalid_config")
+        }
+    }
+
+    func saveConfig(_ config: RemoteConfig) throws {
+        let directory = (configPath as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        let data = try encoder.encode(config)
+        // Create with 0600 before writing the token into it.
+        let fd = open(configPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw CommandError(message: "cannot write \(configPath)", code: "io") }
+        defer { close(fd) }
+        fchmod(fd, 0o600)
+        _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// The transport for the configured server, signed in or not.
+    func transport(requireToken: Bool = true) throws -> (HTTPSyncTransport, RemoteConfig) {
+        let config = try loadConfig()
+        guard let server = config.server, let url = URL(string: server) else {
+            throw CommandError(message: "no server configured: 'basket remote set URL' first", code: "no_server")
+        }
+        if requireToken && config.token == nil {
+            throw CommandError(message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
+        }
+        return (HTTPSyncTransport(baseURL: url, token: config.token), config)
+    }
+
+    /// The password: the first line of stdin with --password-stdin, else $BASKET_PASSWORD, else a prompt.
+    func password() throws -> String {
+        if arguments.has("--password-stdin") {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            let text = String(decoding: data, as: UTF8.self)
+            return String(text.split(whereSeparator: \.isNewline).first ?? "")
+        }
+        if let password = environment["BASKET_PASSWORD"], !password.isEmpty { return password }
+        guard isatty(0) == 1, let entered = getpass("Password: ") else {
+            throw CommandError(message: "no password: use --password-stdin or $BASKET_PASSWORD", code: "no_password")
+        }
+        return String(cString: entered)
+    }
+}
+
+/// Runs async work from the synchronous CLI and waits for it.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let result = Mutex<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            let value = try await body()
+            result.withLock { $0 = .success(value) }
+        } catch {
+            result.withLock { $0 = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    return try result.withLock { $0! }.get()
+}
+
+enum SyncCommands {
+    static func remote(_ context: Context) throws {
+        let args = context.arguments.positionals
+        var config = try context.loadConfig()
+        if args.first == "set" {
+            guard args.count == 2, let url = URL(string: args[1]), ["http", "https"].contains(url.scheme ?? ""), url.host != nil
+            else { throw UsageError(message: "give the server's URL, like http://127.0.0.1:8080", usage: "basket remote set URL") }
+            if config.server != args[1] {
+                config.token = nil  // a token belongs to its server
+                config.account = nil
+            }
+            config.server = args[1]
+            try context.saveConfig(config)
+            context.console.print("Server set to \(args[1])")
+            return
+        }
+        guard args.isEmpty else { throw UsageError(message: "unknown remote command '\(args[0])'", usage: "basket remote [set URL]") }
+        if context.json {
+            struct Output: Encodable {
+                var server: String?
+                var account: String?
+            }
+            return try context.console.json(Output(server: config.server, account: config.account))
+        }
+        context.console.print(config.server.map { "Server: \($0)" + (config.account.map { " (signed in as \($0))" } ?? "") } ?? "No server configured.")
+    }
+
+    static func account(_ context: Context, signUp: Bool) throws {
+        guard context.arguments.positionals.count == 1 else {
+            throw UsageError(message: "name the account", usage: "basket \(signUp ? "signup" : "login") NAME [--password-stdin]")
+        }
+        let name = context.arguments.positionals[0]
+        let (transport, config) = try context.transport(requireToken: false)
+        let password = try context.password()
+        let token = try blocking {
+            if signUp { try await transport.signUp(name: name, password: password) }
+            return try await transport.login(name: name, password: password)
+        }
+        var updated = config
+        updated.account = name.lowercased()
+        updated.token = token
+        try context.saveConfig(updated)
+        context.console.print(signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
+    }
+
+    static func logout(_ context: Context) throws {
+        let (transport, config) = try context.transport()
+        try? blocking { try await transport.logout() }
+        var updated = config
+        updated.token = nil
+        updated.account = nil
+        try context.saveConfig(updated)
+        context.console.print("Signed out")
+    }
+
+    static func engine(_ context: Context) throws -> SyncEngine {
+        let (transport, _) = try context.transport()
+        return SyncEngine(replica: try context.replica(), transport: transport)
+    }
+
+    static func sync(_ context: Context) throws {
+        let engine = try engine(context)
+        if context.arguments.has("--watch") { return try watch(context, engine) }
+        let reports = try blocking { try await engine.syncAll() }
+        let lists = Dictionary(try context.replica().lists().map { ($0.id, $0.title) }) { a, _ in a }
+        if context.json {
+            struct Row: Encodable {
+                var list: String
+                var title: String
+                var pushed: Int
+                var pulled: Int
+                var epochChanged: Bool
+                var restamped: Int
+                var refusedPending: Int
+            }
+            return try context.console.json(
+                reports.map {
+                    Row(
+                        list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed, pulled: $0.pulled,
+                        epochChanged: $0.epochChanged, restamped: $0.restamped, refusedPending: $0.refusedPending)
+                })
+        }
+        for report in reports {
+            var line = "Synced \(lists[report.list] ?? report.list.description): sent \(report.pushed), received \(report.pulled)"
+            if report.epochChanged { line += "; the server had lost data (restored from a backup): sent everything again" }
+            context.console.print(line)
+            if report.restamped > 0 {
+                context.console.print(
+                    "This device's clock was off by \(report.clockOffset / 1000) s; corrected it and re-stamped \(report.restamped) changes")
+            }
+            if report.refusedPending > 0 {
+                context.console.print(
+                    "\(report.refusedPending) local changes to this list were not sent: you can only view it (they stay here)")
+            }
+        }
+        if reports.isEmpty { context.console.print("Nothing to sync.") }
+    }
+
+    /// `sync --watch`: stays connected and prints every change as it arrives. Ends with Ctrl-C.
+    static func watch(_ context: Context, _ engine: SyncEngine) throws {
+        let replica = try context.replica()
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no list to watch", code: "no_such_list")
+        }
+        _ = try blocking { try await engine.sync(list.id) }
+        context.console.print("Watching \(list.title) (Ctrl-C to stop)")
+        context.console.flush()
+        var before = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
+        while true {
+            let listID = list.id
+            do {
+                _ = try blocking { try await engine.watchOnce(listID, wait: 25) }
+            } catch let error as SyncError {
+                context.console.error("Sync failed: \(error); retrying in 2 s")
+                sleep(2)
+                continue
+            }
+            let after = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
+            for (id, item) in after.sorted(by: { $0.value.name < $1.value.name }) where before[id] != item {
+                let change: String
+                if let old = before[id], !old.isDeleted, item.isDeleted {
+                    change = "- \(item.name) (removed)"
+                } else if before[id] == nil || before[id]!.isDeleted {
+                    change = "+ \(item.name)"
+                } else {
+                    change = ItemCommands.line(for: item)
+                }
+                if context.json {
+                    try context.console.json(ItemJSON(item))
+                } else {
+                    context.console.print(change)
+                }
+            }
+            context.console.flush()
+            before = after
+        }
+    }
+
+    static func share(_ context: Context) throws {
+        let role = context.arguments.value("--role") ?? "editor"
+        guard ["editor", "viewer", "owner"].contains(role) else {
+            throw UsageError(message: "--role is editor, viewer or owner", usage: "basket share [--role editor|viewer]")
+        }
+        let list = try context.requireList()
+        let engine = try engine(context)
+        let (transport, _) = try context.transport()
+        let listID = list.id
+        let code = try blocking {
+            _ = try await engine.sync(listID)
+            return try await transport.invite(to: listID, role: role)
+        }
+        if context.json {
+            struct Output: Encodable {
+                var code: String
+                var role: String
+                var list: String
+            }
+            return try context.console.json(Output(code: code, role: role, list: list.id.description))
+        }
+        context.console.print("Invite code for \(list.title) (\(role)): \(code)")
+        context.console.print("On the other device: basket join \(code)")
+    }
+
+    static func join(_ context: Context) throws {
+        guard context.arguments.positionals.count == 1 else {
+            throw UsageError(message: "give the invite code", usage: "basket join CODE")
+        }
+        let code = context.arguments.positionals[0].uppercased()
+        let engine = try engine(context)
+        let (transport, _) = try context.transport()
+        let replica = try context.replica()
+        let joined = try blocking {
+            let remote = try await transport.join(code: code)
+            var state = try replica.syncState(of: remote.id)
+            state.isRegistered = true
+            try replica.saveSyncState(state)
+            _ = try await engine.sync(remote.id)
+            return remote
+        }
+        try replica.setSetting(Context.currentListSetting, joined.id.description)
+        let title = try replica.lists().first { $0.id == joined.id }?.title ?? joined.id.description
+        if context.json {
+            struct Output: Encodable {
+                var list: String
+                var title: String
+                var role: String
+            }
+            return try context.console.json(Output(list: joined.id.description, title: title, role: joined.role))
+        }
+        context.console.print("Joined \(title) as \(joined.role) (now the current list)")
+    }
+
+    static func status(_ context: Context) throws {
+        let config = try context.loadConfig()
+        let replica = try context.replica()
+        let pending = try replica.pendingCount()
+        let offset = try replica.clockOffset()
+        let states = Dictionary(try replica.syncStates().map { ($0.list, $0) }) { a, _ in a }
+        let lists = try replica.lists()
+        if context.json {
+            struct ListStatus: Encodable {
+                var id: String
+                var title: String
+                var synced: Bool
+                var lastSync: UInt64?
+                var cursor: Int64
+                var pending: Int
+            }
+            struct Output: Encodable {
+                var server: String?
+                var account: String?
+                var pending: Int
+                var clockOffsetMilliseconds: Int64
+                var lists: [ListStatus]
+            }
+            return try context.console.json(
+                Output(
+                    server: config.server, account: config.account, pending: pending, clockOffsetMilliseconds: offset,
+                    lists: try lists.map { list in
+                        ListStatus(
+                            id: list.id.description, title: list.title, synced: states[list.id]?.isRegistered ?? false,
+                            lastSync: states[list.id]?.lastSync, cursor: states[list.id]?.cursor ?? 0,
+                            pending: try replica.pendingOperations(in: list.id).count)
+                    }))
+        }
+        context.console.print("Server:  \(config.server ?? "none (offline only)")\(config.account.map { ", signed in as \($0)" } ?? "")")
+        context.console.print("Pending: \(pending) change\(pending == 1 ? "" : "s") not yet sent")
+        context.console.print("Clock:   \(offset == 0 ? "in step with the server" : "corrected by \(offset) ms from the server's time")")
+        for list in lists {
+            let state = states[list.id]
+            let when = state?.lastSync.map { ItemCommands.formatTimestamp(HybridTimestamp(milliseconds: $0, counter: 0)) } ?? "never"
+            let waiting = try replica.pendingOperations(in: list.id).count
+            context.console.print("  \(list.title): last sync \(when), \(waiting) pending")
+        }
+    }
+}

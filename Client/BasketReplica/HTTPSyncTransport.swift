@@ -1,0 +1,151 @@
+public import BasketCore
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The HTTP API of `basket-server` over URLSession: sync, accounts, invites.
+public final class HTTPSyncTransport: SyncTransport, Sendable {
+    public let baseURL: URL
+    public let token: String?
+    private let session: URLSession
+
+    /// - Parameters:
+    ///   - baseURL: the server, like `http://127.0.0.1:8080`.
+    ///   - token: the bearer token from ``login(name:password:)``; nil before signing in.
+    public init(baseURL: URL, token: String?) {
+        self.baseURL = baseURL
+        self.token = token
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 60
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration)
+    }
+
+    // MARK: Accounts
+
+    /// Creates an account.
+    public func signUp(name: String, password: String) async throws {
+        _ = try await call("POST", "/v1/accounts", body: ["name": name, "password": password])
+    }
+
+    /// Signs in; returns a new bearer token.
+    public func login(name: String, password: String) async throws -> String {
+        let answer = try await call("POST", "/v1/tokens", body: ["name": name, "password": password])
+        guard let token = answer["token"] as? String else { throw SyncError.badResponse("no token in the answer") }
+        return token
+    }
+
+    /// Revokes the token this transport uses.
+    public func logout() async throws { _ = try await call("DELETE", "/v1/tokens/current") }
+
+    /// The account name and the server's clock.
+    public func account() async throws -> (name: String, serverTime: UInt64) {
+        let answer = try await call("GET", "/v1/account")
+        return (answer["name"] as? String ?? "", (answer["serverTime"] as? NSNumber)?.uint64Value ?? 0)
+    }
+
+    /// An invite code for a list.
+    public func invite(to list: ListID, role: String) async throws -> String {
+        let answer = try await call("POST", "/v1/lists/\(list)/invites", body: ["role": role])
+        guard let code = answer["code"] as? String else { throw SyncError.badResponse("no code in the answer") }
+        return code
+    }
+
+    /// Joins the list an invite code is for.
+    public func join(code: String) async throws -> RemoteList {
+        let escaped = code.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? code
+        return try Self.remoteList(try await call("POST", "/v1/invites/\(escaped)"))
+    }
+
+    // MARK: Sync
+
+    public func lists() async throws -> [RemoteList] {
+        let answer = try await call("GET", "/v1/lists")
+        return try (answer["lists"] as? [[String: Any]] ?? []).map(Self.remoteList)
+    }
+
+    public func createList(_ id: ListID) async throws -> RemoteList {
+        try Self.remoteList(try await call("POST", "/v1/lists", body: ["id": id.description]))
+    }
+
+    public func push(_ operations: [BasketCore.Operation], to list: ListID) async throws -> PushOutcome {
+        let text = String(decoding: OperationCodec.encode(operations), as: UTF8.self)
+        let answer = try await call("POST", "/v1/lists/\(list)/ops", body: ["ops": text])
+        func number(_ key: String) -> NSNumber? { answer[key] as? NSNumber }
+        guard let cursor = number("cursor"), let epoch = answer["epoch"] as? String else {
+            throw SyncError.badResponse("a push answer without cursor or epoch")
+        }
+        return PushOutcome(
+            accepted: number("accepted")?.intValue ?? 0, duplicates: number("duplicates")?.intValue ?? 0,
+            cursor: cursor.int64Value, epoch: epoch, serverTime: number("serverTime")?.uint64Value ?? 0)
+    }
+
+    public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
+        let answer = try await call(
+            "GET", "/v1/lists/\(list)/ops?after=\(cursor)&limit=\(limit)&wait=\(wait)", timeout: Double(wait) + 30)
+        guard let text = answer["ops"] as? String, let next = (answer["cursor"] as? NSNumber)?.int64Value,
+            let epoch = answer["epoch"] as? String
+        else { throw SyncError.badResponse("a page without ops, cursor or epoch") }
+        let operations: [BasketCore.Operation]
+        do {
+            operations = try OperationCodec.decode(Array(text.utf8))
+        } catch {
+            throw SyncError.badResponse("the page's operations: \(error)")
+        }
+        return PulledPage(
+            operations: operations, cursor: next, epoch: epoch, more: answer["more"] as? Bool ?? false,
+            historyComplete: answer["historyComplete"] as? Bool ?? true,
+            serverTime: (answer["serverTime"] as? NSNumber)?.uint64Value ?? 0)
+    }
+
+    // MARK: Plumbing
+
+    static func remoteList(_ object: [String: Any]) throws -> RemoteList {
+        guard let raw = object["id"] as? String, let id = ListID(hex: raw), let epoch = object["epoch"] as? String else {
+            throw SyncError.badResponse("a list without id or epoch")
+        }
+        return RemoteList(
+            id: id, role: object["role"] as? String ?? "viewer", epoch: epoch,
+            cursor: (object["cursor"] as? NSNumber)?.int64Value ?? 0)
+    }
+
+    private func call(_ method: String, _ path: String, body: [String: String]? = nil, timeout: Double = 60) async throws
+        -> [String: Any]
+    {
+        guard let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
+            throw SyncError.badResponse("bad URL for \(path)")
+        }
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw SyncError.unreachable(error.localizedDescription)
+        }
+        guard let http = response as? HTTPURLResponse else { throw SyncError.badResponse("not an HTTP answer") }
+        let object = data.isEmpty ? [:] : (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        guard (200..<300).contains(http.statusCode) else {
+            let code = object["error"] as? String ?? "http_\(http.statusCode)"
+            if code == ClockSkewError.code {
+                throw SyncError.clockSkew(
+                    serverTime: (object["serverTime"] as? NSNumber)?.uint64Value ?? 0,
+                    offsetMilliseconds: (object["offsetMilliseconds"] as? NSNumber)?.uint64Value ?? 0)
+            }
+            throw SyncError.server(
+                status: http.statusCode, code: code, message: object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: http.statusCode))
+        }
+        return object
+    }
+}

@@ -1,0 +1,158 @@
+public import BasketCore
+import SQLite
+
+/// Where a list stands with the server.
+public struct SyncState: Hashable, Sendable {
+    public var list: ListID
+    /// The server's epoch for the list when the cursor was taken; nil before the first sync.
+    public var epoch: String?
+    /// The sequence number of the last server operation applied.
+    public var cursor: Int64
+    /// Whether the list was created on (or joined from) the server.
+    public var isRegistered: Bool
+    /// When the last sync of the list finished (Unix milliseconds).
+    public var lastSync: UInt64?
+
+    public init(list: ListID, epoch: String? = nil, cursor: Int64 = 0, isRegistered: Bool = false, lastSync: UInt64? = nil) {
+        self.list = list
+        self.epoch = epoch
+        self.cursor = cursor
+        self.isRegistered = isRegistered
+        self.lastSync = lastSync
+    }
+}
+
+/// What the sync engine needs of the replica: sync state, the outbox per list, clock correction.
+extension Replica {
+    /// The sync state of a list (a fresh one when the list never synced).
+    public func syncState(of list: ListID) throws -> SyncState {
+        try locked { try Self.loadSyncState(list, $0) }
+    }
+
+    /// The sync states of every list that has one.
+    public func syncStates() throws -> [SyncState] {
+        try locked { db in
+            try db.query("SELECT list, epoch, cursor, registered, last_sync FROM sync_lists") { Self.syncState(from: $0) }
+        }
+    }
+
+    static func syncState(from row: Row) -> SyncState {
+        SyncState(
+            list: ListID(raw: ID128(bytes: row.blob(0))!), epoch: row.string(1), cursor: row.int64(2),
+            isRegistered: row.int64(3) != 0, lastSync: row.isNull(4) ? nil : UInt64(row.int64(4)))
+    }
+
+    static func loadSyncState(_ list: ListID, _ db: Connection) throws -> SyncState {
+        try db.query(
+            "SELECT list, epoch, cursor, registered, last_sync FROM sync_lists WHERE list = ?", .blob(list.raw.bytes),
+            map: syncState(from:)
+        ).first ?? SyncState(list: list)
+    }
+
+    static func saveSyncState(_ state: SyncState, _ db: Connection) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO sync_lists(list, epoch, cursor, registered, last_sync) VALUES (?, ?, ?, ?, ?)",
+            .blob(state.list.raw.bytes), state.epoch.map(SQLValue.text) ?? .null, .integer(state.cursor),
+            .integer(state.isRegistered ? 1 : 0), state.lastSync.map { .integer(Int64($0)) } ?? .null)
+    }
+
+    public func saveSyncState(_ state: SyncState) throws {
+        try locked { try Self.saveSyncState(state, $0) }
+    }
+
+    /// Applies a page pulled from the server and stores the new sync state in the same
+    /// transaction: a crash leaves both or neither, so a page is never applied twice or skipped.
+    @discardableResult
+    public func apply(_ remote: [Operation], syncState: SyncState) throws -> ApplyResult {
+        try apply(remote) { db in try Self.saveSyncState(syncState, db) }
+    }
+
+    /// Local writes of one list not yet acknowledged, oldest first.
+    public func pendingOperations(in list: ListID, limit: Int = .max) throws -> [PendingOperation] {
+        try locked { db in
+            try db.query(
+                "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq LIMIT ?", .blob(list.raw.bytes),
+                .integer(Int64(min(limit, Int(Int64.max)))), map: Self.pending(from:))
+        }
+    }
+
+    /// Drops acknowledged writes of one list from the outbox, up to and including `sequence`.
+    public func acknowledge(_ list: ListID, through sequence: Int64) throws {
+        try locked {
+            try $0.run("DELETE FROM outbox WHERE list = ? AND seq <= ?", .blob(list.raw.bytes), .integer(sequence))
+        }
+    }
+
+    /// The number of local writes waiting for the server.
+    public func pendingCount() throws -> Int {
+        try locked { Int(try $0.scalar("SELECT count(*) FROM outbox")?.integerValue ?? 0) }
+    }
+
+    /// The correction added to the wall clock (server time minus local time, in milliseconds).
+    public func clockOffset() throws -> Int64 {
+        try locked { try $0.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0 }
+    }
+
+    /// Corrects the clock by the server's time and re-stamps every pending write stamped beyond
+    /// what the server accepts, so the next push goes through and nothing is lost.
+    ///
+    /// - Parameters:
+    ///   - serverTime: the server's wall clock (Unix milliseconds) as it answered.
+    /// - Returns: how many writes got a new timestamp.
+    @discardableResult
+    public func correctClock(serverTime: UInt64) throws -> Int {
+        let localWall = configuration.wallClock()
+        let offset = Int64(bitPattern: serverTime &- localWall)
+        let restamped = try locked { db in
+            try db.transaction {
+                try db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('clock_offset', ?)", .integer(offset))
+                let corrected = serverTime
+                let limit = corrected + HybridClock.maxDrift
+                // The persisted clock may carry the skewed time: start again from the corrected one.
+                var clock = HybridClock(last: HybridTimestamp(milliseconds: corrected, counter: 0))
+                let pending = try db.query("SELECT seq, list, item, record FROM outbox ORDER BY seq", map: Self.pending(from:))
+                var count = 0
+                for entry in pending where entry.operation.timestamp.milliseconds > limit {
+                    let old = entry.operation
+                    var new = old
+                    new.version = Version(timestamp: clock.now(wallMilliseconds: corrected), replica: replicaID)
+                    try restamp(old, as: new, db)
+                    var record: [UInt8] = []
+                    Records.append(field: new.field, register: Register(value: new.value, version: new.version), to: &record)
+                    try db.run("UPDATE outbox SET record = ? WHERE seq = ?", .blob(record), .integer(entry.sequence))
+                    count += 1
+                }
+                try saveClock(clock, db)
+                return count
+            }
+        }
+        return restamped
+    }
+
+    /// Replaces one write in its item's history by `new` and recomputes the item's registers.
+    private func restamp(_ old: Operation, as new: Operation, _ db: Connection) throws {
+        guard let no = try listNo(old.list, db),
+            let history = try db.scalar(
+                "SELECT history FROM items WHERE list = ? AND id = ?", .integer(no), .blob(old.item.raw.bytes))?.blobValue
+        else { return }
+        var entries = try Records.decode(history)
+        for i in entries.indices where entries[i].field == old.field && entries[i].register.version == old.version {
+            entries[i].register.version = new.version
+        }
+        // Rebuild the row from its history through the merge engine.
+        try db.run("DELETE FROM items WHERE list = ? AND id = ?", .integer(no), .blob(old.item.raw.bytes))
+        _ = try merge(
+            entries.map {
+                Operation(list: old.list, item: old.item, field: $0.field, value: $0.register.value, version: $0.register.version)
+            }, db)
+    }
+
+    static func pending(from row: Row) throws -> PendingOperation {
+        let list = ListID(raw: ID128(bytes: row.blob(1))!)
+        let item = ItemID(raw: ID128(bytes: row.blob(2))!)
+        guard let entry = try Records.decode(row.blob(3)).first else { throw ReplicaError.corrupt("an empty outbox record") }
+        return PendingOperation(
+            sequence: row.int64(0),
+            operation: Operation(list: list, item: item, field: entry.field, value: entry.register.value, version: entry.register.version))
+    }
+}

@@ -1,0 +1,170 @@
+public import BasketCore
+
+/// What one sync of one list did.
+public struct ListSyncReport: Hashable, Sendable {
+    public var list: ListID
+    /// Local operations the server accepted (or already had).
+    public var pushed = 0
+    /// Operations pulled from the server and new to this replica.
+    public var pulled = 0
+    /// Items whose state changed by what was pulled.
+    public var changedItems = 0
+    /// The server's epoch changed (it was restored from a backup): everything was pushed again.
+    public var epochChanged = false
+    /// Local writes re-stamped after the server refused this device's clock.
+    public var restamped = 0
+    /// Local writes kept in the outbox because the account may not change this list (a viewer).
+    public var refusedPending = 0
+    /// The clock correction in force after the sync (server minus local, milliseconds).
+    public var clockOffset: Int64 = 0
+}
+
+/// Synchronises a replica with a server: pushes the outbox in batches, pulls pages after the
+/// list's cursor (stored in the same transaction as each page), re-pushes everything when the
+/// server's epoch changed, and corrects the clock when the server refuses its timestamps.
+///
+/// ```swift
+/// let engine = SyncEngine(replica: replica, transport: HTTPSyncTransport(baseURL: url, token: token))
+/// let reports = try await engine.syncAll()
+/// ```
+public final class SyncEngine: Sendable {
+    public let replica: Replica
+    public let transport: any SyncTransport
+    /// Operations per push.
+    public let batchSize: Int
+
+    public init(replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000) {
+        self.replica = replica
+        self.transport = transport
+        self.batchSize = batchSize
+    }
+
+    /// Registers the local lists the server does not know, then syncs every list the account
+    /// has on the server (joined from another device included).
+    public func syncAll() async throws -> [ListSyncReport] {
+        let remote = try await transport.lists()
+        let remoteIDs = Set(remote.map(\.id))
+        var reports: [ListSyncReport] = []
+        for list in try replica.lists() where !remoteIDs.contains(list.id) {
+            let state = try replica.syncState(of: list.id)
+            if state.isRegistered { continue }  // it was registered, then we left it or were removed: keep it local
+            reports.append(try await sync(list.id))
+        }
+        for list in remote { reports.append(try await sync(list.id)) }
+        return reports
+    }
+
+    /// Pushes and pulls one list until both sides are even.
+    public func sync(_ list: ListID) async throws -> ListSyncReport {
+        var report = ListSyncReport(list: list)
+        var state = try replica.syncState(of: list)
+        if !state.isRegistered {
+            let remote = try await transport.createList(list)
+            if state.epoch == nil { state.epoch = remote.epoch }
+            state.isRegistered = true
+            try replica.saveSyncState(state)
+        }
+        try await pushPending(list, &state, &report)
+        try await pullAll(list, &state, &report)
+        state.lastSync = HybridClock.wallClockMilliseconds()
+        try replica.saveSyncState(state)
+        report.clockOffset = try replica.clockOffset()
+        return report
+    }
+
+    /// One long-poll round: push what is pending, wait up to `wait` seconds for news, apply it.
+    public func watchOnce(_ list: ListID, wait: Int = 25) async throws -> ListSyncReport {
+        var report = ListSyncReport(list: list)
+        var state = try replica.syncState(of: list)
+        try await pushPending(list, &state, &report)
+        let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: wait)
+        if let epoch = state.epoch, epoch != page.epoch {
+            try await rebuild(list, &state, &report, newEpoch: page.epoch)
+            try await pullAll(list, &state, &report)
+        } else {
+            try apply(page, list, &state, &report)
+            if page.more { try await pullAll(list, &state, &report) }
+        }
+        state.lastSync = HybridClock.wallClockMilliseconds()
+        try replica.saveSyncState(state)
+        return report
+    }
+
+    private func pushPending(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
+        var correctedOnce = false
+        while true {
+            let batch = try replica.pendingOperations(in: list, limit: batchSize)
+            guard let last = batch.last else { return }
+            let outcome: PushOutcome
+            do {
+                outcome = try await transport.push(batch.map(\.operation), to: list)
+            } catch SyncError.clockSkew(let serverTime, _) where !correctedOnce {
+                // Correct the clock and re-stamp the refused writes, then push them again.
+                report.restamped += try replica.correctClock(serverTime: serverTime)
+                correctedOnce = true
+                continue
+            } catch SyncError.server(403, let code, let message) {
+                report.refusedPending = try replica.pendingOperations(in: list).count
+                _ = (code, message)
+                return
+            }
+            if let epoch = state.epoch, epoch != outcome.epoch {
+                try await rebuild(list, &state, &report, newEpoch: outcome.epoch)
+                return
+            }
+            state.epoch = outcome.epoch
+            try replica.acknowledge(list, through: last.sequence)
+            report.pushed += batch.count
+        }
+    }
+
+    /// The server lost what it had after a backup: push everything this replica knows of the
+    /// list (the server keeps what it has and skips duplicates), then pull from the start.
+    private func rebuild(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport, newEpoch: String)
+        async throws
+    {
+        report.epochChanged = true
+        let everything = try replica.operations(in: list)
+        var start = 0
+        while start < everything.count {
+            let batch = Array(everything[start..<min(start + batchSize, everything.count)])
+            _ = try await transport.push(batch, to: list)
+            start += batchSize
+        }
+        if let last = try replica.pendingOperations(in: list).last {
+            try replica.acknowledge(list, through: last.sequence)
+        }
+        state.epoch = newEpoch
+        state.cursor = 0
+        try replica.saveSyncState(state)
+    }
+
+    private func pullAll(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
+        while true {
+            let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: 0)
+            if let epoch = state.epoch, epoch != page.epoch {
+                try await rebuild(list, &state, &report, newEpoch: page.epoch)
+                continue
+            }
+            try apply(page, list, &state, &report)
+            if !page.more { return }
+        }
+    }
+
+    private func apply(_ page: PulledPage, _ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) throws {
+        var next = state
+        next.epoch = page.epoch
+        next.cursor = page.cursor
+        let result: ApplyResult
+        do {
+            result = try replica.apply(page.operations, syncState: next)
+        } catch ReplicaError.clockSkew where page.serverTime > 0 {
+            // This device's clock is behind the server's: take the server's time and apply again.
+            try replica.correctClock(serverTime: page.serverTime)
+            result = try replica.apply(page.operations, syncState: next)
+        }
+        report.pulled += result.new
+        report.changedItems += result.changedItems
+        state = next
+    }
+}

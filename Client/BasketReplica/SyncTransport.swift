@@ -1,0 +1,96 @@
+public import BasketCore
+
+/// A list as the server knows it, for the signed-in account.
+public struct RemoteList: Hashable, Sendable {
+    public var id: ListID
+    public var role: String
+    public var epoch: String
+    public var cursor: Int64
+
+    public init(id: ListID, role: String, epoch: String, cursor: Int64) {
+        self.id = id
+        self.role = role
+        self.epoch = epoch
+        self.cursor = cursor
+    }
+}
+
+/// The server's answer to a push.
+public struct PushOutcome: Hashable, Sendable {
+    public var accepted: Int
+    public var duplicates: Int
+    public var cursor: Int64
+    public var epoch: String
+    public var serverTime: UInt64
+
+    public init(accepted: Int, duplicates: Int, cursor: Int64, epoch: String, serverTime: UInt64) {
+        self.accepted = accepted
+        self.duplicates = duplicates
+        self.cursor = cursor
+        self.epoch = epoch
+        self.serverTime = serverTime
+    }
+}
+
+/// A page of a list's log.
+public struct PulledPage: Sendable {
+    public var operations: [Operation]
+    public var cursor: Int64
+    public var epoch: String
+    public var more: Bool
+    public var historyComplete: Bool
+    /// The server's clock when it answered (Unix milliseconds).
+    public var serverTime: UInt64
+
+    public init(
+        operations: [Operation], cursor: Int64, epoch: String, more: Bool, historyComplete: Bool, serverTime: UInt64
+    ) {
+        self.serverTime = serverTime
+        self.operations = operations
+        self.cursor = cursor
+        self.epoch = epoch
+        self.more = more
+        self.historyComplete = historyComplete
+    }
+}
+
+/// Why a sync call failed.
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No server could be reached (no network, server down): the outbox is kept.
+    case unreachable(String)
+    /// The server refused a timestamp too far ahead of its clock.
+    case clockSkew(serverTime: UInt64, offsetMilliseconds: UInt64)
+    /// The server answered with an error.
+    case server(status: Int, code: String, message: String)
+    /// The answer could not be read.
+    case badResponse(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let why): return "cannot reach the server: \(why)"
+        case .clockSkew(_, let offset): return "this device's clock is \(offset / 1000) s ahead of the server's"
+        case .server(let status, let code, let message): return "the server refused (\(status) \(code)): \(message)"
+        case .badResponse(let why): return "the server's answer could not be read: \(why)"
+        }
+    }
+
+    /// The server's error code, when it answered with one.
+    public var code: String? {
+        if case .server(_, let code, _) = self { return code }
+        if case .clockSkew = self { return ClockSkewError.code }
+        return nil
+    }
+}
+
+/// What the sync engine needs of a server. ``HTTPSyncTransport`` speaks the HTTP API; tests may
+/// put their own behind it.
+public protocol SyncTransport: Sendable {
+    /// Lists the account is a member of.
+    func lists() async throws -> [RemoteList]
+    /// Registers a list made on this device (idempotent for a member).
+    func createList(_ id: ListID) async throws -> RemoteList
+    /// Sends operations of one list; throws ``SyncError/clockSkew(serverTime:offsetMilliseconds:)`` when refused for time.
+    func push(_ operations: [Operation], to list: ListID) async throws -> PushOutcome
+    /// Operations after `cursor`; with `wait` > 0 the server holds the request until something arrives.
+    func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage
+}
