@@ -78,7 +78,7 @@ let package = Package(
             path: "Tests/BasketReplicaTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["BasketCore", "BasketReplica", "TestSupport", "basket"],
+            dependencies: ["BasketCore", "BasketReplica", "TestSupport", "basket", "basket-server"],
             path: "Tests/EndToEndTests"),
     ]
 )

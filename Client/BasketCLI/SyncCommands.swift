@@ -45,7 +45,8 @@ extension Context {
             throw CommandError(message: "no server configured: 'basket remote set URL' first", code: "no_server")
         }
         if requireToken && config.token == nil {
-            throw CommandError(message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
+            throw CommandError(
+                message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
         }
         return (HTTPSyncTransport(baseURL: url, token: config.token), config)
     }
@@ -87,8 +88,12 @@ enum SyncCommands {
         let args = context.arguments.positionals
         var config = try context.loadConfig()
         if args.first == "set" {
-            guard args.count == 2, let url = URL(string: args[1]), ["http", "https"].contains(url.scheme ?? ""), url.host != nil
-            else { throw UsageError(message: "give the server's URL, like http://127.0.0.1:8080", usage: "basket remote set URL") }
+            guard args.count == 2, let url = URL(string: args[1]), ["http", "https"].contains(url.scheme ?? ""),
+                url.host != nil
+            else {
+                throw UsageError(
+                    message: "give the server's URL, like http://127.0.0.1:8080", usage: "basket remote set URL")
+            }
             if config.server != args[1] {
                 config.token = nil  // a token belongs to its server
                 config.account = nil
@@ -98,7 +103,9 @@ enum SyncCommands {
             context.console.print("Server set to \(args[1])")
             return
         }
-        guard args.isEmpty else { throw UsageError(message: "unknown remote command '\(args[0])'", usage: "basket remote [set URL]") }
+        guard args.isEmpty else {
+            throw UsageError(message: "unknown remote command '\(args[0])'", usage: "basket remote [set URL]")
+        }
         if context.json {
             struct Output: Encodable {
                 var server: String?
@@ -106,12 +113,15 @@ enum SyncCommands {
             }
             return try context.console.json(Output(server: config.server, account: config.account))
         }
-        context.console.print(config.server.map { "Server: \($0)" + (config.account.map { " (signed in as \($0))" } ?? "") } ?? "No server configured.")
+        context.console.print(
+            config.server.map { "Server: \($0)" + (config.account.map { " (signed in as \($0))" } ?? "") }
+                ?? "No server configured.")
     }
 
     static func account(_ context: Context, signUp: Bool) throws {
         guard context.arguments.positionals.count == 1 else {
-            throw UsageError(message: "name the account", usage: "basket \(signUp ? "signup" : "login") NAME [--password-stdin]")
+            throw UsageError(
+                message: "name the account", usage: "basket \(signUp ? "signup" : "login") NAME [--password-stdin]")
         }
         let name = context.arguments.positionals[0]
         let (transport, config) = try context.transport(requireToken: false)
@@ -124,7 +134,8 @@ enum SyncCommands {
         updated.account = name.lowercased()
         updated.token = token
         try context.saveConfig(updated)
-        context.console.print(signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
+        context.console.print(
+            signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
     }
 
     static func logout(_ context: Context) throws {
@@ -165,16 +176,21 @@ enum SyncCommands {
                 })
         }
         for report in reports {
-            var line = "Synced \(lists[report.list] ?? report.list.description): sent \(report.pushed), received \(report.pulled)"
-            if report.epochChanged { line += "; the server had lost data (restored from a backup): sent everything again" }
+            var line =
+                "Synced \(lists[report.list] ?? report.list.description): sent \(report.pushed), received \(report.pulled)"
+            if report.epochChanged {
+                line += "; the server had lost data (restored from a backup): sent everything again"
+            }
             context.console.print(line)
             if report.restamped > 0 {
                 context.console.print(
-                    "This device's clock was off by \(report.clockOffset / 1000) s; corrected it and re-stamped \(report.restamped) changes")
+                    "This device's clock was off by \(report.clockOffset / 1000) s; corrected it and re-stamped \(report.restamped) changes"
+                )
             }
             if report.refusedPending > 0 {
                 context.console.print(
-                    "\(report.refusedPending) local changes to this list were not sent: you can only view it (they stay here)")
+                    "\(report.refusedPending) local changes to this list were not sent: you can only view it (they stay here)"
+                )
             }
         }
         if reports.isEmpty { context.console.print("Nothing to sync.") }
@@ -307,12 +323,16 @@ enum SyncCommands {
                             pending: try replica.pendingOperations(in: list.id).count)
                     }))
         }
-        context.console.print("Server:  \(config.server ?? "none (offline only)")\(config.account.map { ", signed in as \($0)" } ?? "")")
+        context.console.print(
+            "Server:  \(config.server ?? "none (offline only)")\(config.account.map { ", signed in as \($0)" } ?? "")")
         context.console.print("Pending: \(pending) change\(pending == 1 ? "" : "s") not yet sent")
-        context.console.print("Clock:   \(offset == 0 ? "in step with the server" : "corrected by \(offset) ms from the server's time")")
+        context.console.print(
+            "Clock:   \(offset == 0 ? "in step with the server" : "corrected by \(offset) ms from the server's time")")
         for list in lists {
             let state = states[list.id]
-            let when = state?.lastSync.map { ItemCommands.formatTimestamp(HybridTimestamp(milliseconds: $0, counter: 0)) } ?? "never"
+            let when =
+                state?.lastSync.map { ItemCommands.formatTimestamp(HybridTimestamp(milliseconds: $0, counter: 0)) }
+                ?? "never"
             let waiting = try replica.pendingOperations(in: list.id).count
             context.console.print("  \(list.title): last sync \(when), \(waiting) pending")
         }

@@ -105,7 +105,8 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     // MARK: Plumbing
 
     static func remoteList(_ object: [String: Any]) throws -> RemoteList {
-        guard let raw = object["id"] as? String, let id = ListID(hex: raw), let epoch = object["epoch"] as? String else {
+        guard let raw = object["id"] as? String, let id = ListID(hex: raw), let epoch = object["epoch"] as? String
+        else {
             throw SyncError.badResponse("a list without id or epoch")
         }
         return RemoteList(
@@ -113,10 +114,13 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             cursor: (object["cursor"] as? NSNumber)?.int64Value ?? 0)
     }
 
-    private func call(_ method: String, _ path: String, body: [String: String]? = nil, timeout: Double = 60) async throws
+    private func call(_ method: String, _ path: String, body: [String: String]? = nil, timeout: Double = 60)
+        async throws
         -> [String: Any]
     {
-        guard let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
+        guard
+            let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
+        else {
             throw SyncError.badResponse("bad URL for \(path)")
         }
         var request = URLRequest(url: url, timeoutInterval: timeout)
@@ -144,7 +148,9 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
                     offsetMilliseconds: (object["offsetMilliseconds"] as? NSNumber)?.uint64Value ?? 0)
             }
             throw SyncError.server(
-                status: http.statusCode, code: code, message: object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: http.statusCode))
+                status: http.statusCode, code: code,
+                message: object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: http.statusCode)
+            )
         }
         return object
     }

@@ -13,7 +13,9 @@ public struct SyncState: Hashable, Sendable {
     /// When the last sync of the list finished (Unix milliseconds).
     public var lastSync: UInt64?
 
-    public init(list: ListID, epoch: String? = nil, cursor: Int64 = 0, isRegistered: Bool = false, lastSync: UInt64? = nil) {
+    public init(
+        list: ListID, epoch: String? = nil, cursor: Int64 = 0, isRegistered: Bool = false, lastSync: UInt64? = nil
+    ) {
         self.list = list
         self.epoch = epoch
         self.cursor = cursor
@@ -32,7 +34,9 @@ extension Replica {
     /// The sync states of every list that has one.
     public func syncStates() throws -> [SyncState] {
         try locked { db in
-            try db.query("SELECT list, epoch, cursor, registered, last_sync FROM sync_lists") { Self.syncState(from: $0) }
+            try db.query("SELECT list, epoch, cursor, registered, last_sync FROM sync_lists") {
+                Self.syncState(from: $0)
+            }
         }
     }
 
@@ -110,7 +114,8 @@ extension Replica {
                 let limit = corrected + HybridClock.maxDrift
                 // The persisted clock may carry the skewed time: start again from the corrected one.
                 var clock = HybridClock(last: HybridTimestamp(milliseconds: corrected, counter: 0))
-                let pending = try db.query("SELECT seq, list, item, record FROM outbox ORDER BY seq", map: Self.pending(from:))
+                let pending = try db.query(
+                    "SELECT seq, list, item, record FROM outbox ORDER BY seq", map: Self.pending(from:))
                 var count = 0
                 for entry in pending where entry.operation.timestamp.milliseconds > limit {
                     let old = entry.operation
@@ -118,7 +123,8 @@ extension Replica {
                     new.version = Version(timestamp: clock.now(wallMilliseconds: corrected), replica: replicaID)
                     try restamp(old, as: new, db)
                     var record: [UInt8] = []
-                    Records.append(field: new.field, register: Register(value: new.value, version: new.version), to: &record)
+                    Records.append(
+                        field: new.field, register: Register(value: new.value, version: new.version), to: &record)
                     try db.run("UPDATE outbox SET record = ? WHERE seq = ?", .blob(record), .integer(entry.sequence))
                     count += 1
                 }
@@ -133,7 +139,8 @@ extension Replica {
     private func restamp(_ old: Operation, as new: Operation, _ db: Connection) throws {
         guard let no = try listNo(old.list, db),
             let history = try db.scalar(
-                "SELECT history FROM items WHERE list = ? AND id = ?", .integer(no), .blob(old.item.raw.bytes))?.blobValue
+                "SELECT history FROM items WHERE list = ? AND id = ?", .integer(no), .blob(old.item.raw.bytes))?
+                .blobValue
         else { return }
         var entries = try Records.decode(history)
         for i in entries.indices where entries[i].field == old.field && entries[i].register.version == old.version {
@@ -143,16 +150,22 @@ extension Replica {
         try db.run("DELETE FROM items WHERE list = ? AND id = ?", .integer(no), .blob(old.item.raw.bytes))
         _ = try merge(
             entries.map {
-                Operation(list: old.list, item: old.item, field: $0.field, value: $0.register.value, version: $0.register.version)
+                Operation(
+                    list: old.list, item: old.item, field: $0.field, value: $0.register.value,
+                    version: $0.register.version)
             }, db)
     }
 
     static func pending(from row: Row) throws -> PendingOperation {
         let list = ListID(raw: ID128(bytes: row.blob(1))!)
         let item = ItemID(raw: ID128(bytes: row.blob(2))!)
-        guard let entry = try Records.decode(row.blob(3)).first else { throw ReplicaError.corrupt("an empty outbox record") }
+        guard let entry = try Records.decode(row.blob(3)).first else {
+            throw ReplicaError.corrupt("an empty outbox record")
+        }
         return PendingOperation(
             sequence: row.int64(0),
-            operation: Operation(list: list, item: item, field: entry.field, value: entry.register.value, version: entry.register.version))
+            operation: Operation(
+                list: list, item: item, field: entry.field, value: entry.register.value, version: entry.register.version
+            ))
     }
 }

@@ -124,14 +124,21 @@ public final class SyncEngine: Sendable {
         async throws
     {
         report.epochChanged = true
+        let pendingBefore = try replica.pendingOperations(in: list).last
         let everything = try replica.operations(in: list)
         var start = 0
+        var refused = false
         while start < everything.count {
             let batch = Array(everything[start..<min(start + batchSize, everything.count)])
-            _ = try await transport.push(batch, to: list)
+            do {
+                _ = try await transport.push(batch, to: list)
+            } catch SyncError.server(403, _, _) {
+                refused = true  // a viewer: the writers rebuild the server; this replica only pulls
+                break
+            }
             start += batchSize
         }
-        if let last = try replica.pendingOperations(in: list).last {
+        if !refused, let last = pendingBefore {
             try replica.acknowledge(list, through: last.sequence)
         }
         state.epoch = newEpoch
@@ -151,7 +158,9 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    private func apply(_ page: PulledPage, _ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) throws {
+    private func apply(_ page: PulledPage, _ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport)
+        throws
+    {
         var next = state
         next.epoch = page.epoch
         next.cursor = page.cursor

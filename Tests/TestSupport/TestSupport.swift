@@ -125,3 +125,91 @@ extension Executables {
         try run(executable: "/bin/sh", ["-c", script], environment: environment)
     }
 }
+
+/// A value behind a lock, shareable between threads.
+public final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    public init(_ value: Value) { mutex = Mutex(value) }
+
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try mutex.withLock { try body(&$0) }
+    }
+}
+
+/// A real `basket-server` process on 127.0.0.1.
+public final class ServerProcess: @unchecked Sendable {
+    // `@unchecked Sendable`: `process` and `port` change only in start/stop, called by one test.
+    public let dataDirectory: String
+    public private(set) var port: Int
+    private var process: Process?
+    private let output = Locked(Data())
+
+    /// Starts the server on `port` (0 picks a free one) and waits until it listens.
+    public init(dataDirectory: String, port: Int = 0) throws {
+        self.dataDirectory = dataDirectory
+        self.port = port
+        try start()
+    }
+
+    public var url: String { "http://127.0.0.1:\(port)" }
+
+    public func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Executables.path("basket-server"))
+        process.arguments = ["--listen", "127.0.0.1:\(port)", "--data", dataDirectory]
+        var environment = ProcessInfo.processInfo.environment
+        environment["BASKET_QUIET"] = "1"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        output.withLock { $0 = Data() }
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            output.withLock { $0.append(chunk) }
+        }
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let text = String(decoding: output.withLock { $0 }, as: UTF8.self)
+            if let range = text.range(of: "listening on http://127.0.0.1:") {
+                let digits = text[range.upperBound...].prefix { $0.isNumber }
+                port = Int(digits) ?? port
+                return
+            }
+            if !process.isRunning { break }
+            usleep(10_000)
+        }
+        throw ServerError(message: "basket-server did not start: \(log)")
+    }
+
+    public var log: String { String(decoding: output.withLock { $0 }, as: UTF8.self) }
+
+    /// SIGTERM, and waits for a clean exit; returns the exit status.
+    @discardableResult
+    public func stop() -> Int32 {
+        guard let process, process.isRunning else { return self.process?.terminationStatus ?? 0 }
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: the process gets no chance to clean up.
+    public func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    public var isRunning: Bool { process?.isRunning ?? false }
+
+    deinit { kill() }
+
+    public struct ServerError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+}

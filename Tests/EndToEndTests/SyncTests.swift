@@ -1,0 +1,226 @@
+import BasketCore
+import BasketReplica
+import Foundation
+import Testing
+import TestSupport
+
+/// The real `basket-server` binary on 127.0.0.1 with an ephemeral port and a temporary data
+/// directory, and `basket` CLI processes as three users.
+@Suite(.serialized)
+struct SyncTests {
+    let root = TemporaryDirectory("sync")
+
+    func start() throws -> ServerProcess {
+        try ServerProcess(dataDirectory: root.file("server"))
+    }
+
+    func user(_ name: String, _ server: ServerProcess) throws -> Device {
+        let device = Device(root, name)
+        try device.ok("remote", "set", server.url)
+        try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
+        return device
+    }
+
+    /// alice owns "Family"; bob joins as editor, carol as viewer.
+    func family(_ server: ServerProcess) throws -> (alice: Device, bob: Device, carol: Device) {
+        let alice = try user("alice", server)
+        let bob = try user("bob", server)
+        let carol = try user("carol", server)
+        try alice.ok("list", "new", "Family")
+        let editorCode = try alice.ok("share", "--json").jsonObject["code"] as! String
+        let viewerCode = try alice.ok("share", "--role", "viewer", "--json").jsonObject["code"] as! String
+        try bob.ok("join", editorCode)
+        try carol.ok("join", viewerCode)
+        #expect(try bob.listing().list?.title == "Family")
+        #expect(try carol.listing().list?.title == "Family")
+        return (alice, bob, carol)
+    }
+
+    @Test func bothAddingMilkOfflineEndsWithOneItemAfterSync() throws {
+        let server = try start()
+        let (alice, bob, carol) = try family(server)
+        try alice.ok("add", "Milk")
+        try bob.ok("add", "milk ")
+        for device in [alice, bob, alice, carol] { try device.ok("sync") }
+        for device in [alice, bob, carol] {
+            let items = try device.listing().items
+            #expect(items.count == 1 && items[0].name.lowercased() == "milk")
+        }
+        #expect(try alice.exported() == bob.exported())
+    }
+
+    @Test func concurrentCheckAndUncheckResolveToTheLaterWriteEverywhere() throws {
+        let server = try start()
+        let (alice, bob, carol) = try family(server)
+        try alice.ok("add", "Milk, Bread")
+        try alice.ok("sync")
+        try bob.ok("sync")
+        try bob.ok("check", "bread")
+        try bob.ok("sync")
+        try alice.ok("sync")
+        // Offline: alice checks milk and unchecks bread; later bob unchecks milk and checks bread.
+        try alice.ok("check", "milk")
+        try alice.ok("uncheck", "bread")
+        usleep(5_000)
+        try bob.ok("uncheck", "milk")
+        try bob.ok("check", "bread")
+        for device in [bob, alice, bob, carol] { try device.ok("sync") }
+        for device in [alice, bob, carol] {
+            let state = Dictionary(uniqueKeysWithValues: try device.listing().items.map { ($0.name, $0.checked) })
+            #expect(state == ["Milk": false, "Bread": true])
+        }
+    }
+
+    @Test func aViewersPushIsRefusedAndNothingChanges() throws {
+        let server = try start()
+        let (alice, _, carol) = try family(server)
+        try alice.ok("add", "Milk")
+        try alice.ok("sync")
+        try carol.ok("sync")
+        let before = try alice.exported()
+        try carol.ok("check", "milk")  // works offline on carol's replica
+        let sync = try carol.ok("sync")
+        #expect(sync.contains("not sent"))
+        #expect(try carol.ok("status", "--json").jsonObject["pending"] as? Int == 1)
+        try alice.ok("sync")
+        #expect(try alice.exported() == before)
+        #expect(try alice.listing().items.map(\.checked) == [false])
+        // The HTTP answer itself: 403 with a JSON error.
+        let config = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: carol.directory + "/config.json"))) as! [String: Any]
+        let token = config["token"] as! String
+        let list = try carol.listing().list!.id
+        let answer = try Executables.runShell(
+            "curl -s -o /dev/stderr -w '%{http_code}' -X POST -H 'Authorization: Bearer \(token)' -d '{\"ops\":\"basket-ops 1\\n\"}' \(server.url)/v1/lists/\(list)/ops")
+        #expect(answer.stdout == "403" && answer.stderr.contains("\"error\":\"forbidden\""))
+    }
+
+    @Test func aWatcherSeesAnotherReplicasChangeWithinOneSecond() throws {
+        let server = try start()
+        let (alice, bob, _) = try family(server)
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: Executables.path("basket"))
+        watcher.arguments = ["--db", bob.directory, "sync", "--watch"]
+        let pipe = Pipe()
+        watcher.standardOutput = pipe
+        watcher.standardError = FileHandle.nullDevice
+        let seen = Locked(Data())
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            seen.withLock { $0.append(chunk) }
+        }
+        try watcher.run()
+        defer {
+            watcher.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while watcher.isRunning && Date() < deadline { usleep(10_000) }
+            if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
+            watcher.waitUntilExit()
+        }
+        func text() -> String { String(decoding: seen.withLock { $0 }, as: UTF8.self) }
+        let deadline = Date().addingTimeInterval(20)
+        while !text().contains("Watching") && Date() < deadline { usleep(10_000) }
+        #expect(text().contains("Watching Family"))
+        usleep(200_000)  // let the watcher park its long-poll
+
+        try alice.ok("add", "Eggs")
+        try alice.ok("sync")
+        let synced = Date()
+        while !text().contains("Eggs") && Date().timeIntervalSince(synced) < 5 { usleep(5_000) }
+        let latency = Date().timeIntervalSince(synced)
+        #expect(text().contains("+ Eggs"), "the watcher printed: \(text())")
+        #expect(latency < 1.0, "the change took \(latency) s to reach the watcher")
+    }
+
+    @Test func aServerKilledDuringPushesKeepsEveryAcknowledgedOperation() throws {
+        let server = try start()
+        let (alice, bob, _) = try family(server)
+        // Pushes of 1,500 operations each, while the server is killed at some point among them.
+        let killer = DispatchQueue(label: "killer")
+        killer.asyncAfter(deadline: .now() + 1.5) { server.kill() }
+        var failures = 0
+        for round in 0..<12 {
+            try alice.ok("add", (0..<500).map { "Round \(round) item \($0)" }.joined(separator: ", "))
+            let result = try alice.run("sync")
+            if result.status != 0 {
+                failures += 1
+                #expect(result.stderr.contains("cannot reach the server"), "\(result.stderr)")
+            }
+        }
+        #expect(failures > 0, "the server was not killed during the pushes")
+        try server.start()  // same port, same data directory
+
+        // Every operation alice no longer holds in her outbox was acknowledged: the server has it.
+        let replica = try Replica(path: alice.directory + "/basket.sqlite")
+        let list = try #require(try replica.lists().first { $0.title == "Family" }).id
+        let pending = Set(try replica.pendingOperations(in: list).map(\.operation))
+        let acknowledged = Set(try replica.operations(in: list)).subtracting(pending)
+        try bob.ok("sync")
+        let bobReplica = try Replica(path: bob.directory + "/basket.sqlite")
+        let atBob = Set(try bobReplica.operations(in: list))
+        #expect(acknowledged.isSubset(of: atBob), "\(acknowledged.subtracting(atBob).count) acknowledged operations were lost")
+
+        // And once alice syncs again, both converge on all 6,000 items.
+        try alice.ok("sync")
+        try bob.ok("sync")
+        #expect(try bob.listing().items.count == 6_000)
+        #expect(try alice.exported() == bob.exported())
+    }
+
+    @Test func aServerRestoredFromAnOlderBackupIsRebuiltByItsClients() throws {
+        let server = try start()
+        let (alice, bob, carol) = try family(server)
+        try alice.ok("add", "Before backup")
+        try alice.ok("sync")
+        try bob.ok("sync")
+        let backup = root.file("backup.sqlite")
+        let made = try Executables.run("basket-server", ["--data", server.dataDirectory, "backup", backup])
+        #expect(made.status == 0, "\(made.stderr)")
+
+        try alice.ok("add", "Alice after backup")
+        try alice.ok("sync")
+        try bob.ok("add", "Bob after backup")
+        try bob.ok("sync")
+        try bob.ok("add", "Bob offline")  // never reached the old server
+
+        #expect(server.stop() == 0)
+        let restored = try Executables.run("basket-server", ["--data", server.dataDirectory, "restore", backup])
+        #expect(restored.status == 0 && restored.stdout.contains("new epoch"), "\(restored.stderr)")
+        try server.start()
+
+        let aliceSync = try alice.ok("sync")
+        #expect(aliceSync.contains("restored from a backup"))
+        try bob.ok("sync")
+        try carol.ok("sync")
+        try alice.ok("sync")
+        let expected: Set = ["Before backup", "Alice after backup", "Bob after backup", "Bob offline"]
+        for device in [alice, bob, carol] {
+            #expect(Set(try device.listing().items.map(\.name)) == expected)
+        }
+        // A device that never saw the list before gets everything from the rebuilt server.
+        let fresh = Device(root, "alice-laptop")
+        try fresh.ok("remote", "set", server.url)
+        try fresh.ok("login", "alice", "--password-stdin", stdin: "alice-password\n")
+        try fresh.ok("sync")
+        #expect(Set(try fresh.listing().items.map(\.name)) == expected)
+    }
+
+    @Test func aFailedSyncSaysWhyAndKeepsTheOutbox() throws {
+        let server = try start()
+        let (alice, _, _) = try family(server)
+        try alice.ok("add", "Milk")
+        server.stop()
+        let failed = try alice.run("sync")
+        #expect(failed.status == 1 && failed.stderr.contains("cannot reach the server"))
+        #expect(try alice.ok("status", "--json").jsonObject["pending"] as? Int == 3)
+        #expect(try alice.listing().items.map(\.name) == ["Milk"])  // everything else still works offline
+        try server.start()
+        try alice.ok("sync")
+        #expect(try alice.ok("status", "--json").jsonObject["pending"] as? Int == 0)
+    }
+}
+
+extension String {
+    var jsonObject: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(utf8))) as? [String: Any] ?? [:]
+    }
+}
