@@ -67,6 +67,9 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTests"),
         .testTarget(
+            name: "BasketServerTests", dependencies: ["BasketServer", "HTTPServer", "BasketCore", "TestSupport"],
+            path: "Tests/BasketServerTests"),
+        .testTarget(
             name: "BasketCoreTests", dependencies: ["BasketCore", "TestSupport"],
             path: "Tests/BasketCoreTests"),
         .testTarget(

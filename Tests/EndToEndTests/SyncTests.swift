@@ -1,8 +1,8 @@
 import BasketCore
 import BasketReplica
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real `basket-server` binary on 127.0.0.1 with an ephemeral port and a temporary data
 /// directory, and `basket` CLI processes as three users.
@@ -86,11 +86,14 @@ struct SyncTests {
         #expect(try alice.exported() == before)
         #expect(try alice.listing().items.map(\.checked) == [false])
         // The HTTP answer itself: 403 with a JSON error.
-        let config = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: carol.directory + "/config.json"))) as! [String: Any]
+        let config =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: carol.directory + "/config.json"))) as! [String: Any]
         let token = config["token"] as! String
         let list = try carol.listing().list!.id
         let answer = try Executables.runShell(
-            "curl -s -o /dev/stderr -w '%{http_code}' -X POST -H 'Authorization: Bearer \(token)' -d '{\"ops\":\"basket-ops 1\\n\"}' \(server.url)/v1/lists/\(list)/ops")
+            "curl -s -o /dev/stderr -w '%{http_code}' -X POST -H 'Authorization: Bearer \(token)' -d '{\"ops\":\"basket-ops 1\\n\"}' \(server.url)/v1/lists/\(list)/ops"
+        )
         #expect(answer.stdout == "403" && answer.stderr.contains("\"error\":\"forbidden\""))
     }
 
@@ -157,7 +160,9 @@ struct SyncTests {
         try bob.ok("sync")
         let bobReplica = try Replica(path: bob.directory + "/basket.sqlite")
         let atBob = Set(try bobReplica.operations(in: list))
-        #expect(acknowledged.isSubset(of: atBob), "\(acknowledged.subtracting(atBob).count) acknowledged operations were lost")
+        #expect(
+            acknowledged.isSubset(of: atBob),
+            "\(acknowledged.subtracting(atBob).count) acknowledged operations were lost")
 
         // And once alice syncs again, both converge on all 6,000 items.
         try alice.ok("sync")

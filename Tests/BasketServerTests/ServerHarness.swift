@@ -1,0 +1,102 @@
+import BasketCore
+import BasketServer
+import Foundation
+import HTTPServer
+import TestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The service on a real HTTP server on 127.0.0.1 (ephemeral port), with a real SQLite file.
+final class Harness: Sendable {
+    let directory = TemporaryDirectory("server-test")
+    let store: SQLiteStore
+    let service: BasketService
+    let http: HTTPServer
+    let clock: ManualClock
+
+    init(configure: (inout BasketService.Configuration) -> Void = { _ in }) throws {
+        clock = ManualClock(milliseconds: HybridClock.wallClockMilliseconds())
+        store = try SQLiteStore(path: directory.file("store.sqlite"), fsyncEveryCommit: false)
+        var configuration = BasketService.Configuration()
+        configuration.passwordIterations = 1_000
+        let clock = self.clock
+        configuration.clock = { clock.milliseconds }
+        configure(&configuration)
+        service = BasketService(store: store, configuration: configuration)
+        http = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: service.router().handle)
+        try http.start()
+    }
+
+    deinit {
+        service.shutdown()
+        http.stop()
+    }
+
+    struct Answer {
+        var status: Int
+        var body: Data
+        var headers: [String: String]
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        var error: String? { json["error"] as? String }
+    }
+
+    func call(_ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil, raw: [UInt8]? = nil)
+        async throws -> Answer
+    {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(http.port)\(path)")!, timeoutInterval: 60)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
+        if let raw { request.httpBody = Data(raw) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields { headers[String(describing: key).lowercased()] = String(describing: value) }
+        return Answer(status: http.statusCode, body: data, headers: headers)
+    }
+
+    /// Creates an account and returns a token for it.
+    func signUp(_ name: String) async throws -> String {
+        let created = try await call("POST", "/v1/accounts", json: ["name": name, "password": "\(name)-password"])
+        precondition(created.status == 201, "signup failed: \(created.status)")
+        let login = try await call("POST", "/v1/tokens", json: ["name": name, "password": "\(name)-password"])
+        return login.json["token"] as! String
+    }
+
+    func newList(_ token: String) async throws -> ListID {
+        let list = ListID.random()
+        let answer = try await call("POST", "/v1/lists", token: token, json: ["id": list.description])
+        precondition(answer.status == 201)
+        return list
+    }
+
+    /// An invite of `role` to `list` redeemed by `token`.
+    func join(_ list: ListID, owner: String, member: String, role: String) async throws {
+        let invite = try await call("POST", "/v1/lists/\(list)/invites", token: owner, json: ["role": role])
+        let code = invite.json["code"] as! String
+        let joined = try await call("POST", "/v1/invites/\(code)", token: member)
+        precondition(joined.status == 200)
+    }
+
+    /// Operations on `list` stamped near the server's clock.
+    func operations(_ list: ListID, names: [String], offset: Int64 = 0, replica: UInt64 = 7) -> [BasketCore.Operation] {
+        var ops: [BasketCore.Operation] = []
+        for (i, name) in names.enumerated() {
+            let ms = UInt64(Int64(clock.milliseconds) + offset)
+            let version = Version(timestamp: HybridTimestamp(milliseconds: ms, counter: UInt16(i)), replica: ReplicaID(rawValue: replica))
+            ops.append(.init(list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name), version: version))
+        }
+        return ops
+    }
+
+    func push(_ ops: [BasketCore.Operation], to list: ListID, token: String) async throws -> Answer {
+        try await call(
+            "POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": String(decoding: OperationCodec.encode(ops), as: UTF8.self)])
+    }
+
+    func pulled(_ answer: Answer) throws -> [BasketCore.Operation] {
+        try OperationCodec.decode(Array((answer.json["ops"] as? String ?? "").utf8))
+    }
+}

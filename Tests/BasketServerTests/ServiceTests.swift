@@ -1,0 +1,237 @@
+import BasketCore
+import BasketServer
+import Foundation
+import HTTPServer
+import Testing
+import TestSupport
+
+@Suite(.serialized)
+struct AccountTests {
+    @Test func badAccountRequestsAre400AndStoreNothing() async throws {
+        let harness = try Harness()
+        let cases: [(String, [UInt8], String)] = [
+            ("not JSON", Array("{name".utf8), "invalid_json"),
+            ("not an object", Array("[1]".utf8), "invalid_json"),
+            ("invalid UTF-8", [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], "invalid_json"),
+            ("unknown field", Array(#"{"name":"alice","password":"long-enough","admin":true}"#.utf8), "unknown_field"),
+            ("wrong type", Array(#"{"name":42,"password":"long-enough"}"#.utf8), "wrong_type"),
+            ("missing field", Array(#"{"name":"alice"}"#.utf8), "missing_field"),
+            ("bad name", Array(#"{"name":"a b","password":"long-enough"}"#.utf8), "invalid_name"),
+            ("name too long", Array("{\"name\":\"\(String(repeating: "a", count: 65))\",\"password\":\"long-enough\"}".utf8), "too_long"),
+            ("weak password", Array(#"{"name":"alice","password":"short"}"#.utf8), "weak_password"),
+        ]
+        for (label, body, code) in cases {
+            let answer = try await harness.call("POST", "/v1/accounts", raw: body)
+            #expect(answer.status == 400, "\(label)")
+            #expect(answer.error == code, "\(label): \(String(decoding: answer.body, as: UTF8.self))")
+            #expect(answer.json["message"] is String, "\(label)")
+        }
+        #expect(try harness.store.statistics().accounts == 0)
+        #expect(try await harness.call("GET", "/healthz").status == 200)  // still serving
+    }
+
+    @Test func accountsTokensAndRevocation() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        let again = try await harness.call("POST", "/v1/accounts", json: ["name": "Alice", "password": "whatever-long"])
+        #expect(again.status == 409 && again.error == "account_exists")
+        let me = try await harness.call("GET", "/v1/account", token: token)
+        #expect(me.status == 200 && me.json["name"] as? String == "alice")
+        let wrong = try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "not-the-password"])
+        #expect(wrong.status == 401 && wrong.error == "invalid_credentials")
+        #expect(try await harness.call("DELETE", "/v1/tokens/current", token: token).status == 204)
+        let revoked = try await harness.call("GET", "/v1/account", token: token)
+        #expect(revoked.status == 401 && revoked.headers["www-authenticate"] == "Bearer")
+    }
+
+    @Test func failedLoginsAreRateLimited() async throws {
+        let harness = try Harness { $0.loginAttemptsPerMinute = 3 }
+        _ = try await harness.signUp("alice")
+        for _ in 0..<3 {
+            #expect(try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "wrong-password"]).status == 401)
+        }
+        let limited = try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
+        #expect(limited.status == 429 && limited.error == "rate_limited" && limited.headers["retry-after"] != nil)
+        harness.clock.advance(by: 61_000)
+        #expect(try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"]).status == 201)
+    }
+}
+
+@Suite(.serialized)
+struct ListAccessTests {
+    /// Every list route × (no token, bad token, revoked token, other user, viewer, editor, owner).
+    @Test func everyListRouteChecksTokensAndMembership() async throws {
+        let harness = try Harness()
+        let owner = try await harness.signUp("owner")
+        let editor = try await harness.signUp("editor")
+        let viewer = try await harness.signUp("viewer")
+        let stranger = try await harness.signUp("stranger")
+        let revoked = try await harness.signUp("revoked")
+        let list = try await harness.newList(owner)
+        try await harness.join(list, owner: owner, member: editor, role: "editor")
+        try await harness.join(list, owner: owner, member: viewer, role: "viewer")
+        try await harness.join(list, owner: owner, member: revoked, role: "editor")
+        _ = try await harness.call("DELETE", "/v1/tokens/current", token: revoked)
+
+        let ops = harness.operations(list, names: ["Milk"])
+        let encoded = String(decoding: OperationCodec.encode(ops), as: UTF8.self)
+        struct Route {
+            var method: String
+            var path: String
+            var body: [String: Any]?
+            /// Expected status for viewer, editor, owner.
+            var member: [Int]
+        }
+        let routes = [
+            Route(method: "GET", path: "/v1/lists/\(list)/ops", body: nil, member: [200, 200, 200]),
+            Route(method: "POST", path: "/v1/lists/\(list)/ops", body: ["ops": encoded], member: [403, 200, 200]),
+            Route(method: "GET", path: "/v1/lists/\(list)/members", body: nil, member: [200, 200, 200]),
+            Route(method: "POST", path: "/v1/lists/\(list)/invites", body: ["role": "viewer"], member: [403, 201, 201]),
+        ]
+        for route in routes {
+            let noToken = try await harness.call(route.method, route.path, json: route.body)
+            #expect(noToken.status == 401 && noToken.error == "unauthorized", "\(route.method) \(route.path)")
+            let badToken = try await harness.call(route.method, route.path, token: "nonsense", json: route.body)
+            #expect(badToken.status == 401, "\(route.method) \(route.path)")
+            let revokedToken = try await harness.call(route.method, route.path, token: revoked, json: route.body)
+            #expect(revokedToken.status == 401, "\(route.method) \(route.path)")
+            let other = try await harness.call(route.method, route.path, token: stranger, json: route.body)
+            #expect(other.status == 404 && other.error == "not_found", "\(route.method) \(route.path)")
+            for (token, expected) in zip([viewer, editor, owner], route.member) {
+                let answer = try await harness.call(route.method, route.path, token: token, json: route.body)
+                #expect(answer.status == expected, "\(route.method) \(route.path): \(String(decoding: answer.body, as: UTF8.self))")
+            }
+        }
+        // A viewer's refused push stored nothing; the editor's and owner's pushes were one operation.
+        #expect(try harness.store.statistics().operations == 1)
+        // Editors cannot invite owners.
+        let escalate = try await harness.call("POST", "/v1/lists/\(list)/invites", token: editor, json: ["role": "owner"])
+        #expect(escalate.status == 403)
+    }
+
+    @Test func membersLeaveAndAreRemoved() async throws {
+        let harness = try Harness()
+        let owner = try await harness.signUp("owner")
+        let bob = try await harness.signUp("bob")
+        let list = try await harness.newList(owner)
+        try await harness.join(list, owner: owner, member: bob, role: "editor")
+        let members = try await harness.call("GET", "/v1/lists/\(list)/members", token: bob)
+        #expect((members.json["members"] as? [[String: Any]])?.count == 2)
+        #expect(try await harness.call("DELETE", "/v1/lists/\(list)/members/owner", token: bob).status == 403)
+        #expect(try await harness.call("DELETE", "/v1/lists/\(list)/members/owner", token: owner).status == 409)
+        #expect(try await harness.call("DELETE", "/v1/lists/\(list)/members/bob", token: bob).status == 204)
+        #expect(try await harness.call("GET", "/v1/lists/\(list)/ops", token: bob).status == 404)
+        let lists = try await harness.call("GET", "/v1/lists", token: bob)
+        #expect((lists.json["lists"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func listsAreCreatedOnceAndInvitesExpire() async throws {
+        let harness = try Harness { $0.inviteSeconds = 60 }
+        let owner = try await harness.signUp("owner")
+        let other = try await harness.signUp("other")
+        let list = try await harness.newList(owner)
+        #expect(try await harness.call("POST", "/v1/lists", token: owner, json: ["id": list.description]).status == 200)
+        let taken = try await harness.call("POST", "/v1/lists", token: other, json: ["id": list.description])
+        #expect(taken.status == 409 && taken.error == "list_exists")
+        let badID = try await harness.call("POST", "/v1/lists", token: owner, json: ["id": "xyz"])
+        #expect(badID.status == 400)
+        let invite = try await harness.call("POST", "/v1/lists/\(list)/invites", token: owner, json: [:])
+        let code = invite.json["code"] as! String
+        harness.clock.advance(by: 61_000)
+        #expect(try await harness.call("POST", "/v1/invites/\(code)", token: other).status == 404)
+    }
+}
+
+@Suite(.serialized)
+struct LogTests {
+    @Test func pushIsIdempotentAndSequenceNumbersAreGapFree() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        let ops = harness.operations(list, names: ["Milk", "Bread", "Eggs"])
+        let first = try await harness.push(ops, to: list, token: token)
+        #expect(first.json["accepted"] as? Int == 3 && first.json["cursor"] as? Int == 3)
+        let again = try await harness.push(ops + harness.operations(list, names: ["Salt"], offset: 5), to: list, token: token)
+        #expect(again.json["accepted"] as? Int == 1 && again.json["duplicates"] as? Int == 3 && again.json["cursor"] as? Int == 4)
+        let page = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0&limit=2", token: token)
+        #expect(page.json["count"] as? Int == 2 && page.json["cursor"] as? Int == 2 && page.json["more"] as? Bool == true)
+        let rest = try await harness.call("GET", "/v1/lists/\(list)/ops?after=2", token: token)
+        #expect(try harness.pulled(rest).map(\.value) == [.text("Eggs"), .text("Salt")])
+        #expect(rest.json["more"] as? Bool == false)
+    }
+
+    @Test func badPushesAre4xxAndStoreNothing() async throws {
+        let harness = try Harness { $0.maxBatch = 5 }
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        let other = try await harness.newList(token)
+        let invalid = try await harness.call("POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": "basket-ops 1\nL zz\n"])
+        #expect(invalid.status == 400 && invalid.error == "invalid_ops")
+        let tooMany = try await harness.push(harness.operations(list, names: (0..<6).map { "Item \($0)" }), to: list, token: token)
+        #expect(tooMany.status == 413 && tooMany.error == "batch_too_large")
+        let wrongList = try await harness.push(harness.operations(other, names: ["Milk"]), to: list, token: token)
+        #expect(wrongList.status == 400 && wrongList.error == "wrong_list")
+        let future = try await harness.push(harness.operations(list, names: ["Milk"], offset: 6 * 60_000), to: list, token: token)
+        #expect(future.status == 400 && future.error == "clock_skew")
+        #expect((future.json["serverTime"] as? NSNumber)?.uint64Value == harness.clock.milliseconds)
+        #expect((future.json["offsetMilliseconds"] as? NSNumber)?.intValue == 6 * 60_000)
+        let extra = try await harness.call("POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": "basket-ops 1\n", "x": 1])
+        #expect(extra.status == 400 && extra.error == "unknown_field")
+        for query in ["after=-1", "after=abc", "limit=0", "limit=999999", "wait=31", "wait=x"] {
+            let answer = try await harness.call("GET", "/v1/lists/\(list)/ops?\(query)", token: token)
+            #expect(answer.status == 400 && answer.error == "invalid_parameter", "\(query)")
+        }
+        #expect(try harness.store.statistics().operations == 0)
+    }
+
+    @Test func aLongPollAnswersAsSoonAsSomethingArrivesOrWhenItsWaitRunsOut() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        async let waiting = harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=20", token: token)
+        for _ in 0..<500 where harness.service.watcherCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(harness.service.watcherCount == 1)
+        let started = Date()
+        _ = try await harness.push(harness.operations(list, names: ["Milk"]), to: list, token: token)
+        let woken = try await waiting
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(try harness.pulled(woken).map(\.value) == [.text("Milk")])
+        #expect(woken.json["cursor"] as? Int == 1)
+
+        let empty = try await harness.call("GET", "/v1/lists/\(list)/ops?after=1&wait=1", token: token)
+        #expect(empty.status == 200 && empty.json["count"] as? Int == 0 && empty.json["cursor"] as? Int == 1)
+        #expect(harness.service.watcherCount == 0)
+    }
+
+    @Test func compactionKeepsTheWinnersAndSaysHistoryIsIncomplete() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        let milk = ItemID(list: list, key: "milk")
+        func op(_ checked: Bool, _ counter: UInt16) -> BasketCore.Operation {
+            .init(
+                list: list, item: milk, field: .checked, value: .bool(checked),
+                version: Version(timestamp: HybridTimestamp(milliseconds: harness.clock.milliseconds, counter: counter), replica: ReplicaID(rawValue: 3)))
+        }
+        _ = try await harness.push([op(true, 1), op(false, 2), op(true, 3)] + harness.operations(list, names: ["Milk"]), to: list, token: token)
+        let dropped = try harness.store.compact(receivedBefore: Int64(harness.clock.milliseconds) + 1)
+        #expect(dropped == 2)
+        let page = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0", token: token)
+        let ops = try harness.pulled(page)
+        #expect(ops.filter { $0.field == .checked }.map(\.value) == [.bool(true)])
+        #expect(page.json["historyComplete"] as? Bool == false)
+        let later = try await harness.call("GET", "/v1/lists/\(list)/ops?after=3", token: token)
+        #expect(later.json["historyComplete"] as? Bool == true)
+    }
+
+    @Test func metricsCountRequestsAndStoredOperations() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        _ = try await harness.push(harness.operations(list, names: ["Milk", "Bread"]), to: list, token: token)
+        let metrics = String(decoding: try await harness.call("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("basket_operations_stored 2"))
+        #expect(metrics.contains("basket_watchers 0"))
+        #expect(metrics.contains("basket_http_request_duration_seconds_bucket"))
+    }
+}
