@@ -43,7 +43,9 @@ let package = Package(
         .target(name: "BasketSearch", dependencies: ["BasketCore"], path: "Client/BasketSearch"),
         .target(
             name: "BasketReplica", dependencies: ["BasketCore", "SQLite"],
-            path: "Client/BasketReplica"),
+            path: "Client/BasketReplica",
+            // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
+            linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         .target(
             name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch"],
             path: "Client/BasketCLI"),
@@ -57,7 +59,7 @@ let package = Package(
 
         // Benchmarks (run release-built: Scripts/bench.sh).
         .executableTarget(
-            name: "basket-bench", dependencies: ["BasketCore", "BasketReplica", "SQLite"],
+            name: "basket-bench", dependencies: ["BasketCore", "BasketReplica", "SQLite", "HTTPServer"],
             path: "Benchmarks/basket-bench"),
 
         // Tests.

@@ -6,5 +6,11 @@ cd "$(dirname "$0")/.."
 Scripts/install-deps.sh
 # Statically linked like a shipped CLI: process start drops from ~50 ms to a few ms.
 swift build -c release --static-swift-stdlib --product basket
+swift build -c release --static-swift-stdlib --product basket-server
 swift build -c release --static-swift-stdlib --product basket-bench
-.build/release/basket-bench "${@:-replica}"
+if [ $# -gt 0 ]; then
+    .build/release/basket-bench "$@"
+else
+    .build/release/basket-bench replica
+    .build/release/basket-bench server
+fi

@@ -208,6 +208,15 @@ struct ReplicaBenchmark {
         }
     }
 
+    /// Rows per second of ``rawInsert(_:path:)`` for `rows` generated rows.
+    static func rawInsertRate(rows: Int, path: String) throws -> Double {
+        var bench = try ReplicaBenchmark(arguments: [])
+        bench.operationCount = rows
+        bench.itemCount = max(1, rows / 10)
+        let (_, ops) = bench.makeOperations()
+        return Double(rows) / (try bench.rawInsert(ops, path: path))
+    }
+
     /// The baseline: the same number of rows into a plain table, one prepared statement, one transaction.
     func rawInsert(_ ops: [Operation], path: String) throws -> Double {
         let db = try Connection(path: path)

@@ -5,7 +5,10 @@
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: basket-bench replica [--ops N] [--items N] [--runs N]"
+let usage = """
+    usage: basket-bench replica [--ops N] [--items N] [--runs N]
+           basket-bench server [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
+    """
 if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)
     exit(0)
@@ -14,6 +17,13 @@ switch arguments.first {
 case "replica", nil:
     do {
         try ReplicaBenchmark(arguments: Array(arguments.dropFirst())).run()
+    } catch {
+        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
+        exit(1)
+    }
+case "server":
+    do {
+        try ServerBenchmark(arguments: Array(arguments.dropFirst())).run()
     } catch {
         FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
         exit(1)

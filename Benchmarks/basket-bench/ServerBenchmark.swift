@@ -1,0 +1,337 @@
+import BasketCore
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// `basket-bench server`: the real basket-server (release) as a separate process on loopback,
+/// and the load from this process: push throughput, small requests, long-poll fan-out, memory.
+struct ServerBenchmark {
+    var pushClients = 4
+    var batchesPerClient = 50
+    var batchSize = 1_000
+    var healthzPerThread = 25_000
+    var watchers = 1_000
+    var burst = 5_000
+    var idleWatchers = 10_000
+
+    init(arguments: [String]) throws {
+        var i = 0
+        while i < arguments.count {
+            guard i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else {
+                throw BenchError("expected a positive number after \(arguments[i])")
+            }
+            switch arguments[i] {
+            case "--batches": batchesPerClient = n
+            case "--watchers": watchers = n
+            case "--idle-watchers": idleWatchers = n
+            case "--burst": burst = n
+            case "--requests": healthzPerThread = n
+            default: throw BenchError("unknown option \(arguments[i])")
+            }
+            i += 2
+        }
+    }
+
+    func run() throws {
+        raiseOpenFileLimit()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("basket-bench-server-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServerUnderTest(data: directory.appendingPathComponent("data").path)
+        defer { server.stop() }
+        print("Server benchmark: basket-server (release) pid \(server.pid) on 127.0.0.1:\(server.port), load from this process")
+
+        // Accounts and lists.
+        let setup = try RawConnection(port: server.port)
+        _ = try setup.call("POST", "/v1/accounts", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
+        let login = try setup.call("POST", "/v1/tokens", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
+        guard let token = jsonObject(login.body)["token"] as? String else { throw BenchError("login failed") }
+        func newList() throws -> ListID {
+            let list = ListID.random()
+            let answer = try setup.call("POST", "/v1/lists", token: token, body: Array("{\"id\":\"\(list)\"}".utf8))
+            guard answer.status == 201 else { throw BenchError("list creation: \(answer.status)") }
+            return list
+        }
+
+        var table = Table(title: "Server: basket-server on loopback", header: ["measure", "value", "vs baseline"])
+
+        // 1. Push throughput, against raw SQLite inserts of the same number of rows.
+        let lists = try (0..<pushClients).map { _ in try newList() }
+        let bodies = lists.map { list in (0..<batchesPerClient).map { batch in pushBody(list, batch: batch) } }
+        let total = pushClients * batchesPerClient * batchSize
+        let accepted = Counter()
+        let port = server.port
+        let pushSeconds = try parallel(pushClients) { client in
+            let connection = try RawConnection(port: port)
+            for body in bodies[client] {
+                let answer = try connection.call("POST", "/v1/lists/\(lists[client])/ops", token: token, body: body)
+                guard answer.status == 200 else { throw BenchError("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))") }
+                accepted.add(jsonObject(answer.body)["accepted"] as? Int ?? 0)
+            }
+        }
+        guard accepted.value == total else { throw BenchError("accepted \(accepted.value) of \(total)") }
+        let baseline = try ReplicaBenchmark.rawInsertRate(rows: total, path: directory.appendingPathComponent("baseline.sqlite").path)
+        let ingest = Double(total) / pushSeconds
+        table.add("raw SQLite insert, same rows, 1 transaction (baseline)", formatRate(baseline) + " rows/s", "1.00x")
+        table.add(
+            "push ingest: \(pushClients) clients × \(batchesPerClient) batches of \(batchSize) ops (fsync per push)",
+            formatRate(ingest) + " ops/s", String(format: "%.2fx", ingest / baseline))
+
+        // 2. Small requests: GET /healthz on keep-alive connections, against a bare HTTPServer.
+        let bare = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _, responder in
+            responder.respond(.body(Array(#"{"status":"ok"}"#.utf8), contentType: "application/json"))
+        }
+        try bare.start()
+        let (bareRate, _) = try healthzRate(port: bare.port)
+        bare.stop()
+        let (rate, cpuPerRequest) = try healthzRate(port: server.port)
+        table.add("GET /healthz, bare HTTPServer in this process (baseline)", formatRate(bareRate) + " req/s", "1.00x")
+        table.add("GET /healthz, basket-server, 4 keep-alive connections", formatRate(rate) + " req/s", String(format: "%.2fx", rate / bareRate))
+        table.add("  load generator's own CPU per request", String(format: "%.1f µs", cpuPerRequest * 1e6), "")
+
+        // 3. Fan-out: watchers long-polling one list; one push; time until each has it.
+        let fanList = try newList()
+        let fan = try fanOut(server: server, token: token, list: fanList, setup: setup)
+        table.add("fan-out to \(watchers) watchers, one push: p50", formatMillis(fan.p50), "")
+        table.add("fan-out to \(watchers) watchers, one push: p99", formatMillis(fan.p99), "")
+        table.add("fan-out to \(watchers) watchers, one push: last", formatMillis(fan.last), "")
+        table.add(
+            "deliveries/s, burst of \(burst) ops to \(watchers) re-polling watchers", formatRate(fan.deliveriesPerSecond) + " ops/s", "")
+
+        // 4. Memory with idle watchers.
+        let idle = try idleMemory(server: server, token: token, list: try newList())
+        table.add("server RSS, idle (baseline)", String(format: "%.1f MB", Double(idle.before) / 1e6), "1.00x")
+        table.add(
+            "server RSS with \(idleWatchers) idle watchers", String(format: "%.1f MB", Double(idle.with) / 1e6),
+            String(format: "%.2fx", Double(idle.with) / Double(max(idle.before, 1))))
+        print(table.render())
+    }
+
+    func pushBody(_ list: ListID, batch: Int) -> [UInt8] {
+        let now = HybridClock.wallClockMilliseconds()
+        let replica = ReplicaID(rawValue: UInt64(0x1000 + batch))
+        var ops: [BasketCore.Operation] = []
+        ops.reserveCapacity(batchSize)
+        for i in 0..<batchSize {
+            let name = "Item \(batch)-\(i)"
+            let id = ItemID(list: list, key: ItemKey.normalize(name))
+            let version = Version(timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: replica)
+            ops.append(.init(list: list, item: id, field: i % 2 == 0 ? .name : .checked, value: i % 2 == 0 ? .text(name) : .bool(true), version: version))
+        }
+        var body = Array(#"{"ops":"#.utf8)
+        JSONText.appendQuoted(bytes: OperationCodec.encode(ops), to: &body)
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    func healthzRate(port: Int) throws -> (Double, Double) {
+        let threads = 4
+        let request = RawConnection.request("GET", "/healthz")
+        let cpuBefore = processCPUSeconds()
+        let seconds = try parallel(threads) { _ in
+            let connection = try RawConnection(port: port)
+            for _ in 0..<healthzPerThread {
+                try connection.send(request)
+                _ = try connection.readResponse()
+            }
+        }
+        let requests = Double(threads * healthzPerThread)
+        return (requests / seconds, (processCPUSeconds() - cpuBefore) / requests)
+    }
+
+    struct FanOut {
+        var p50: Double
+        var p99: Double
+        var last: Double
+        var deliveriesPerSecond: Double
+    }
+
+    func waitForWatchers(_ count: Int, setup: RawConnection) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let metrics = String(decoding: try setup.call("GET", "/metrics").body, as: UTF8.self)
+            if let line = metrics.split(separator: "\n").first(where: { $0.hasPrefix("basket_watchers ") }),
+                let value = Double(line.split(separator: " ")[1]), Int(value) >= count
+            {
+                return
+            }
+            usleep(20_000)
+        }
+        throw BenchError("the server never held \(count) watchers")
+    }
+
+    func fanOut(server: ServerUnderTest, token: String, list: ListID, setup: RawConnection) throws -> FanOut {
+        let connections = try (0..<watchers).map { _ in try RawConnection(port: server.port) }
+        var cursors = [Int64](repeating: 0, count: watchers)
+        for (i, connection) in connections.enumerated() {
+            try connection.send(RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
+        }
+        try waitForWatchers(watchers, setup: setup)
+
+        // One push; when does each watcher have it?
+        let pusher = try RawConnection(port: server.port)
+        let one = pushBody(list, batch: 9_999).prefix(0) + singleOpBody(list, name: "Fan-out", counter: 0)
+        let start = DispatchTime.now().uptimeNanoseconds
+        try pusher.send(RawConnection.request("POST", "/v1/lists/\(list)/ops", token: token, body: Array(one)))
+        var latencies: [Double] = []
+        var pending = Set(0..<watchers)
+        var fds = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        while !pending.isEmpty {
+            _ = poll(&fds, nfds_t(fds.count), 5_000)
+            for i in pending where fds[i].revents != 0 {
+                if let response = try connections[i].readAvailable() {
+                    latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                    cursors[i] = (jsonObject(response.body)["cursor"] as? NSNumber)?.int64Value ?? cursors[i]
+                    pending.remove(i)
+                    fds[i].events = 0
+                }
+            }
+        }
+        _ = try pusher.readResponse()
+        latencies.sort()
+
+        // A burst: watchers re-poll after every answer until each has every operation.
+        let target = cursors[0] + Int64(burst)
+        for (i, connection) in connections.enumerated() {
+            try connection.send(RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
+            fds[i].events = Int16(POLLIN)
+        }
+        try waitForWatchers(watchers, setup: setup)
+        let burstStart = DispatchTime.now().uptimeNanoseconds
+        let bodies = (0..<(burst / 100)).map { burstBody(list, batch: $0) }
+        let port = server.port
+        let pushThread = Thread {
+            guard let connection = try? RawConnection(port: port) else { return }
+            for body in bodies {
+                _ = try? connection.call("POST", "/v1/lists/\(list)/ops", token: token, body: body)
+            }
+        }
+        pushThread.start()
+        var done = Set<Int>()
+        var delivered = 0
+        while done.count < watchers {
+            _ = poll(&fds, nfds_t(fds.count), 5_000)
+            for i in 0..<watchers where fds[i].revents != 0 && !done.contains(i) {
+                while let response = try connections[i].readAvailable() {
+                    let object = jsonObject(response.body)
+                    delivered += object["count"] as? Int ?? 0
+                    cursors[i] = (object["cursor"] as? NSNumber)?.int64Value ?? cursors[i]
+                    if cursors[i] >= target {
+                        done.insert(i)
+                        fds[i].events = 0
+                        break
+                    }
+                    try connections[i].send(
+                        RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
+                }
+            }
+        }
+        let burstSeconds = Double(DispatchTime.now().uptimeNanoseconds - burstStart) / 1e9
+        return FanOut(
+            p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
+            last: latencies.last ?? 0, deliveriesPerSecond: Double(delivered) / burstSeconds)
+    }
+
+    func singleOpBody(_ list: ListID, name: String, counter: UInt16) -> [UInt8] {
+        let op = BasketCore.Operation(
+            list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name),
+            version: Version(
+                timestamp: HybridTimestamp(milliseconds: HybridClock.wallClockMilliseconds(), counter: counter),
+                replica: ReplicaID(rawValue: 77)))
+        var body = Array(#"{"ops":"#.utf8)
+        JSONText.appendQuoted(bytes: OperationCodec.encode([op]), to: &body)
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    func burstBody(_ list: ListID, batch: Int) -> [UInt8] {
+        let now = HybridClock.wallClockMilliseconds()
+        let ops = (0..<100).map { i -> BasketCore.Operation in
+            let name = "Burst \(batch)-\(i)"
+            return .init(
+                list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name),
+                version: Version(timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: ReplicaID(rawValue: 88)))
+        }
+        var body = Array(#"{"ops":"#.utf8)
+        JSONText.appendQuoted(bytes: OperationCodec.encode(ops), to: &body)
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    func idleMemory(server: ServerUnderTest, token: String, list: ListID) throws -> (before: Int, with: Int) {
+        let setup = try RawConnection(port: server.port)
+        let before = residentBytes(pid: server.pid)
+        var connections: [RawConnection] = []
+        connections.reserveCapacity(idleWatchers)
+        let request = RawConnection.request("GET", "/v1/lists/\(list)/ops?after=0&wait=30", token: token)
+        for _ in 0..<idleWatchers {
+            let connection = try RawConnection(port: server.port)
+            try connection.send(request)
+            connections.append(connection)
+        }
+        try waitForWatchers(idleWatchers, setup: setup)
+        let with = residentBytes(pid: server.pid)
+        connections.removeAll()
+        return (before, with)
+    }
+
+    /// Runs `body` on `count` threads at once; returns the wall time until all finished.
+    func parallel(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws -> Double {
+        let failure = Mutex<String?>(nil)
+        let group = DispatchGroup()
+        let start = DispatchTime.now().uptimeNanoseconds
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                do { try body(index) } catch { failure.withLock { $0 = "\(error)" } }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        if let message = failure.withLock({ $0 }) { throw BenchError(message) }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+}
+
+/// A thread-safe running total.
+final class Counter: Sendable {
+    private let total = Mutex(0)
+    func add(_ n: Int) { total.withLock { $0 += n } }
+    var value: Int { total.withLock { $0 } }
+}
+
+/// The release basket-server, started next to this executable.
+final class ServerUnderTest {
+    let process = Process()
+    var port = 0
+    var pid: Int32 { process.processIdentifier }
+
+    init(data: String) throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("basket-server")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw BenchError("build basket-server next to basket-bench (Scripts/bench.sh does)")
+        }
+        process.executableURL = executable
+        process.arguments = ["--listen", "127.0.0.1:0", "--data", data, "--quiet"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+            if let range = text.range(of: "listening on http://127.0.0.1:") {
+                port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+                return
+            }
+        }
+        throw BenchError("basket-server did not start: \(text)")
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
