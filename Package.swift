@@ -59,7 +59,8 @@ let package = Package(
 
         // Benchmarks (run release-built: Scripts/bench.sh).
         .executableTarget(
-            name: "basket-bench", dependencies: ["BasketCore", "BasketReplica", "SQLite", "HTTPServer"],
+            name: "basket-bench",
+            dependencies: ["BasketCore", "BasketReplica", "SQLite", "HTTPServer", "BasketServer"],
             path: "Benchmarks/basket-bench"),
 
         // Tests.

@@ -14,7 +14,9 @@ final class RawConnection {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard rc == 0 else {
             let message = String(cString: strerror(errno))
@@ -30,7 +32,9 @@ final class RawConnection {
     static func request(_ method: String, _ path: String, token: String? = nil, body: [UInt8] = []) -> [UInt8] {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
-        if !body.isEmpty || method == "POST" { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+        if !body.isEmpty || method == "POST" {
+            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        }
         head += "\r\n"
         return Array(head.utf8) + body
     }
@@ -64,7 +68,9 @@ final class RawConnection {
         return Self.parse(&buffer)
     }
 
-    func call(_ method: String, _ path: String, token: String? = nil, body: [UInt8] = []) throws -> (status: Int, body: [UInt8]) {
+    func call(_ method: String, _ path: String, token: String? = nil, body: [UInt8] = []) throws -> (
+        status: Int, body: [UInt8]
+    ) {
         try send(Self.request(method, path, token: token, body: body))
         return try readResponse()
     }

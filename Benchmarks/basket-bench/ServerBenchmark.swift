@@ -1,4 +1,5 @@
 import BasketCore
+import BasketServer
 import Foundation
 import HTTPServer
 import Synchronization
@@ -39,12 +40,15 @@ struct ServerBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ServerUnderTest(data: directory.appendingPathComponent("data").path)
         defer { server.stop() }
-        print("Server benchmark: basket-server (release) pid \(server.pid) on 127.0.0.1:\(server.port), load from this process")
+        print(
+            "Server benchmark: basket-server (release) pid \(server.pid) on 127.0.0.1:\(server.port), load from this process"
+        )
 
         // Accounts and lists.
         let setup = try RawConnection(port: server.port)
         _ = try setup.call("POST", "/v1/accounts", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
-        let login = try setup.call("POST", "/v1/tokens", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
+        let login = try setup.call(
+            "POST", "/v1/tokens", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
         guard let token = jsonObject(login.body)["token"] as? String else { throw BenchError("login failed") }
         func newList() throws -> ListID {
             let list = ListID.random()
@@ -65,14 +69,21 @@ struct ServerBenchmark {
             let connection = try RawConnection(port: port)
             for body in bodies[client] {
                 let answer = try connection.call("POST", "/v1/lists/\(lists[client])/ops", token: token, body: body)
-                guard answer.status == 200 else { throw BenchError("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))") }
+                guard answer.status == 200 else {
+                    throw BenchError("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+                }
                 accepted.add(jsonObject(answer.body)["accepted"] as? Int ?? 0)
             }
         }
         guard accepted.value == total else { throw BenchError("accepted \(accepted.value) of \(total)") }
-        let baseline = try ReplicaBenchmark.rawInsertRate(rows: total, path: directory.appendingPathComponent("baseline.sqlite").path)
+        let baseline = try ReplicaBenchmark.rawInsertRate(
+            rows: total, path: directory.appendingPathComponent("baseline.sqlite").path)
+        let storeRate = try storeAppendRate(lists: lists, directory: directory)
         let ingest = Double(total) / pushSeconds
         table.add("raw SQLite insert, same rows, 1 transaction (baseline)", formatRate(baseline) + " rows/s", "1.00x")
+        table.add(
+            "store append alone: same batches, no HTTP, one thread", formatRate(storeRate) + " ops/s",
+            String(format: "%.2fx", storeRate / baseline))
         table.add(
             "push ingest: \(pushClients) clients × \(batchesPerClient) batches of \(batchSize) ops (fsync per push)",
             formatRate(ingest) + " ops/s", String(format: "%.2fx", ingest / baseline))
@@ -86,7 +97,9 @@ struct ServerBenchmark {
         bare.stop()
         let (rate, cpuPerRequest) = try healthzRate(port: server.port)
         table.add("GET /healthz, bare HTTPServer in this process (baseline)", formatRate(bareRate) + " req/s", "1.00x")
-        table.add("GET /healthz, basket-server, 4 keep-alive connections", formatRate(rate) + " req/s", String(format: "%.2fx", rate / bareRate))
+        table.add(
+            "GET /healthz, basket-server, 4 keep-alive connections", formatRate(rate) + " req/s",
+            String(format: "%.2fx", rate / bareRate))
         table.add("  load generator's own CPU per request", String(format: "%.1f µs", cpuPerRequest * 1e6), "")
 
         // 3. Fan-out: watchers long-polling one list; one push; time until each has it.
@@ -96,7 +109,8 @@ struct ServerBenchmark {
         table.add("fan-out to \(watchers) watchers, one push: p99", formatMillis(fan.p99), "")
         table.add("fan-out to \(watchers) watchers, one push: last", formatMillis(fan.last), "")
         table.add(
-            "deliveries/s, burst of \(burst) ops to \(watchers) re-polling watchers", formatRate(fan.deliveriesPerSecond) + " ops/s", "")
+            "deliveries/s, burst of \(burst) ops to \(watchers) re-polling watchers",
+            formatRate(fan.deliveriesPerSecond) + " ops/s", "")
 
         // 4. Memory with idle watchers.
         let idle = try idleMemory(server: server, token: token, list: try newList())
@@ -105,6 +119,31 @@ struct ServerBenchmark {
             "server RSS with \(idleWatchers) idle watchers", String(format: "%.1f MB", Double(idle.with) / 1e6),
             String(format: "%.2fx", Double(idle.with) / Double(max(idle.before, 1))))
         print(table.render())
+    }
+
+    /// The store's append alone (decode included), in this process, on its own file.
+    func storeAppendRate(lists: [ListID], directory: URL) throws -> Double {
+        let store = try SQLiteStore(path: directory.appendingPathComponent("store-only.sqlite").path)
+        let account = try store.createAccount(name: "bench", passwordHash: "-")
+        for list in lists { _ = try store.createList(list, owner: account.id) }
+        let batches = lists.flatMap { list in (0..<batchesPerClient).map { (list, pushOps(list, batch: $0)) } }
+        let seconds = try seconds {
+            for (list, ops) in batches { _ = try store.append(ops, to: list, receivedAt: 0) }
+        }
+        return Double(batches.count * batchSize) / seconds
+    }
+
+    func pushOps(_ list: ListID, batch: Int) -> [BasketCore.Operation] {
+        let now = HybridClock.wallClockMilliseconds()
+        let replica = ReplicaID(rawValue: UInt64(0x1000 + batch))
+        return (0..<batchSize).map { i in
+            let name = "Item \(batch)-\(i)"
+            let id = ItemID(list: list, key: ItemKey.normalize(name))
+            let version = Version(timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: replica)
+            return .init(
+                list: list, item: id, field: i % 2 == 0 ? .name : .checked,
+                value: i % 2 == 0 ? .text(name) : .bool(true), version: version)
+        }
     }
 
     func pushBody(_ list: ListID, batch: Int) -> [UInt8] {
@@ -116,7 +155,10 @@ struct ServerBenchmark {
             let name = "Item \(batch)-\(i)"
             let id = ItemID(list: list, key: ItemKey.normalize(name))
             let version = Version(timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: replica)
-            ops.append(.init(list: list, item: id, field: i % 2 == 0 ? .name : .checked, value: i % 2 == 0 ? .text(name) : .bool(true), version: version))
+            ops.append(
+                .init(
+                    list: list, item: id, field: i % 2 == 0 ? .name : .checked,
+                    value: i % 2 == 0 ? .text(name) : .bool(true), version: version))
         }
         var body = Array(#"{"ops":"#.utf8)
         JSONText.appendQuoted(bytes: OperationCodec.encode(ops), to: &body)
@@ -164,7 +206,8 @@ struct ServerBenchmark {
         let connections = try (0..<watchers).map { _ in try RawConnection(port: server.port) }
         var cursors = [Int64](repeating: 0, count: watchers)
         for (i, connection) in connections.enumerated() {
-            try connection.send(RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
+            try connection.send(
+                RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
         }
         try waitForWatchers(watchers, setup: setup)
 
@@ -193,7 +236,8 @@ struct ServerBenchmark {
         // A burst: watchers re-poll after every answer until each has every operation.
         let target = cursors[0] + Int64(burst)
         for (i, connection) in connections.enumerated() {
-            try connection.send(RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
+            try connection.send(
+                RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
             fds[i].events = Int16(POLLIN)
         }
         try waitForWatchers(watchers, setup: setup)
@@ -250,7 +294,9 @@ struct ServerBenchmark {
             let name = "Burst \(batch)-\(i)"
             return .init(
                 list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name),
-                version: Version(timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: ReplicaID(rawValue: 88)))
+                version: Version(
+                    timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: ReplicaID(rawValue: 88))
+            )
         }
         var body = Array(#"{"ops":"#.utf8)
         JSONText.appendQuoted(bytes: OperationCodec.encode(ops), to: &body)
@@ -307,7 +353,8 @@ final class ServerUnderTest {
     var pid: Int32 { process.processIdentifier }
 
     init(data: String) throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("basket-server")
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("basket-server")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw BenchError("build basket-server next to basket-bench (Scripts/bench.sh does)")
         }

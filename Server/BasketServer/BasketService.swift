@@ -250,11 +250,15 @@ public final class BasketService: Sendable {
     func push(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, list, role) = try membership(request)
         guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }
-        let body = try JSONBody(request, allowed: ["ops"])
-        let text = try body.string("ops", maxLength: .max)!
+        let encoded: [UInt8]
+        if let fast = JSONBody.onlyString(request.body, key: "ops") {
+            encoded = fast
+        } else {
+            encoded = Array(try JSONBody(request, allowed: ["ops"]).string("ops", maxLength: .max)!.utf8)
+        }
         let operations: [BasketCore.Operation]
         do {
-            operations = try OperationCodec.decode(Array(text.utf8))
+            operations = try OperationCodec.decode(encoded)
         } catch {
             throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: "invalid_ops")
         }

@@ -50,3 +50,55 @@ func json(_ value: [String: Any], status: Int = 200) -> HTTPResponse {
     let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("{}".utf8)
     return .body(Array(data), status: status, contentType: "application/json")
 }
+
+extension JSONBody {
+    /// The fast path for bodies of exactly one string field, `{"KEY": "…"}` (pushes are large):
+    /// the unescaped UTF-8 bytes of the string, or nil when the body has any other shape, so the
+    /// strict parser can say what is wrong.
+    static func onlyString(_ body: [UInt8], key: String) -> [UInt8]? {
+        var i = 0
+        let n = body.count
+        func skipSpace() {
+            while i < n, body[i] == 0x20 || body[i] == 0x0A || body[i] == 0x0D || body[i] == 0x09 { i += 1 }
+        }
+        func expect(_ byte: UInt8) -> Bool {
+            skipSpace()
+            guard i < n, body[i] == byte else { return false }
+            i += 1
+            return true
+        }
+        guard expect(UInt8(ascii: "{")), expect(UInt8(ascii: "\"")) else { return nil }
+        let keyBytes = Array(key.utf8)
+        guard i + keyBytes.count < n, Array(body[i..<(i + keyBytes.count)]) == keyBytes else { return nil }
+        i += keyBytes.count
+        guard expect(UInt8(ascii: "\"")), expect(UInt8(ascii: ":")), expect(UInt8(ascii: "\"")) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(n)
+        while i < n {
+            let byte = body[i]
+            i += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard expect(UInt8(ascii: "}")) else { return nil }
+                skipSpace()
+                return i == n ? out : nil
+            case UInt8(ascii: "\\"):
+                guard i < n else { return nil }
+                let escape = body[i]
+                i += 1
+                switch escape {
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                default: return nil  // \u and anything unusual: the strict parser handles it
+                }
+            case 0..<0x20: return nil
+            default: out.append(byte)
+            }
+        }
+        return nil
+    }
+}

@@ -8,6 +8,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let lock = NSLock()
     private let db: Connection
     public let path: String
+    // Group commit: pushes waiting for the writer, and whether one is writing. Behind `queueLock`.
+    private let queueLock = NSLock()
+    private var pendingAppends: [PendingAppend] = []
+    private var isWriting = false
 
     static let migrations: [String] = [
         """
@@ -55,7 +59,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             received INTEGER NOT NULL,
             PRIMARY KEY(list, seq)
         ) WITHOUT ROWID;
-        CREATE UNIQUE INDEX ops_identity ON ops(list, item, field, ts, replica);
+        -- Identity of an operation, for idempotent pushes. Timestamp first: new operations are
+        -- recent, so they land at the end of the index and a commit dirties few pages (with the
+        -- random item id first, each insert dirtied its own page and pushes ran 3x slower).
+        CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);
         """
     ]
 
@@ -66,6 +73,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         self.path = path
         db = try Connection(path: path)
         try db.configure(synchronous: fsyncEveryCommit ? .full : .normal)
+        // A larger page cache and memory-mapped reads: pushes insert into a random-keyed index.
+        try db.execute("PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456")
         let found = try db.userVersion
         if found > Self.migrations.count {
             throw SQLiteError(
@@ -247,52 +256,94 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: The log
 
+    /// Stores a push. Concurrent pushes share one transaction and one commit (group commit): the
+    /// first to arrive writes everything queued meanwhile, each push in its own savepoint, so one
+    /// bad push fails alone and the fsync is paid once for all of them.
     public func append(_ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult
     {
-        try locked { db in
-            try db.transaction {
-                guard
-                    let row = try db.query(
-                        "SELECT no, last_seq FROM lists WHERE id = ?", .blob(list.raw.bytes),
-                        map: {
-                            ($0.int64(0), $0.int64(1))
+        let request = PendingAppend(operations: operations, list: list, receivedAt: receivedAt)
+        let leads: Bool = queueLock.withLock {
+            pendingAppends.append(request)
+            if isWriting { return false }
+            isWriting = true
+            return true
+        }
+        if !leads {
+            request.done.wait()
+            return try request.result!.get()
+        }
+        while true {
+            let batch: [PendingAppend] = queueLock.withLock {
+                let batch = pendingAppends
+                pendingAppends.removeAll()
+                if batch.isEmpty { isWriting = false }
+                return batch
+            }
+            if batch.isEmpty { break }
+            locked { db in
+                do {
+                    try db.transaction {
+                        for pending in batch {
+                            try db.execute("SAVEPOINT push")
+                            do {
+                                pending.result = .success(try appendLocked(pending, db))
+                                try db.execute("RELEASE push")
+                            } catch {
+                                try db.execute("ROLLBACK TO push; RELEASE push")
+                                pending.result = .failure(error)
+                            }
                         }
-                    ).first
-                else { throw StoreError.noSuchList }
-                let (no, lastSeq) = row
-                var seq = lastSeq
-                var accepted = 0
-                let insert = try db.cached(
-                    """
-                    INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, line, received)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                    """)
-                var line: [UInt8] = []
-                for op in operations {
-                    line.removeAll(keepingCapacity: true)
-                    OperationCodec.appendLine(op, to: &line)
-                    try insert.bind(no, at: 1)
-                    try insert.bind(seq + 1, at: 2)
-                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
-                        try insert.bind($0, at: 3)
                     }
-                    try insert.bind(Int64(op.field.code), at: 4)
-                    try insert.bind(Int64(bitPattern: op.timestamp.rawValue), at: 5)
-                    try insert.bind(Int64(bitPattern: op.replica.rawValue ^ (1 << 63)), at: 6)
-                    try insert.bind(line, at: 7)
-                    try insert.bind(receivedAt, at: 8)
-                    try insert.runToCompletion()
-                    if db.changes == 1 {
-                        seq += 1
-                        accepted += 1
-                    }
+                } catch {
+                    for pending in batch { pending.result = .failure(error) }
                 }
-                if seq != lastSeq {
-                    try db.run("UPDATE lists SET last_seq = ? WHERE no = ?", .integer(seq), .integer(no))
+            }
+            for pending in batch where pending !== request { pending.done.signal() }
+        }
+        return try request.result!.get()
+    }
+
+    private func appendLocked(_ request: PendingAppend, _ db: Connection) throws -> AppendResult {
+        guard
+            let row = try db.query(
+                "SELECT no, last_seq FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
+                map: {
+                    ($0.int64(0), $0.int64(1))
                 }
-                return AppendResult(accepted: accepted, duplicates: operations.count - accepted, cursor: seq)
+            ).first
+        else { throw StoreError.noSuchList }
+        let (no, lastSeq) = row
+        var seq = lastSeq
+        var accepted = 0
+        let insert = try db.cached(
+            """
+            INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, line, received)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """)
+        var line: [UInt8] = []
+        for op in request.operations {
+            line.removeAll(keepingCapacity: true)
+            OperationCodec.appendLine(op, to: &line)
+            try insert.bind(no, at: 1)
+            try insert.bind(seq + 1, at: 2)
+            try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
+                try insert.bind($0, at: 3)
+            }
+            try insert.bind(Int64(op.field.code), at: 4)
+            try insert.bind(Int64(bitPattern: op.timestamp.rawValue), at: 5)
+            try insert.bind(Int64(bitPattern: op.replica.rawValue ^ (1 << 63)), at: 6)
+            try insert.bind(line, at: 7)
+            try insert.bind(request.receivedAt, at: 8)
+            try insert.runToCompletion()
+            if db.changes == 1 {
+                seq += 1
+                accepted += 1
             }
         }
+        if seq != lastSeq {
+            try db.run("UPDATE lists SET last_seq = ? WHERE no = ?", .integer(seq), .integer(no))
+        }
+        return AppendResult(accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq)
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
@@ -340,19 +391,23 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public func compact(receivedBefore before: Int64) throws -> Int {
         try locked { db in
             try db.transaction {
+                // One sorted pass: every operation that is not the latest of its register.
                 try db.run(
                     """
-                    UPDATE lists SET compacted_through = max(compacted_through, coalesce((
-                        SELECT max(o.seq) FROM ops o WHERE o.list = lists.no AND o.received < ?1 AND EXISTS (
-                            SELECT 1 FROM ops n WHERE n.list = o.list AND n.item = o.item AND n.field = o.field
-                            AND (n.ts > o.ts OR (n.ts = o.ts AND n.replica > o.replica)))), 0))
+                    CREATE TEMP TABLE doomed AS SELECT list, seq FROM (
+                        SELECT list, seq, received, row_number() OVER (
+                            PARTITION BY list, item, field ORDER BY ts DESC, replica DESC) AS rank
+                        FROM ops)
+                    WHERE rank > 1 AND received < ?1
                     """, .integer(before))
-                try db.run(
+                defer { try? db.execute("DROP TABLE IF EXISTS temp.doomed") }
+                try db.execute(
                     """
-                    DELETE FROM ops WHERE received < ?1 AND EXISTS (
-                        SELECT 1 FROM ops n WHERE n.list = ops.list AND n.item = ops.item AND n.field = ops.field
-                        AND (n.ts > ops.ts OR (n.ts = ops.ts AND n.replica > ops.replica)))
-                    """, .integer(before))
+                    UPDATE lists SET compacted_through = max(compacted_through,
+                        (SELECT max(seq) FROM doomed d WHERE d.list = lists.no))
+                    WHERE no IN (SELECT list FROM doomed);
+                    DELETE FROM ops WHERE (list, seq) IN (SELECT list, seq FROM doomed);
+                    """)
                 return db.changes
             }
         }
@@ -375,6 +430,23 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 accounts: try db.scalar("SELECT count(*) FROM accounts")?.integerValue ?? 0,
                 databaseBytes: pageCount * pageSize)
         }
+    }
+}
+
+/// One push waiting in the group commit queue.
+private final class PendingAppend: @unchecked Sendable {
+    // `@unchecked Sendable`: `result` is written by the writing thread before `done` is signalled
+    // and read by the waiting thread after it.
+    let operations: [BasketCore.Operation]
+    let list: ListID
+    let receivedAt: Int64
+    let done = DispatchSemaphore(value: 0)
+    var result: Result<AppendResult, any Error>?
+
+    init(operations: [BasketCore.Operation], list: ListID, receivedAt: Int64) {
+        self.operations = operations
+        self.list = list
+        self.receivedAt = receivedAt
     }
 }
 

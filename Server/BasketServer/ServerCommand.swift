@@ -7,7 +7,8 @@ public enum ServerCommand {
     public static let version = "0.1.0"
 
     static let usage =
-        "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] | backup PATH | restore PATH"
+        "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] [--threads N] [--durability full|process]"
+        + " | backup PATH | restore PATH | compact"
 
     static let help = """
         OVERVIEW: The Basket sync server: accounts, shared lists, and each list's operation log over HTTP.
@@ -25,7 +26,9 @@ public enum ServerCommand {
           --listen HOST:PORT   BASKET_LISTEN      default 127.0.0.1:8080 ([::1]:8080 for IPv6; port 0 picks one)
           --data DIR           BASKET_DATA        default ./basket-server-data (holds basket-server.sqlite)
           --retention-days N   BASKET_RETENTION_DAYS  default 30; superseded operations older than this are dropped
-          --threads N          BASKET_THREADS     default 2 (HTTP worker threads)
+          --threads N          BASKET_THREADS     default 4 (HTTP worker threads; pushes wait on disk, so more than cores)
+          --durability MODE    BASKET_DURABILITY  full (default): an acknowledged push survives power loss (fsync);
+                                                  process: it survives a crash of the server process, not of the machine
           --quiet              BASKET_QUIET=1     no access log
           -h, --help           Show help.
           --version            Show the version.
@@ -36,7 +39,8 @@ public enum ServerCommand {
         var port = 8080
         var data = "basket-server-data"
         var retentionDays = 30.0
-        var threads = 2
+        var threads = 4
+        var fsync = true
         var quiet = false
         var command: String?
         var argument: String?
@@ -70,6 +74,14 @@ public enum ServerCommand {
             settings.threads = Int(try number("BASKET_THREADS", value))
         }
         if environment["BASKET_QUIET"] == "1" { settings.quiet = true }
+        func durability(_ value: String) throws {
+            switch value {
+            case "full": settings.fsync = true
+            case "process": settings.fsync = false
+            default: throw UsageError(message: "--durability is full or process, not '\(value)'")
+            }
+        }
+        if let value = environment["BASKET_DURABILITY"], !value.isEmpty { try durability(value) }
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]
@@ -85,6 +97,7 @@ public enum ServerCommand {
             case "--retention-days": settings.retentionDays = try number(arg, try value())
             case "--threads": settings.threads = max(1, Int(try number(arg, try value())))
             case "--quiet": settings.quiet = true
+            case "--durability": try durability(try value())
             case "backup", "restore":
                 guard settings.command == nil else { throw UsageError(message: "one command at a time") }
                 settings.command = arg
@@ -161,7 +174,7 @@ public enum ServerCommand {
     static func serve(_ settings: Settings) throws -> Int32 {
         raiseOpenFileLimit()
         signal(SIGPIPE, SIG_IGN)
-        let store = try SQLiteStore(path: storePath(settings))
+        let store = try SQLiteStore(path: storePath(settings), fsyncEveryCommit: settings.fsync)
         let service = BasketService(store: store)
         let router = service.router()
         var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)

@@ -33,7 +33,11 @@ struct OpenAPITests {
         let served = Set(BasketService(store: store).router().routes.map { "\($0.method) \($0.pattern)" })
         let documented = try Self.documented()
         #expect(served.count > 10)
-        #expect(served.subtracting(documented).isEmpty, "served but not in docs/openapi.yaml: \(served.subtracting(documented).sorted())")
-        #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
+        #expect(
+            served.subtracting(documented).isEmpty,
+            "served but not in docs/openapi.yaml: \(served.subtracting(documented).sorted())")
+        #expect(
+            documented.subtracting(served).isEmpty,
+            "documented but not served: \(documented.subtracting(served).sorted())")
     }
 }

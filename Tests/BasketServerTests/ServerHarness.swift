@@ -53,7 +53,9 @@ final class Harness: Sendable {
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse
         var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields { headers[String(describing: key).lowercased()] = String(describing: value) }
+        for (key, value) in http.allHeaderFields {
+            headers[String(describing: key).lowercased()] = String(describing: value)
+        }
         return Answer(status: http.statusCode, body: data, headers: headers)
     }
 
@@ -85,15 +87,20 @@ final class Harness: Sendable {
         var ops: [BasketCore.Operation] = []
         for (i, name) in names.enumerated() {
             let ms = UInt64(Int64(clock.milliseconds) + offset)
-            let version = Version(timestamp: HybridTimestamp(milliseconds: ms, counter: UInt16(i)), replica: ReplicaID(rawValue: replica))
-            ops.append(.init(list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name), version: version))
+            let version = Version(
+                timestamp: HybridTimestamp(milliseconds: ms, counter: UInt16(i)), replica: ReplicaID(rawValue: replica))
+            ops.append(
+                .init(
+                    list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name,
+                    value: .text(name), version: version))
         }
         return ops
     }
 
     func push(_ ops: [BasketCore.Operation], to list: ListID, token: String) async throws -> Answer {
         try await call(
-            "POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": String(decoding: OperationCodec.encode(ops), as: UTF8.self)])
+            "POST", "/v1/lists/\(list)/ops", token: token,
+            json: ["ops": String(decoding: OperationCodec.encode(ops), as: UTF8.self)])
     }
 
     func pulled(_ answer: Answer) throws -> [BasketCore.Operation] {

@@ -2,8 +2,8 @@ import BasketCore
 import BasketServer
 import Foundation
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized)
 struct AccountTests {
@@ -17,7 +17,11 @@ struct AccountTests {
             ("wrong type", Array(#"{"name":42,"password":"long-enough"}"#.utf8), "wrong_type"),
             ("missing field", Array(#"{"name":"alice"}"#.utf8), "missing_field"),
             ("bad name", Array(#"{"name":"a b","password":"long-enough"}"#.utf8), "invalid_name"),
-            ("name too long", Array("{\"name\":\"\(String(repeating: "a", count: 65))\",\"password\":\"long-enough\"}".utf8), "too_long"),
+            (
+                "name too long",
+                Array("{\"name\":\"\(String(repeating: "a", count: 65))\",\"password\":\"long-enough\"}".utf8),
+                "too_long"
+            ),
             ("weak password", Array(#"{"name":"alice","password":"short"}"#.utf8), "weak_password"),
         ]
         for (label, body, code) in cases {
@@ -33,11 +37,13 @@ struct AccountTests {
     @Test func accountsTokensAndRevocation() async throws {
         let harness = try Harness()
         let token = try await harness.signUp("alice")
-        let again = try await harness.call("POST", "/v1/accounts", json: ["name": "Alice", "password": "whatever-long"])
+        let again = try await harness.call(
+            "POST", "/v1/accounts", json: ["name": "Alice", "password": "whatever-long"])
         #expect(again.status == 409 && again.error == "account_exists")
         let me = try await harness.call("GET", "/v1/account", token: token)
         #expect(me.status == 200 && me.json["name"] as? String == "alice")
-        let wrong = try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "not-the-password"])
+        let wrong = try await harness.call(
+            "POST", "/v1/tokens", json: ["name": "alice", "password": "not-the-password"])
         #expect(wrong.status == 401 && wrong.error == "invalid_credentials")
         #expect(try await harness.call("DELETE", "/v1/tokens/current", token: token).status == 204)
         let revoked = try await harness.call("GET", "/v1/account", token: token)
@@ -48,12 +54,17 @@ struct AccountTests {
         let harness = try Harness { $0.loginAttemptsPerMinute = 3 }
         _ = try await harness.signUp("alice")
         for _ in 0..<3 {
-            #expect(try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "wrong-password"]).status == 401)
+            #expect(
+                try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "wrong-password"])
+                    .status == 401)
         }
-        let limited = try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
+        let limited = try await harness.call(
+            "POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
         #expect(limited.status == 429 && limited.error == "rate_limited" && limited.headers["retry-after"] != nil)
         harness.clock.advance(by: 61_000)
-        #expect(try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"]).status == 201)
+        #expect(
+            try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"]).status
+                == 201)
     }
 }
 
@@ -86,7 +97,8 @@ struct ListAccessTests {
             Route(method: "GET", path: "/v1/lists/\(list)/ops", body: nil, member: [200, 200, 200]),
             Route(method: "POST", path: "/v1/lists/\(list)/ops", body: ["ops": encoded], member: [403, 200, 200]),
             Route(method: "GET", path: "/v1/lists/\(list)/members", body: nil, member: [200, 200, 200]),
-            Route(method: "POST", path: "/v1/lists/\(list)/invites", body: ["role": "viewer"], member: [403, 201, 201]),
+            Route(
+                method: "POST", path: "/v1/lists/\(list)/invites", body: ["role": "viewer"], member: [403, 201, 201]),
         ]
         for route in routes {
             let noToken = try await harness.call(route.method, route.path, json: route.body)
@@ -99,13 +111,16 @@ struct ListAccessTests {
             #expect(other.status == 404 && other.error == "not_found", "\(route.method) \(route.path)")
             for (token, expected) in zip([viewer, editor, owner], route.member) {
                 let answer = try await harness.call(route.method, route.path, token: token, json: route.body)
-                #expect(answer.status == expected, "\(route.method) \(route.path): \(String(decoding: answer.body, as: UTF8.self))")
+                #expect(
+                    answer.status == expected,
+                    "\(route.method) \(route.path): \(String(decoding: answer.body, as: UTF8.self))")
             }
         }
         // A viewer's refused push stored nothing; the editor's and owner's pushes were one operation.
         #expect(try harness.store.statistics().operations == 1)
         // Editors cannot invite owners.
-        let escalate = try await harness.call("POST", "/v1/lists/\(list)/invites", token: editor, json: ["role": "owner"])
+        let escalate = try await harness.call(
+            "POST", "/v1/lists/\(list)/invites", token: editor, json: ["role": "owner"])
         #expect(escalate.status == 403)
     }
 
@@ -151,10 +166,14 @@ struct LogTests {
         let ops = harness.operations(list, names: ["Milk", "Bread", "Eggs"])
         let first = try await harness.push(ops, to: list, token: token)
         #expect(first.json["accepted"] as? Int == 3 && first.json["cursor"] as? Int == 3)
-        let again = try await harness.push(ops + harness.operations(list, names: ["Salt"], offset: 5), to: list, token: token)
-        #expect(again.json["accepted"] as? Int == 1 && again.json["duplicates"] as? Int == 3 && again.json["cursor"] as? Int == 4)
+        let again = try await harness.push(
+            ops + harness.operations(list, names: ["Salt"], offset: 5), to: list, token: token)
+        #expect(
+            again.json["accepted"] as? Int == 1 && again.json["duplicates"] as? Int == 3
+                && again.json["cursor"] as? Int == 4)
         let page = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0&limit=2", token: token)
-        #expect(page.json["count"] as? Int == 2 && page.json["cursor"] as? Int == 2 && page.json["more"] as? Bool == true)
+        #expect(
+            page.json["count"] as? Int == 2 && page.json["cursor"] as? Int == 2 && page.json["more"] as? Bool == true)
         let rest = try await harness.call("GET", "/v1/lists/\(list)/ops?after=2", token: token)
         #expect(try harness.pulled(rest).map(\.value) == [.text("Eggs"), .text("Salt")])
         #expect(rest.json["more"] as? Bool == false)
@@ -165,17 +184,21 @@ struct LogTests {
         let token = try await harness.signUp("alice")
         let list = try await harness.newList(token)
         let other = try await harness.newList(token)
-        let invalid = try await harness.call("POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": "basket-ops 1\nL zz\n"])
+        let invalid = try await harness.call(
+            "POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": "basket-ops 1\nL zz\n"])
         #expect(invalid.status == 400 && invalid.error == "invalid_ops")
-        let tooMany = try await harness.push(harness.operations(list, names: (0..<6).map { "Item \($0)" }), to: list, token: token)
+        let tooMany = try await harness.push(
+            harness.operations(list, names: (0..<6).map { "Item \($0)" }), to: list, token: token)
         #expect(tooMany.status == 413 && tooMany.error == "batch_too_large")
         let wrongList = try await harness.push(harness.operations(other, names: ["Milk"]), to: list, token: token)
         #expect(wrongList.status == 400 && wrongList.error == "wrong_list")
-        let future = try await harness.push(harness.operations(list, names: ["Milk"], offset: 6 * 60_000), to: list, token: token)
+        let future = try await harness.push(
+            harness.operations(list, names: ["Milk"], offset: 6 * 60_000), to: list, token: token)
         #expect(future.status == 400 && future.error == "clock_skew")
         #expect((future.json["serverTime"] as? NSNumber)?.uint64Value == harness.clock.milliseconds)
         #expect((future.json["offsetMilliseconds"] as? NSNumber)?.intValue == 6 * 60_000)
-        let extra = try await harness.call("POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": "basket-ops 1\n", "x": 1])
+        let extra = try await harness.call(
+            "POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": "basket-ops 1\n", "x": 1])
         #expect(extra.status == 400 && extra.error == "unknown_field")
         for query in ["after=-1", "after=abc", "limit=0", "limit=999999", "wait=31", "wait=x"] {
             let answer = try await harness.call("GET", "/v1/lists/\(list)/ops?\(query)", token: token)
@@ -211,9 +234,13 @@ struct LogTests {
         func op(_ checked: Bool, _ counter: UInt16) -> BasketCore.Operation {
             .init(
                 list: list, item: milk, field: .checked, value: .bool(checked),
-                version: Version(timestamp: HybridTimestamp(milliseconds: harness.clock.milliseconds, counter: counter), replica: ReplicaID(rawValue: 3)))
+                version: Version(
+                    timestamp: HybridTimestamp(milliseconds: harness.clock.milliseconds, counter: counter),
+                    replica: ReplicaID(rawValue: 3)))
         }
-        _ = try await harness.push([op(true, 1), op(false, 2), op(true, 3)] + harness.operations(list, names: ["Milk"]), to: list, token: token)
+        _ = try await harness.push(
+            [op(true, 1), op(false, 2), op(true, 3)] + harness.operations(list, names: ["Milk"]), to: list, token: token
+        )
         let dropped = try harness.store.compact(receivedBefore: Int64(harness.clock.milliseconds) + 1)
         #expect(dropped == 2)
         let page = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0", token: token)
