@@ -112,7 +112,16 @@ final class Context {
                 throw CommandError(message: "cannot create \(directory): \(error.localizedDescription)", code: "io")
             }
         }
-        let replica = try Replica(path: path)
+        var configuration = Replica.Configuration()
+        // For conflict testing: pretend this device's clock is off (BASKET_CLOCK_SKEW_MS=600000).
+        if let raw = environment["BASKET_CLOCK_SKEW_MS"], !raw.isEmpty {
+            guard let skew = Int64(raw) else {
+                throw CommandError(
+                    message: "BASKET_CLOCK_SKEW_MS must be a whole number of milliseconds", code: "usage")
+            }
+            configuration.wallClock = { UInt64(max(0, Int64(HybridClock.wallClockMilliseconds()) + skew)) }
+        }
+        let replica = try Replica(path: path, configuration: configuration)
         openReplica = replica
         return replica
     }

@@ -22,6 +22,12 @@ struct CommandSpec: Sendable {
               --json           Print data as JSON (commands that print data).
               -h, --help       Show help.
               --version        Show the version.
+
+            ENVIRONMENT:
+              BASKET_HOME, XDG_DATA_HOME   Where the replica lives (see --db).
+              BASKET_PASSWORD              The password for signup and login.
+              BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
+                                           (for testing conflicts and clock correction).
             """
         return text
     }

@@ -229,3 +229,44 @@ extension String {
         (try? JSONSerialization.jsonObject(with: Data(utf8))) as? [String: Any] ?? [:]
     }
 }
+
+@Suite(.serialized)
+struct ClockSkewSyncTests {
+    let root = TemporaryDirectory("skew")
+
+    @Test func aDeviceWhoseClockRunsAheadIsCorrectedAndLosesNothing() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = Device(root, "alice")
+        let bob = Device(root, "bob")
+        for (device, name) in [(alice, "alice"), (bob, "bob")] {
+            try device.ok("remote", "set", server.url)
+            try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
+        }
+        try alice.ok("list", "new", "Family")
+        let code = try alice.ok("share", "--json").jsonObject["code"] as! String
+        try bob.ok("join", code)
+
+        // Bob's device is 10 minutes ahead: the server refuses his writes, his client corrects
+        // its clock from the server's time, re-stamps them and sends them again.
+        let skewed = ["BASKET_CLOCK_SKEW_MS": "600000"]
+        let add = try Executables.run("basket", ["--db", bob.directory, "add", "Milk, Bread"], environment: skewed)
+        #expect(add.status == 0)
+        let sync = try Executables.run("basket", ["--db", bob.directory, "sync"], environment: skewed)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("clock was off") && sync.stdout.contains("re-stamped 6"), "\(sync.stdout)")
+        let status = try Executables.run("basket", ["--db", bob.directory, "status", "--json"], environment: skewed)
+        let offset = status.stdout.jsonObject["clockOffsetMilliseconds"] as? Int ?? 0
+        #expect(abs(offset + 600_000) < 30_000, "offset \(offset)")
+
+        // Alice, on time, checks Milk after Bob added it: her write is the later one and wins.
+        try alice.ok("sync")
+        try alice.ok("check", "milk")
+        try alice.ok("sync")
+        let again = try Executables.run("basket", ["--db", bob.directory, "sync"], environment: skewed)
+        #expect(again.status == 0 && !again.stdout.contains("clock was off"))  // told once
+        for device in [alice, bob] {
+            let items = Dictionary(uniqueKeysWithValues: try device.listing().items.map { ($0.name, $0.checked) })
+            #expect(items == ["Milk": true, "Bread": false])
+        }
+    }
+}
