@@ -16,7 +16,7 @@ extension Replica {
                 """
             ) { row in
                 ListInfo(
-                    id: ListID(raw: ID128(bytes: row.blob(0))!), title: row.string(1) ?? "(untitled)",
+                    id: ListID(raw: ID128(row.blob128(0))), title: row.string(1) ?? "(untitled)",
                     itemCount: Int(row.int64(2)), uncheckedCount: Int(row.int64(3)))
             }
             .sorted { ($0.title.lowercased(), $0.id) < ($1.title.lowercased(), $1.id) }
@@ -45,14 +45,25 @@ extension Replica {
 
     /// Sorts in ``displayOrder(_:_:)``, lowercasing each name once rather than per comparison.
     public static func sortedForDisplay(_ items: [Item]) -> [Item] {
-        items.map { (item: $0, name: $0.name.lowercased()) }
+        items.map { (item: $0, name: sortKey($0.name)) }
             .sorted { a, b in
                 if a.item.isDeleted != b.item.isDeleted { return !a.item.isDeleted }
                 if a.item.isChecked != b.item.isChecked { return !a.item.isChecked }
-                if a.name != b.name { return a.name < b.name }
+                if a.name != b.name { return a.name.lexicographicallyPrecedes(b.name) }
                 return a.item.id < b.item.id
             }
             .map(\.item)
+    }
+
+    /// Lowercased UTF-8 bytes of a name; ASCII without Unicode tables (most names).
+    static func sortKey(_ name: String) -> [UInt8] {
+        var bytes = Array(name.utf8)
+        for i in bytes.indices {
+            let b = bytes[i]
+            if b >= 0x80 { return Array(name.lowercased().utf8) }
+            if b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") { bytes[i] = b + 32 }
+        }
+        return bytes
     }
 
     /// One item, removed or not; nil when the list has no such item.
@@ -85,7 +96,7 @@ extension Replica {
 
     static func item(from row: Row) -> Item {
         Item(
-            id: ItemID(raw: ID128(bytes: row.blob(0))!), name: row.string(1) ?? "", isChecked: row.int64(2) != 0,
+            id: ItemID(raw: ID128(row.blob128(0))), name: row.string(1) ?? "", isChecked: row.int64(2) != 0,
             isDeleted: row.int64(3) != 0, quantity: row.string(4), note: row.string(5), category: row.string(6))
     }
 
@@ -142,8 +153,8 @@ extension Replica {
                 "SELECT l.id, i.id, i.history FROM items i JOIN lists l ON l.no = i.list \(condition)")
             try statement.bind(values)
             while let row = try statement.step() {
-                let listID = ListID(raw: ID128(bytes: row.blob(0))!)
-                let itemID = ItemID(raw: ID128(bytes: row.blob(1))!)
+                let listID = ListID(raw: ID128(row.blob128(0)))
+                let itemID = ItemID(raw: ID128(row.blob128(1)))
                 try row.withBlob(2) { blob in
                     try Records.forEach(in: blob) { field, register in
                         ops.append(

@@ -42,7 +42,7 @@ extension Replica {
 
     static func syncState(from row: Row) -> SyncState {
         SyncState(
-            list: ListID(raw: ID128(bytes: row.blob(0))!), epoch: row.string(1), cursor: row.int64(2),
+            list: ListID(raw: ID128(row.blob128(0))), epoch: row.string(1), cursor: row.int64(2),
             isRegistered: row.int64(3) != 0, lastSync: row.isNull(4) ? nil : UInt64(row.int64(4)))
     }
 
@@ -157,8 +157,8 @@ extension Replica {
     }
 
     static func pending(from row: Row) throws -> PendingOperation {
-        let list = ListID(raw: ID128(bytes: row.blob(1))!)
-        let item = ItemID(raw: ID128(bytes: row.blob(2))!)
+        let list = ListID(raw: ID128(row.blob128(1)))
+        let item = ItemID(raw: ID128(row.blob128(2)))
         guard let entry = try Records.decode(row.blob(3)).first else {
             throw ReplicaError.corrupt("an empty outbox record")
         }

@@ -168,7 +168,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 """, .integer(account)
             ) { row in
                 Membership(
-                    list: ListID(raw: ID128(bytes: row.blob(0))!), role: Role(rawValue: row.string(1) ?? "") ?? .viewer,
+                    list: ListID(raw: ID128(row.blob128(0))), role: Role(rawValue: row.string(1) ?? "") ?? .viewer,
                     epoch: row.string(2) ?? "", cursor: row.int64(3))
             }
         }

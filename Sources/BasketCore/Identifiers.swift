@@ -52,6 +52,23 @@ public struct ID128: Hashable, Comparable, Sendable {
         return result
     }
 
+    public init(_ halves: (high: UInt64, low: UInt64)) {
+        self.init(high: halves.high, low: halves.low)
+    }
+
+    /// From 16 big-endian bytes in memory (the fast path for database rows).
+    public init?(buffer: UnsafeRawBufferPointer) {
+        guard buffer.count == 16 else { return nil }
+        self.init(
+            high: UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+            low: UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+
+    public init?(bytes: [UInt8]) {
+        guard let id = bytes.withUnsafeBytes({ ID128(buffer: $0) }) else { return nil }
+        self = id
+    }
+
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 16 else { return nil }
         var high: UInt64 = 0

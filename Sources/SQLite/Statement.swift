@@ -170,6 +170,17 @@ public struct Row {
         return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
     }
 
+    /// A 16-byte blob column as two big-endian 64-bit halves; zeros when it is not 16 bytes.
+    public func blob128(_ index: Int32) -> (high: UInt64, low: UInt64) {
+        withBlob(index) { buffer in
+            guard buffer.count == 16 else { return (0, 0) }
+            return (
+                UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
+    }
+
     public func blob(_ index: Int32) -> [UInt8] {
         withBlob(index) { Array($0) }
     }
