@@ -14,18 +14,14 @@ struct ReplicaBenchmark {
     var runs = 3
 
     init(arguments: [String]) throws {
-        var i = 0
-        while i < arguments.count {
-            guard i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else {
-                throw BenchError("expected a positive number after \(arguments[i])")
-            }
-            switch arguments[i] {
+        try parseNumericOptions(arguments) { name, n in
+            switch name {
             case "--ops": operationCount = n
             case "--items": itemCount = n
             case "--runs": runs = n
-            default: throw BenchError("unknown option \(arguments[i])")
+            default: return false
             }
-            i += 2
+            return true
         }
     }
 

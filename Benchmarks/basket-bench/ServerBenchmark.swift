@@ -16,20 +16,16 @@ struct ServerBenchmark {
     var idleWatchers = 10_000
 
     init(arguments: [String]) throws {
-        var i = 0
-        while i < arguments.count {
-            guard i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else {
-                throw BenchError("expected a positive number after \(arguments[i])")
-            }
-            switch arguments[i] {
+        try parseNumericOptions(arguments) { name, n in
+            switch name {
             case "--batches": batchesPerClient = n
             case "--watchers": watchers = n
             case "--idle-watchers": idleWatchers = n
             case "--burst": burst = n
             case "--requests": healthzPerThread = n
-            default: throw BenchError("unknown option \(arguments[i])")
+            default: return false
             }
-            i += 2
+            return true
         }
     }
 
@@ -146,20 +142,10 @@ struct ServerBenchmark {
         }
     }
 
-    func pushBody(_ list: ListID, batch: Int) -> [UInt8] {
-        let now = HybridClock.wallClockMilliseconds()
-        let replica = ReplicaID(rawValue: UInt64(0x1000 + batch))
-        var ops: [BasketCore.Operation] = []
-        ops.reserveCapacity(batchSize)
-        for i in 0..<batchSize {
-            let name = "Item \(batch)-\(i)"
-            let id = ItemID(list: list, key: ItemKey.normalize(name))
-            let version = Version(timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: replica)
-            ops.append(
-                .init(
-                    list: list, item: id, field: i % 2 == 0 ? .name : .checked,
-                    value: i % 2 == 0 ? .text(name) : .bool(true), version: version))
-        }
+    func pushBody(_ list: ListID, batch: Int) -> [UInt8] { pushJSON(pushOps(list, batch: batch)) }
+
+    /// The body of a push: `{"ops": "<encoded operations>"}`.
+    func pushJSON(_ ops: [BasketCore.Operation]) -> [UInt8] {
         var body = Array(#"{"ops":"#.utf8)
         JSONText.appendQuoted(bytes: OperationCodec.encode(ops), to: &body)
         body.append(UInt8(ascii: "}"))
@@ -298,10 +284,7 @@ struct ServerBenchmark {
             version: Version(
                 timestamp: HybridTimestamp(milliseconds: HybridClock.wallClockMilliseconds(), counter: counter),
                 replica: ReplicaID(rawValue: 77)))
-        var body = Array(#"{"ops":"#.utf8)
-        JSONText.appendQuoted(bytes: OperationCodec.encode([op]), to: &body)
-        body.append(UInt8(ascii: "}"))
-        return body
+        return pushJSON([op])
     }
 
     func burstBody(_ list: ListID, batch: Int) -> [UInt8] {
@@ -314,10 +297,7 @@ struct ServerBenchmark {
                     timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(i)), replica: ReplicaID(rawValue: 88))
             )
         }
-        var body = Array(#"{"ops":"#.utf8)
-        JSONText.appendQuoted(bytes: OperationCodec.encode(ops), to: &body)
-        body.append(UInt8(ascii: "}"))
-        return body
+        return pushJSON(ops)
     }
 
     func idleMemory(server: ServerUnderTest, token: String, list: ListID) throws -> (before: Int, with: Int) {

@@ -58,3 +58,15 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Options of the form `--name N` (positive whole numbers), each applied through `set`.
+func parseNumericOptions(_ arguments: [String], _ set: (String, Int) -> Bool) throws {
+    var i = 0
+    while i < arguments.count {
+        guard i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else {
+            throw BenchError("expected a positive number after \(arguments[i])")
+        }
+        guard set(arguments[i], n) else { throw BenchError("unknown option \(arguments[i])") }
+        i += 2
+    }
+}
