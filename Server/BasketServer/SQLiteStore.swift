@@ -46,7 +46,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             created_by INTEGER NOT NULL,
             expires INTEGER NOT NULL
         ) WITHOUT ROWID;
-        -- The log: one row per accepted operation, its encoded line kept for cheap pulls.
+        -- The log: one row per accepted operation. value is NULL, 0/1 (booleans) or TEXT.
         -- replica is stored with its top bit flipped so SQL's signed order is the unsigned order.
         CREATE TABLE ops(
             list INTEGER NOT NULL,
@@ -55,7 +55,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             field INTEGER NOT NULL,
             ts INTEGER NOT NULL,
             replica INTEGER NOT NULL,
-            line BLOB NOT NULL,
+            value,
             received INTEGER NOT NULL,
             PRIMARY KEY(list, seq)
         ) WITHOUT ROWID;
@@ -317,13 +317,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         var accepted = 0
         let insert = try db.cached(
             """
-            INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, line, received)
+            INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, value, received)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
-        var line: [UInt8] = []
         for op in request.operations {
-            line.removeAll(keepingCapacity: true)
-            OperationCodec.appendLine(op, to: &line)
             try insert.bind(no, at: 1)
             try insert.bind(seq + 1, at: 2)
             try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
@@ -332,7 +329,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try insert.bind(Int64(op.field.code), at: 4)
             try insert.bind(Int64(bitPattern: op.timestamp.rawValue), at: 5)
             try insert.bind(Int64(bitPattern: op.replica.rawValue ^ (1 << 63)), at: 6)
-            try insert.bind(line, at: 7)
+            switch op.value {
+            case .null: try insert.bindNull(at: 7)
+            case .bool(let b): try insert.bind(b ? 1 : 0, at: 7)
+            case .text(let text): try insert.bind(text, at: 7)
+            }
             try insert.bind(request.receivedAt, at: 8)
             try insert.runToCompletion()
             if db.changes == 1 {
@@ -356,7 +357,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             else { throw StoreError.noSuchList }
             var encoded = OperationCodec.header(for: list)
             let statement = try db.cached(
-                "SELECT seq, line FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")
+                "SELECT seq, item, field, ts, replica, value FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+            )
             try statement.bind(head.0, at: 1)
             try statement.bind(cursor, at: 2)
             try statement.bind(Int64(limit), at: 3)
@@ -364,7 +366,22 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             var count = 0
             while let row = try statement.step() {
                 last = row.int64(0)
-                row.withBlob(1) { encoded.append(contentsOf: $0) }
+                let value: Value
+                if row.isNull(5) {
+                    value = .null
+                } else if let text = row.string(5), !row.isInteger(5) {
+                    value = .text(text)
+                } else {
+                    value = .bool(row.int64(5) != 0)
+                }
+                let version = Version(
+                    timestamp: HybridTimestamp(rawValue: UInt64(bitPattern: row.int64(3))),
+                    replica: ReplicaID(rawValue: UInt64(bitPattern: row.int64(4)) ^ (1 << 63)))
+                let op = BasketCore.Operation(
+                    list: list, item: ItemID(raw: ID128(row.blob128(1))),
+                    field: Field(code: UInt8(row.int64(2))) ?? .name,
+                    value: value, version: version)
+                OperationCodec.appendLine(op, to: &encoded)
                 count += 1
             }
             statement.reset()

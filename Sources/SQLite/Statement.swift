@@ -153,6 +153,8 @@ public struct Row {
 
     public func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
+    public func isInteger(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_INTEGER }
+
     public func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     public func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
