@@ -263,7 +263,8 @@ public final class BasketService: Sendable {
             throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: "invalid_ops")
         }
         guard operations.count <= configuration.maxBatch else {
-            throw HTTPError(413, "batch_too_large", "a push holds at most \(configuration.maxBatch) operations")
+            throw HTTPError.badRequest(
+                "a push holds at most \(configuration.maxBatch) operations", code: "batch_too_large")
         }
         if let stray = operations.first(where: { $0.list != list }) {
             throw HTTPError.badRequest("operation for list \(stray.list) pushed to list \(list)", code: "wrong_list")

@@ -189,7 +189,7 @@ struct LogTests {
         #expect(invalid.status == 400 && invalid.error == "invalid_ops")
         let tooMany = try await harness.push(
             harness.operations(list, names: (0..<6).map { "Item \($0)" }), to: list, token: token)
-        #expect(tooMany.status == 413 && tooMany.error == "batch_too_large")
+        #expect(tooMany.status == 400 && tooMany.error == "batch_too_large")
         let wrongList = try await harness.push(harness.operations(other, names: ["Milk"]), to: list, token: token)
         #expect(wrongList.status == 400 && wrongList.error == "wrong_list")
         let future = try await harness.push(

@@ -270,3 +270,88 @@ struct ClockSkewSyncTests {
         }
     }
 }
+
+@Suite(.serialized)
+struct ServerLifecycleTests {
+    let root = TemporaryDirectory("lifecycle")
+
+    func metric(_ name: String, _ server: ServerProcess) throws -> Int? {
+        let text = try Executables.runShell("curl -s \(server.url)/metrics").stdout
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
+        return Double(line.split(separator: " ")[1]).map { Int($0) }
+    }
+
+    /// Starts `basket ARGS` and kills it with SIGKILL after `delay` seconds (if still running).
+    func killed(_ device: Device, after delay: Double, _ arguments: String...) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Executables.path("basket"))
+        process.arguments = ["--db", device.directory] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(UInt32(delay * 1_000_000))
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return wasRunning
+    }
+
+    @Test func aClientKilledDuringSyncNeitherLosesNorDuplicates() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = Device(root, "alice")
+        let bob = Device(root, "bob")
+        for (device, name) in [(alice, "alice"), (bob, "bob")] {
+            try device.ok("remote", "set", server.url)
+            try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
+        }
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", (0..<4_000).map { "Item \($0)" }.joined(separator: ", "))
+        var interrupted = 0
+        for delay in [0.15, 0.3, 0.45, 0.6] where try killed(alice, after: delay, "sync") { interrupted += 1 }
+        try alice.ok("sync")
+        let code = try alice.ok("share", "--json").jsonObject["code"] as! String
+        try bob.ok("join", code)
+        try bob.ok("list", "new", "Scratch")  // bob's second list, so his syncs are not trivial
+        for delay in [0.1, 0.2, 0.3] where try killed(bob, after: delay, "sync") { interrupted += 1 }
+        try bob.ok("sync")
+        try bob.ok("list", "use", "Family")
+        #expect(interrupted > 0, "no sync was killed while it ran")
+        #expect(try bob.listing().items.count == 4_000)
+        #expect(try alice.ok("--list", "Family", "export", "-") == bob.ok("--list", "Family", "export", "-"))
+        // The server holds every operation once, whatever was retried.
+        let family = try alice.ok("--list", "Family", "export", "-").split(separator: "\n").count - 2
+        let scratch = try bob.ok("--list", "Scratch", "export", "-").split(separator: "\n").count - 2
+        #expect(try metric("basket_operations_stored", server) == family + scratch)
+    }
+
+    @Test func stoppingTheServerAnswersParkedLongPollsAndExitsCleanly() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = Device(root, "alice")
+        try alice.ok("remote", "set", server.url)
+        try alice.ok("signup", "alice", "--password-stdin", stdin: "alice-password\n")
+        try alice.ok("list", "new", "Family")
+        try alice.ok("sync")
+        let config =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: alice.directory + "/config.json"))) as! [String: Any]
+        let token = config["token"] as! String
+        let list = try alice.listing().list!.id
+        let poll = Process()
+        poll.executableURL = URL(fileURLWithPath: "/bin/sh")
+        poll.arguments = [
+            "-c", "curl -s -H 'Authorization: Bearer \(token)' '\(server.url)/v1/lists/\(list)/ops?after=1&wait=25'",
+        ]
+        let pipe = Pipe()
+        poll.standardOutput = pipe
+        try poll.run()
+        let deadline = Date().addingTimeInterval(10)
+        while try metric("basket_watchers", server) != 1 && Date() < deadline { usleep(20_000) }
+        let stopping = Date()
+        #expect(server.stop() == 0)
+        poll.waitUntilExit()
+        let answer = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(Date().timeIntervalSince(stopping) < 5)
+        #expect(answer.contains("\"count\":0") && answer.contains("\"cursor\":1"), "\(answer)")
+        #expect(server.log.contains("basket-server: stopped"))
+    }
+}
