@@ -55,65 +55,78 @@ struct ServerBenchmark {
 
         var table = Table(title: "Server: basket-server on loopback", header: ["measure", "value", "vs baseline"])
 
-        // 1. Push throughput, against raw SQLite inserts of the same number of rows.
-        let lists = try (0..<pushClients).map { _ in try newList() }
-        let bodies = lists.map { list in (0..<batchesPerClient).map { batch in pushBody(list, batch: batch) } }
-        let total = pushClients * batchesPerClient * batchSize
-        let accepted = Counter()
-        let port = server.port
-        let pushSeconds = try parallel(pushClients) { client in
-            let connection = try RawConnection(port: port)
-            for body in bodies[client] {
-                let answer = try connection.call("POST", "/v1/lists/\(lists[client])/ops", token: token, body: body)
-                guard answer.status == 200 else {
-                    throw BenchError("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        var phase = "push"
+        do {
+            // 1. Push throughput, against raw SQLite inserts of the same number of rows.
+            let lists = try (0..<pushClients).map { _ in try newList() }
+            let bodies = lists.map { list in (0..<batchesPerClient).map { batch in pushBody(list, batch: batch) } }
+            let total = pushClients * batchesPerClient * batchSize
+            let accepted = Counter()
+            let port = server.port
+            let pushSeconds = try parallel(pushClients) { client in
+                let connection = try RawConnection(port: port)
+                for body in bodies[client] {
+                    let answer = try connection.call("POST", "/v1/lists/\(lists[client])/ops", token: token, body: body)
+                    guard answer.status == 200 else {
+                        throw BenchError(
+                            "push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+                    }
+                    accepted.add(jsonObject(answer.body)["accepted"] as? Int ?? 0)
                 }
-                accepted.add(jsonObject(answer.body)["accepted"] as? Int ?? 0)
             }
+            guard accepted.value == total else { throw BenchError("accepted \(accepted.value) of \(total)") }
+            let baseline = try ReplicaBenchmark.rawInsertRate(
+                rows: total, path: directory.appendingPathComponent("baseline.sqlite").path)
+            let storeRate = try storeAppendRate(lists: lists, directory: directory)
+            let ingest = Double(total) / pushSeconds
+            table.add(
+                "raw SQLite insert, same rows, 1 transaction (baseline)", formatRate(baseline) + " rows/s", "1.00x")
+            table.add(
+                "store append alone: same batches, no HTTP, one thread", formatRate(storeRate) + " ops/s",
+                String(format: "%.2fx", storeRate / baseline))
+            table.add(
+                "push ingest: \(pushClients) clients × \(batchesPerClient) batches of \(batchSize) ops (fsync per push)",
+                formatRate(ingest) + " ops/s", String(format: "%.2fx", ingest / baseline))
+
+            phase = "healthz"
+            // 2. Small requests: GET /healthz on keep-alive connections, against a bare HTTPServer.
+            let bare = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _, responder in
+                responder.respond(.body(Array(#"{"status":"ok"}"#.utf8), contentType: "application/json"))
+            }
+            try bare.start()
+            let (bareRate, _) = try healthzRate(port: bare.port)
+            bare.stop()
+            let (rate, cpuPerRequest) = try healthzRate(port: server.port)
+            table.add(
+                "GET /healthz, bare HTTPServer in this process (baseline)", formatRate(bareRate) + " req/s", "1.00x")
+            table.add(
+                "GET /healthz, basket-server, 4 keep-alive connections", formatRate(rate) + " req/s",
+                String(format: "%.2fx", rate / bareRate))
+            table.add("  load generator's own CPU per request", String(format: "%.1f µs", cpuPerRequest * 1e6), "")
+
+            phase = "fan-out"
+            // 3. Fan-out: watchers long-polling one list; one push; time until each has it.
+            let fanList = try newList()
+            let fan = try fanOut(server: server, token: token, list: fanList, setup: setup)
+            table.add("fan-out to \(watchers) watchers, one push: p50 (median of 5 rounds)", formatMillis(fan.p50), "")
+            table.add("fan-out to \(watchers) watchers, one push: p99 (median of 5 rounds)", formatMillis(fan.p99), "")
+            table.add(
+                "fan-out to \(watchers) watchers, one push: last (median of 5 rounds)", formatMillis(fan.last), "")
+            table.add(
+                "deliveries/s, burst of \(burst) ops to \(watchers) re-polling watchers",
+                formatRate(fan.deliveriesPerSecond) + " ops/s", "")
+
+            phase = "idle watchers"
+            // 4. Memory with idle watchers.
+            let idle = try idleMemory(server: server, token: token, list: try newList())
+            table.add("server RSS, idle (baseline)", String(format: "%.1f MB", Double(idle.before) / 1e6), "1.00x")
+            table.add(
+                "server RSS with \(idleWatchers) idle watchers", String(format: "%.1f MB", Double(idle.with) / 1e6),
+                String(format: "%.2fx", Double(idle.with) / Double(max(idle.before, 1))))
+        } catch {
+            print(table.render())
+            throw BenchError("during the \(phase) phase: \(error)")
         }
-        guard accepted.value == total else { throw BenchError("accepted \(accepted.value) of \(total)") }
-        let baseline = try ReplicaBenchmark.rawInsertRate(
-            rows: total, path: directory.appendingPathComponent("baseline.sqlite").path)
-        let storeRate = try storeAppendRate(lists: lists, directory: directory)
-        let ingest = Double(total) / pushSeconds
-        table.add("raw SQLite insert, same rows, 1 transaction (baseline)", formatRate(baseline) + " rows/s", "1.00x")
-        table.add(
-            "store append alone: same batches, no HTTP, one thread", formatRate(storeRate) + " ops/s",
-            String(format: "%.2fx", storeRate / baseline))
-        table.add(
-            "push ingest: \(pushClients) clients × \(batchesPerClient) batches of \(batchSize) ops (fsync per push)",
-            formatRate(ingest) + " ops/s", String(format: "%.2fx", ingest / baseline))
-
-        // 2. Small requests: GET /healthz on keep-alive connections, against a bare HTTPServer.
-        let bare = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _, responder in
-            responder.respond(.body(Array(#"{"status":"ok"}"#.utf8), contentType: "application/json"))
-        }
-        try bare.start()
-        let (bareRate, _) = try healthzRate(port: bare.port)
-        bare.stop()
-        let (rate, cpuPerRequest) = try healthzRate(port: server.port)
-        table.add("GET /healthz, bare HTTPServer in this process (baseline)", formatRate(bareRate) + " req/s", "1.00x")
-        table.add(
-            "GET /healthz, basket-server, 4 keep-alive connections", formatRate(rate) + " req/s",
-            String(format: "%.2fx", rate / bareRate))
-        table.add("  load generator's own CPU per request", String(format: "%.1f µs", cpuPerRequest * 1e6), "")
-
-        // 3. Fan-out: watchers long-polling one list; one push; time until each has it.
-        let fanList = try newList()
-        let fan = try fanOut(server: server, token: token, list: fanList, setup: setup)
-        table.add("fan-out to \(watchers) watchers, one push: p50 (median of 5 rounds)", formatMillis(fan.p50), "")
-        table.add("fan-out to \(watchers) watchers, one push: p99 (median of 5 rounds)", formatMillis(fan.p99), "")
-        table.add("fan-out to \(watchers) watchers, one push: last (median of 5 rounds)", formatMillis(fan.last), "")
-        table.add(
-            "deliveries/s, burst of \(burst) ops to \(watchers) re-polling watchers",
-            formatRate(fan.deliveriesPerSecond) + " ops/s", "")
-
-        // 4. Memory with idle watchers.
-        let idle = try idleMemory(server: server, token: token, list: try newList())
-        table.add("server RSS, idle (baseline)", String(format: "%.1f MB", Double(idle.before) / 1e6), "1.00x")
-        table.add(
-            "server RSS with \(idleWatchers) idle watchers", String(format: "%.1f MB", Double(idle.with) / 1e6),
-            String(format: "%.2fx", Double(idle.with) / Double(max(idle.before, 1))))
         print(table.render())
     }
 
