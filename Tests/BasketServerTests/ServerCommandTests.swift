@@ -10,7 +10,9 @@ struct ServerCommandTests {
     }
 
     @Test func flagsOverrideTheEnvironment() throws {
-        let environment = ["BASKET_LISTEN": "127.0.0.1:9000", "BASKET_DATA": "/srv/basket", "BASKET_DURABILITY": "process"]
+        let environment = [
+            "BASKET_LISTEN": "127.0.0.1:9000", "BASKET_DATA": "/srv/basket", "BASKET_DURABILITY": "process",
+        ]
         let fromEnvironment = try ServerCommand.parse([], environment: environment)
         #expect(fromEnvironment.port == 9000 && fromEnvironment.data == "/srv/basket" && !fromEnvironment.fsync)
         let flags = try ServerCommand.parse(["--listen", "[::1]:0", "--durability", "full"], environment: environment)
@@ -18,7 +20,11 @@ struct ServerCommandTests {
     }
 
     @Test func badArgumentsAreUsageErrors() {
-        for arguments in [["--listen", "localhost"], ["--listen", "1.2.3.4:99999"], ["--durability", "maybe"], ["--bogus"], ["backup"]] {
+        let bad: [[String]] = [
+            ["--listen", "localhost"], ["--listen", "1.2.3.4:99999"], ["--durability", "maybe"], ["--bogus"],
+            ["backup"],
+        ]
+        for arguments in bad {
             #expect(ServerCommand.main(arguments, environment: [:]) == 64, "\(arguments)")
         }
         #expect(ServerCommand.main(["--help"], environment: [:]) == 0)
