@@ -18,6 +18,9 @@ struct SyncTests {
         let device = Device(root, name)
         try device.ok("remote", "set", server.url)
         try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
+        // The token lives in config.json, readable by its owner only.
+        let attributes = try FileManager.default.attributesOfItem(atPath: device.directory + "/config.json")
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         return device
     }
 
