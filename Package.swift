@@ -60,7 +60,7 @@ let package = Package(
         // Benchmarks (run release-built: Scripts/bench.sh).
         .executableTarget(
             name: "basket-bench",
-            dependencies: ["BasketCore", "BasketReplica", "SQLite", "HTTPServer", "BasketServer"],
+            dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer"],
             path: "Benchmarks/basket-bench"),
 
         // Tests.

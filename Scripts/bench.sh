@@ -13,4 +13,5 @@ if [ $# -gt 0 ]; then
 else
     .build/release/basket-bench replica
     .build/release/basket-bench server
+    .build/release/basket-bench search
 fi

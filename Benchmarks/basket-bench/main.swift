@@ -8,6 +8,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: basket-bench replica [--ops N] [--items N] [--runs N]
            basket-bench server [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
+           basket-bench search [--items N] [--queries N]
     """
 if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)
@@ -17,6 +18,13 @@ switch arguments.first {
 case "replica", nil:
     do {
         try ReplicaBenchmark(arguments: Array(arguments.dropFirst())).run()
+    } catch {
+        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
+        exit(1)
+    }
+case "search":
+    do {
+        try SearchBenchmark(arguments: Array(arguments.dropFirst())).run()
     } catch {
         FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
         exit(1)

@@ -44,6 +44,17 @@ public final class SearchIndex: Sendable {
         let wordStarts: [Int32]
         /// Which of a–z and 0–9 the key contains.
         let mask: UInt64
+        /// The name's length in bytes and its natural-order key, for ranking without recomputing.
+        let nameLength: Int32
+        let natural: [UInt8]
+    }
+
+    /// One hit before ranking: cheap to sort, materialised only for the results kept.
+    struct Hit {
+        var entry: Int32
+        var tier: Tier
+        var score: Int32
+        var position: Int32
     }
 
     let entries: [Entry]
@@ -76,7 +87,10 @@ public final class SearchIndex: Sendable {
             for word in key.split(whereSeparator: Self.isSeparator) {
                 words[Array(word), default: []].append(index)
             }
-            entries.append(Entry(item: item, key: key, compact: compact, wordStarts: starts, mask: Self.mask(key)))
+            entries.append(
+                Entry(
+                    item: item, key: key, compact: compact, wordStarts: starts, mask: Self.mask(key),
+                    nameLength: Int32(item.name.count), natural: NaturalOrder.key(key)))
         }
         var vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
         for (word, list) in words { vocabulary[word[0], default: []].append((word, list)) }
@@ -88,7 +102,8 @@ public final class SearchIndex: Sendable {
     public var count: Int { entries.count }
 
     static func isSeparator(_ byte: UInt8) -> Bool {
-        byte < 0x80 && !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x7A) && !(byte >= 0x41 && byte <= 0x5A)
+        byte < 0x80 && !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x7A)
+            && !(byte >= 0x41 && byte <= 0x5A)
     }
 
     static func mask(_ bytes: [UInt8]) -> UInt64 {
@@ -105,63 +120,161 @@ public final class SearchIndex: Sendable {
 
     /// Searches; see ``Search`` for the ranking.
     public func search(_ query: Query, limit: Int = .max) -> SearchResult {
+        search(query, limit: limit, among: nil).result
+    }
+
+    /// Searches only `candidates` (entry positions; all when nil). Returns the result and the
+    /// entries that passed the filters and the letter-set test: a superset of the matches of
+    /// any query that extends this one (see ``SearchSession``).
+    func search(_ query: Query, limit: Int, among candidates: [Int32]?) -> (result: SearchResult, passed: [Int32]) {
         let offer: String? =
             query.freeText.isEmpty || keys.contains(query.key) ? nil : try? ItemName.clean(query.freeText)
-        var hits: [SearchMatch] = []
-        var fuzzyCandidates: [Int] = []
+        var hits: [Hit] = []
+        var passed: [Int32] = []
+        var fuzzyCandidates: [Int32] = []
         let queryKey = query.key
         let words = query.words
         let queryMask = Self.mask(words.flatMap { $0 })
-        for index in entries.indices {
-            let entry = entries[index]
-            guard passesFilters(entry, query) else { continue }
+        // Once `limit` hits exist in tiers up to `worst`, later entries only need checking up to it.
+        var perTier = [Int](repeating: 0, count: Tier.allCases.count)
+        var worst = Tier.substring
+        func found(_ index: Int32, _ tier: Tier, _ position: Int, _ score: Int = 0) {
+            hits.append(Hit(entry: index, tier: tier, score: Int32(score), position: Int32(position)))
+            perTier[tier.rawValue] += 1
+            if tier < worst {
+                var total = 0
+                for t in 0...tier.rawValue { total += perTier[t] }
+                if total >= limit { worst = tier }
+            }
+        }
+        func visit(_ index: Int32) {
+            let entry = entries[Int(index)]
+            guard passesFilters(entry, query) else { return }
             if !query.hasText {
-                hits.append(SearchMatch(item: entry.item, isExact: false, position: 0, tier: .substring, score: 0))
-                continue
+                passed.append(index)
+                found(index, .substring, 0)
+                return
             }
             if entry.key == queryKey {
-                hits.append(SearchMatch(item: entry.item, isExact: true, position: 0, tier: .exact, score: 0))
-                continue
+                passed.append(index)
+                found(index, .exact, 0)
+                return
             }
-            guard entry.mask & queryMask == queryMask else { continue }
+            guard entry.mask & queryMask == queryMask else { return }
+            passed.append(index)
+            if worst == .exact { return }
             if !queryKey.isEmpty && entry.key.starts(with: queryKey) {
-                hits.append(SearchMatch(item: entry.item, isExact: false, position: 0, tier: .prefix, score: 0))
-                continue
+                found(index, .prefix, 0)
+                return
             }
+            if worst == .prefix { return }
             if let position = wordPrefixPosition(entry, words) {
-                hits.append(SearchMatch(item: entry.item, isExact: false, position: position, tier: .wordPrefix, score: 0))
-                continue
+                found(index, .wordPrefix, position)
+                return
             }
+            if worst == .wordPrefix { return }
             if let position = substringPosition(entry, words) {
-                hits.append(SearchMatch(item: entry.item, isExact: false, position: position, tier: .substring, score: 0))
-                continue
+                found(index, .substring, position)
+                return
             }
             fuzzyCandidates.append(index)
         }
+        if let candidates {
+            for index in candidates { visit(index) }
+        } else {
+            for index in entries.indices { visit(Int32(index)) }
+        }
         if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
             for index in fuzzyCandidates {
-                if let (score, position) = fuzzyScore(entries[index], words) {
-                    hits.append(
-                        SearchMatch(item: entries[index].item, isExact: false, position: position, tier: .fuzzy, score: score))
+                if let (score, position) = fuzzyScore(entries[Int(index)], words) {
+                    found(index, .fuzzy, position, score)
                 }
             }
         }
         if hits.count < 3 && !words.isEmpty {
-            let found = Set(hits.map(\.item.id))
-            for (index, edits) in typoMatches(words) where !found.contains(entries[index].item.id) {
-                let entry = entries[index]
-                guard passesFilters(entry, query) else { continue }
-                hits.append(SearchMatch(item: entry.item, isExact: false, position: 0, tier: .typo, score: -edits))
+            let already = Set(hits.map(\.entry))
+            for (index, edits) in typoMatches(words) where !already.contains(Int32(index)) {
+                guard passesFilters(entries[index], query) else { continue }
+                found(Int32(index), .typo, 0, -edits)
             }
         }
-        if hits.count > limit {
-            // Only the best `limit` need sorting.
-            hits.sort(by: Self.ranking)
-            hits.removeSubrange(limit...)
-        } else {
-            hits.sort(by: Self.ranking)
+        let matches = topHits(hits, limit).map { hit in
+            SearchMatch(
+                item: entries[Int(hit.entry)].item, isExact: hit.tier == .exact, position: Int(hit.position),
+                tier: hit.tier,
+                score: Int(hit.score))
         }
-        return SearchResult(query: query.freeText, offer: offer, matches: hits)
+        return (SearchResult(query: query.freeText, offer: offer, matches: Array(matches)), passed)
+    }
+
+    /// The tier, score, position, name length and checked state packed so that a smaller number
+    /// ranks first; ties fall back to ``rank(_:_:)``.
+    func packed(_ hit: Hit) -> UInt64 {
+        let entry = entries[Int(hit.entry)]
+        let score = UInt64(max(0, min(32_767, 16_383 - Int(hit.score))))
+        return UInt64(hit.tier.rawValue) << 60 | score << 45 | UInt64(min(Int(hit.position), 0x7FFF)) << 30
+            | UInt64(min(Int(entry.nameLength), 0x7FFF)) << 15 | (entry.item.isChecked ? 1 << 14 : 0)
+    }
+
+    /// The best `limit` hits in ranking order, without sorting all of them.
+    func topHits(_ hits: [Hit], _ limit: Int) -> [Hit] {
+        guard hits.count > limit, limit < 256 else { return hits.sorted(by: rank) }
+        // A bounded max-heap on packed keys keeps the `limit` smallest.
+        var heap: [(key: UInt64, hit: Hit)] = []
+        heap.reserveCapacity(limit + 1)
+        func siftUp(_ i: Int) {
+            var child = i
+            while child > 0 {
+                let parent = (child - 1) / 2
+                if heap[parent].key >= heap[child].key { break }
+                heap.swapAt(parent, child)
+                child = parent
+            }
+        }
+        func siftDown() {
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var largest = parent
+                if left < heap.count && heap[left].key > heap[largest].key { largest = left }
+                if right < heap.count && heap[right].key > heap[largest].key { largest = right }
+                if largest == parent { return }
+                heap.swapAt(parent, largest)
+                parent = largest
+            }
+        }
+        var cutoff = UInt64.max
+        var ties: [Hit] = []  // hits equal to the cutoff key, resolved by the full ranking
+        for hit in hits {
+            let key = packed(hit)
+            if heap.count < limit {
+                heap.append((key, hit))
+                siftUp(heap.count - 1)
+                if heap.count == limit { cutoff = heap[0].key }
+            } else if key < cutoff {
+                heap[0] = (key, hit)
+                siftDown()
+                cutoff = heap[0].key
+            } else if key == cutoff {
+                ties.append(hit)
+            }
+        }
+        let kept = heap.map(\.hit) + ties.filter { packed($0) == cutoff }
+        return Array(kept.sorted(by: rank).prefix(limit))
+    }
+
+    /// Tier; score (higher first); earlier match; shorter name; unchecked first; natural order; id.
+    func rank(_ a: Hit, _ b: Hit) -> Bool {
+        if a.tier != b.tier { return a.tier < b.tier }
+        if a.score != b.score { return a.score > b.score }
+        if a.position != b.position { return a.position < b.position }
+        let x = entries[Int(a.entry)]
+        let y = entries[Int(b.entry)]
+        if x.nameLength != y.nameLength { return x.nameLength < y.nameLength }
+        if x.item.isChecked != y.item.isChecked { return !x.item.isChecked }
+        if x.natural != y.natural { return x.natural.lexicographicallyPrecedes(y.natural) }
+        return x.item.id < y.item.id
     }
 
     func passesFilters(_ entry: Entry, _ query: Query) -> Bool {
@@ -241,13 +354,15 @@ public final class SearchIndex: Sendable {
     }
 
     /// Entries whose words are each within the allowed edits of a query word; the last query word
-    /// may be the beginning of a word.
+    /// may be the beginning of a word. Per query word, the entries are a bitset; words intersect.
     func typoMatches(_ words: [[UInt8]]) -> [(Int, Int)] {
-        var perWord: [[Int32: Int]] = []
+        let wordCount = (entries.count + 63) / 64
+        var all: [UInt64]?
+        var editsOf: [Int32: Int] = [:]
         for (w, word) in words.enumerated() {
             let isLast = w == words.count - 1
             let allowed = word.count >= 9 ? 2 : word.count >= 5 ? 1 : 0
-            var matches: [Int32: Int] = [:]
+            var bits = [UInt64](repeating: 0, count: wordCount)
             for (candidate, list) in vocabulary[word[0]] ?? [] {
                 var edits: Int?
                 if candidate.starts(with: word) || Self.find(word, in: candidate) != nil {
@@ -261,17 +376,30 @@ public final class SearchIndex: Sendable {
                     }
                 }
                 guard let edits else { continue }
-                for entry in list where (matches[entry] ?? .max) > edits { matches[entry] = edits }
+                for entry in list {
+                    bits[Int(entry) >> 6] |= 1 << UInt64(entry & 63)
+                    if edits > 0 { editsOf[entry, default: 0] = max(editsOf[entry] ?? 0, edits) }
+                }
             }
-            perWord.append(matches)
+            if var current = all {
+                for i in 0..<wordCount { current[i] &= bits[i] }
+                all = current
+            } else {
+                all = bits
+            }
         }
-        guard var result = perWord.first else { return [] }
-        for matches in perWord.dropFirst() {
-            var next: [Int32: Int] = [:]
-            for (entry, edits) in result { if let more = matches[entry] { next[entry] = edits + more } }
-            result = next
+        guard let all else { return [] }
+        var result: [(Int, Int)] = []
+        for (i, word) in all.enumerated() where word != 0 {
+            var remaining = word
+            while remaining != 0 {
+                let bit = remaining.trailingZeroBitCount
+                remaining &= remaining - 1
+                let entry = Int32(i * 64 + bit)
+                if let edits = editsOf[entry], edits > 0 { result.append((Int(entry), edits)) }
+            }
         }
-        return result.filter { $0.value > 0 }.map { (Int($0.key), $0.value) }
+        return result
     }
 
     /// The optimal-string-alignment distance, or nil when above `limit`.
@@ -319,47 +447,29 @@ public final class SearchIndex: Sendable {
         }
         return nil
     }
-
-    /// Tier; score (higher first); earlier match; shorter name; unchecked first; natural order; id.
-    static func ranking(_ a: SearchMatch, _ b: SearchMatch) -> Bool {
-        if a.tier != b.tier { return a.tier < b.tier }
-        if a.score != b.score { return a.score > b.score }
-        if a.position != b.position { return a.position < b.position }
-        let (la, lb) = (a.item.name.utf8.count, b.item.name.utf8.count)
-        if la != lb { return la < lb }
-        if a.item.isChecked != b.item.isChecked { return !a.item.isChecked }
-        let natural = NaturalOrder.compare(a.item.name, b.item.name)
-        if natural != 0 { return natural < 0 }
-        return a.item.id < b.item.id
-    }
 }
 
-/// "Item 2" before "Item 10": digit runs compare by value, the rest by folded bytes.
+/// "Item 2" before "Item 10": a sort key where every run of digits is prefixed by its length,
+/// so byte order is natural order.
 enum NaturalOrder {
-    static func compare(_ a: String, _ b: String) -> Int {
-        let x = Array(a.lowercased().utf8)
-        let y = Array(b.lowercased().utf8)
+    static func key(_ folded: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(folded.count + 4)
         var i = 0
-        var j = 0
-        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
-        while i < x.count && j < y.count {
-            if isDigit(x[i]) && isDigit(y[j]) {
-                var ei = i
-                while ei < x.count && isDigit(x[ei]) { ei += 1 }
-                var ej = j
-                while ej < y.count && isDigit(y[ej]) { ej += 1 }
-                let na = x[i..<ei].drop { $0 == 0x30 }
-                let nb = y[j..<ej].drop { $0 == 0x30 }
-                if na.count != nb.count { return na.count < nb.count ? -1 : 1 }
-                if !na.elementsEqual(nb) { return na.lexicographicallyPrecedes(nb) ? -1 : 1 }
-                i = ei
-                j = ej
-                continue
+        while i < folded.count {
+            if folded[i] >= 0x30 && folded[i] <= 0x39 {
+                var end = i
+                while end < folded.count && folded[end] >= 0x30 && folded[end] <= 0x39 { end += 1 }
+                var start = i
+                while start < end - 1 && folded[start] == 0x30 { start += 1 }
+                out.append(UInt8(min(end - start, 255)))
+                out.append(contentsOf: folded[start..<end])
+                i = end
+            } else {
+                out.append(folded[i])
+                i += 1
             }
-            if x[i] != y[j] { return x[i] < y[j] ? -1 : 1 }
-            i += 1
-            j += 1
         }
-        return (x.count - i) - (y.count - j) < 0 ? -1 : ((x.count - i) == (y.count - j) ? 0 : 1)
+        return out
     }
 }

@@ -92,7 +92,7 @@ let rankingCases: [RankingCase] = [
     // The offer shows only when no item has the query's key.
     .init(query: "Kimchi", first: nil, offer: true),
     .init(query: "Oat Milk", first: "Oat milk", offer: false),
-    .init(query: "is:todo", first: "Tea", offer: false),
+    .init(query: "is:todo", first: "Øl", offer: false),  // the shortest name (2 characters)
     // Tokens: state, exclusions, phrases, anchors; unknown x:y is text.
     .init(query: "milk is:checked", first: "Soy milk", offer: false),  // "Milk" exists: no offer
     .init(query: "milk is:todo", first: "Milk", offer: false),
@@ -124,7 +124,9 @@ struct RankingTableTests {
     @Test(arguments: rankingCases)
     func firstResult(_ testCase: RankingCase) {
         let result = index.search(Query(testCase.query), limit: 10)
-        #expect(result.matches.first?.item.name == testCase.first, "got \(result.matches.prefix(3).map { "\($0.item.name) (\($0.tier.name))" })")
+        #expect(
+            result.matches.first?.item.name == testCase.first,
+            "got \(result.matches.prefix(3).map { "\($0.item.name) (\($0.tier.name))" })")
         #expect((result.offer != nil) == testCase.offer, "offer: \(String(describing: result.offer))")
     }
 
