@@ -61,7 +61,9 @@ struct SearchBenchmark {
 
         var rng = SplitMix64(seed: 5)
         func pick() -> String { names[Int(rng.next() % UInt64(names.count))] }
-        func folded(_ s: String) -> String { s.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil) }
+        func folded(_ s: String) -> String {
+            s.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+        }
         func typo(_ s: String) -> String {
             var chars = Array(s)
             let i = 2 + Int(rng.next() % UInt64(max(1, chars.count - 3)))
@@ -71,9 +73,12 @@ struct SearchBenchmark {
         let kinds: [(String, () -> String)] = [
             ("exact", { pick() }),
             ("prefix", { String(pick().prefix(8)) }),
-            ("word prefixes", {
-                pick().split(separator: " ").prefix(2).map { String($0.prefix(3)) }.joined(separator: " ")
-            }),
+            (
+                "word prefixes",
+                {
+                    pick().split(separator: " ").prefix(2).map { String($0.prefix(3)) }.joined(separator: " ")
+                }
+            ),
             ("substring", { String(pick().dropFirst(3).prefix(6)) }),
             ("accents typed plainly", { folded(String(pick().prefix(12))) }),
             ("fuzzy", { String(pick().split(separator: " ")[1].filter { !"aeiou".contains($0) }.prefix(6)) }),
@@ -102,7 +107,8 @@ struct SearchBenchmark {
             all += times
             times.sort()
             table.add(
-                kind, "\(times.count)", formatMicros(times[times.count / 2]), formatMicros(times[times.count * 99 / 100]),
+                kind, "\(times.count)", formatMicros(times[times.count / 2]),
+                formatMicros(times[times.count * 99 / 100]),
                 formatMicros(times.last!))
         }
         all.sort()
@@ -116,8 +122,10 @@ struct SearchBenchmark {
             baseline.append(seconds { _ = names.filter { $0.localizedStandardContains(query) } })
         }
         let baselineMedian = median(baseline)
-        var comparison = Table(title: "Search against a localizedStandardContains scan", header: ["measure", "time", "vs baseline"])
-        comparison.add("localizedStandardContains scan, one query (baseline, median of 20)", formatMicros(baselineMedian), "1.00x")
+        var comparison = Table(
+            title: "Search against a localizedStandardContains scan", header: ["measure", "time", "vs baseline"])
+        comparison.add(
+            "localizedStandardContains scan, one query (baseline, median of 20)", formatMicros(baselineMedian), "1.00x")
         comparison.add(
             "SearchIndex keystroke p50, all tiers", formatMicros(all[all.count / 2]),
             String(format: "%.4fx", all[all.count / 2] / baselineMedian))

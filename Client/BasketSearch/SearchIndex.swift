@@ -58,6 +58,9 @@ public final class SearchIndex: Sendable {
     }
 
     let entries: [Entry]
+    /// Per entry, for ranking without touching the entries.
+    let nameLengths: [Int32]
+    let checkedFlags: [Bool]
     /// Keys of every item, to decide the offer.
     let keys: Set<[UInt8]>
     /// Distinct words → entries containing them, by first byte (for the typo tier).
@@ -94,6 +97,8 @@ public final class SearchIndex: Sendable {
         }
         var vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
         for (word, list) in words { vocabulary[word[0], default: []].append((word, list)) }
+        self.nameLengths = entries.map(\.nameLength)
+        self.checkedFlags = entries.map(\.item.isChecked)
         self.entries = entries
         self.keys = keys
         self.vocabulary = vocabulary
@@ -147,23 +152,22 @@ public final class SearchIndex: Sendable {
                 if total >= limit { worst = tier }
             }
         }
-        func visit(_ index: Int32) {
-            let entry = entries[Int(index)]
+        func visitEntry(_ entry: UnsafePointer<Entry>, _ index: Int32) {
             guard passesFilters(entry, query) else { return }
             if !query.hasText {
                 passed.append(index)
                 found(index, .substring, 0)
                 return
             }
-            if entry.key == queryKey {
+            if entry.pointee.key == queryKey {
                 passed.append(index)
                 found(index, .exact, 0)
                 return
             }
-            guard entry.mask & queryMask == queryMask else { return }
+            guard entry.pointee.mask & queryMask == queryMask else { return }
             passed.append(index)
             if worst == .exact { return }
-            if !queryKey.isEmpty && entry.key.starts(with: queryKey) {
+            if !queryKey.isEmpty && entry.pointee.key.starts(with: queryKey) {
                 found(index, .prefix, 0)
                 return
             }
@@ -179,22 +183,28 @@ public final class SearchIndex: Sendable {
             }
             fuzzyCandidates.append(index)
         }
-        if let candidates {
-            for index in candidates { visit(index) }
-        } else {
-            for index in entries.indices { visit(Int32(index)) }
-        }
-        if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
-            for index in fuzzyCandidates {
-                if let (score, position) = fuzzyScore(entries[Int(index)], words) {
-                    found(index, .fuzzy, position, score)
+        // Through a buffer pointer: entries are borrowed in place, never copied (no reference counting).
+        entries.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            if let candidates {
+                for index in candidates { visitEntry(base + Int(index), index) }
+            } else {
+                for index in buffer.indices { visitEntry(base + index, Int32(index)) }
+            }
+            if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
+                for index in fuzzyCandidates {
+                    if let (score, position) = fuzzyScore(base + Int(index), words) {
+                        found(index, .fuzzy, position, score)
+                    }
                 }
             }
         }
         if hits.count < 3 && !words.isEmpty {
             let already = Set(hits.map(\.entry))
             for (index, edits) in typoMatches(words) where !already.contains(Int32(index)) {
-                guard passesFilters(entries[index], query) else { continue }
+                guard entries.withUnsafeBufferPointer({ passesFilters($0.baseAddress! + index, query) }) else {
+                    continue
+                }
                 found(Int32(index), .typo, 0, -edits)
             }
         }
@@ -210,10 +220,9 @@ public final class SearchIndex: Sendable {
     /// The tier, score, position, name length and checked state packed so that a smaller number
     /// ranks first; ties fall back to ``rank(_:_:)``.
     func packed(_ hit: Hit) -> UInt64 {
-        let entry = entries[Int(hit.entry)]
         let score = UInt64(max(0, min(32_767, 16_383 - Int(hit.score))))
         return UInt64(hit.tier.rawValue) << 60 | score << 45 | UInt64(min(Int(hit.position), 0x7FFF)) << 30
-            | UInt64(min(Int(entry.nameLength), 0x7FFF)) << 15 | (entry.item.isChecked ? 1 << 14 : 0)
+            | UInt64(min(Int(nameLengths[Int(hit.entry)]), 0x7FFF)) << 15 | (checkedFlags[Int(hit.entry)] ? 1 << 14 : 0)
     }
 
     /// The best `limit` hits in ranking order, without sorting all of them.
@@ -277,26 +286,26 @@ public final class SearchIndex: Sendable {
         return x.item.id < y.item.id
     }
 
-    func passesFilters(_ entry: Entry, _ query: Query) -> Bool {
+    func passesFilters(_ entry: UnsafePointer<Entry>, _ query: Query) -> Bool {
         switch query.state {
-        case .checked?: if !entry.item.isChecked { return false }
-        case .unchecked?: if entry.item.isChecked { return false }
+        case .checked?: if !entry.pointee.item.isChecked { return false }
+        case .unchecked?: if entry.pointee.item.isChecked { return false }
         case nil: break
         }
-        for phrase in query.phrases where Self.find(phrase, in: entry.key) == nil { return false }
-        for anchor in query.anchors where !entry.key.starts(with: anchor) { return false }
-        for word in query.excluded where Self.find(word, in: entry.key) != nil { return false }
+        for phrase in query.phrases where Self.find(phrase, in: entry.pointee.key) == nil { return false }
+        for anchor in query.anchors where !entry.pointee.key.starts(with: anchor) { return false }
+        for word in query.excluded where Self.find(word, in: entry.pointee.key) != nil { return false }
         return true
     }
 
-    func wordPrefixPosition(_ entry: Entry, _ words: [[UInt8]]) -> Int? {
+    func wordPrefixPosition(_ entry: UnsafePointer<Entry>, _ words: [[UInt8]]) -> Int? {
         guard !words.isEmpty else { return nil }
         var first = Int.max
         for word in words {
             var found = false
-            for start in entry.wordStarts {
+            for start in entry.pointee.wordStarts {
                 let s = Int(start)
-                if s + word.count <= entry.key.count && entry.key[s..<(s + word.count)].elementsEqual(word) {
+                if s + word.count <= entry.pointee.key.count && Self.matches(word, entry.pointee.key, at: s) {
                     first = min(first, s)
                     found = true
                     break
@@ -307,13 +316,13 @@ public final class SearchIndex: Sendable {
         return first
     }
 
-    func substringPosition(_ entry: Entry, _ words: [[UInt8]]) -> Int? {
+    func substringPosition(_ entry: UnsafePointer<Entry>, _ words: [[UInt8]]) -> Int? {
         guard !words.isEmpty else { return nil }
         var first = Int.max
         for word in words {
-            if let position = Self.find(word, in: entry.key) {
+            if let position = Self.find(word, in: entry.pointee.key) {
                 first = min(first, position)
-            } else if word.count >= 2, let position = Self.find(word, in: entry.compact) {
+            } else if word.count >= 2, let position = Self.find(word, in: entry.pointee.compact) {
                 first = min(first, position)
             } else {
                 return nil
@@ -324,13 +333,13 @@ public final class SearchIndex: Sendable {
 
     /// fzf-like: every word of 3+ letters in order with gaps; bonuses at word starts and for
     /// consecutive letters, a penalty per gap. Shorter words must be substrings.
-    func fuzzyScore(_ entry: Entry, _ words: [[UInt8]]) -> (Int, Int)? {
+    func fuzzyScore(_ entry: UnsafePointer<Entry>, _ words: [[UInt8]]) -> (Int, Int)? {
         var total = 0
         var first = Int.max
-        let starts = Set(entry.wordStarts.map(Int.init))
+
         for word in words {
             if word.count < 3 {
-                guard let position = Self.find(word, in: entry.key) else { return nil }
+                guard let position = Self.find(word, in: entry.pointee.key) else { return nil }
                 first = min(first, position)
                 total += 2 * word.count
                 continue
@@ -339,11 +348,11 @@ public final class SearchIndex: Sendable {
             var score = 0
             var previous = -2
             for byte in word {
-                while i < entry.key.count && entry.key[i] != byte { i += 1 }
-                guard i < entry.key.count else { return nil }
+                while i < entry.pointee.key.count && entry.pointee.key[i] != byte { i += 1 }
+                guard i < entry.pointee.key.count else { return nil }
                 if first == Int.max || i < first { first = min(first, i) }
                 score += 16
-                if starts.contains(i) { score += 8 }
+                if entry.pointee.wordStarts.contains(Int32(i)) { score += 8 }
                 if i == previous + 1 { score += 6 } else if previous >= 0 { score -= min(i - previous - 1, 6) }
                 previous = i
                 i += 1
@@ -424,6 +433,16 @@ public final class SearchIndex: Sendable {
             (previous2, previous, current) = (previous, current, previous2)
         }
         return previous[b.count] <= limit ? previous[b.count] : nil
+    }
+
+    /// Whether `needle` occurs in `haystack` at `offset` (which must leave room for it).
+    static func matches(_ needle: [UInt8], _ haystack: [UInt8], at offset: Int) -> Bool {
+        var j = 0
+        while j < needle.count {
+            if haystack[offset + j] != needle[j] { return false }
+            j += 1
+        }
+        return true
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
