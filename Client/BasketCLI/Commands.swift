@@ -93,8 +93,11 @@ enum Commands {
             path: ["search"], summary: "Find items; offers to add what you typed when no item has that name.",
             usage: "basket search QUERY [--limit N]",
             details: """
-                Matches without case, accents or width; the item whose name is the query is first,
-                then items containing it. With --json: {"query", "offer": {"name"} or null, "results": [...]}.
+                Matches without case, accents or width, best first: the item whose name is the query, then
+                names starting with it, words starting with its words ("gr yog"), names containing it (also
+                across separators: "cocacola"), fuzzy subsequences, and typos. Tokens: is:checked (is:done),
+                is:unchecked (is:todo), -word or !word to exclude, "a phrase", ^word for the start of the name.
+                With --json: {"query", "offer": {"name"} or null, "results": [{..., "exact", "tier", "score"}]}.
                 OPTIONS:
                   --limit N        At most N results.
                 """,

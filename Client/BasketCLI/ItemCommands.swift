@@ -228,12 +228,16 @@ enum ItemCommands {
             struct Hit: Encodable {
                 var item: ItemJSON
                 var exact: Bool
+                var tier: String
+                var score: Int
                 func encode(to encoder: any Encoder) throws {
                     try item.encode(to: encoder)
                     var c = encoder.container(keyedBy: Keys.self)
                     try c.encode(exact, forKey: .exact)
+                    try c.encode(tier, forKey: .tier)
+                    try c.encode(score, forKey: .score)
                 }
-                enum Keys: String, CodingKey { case exact }
+                enum Keys: String, CodingKey { case exact, tier, score }
             }
             struct Output: Encodable {
                 var query: String
@@ -250,7 +254,9 @@ enum ItemCommands {
             return try context.console.json(
                 Output(
                     query: query, offer: result.offer.map(Offer.init),
-                    results: result.matches.map { Hit(item: ItemJSON($0.item), exact: $0.isExact) }))
+                    results: result.matches.map {
+                        Hit(item: ItemJSON($0.item), exact: $0.isExact, tier: $0.tier.name, score: $0.score)
+                    }))
         }
         for match in result.matches { context.console.print(line(for: match.item)) }
         if let offer = result.offer {

@@ -88,6 +88,8 @@ struct CLIBehaviourTests {
                 var name: String
                 var checked: Bool
                 var exact: Bool
+                var tier: String
+                var score: Int
             }
             var query: String
             var offer: Offer?
@@ -96,6 +98,12 @@ struct CLIBehaviourTests {
         let milk = try JSONDecoder().decode(Output.self, from: Data(device.ok("search", "MILK", "--json").utf8))
         #expect(milk.query == "MILK" && milk.offer == nil)
         #expect(milk.results.map(\.name) == ["Milk", "Oat milk"] && milk.results[0].exact)
+        #expect(milk.results.map(\.tier) == ["exact", "word-prefix"])
+        let typo = try JSONDecoder().decode(Output.self, from: Data(device.ok("search", "cremme", "--json").utf8))
+        #expect(typo.results.first?.name == "Crème fraîche" && typo.results.first?.tier == "typo")
+        let limited = try JSONDecoder().decode(
+            Output.self, from: Data(device.ok("search", "m", "--limit", "1", "--json").utf8))
+        #expect(limited.results.count == 1)
         let creme = try JSONDecoder().decode(Output.self, from: Data(device.ok("search", "creme", "--json").utf8))
         #expect(creme.offer?.name == "creme" && creme.results.map(\.name) == ["Crème fraîche"])
         let text = try device.ok("search", "Bread")
