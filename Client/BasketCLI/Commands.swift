@@ -43,7 +43,10 @@ enum Commands {
             usage: "basket add NAME[, NAME…] | basket add --from FILE|-",
             details: """
                 ARGUMENTS:
-                  NAME             Words are joined; commas and newlines separate items: 'basket add oat milk, bread'.
+                  NAME             Words are joined; commas, semicolons and newlines separate items:
+                                   'basket add oat milk, bread'. A quantity in front ('2 milk', '500 g flour',
+                                   '1/2 lemon', '1 1/2 cups sugar') or behind ('milk x2') is kept apart from the
+                                   name; a name already on the list is taken as typed ('7 Up').
                 OPTIONS:
                   --from FILE      Read names from FILE ('-' for stdin), one per line, taken verbatim.
 

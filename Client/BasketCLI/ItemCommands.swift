@@ -69,9 +69,9 @@ enum ItemCommands {
             guard !joined.isEmpty else {
                 throw UsageError(message: "name at least one item", usage: "basket add NAME[, NAME…]")
             }
-            // Empty pieces are skipped ("milk, bread," adds two items); no piece at all is refused below.
-            names = joined.split(whereSeparator: { $0 == "," || $0.isNewline }).map(String.init)
-                .filter { !$0.allSatisfy(\.isWhitespace) }
+            // Commas, semicolons and newlines separate items; empty pieces are skipped ("milk, bread,"
+            // adds two items); no piece at all is refused below.
+            names = EntryParser.split(joined)
         }
         guard !names.isEmpty else {
             throw CommandError(message: "\(ItemName.Problem.empty); nothing was added", code: "invalid_name")
@@ -85,7 +85,19 @@ enum ItemCommands {
             }
         }
         let list = try context.requireList()
-        let results = try context.replica().add(names, to: list.id)
+        let replica = try context.replica()
+        // Quantities ("2 milk", "500 g flour") go to the quantity register; lines from --from stay verbatim.
+        let entries: [Replica.NewItem]
+        if context.arguments.value("--from") != nil {
+            entries = names.map { Replica.NewItem(name: $0) }
+        } else {
+            let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
+            entries = names.map {
+                let entry = EntryParser.parse($0, existingKeys: keys)
+                return Replica.NewItem(name: entry.name, quantity: entry.quantity)
+            }
+        }
+        let results = try replica.add(entries, to: list.id)
         if context.json {
             struct Row: Encodable {
                 var item: ItemJSON
@@ -96,7 +108,8 @@ enum ItemCommands {
         }
         for result in results {
             switch result.outcome {
-            case .added: context.console.print("Added \(result.item.name)")
+            case .added:
+                context.console.print("Added \(result.item.name)" + (result.item.quantity.map { " (\($0))" } ?? ""))
             case .restored: context.console.print("Added \(result.item.name) (back on the list)")
             case .unchecked: context.console.print("\(result.item.name) was checked: unchecked it")
             case .alreadyOnList: context.console.print("\(result.item.name) is already on the list")

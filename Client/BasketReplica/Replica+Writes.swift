@@ -84,11 +84,29 @@ extension Replica {
     /// - Throws: ``ReplicaError/invalidName(_:)``.
     @discardableResult
     public func add(_ names: [String], to list: ListID) throws -> [AddResult] {
-        let cleaned = try names.map { try Self.cleanName($0) }
+        try add(names.map { NewItem(name: $0) }, to: list)
+    }
+
+    /// An item to add: its name and, optionally, a quantity (kept in the `quantity` register).
+    public struct NewItem: Hashable, Sendable {
+        public var name: String
+        public var quantity: String?
+
+        public init(name: String, quantity: String? = nil) {
+            self.name = name
+            self.quantity = quantity
+        }
+    }
+
+    /// Adds items with quantities; see ``add(_:to:)-([String],_)``. A quantity given replaces the
+    /// item's quantity; none leaves it as it is.
+    @discardableResult
+    public func add(_ newItems: [NewItem], to list: ListID) throws -> [AddResult] {
+        let cleaned = try newItems.map { try (Self.cleanName($0.name), $0.quantity.map { try Self.cleanName($0) }) }
         return try performLocal { writer in
             var results: [AddResult] = []
             var pending: [ItemID: Item] = [:]
-            for name in cleaned {
+            for (name, quantity) in cleaned {
                 let id = ItemID(list: list, key: ItemKey.normalize(name))
                 let existing = try pending[id] ?? writer.item(id, in: list)
                 var item = Item(id: id, name: name)
@@ -113,6 +131,10 @@ extension Replica {
                 case let current?:
                     item = current
                     outcome = .alreadyOnList
+                }
+                if let quantity, quantity != item.quantity || existing == nil {
+                    writer.write(list, id, .quantity, .text(quantity))
+                    item.quantity = quantity
                 }
                 item.isChecked = false
                 item.isDeleted = false

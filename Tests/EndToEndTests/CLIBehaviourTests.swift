@@ -231,3 +231,29 @@ struct CLIMoreTests {
         #expect(checked.map(\.winner) == [false, false, true])
     }
 }
+
+struct CLIEntryTests {
+    let root = TemporaryDirectory("cli-entries")
+
+    @Test func quantitiesTypedWithTheNameGoToTheQuantityField() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "2 milk; 500 g flour, lemon x3, mac and cheese")
+        struct Listing: Decodable {
+            struct Item: Decodable {
+                var name: String
+                var quantity: String?
+            }
+            var items: [Item]
+        }
+        let listing = try JSONDecoder().decode(Listing.self, from: Data(device.ok("ls", "--json").utf8))
+        let quantities = Dictionary(uniqueKeysWithValues: listing.items.map { ($0.name, $0.quantity ?? "-") })
+        #expect(quantities == ["milk": "2", "flour": "500 g", "lemon": "3", "mac and cheese": "-"])
+        // Adding again with another quantity updates it; the item stays one.
+        try device.ok("add", "3 Milk")
+        let again = try JSONDecoder().decode(Listing.self, from: Data(device.ok("ls", "--json").utf8))
+        #expect(again.items.filter { $0.name.lowercased() == "milk" }.map(\.quantity) == ["3"])
+        // A name on the list is taken as typed.
+        try device.ok("add", "--from", "-", stdin: "7 Up\n")
+        #expect(try device.ok("add", "7 up").contains("already on the list"))
+    }
+}
