@@ -34,8 +34,18 @@ public enum BasketCLI {
                 console.print("basket \(version)")
                 return 0
             }
-            if parsed.has("--help") || parsed.has("-h") || command == nil && parsed.positionals.isEmpty {
+            if parsed.has("--help") || parsed.has("-h") {
                 console.print(spec.help)
+                return 0
+            }
+            if command == nil && parsed.positionals.isEmpty {
+                // `basket` alone: the interactive search on a terminal, the list otherwise.
+                let context = Context(arguments: parsed, environment: environment, console: console)
+                if Terminal.isInteractive {
+                    try InteractiveMode(context: context).run()
+                } else {
+                    try ItemCommands.list(context)
+                }
                 return 0
             }
             guard let command else {

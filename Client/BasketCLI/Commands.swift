@@ -181,8 +181,12 @@ enum Commands {
 
     static let root = CommandSpec(
         path: [], summary: "Basket: an offline-first shared shopping list.",
-        usage: "basket [--db PATH] [--list NAME] [--json] COMMAND [ARGS]",
-        details: "COMMANDS:\n"
+        usage: "basket [--db PATH] [--list NAME] [--json] [COMMAND [ARGS]]",
+        details: "With no command on a terminal: the interactive search. Type to narrow the list; ↑/↓ move;\n"
+            + "Enter toggles the selected item or adds what you typed; Tab completes a name or an is: token;\n"
+            + "Ctrl-U clears; Esc or Ctrl-C leaves. Changes from other devices appear while it is open when a\n"
+            + "server is configured. NO_COLOR turns colour off. Without a terminal it prints the list.\n\n"
+            + "COMMANDS:\n"
             + all.map {
                 "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary
             }

@@ -33,7 +33,9 @@ public enum EntryParser {
         "pcs", "pc", "jar", "jars", "bunch", "bunches", "slice", "slices", "loaf", "loaves", "clove", "cloves",
     ]
 
-    static let vulgarFractions: Set<Character> = ["½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅗", "⅘", "⅙", "⅚", "⅛", "⅜", "⅝", "⅞"]
+    static let vulgarFractions: Set<Character> = [
+        "½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅗", "⅘", "⅙", "⅚", "⅛", "⅜", "⅝", "⅞",
+    ]
 
     /// One item: a leading quantity (number, fraction, mixed number, optional unit) or a trailing
     /// `x2`, unless the whole text is already the name of an item.
@@ -45,7 +47,8 @@ public enum EntryParser {
         if words.count >= 2 {
             let last = words[words.count - 1].lowercased()
             for marker in ["x", "×"] where last.hasPrefix(marker) && isNumber(String(last.dropFirst(marker.count))) {
-                return Entry(name: words.dropLast().joined(separator: " "), quantity: String(last.dropFirst(marker.count)))
+                return Entry(
+                    name: words.dropLast().joined(separator: " "), quantity: String(last.dropFirst(marker.count)))
             }
             if words.count >= 3, ["x", "×"].contains(words[words.count - 2].lowercased()), isNumber(last) {
                 return Entry(name: words.dropLast(2).joined(separator: " "), quantity: last)

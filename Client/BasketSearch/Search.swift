@@ -20,6 +20,12 @@ public struct SearchResult: Hashable, Sendable {
     /// has its key; nil when one does, or when the query is not a valid name.
     public var offer: String?
     public var matches: [SearchMatch]
+
+    public init(query: String, offer: String?, matches: [SearchMatch]) {
+        self.query = query
+        self.offer = offer
+        self.matches = matches
+    }
 }
 
 /// What a name given on the command line refers to.

@@ -208,7 +208,20 @@ public final class SearchIndex: Sendable {
                 found(Int32(index), .typo, 0, -edits)
             }
         }
-        let matches = topHits(hits, limit).map { hit in
+        // With no text, the list in its own order: unchecked first, then by name.
+        let kept =
+            query.hasText
+            ? topHits(hits, limit)
+            : Array(
+                hits.sorted {
+                    let (x, y) = (Int($0.entry), Int($1.entry))
+                    if checkedFlags[x] != checkedFlags[y] { return !checkedFlags[x] }
+                    if entries[x].natural != entries[y].natural {
+                        return entries[x].natural.lexicographicallyPrecedes(entries[y].natural)
+                    }
+                    return entries[x].item.id < entries[y].item.id
+                }.prefix(limit))
+        let matches = kept.map { hit in
             SearchMatch(
                 item: entries[Int(hit.entry)].item, isExact: hit.tier == .exact, position: Int(hit.position),
                 tier: hit.tier,

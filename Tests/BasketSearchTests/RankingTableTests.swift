@@ -92,7 +92,7 @@ let rankingCases: [RankingCase] = [
     // The offer shows only when no item has the query's key.
     .init(query: "Kimchi", first: nil, offer: true),
     .init(query: "Oat Milk", first: "Oat milk", offer: false),
-    .init(query: "is:todo", first: "Øl", offer: false),  // the shortest name (2 characters)
+    .init(query: "is:todo", first: "7 Up", offer: false),  // no text: the list in its own order
     // Tokens: state, exclusions, phrases, anchors; unknown x:y is text.
     .init(query: "milk is:checked", first: "Soy milk", offer: false),  // "Milk" exists: no offer
     .init(query: "milk is:todo", first: "Milk", offer: false),

@@ -1,0 +1,205 @@
+import BasketCore
+import BasketReplica
+import BasketSearch
+import Foundation
+import Synchronization
+
+/// The state of the interactive search, apart from the terminal: what was typed, what is
+/// selected, and what to show. Tests drive it directly; the terminal loop feeds it keys.
+struct InteractiveState {
+    var query = ""
+    var selection = 0
+    var result = SearchResult(query: "", offer: nil, matches: [])
+    var message = ""
+
+    /// Rows that can be selected: the matches, then the offer.
+    var rowCount: Int { result.matches.count + (result.offer == nil ? 0 : 1) }
+
+    mutating func clampSelection() {
+        selection = max(0, min(selection, max(0, rowCount - 1)))
+    }
+
+    /// What Tab completes to: an `is:` token, or the selected item's name.
+    func completion() -> String? {
+        let words = query.split(separator: " ", omittingEmptySubsequences: false)
+        if let last = words.last, last.hasPrefix("is:") || last == "is" {
+            let options = ["is:todo", "is:done", "is:checked", "is:unchecked"]
+            if let match = options.first(where: { $0.hasPrefix(last) && $0 != last }) {
+                return (words.dropLast().map(String.init) + [match]).joined(separator: " ") + " "
+            }
+            return nil
+        }
+        if selection < result.matches.count { return result.matches[selection].item.name }
+        return nil
+    }
+}
+
+/// `basket` with no arguments on a terminal: results follow every keystroke.
+final class InteractiveMode {
+    let context: Context
+    let replica: Replica
+    let list: ListInfo
+    let color: Bool
+    var state = InteractiveState()
+    var index: SearchIndex
+    var session: SearchSession
+    /// Set by the sync watcher when another device changed the list.
+    let remoteChanged = ChangeFlag()
+
+    init(context: Context) throws {
+        self.context = context
+        replica = try context.replica()
+        list = try context.requireList()
+        color = context.environment["NO_COLOR"] == nil && context.environment["TERM"] != "dumb"
+        index = SearchIndex(items: try replica.items(in: list.id))
+        session = SearchSession(index: index)
+    }
+
+    func reload() throws {
+        index = SearchIndex(items: try replica.items(in: list.id))
+        session = SearchSession(index: index)
+        refresh()
+    }
+
+    func refresh() {
+        state.result = session.search(state.query, limit: 200)
+        state.clampSelection()
+    }
+
+    func run() throws {
+        startWatching()
+        Terminal.enterRawMode()
+        defer { Terminal.restore() }
+        refresh()
+        draw()
+        while true {
+            let bytes = Terminal.readBytes()
+            if remoteChanged.take() {
+                try reload()
+                state.message = "Updated from another device"
+                draw()
+            }
+            guard !bytes.isEmpty else { continue }
+            for key in Key.decode(bytes) {
+                if try !handle(key) { return }
+            }
+            draw()
+        }
+    }
+
+    /// Applies one key; false ends the session.
+    func handle(_ key: Key) throws -> Bool {
+        state.message = ""
+        switch key {
+        case .interrupt, .escape: return false
+        case .character(let c):
+            state.query += c
+            state.selection = 0
+            refresh()
+        case .backspace:
+            if !state.query.isEmpty { state.query.removeLast() }
+            state.selection = 0
+            refresh()
+        case .clear:
+            state.query = ""
+            state.selection = 0
+            refresh()
+        case .up:
+            state.selection = max(0, state.selection - 1)
+        case .down:
+            state.selection = min(max(0, state.rowCount - 1), state.selection + 1)
+        case .tab:
+            if let completed = state.completion() {
+                state.query = completed
+                refresh()
+            }
+        case .enter:
+            try act()
+        }
+        return true
+    }
+
+    /// Enter: toggle the selected item, or take the offer.
+    func act() throws {
+        if state.selection < state.result.matches.count {
+            let match = state.result.matches[state.selection]
+            if match.isExact && !match.item.isChecked && state.selection == 0 && !state.query.isEmpty {
+                state.message = "\(match.item.name) is already on the list"
+                return
+            }
+            let updated = try replica.toggle(match.item.id, in: list.id)
+            state.message = updated.isChecked ? "Checked \(updated.name)" : "Unchecked \(updated.name)"
+            try reload()
+        } else if let offer = state.result.offer {
+            let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
+            let entry = EntryParser.parse(offer, existingKeys: keys)
+            let added = try replica.add([Replica.NewItem(name: entry.name, quantity: entry.quantity)], to: list.id)
+            state.message = "Added \(added.first?.item.name ?? offer)"
+            state.query = ""
+            state.selection = 0
+            try reload()
+        }
+    }
+
+    func draw() {
+        let (columns, rows) = Terminal.size()
+        var lines: [String] = []
+        let title = "\(list.title) — Search or add items (↑↓ move, Enter toggle/add, Tab complete, Esc quit)"
+        lines.append(bold(truncate(title, columns)))
+        lines.append("> " + state.query)
+        let available = max(1, rows - 4)
+        var rowTexts: [String] = state.result.matches.map { ItemCommands.line(for: $0.item) }
+        if let offer = state.result.offer { rowTexts.append("+ Add \u{2039}\(offer)\u{203A}") }
+        let start = max(0, min(state.selection - available + 1, rowTexts.count - available))
+        for (i, text) in rowTexts.enumerated().dropFirst(start).prefix(available) {
+            let line = truncate(text, columns - 2)
+            if i == state.selection {
+                lines.append(color ? "\u{1B}[7m> \(line)\u{1B}[0m" : "> \(line)")
+            } else {
+                lines.append("  \(line)")
+            }
+        }
+        if rowTexts.isEmpty { lines.append("  (nothing on the list yet: type a name and press Enter)") }
+        while lines.count < rows - 1 { lines.append("") }
+        lines.append(truncate(state.message, columns))
+        var screen = "\u{1B}[H\u{1B}[2J"
+        screen += lines.prefix(rows).joined(separator: "\r\n")
+        Terminal.write(screen)
+    }
+
+    func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+
+    func truncate(_ text: String, _ width: Int) -> String {
+        text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+    }
+
+    /// With a server configured, long-polls the list in the background and flags changes.
+    func startWatching() {
+        guard let (transport, _) = try? context.transport() else { return }
+        let engine = SyncEngine(replica: replica, transport: transport)
+        let listID = list.id
+        let flag = remoteChanged
+        Thread.detachNewThread {
+            while true {
+                let report = try? blocking { try await engine.watchOnce(listID, wait: 25) }
+                if let report, report.changedItems > 0 { flag.raise() }
+                if report == nil { sleep(2) }
+            }
+        }
+    }
+}
+
+/// A flag one thread raises and another takes down.
+final class ChangeFlag: Sendable {
+    private let value = Mutex(false)
+
+    func raise() { value.withLock { $0 = true } }
+
+    /// Whether it was raised since the last call.
+    func take() -> Bool {
+        value.withLock { raised in
+            defer { raised = false }
+            return raised
+        }
+    }
+}

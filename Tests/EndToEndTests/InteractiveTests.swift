@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The interactive mode in a real terminal: tmux runs `basket` in an 80×24 pane; the test types
+/// keys and reads the screen after each.
+final class TmuxPane {
+    let name = "basket-\(UUID().uuidString.prefix(8))"
+
+    init(command: String, environment: [String: String] = [:]) throws {
+        let exports = environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let result = try Executables.runShell(
+            "tmux new-session -d -s \(name) -x 80 -y 24 \"env \(exports) \(command)\"")
+        guard result.status == 0 else { throw TmuxError(message: result.stderr) }
+    }
+
+    deinit { _ = try? Executables.runShell("tmux kill-session -t \(name) 2>/dev/null") }
+
+    struct TmuxError: Error { var message: String }
+
+    func send(_ keys: String...) throws {
+        _ = try Executables.runShell("tmux send-keys -t \(name) " + keys.map { "'\($0)'" }.joined(separator: " "))
+    }
+
+    func type(_ text: String) throws {
+        _ = try Executables.runShell("tmux send-keys -t \(name) -l '\(text)'")
+    }
+
+    var screen: String {
+        (try? Executables.runShell("tmux capture-pane -p -t \(name)").stdout) ?? ""
+    }
+
+    var isAlive: Bool { (try? Executables.runShell("tmux has-session -t \(name) 2>/dev/null").status) == 0 }
+
+    /// Waits until the screen satisfies `condition` (at most 5 s); returns the screen.
+    @discardableResult
+    func wait(_ what: String, _ condition: (String) -> Bool) -> String {
+        let deadline = Date().addingTimeInterval(5)
+        var text = screen
+        while !condition(text) && Date() < deadline {
+            usleep(50_000)
+            text = screen
+        }
+        #expect(condition(text), "waiting for \(what); the screen shows:\n\(text)")
+        return text
+    }
+}
+
+@Suite(.serialized)
+struct InteractiveTests {
+    let root = TemporaryDirectory("interactive")
+
+    func start(_ device: Device) throws -> TmuxPane {
+        let pane = try TmuxPane(command: "\(Executables.path("basket")) --db \(device.directory)", environment: ["NO_COLOR": "1"])
+        pane.wait("the prompt") { $0.contains("Search or add items") }
+        return pane
+    }
+
+    @Test func resultsFollowEveryKeystrokeAndEnterTogglesOrAdds() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk, Oat milk, Bread, Crème fraîche")
+        let pane = try start(device)
+        let first = pane.wait("the whole list") { $0.contains("[ ] Bread") && $0.contains("[ ] Oat milk") }
+        #expect(first.split(separator: "\n").count <= 24)
+        try pane.type("m")
+        pane.wait("items with m") { $0.contains("> m") && $0.contains("Milk") && !$0.contains("Bread") }
+        try pane.type("il")
+        let milk = pane.wait("the offer") { $0.contains("+ Add ‹mil›") }
+        #expect(milk.contains("> [ ] Milk"))  // the first row is selected
+        try pane.send("Down")
+        try pane.send("Enter")
+        pane.wait("Oat milk checked") { $0.contains("Checked Oat milk") && $0.contains("[x] Oat milk") }
+        try pane.send("C-u")
+        try pane.type("creme")
+        pane.wait("accents folded") { $0.contains("Crème fraîche") && !$0.contains("Milk") }
+        try pane.send("C-u")
+        try pane.type("2 kimchi")
+        pane.wait("the offer for kimchi") { $0.contains("+ Add ‹2 kimchi›") }
+        try pane.send("Enter")
+        pane.wait("added") { $0.contains("Added kimchi") }
+        try pane.send("Escape")
+        let deadline = Date().addingTimeInterval(5)
+        while pane.isAlive && Date() < deadline { usleep(50_000) }
+        #expect(!pane.isAlive)
+        let listing = try device.ok("ls", "--json")
+        #expect(listing.contains("\"name\":\"kimchi\"") && listing.contains("\"quantity\":\"2\""))
+        #expect(try device.listing("--checked").items.map(\.name) == ["Oat milk"])
+    }
+
+    @Test func anExactMatchIsAlreadyOnTheListOrGetsUnchecked() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk, Bread")
+        try device.ok("check", "bread")
+        let pane = try start(device)
+        try pane.type("milk")
+        pane.wait("milk typed") { $0.contains("> milk") }
+        try pane.send("Enter")
+        pane.wait("already there") { $0.contains("Milk is already on the list") }
+        try pane.send("C-u")
+        try pane.type("BREAD")
+        pane.wait("bread typed") { $0.contains("> BREAD") && $0.contains("[x] Bread") }
+        try pane.send("Enter")
+        pane.wait("unchecked") { $0.contains("Unchecked Bread") }
+        try pane.send("C-c")
+        let deadline = Date().addingTimeInterval(5)
+        while pane.isAlive && Date() < deadline { usleep(50_000) }
+        #expect(!pane.isAlive)
+        #expect(try device.listing("--checked").items.isEmpty)
+    }
+
+    @Test func tabCompletesTokensAndNames() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Greek yogurt, Milk")
+        try device.ok("check", "milk")
+        let pane = try start(device)
+        try pane.type("is:d")
+        try pane.send("Tab")
+        pane.wait("is:done completed") { $0.contains("> is:done") && $0.contains("[x] Milk") && !$0.contains("Greek") }
+        try pane.send("C-u")
+        try pane.type("gr yo")
+        try pane.send("Tab")
+        pane.wait("the name completed") { $0.contains("> Greek yogurt") }
+    }
+
+    @Test func aSignalRestoresTheTerminal() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk")
+        let pane = try TmuxPane(
+            command: "sh -c '\(Executables.path("basket")) --db \(device.directory); stty -a; sleep 30'",
+            environment: ["NO_COLOR": "1"])
+        pane.wait("the prompt") { $0.contains("Search or add items") }
+        _ = try Executables.runShell("pkill -TERM -f -- '--db \(device.directory)$'")
+        // Back in cooked mode: stty reports echo and icanon switched on again.
+        pane.wait("the terminal restored") { $0.contains(" icanon ") && $0.contains(" echo ") }
+    }
+
+    @Test func withoutATerminalItPrintsTheList() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk")
+        let result = try Executables.run("basket", ["--db", device.directory])
+        #expect(result.status == 0 && result.stdout.contains("[ ] Milk"))
+    }
+}
+
+@Suite(.serialized)
+struct InteractiveSyncTests {
+    let root = TemporaryDirectory("interactive-sync")
+
+    @Test func changesFromAnotherDeviceAppearWhileItIsOpen() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = Device(root, "alice")
+        let bob = Device(root, "bob")
+        for (device, name) in [(alice, "alice"), (bob, "bob")] {
+            try device.ok("remote", "set", server.url)
+            try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
+        }
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", "Milk")
+        let code = try alice.ok("share", "--json").jsonObject["code"] as! String
+        try bob.ok("join", code)
+        let pane = try TmuxPane(command: "\(Executables.path("basket")) --db \(bob.directory)", environment: ["NO_COLOR": "1"])
+        pane.wait("bob's list") { $0.contains("Family") && $0.contains("[ ] Milk") }
+        usleep(300_000)  // let its watcher park
+        try alice.ok("add", "Eggs")
+        try alice.ok("sync")
+        pane.wait("alice's Eggs on bob's screen") { $0.contains("[ ] Eggs") }
+    }
+}
