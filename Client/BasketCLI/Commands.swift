@@ -106,6 +106,15 @@ enum Commands {
                 """,
             valueOptions: ["--limit"], run: ItemCommands.search),
         CommandSpec(
+            path: ["suggest"], summary: "Items bought or removed before, by how often and how recently you added them.",
+            usage: "basket suggest [QUERY] [--limit N]",
+            details: """
+                Each add counts half as much every 14 days. With a QUERY, only suggestions matching it (same tiers
+                as search). OPTIONS:
+                  --limit N        At most N suggestions (default 10).
+                """,
+            valueOptions: ["--limit"], run: ItemCommands.suggest),
+        CommandSpec(
             path: ["history"], summary: "Every write to an item's fields, which one won and why.",
             usage: "basket history ITEM", details: itemArgument, run: ItemCommands.history),
         CommandSpec(

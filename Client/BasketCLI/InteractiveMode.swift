@@ -10,10 +10,12 @@ struct InteractiveState {
     var query = ""
     var selection = 0
     var result = SearchResult(query: "", offer: nil, matches: [])
+    /// Removed items to bring back, ranked by how often and how recently they were added.
+    var suggestions: [Item] = []
     var message = ""
 
-    /// Rows that can be selected: the matches, then the offer.
-    var rowCount: Int { result.matches.count + (result.offer == nil ? 0 : 1) }
+    /// Rows that can be selected: the matches, the suggestions, then the offer.
+    var rowCount: Int { result.matches.count + suggestions.count + (result.offer == nil ? 0 : 1) }
 
     mutating func clampSelection() {
         selection = max(0, min(selection, max(0, rowCount - 1)))
@@ -43,6 +45,8 @@ final class InteractiveMode {
     var state = InteractiveState()
     var index: SearchIndex
     var session: SearchSession
+    /// Removed items with their add times, read once per reload.
+    var history: [(item: Item, times: [UInt64])] = []
     /// Set by the sync watcher when another device changed the list.
     let remoteChanged = ChangeFlag()
 
@@ -58,11 +62,14 @@ final class InteractiveMode {
     func reload() throws {
         index = SearchIndex(items: try replica.items(in: list.id))
         session = SearchSession(index: index)
+        history = try replica.addTimes(in: list.id).filter { $0.item.isDeleted }
         refresh()
     }
 
     func refresh() {
         state.result = session.search(state.query, limit: 200)
+        state.suggestions = Suggestions.rank(
+            history, now: HybridClock.wallClockMilliseconds(), query: state.query, limit: state.query.isEmpty ? 5 : 3)
         state.clampSelection()
     }
 
@@ -70,7 +77,7 @@ final class InteractiveMode {
         startWatching()
         Terminal.enterRawMode()
         defer { Terminal.restore() }
-        refresh()
+        try reload()
         draw()
         while true {
             let bytes = Terminal.readBytes()
@@ -130,6 +137,13 @@ final class InteractiveMode {
             let updated = try replica.toggle(match.item.id, in: list.id)
             state.message = updated.isChecked ? "Checked \(updated.name)" : "Unchecked \(updated.name)"
             try reload()
+        } else if state.selection < state.result.matches.count + state.suggestions.count {
+            let suggestion = state.suggestions[state.selection - state.result.matches.count]
+            let added = try replica.add([suggestion.name], to: list.id)
+            state.message = "Added \(added.first?.item.name ?? suggestion.name) again"
+            state.query = ""
+            state.selection = 0
+            try reload()
         } else if let offer = state.result.offer {
             let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
             let entry = EntryParser.parse(offer, existingKeys: keys)
@@ -149,6 +163,7 @@ final class InteractiveMode {
         lines.append("> " + state.query)
         let available = max(1, rows - 4)
         var rowTexts: [String] = state.result.matches.map { ItemCommands.line(for: $0.item) }
+        rowTexts += state.suggestions.map { "\u{21BA} \($0.name)  (had it before)" }
         if let offer = state.result.offer { rowTexts.append("+ Add \u{2039}\(offer)\u{203A}") }
         let start = max(0, min(state.selection - available + 1, rowTexts.count - available))
         for (i, text) in rowTexts.enumerated().dropFirst(start).prefix(available) {

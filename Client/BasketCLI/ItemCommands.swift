@@ -278,6 +278,28 @@ enum ItemCommands {
         if result.matches.isEmpty && result.offer == nil { context.console.print("No items.") }
     }
 
+    static func suggest(_ context: Context) throws {
+        var limit = 10
+        if let raw = context.arguments.value("--limit") {
+            guard let n = Int(raw), n > 0 else {
+                throw UsageError(
+                    message: "--limit takes a positive number", usage: "basket suggest [QUERY] [--limit N]")
+            }
+            limit = n
+        }
+        guard let list = try context.list(create: false) else {
+            if context.json { return try context.console.json([ItemJSON]()) }
+            return context.console.print("Nothing to suggest yet.")
+        }
+        let history = try context.replica().addTimes(in: list.id)
+        let query = context.arguments.positionals.joined(separator: " ")
+        let suggestions = Suggestions.rank(
+            history, now: HybridClock.wallClockMilliseconds(), query: query, limit: limit)
+        if context.json { return try context.console.json(suggestions.map(ItemJSON.init)) }
+        if suggestions.isEmpty { context.console.print("Nothing to suggest yet.") }
+        for item in suggestions { context.console.print(item.name) }
+    }
+
     static func shellQuoted(_ s: String) -> String {
         s.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }
             ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"

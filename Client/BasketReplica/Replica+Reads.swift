@@ -184,3 +184,33 @@ extension Replica {
         try locked { try $0.run("DELETE FROM outbox WHERE seq <= ?", .integer(sequence)) }
     }
 }
+
+extension Replica {
+    /// When each item of a list went onto the to-buy list: its creation and every add that brought
+    /// it back (a write of `deleted = false` or `checked = false`), in Unix milliseconds.
+    public func addTimes(in list: ListID) throws -> [(item: Item, times: [UInt64])] {
+        let rows = try locked { db -> [(Item, [UInt8])] in
+            guard let no = try listNo(list, db) else { return [] }
+            return try db.query(
+                """
+                SELECT id, name, checked, deleted, quantity, note, category, history FROM items
+                WHERE list = ? AND name IS NOT NULL
+                """, .integer(no)
+            ) { row in (Self.item(from: row), row.blob(7)) }
+        }
+        return try rows.map { item, history in
+            var times: [UInt64] = []
+            try history.withUnsafeBytes { buffer in
+                try Records.forEach(in: buffer) { field, register in
+                    if (field == .deleted || field == .checked) && register.value == .bool(false) {
+                        times.append(register.version.timestamp.milliseconds)
+                    }
+                }
+            }
+            // A new item writes both registers at once: count that add once.
+            var distinct: [UInt64] = []
+            for time in times.sorted() where distinct.last.map({ time - $0 > 1_000 }) ?? true { distinct.append(time) }
+            return (item, distinct)
+        }
+    }
+}

@@ -257,3 +257,21 @@ struct CLIEntryTests {
         #expect(try device.ok("add", "7 up").contains("already on the list"))
     }
 }
+
+struct CLISuggestTests {
+    let root = TemporaryDirectory("cli-suggest")
+
+    @Test func suggestionsAreWhatWasBoughtOrRemovedByFrequencyAndRecency() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk, Eggs, Bread")
+        try device.ok("check", "milk")
+        usleep(1_100_000)  // adds closer than a second count once
+        try device.ok("add", "milk")  // bought again: a second add
+        try device.ok("check", "milk")
+        try device.ok("rm", "eggs")
+        #expect(try device.ok("suggest") == "Milk\nEggs\n")
+        #expect(try device.ok("suggest", "eg") == "Eggs\n")
+        let json = try device.ok("suggest", "--json", "--limit", "1")
+        #expect(json.contains("\"name\":\"Milk\"") && !json.contains("Eggs"))
+    }
+}

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The interactive mode in a real terminal: tmux runs `basket` in an 80×24 pane; the test types
 /// keys and reads the screen after each.
@@ -51,7 +51,8 @@ struct InteractiveTests {
     let root = TemporaryDirectory("interactive")
 
     func start(_ device: Device) throws -> TmuxPane {
-        let pane = try TmuxPane(command: "\(Executables.path("basket")) --db \(device.directory)", environment: ["NO_COLOR": "1"])
+        let pane = try TmuxPane(
+            command: "\(Executables.path("basket")) --db \(device.directory)", environment: ["NO_COLOR": "1"])
         pane.wait("the prompt") { $0.contains("Search or add items") }
         return pane
     }
@@ -122,6 +123,18 @@ struct InteractiveTests {
         pane.wait("the name completed") { $0.contains("> Greek yogurt") }
     }
 
+    @Test func removedItemsAreSuggestedAndComeBackWithEnter() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk, Eggs")
+        try device.ok("rm", "eggs")
+        let pane = try start(device)
+        pane.wait("the suggestion") { $0.contains("\u{21BA} Eggs") }
+        try pane.send("Down")
+        try pane.send("Enter")
+        pane.wait("eggs back") { $0.contains("Added Eggs again") && $0.contains("[ ] Eggs") }
+        #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "Milk"])
+    }
+
     @Test func aSignalRestoresTheTerminal() throws {
         let device = Device(root, "d")
         try device.ok("add", "Milk")
@@ -158,7 +171,8 @@ struct InteractiveSyncTests {
         try alice.ok("add", "Milk")
         let code = try alice.ok("share", "--json").jsonObject["code"] as! String
         try bob.ok("join", code)
-        let pane = try TmuxPane(command: "\(Executables.path("basket")) --db \(bob.directory)", environment: ["NO_COLOR": "1"])
+        let pane = try TmuxPane(
+            command: "\(Executables.path("basket")) --db \(bob.directory)", environment: ["NO_COLOR": "1"])
         pane.wait("bob's list") { $0.contains("Family") && $0.contains("[ ] Milk") }
         usleep(300_000)  // let its watcher park
         try alice.ok("add", "Eggs")
