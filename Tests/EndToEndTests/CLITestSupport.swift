@@ -53,3 +53,21 @@ struct Device {
         try other.ok("import", file)
     }
 }
+
+extension Device {
+    /// A device of a new account `name` on `server` (password "NAME-password").
+    static func signedUp(_ name: String, on server: ServerProcess, in root: TemporaryDirectory) throws -> Device {
+        let device = Device(root, name)
+        try device.ok("remote", "set", server.url)
+        try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
+        return device
+    }
+
+    /// Shares this device's current list with `other`, which joins it.
+    func share(with other: Device, role: String = "editor") throws {
+        let answer = try ok("share", "--role", role, "--json")
+        let code =
+            (try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])?["code"] as? String ?? ""
+        try other.ok("join", code)
+    }
+}

@@ -161,16 +161,11 @@ struct InteractiveSyncTests {
 
     @Test func changesFromAnotherDeviceAppearWhileItIsOpen() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = Device(root, "alice")
-        let bob = Device(root, "bob")
-        for (device, name) in [(alice, "alice"), (bob, "bob")] {
-            try device.ok("remote", "set", server.url)
-            try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
-        }
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
         try alice.ok("list", "new", "Family")
         try alice.ok("add", "Milk")
-        let code = try alice.ok("share", "--json").jsonObject["code"] as! String
-        try bob.ok("join", code)
+        try alice.share(with: bob)
         let pane = try TmuxPane(
             command: "\(Executables.path("basket")) --db \(bob.directory)", environment: ["NO_COLOR": "1"])
         pane.wait("bob's list") { $0.contains("Family") && $0.contains("[ ] Milk") }

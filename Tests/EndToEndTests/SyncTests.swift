@@ -15,9 +15,7 @@ struct SyncTests {
     }
 
     func user(_ name: String, _ server: ServerProcess) throws -> Device {
-        let device = Device(root, name)
-        try device.ok("remote", "set", server.url)
-        try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
+        let device = try Device.signedUp(name, on: server, in: root)
         // The token lives in config.json, readable by its owner only.
         let attributes = try FileManager.default.attributesOfItem(atPath: device.directory + "/config.json")
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -30,10 +28,8 @@ struct SyncTests {
         let bob = try user("bob", server)
         let carol = try user("carol", server)
         try alice.ok("list", "new", "Family")
-        let editorCode = try alice.ok("share", "--json").jsonObject["code"] as! String
-        let viewerCode = try alice.ok("share", "--role", "viewer", "--json").jsonObject["code"] as! String
-        try bob.ok("join", editorCode)
-        try carol.ok("join", viewerCode)
+        try alice.share(with: bob)
+        try alice.share(with: carol, role: "viewer")
         #expect(try bob.listing().list?.title == "Family")
         #expect(try carol.listing().list?.title == "Family")
         return (alice, bob, carol)
@@ -239,15 +235,10 @@ struct ClockSkewSyncTests {
 
     @Test func aDeviceWhoseClockRunsAheadIsCorrectedAndLosesNothing() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = Device(root, "alice")
-        let bob = Device(root, "bob")
-        for (device, name) in [(alice, "alice"), (bob, "bob")] {
-            try device.ok("remote", "set", server.url)
-            try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
-        }
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
         try alice.ok("list", "new", "Family")
-        let code = try alice.ok("share", "--json").jsonObject["code"] as! String
-        try bob.ok("join", code)
+        try alice.share(with: bob)
 
         // Bob's device is 10 minutes ahead: the server refuses his writes, his client corrects
         // its clock from the server's time, re-stamps them and sends them again.
@@ -301,19 +292,14 @@ struct ServerLifecycleTests {
 
     @Test func aClientKilledDuringSyncNeitherLosesNorDuplicates() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = Device(root, "alice")
-        let bob = Device(root, "bob")
-        for (device, name) in [(alice, "alice"), (bob, "bob")] {
-            try device.ok("remote", "set", server.url)
-            try device.ok("signup", name, "--password-stdin", stdin: "\(name)-password\n")
-        }
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
         try alice.ok("list", "new", "Family")
         try alice.ok("add", (0..<4_000).map { "Item \($0)" }.joined(separator: ", "))
         var interrupted = 0
         for delay in [0.15, 0.3, 0.45, 0.6] where try killed(alice, after: delay, "sync") { interrupted += 1 }
         try alice.ok("sync")
-        let code = try alice.ok("share", "--json").jsonObject["code"] as! String
-        try bob.ok("join", code)
+        try alice.share(with: bob)
         try bob.ok("list", "new", "Scratch")  // bob's second list, so his syncs are not trivial
         for delay in [0.1, 0.2, 0.3] where try killed(bob, after: delay, "sync") { interrupted += 1 }
         try bob.ok("sync")
