@@ -1,4 +1,5 @@
 public import BasketCore
+import Foundation
 
 /// How an item matched, best first.
 public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
@@ -60,6 +61,16 @@ public final class SearchIndex: Sendable {
     let entries: [Entry]
     /// Per entry, for ranking without touching the entries.
     let nameLengths: [Int32]
+    /// Per entry, the letter set: the first test of every search, on contiguous memory.
+    let masks: [UInt64]
+    /// Every key, back to back (entry i's key is `arena[keyStart[i] ..< keyStart[i] + keyLength[i]]`):
+    /// the exact, prefix and substring tests read contiguous memory instead of one array per entry.
+    let arena: [UInt8]
+    let keyStart: [Int32]
+    let keyLength: [Int32]
+    /// The keys without separators, in the same arena.
+    let compactStart: [Int32]
+    let compactLength: [Int32]
     let checkedFlags: [Bool]
     /// Keys of every item, to decide the offer.
     let keys: Set<[UInt8]>
@@ -98,6 +109,25 @@ public final class SearchIndex: Sendable {
         var vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
         for (word, list) in words { vocabulary[word[0], default: []].append((word, list)) }
         self.nameLengths = entries.map(\.nameLength)
+        self.masks = entries.map(\.mask)
+        var arena: [UInt8] = []
+        var keyStart: [Int32] = []
+        var keyLength: [Int32] = []
+        var compactStart: [Int32] = []
+        var compactLength: [Int32] = []
+        for entry in entries {
+            keyStart.append(Int32(arena.count))
+            keyLength.append(Int32(entry.key.count))
+            arena.append(contentsOf: entry.key)
+            compactStart.append(Int32(arena.count))
+            compactLength.append(Int32(entry.compact.count))
+            arena.append(contentsOf: entry.compact)
+        }
+        self.compactStart = compactStart
+        self.compactLength = compactLength
+        self.arena = arena
+        self.keyStart = keyStart
+        self.keyLength = keyLength
         self.checkedFlags = entries.map(\.item.isChecked)
         self.entries = entries
         self.keys = keys
@@ -152,49 +182,77 @@ public final class SearchIndex: Sendable {
                 if total >= limit { worst = tier }
             }
         }
-        func visitEntry(_ entry: UnsafePointer<Entry>, _ index: Int32) {
-            guard passesFilters(entry, query) else { return }
-            if !query.hasText {
-                passed.append(index)
-                found(index, .substring, 0)
-                return
-            }
-            if entry.pointee.key == queryKey {
-                passed.append(index)
-                found(index, .exact, 0)
-                return
-            }
-            guard entry.pointee.mask & queryMask == queryMask else { return }
-            passed.append(index)
-            if worst == .exact { return }
-            if !queryKey.isEmpty && entry.pointee.key.starts(with: queryKey) {
-                found(index, .prefix, 0)
-                return
-            }
-            if worst == .prefix { return }
-            if let position = wordPrefixPosition(entry, words) {
-                found(index, .wordPrefix, position)
-                return
-            }
-            if worst == .wordPrefix { return }
-            if let position = substringPosition(entry, words) {
-                found(index, .substring, position)
-                return
-            }
-            fuzzyCandidates.append(index)
-        }
-        // Through a buffer pointer: entries are borrowed in place, never copied (no reference counting).
-        entries.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            if let candidates {
-                for index in candidates { visitEntry(base + Int(index), index) }
-            } else {
-                for index in buffer.indices { visitEntry(base + index, Int32(index)) }
-            }
-            if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
-                for index in fuzzyCandidates {
-                    if let (score, position) = fuzzyScore(base + Int(index), words) {
-                        found(index, .fuzzy, position, score)
+
+        // Through buffer pointers: entries are borrowed in place, never copied (no reference counting).
+        let keyStarts = keyStart
+        let keyLengths = keyLength
+        let compactStarts = compactStart
+        let compactLengths = compactLength
+        let queryKeyBytes = queryKey.isEmpty ? [0] : queryKey
+        arena.withUnsafeBufferPointer { arenaBuffer in
+            queryKeyBytes.withUnsafeBufferPointer { queryBytesBuffer in
+                let arenaBase = arenaBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                let queryBytes = UnsafeBufferPointer(rebasing: queryBytesBuffer[0..<queryKey.count])
+                func visitEntry(_ entry: UnsafePointer<Entry>, _ index: Int32) {
+                    guard passesFilters(entry, query) else { return }
+                    if !query.hasText {
+                        passed.append(index)
+                        found(index, .substring, 0)
+                        return
+                    }
+                    let key = UnsafeBufferPointer(
+                        start: arenaBase + Int(keyStarts[Int(index)]), count: Int(keyLengths[Int(index)]))
+                    if key.count == queryBytes.count
+                        && (key.isEmpty || memcmp(key.baseAddress!, queryBytes.baseAddress!, key.count) == 0)
+                    {
+                        passed.append(index)
+                        found(index, .exact, 0)
+                        return
+                    }
+                    guard entry.pointee.mask & queryMask == queryMask else { return }
+                    passed.append(index)
+                    if worst == .exact { return }
+                    if !queryKey.isEmpty && key.count >= queryBytes.count
+                        && memcmp(key.baseAddress!, queryBytes.baseAddress!, queryBytes.count) == 0
+                    {
+                        found(index, .prefix, 0)
+                        return
+                    }
+                    if worst == .prefix { return }
+                    if let position = wordPrefixPosition(key, words) {
+                        found(index, .wordPrefix, position)
+                        return
+                    }
+                    if worst == .wordPrefix { return }
+                    let compact = UnsafeBufferPointer(
+                        start: arenaBase + Int(compactStarts[Int(index)]), count: Int(compactLengths[Int(index)]))
+                    if let position = substringPosition(key, compact, words) {
+                        found(index, .substring, position)
+                        return
+                    }
+                    fuzzyCandidates.append(index)
+                }
+                entries.withUnsafeBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return }
+                    // An exact match has every letter of the query, so the letter-set test can come first.
+                    let test = query.hasText ? queryMask : 0
+                    masks.withUnsafeBufferPointer { masks in
+                        if let candidates {
+                            for index in candidates where masks[Int(index)] & test == test {
+                                visitEntry(base + Int(index), index)
+                            }
+                        } else {
+                            for index in masks.indices where masks[index] & test == test {
+                                visitEntry(base + index, Int32(index))
+                            }
+                        }
+                    }
+                    if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
+                        for index in fuzzyCandidates {
+                            if let (score, position) = fuzzyScore(base + Int(index), words) {
+                                found(index, .fuzzy, position, score)
+                            }
+                        }
                     }
                 }
             }
@@ -311,35 +369,39 @@ public final class SearchIndex: Sendable {
         return true
     }
 
-    func wordPrefixPosition(_ entry: UnsafePointer<Entry>, _ words: [[UInt8]]) -> Int? {
+    /// The first position where every word starts a word of `key` (the earliest of them).
+    func wordPrefixPosition(_ key: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]) -> Int? {
         guard !words.isEmpty else { return nil }
         var first = Int.max
         for word in words {
-            var found = false
-            for start in entry.pointee.wordStarts {
-                let s = Int(start)
-                if s + word.count <= entry.pointee.key.count && Self.matches(word, entry.pointee.key, at: s) {
-                    first = min(first, s)
-                    found = true
-                    break
+            let position: Int? = word.withUnsafeBufferPointer { needle in
+                var from = 0
+                while from < key.count {
+                    let rest = UnsafeBufferPointer(rebasing: key[from...])
+                    guard let offset = Self.find(needle, in: rest) else { return nil }
+                    let at = from + offset
+                    if at == 0 || Self.isSeparator(key[at - 1]) { return at }
+                    from = at + 1
                 }
+                return nil
             }
-            if !found { return nil }
+            guard let position else { return nil }
+            first = min(first, position)
         }
         return first
     }
 
-    func substringPosition(_ entry: UnsafePointer<Entry>, _ words: [[UInt8]]) -> Int? {
+    func substringPosition(
+        _ key: UnsafeBufferPointer<UInt8>, _ compact: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]
+    ) -> Int? {
         guard !words.isEmpty else { return nil }
         var first = Int.max
         for word in words {
-            if let position = Self.find(word, in: entry.pointee.key) {
-                first = min(first, position)
-            } else if word.count >= 2, let position = Self.find(word, in: entry.pointee.compact) {
-                first = min(first, position)
-            } else {
-                return nil
+            let position = word.withUnsafeBufferPointer { needle in
+                Self.find(needle, in: key) ?? (needle.count >= 2 ? Self.find(needle, in: compact) : nil)
             }
+            guard let position else { return nil }
+            first = min(first, position)
         }
         return first
     }
@@ -380,7 +442,7 @@ public final class SearchIndex: Sendable {
     func typoMatches(_ words: [[UInt8]]) -> [(Int, Int)] {
         let wordCount = (entries.count + 63) / 64
         var all: [UInt64]?
-        var editsOf: [Int32: Int] = [:]
+        var editsOf = [UInt8](repeating: 0, count: entries.count)
         for (w, word) in words.enumerated() {
             let isLast = w == words.count - 1
             let allowed = word.count >= 9 ? 2 : word.count >= 5 ? 1 : 0
@@ -400,7 +462,7 @@ public final class SearchIndex: Sendable {
                 guard let edits else { continue }
                 for entry in list {
                     bits[Int(entry) >> 6] |= 1 << UInt64(entry & 63)
-                    if edits > 0 { editsOf[entry, default: 0] = max(editsOf[entry] ?? 0, edits) }
+                    if edits > 0 { editsOf[Int(entry)] = max(editsOf[Int(entry)], UInt8(edits)) }
                 }
             }
             if var current = all {
@@ -418,7 +480,7 @@ public final class SearchIndex: Sendable {
                 let bit = remaining.trailingZeroBitCount
                 remaining &= remaining - 1
                 let entry = Int32(i * 64 + bit)
-                if let edits = editsOf[entry], edits > 0 { result.append((Int(entry), edits)) }
+                if editsOf[Int(entry)] > 0 { result.append((Int(entry), Int(editsOf[Int(entry)]))) }
             }
         }
         return result
@@ -450,32 +512,43 @@ public final class SearchIndex: Sendable {
 
     /// Whether `needle` occurs in `haystack` at `offset` (which must leave room for it).
     static func matches(_ needle: [UInt8], _ haystack: [UInt8], at offset: Int) -> Bool {
-        var j = 0
-        while j < needle.count {
-            if haystack[offset + j] != needle[j] { return false }
-            j += 1
+        needle.withUnsafeBufferPointer { n in
+            haystack.withUnsafeBufferPointer { h in
+                guard let nb = n.baseAddress, let hb = h.baseAddress else { return n.isEmpty }
+                return memcmp(hb + offset, nb, n.count) == 0
+            }
         }
-        return true
     }
 
+    static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
+        bytes.count >= prefix.count && matches(prefix, bytes, at: 0)
+    }
+
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && matches(b, a, at: 0)
+    }
+
+    /// The first position of `needle` in `haystack`.
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty ? 0 : nil }
-        let first = needle[0]
-        var i = 0
-        let last = haystack.count - needle.count
-        outer: while i <= last {
-            if haystack[i] == first {
-                var j = 1
-                while j < needle.count {
-                    if haystack[i + j] != needle[j] {
-                        i += 1
-                        continue outer
-                    }
-                    j += 1
-                }
-                return i
-            }
-            i += 1
+        guard !needle.isEmpty else { return 0 }
+        guard needle.count <= haystack.count else { return nil }
+        return needle.withUnsafeBufferPointer { n in
+            haystack.withUnsafeBufferPointer { h in find(n, in: h) }
+        }
+    }
+
+    static func find(_ n: UnsafeBufferPointer<UInt8>, in h: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !n.isEmpty else { return 0 }
+        guard n.count <= h.count else { return nil }
+        // memchr for the first byte, memcmp for the rest (glibc's memmem is not exported to Swift).
+        guard let hb = h.baseAddress, let nb = n.baseAddress else { return nil }
+        var start = 0
+        let last = h.count - n.count
+        while start <= last {
+            guard let hit = memchr(hb + start, Int32(nb[0]), last - start + 1) else { return nil }
+            let offset = UnsafeRawPointer(hit) - UnsafeRawPointer(hb)
+            if memcmp(hb + offset, nb, n.count) == 0 { return offset }
+            start = offset + 1
         }
         return nil
     }
