@@ -249,7 +249,9 @@ public final class SearchIndex: Sendable {
                     }
                     if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
                         for index in fuzzyCandidates {
-                            if let (score, position) = fuzzyScore(base + Int(index), words) {
+                            let key = UnsafeBufferPointer(
+                                start: arenaBase + Int(keyStarts[Int(index)]), count: Int(keyLengths[Int(index)]))
+                            if let (score, position) = fuzzyScore(key, words) {
                                 found(index, .fuzzy, position, score)
                             }
                         }
@@ -408,13 +410,12 @@ public final class SearchIndex: Sendable {
 
     /// fzf-like: every word of 3+ letters in order with gaps; bonuses at word starts and for
     /// consecutive letters, a penalty per gap. Shorter words must be substrings.
-    func fuzzyScore(_ entry: UnsafePointer<Entry>, _ words: [[UInt8]]) -> (Int, Int)? {
+    func fuzzyScore(_ key: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]) -> (Int, Int)? {
         var total = 0
         var first = Int.max
-
         for word in words {
             if word.count < 3 {
-                guard let position = Self.find(word, in: entry.pointee.key) else { return nil }
+                guard let position = word.withUnsafeBufferPointer({ Self.find($0, in: key) }) else { return nil }
                 first = min(first, position)
                 total += 2 * word.count
                 continue
@@ -423,11 +424,11 @@ public final class SearchIndex: Sendable {
             var score = 0
             var previous = -2
             for byte in word {
-                while i < entry.pointee.key.count && entry.pointee.key[i] != byte { i += 1 }
-                guard i < entry.pointee.key.count else { return nil }
-                if first == Int.max || i < first { first = min(first, i) }
+                while i < key.count && key[i] != byte { i += 1 }
+                guard i < key.count else { return nil }
+                first = min(first, i)
                 score += 16
-                if entry.pointee.wordStarts.contains(Int32(i)) { score += 8 }
+                if i == 0 || Self.isSeparator(key[i - 1]) { score += 8 }  // a word start
                 if i == previous + 1 { score += 6 } else if previous >= 0 { score -= min(i - previous - 1, 6) }
                 previous = i
                 i += 1
