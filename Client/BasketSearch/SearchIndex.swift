@@ -63,6 +63,8 @@ public final class SearchIndex: Sendable {
     let nameLengths: [Int32]
     /// Per entry, the letter set: the first test of every search, on contiguous memory.
     let masks: [UInt64]
+    /// Per entry, a 64-bit set of the letter pairs in its key and its separator-free key.
+    let bigramMasks: [UInt64]
     /// Every key, back to back (entry i's key is `arena[keyStart[i] ..< keyStart[i] + keyLength[i]]`):
     /// the exact, prefix and substring tests read contiguous memory instead of one array per entry.
     let arena: [UInt8]
@@ -110,6 +112,7 @@ public final class SearchIndex: Sendable {
         for (word, list) in words { vocabulary[word[0], default: []].append((word, list)) }
         self.nameLengths = entries.map(\.nameLength)
         self.masks = entries.map(\.mask)
+        self.bigramMasks = entries.map { Self.bigrams($0.key) | Self.bigrams($0.compact) }
         var arena: [UInt8] = []
         var keyStart: [Int32] = []
         var keyLength: [Int32] = []
@@ -141,6 +144,18 @@ public final class SearchIndex: Sendable {
             && !(byte >= 0x41 && byte <= 0x5A)
     }
 
+    /// A 64-bit set of the adjacent byte pairs of `bytes` (a filter: a word can only occur in a key
+    /// whose set holds every pair of the word).
+    static func bigrams(_ bytes: [UInt8]) -> UInt64 {
+        guard bytes.count >= 2 else { return 0 }
+        var set: UInt64 = 0
+        for i in 0..<(bytes.count - 1) {
+            let pair = UInt64(bytes[i]) &* 0x9E37_79B1 ^ UInt64(bytes[i + 1]) &* 0x85EB_CA77
+            set |= 1 << ((pair >> 7) & 63)
+        }
+        return set
+    }
+
     static func mask(_ bytes: [UInt8]) -> UInt64 {
         var mask: UInt64 = 0
         for byte in bytes {
@@ -170,6 +185,7 @@ public final class SearchIndex: Sendable {
         let queryKey = query.key
         let words = query.words
         let queryMask = Self.mask(words.flatMap { $0 })
+        let queryBigrams = words.reduce(UInt64(0)) { $0 | Self.bigrams($1) }
         // Once `limit` hits exist in tiers up to `worst`, later entries only need checking up to it.
         var perTier = [Int](repeating: 0, count: Tier.allCases.count)
         var worst = Tier.substring
@@ -212,6 +228,11 @@ public final class SearchIndex: Sendable {
                     guard entry.pointee.mask & queryMask == queryMask else { return }
                     passed.append(index)
                     if worst == .exact { return }
+                    // Every word as typed needs its letter pairs in the key: without them only fuzzy can match.
+                    if bigramMasks[Int(index)] & queryBigrams != queryBigrams {
+                        fuzzyCandidates.append(index)
+                        return
+                    }
                     if !queryKey.isEmpty && key.count >= queryBytes.count
                         && memcmp(key.baseAddress!, queryBytes.baseAddress!, queryBytes.count) == 0
                     {
