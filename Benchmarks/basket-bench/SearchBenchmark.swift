@@ -89,6 +89,7 @@ struct SearchBenchmark {
             title: "Search: \(itemCount) names, per keystroke (each query typed one character at a time)",
             header: ["query kind", "keystrokes", "p50", "p99", "max"])
         var all: [Double] = []
+        var slowest: [(Double, String, String)] = []
         var fullQueries: [String] = []
         for (kind, make) in kinds {
             var times: [Double] = []
@@ -101,7 +102,9 @@ struct SearchBenchmark {
                 for character in query {
                     typed.append(character)
                     let text = typed
-                    times.append(seconds { _ = session.search(text, limit: 20) })
+                    let time = seconds { _ = session.search(text, limit: 20) }
+                    times.append(time)
+                    slowest.append((time, kind, text))
                 }
             }
             all += times
@@ -135,6 +138,11 @@ struct SearchBenchmark {
         comparison.add("SearchIndex build (fold every name once, median of 3)", formatMicros(median(buildTimes)), "")
         print(table.render())
         print(comparison.render())
+        if ProcessInfo.processInfo.environment["BASKET_BENCH_SLOWEST"] != nil {
+            for (time, kind, text) in slowest.sorted(by: { $0.0 > $1.0 }).prefix(25) {
+                print("\(formatMicros(time))  \(kind): \"\(text)\"")
+            }
+        }
     }
 }
 

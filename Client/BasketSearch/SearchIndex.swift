@@ -1,5 +1,6 @@
 public import BasketCore
 import Foundation
+import Synchronization
 
 /// How an item matched, best first.
 public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
@@ -59,6 +60,9 @@ public final class SearchIndex: Sendable {
     }
 
     let entries: [Entry]
+    /// Answers to one-letter queries, computed with the index: the first keystroke of a search
+    /// would otherwise visit most entries.
+    let oneLetter = OneLetterAnswers()
     /// Per entry, for ranking without touching the entries.
     let nameLengths: [Int32]
     /// Per entry, the letter set: the first test of every search, on contiguous memory.
@@ -135,6 +139,13 @@ public final class SearchIndex: Sendable {
         self.entries = entries
         self.keys = keys
         self.vocabulary = vocabulary
+        if entries.count >= 1_000 {
+            for byte in Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8) {
+                let query = Query(String(UnicodeScalar(byte)))
+                let (hits, passed) = rankedHits(query, limit: OneLetterAnswers.depth, among: nil)
+                oneLetter.store(byte, hits: hits, passed: passed)
+            }
+        }
     }
 
     public var count: Int { entries.count }
@@ -179,6 +190,25 @@ public final class SearchIndex: Sendable {
     func search(_ query: Query, limit: Int, among candidates: [Int32]?) -> (result: SearchResult, passed: [Int32]) {
         let offer: String? =
             query.freeText.isEmpty || keys.contains(query.key) ? nil : try? ItemName.clean(query.freeText)
+        let key = query.key
+        var answer: (hits: [Hit], passed: [Int32])?
+        if key.count == 1, query.words == [key], query.state == nil, query.phrases.isEmpty, query.anchors.isEmpty,
+            query.excluded.isEmpty, limit <= OneLetterAnswers.depth
+        {
+            answer = oneLetter.answer(key[0])
+        }
+        let (hits, passed) = answer ?? rankedHits(query, limit: limit, among: candidates)
+        let matches = hits.prefix(limit).map { hit in
+            SearchMatch(
+                item: entries[Int(hit.entry)].item, isExact: hit.tier == .exact, position: Int(hit.position),
+                tier: hit.tier,
+                score: Int(hit.score))
+        }
+        return (SearchResult(query: query.freeText, offer: offer, matches: Array(matches)), passed)
+    }
+
+    /// The ranked hits (at most `limit`) and the entries that passed the filters and letter test.
+    func rankedHits(_ query: Query, limit: Int, among candidates: [Int32]?) -> (hits: [Hit], passed: [Int32]) {
         var hits: [Hit] = []
         var passed: [Int32] = []
         var fuzzyCandidates: [Int32] = []
@@ -302,13 +332,7 @@ public final class SearchIndex: Sendable {
                     }
                     return entries[x].item.id < entries[y].item.id
                 }.prefix(limit))
-        let matches = kept.map { hit in
-            SearchMatch(
-                item: entries[Int(hit.entry)].item, isExact: hit.tier == .exact, position: Int(hit.position),
-                tier: hit.tier,
-                score: Int(hit.score))
-        }
-        return (SearchResult(query: query.freeText, offer: offer, matches: Array(matches)), passed)
+        return (kept, passed)
     }
 
     /// The tier, score, position, name length and checked state packed so that a smaller number
@@ -319,52 +343,40 @@ public final class SearchIndex: Sendable {
             | UInt64(min(Int(nameLengths[Int(hit.entry)]), 0x7FFF)) << 15 | (checkedFlags[Int(hit.entry)] ? 1 << 14 : 0)
     }
 
-    /// The best `limit` hits in ranking order, without sorting all of them.
+    /// The best `limit` hits in ranking order, without sorting all of them: a bounded max-heap finds
+    /// the `limit`-th smallest packed key, then every hit up to it (ties included) is ranked fully.
     func topHits(_ hits: [Hit], _ limit: Int) -> [Hit] {
         guard hits.count > limit, limit < 256 else { return hits.sorted(by: rank) }
-        // A bounded max-heap on packed keys keeps the `limit` smallest.
-        var heap: [(key: UInt64, hit: Hit)] = []
+        var heap: [UInt64] = []
         heap.reserveCapacity(limit + 1)
-        func siftUp(_ i: Int) {
-            var child = i
-            while child > 0 {
-                let parent = (child - 1) / 2
-                if heap[parent].key >= heap[child].key { break }
-                heap.swapAt(parent, child)
-                child = parent
-            }
-        }
-        func siftDown() {
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1
-                let right = left + 1
-                var largest = parent
-                if left < heap.count && heap[left].key > heap[largest].key { largest = left }
-                if right < heap.count && heap[right].key > heap[largest].key { largest = right }
-                if largest == parent { return }
-                heap.swapAt(parent, largest)
-                parent = largest
-            }
-        }
-        var cutoff = UInt64.max
-        var ties: [Hit] = []  // hits equal to the cutoff key, resolved by the full ranking
         for hit in hits {
             let key = packed(hit)
             if heap.count < limit {
-                heap.append((key, hit))
-                siftUp(heap.count - 1)
-                if heap.count == limit { cutoff = heap[0].key }
-            } else if key < cutoff {
-                heap[0] = (key, hit)
-                siftDown()
-                cutoff = heap[0].key
-            } else if key == cutoff {
-                ties.append(hit)
+                heap.append(key)
+                var child = heap.count - 1
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    if heap[parent] >= heap[child] { break }
+                    heap.swapAt(parent, child)
+                    child = parent
+                }
+            } else if key < heap[0] {
+                heap[0] = key
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1
+                    let right = left + 1
+                    var largest = parent
+                    if left < heap.count && heap[left] > heap[largest] { largest = left }
+                    if right < heap.count && heap[right] > heap[largest] { largest = right }
+                    if largest == parent { break }
+                    heap.swapAt(parent, largest)
+                    parent = largest
+                }
             }
         }
-        let kept = heap.map(\.hit) + ties.filter { packed($0) == cutoff }
-        return Array(kept.sorted(by: rank).prefix(limit))
+        let cutoff = heap[0]
+        return Array(hits.filter { packed($0) <= cutoff }.sorted(by: rank).prefix(limit))
     }
 
     /// Tier; score (higher first); earlier match; shorter name; unchecked first; natural order; id.
@@ -598,5 +610,20 @@ enum NaturalOrder {
             }
         }
         return out
+    }
+}
+
+/// The one-letter answers of a ``SearchIndex``, filled once while the index is built.
+final class OneLetterAnswers: Sendable {
+    /// How many ranked hits are kept per letter.
+    static let depth = 200
+    private let answers = Mutex<[UInt8: (hits: [SearchIndex.Hit], passed: [Int32])]>([:])
+
+    func store(_ byte: UInt8, hits: [SearchIndex.Hit], passed: [Int32]) {
+        answers.withLock { $0[byte] = (hits, passed) }
+    }
+
+    func answer(_ byte: UInt8) -> (hits: [SearchIndex.Hit], passed: [Int32])? {
+        answers.withLock { $0[byte] }
     }
 }
