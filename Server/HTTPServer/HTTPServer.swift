@@ -59,6 +59,8 @@ public final class HTTPServer: @unchecked Sendable {
     let suspended = Mutex<[ObjectIdentifier: RequestContext]>([:])
     /// Whether the daemon runs: a response that arrives after stop() must not touch it.
     let running = Mutex(false)
+    /// Requests begun and not yet completed (answered and sent, or abandoned by the client).
+    let inFlight = Mutex(0)
 
     public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest, Responder) -> Void) {
         self.configuration = configuration
@@ -98,11 +100,14 @@ public final class HTTPServer: @unchecked Sendable {
         shutdownResponse: HTTPResponse = .error(status: 503, code: "shutting_down", message: "the server is stopping")
     ) {
         guard let daemon else { return }
+        // No new connections from here on; the listening socket stays ours to close.
+        _ = MHD_quiesce_daemon(daemon)
         let waiting = suspended.withLock { Array($0.values) }
         for context in waiting { context.responder.respond(shutdownResponse) }
-        // Give resumed connections a moment to be answered before the daemon goes away.
+        // Let every request in flight (the resumed long-polls included) finish sending its answer:
+        // a queued answer is not yet a sent one.
         let deadline = Date().addingTimeInterval(2)
-        while suspended.withLock({ !$0.isEmpty }) && Date() < deadline { usleep(2_000) }
+        while inFlight.withLock({ $0 > 0 }) && Date() < deadline { usleep(2_000) }
         running.withLock { $0 = false }
         MHD_stop_daemon(daemon)
         self.daemon = nil
@@ -223,6 +228,7 @@ private func basketAccessHandler(
             context.tooLarge = true
         }
         requestContext.pointee = pointer
+        server.inFlight.withLock { $0 += 1 }
         return MHD_Result.YES
     }
     let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
@@ -318,6 +324,7 @@ private func basketRequestCompleted(
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext?.pointee = nil
+    server.inFlight.withLock { $0 -= 1 }
     server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
     if let log = server.configuration.onRequestCompleted {
         log(

@@ -14,7 +14,9 @@ struct OneLetterCacheTests {
         let index = SearchIndex(items: items)
         for letter in ["m", "K", "z", "7", "é"] {
             let cached = index.search(Query(letter), limit: 50).matches.map(\.item.id)
-            let fresh = index.rankedHits(Query(letter), limit: 50, among: nil).hits.map { index.entries[Int($0.entry)].item.id }
+            let fresh = index.rankedHits(Query(letter), limit: 50, among: nil).hits.map {
+                index.entries[Int($0.entry)].item.id
+            }
             #expect(cached == fresh, "\(letter)")
             #expect(!cached.isEmpty || letter == "é")
         }

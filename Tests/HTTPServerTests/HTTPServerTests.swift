@@ -107,7 +107,12 @@ struct HTTPServerTests {
         // URLSession asks for gzip and decodes it transparently.
         let answer = try await test.request("GET", "/big")
         #expect(answer.body.count == 50_000)
-        let record = test.log.withLock { $0.last { $0.path == "/big" } }
+        // The completion record is written after the answer went out: give it a moment.
+        var record = test.log.withLock { $0.last { $0.path == "/big" } }
+        for _ in 0..<100 where record == nil {
+            try await Task.sleep(for: .milliseconds(10))
+            record = test.log.withLock { $0.last { $0.path == "/big" } }
+        }
         #expect(
             record.map { $0.responseBytes < 1_000 } == true,
             "the body went out uncompressed: \(String(describing: record))")
