@@ -1,0 +1,241 @@
+import BasketCore
+import Foundation
+import Synchronization
+
+/// The tier tests, the typo distance and the byte search behind ``SearchIndex``.
+extension SearchIndex {
+    func passesFilters(_ entry: UnsafePointer<Entry>, _ query: Query) -> Bool {
+        switch query.state {
+        case .checked?: if !entry.pointee.item.isChecked { return false }
+        case .unchecked?: if entry.pointee.item.isChecked { return false }
+        case nil: break
+        }
+        for phrase in query.phrases where Self.find(phrase, in: entry.pointee.key) == nil { return false }
+        for anchor in query.anchors where !entry.pointee.key.starts(with: anchor) { return false }
+        for word in query.excluded where Self.find(word, in: entry.pointee.key) != nil { return false }
+        return true
+    }
+
+    /// The first position where every word starts a word of `key` (the earliest of them).
+    func wordPrefixPosition(_ key: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]) -> Int? {
+        guard !words.isEmpty else { return nil }
+        var first = Int.max
+        for word in words {
+            let position: Int? = word.withUnsafeBufferPointer { needle in
+                var from = 0
+                while from < key.count {
+                    let rest = UnsafeBufferPointer(rebasing: key[from...])
+                    guard let offset = Self.find(needle, in: rest) else { return nil }
+                    let at = from + offset
+                    if at == 0 || Self.isSeparator(key[at - 1]) { return at }
+                    from = at + 1
+                }
+                return nil
+            }
+            guard let position else { return nil }
+            first = min(first, position)
+        }
+        return first
+    }
+
+    func substringPosition(
+        _ key: UnsafeBufferPointer<UInt8>, _ compact: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]
+    ) -> Int? {
+        guard !words.isEmpty else { return nil }
+        var first = Int.max
+        for word in words {
+            let position = word.withUnsafeBufferPointer { needle in
+                Self.find(needle, in: key) ?? (needle.count >= 2 ? Self.find(needle, in: compact) : nil)
+            }
+            guard let position else { return nil }
+            first = min(first, position)
+        }
+        return first
+    }
+
+    /// fzf-like: every word of 3+ letters in order with gaps; bonuses at word starts and for
+    /// consecutive letters, a penalty per gap. Shorter words must be substrings.
+    func fuzzyScore(_ key: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]) -> (Int, Int)? {
+        var total = 0
+        var first = Int.max
+        for word in words {
+            if word.count < 3 {
+                guard let position = word.withUnsafeBufferPointer({ Self.find($0, in: key) }) else { return nil }
+                first = min(first, position)
+                total += 2 * word.count
+                continue
+            }
+            var i = 0
+            var score = 0
+            var previous = -2
+            for byte in word {
+                while i < key.count && key[i] != byte { i += 1 }
+                guard i < key.count else { return nil }
+                first = min(first, i)
+                score += 16
+                if i == 0 || Self.isSeparator(key[i - 1]) { score += 8 }  // a word start
+                if i == previous + 1 { score += 6 } else if previous >= 0 { score -= min(i - previous - 1, 6) }
+                previous = i
+                i += 1
+            }
+            total += score
+        }
+        return (total, first)
+    }
+
+    /// Entries whose words are each within the allowed edits of a query word; the last query word
+    /// may be the beginning of a word. Per query word, the entries are a bitset; words intersect.
+    func typoMatches(_ words: [[UInt8]]) -> [(Int, Int)] {
+        let wordCount = (entries.count + 63) / 64
+        var all: [UInt64]?
+        var editsOf = [UInt8](repeating: 0, count: entries.count)
+        for (w, word) in words.enumerated() {
+            let isLast = w == words.count - 1
+            let allowed = word.count >= 9 ? 2 : word.count >= 5 ? 1 : 0
+            var bits = [UInt64](repeating: 0, count: wordCount)
+            for (candidate, list) in vocabulary[word[0]] ?? [] {
+                var edits: Int?
+                if candidate.starts(with: word) || Self.find(word, in: candidate) != nil {
+                    edits = 0
+                } else if allowed > 0 {
+                    if abs(candidate.count - word.count) <= allowed {
+                        edits = Self.damerauLevenshtein(word, candidate, limit: allowed)
+                    }
+                    if edits == nil && isLast && candidate.count > word.count {
+                        edits = Self.damerauLevenshtein(word, Array(candidate.prefix(word.count)), limit: allowed)
+                    }
+                }
+                guard let edits else { continue }
+                for entry in list {
+                    bits[Int(entry) >> 6] |= 1 << UInt64(entry & 63)
+                    if edits > 0 { editsOf[Int(entry)] = max(editsOf[Int(entry)], UInt8(edits)) }
+                }
+            }
+            if var current = all {
+                for i in 0..<wordCount { current[i] &= bits[i] }
+                all = current
+            } else {
+                all = bits
+            }
+        }
+        guard let all else { return [] }
+        var result: [(Int, Int)] = []
+        for (i, word) in all.enumerated() where word != 0 {
+            var remaining = word
+            while remaining != 0 {
+                let bit = remaining.trailingZeroBitCount
+                remaining &= remaining - 1
+                let entry = Int32(i * 64 + bit)
+                if editsOf[Int(entry)] > 0 { result.append((Int(entry), Int(editsOf[Int(entry)]))) }
+            }
+        }
+        return result
+    }
+
+    /// The optimal-string-alignment distance, or nil when above `limit`.
+    static func damerauLevenshtein(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int? {
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) <= limit ? max(a.count, b.count) : nil }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            var rowMin = current[0]
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    value = min(value, previous2[j - 2] + 1)
+                }
+                current[j] = value
+                rowMin = min(rowMin, value)
+            }
+            if rowMin > limit { return nil }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count] <= limit ? previous[b.count] : nil
+    }
+
+    /// Whether `needle` occurs in `haystack` at `offset` (which must leave room for it).
+    static func matches(_ needle: [UInt8], _ haystack: [UInt8], at offset: Int) -> Bool {
+        needle.withUnsafeBufferPointer { n in
+            haystack.withUnsafeBufferPointer { h in
+                guard let nb = n.baseAddress, let hb = h.baseAddress else { return n.isEmpty }
+                return memcmp(hb + offset, nb, n.count) == 0
+            }
+        }
+    }
+
+    static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
+        bytes.count >= prefix.count && matches(prefix, bytes, at: 0)
+    }
+
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && matches(b, a, at: 0)
+    }
+
+    /// The first position of `needle` in `haystack`.
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty else { return 0 }
+        guard needle.count <= haystack.count else { return nil }
+        return needle.withUnsafeBufferPointer { n in
+            haystack.withUnsafeBufferPointer { h in find(n, in: h) }
+        }
+    }
+
+    static func find(_ n: UnsafeBufferPointer<UInt8>, in h: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !n.isEmpty else { return 0 }
+        guard n.count <= h.count else { return nil }
+        // memchr for the first byte, memcmp for the rest (glibc's memmem is not exported to Swift).
+        guard let hb = h.baseAddress, let nb = n.baseAddress else { return nil }
+        var start = 0
+        let last = h.count - n.count
+        while start <= last {
+            guard let hit = memchr(hb + start, Int32(nb[0]), last - start + 1) else { return nil }
+            let offset = UnsafeRawPointer(hit) - UnsafeRawPointer(hb)
+            if memcmp(hb + offset, nb, n.count) == 0 { return offset }
+            start = offset + 1
+        }
+        return nil
+    }
+}
+
+/// "Item 2" before "Item 10": a sort key where every run of digits is prefixed by its length,
+/// so byte order is natural order.
+enum NaturalOrder {
+    static func key(_ folded: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(folded.count + 4)
+        var i = 0
+        while i < folded.count {
+            if folded[i] >= 0x30 && folded[i] <= 0x39 {
+                var end = i
+                while end < folded.count && folded[end] >= 0x30 && folded[end] <= 0x39 { end += 1 }
+                var start = i
+                while start < end - 1 && folded[start] == 0x30 { start += 1 }
+                out.append(UInt8(min(end - start, 255)))
+                out.append(contentsOf: folded[start..<end])
+                i = end
+            } else {
+                out.append(folded[i])
+                i += 1
+            }
+        }
+        return out
+    }
+}
+
+/// The one-letter answers of a ``SearchIndex``, filled once while the index is built.
+final class OneLetterAnswers: Sendable {
+    /// How many ranked hits are kept per letter.
+    static let depth = 200
+    private let answers = Mutex<[UInt8: (hits: [SearchIndex.Hit], passed: [Int32])]>([:])
+
+    func store(_ byte: UInt8, hits: [SearchIndex.Hit], passed: [Int32]) {
+        answers.withLock { $0[byte] = (hits, passed) }
+    }
+
+    func answer(_ byte: UInt8) -> (hits: [SearchIndex.Hit], passed: [Int32])? {
+        answers.withLock { $0[byte] }
+    }
+}
