@@ -24,7 +24,7 @@ public enum BasketCLI {
     }
 
     static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
-        let (commandPath, command, rest) = Commands.find(arguments)
+        let (_, command, rest) = Commands.find(arguments)
         do {
             let spec = command ?? Commands.root
             let parsed = try Arguments(
@@ -52,7 +52,6 @@ public enum BasketCLI {
                 throw UsageError(message: "unknown command '\(parsed.positionals[0])'", usage: Commands.root.usage)
             }
             let context = Context(arguments: parsed, environment: environment, console: console)
-            _ = commandPath
             try command.run(context)
             return 0
         } catch let error as UsageError {

@@ -43,7 +43,7 @@ extension Replica {
         return Self.sortedForDisplay(items)
     }
 
-    /// Sorts in ``displayOrder(_:_:)``, lowercasing each name once rather than per comparison.
+    /// Unchecked before checked, then by name without case, then by id; each name is lowercased once.
     public static func sortedForDisplay(_ items: [Item]) -> [Item] {
         items.map { (item: $0, name: sortKey($0.name)) }
             .sorted { a, b in
@@ -69,16 +69,6 @@ extension Replica {
     /// One item, removed or not; nil when the list has no such item.
     public func item(_ id: ItemID, in list: ListID) throws -> Item? {
         try locked { try Self.loadItem(id, in: list, $0) }
-    }
-
-    /// Unchecked before checked, then by name without case, then by id.
-    public static func displayOrder(_ a: Item, _ b: Item) -> Bool {
-        if a.isDeleted != b.isDeleted { return !a.isDeleted }
-        if a.isChecked != b.isChecked { return !a.isChecked }
-        let x = a.name.lowercased()
-        let y = b.name.lowercased()
-        if x != y { return x < y }
-        return a.id < b.id
     }
 
     static func loadItem(_ id: ItemID, in list: ListID, _ db: Connection) throws -> Item? {

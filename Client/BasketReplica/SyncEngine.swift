@@ -103,9 +103,8 @@ public final class SyncEngine: Sendable {
                 report.restamped += try replica.correctClock(serverTime: serverTime)
                 correctedOnce = true
                 continue
-            } catch SyncError.server(403, let code, let message) {
+            } catch SyncError.server(403, _, _) {
                 report.refusedPending = try replica.pendingOperations(in: list).count
-                _ = (code, message)
                 return
             }
             if let epoch = state.epoch, epoch != outcome.epoch {

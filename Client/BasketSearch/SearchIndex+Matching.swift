@@ -156,24 +156,6 @@ extension SearchIndex {
         return previous[b.count] <= limit ? previous[b.count] : nil
     }
 
-    /// Whether `needle` occurs in `haystack` at `offset` (which must leave room for it).
-    static func matches(_ needle: [UInt8], _ haystack: [UInt8], at offset: Int) -> Bool {
-        needle.withUnsafeBufferPointer { n in
-            haystack.withUnsafeBufferPointer { h in
-                guard let nb = n.baseAddress, let hb = h.baseAddress else { return n.isEmpty }
-                return memcmp(hb + offset, nb, n.count) == 0
-            }
-        }
-    }
-
-    static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
-        bytes.count >= prefix.count && matches(prefix, bytes, at: 0)
-    }
-
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.count == b.count && matches(b, a, at: 0)
-    }
-
     /// The first position of `needle` in `haystack`.
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard !needle.isEmpty else { return 0 }

@@ -43,10 +43,9 @@ public final class SearchIndex: Sendable {
         let key: [UInt8]
         /// The key with separators (spaces, punctuation) removed.
         let compact: [UInt8]
-        let wordStarts: [Int32]
         /// Which of a–z and 0–9 the key contains.
         let mask: UInt64
-        /// The name's length in bytes and its natural-order key, for ranking without recomputing.
+        /// The name's length in characters and its natural-order key, for ranking without recomputing.
         let nameLength: Int32
         let natural: [UInt8]
     }
@@ -91,25 +90,14 @@ public final class SearchIndex: Sendable {
         for item in items {
             let key = Array(ItemKey.normalize(item.name).utf8)
             keys.insert(key)
-            var starts: [Int32] = []
-            var compact: [UInt8] = []
-            compact.reserveCapacity(key.count)
-            var previousIsSeparator = true
-            for (i, byte) in key.enumerated() {
-                let separator = Self.isSeparator(byte)
-                if !separator {
-                    if previousIsSeparator { starts.append(Int32(i)) }
-                    compact.append(byte)
-                }
-                previousIsSeparator = separator
-            }
+            let compact = key.filter { !Self.isSeparator($0) }
             let index = Int32(entries.count)
             for word in key.split(whereSeparator: Self.isSeparator) {
                 words[Array(word), default: []].append(index)
             }
             entries.append(
                 Entry(
-                    item: item, key: key, compact: compact, wordStarts: starts, mask: Self.mask(key),
+                    item: item, key: key, compact: compact, mask: Self.mask(key),
                     nameLength: Int32(item.name.count), natural: NaturalOrder.key(key)))
         }
         var vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
@@ -255,7 +243,7 @@ public final class SearchIndex: Sendable {
                         found(index, .exact, 0)
                         return
                     }
-                    guard entry.pointee.mask & queryMask == queryMask else { return }
+                    // (The letter-set test was made before the entry was visited.)
                     passed.append(index)
                     if worst == .exact { return }
                     // Every word as typed needs its letter pairs in the key: without them only fuzzy can match.

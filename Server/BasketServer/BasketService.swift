@@ -283,13 +283,13 @@ public final class BasketService: Sendable {
             }
         }
         let result = try store.append(operations, to: list, receivedAt: Int64(now))
-        let head = try store.head(of: list)
         if result.accepted > 0 {
             metrics.countAccepted(result.accepted)
             watchers.publish(list: list, cursor: result.cursor)
         }
         return json([
-            "accepted": result.accepted, "duplicates": result.duplicates, "cursor": result.cursor, "epoch": head.epoch,
+            "accepted": result.accepted, "duplicates": result.duplicates, "cursor": result.cursor,
+            "epoch": result.epoch,
             "serverTime": now,
         ])
     }

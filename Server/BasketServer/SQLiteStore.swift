@@ -306,13 +306,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private func appendLocked(_ request: PendingAppend, _ db: Connection) throws -> AppendResult {
         guard
             let row = try db.query(
-                "SELECT no, last_seq FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
+                "SELECT no, last_seq, epoch FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
                 map: {
-                    ($0.int64(0), $0.int64(1))
+                    ($0.int64(0), $0.int64(1), $0.string(2) ?? "")
                 }
             ).first
         else { throw StoreError.noSuchList }
-        let (no, lastSeq) = row
+        let (no, lastSeq, epoch) = row
         var seq = lastSeq
         var accepted = 0
         let insert = try db.cached(
@@ -344,7 +344,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         if seq != lastSeq {
             try db.run("UPDATE lists SET last_seq = ? WHERE no = ?", .integer(seq), .integer(no))
         }
-        return AppendResult(accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq)
+        return AppendResult(
+            accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
@@ -427,13 +428,6 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     """)
                 return db.changes
             }
-        }
-    }
-
-    /// The highest sequence number whose superseded history was dropped by compaction.
-    public func compactedThrough(_ list: ListID) throws -> Int64 {
-        try locked { db in
-            try db.scalar("SELECT compacted_through FROM lists WHERE id = ?", .blob(list.raw.bytes))?.integerValue ?? 0
         }
     }
 

@@ -38,6 +38,8 @@ public struct AppendResult: Hashable, Sendable {
     public var duplicates: Int
     /// The list's last sequence number after the batch.
     public var cursor: Int64
+    /// The list's epoch (clients compare it with theirs).
+    public var epoch: String
 }
 
 /// A page of a list's log.

@@ -83,9 +83,6 @@ final class Watchers: @unchecked Sendable {
         }
     }
 
-    /// Forgets the cached head of a list (after a restore, say).
-    func reset() { lock.withLock { heads.removeAll() } }
-
     /// Answers every watcher with what it has (an empty page); later parks answer at once.
     func close() {
         let all: [(ListID, Watcher)] = lock.withLock {

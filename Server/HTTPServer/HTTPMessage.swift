@@ -32,8 +32,11 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Whether the client accepts a gzip-encoded answer.
-    public var acceptsGzip: Bool {
-        header("accept-encoding")?.lowercased().split(separator: ",").contains { part in
+    public var acceptsGzip: Bool { Self.acceptsGzip(header("accept-encoding")) }
+
+    /// Whether an `Accept-Encoding` value accepts gzip (and does not refuse it with `q=0`).
+    static func acceptsGzip(_ acceptEncoding: String?) -> Bool {
+        acceptEncoding?.lowercased().split(separator: ",").contains { part in
             let token = part.split(separator: ";")[0].trimmingWhitespace()
             return token == "gzip" && !part.replacingAll(" ", with: "").contains("q=0")
         } ?? false
@@ -121,24 +124,9 @@ public enum JSONText {
 
     /// `s` as a JSON string literal.
     public static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        appendQuoted(bytes: Array(s.utf8), to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -293,10 +293,7 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
     var headers = response.headers
     let isHead = context.method == "HEAD"
     if !isHead, body.count >= server.configuration.gzipMinimumBytes,
-        context.headers["accept-encoding"].map({
-            HTTPRequest(method: "", path: "", headers: ["accept-encoding": $0]).acceptsGzip
-        })
-            == true, let compressed = Gzip.compress(body)
+        HTTPRequest.acceptsGzip(context.headers["accept-encoding"]), let compressed = Gzip.compress(body)
     {
         body = compressed
         headers.append(("Content-Encoding", "gzip"))
