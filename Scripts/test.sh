@@ -11,7 +11,16 @@ swift build --build-tests
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-swift test --skip-build 2>&1 | tee "$log" || status=$?
+# A watchdog: a test that hangs fails the run after BASKET_TEST_TIMEOUT seconds (default 30 minutes)
+# and the tests that started without finishing are named, instead of the run waiting forever.
+timeout -s KILL "${BASKET_TEST_TIMEOUT:-1800}" swift test --skip-build 2>&1 | tee "$log" || status=$?
+if [ "$status" = 137 ]; then
+    echo "tests: killed after ${BASKET_TEST_TIMEOUT:-1800} s; started and not finished:" >&2
+    grep -oE 'Test [^ ]+\(\) started' "$log" | sed -E 's/^Test (.*) started/\1/' | sort >"$log.started"
+    grep -oE 'Test [^ ]+\(\) (passed|failed)' "$log" | sed -E 's/^Test (.*) (passed|failed)/\1/' | sort >"$log.ended"
+    comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
+    rm -f "$log.started" "$log.ended"
+fi
 # A plain closing line from Swift Testing's summary ("Test run with N tests … passed/failed … with K issues").
 summary=$(grep -E '^. Test run with [0-9]+ tests?' "$log" | tail -n 1 || true)
 total=$(sed -E 's/^. Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")

@@ -159,20 +159,15 @@ struct CLIMoreTests {
     @Test func concurrentProcessesOnOneReplicaLoseNothing() throws {
         let device = Device(root, "shared")
         try device.ok("list", "new", "Family")
-        let processes = try (0..<4).map { worker -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Executables.path("basket"))
-            process.arguments = [
-                "--db", device.directory, "add", (0..<10).map { "Item \(worker)-\($0)" }.joined(separator: ", "),
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+        let processes = try (0..<4).map { worker in
+            try Subprocess(
+                Executables.path("basket"),
+                ["--db", device.directory, "add", (0..<10).map { "Item \(worker)-\($0)" }.joined(separator: ", ")],
+                stdout: .discard, stderr: .capture)
         }
         for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let ended = try process.finish()
+            #expect(!ended.signaled && ended.status == 0, "\(process.stderr)")
         }
         #expect(try device.listing().items.count == 40)
     }

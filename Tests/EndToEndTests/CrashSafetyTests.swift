@@ -66,18 +66,13 @@ struct CrashSafetyTests {
             #expect(seeded.status == 0)
             let before = try operationCount(directory)
 
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Executables.path("basket"))
-            process.arguments = ["--db", directory, "import", bundle]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Subprocess(
+                Executables.path("basket"), ["--db", directory, "import", bundle], stdout: .discard, stderr: .discard)
             // Spread from 10% to 150% of the measured time: most kills land mid-import, the last ones after it.
             let delay = duration * (0.1 + 1.4 * Double(trial) / 9)
             usleep(UInt32(delay * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let wasKilled = process.terminationReason == .uncaughtSignal
+            process.signal(SIGKILL)
+            let wasKilled = try process.finish(timeout: 30).signaled
             if wasKilled { killedMidway += 1 }
 
             let after = try operationCount(directory)

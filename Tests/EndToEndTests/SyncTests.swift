@@ -99,26 +99,13 @@ struct SyncTests {
     @Test func aWatcherSeesAnotherReplicasChangeWithinOneSecond() throws {
         let server = try start()
         let (alice, bob, _) = try family(server)
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: Executables.path("basket"))
-        watcher.arguments = ["--db", bob.directory, "sync", "--watch"]
-        let pipe = Pipe()
-        watcher.standardOutput = pipe
-        watcher.standardError = FileHandle.nullDevice
-        let seen = Locked(Data())
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            seen.withLock { $0.append(chunk) }
-        }
-        try watcher.run()
+        let watcher = try Subprocess(
+            Executables.path("basket"), ["--db", bob.directory, "sync", "--watch"], stderr: .discard)
         defer {
-            watcher.terminate()
-            let deadline = Date().addingTimeInterval(5)
-            while watcher.isRunning && Date() < deadline { usleep(10_000) }
-            if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
-            watcher.waitUntilExit()
+            watcher.signal(SIGTERM)
+            if watcher.wait(timeout: 5) == nil { watcher.kill() }
         }
-        func text() -> String { String(decoding: seen.withLock { $0 }, as: UTF8.self) }
+        func text() -> String { watcher.stdout }
         let deadline = Date().addingTimeInterval(20)
         while !text().contains("Watching") && Date() < deadline { usleep(10_000) }
         #expect(text().contains("Watching Family"))
@@ -277,16 +264,11 @@ struct ServerLifecycleTests {
 
     /// Starts `basket ARGS` and kills it with SIGKILL after `delay` seconds (if still running).
     func killed(_ device: Device, after delay: Double, _ arguments: String...) throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Executables.path("basket"))
-        process.arguments = ["--db", device.directory] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Subprocess(
+            Executables.path("basket"), ["--db", device.directory] + arguments, stdout: .discard, stderr: .discard)
         usleep(UInt32(delay * 1_000_000))
         let wasRunning = process.isRunning
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.kill()
         return wasRunning
     }
 
@@ -325,20 +307,15 @@ struct ServerLifecycleTests {
                 with: Data(contentsOf: URL(fileURLWithPath: alice.directory + "/config.json"))) as! [String: Any]
         let token = config["token"] as! String
         let list = try alice.listing().list!.id
-        let poll = Process()
-        poll.executableURL = URL(fileURLWithPath: "/bin/sh")
-        poll.arguments = [
-            "-c", "curl -s -H 'Authorization: Bearer \(token)' '\(server.url)/v1/lists/\(list)/ops?after=1&wait=25'",
-        ]
-        let pipe = Pipe()
-        poll.standardOutput = pipe
-        try poll.run()
+        let poll = try Subprocess(
+            "/bin/sh",
+            ["-c", "curl -s -H 'Authorization: Bearer \(token)' '\(server.url)/v1/lists/\(list)/ops?after=1&wait=25'"])
         let deadline = Date().addingTimeInterval(10)
         while try metric("basket_watchers", server) != 1 && Date() < deadline { usleep(20_000) }
         let stopping = Date()
         #expect(server.stop() == 0)
-        poll.waitUntilExit()
-        let answer = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try poll.finish(timeout: 30)
+        let answer = poll.stdout
         #expect(Date().timeIntervalSince(stopping) < 5)
         #expect(answer.contains("\"count\":0") && answer.contains("\"cursor\":1"), "\(answer)")
         #expect(server.log.contains("basket-server: stopped"))

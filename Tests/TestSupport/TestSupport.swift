@@ -80,42 +80,20 @@ public enum Executables {
         try run(executable: path(name), arguments, stdin: stdin, environment: environment)
     }
 
-    /// Runs the program at `executable` to completion, feeding `stdin`.
+    /// Runs the program at `executable` to completion, feeding `stdin`; one that runs longer than
+    /// `timeout` seconds is killed and the run throws.
     public static func run(
-        executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+        executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+        timeout: Double = 180
     ) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        let inPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = inPipe
-        try process.run()
-        if let stdin { inPipe.fileHandleForWriting.write(stdin) }
-        try inPipe.fileHandleForWriting.close()
-        // Read both pipes while the process runs, so a full pipe never blocks it.
-        let errData = Mutex(Data())
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            let data = errPipe.fileHandleForReading.readDataToEndOfFile()
-            errData.withLock { $0 = data }
-            group.leave()
-        }
-        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        let err = errData.withLock { $0 }
+        let process = try Subprocess(executable, arguments, environment: env, stdin: stdin ?? Data())
+        let termination = try process.finish(timeout: timeout)
         return ProcessResult(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self), stdoutBytes: out)
+            status: termination.status, stdout: process.stdout, stderr: process.stderr,
+            stdoutBytes: process.stdoutData)
     }
 }
 
@@ -142,8 +120,7 @@ public final class ServerProcess: @unchecked Sendable {
     // `@unchecked Sendable`: `process` and `port` change only in start/stop, called by one test.
     public let dataDirectory: String
     public private(set) var port: Int
-    private var process: Process?
-    private let output = Locked(Data())
+    private var process: Subprocess?
 
     /// Starts the server on `port` (0 picks a free one) and waits until it listens.
     public init(dataDirectory: String, port: Int = 0) throws {
@@ -155,26 +132,15 @@ public final class ServerProcess: @unchecked Sendable {
     public var url: String { "http://127.0.0.1:\(port)" }
 
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Executables.path("basket-server"))
-        process.arguments = ["--listen", "127.0.0.1:\(port)", "--data", dataDirectory]
         var environment = ProcessInfo.processInfo.environment
         environment["BASKET_QUIET"] = "1"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        output.withLock { $0 = Data() }
-        let output = self.output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            output.withLock { $0.append(chunk) }
-        }
-        try process.run()
+        let process = try Subprocess(
+            Executables.path("basket-server"), ["--listen", "127.0.0.1:\(port)", "--data", dataDirectory],
+            environment: environment, stderr: .mergeWithOutput)
         self.process = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            let text = String(decoding: output.withLock { $0 }, as: UTF8.self)
+            let text = process.stdout
             if let range = text.range(of: "listening on http://127.0.0.1:") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 port = Int(digits) ?? port
@@ -186,22 +152,23 @@ public final class ServerProcess: @unchecked Sendable {
         throw ServerError(message: "basket-server did not start: \(log)")
     }
 
-    public var log: String { String(decoding: output.withLock { $0 }, as: UTF8.self) }
+    /// Everything the server printed since it last started.
+    public var log: String { process?.stdout ?? "" }
 
-    /// SIGTERM, and waits for a clean exit; returns the exit status.
+    /// SIGTERM, and waits for a clean exit; returns the exit status (-1 if it had to be killed after 30 s).
     @discardableResult
     public func stop() -> Int32 {
-        guard let process, process.isRunning else { return self.process?.terminationStatus ?? 0 }
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard let process else { return 0 }
+        if let ended = process.termination { return ended.status }
+        process.signal(SIGTERM)
+        if let ended = process.wait(timeout: 30) { return ended.signaled ? 128 + ended.status : ended.status }
+        process.kill()
+        return -1
     }
 
     /// SIGKILL: the process gets no chance to clean up.
     public func kill() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process?.kill()
     }
 
     public var isRunning: Bool { process?.isRunning ?? false }
