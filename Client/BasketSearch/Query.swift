@@ -88,4 +88,7 @@ public struct Query: Hashable, Sendable {
 
     /// Whether the query has any text to match (beyond filters).
     public var hasText: Bool { !words.isEmpty || !phrases.isEmpty || !anchors.isEmpty }
+
+    /// Whether the query filters beyond its words (state, phrases, anchors, exclusions).
+    public var hasFilters: Bool { state != nil || !phrases.isEmpty || !anchors.isEmpty || !excluded.isEmpty }
 }

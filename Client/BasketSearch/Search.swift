@@ -48,7 +48,7 @@ public enum Search {
     /// Runs `query` over `items`.
     /// - Complexity: O(n · m) for n items and a query of length m; each item's key is folded once.
     public static func search(_ query: String, in items: [Item], limit: Int = .max) -> SearchResult {
-        SearchIndex(items: items).search(Query(query), limit: limit)
+        SearchIndex(items: items, forTyping: false).search(Query(query), limit: limit)
     }
 
     /// Resolves a name typed by a user: the item with its key, else the only search hit.

@@ -53,14 +53,55 @@ extension SearchIndex {
         return first
     }
 
+    /// The entries in `range` that have every letter of the query (`mask`) and, for each two
+    /// consecutive letters of a fuzzy word (3+ bytes), an occurrence of the first before the last
+    /// occurrence of the second: a superset of the fuzzy matches. The letter test rejects most
+    /// entries with one load; the order test reads two bytes per letter pair of those left.
+    func orderedCandidates(_ mask: UInt64, _ words: [[UInt8]], in range: Range<Int>, excluding isHit: [Bool]) -> [Int32]
+    {
+        // Per letter pair: the row of first positions of a and the row of last positions of b.
+        var rows: [(first: Int, last: Int)] = []
+        for word in words where word.count >= 3 {
+            for i in 0..<(word.count - 1) {
+                if let a = Self.symbol(word[i]), let b = Self.symbol(word[i + 1]) {
+                    rows.append((a * entries.count, (36 + b) * entries.count))
+                }
+            }
+        }
+        var result: [Int32] = []
+        masks.withUnsafeBufferPointer { masks in
+            isHit.withUnsafeBufferPointer { isHit in
+                letterSpans.withUnsafeBufferPointer { spans in
+                    rows.withUnsafeBufferPointer { rows in
+                        next: for index in range where masks[index] & mask == mask && !isHit[index] {
+                            for row in rows {
+                                let first = spans[row.first + index]
+                                let last = spans[row.last + index]
+                                if first >= last || last == 255 { continue next }
+                            }
+                            result.append(Int32(index))
+                        }
+                    }
+                }
+            }
+        }
+        return result
+    }
+
     /// fzf-like: every word of 3+ letters in order with gaps; bonuses at word starts and for
-    /// consecutive letters, a penalty per gap. Shorter words must be substrings.
-    func fuzzyScore(_ key: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]) -> (Int, Int)? {
+    /// consecutive letters, a penalty per gap. Shorter words must be substrings. `words` holds
+    /// the query words back to back; word k ends at `ends[k]`.
+    func fuzzyScore(
+        _ key: UnsafeBufferPointer<UInt8>, _ words: UnsafeBufferPointer<UInt8>, _ ends: [Int]
+    ) -> (Int, Int)? {
         var total = 0
         var first = Int.max
-        for word in words {
+        var start = 0
+        for end in ends {
+            let word = UnsafeBufferPointer(rebasing: words[start..<end])
+            start = end
             if word.count < 3 {
-                guard let position = word.withUnsafeBufferPointer({ Self.find($0, in: key) }) else { return nil }
+                guard let position = Self.find(word, in: key) else { return nil }
                 first = min(first, position)
                 total += 2 * word.count
                 continue
@@ -182,6 +223,24 @@ extension SearchIndex {
     }
 }
 
+/// Query words back to back, for scoring without an array per word.
+struct FuzzyWords {
+    let bytes: [UInt8]
+    /// Where each word ends in `bytes`.
+    let ends: [Int]
+
+    init(_ words: [[UInt8]]) {
+        bytes = words.flatMap { $0 }
+        var ends: [Int] = []
+        var end = 0
+        for word in words {
+            end += word.count
+            ends.append(end)
+        }
+        self.ends = ends
+    }
+}
+
 /// "Item 2" before "Item 10": a sort key where every run of digits is prefixed by its length,
 /// so byte order is natural order.
 enum NaturalOrder {
@@ -207,17 +266,20 @@ enum NaturalOrder {
     }
 }
 
-/// The one-letter answers of a ``SearchIndex``, filled once while the index is built.
-final class OneLetterAnswers: Sendable {
-    /// How many ranked hits are kept per letter.
+/// The answers of a ``SearchIndex`` to one-letter queries and to common two-letter ones, filled
+/// once while the index is built.
+final class ShortAnswers: Sendable {
+    /// How many ranked hits are kept per query.
     static let depth = 200
-    private let answers = Mutex<[UInt8: (hits: [SearchIndex.Hit], passed: [Int32])]>([:])
+    /// A pair held by at least this many entries has its answer kept.
+    static let commonPair = 2_000
+    private let answers = Mutex<[[UInt8]: [SearchIndex.Hit]]>([:])
 
-    func store(_ byte: UInt8, hits: [SearchIndex.Hit], passed: [Int32]) {
-        answers.withLock { $0[byte] = (hits, passed) }
+    func store(_ key: [UInt8], hits: [SearchIndex.Hit]) {
+        answers.withLock { $0[key] = hits }
     }
 
-    func answer(_ byte: UInt8) -> (hits: [SearchIndex.Hit], passed: [Int32])? {
-        answers.withLock { $0[byte] }
+    func answer(_ key: [UInt8]) -> [SearchIndex.Hit]? {
+        answers.withLock { $0[key] }
     }
 }

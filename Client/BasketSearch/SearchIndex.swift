@@ -34,9 +34,11 @@ public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
 
 /// Items folded once for searching many times (one keystroke after another).
 ///
-/// Building costs one ``ItemKey/normalize(_:)`` per item; a search is one pass over the entries
-/// with a letter-set filter, plus a fuzzy pass when the earlier tiers leave room under the limit and
-/// a typo pass over the distinct words when they found fewer than 3 items.
+/// Building costs one ``ItemKey/normalize(_:)`` per item, the letter pair and triple lists and the
+/// answers to the one-letter queries. A search visits the entries of the shortest pair or triple
+/// list of its words (see ``NGramPostings``) with the tier tests; a fuzzy pass over every entry with
+/// the query's letters when those tiers leave room under the limit; and a typo pass over the
+/// distinct words when they found fewer than 3 items.
 public final class SearchIndex: Sendable {
     struct Entry: Sendable {
         let item: Item
@@ -59,9 +61,17 @@ public final class SearchIndex: Sendable {
     }
 
     let entries: [Entry]
-    /// Answers to one-letter queries, computed with the index: the first keystroke of a search
-    /// would otherwise visit most entries.
-    let oneLetter = OneLetterAnswers()
+    /// Answers to one-letter queries and to the two-letter queries whose pair is common, computed
+    /// with the index: the first keystrokes of a search would otherwise visit most entries.
+    let shortAnswers = ShortAnswers()
+    /// The first and the last position of each of a–z and 0–9 in every key (255: absent), symbol
+    /// by symbol: `letterSpans[symbol * count + entry]` is a first position and
+    /// `letterSpans[(36 + symbol) * count + entry]` a last one. For the fuzzy pass: a word can only
+    /// be a subsequence if each of its letters occurs before the last occurrence of the next one;
+    /// one pair of letters reads two contiguous rows. Empty for an index built for one search.
+    let letterSpans: [UInt8]
+    /// Which entries hold which letter pairs and triples (nil for an index built for one search).
+    let postings: NGramPostings?
     /// Per entry, for ranking without touching the entries.
     let nameLengths: [Int32]
     /// Per entry, the letter set: the first test of every search, on contiguous memory.
@@ -82,7 +92,11 @@ public final class SearchIndex: Sendable {
     /// Distinct words → entries containing them, by first byte (for the typo tier).
     let vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]]
 
-    public init(items: [Item]) {
+    /// Builds an index for searching as the user types.
+    public convenience init(items: [Item]) { self.init(items: items, forTyping: true) }
+
+    /// `forTyping: false` skips the pair and triple lists and the one-letter answers: for one search.
+    init(items: [Item], forTyping: Bool) {
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
         var keys = Set<[UInt8]>()
@@ -127,11 +141,20 @@ public final class SearchIndex: Sendable {
         self.entries = entries
         self.keys = keys
         self.vocabulary = vocabulary
-        if entries.count >= 1_000 {
-            for byte in Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8) {
-                let query = Query(String(UnicodeScalar(byte)))
-                let (hits, passed) = rankedHits(query, limit: OneLetterAnswers.depth, among: nil)
-                oneLetter.store(byte, hits: hits, passed: passed)
+        let postings = forTyping ? NGramPostings(entries.map { [$0.key, $0.compact] }) : nil
+        self.postings = postings
+        self.letterSpans = forTyping ? Self.letterSpans(entries.map(\.key)) : []
+        if let postings, entries.count >= 1_000 {
+            let symbols = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+            for byte in symbols {
+                shortAnswers.store(
+                    [byte], hits: rankedHits(Query(String(UnicodeScalar(byte))), limit: ShortAnswers.depth))
+            }
+            for a in symbols {
+                for b in symbols where postings.count(pair: a, b) >= ShortAnswers.commonPair {
+                    let text = String(UnicodeScalar(a)) + String(UnicodeScalar(b))
+                    shortAnswers.store([a, b], hits: rankedHits(Query(text), limit: ShortAnswers.depth))
+                }
             }
         }
     }
@@ -155,6 +178,29 @@ public final class SearchIndex: Sendable {
         return set
     }
 
+    /// The position in a letter span of an ASCII letter or digit.
+    static func symbol(_ byte: UInt8) -> Int? {
+        if byte >= 0x61 && byte <= 0x7A { return Int(byte - 0x61) }
+        if byte >= 0x30 && byte <= 0x39 { return 26 + Int(byte - 0x30) }
+        return nil
+    }
+
+    /// First and last positions of each letter and digit, symbol-major (see ``letterSpans``); a key
+    /// over 254 bytes spans everything for every symbol it has, so the fuzzy filter never rejects it.
+    static func letterSpans(_ keys: [[UInt8]]) -> [UInt8] {
+        let count = keys.count
+        var spans = [UInt8](repeating: 255, count: 72 * count)
+        for (entry, key) in keys.enumerated() {
+            for (position, byte) in key.enumerated() {
+                guard let symbol = symbol(byte) else { continue }
+                let at = key.count > 254 ? nil : UInt8(position)
+                if spans[symbol * count + entry] == 255 { spans[symbol * count + entry] = at ?? 0 }
+                spans[(36 + symbol) * count + entry] = at ?? 254
+            }
+        }
+        return spans
+    }
+
     static func mask(_ bytes: [UInt8]) -> UInt64 {
         var mask: UInt64 = 0
         for byte in bytes {
@@ -169,147 +215,92 @@ public final class SearchIndex: Sendable {
 
     /// Searches; see ``Search`` for the ranking.
     public func search(_ query: Query, limit: Int = .max) -> SearchResult {
-        search(query, limit: limit, among: nil).result
-    }
-
-    /// Searches only `candidates` (entry positions; all when nil). Returns the result and the
-    /// entries that passed the filters and the letter-set test: a superset of the matches of
-    /// any query that extends this one (see ``SearchSession``).
-    func search(_ query: Query, limit: Int, among candidates: [Int32]?) -> (result: SearchResult, passed: [Int32]) {
         let offer: String? =
             query.freeText.isEmpty || keys.contains(query.key) ? nil : try? ItemName.clean(query.freeText)
         let key = query.key
-        var answer: (hits: [Hit], passed: [Int32])?
-        if key.count == 1, query.words == [key], query.state == nil, query.phrases.isEmpty, query.anchors.isEmpty,
-            query.excluded.isEmpty, limit <= OneLetterAnswers.depth
+        var answer: [Hit]?
+        if key.count <= 2, query.words == [key], query.state == nil, query.phrases.isEmpty, query.anchors.isEmpty,
+            query.excluded.isEmpty, limit <= ShortAnswers.depth
         {
-            answer = oneLetter.answer(key[0])
+            answer = shortAnswers.answer(key)
         }
-        let (hits, passed) = answer ?? rankedHits(query, limit: limit, among: candidates)
+        let hits = answer ?? rankedHits(query, limit: limit)
         let matches = hits.prefix(limit).map { hit in
             SearchMatch(
                 item: entries[Int(hit.entry)].item, isExact: hit.tier == .exact, position: Int(hit.position),
                 tier: hit.tier,
                 score: Int(hit.score))
         }
-        return (SearchResult(query: query.freeText, offer: offer, matches: Array(matches)), passed)
+        return SearchResult(query: query.freeText, offer: offer, matches: Array(matches))
     }
 
-    /// The ranked hits (at most `limit`) and the entries that passed the filters and letter test.
-    func rankedHits(_ query: Query, limit: Int, among candidates: [Int32]?) -> (hits: [Hit], passed: [Int32]) {
-        var hits: [Hit] = []
-        var passed: [Int32] = []
-        var fuzzyCandidates: [Int32] = []
-        let queryKey = query.key
+    /// The ranked hits (at most `limit`). `usePostings: false` visits every entry and
+    /// `inParallel: false` in one part (what the tests compare the usual search with).
+    ///
+    /// Large passes are split into parts searched on all cores at once (as fzf partitions its
+    /// list); the parts are merged in order, so the answer does not depend on how it was split.
+    func rankedHits(_ query: Query, limit: Int, usePostings: Bool = true, inParallel: Bool = true) -> [Hit] {
+        let candidates = usePostings ? postings?.candidates(query.words) : nil
         let words = query.words
-        let queryMask = Self.mask(words.flatMap { $0 })
-        let queryBigrams = words.reduce(UInt64(0)) { $0 | Self.bigrams($1) }
-        // Once `limit` hits exist in tiers up to `worst`, later entries only need checking up to it.
-        var perTier = [Int](repeating: 0, count: Tier.allCases.count)
-        var worst = Tier.substring
-        func found(_ index: Int32, _ tier: Tier, _ position: Int, _ score: Int = 0) {
-            hits.append(Hit(entry: index, tier: tier, score: Int32(score), position: Int32(position)))
-            perTier[tier.rawValue] += 1
-            if tier < worst {
-                var total = 0
-                for t in 0...tier.rawValue { total += perTier[t] }
-                if total >= limit { worst = tier }
+        let plan = Plan(
+            query: query, key: query.key, words: words, limit: limit, mask: Self.mask(words.flatMap { $0 }),
+            bigrams: words.reduce(UInt64(0)) { $0 | Self.bigrams($1) })
+        var hits: [Hit] = []
+        // Entries that passed the letter test but matched no earlier tier, when every entry was visited.
+        var fuzzyCandidates: [Int32] = []
+        let split = inParallel ? 16_384 : Int.max
+        let parts = inParts(candidates?.count ?? entries.count, atLeast: split) { range in
+            if let candidates {
+                let slice = candidates[
+                    (candidates.startIndex + range.lowerBound)..<(candidates.startIndex + range.upperBound)]
+                return visit(slice, plan)
             }
+            return visit(Int32(range.lowerBound)..<Int32(range.upperBound), plan)
         }
-
-        // Through buffer pointers: entries are borrowed in place, never copied (no reference counting).
-        let keyStarts = keyStart
-        let keyLengths = keyLength
-        let compactStarts = compactStart
-        let compactLengths = compactLength
-        let queryKeyBytes = queryKey.isEmpty ? [0] : queryKey
-        arena.withUnsafeBufferPointer { arenaBuffer in
-            queryKeyBytes.withUnsafeBufferPointer { queryBytesBuffer in
-                let arenaBase = arenaBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
-                let queryBytes = UnsafeBufferPointer(rebasing: queryBytesBuffer[0..<queryKey.count])
-                func visitEntry(_ entry: UnsafePointer<Entry>, _ index: Int32) {
-                    guard passesFilters(entry, query) else { return }
-                    if !query.hasText {
-                        passed.append(index)
-                        found(index, .substring, 0)
-                        return
-                    }
-                    let key = UnsafeBufferPointer(
-                        start: arenaBase + Int(keyStarts[Int(index)]), count: Int(keyLengths[Int(index)]))
-                    if key.count == queryBytes.count
-                        && (key.isEmpty || memcmp(key.baseAddress!, queryBytes.baseAddress!, key.count) == 0)
-                    {
-                        passed.append(index)
-                        found(index, .exact, 0)
-                        return
-                    }
-                    // (The letter-set test was made before the entry was visited.)
-                    passed.append(index)
-                    if worst == .exact { return }
-                    // Every word as typed needs its letter pairs in the key: without them only fuzzy can match.
-                    if bigramMasks[Int(index)] & queryBigrams != queryBigrams {
-                        fuzzyCandidates.append(index)
-                        return
-                    }
-                    if !queryKey.isEmpty && key.count >= queryBytes.count
-                        && memcmp(key.baseAddress!, queryBytes.baseAddress!, queryBytes.count) == 0
-                    {
-                        found(index, .prefix, 0)
-                        return
-                    }
-                    if worst == .prefix { return }
-                    if let position = wordPrefixPosition(key, words) {
-                        found(index, .wordPrefix, position)
-                        return
-                    }
-                    if worst == .wordPrefix { return }
-                    let compact = UnsafeBufferPointer(
-                        start: arenaBase + Int(compactStarts[Int(index)]), count: Int(compactLengths[Int(index)]))
-                    if let position = substringPosition(key, compact, words) {
-                        found(index, .substring, position)
-                        return
-                    }
-                    fuzzyCandidates.append(index)
-                }
-                entries.withUnsafeBufferPointer { buffer in
-                    guard let base = buffer.baseAddress else { return }
-                    // An exact match has every letter of the query, so the letter-set test can come first.
-                    let test = query.hasText ? queryMask : 0
-                    masks.withUnsafeBufferPointer { masks in
-                        if let candidates {
-                            for index in candidates where masks[Int(index)] & test == test {
-                                visitEntry(base + Int(index), index)
-                            }
-                        } else {
-                            for index in masks.indices where masks[index] & test == test {
-                                visitEntry(base + index, Int32(index))
-                            }
-                        }
-                    }
-                    if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
-                        for index in fuzzyCandidates {
+        for part in parts {
+            hits += part.hits
+            fuzzyCandidates += part.fuzzyCandidates
+        }
+        if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
+            if candidates != nil {
+                // Only the listed entries were visited: the fuzzy pass looks at every entry with the
+                // query's letters in a possible order that is not a hit yet.
+                var isHit = [Bool](repeating: false, count: entries.count)
+                for hit in hits { isHit[Int(hit.entry)] = true }
+                let excluded = isHit
+                fuzzyCandidates = inParts(entries.count, atLeast: split) { range in
+                    let found = orderedCandidates(plan.mask, words, in: range, excluding: excluded)
+                    return query.hasFilters ? found.filter { passes(Int($0), query) } : found
+                }.flatMap { $0 }
+            }
+            let fuzzyWords = FuzzyWords(words)
+            let found = inParts(fuzzyCandidates.count, atLeast: inParallel ? 4_096 : Int.max) { range in
+                arena.withUnsafeBufferPointer { arena in
+                    fuzzyWords.bytes.withUnsafeBufferPointer { wordBytes in
+                        var found: [Hit] = []
+                        for index in fuzzyCandidates[range] {
                             let key = UnsafeBufferPointer(
-                                start: arenaBase + Int(keyStarts[Int(index)]), count: Int(keyLengths[Int(index)]))
-                            if let (score, position) = fuzzyScore(key, words) {
-                                found(index, .fuzzy, position, score)
+                                start: arena.baseAddress! + Int(keyStart[Int(index)]),
+                                count: Int(keyLength[Int(index)]))
+                            if let (score, position) = fuzzyScore(key, wordBytes, fuzzyWords.ends) {
+                                found.append(
+                                    Hit(entry: index, tier: .fuzzy, score: Int32(score), position: Int32(position)))
                             }
                         }
+                        return found
                     }
                 }
             }
+            for part in found { hits += part }
         }
         if hits.count < 3 && !words.isEmpty {
             let already = Set(hits.map(\.entry))
-            for (index, edits) in typoMatches(words) where !already.contains(Int32(index)) {
-                guard entries.withUnsafeBufferPointer({ passesFilters($0.baseAddress! + index, query) }) else {
-                    continue
-                }
-                found(Int32(index), .typo, 0, -edits)
+            for (index, edits) in typoMatches(words) where !already.contains(Int32(index)) && passes(index, query) {
+                hits.append(Hit(entry: Int32(index), tier: .typo, score: Int32(-edits), position: 0))
             }
         }
         // With no text, the list in its own order: unchecked first, then by name.
-        let kept =
-            query.hasText
+        return query.hasText
             ? topHits(hits, limit)
             : Array(
                 hits.sorted {
@@ -320,7 +311,115 @@ public final class SearchIndex: Sendable {
                     }
                     return entries[x].item.id < entries[y].item.id
                 }.prefix(limit))
-        return (kept, passed)
+    }
+
+    /// What one search needs in every part of its pass.
+    struct Plan {
+        var query: Query
+        var key: [UInt8]
+        var words: [[UInt8]]
+        var limit: Int
+        /// The letter set and the letter-pair set of the words.
+        var mask: UInt64
+        var bigrams: UInt64
+    }
+
+    /// Runs `body` over `count` items: in one part on the calling thread when few, else split into
+    /// one part per core run at once. The parts' answers come back in order.
+    func inParts<T>(_ count: Int, atLeast minimum: Int, _ body: (Range<Int>) -> T) -> [T] {
+        let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard count >= minimum, cores > 1 else { return [body(0..<count)] }
+        let size = (count + cores - 1) / cores
+        var results = [T?](repeating: nil, count: cores)
+        results.withUnsafeMutableBufferPointer { results in
+            let out = UncheckedBuffer(results)
+            withoutActuallyEscaping(body) { body in
+                let shared = UncheckedBody(body)
+                DispatchQueue.concurrentPerform(iterations: cores) { part in
+                    let range = min(count, part * size)..<min(count, (part + 1) * size)
+                    out.buffer[part] = shared.body(range)
+                }
+            }
+        }
+        return results.map { $0! }
+    }
+
+    /// One part of the pass over the entries: the tier tests, best tier first.
+    func visit<Indices: Sequence<Int32>>(_ indices: Indices, _ plan: Plan) -> (hits: [Hit], fuzzyCandidates: [Int32]) {
+        var hits: [Hit] = []
+        var fuzzyCandidates: [Int32] = []
+        // Once `limit` hits exist in tiers up to `worst`, later entries only need checking up to it.
+        var perTier = [Int](repeating: 0, count: Tier.allCases.count)
+        var worst = Tier.substring
+        func found(_ index: Int32, _ tier: Tier, _ position: Int) {
+            hits.append(Hit(entry: index, tier: tier, score: 0, position: Int32(position)))
+            perTier[tier.rawValue] += 1
+            if tier < worst {
+                var total = 0
+                for t in 0...tier.rawValue { total += perTier[t] }
+                if total >= plan.limit { worst = tier }
+            }
+        }
+        let query = plan.query
+        let hasFilters = query.hasFilters
+        let words = plan.words
+        // An exact match has every letter of the query, so the letter-set test can come first.
+        let test = query.hasText ? plan.mask : 0
+        let queryKey = plan.key.isEmpty ? [0] : plan.key
+        // Through buffer pointers: keys are borrowed in place, never copied (no reference counting).
+        arena.withUnsafeBufferPointer { arenaBuffer in
+            queryKey.withUnsafeBufferPointer { queryBuffer in
+                entries.withUnsafeBufferPointer { entryBuffer in
+                    let arenaBase = arenaBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                    let queryBytes = UnsafeBufferPointer(rebasing: queryBuffer[0..<plan.key.count])
+                    for index in indices where masks[Int(index)] & test == test {
+                        let i = Int(index)
+                        if hasFilters && !passesFilters(entryBuffer.baseAddress! + i, query) { continue }
+                        if !query.hasText {
+                            found(index, .substring, 0)
+                            continue
+                        }
+                        let key = UnsafeBufferPointer(start: arenaBase + Int(keyStart[i]), count: Int(keyLength[i]))
+                        if key.count == queryBytes.count
+                            && (key.isEmpty || memcmp(key.baseAddress!, queryBytes.baseAddress!, key.count) == 0)
+                        {
+                            found(index, .exact, 0)
+                            continue
+                        }
+                        if worst == .exact { continue }
+                        // Every word as typed needs its letter pairs in the key: without them only fuzzy can match.
+                        if bigramMasks[i] & plan.bigrams != plan.bigrams {
+                            fuzzyCandidates.append(index)
+                            continue
+                        }
+                        if !queryBytes.isEmpty && key.count >= queryBytes.count
+                            && memcmp(key.baseAddress!, queryBytes.baseAddress!, queryBytes.count) == 0
+                        {
+                            found(index, .prefix, 0)
+                            continue
+                        }
+                        if worst == .prefix { continue }
+                        if let position = wordPrefixPosition(key, words) {
+                            found(index, .wordPrefix, position)
+                            continue
+                        }
+                        if worst == .wordPrefix { continue }
+                        let compact = UnsafeBufferPointer(
+                            start: arenaBase + Int(compactStart[i]), count: Int(compactLength[i]))
+                        if let position = substringPosition(key, compact, words) {
+                            found(index, .substring, position)
+                            continue
+                        }
+                        fuzzyCandidates.append(index)
+                    }
+                }
+            }
+        }
+        return (hits, fuzzyCandidates)
+    }
+
+    func passes(_ index: Int, _ query: Query) -> Bool {
+        entries.withUnsafeBufferPointer { passesFilters($0.baseAddress! + index, query) }
     }
 
     /// The tier, score, position, name length and checked state packed so that a smaller number
@@ -379,4 +478,16 @@ public final class SearchIndex: Sendable {
         if x.natural != y.natural { return x.natural.lexicographicallyPrecedes(y.natural) }
         return x.item.id < y.item.id
     }
+}
+
+/// A buffer whose parts are written by different threads, each to its own element.
+private struct UncheckedBuffer<T>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<T>
+    init(_ buffer: UnsafeMutableBufferPointer<T>) { self.buffer = buffer }
+}
+
+/// A closure that only reads shared, unchanging state, called from several threads at once.
+private struct UncheckedBody<T>: @unchecked Sendable {
+    let body: (Range<Int>) -> T
+    init(_ body: @escaping (Range<Int>) -> T) { self.body = body }
 }
