@@ -1,6 +1,6 @@
 import BasketCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import BasketSearch
 
@@ -32,8 +32,10 @@ struct PostingsTests {
     /// across separators, words with letters dropped or swapped, tokens and exclusions.
     static func queries(from items: [Item], count: Int, seed: UInt64) -> [String] {
         var random = SeededGenerator(seed: seed)
-        var queries = ["", "m", "mi", "e", "ol", "caf", "cocacola", "coca cola", "7up", "kids", "mms", "½ le", "2 l",
-            "is:checked mi", "-milk cr", "\"earl grey\"", "^gr", "zzz", "x:y", "strasse", "milk is:todo"]
+        var queries = [
+            "", "m", "mi", "e", "ol", "caf", "cocacola", "coca cola", "7up", "kids", "mms", "½ le", "2 l",
+            "is:checked mi", "-milk cr", "\"earl grey\"", "^gr", "zzz", "x:y", "strasse", "milk is:todo",
+        ]
         while queries.count < count {
             let name = Array(items[random.below(items.count)].name)
             let start = random.below(max(1, name.count - 1))
