@@ -76,7 +76,7 @@ let package = Package(
             name: "BasketCoreTests", dependencies: ["BasketCore", "TestSupport"],
             path: "Tests/BasketCoreTests"),
         .testTarget(
-            name: "BasketSearchTests", dependencies: ["BasketSearch", "BasketCore"],
+            name: "BasketSearchTests", dependencies: ["BasketSearch", "BasketCore", "TestSupport"],
             path: "Tests/BasketSearchTests"),
         .testTarget(
             name: "BasketReplicaTests",

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-files=$(git ls-files '*.swift' 2>/dev/null || find . -name '*.swift' -not -path './.build/*')
+# Tracked and new (untracked, not ignored) files alike.
+files=$(git ls-files --cached --others --exclude-standard '*.swift' 2>/dev/null || find . -name '*.swift' -not -path './.build/*')
 if [ "${1:-}" = "--fix" ]; then
     swift format format --in-place --parallel $files
     exit 0
