@@ -175,6 +175,22 @@ enum Commands {
         CommandSpec(
             path: ["status"], summary: "Pending changes, last sync, server and clock offset.", usage: "basket status",
             run: SyncCommands.status),
+        CommandSpec(
+            path: ["scenario", "run"], summary: "Run conflict scenarios against a real server.",
+            usage: "basket scenario run [--server PATH] FILE…",
+            details: """
+                Each FILE is a scenario (see docs/conflicts.md): named devices act on one shared list
+                ('alice: add Milk', 'bob: offline', 'bob: check milk', 'alice: clock +10m', 'sync all',
+                'server: restart', 'server: lose data') and expectations say what they must show
+                ('expect all: Milk checked', 'expect bob: 1 item', 'expect all: same'). Every scenario gets
+                a new basket-server process on 127.0.0.1 and a replica file per device, in a temporary folder.
+                Prints PASS or FAIL per file, with what each device shows when an expectation fails.
+                Exit status 0 when every scenario passes, 1 when one fails, 64 for a malformed file.
+                OPTIONS:
+                  --server PATH    The basket-server executable. Default: $BASKET_SERVER, else basket-server
+                                   next to this program.
+                """,
+            valueOptions: ["--server"], run: ScenarioCommand.run),
     ]
 
     static let passwordDetails = """

@@ -6,9 +6,21 @@ final class Console {
     private let stdout: FileHandle
     private let stderr: FileHandle
 
+    /// What a capturing console was given, instead of writing it (the scenario runner reads it).
+    private(set) var capturedOutput: String?
+    private(set) var capturedErrors: String?
+
     init(stdout: FileHandle = .standardOutput, stderr: FileHandle = .standardError) {
         self.stdout = stdout
         self.stderr = stderr
+    }
+
+    /// A console that keeps what commands print.
+    static func capturing() -> Console {
+        let console = Console()
+        console.capturedOutput = ""
+        console.capturedErrors = ""
+        return console
     }
 
     func print(_ line: String = "") {
@@ -18,10 +30,19 @@ final class Console {
 
     func error(_ line: String) {
         flush()
+        if capturedErrors != nil {
+            capturedErrors! += line + "\n"
+            return
+        }
         stderr.write(Data((line + "\n").utf8))
     }
 
     func flush() {
+        if capturedOutput != nil {
+            capturedOutput! += String(decoding: out, as: UTF8.self)
+            out.removeAll(keepingCapacity: true)
+            return
+        }
         if !out.isEmpty {
             stdout.write(out)
             out.removeAll(keepingCapacity: true)

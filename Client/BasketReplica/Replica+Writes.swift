@@ -79,7 +79,9 @@ extension Replica {
     // MARK: Items
 
     /// Adds items by name. A name whose key is already on the list is never added twice: a removed
-    /// item comes back, a checked one is unchecked, an unchecked one is left as it is.
+    /// item comes back, a checked one is unchecked, an unchecked one keeps its name. Either way the
+    /// item's `checked` and `deleted` registers are written, so the add wins over a remove or check
+    /// made earlier on another device that this one has not seen yet.
     /// All names are checked first; when one is invalid nothing is written.
     /// - Throws: ``ReplicaError/invalidName(_:)``.
     @discardableResult
@@ -126,9 +128,14 @@ extension Replica {
                     outcome = .restored
                 case let current? where current.isChecked:
                     writer.write(list, id, .checked, .bool(false))
+                    writer.write(list, id, .deleted, .bool(false))
                     item = current
                     outcome = .unchecked
                 case let current?:
+                    // Already on the list, to buy: still written, so that adding wins over a
+                    // concurrent remove or check made earlier on another device (docs/conflicts.md).
+                    writer.write(list, id, .checked, .bool(false))
+                    writer.write(list, id, .deleted, .bool(false))
                     item = current
                     outcome = .alreadyOnList
                 }

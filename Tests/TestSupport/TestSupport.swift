@@ -75,9 +75,10 @@ public enum Executables {
     /// Runs `name` with `arguments` to completion, feeding `stdin`.
     @discardableResult
     public static func run(
-        _ name: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+        _ name: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+        timeout: Double = 180
     ) throws -> ProcessResult {
-        try run(executable: path(name), arguments, stdin: stdin, environment: environment)
+        try run(executable: path(name), arguments, stdin: stdin, environment: environment, timeout: timeout)
     }
 
     /// Runs the program at `executable` to completion, feeding `stdin`; one that runs longer than

@@ -1,0 +1,179 @@
+import BasketCore
+import Foundation
+
+/// A conflict scenario: named devices act on one shared list, the network and the server
+/// misbehave, and expectations say what every device must show. See docs/conflicts.md.
+///
+///     # comment
+///     alice: add Milk
+///     bob: offline
+///     bob: check milk
+///     alice: clock +10m
+///     sync all
+///     server: restart
+///     expect all: Milk checked
+///     expect bob: 1 item
+struct Scenario {
+    enum Action: Equatable {
+        /// A `basket` command run on the device (`add`, `check`, `rename`, …).
+        case command([String])
+        case offline
+        case online
+        case sync
+        /// Moves the device's clock by this many milliseconds (cumulative).
+        case clock(Int64)
+    }
+
+    enum Condition: Equatable {
+        case checked(String, Bool)
+        case quantity(String, String?)
+        case absent(String)
+        case present(String)
+        case itemCount(Int)
+        case title(String)
+        /// Every device shows the same items.
+        case same
+    }
+
+    enum Step: Equatable {
+        case device(String, Action)
+        case syncAll
+        case serverRestart
+        case serverBackup
+        case serverLoseData
+        case expect(who: String, Condition)
+    }
+
+    struct ParseError: Error, CustomStringConvertible {
+        var line: Int
+        var message: String
+        var description: String { "line \(line): \(message)" }
+    }
+
+    var steps: [(line: Int, step: Step)] = []
+    /// Device names in order of first appearance (the first one owns the list).
+    var devices: [String] = []
+
+    init(parsing text: String) throws {
+        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = offset + 1
+            let trimmed = raw.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let step = try Self.parse(trimmed, line: line)
+            if case .device(let name, _) = step, !devices.contains(name) { devices.append(name) }
+            if case .expect(let who, _) = step, who != "all", !devices.contains(who) { devices.append(who) }
+            steps.append((line, step))
+        }
+        if devices.isEmpty { throw ParseError(line: 1, message: "no device acts in this scenario") }
+    }
+
+    static func parse(_ text: String, line: Int) throws -> Step {
+        func fail(_ message: String) -> ParseError { ParseError(line: line, message: message) }
+        if text == "sync all" { return .syncAll }
+        guard let colon = text.firstIndex(of: ":") else {
+            throw fail("expected 'DEVICE: ACTION', 'sync all' or 'expect …'")
+        }
+        let head = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let body = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if head == "server" {
+            switch body {
+            case "restart": return .serverRestart
+            case "backup": return .serverBackup
+            case "lose data": return .serverLoseData
+            default: throw fail("server actions: restart, backup, lose data")
+            }
+        }
+        if head.hasPrefix("expect ") {
+            let who = head.dropFirst("expect ".count).trimmingCharacters(in: .whitespaces)
+            guard isName(who) else { throw fail("'\(who)' is not a device name") }
+            return .expect(who: who, try condition(body, fail))
+        }
+        guard isName(head), head != "all" else { throw fail("'\(head)' is not a device name") }
+        return .device(head, try action(body, fail))
+    }
+
+    static func isName(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } && text != "server"
+    }
+
+    static func action(_ body: String, _ fail: (String) -> ParseError) throws -> Action {
+        let words = body.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let verb = words.first else { throw fail("missing action") }
+        let rest = words.dropFirst().joined(separator: " ")
+        switch verb {
+        case "offline", "online", "sync":
+            guard words.count == 1 else { throw fail("'\(verb)' takes nothing after it") }
+            return verb == "offline" ? .offline : verb == "online" ? .online : .sync
+        case "clock":
+            guard words.count == 2, let delta = duration(words[1]) else {
+                throw fail("clock takes a signed duration: +10m, -1h, +30d, +90s")
+            }
+            return .clock(delta)
+        case "add", "check", "uncheck", "toggle":
+            guard !rest.isEmpty else { throw fail("'\(verb)' needs a name") }
+            return .command([verb, rest])
+        case "remove", "rm":
+            guard !rest.isEmpty else { throw fail("'remove' needs a name") }
+            return .command(["rm", rest])
+        case "rename":
+            let parts = rest.components(separatedBy: " to ")
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw fail("rename OLD to NEW")
+            }
+            return .command(["rename", parts[0], "--to", parts[1]])
+        case "quantity":
+            // quantity NAME = Q
+            let parts = rest.components(separatedBy: " = ")
+            guard parts.count == 2, !parts[0].isEmpty else { throw fail("quantity NAME = Q") }
+            return .command(["set", parts[0], "--quantity", parts[1]])
+        case "title":
+            guard !rest.isEmpty else { throw fail("'title' needs the new title") }
+            return .command(["list", "rename", rest])
+        default:
+            throw fail(
+                "unknown action '\(verb)': add, check, uncheck, toggle, remove, rename, quantity, title, "
+                    + "offline, online, sync, clock")
+        }
+    }
+
+    /// "+10m" → 600,000 ms; units s, m, h, d.
+    static func duration(_ text: String) -> Int64? {
+        guard let sign = text.first, sign == "+" || sign == "-", let unit = text.last,
+            let amount = Int64(text.dropFirst().dropLast()), amount >= 0
+        else { return nil }
+        let scale: Int64
+        switch unit {
+        case "s": scale = 1_000
+        case "m": scale = 60_000
+        case "h": scale = 3_600_000
+        case "d": scale = 86_400_000
+        default: return nil
+        }
+        return (sign == "-" ? -1 : 1) * amount * scale
+    }
+
+    static func condition(_ body: String, _ fail: (String) -> ParseError) throws -> Condition {
+        if body == "same" { return .same }
+        let words = body.split(separator: " ").map(String.init)
+        if words.count == 2, let count = Int(words[0]), words[1] == "item" || words[1] == "items" {
+            return .itemCount(count)
+        }
+        if words.first == "title", words.count > 1 { return .title(words.dropFirst().joined(separator: " ")) }
+        if words.first == "no", words.count > 1 { return .absent(words.dropFirst().joined(separator: " ")) }
+        if let last = words.last, words.count > 1 {
+            let name = words.dropLast().joined(separator: " ")
+            switch last {
+            case "checked": return .checked(name, true)
+            case "unchecked": return .checked(name, false)
+            case "present": return .present(name)
+            default: break
+            }
+        }
+        if let range = body.range(of: " quantity ") {
+            let value = String(body[range.upperBound...])
+            return .quantity(String(body[..<range.lowerBound]), value == "none" ? nil : value)
+        }
+        throw fail(
+            "expectations: NAME checked|unchecked|present, NAME quantity Q|none, no NAME, N items, title T, same")
+    }
+}
