@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "basket", targets: ["basket"]),
         .executable(name: "basket-server", targets: ["basket-server"]),
         .executable(name: "basket-bench", targets: ["basket-bench"]),
+        .executable(name: "basket-sim", targets: ["basket-sim"]),
     ],
     targets: [
         // C libraries from Debian -dev packages (Scripts/install-deps.sh installs them).
@@ -63,6 +64,12 @@ let package = Package(
             dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer"],
             path: "Benchmarks/basket-bench"),
 
+        // The deterministic simulation (client and server in one process, like the benchmarks).
+        .target(
+            name: "BasketSimulation", dependencies: ["BasketCore", "BasketReplica", "BasketServer", "HTTPServer"],
+            path: "Simulation/BasketSimulation"),
+        .executableTarget(name: "basket-sim", dependencies: ["BasketSimulation"], path: "Simulation/basket-sim"),
+
         // Tests.
         .target(
             name: "TestSupport", dependencies: ["BasketCore", "BasketReplica"],
@@ -82,6 +89,8 @@ let package = Package(
             name: "BasketReplicaTests",
             dependencies: ["BasketReplica", "BasketCore", "SQLite", "TestSupport"],
             path: "Tests/BasketReplicaTests"),
+        .testTarget(
+            name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["BasketCore", "BasketReplica", "TestSupport", "basket", "basket-server"],

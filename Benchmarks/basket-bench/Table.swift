@@ -46,19 +46,6 @@ func formatRate(_ perSecond: Double) -> String {
 
 func formatMillis(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
 
-/// A small deterministic generator (SplitMix64), so every run measures the same data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Options of the form `--name N` (positive whole numbers), each applied through `set`.
 func parseNumericOptions(_ arguments: [String], _ set: (String, Int) -> Bool) throws {
     var i = 0

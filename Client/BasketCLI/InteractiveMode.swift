@@ -196,7 +196,7 @@ final class InteractiveMode {
         let flag = remoteChanged
         Thread.detachNewThread {
             while true {
-                let report = try? blocking { try await engine.watchOnce(listID, wait: 25) }
+                let report = try? runBlocking { try await engine.watchOnce(listID, wait: 25) }
                 if let report, report.changedItems > 0 { flag.raise() }
                 if report == nil { sleep(2) }
             }

@@ -66,23 +66,6 @@ extension Context {
     }
 }
 
-/// Runs async work from the synchronous CLI and waits for it.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let result = Mutex<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        do {
-            let value = try await body()
-            result.withLock { $0 = .success(value) }
-        } catch {
-            result.withLock { $0 = .failure(error) }
-        }
-        done.signal()
-    }
-    done.wait()
-    return try result.withLock { $0! }.get()
-}
-
 enum SyncCommands {
     static func remote(_ context: Context) throws {
         let args = context.arguments.positionals
@@ -126,7 +109,7 @@ enum SyncCommands {
         let name = context.arguments.positionals[0]
         let (transport, config) = try context.transport(requireToken: false)
         let password = try context.password()
-        let token = try blocking {
+        let token = try runBlocking {
             if signUp { try await transport.signUp(name: name, password: password) }
             return try await transport.login(name: name, password: password)
         }
@@ -140,7 +123,7 @@ enum SyncCommands {
 
     static func logout(_ context: Context) throws {
         let (transport, config) = try context.transport()
-        try? blocking { try await transport.logout() }
+        try? runBlocking { try await transport.logout() }
         var updated = config
         updated.token = nil
         updated.account = nil
@@ -156,7 +139,7 @@ enum SyncCommands {
     static func sync(_ context: Context) throws {
         let engine = try engine(context)
         if context.arguments.has("--watch") { return try watch(context, engine) }
-        let reports = try blocking { try await engine.syncAll() }
+        let reports = try runBlocking { try await engine.syncAll() }
         let lists = Dictionary(try context.replica().lists().map { ($0.id, $0.title) }) { a, _ in a }
         if context.json {
             struct Row: Encodable {
@@ -202,14 +185,14 @@ enum SyncCommands {
         guard let list = try context.list(create: false) else {
             throw CommandError(message: "no list to watch", code: "no_such_list")
         }
-        _ = try blocking { try await engine.sync(list.id) }
+        _ = try runBlocking { try await engine.sync(list.id) }
         context.console.print("Watching \(list.title) (Ctrl-C to stop)")
         context.console.flush()
         var before = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
         while true {
             let listID = list.id
             do {
-                _ = try blocking { try await engine.watchOnce(listID, wait: 25) }
+                _ = try runBlocking { try await engine.watchOnce(listID, wait: 25) }
             } catch let error as SyncError {
                 context.console.error("Sync failed: \(error); retrying in 2 s")
                 sleep(2)
@@ -245,7 +228,7 @@ enum SyncCommands {
         let engine = try engine(context)
         let (transport, _) = try context.transport()
         let listID = list.id
-        let code = try blocking {
+        let code = try runBlocking {
             _ = try await engine.sync(listID)
             return try await transport.invite(to: listID, role: role)
         }
@@ -269,7 +252,7 @@ enum SyncCommands {
         let engine = try engine(context)
         let (transport, _) = try context.transport()
         let replica = try context.replica()
-        let joined = try blocking {
+        let joined = try runBlocking {
             let remote = try await transport.join(code: code)
             var state = try replica.syncState(of: remote.id)
             state.isRegistered = true

@@ -2,27 +2,42 @@ public import BasketCore
 public import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// The HTTP API of `basket-server` over URLSession: sync, accounts, invites.
 public final class HTTPSyncTransport: SyncTransport, Sendable {
     public let baseURL: URL
     public let token: String?
-    private let session: URLSession
+    private let exchange: Exchange
+
+    /// Sends one request and returns the answer's body and status. URLSession by default; a
+    /// simulation passes its own network (see `basket-sim`). A thrown error means the server was
+    /// not reached, or its answer was lost.
+    public typealias Exchange = @Sendable (URLRequest) async throws -> (Data, Int)
 
     /// - Parameters:
     ///   - baseURL: the server, like `http://127.0.0.1:8080`.
     ///   - token: the bearer token from ``login(name:password:)``; nil before signing in.
-    public init(baseURL: URL, token: String?) {
+    ///   - exchange: how requests travel; nil for HTTP through URLSession.
+    public init(baseURL: URL, token: String?, exchange: Exchange? = nil) {
         self.baseURL = baseURL
         self.token = token
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.httpMaximumConnectionsPerHost = 64
-        configuration.timeoutIntervalForRequest = 60
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        if let exchange {
+            self.exchange = exchange
+        } else {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            configuration.httpMaximumConnectionsPerHost = 64
+            configuration.timeoutIntervalForRequest = 60
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            let session = URLSession(configuration: configuration)
+            self.exchange = { request in
+                let (data, response) = try await session.data(for: request)
+                guard let http = response as? HTTPURLResponse else { throw SyncError.badResponse("not an HTTP answer") }
+                return (data, http.statusCode)
+            }
+        }
     }
 
     // MARK: Accounts
@@ -132,24 +147,25 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         }
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
         let data: Data
-        let response: URLResponse
+        let status: Int
         do {
-            (data, response) = try await session.data(for: request)
+            (data, status) = try await exchange(request)
+        } catch let error as SyncError {
+            throw error
         } catch {
             throw SyncError.unreachable(error.localizedDescription)
         }
-        guard let http = response as? HTTPURLResponse else { throw SyncError.badResponse("not an HTTP answer") }
         let object = data.isEmpty ? [:] : (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        guard (200..<300).contains(http.statusCode) else {
-            let code = object["error"] as? String ?? "http_\(http.statusCode)"
+        guard (200..<300).contains(status) else {
+            let code = object["error"] as? String ?? "http_\(status)"
             if code == ClockSkewError.code {
                 throw SyncError.clockSkew(
                     serverTime: (object["serverTime"] as? NSNumber)?.uint64Value ?? 0,
                     offsetMilliseconds: (object["offsetMilliseconds"] as? NSNumber)?.uint64Value ?? 0)
             }
             throw SyncError.server(
-                status: http.statusCode, code: code,
-                message: object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: http.statusCode)
+                status: status, code: code,
+                message: object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: status)
             )
         }
         return object

@@ -469,6 +469,15 @@ extension SQLiteStore {
 
     /// Gives every list a new epoch: clients then see that this store forgot what they had
     /// pushed after the backup, and push everything again. Run after restoring a backup.
+    /// Replaces the store at `path` (stopped) with the backup at `source` and gives every list a
+    /// new epoch, so clients push again what the backup does not hold. Returns the lists renewed.
+    public static func restore(from source: String, into path: String) throws -> Int {
+        _ = try SQLiteStore(path: source)  // refuses what is not a store
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try FileManager.default.copyItem(atPath: source, toPath: path)
+        return try SQLiteStore(path: path).renewEpochs()
+    }
+
     public func renewEpochs() throws -> Int {
         try locked { db in
             try db.transaction {

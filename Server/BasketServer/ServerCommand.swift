@@ -150,11 +150,8 @@ public enum ServerCommand {
                 return 0
             case "restore":
                 let source = settings.argument!
-                _ = try SQLiteStore(path: source)  // refuses what is not a store
                 let path = storePath(settings)
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                try FileManager.default.copyItem(atPath: source, toPath: path)
-                let lists = try SQLiteStore(path: path).renewEpochs()
+                let lists = try SQLiteStore.restore(from: source, into: path)
                 print("Restored \(source) into \(path); \(lists) lists have a new epoch")
                 return 0
             case "compact":

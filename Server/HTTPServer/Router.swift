@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Answers one request, now or later: call ``respond(_:)`` exactly once, from any thread.
 /// A handler that returns without responding leaves the connection suspended (long-poll) until
 /// it does; no thread is held meanwhile.
@@ -103,6 +105,17 @@ public final class Router: Sendable {
         } else {
             responder.fail(.notFound("no route for \(request.method) \(request.path)"))
         }
+    }
+
+    /// Handles a request in this process, without a socket, and waits up to `timeout` seconds
+    /// for its answer (for tools that run a service in-process, like a simulation).
+    public func answer(_ request: HTTPRequest, timeout: Double = 30) -> HTTPResponse? {
+        let responder = Responder()
+        handle(request, responder)
+        let answered = DispatchSemaphore(value: 0)
+        if let ready = responder.takeOrSuspend({}, resume: { answered.signal() }) { return ready }
+        guard answered.wait(timeout: .now() + timeout) == .success else { return nil }
+        return responder.take()
     }
 
     static func match(_ segments: [Segment], _ parts: [String]) -> [String: String]? {

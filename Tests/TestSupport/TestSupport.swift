@@ -1,3 +1,4 @@
+public import BasketCore
 public import Foundation
 import Synchronization
 
@@ -17,24 +18,8 @@ public final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 
-/// A deterministic random generator (SplitMix64): the same seed gives the same test case.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-    public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-}
+/// The tests' deterministic random generator: the same seed gives the same test case.
+public typealias SeededGenerator = SplitMix64
 
 /// A wall clock that tests move by hand.
 public final class ManualClock: Sendable {

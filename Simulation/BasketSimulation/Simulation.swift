@@ -1,0 +1,239 @@
+import BasketCore
+import BasketReplica
+import BasketServer
+import Foundation
+import HTTPServer
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Deterministic simulation: in one process, a few replicas (real SQLite files) and a server
+/// (the real `BasketService` on a real `SQLiteStore`) exchange operations through a simulated
+/// network that partitions, drops requests and answers, duplicates, delays and reorders them;
+/// device clocks are off by up to an hour; the server restarts and loses data (restored from
+/// an older backup). After every run all replicas and the server must hold the same state and
+/// every operation any device made must be on the server. A run is a pure function of its seed;
+/// a failing one is shrunk to the shortest list of steps that still fails.
+public enum Simulation {
+    /// A run: the devices' clock offsets and the steps, all drawn from the seed.
+    public struct Plan: Sendable, CustomStringConvertible {
+        public var seed: UInt64
+        /// Per device, how far its wall clock is off (milliseconds).
+        public var clockOffsets: [Int64]
+        public var steps: [Step]
+
+        public var description: String {
+            var lines = [
+                "seed \(seed): \(clockOffsets.count) devices, clocks off by "
+                    + clockOffsets.map { "\($0 / 1000) s" }.joined(separator: ", ")
+            ]
+            for (index, step) in steps.enumerated() { lines.append("  \(index + 1). \(step)") }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    public enum Action: Sendable, Equatable {
+        case add(String)
+        case check(String)
+        case uncheck(String)
+        case toggle(String)
+        case remove(String)
+        case rename(String, String)
+        case quantity(String, String)
+        case title(String)
+    }
+
+    public enum Step: Sendable, Equatable, CustomStringConvertible {
+        case act(device: Int, Action)
+        /// A sync whose requests meet the faults drawn from `faults` (0: a clean network).
+        case sync(device: Int, faults: UInt64)
+        case advance(milliseconds: UInt64)
+        case partition(device: Int)
+        case heal(device: Int)
+        /// Delayed requests reach the server, in a shuffled order; their answers are lost.
+        case deliverDelayed(order: UInt64)
+        case restartServer
+        case backupServer
+        case loseServerData
+
+        public var description: String {
+            switch self {
+            case .act(let device, let action): "device \(device): \(action)"
+            case .sync(let device, let faults): "device \(device): sync" + (faults == 0 ? "" : " (faults \(faults))")
+            case .advance(let ms): "time +\(ms) ms"
+            case .partition(let device): "device \(device): partitioned"
+            case .heal(let device): "device \(device): reconnected"
+            case .deliverDelayed: "delayed requests delivered"
+            case .restartServer: "server restarts"
+            case .backupServer: "server backup"
+            case .loseServerData: "server loses data (restored from the last backup)"
+            }
+        }
+    }
+
+    static let names = ["Milk", "milk", "Bread", "Eggs", "Crème fraîche", "creme fraiche", "Tea", "Oat milk", "Rice"]
+
+    /// The plan of seed `seed`.
+    public static func plan(seed: UInt64, steps count: Int = 60) -> Plan {
+        var random = SplitMix64(seed: seed)
+        let devices = 2 + random.below(3)
+        let offsets = (0..<devices).map { _ -> Int64 in
+            switch random.below(4) {
+            case 0: 0
+            case 1: Int64(random.below(10 * 60_000)) - 5 * 60_000  // within the tolerance
+            default: Int64(random.below(2 * 3_600_000)) - 3_600_000  // up to an hour either way
+            }
+        }
+        var steps: [Step] = []
+        for _ in 0..<count {
+            let device = random.below(devices)
+            let roll = random.below(100)
+            func name() -> String { names[random.below(names.count)] }
+            switch roll {
+            case 0..<12: steps.append(.act(device: device, .add(name())))
+            case 12..<20: steps.append(.act(device: device, .check(name())))
+            case 20..<25: steps.append(.act(device: device, .uncheck(name())))
+            case 25..<29: steps.append(.act(device: device, .toggle(name())))
+            case 29..<35: steps.append(.act(device: device, .remove(name())))
+            case 35..<39: steps.append(.act(device: device, .rename(name(), name())))
+            case 39..<43: steps.append(.act(device: device, .quantity(name(), "\(1 + random.below(5))")))
+            case 43..<45:
+                steps.append(.act(device: device, .title(["Groceries", "Weekend", "Shopping"][random.below(3)])))
+            case 45..<70: steps.append(.sync(device: device, faults: random.below(3) == 0 ? 0 : random.next() | 1))
+            case 70..<80:
+                steps.append(.advance(milliseconds: UInt64(random.below(random.below(10) == 0 ? 3_600_000 : 5_000))))
+            case 80..<84: steps.append(.partition(device: device))
+            case 84..<88: steps.append(.heal(device: device))
+            case 88..<92: steps.append(.deliverDelayed(order: random.next()))
+            case 92..<95: steps.append(.restartServer)
+            case 95..<98: steps.append(.backupServer)
+            default: steps.append(.loseServerData)
+            }
+        }
+        return Plan(seed: seed, clockOffsets: offsets, steps: steps)
+    }
+
+    /// What the network and the server did to the runs.
+    public struct Counters: Sendable {
+        public var delivered = 0
+        public var lostRequests = 0
+        public var lostAnswers = 0
+        public var duplicated = 0
+        public var delayed = 0
+        public var serverRestarts = 0
+        public var serverDataLosses = 0
+        /// Syncs that re-stamped writes after the server refused the device's clock.
+        public var clockCorrections = 0
+        /// Syncs that found a new epoch (after data loss) and pushed everything again.
+        public var epochChanges = 0
+
+        mutating func add(_ other: Counters) {
+            delivered += other.delivered
+            lostRequests += other.lostRequests
+            lostAnswers += other.lostAnswers
+            duplicated += other.duplicated
+            delayed += other.delayed
+            serverRestarts += other.serverRestarts
+            serverDataLosses += other.serverDataLosses
+            clockCorrections += other.clockCorrections
+            epochChanges += other.epochChanges
+        }
+
+        public var text: String {
+            "requests: \(delivered) delivered, \(lostRequests) lost, \(lostAnswers) answers lost, "
+                + "\(duplicated) duplicated, \(delayed) delayed and reordered; server: \(serverRestarts) restarts, "
+                + "\(serverDataLosses) data losses; \(epochChanges) re-pushes after a new epoch, "
+                + "\(clockCorrections) clock corrections"
+        }
+    }
+
+    /// Runs a plan; `failure` is nil when every invariant held, else what broke.
+    public static func run(_ plan: Plan) -> (failure: String?, counters: Counters) {
+        do {
+            let world = try World(plan: plan)
+            defer { world.close() }
+            let failure = try world.run()
+            return (failure, world.state.withLock { $0.counters })
+        } catch {
+            return ("the run failed: \(error)", Counters())
+        }
+    }
+
+    /// The outcome of many runs.
+    public struct Report: Sendable {
+        public var runs: Int
+        public var steps: Int
+        /// The first failing plan, shrunk, and what broke.
+        public var failure: (plan: Plan, message: String)?
+        public var seconds: Double
+        public var counters: Counters
+
+        public var text: String {
+            guard let failure else {
+                return "\(runs) runs, \(steps) steps, all converged, no operation lost or duplicated ("
+                    + String(format: "%.1f", seconds) + " s)\n" + counters.text
+            }
+            return "FAILED at seed \(failure.plan.seed): \(failure.message)\nshortest failing run "
+                + "(replay: basket-sim --seed \(failure.plan.seed) --runs 1):\n\(failure.plan)"
+        }
+    }
+
+    /// ``runMany(from:runs:steps:progress:)`` on a thread of its own, for async callers: a run
+    /// waits for SyncEngine's tasks, which must not wait behind it on the cooperative pool.
+    public static func runManyOffThePool(from seed: UInt64, runs: Int, steps: Int = 60) async -> Report {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: runMany(from: seed, runs: runs, steps: steps)) }.start()
+        }
+    }
+
+    /// Runs seeds `from`, `from + 1`, … and stops at the first failure, which it shrinks. Blocks
+    /// the calling thread (not for use on Swift concurrency's pool: see ``runManyOffThePool``).
+    public static func runMany(
+        from seed: UInt64, runs: Int, steps: Int = 60, progress: (Int) -> Void = { _ in }
+    ) -> Report {
+        let started = Date()
+        var total = 0
+        var counters = Counters()
+        for run in 0..<runs {
+            let plan = plan(seed: seed &+ UInt64(run), steps: steps)
+            total += plan.steps.count
+            let outcome = Simulation.run(plan)
+            counters.add(outcome.counters)
+            if let failure = outcome.failure {
+                let (shortest, message) = shrink(plan, failure: failure)
+                return Report(
+                    runs: run + 1, steps: total, failure: (shortest, message),
+                    seconds: Date().timeIntervalSince(started), counters: counters)
+            }
+            progress(run + 1)
+        }
+        return Report(
+            runs: runs, steps: total, failure: nil, seconds: Date().timeIntervalSince(started), counters: counters)
+    }
+
+    /// The shortest plan found (by removing steps) that still fails, with its failure.
+    public static func shrink(_ plan: Plan, failure: String) -> (Plan, String) {
+        var best = plan
+        var message = failure
+        var chunk = max(1, best.steps.count / 2)
+        while chunk >= 1 {
+            var start = 0
+            var removed = false
+            while start < best.steps.count {
+                var candidate = best
+                candidate.steps.removeSubrange(start..<min(best.steps.count, start + chunk))
+                if let failure = run(candidate).failure {
+                    best = candidate
+                    message = failure
+                    removed = true
+                } else {
+                    start += chunk
+                }
+            }
+            if !removed { chunk /= 2 }
+        }
+        return (best, message)
+    }
+}
