@@ -383,3 +383,16 @@ enum Passwords {
         return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<($0 + 4)]) }.joined(separator: "-")
     }
 }
+
+extension StoreError: HTTPErrorConvertible {
+    /// The answer for errors no route handles itself: a full disk is a 507 that says so.
+    public var httpError: HTTPError {
+        switch self {
+        case .storageFull:
+            HTTPError(
+                507, "storage_full",
+                "the server's storage is full; nothing of this request was stored. Try again when space is freed.")
+        default: HTTPError(500, "internal", "store error: \(self)")
+        }
+    }
+}

@@ -88,10 +88,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    private func locked<T>(_ body: (Connection) throws -> T) rethrows -> T {
+    private func locked<T>(_ body: (Connection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try body(db)
+        return try Self.translatingFull { try body(db) }
+    }
+
+    /// SQLITE_FULL (the disk or the file system is full) becomes ``StoreError/storageFull``.
+    static func translatingFull<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError where error.primaryCode == 13 {
+            throw StoreError.storageFull
+        }
     }
 
     // MARK: Accounts and tokens
@@ -280,7 +289,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 return batch
             }
             if batch.isEmpty { break }
-            locked { db in
+            // The body keeps every failure in the requests' results, so `locked` has none to throw.
+            try? locked { db in
                 do {
                     try db.transaction {
                         for pending in batch {
@@ -300,7 +310,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             }
             for pending in batch where pending !== request { pending.done.signal() }
         }
-        return try request.result!.get()
+        return try Self.translatingFull { try request.result!.get() }
     }
 
     private func appendLocked(_ request: PendingAppend, _ db: Connection) throws -> AppendResult {

@@ -65,6 +65,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case noSuchInvite
     case noSuchMember
     case lastOwner
+    /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
+    case storageFull
 }
 
 /// Where the server keeps its state. The SQLite file is the embedded default; a PostgreSQL

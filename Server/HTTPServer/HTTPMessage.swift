@@ -68,6 +68,12 @@ public struct HTTPResponse: Sendable {
 }
 
 /// An error that answers the request: a status and `{"error": code, "message": message}`.
+/// An error that knows its HTTP answer (a store's "disk full", say): the router answers with it
+/// instead of a 500.
+public protocol HTTPErrorConvertible: Error {
+    var httpError: HTTPError { get }
+}
+
 public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var status: Int
     public var code: String

@@ -95,6 +95,8 @@ public final class Router: Sendable {
                 try route.handler(request, responder)
             } catch let error as HTTPError {
                 responder.fail(error)
+            } catch let error as any HTTPErrorConvertible {
+                responder.fail(error.httpError)
             } catch {
                 responder.fail(HTTPError(500, "internal", "internal error: \(error)"))
             }
