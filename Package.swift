@@ -93,7 +93,7 @@ let package = Package(
             name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["BasketCore", "BasketReplica", "TestSupport", "basket", "basket-server"],
+            dependencies: ["BasketCore", "BasketReplica", "SQLite", "TestSupport", "basket", "basket-server"],
             path: "Tests/EndToEndTests"),
     ]
 )

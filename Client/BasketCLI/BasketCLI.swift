@@ -25,6 +25,7 @@ public enum BasketCLI {
 
     static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
         let (_, command, rest) = Commands.find(arguments)
+        var context: Context?
         do {
             let spec = command ?? Commands.root
             let parsed = try Arguments(
@@ -40,19 +41,21 @@ public enum BasketCLI {
             }
             if command == nil && parsed.positionals.isEmpty {
                 // `basket` alone: the interactive search on a terminal, the list otherwise.
-                let context = Context(arguments: parsed, environment: environment, console: console)
+                let interactive = Context(arguments: parsed, environment: environment, console: console)
+                context = interactive
                 if Terminal.isInteractive {
-                    try InteractiveMode(context: context).run()
+                    try InteractiveMode(context: interactive).run()
                 } else {
-                    try ItemCommands.list(context)
+                    try ItemCommands.list(interactive)
                 }
                 return 0
             }
             guard let command else {
                 throw UsageError(message: "unknown command '\(parsed.positionals[0])'", usage: Commands.root.usage)
             }
-            let context = Context(arguments: parsed, environment: environment, console: console)
-            try command.run(context)
+            let commandContext = Context(arguments: parsed, environment: environment, console: console)
+            context = commandContext
+            try command.run(commandContext)
             return 0
         } catch let error as UsageError {
             console.error("Error: \(error.message)")
@@ -62,6 +65,13 @@ public enum BasketCLI {
         } catch let error as CommandError {
             console.error("Error: \(error.message)")
             return error.exitCode
+        } catch let error where Replica.damage(in: error) != nil {
+            let path = context?.databasePath ?? "file"
+            console.error("Error: the replica \(path) is damaged (\(Replica.damage(in: error)!)).")
+            console.error(
+                "Run 'basket doctor' to rebuild it from the server, keeping the unsynced changes that can still be read."
+            )
+            return 1
         } catch let error as ReplicaError {
             console.error("Error: \(error)")
             return 1

@@ -176,6 +176,16 @@ enum Commands {
             path: ["status"], summary: "Pending changes, last sync, server and clock offset.", usage: "basket status",
             run: SyncCommands.status),
         CommandSpec(
+            path: ["doctor"], summary: "Check the replica file; rebuild a damaged one.", usage: "basket doctor",
+            details: """
+                Checks the replica file (SQLite's quick_check). When it is damaged (a disk error, a cut-off
+                copy), the file is moved aside as FILE.damaged-DATE, a new one is made with everything that
+                can still be read (the changes not yet synced first), and every list of your account is
+                pulled again from the server, where those changes are then pushed. Without a server only
+                what could be read is kept.
+                """,
+            run: DoctorCommand.run),
+        CommandSpec(
             path: ["scenario", "run"], summary: "Run conflict scenarios against a real server.",
             usage: "basket scenario run [--server PATH] FILE…",
             details: """

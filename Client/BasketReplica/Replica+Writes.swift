@@ -34,22 +34,24 @@ extension Replica {
                 let value = try body(&writer)
                 guard !writer.operations.isEmpty else { return (value, MergeOutcome()) }
                 let outcome = try merge(writer.operations, db)
-                let insert = try db.cached("INSERT INTO outbox(list, item, record) VALUES (?1, ?2, ?3)")
-                for op in writer.operations {
-                    var record: [UInt8] = []
-                    Records.append(
-                        field: op.field, register: Register(value: op.value, version: op.version), to: &record)
-                    try insert.bind(op.list.raw.bytes, at: 1)
-                    try insert.bind(op.item.raw.bytes, at: 2)
-                    try insert.bind(record, at: 3)
-                    try insert.runToCompletion()
-                }
+                for op in writer.operations { try Self.queue(op, db) }
                 try saveClock(writer.clock, db)
                 return (value, outcome)
             }
         }
         notify(ReplicaChange(origin: .local, lists: outcome.lists, items: outcome.items))
         return value
+    }
+
+    /// Puts a local write in the outbox (in the transaction that merged it).
+    static func queue(_ op: Operation, _ db: Connection) throws {
+        let insert = try db.cached("INSERT INTO outbox(list, item, record) VALUES (?1, ?2, ?3)")
+        var record: [UInt8] = []
+        Records.append(field: op.field, register: Register(value: op.value, version: op.version), to: &record)
+        try insert.bind(op.list.raw.bytes, at: 1)
+        try insert.bind(op.item.raw.bytes, at: 2)
+        try insert.bind(record, at: 3)
+        try insert.runToCompletion()
     }
 
     // MARK: Lists

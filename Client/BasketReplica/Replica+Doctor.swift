@@ -1,0 +1,93 @@
+public import BasketCore
+import SQLite
+
+/// What could still be read from a damaged replica file.
+public struct Salvage: Sendable {
+    /// Every operation readable from the items' histories.
+    public var operations: [BasketCore.Operation] = []
+    /// Local writes not yet synced, readable from the outbox, oldest first.
+    public var pending: [BasketCore.Operation] = []
+    /// The replica's settings (the current list, …).
+    public var settings: [String: String] = [:]
+    /// What could not be read, in words.
+    public var problems: [String] = []
+}
+
+/// Checking a replica file, and rebuilding one that is damaged (`basket doctor`).
+extension Replica {
+    /// Nil when the file at `path` is a sound replica, else what is wrong with it.
+    public static func damage(at path: String) -> String? {
+        do {
+            let db = try Connection(path: path)
+            let result = try db.query("PRAGMA quick_check", map: { $0.string(0) ?? "" })
+            guard result == ["ok"] else { return result.prefix(3).joined(separator: "; ") }
+            _ = try db.userVersion
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// When an error says the replica file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB), SQLite's
+    /// words for it; nil for any other error.
+    public static func damage(in error: any Error) -> String? {
+        guard let error = error as? SQLiteError, error.primaryCode == 11 || error.primaryCode == 26 else { return nil }
+        return error.message
+    }
+
+    /// Reads whatever can be read from a damaged replica: row by row, stopping at the first
+    /// unreadable row of each table.
+    public static func salvage(from path: String) -> Salvage {
+        var salvage = Salvage()
+        let db: Connection
+        do {
+            db = try Connection(path: path)
+        } catch {
+            salvage.problems.append("the file cannot be opened: \(error)")
+            return salvage
+        }
+        func readRows(_ what: String, _ sql: String, _ body: (Row) throws -> Void) {
+            do {
+                let statement = try db.prepare(sql)
+                while let row = try statement.step() { try body(row) }
+            } catch {
+                salvage.problems.append("\(what): \(error)")
+            }
+        }
+        readRows("settings", "SELECT key, value FROM settings") { row in
+            if let key = row.string(0), let value = row.string(1) { salvage.settings[key] = value }
+        }
+        readRows("items", "SELECT l.id, i.id, i.history FROM items i JOIN lists l ON l.no = i.list") { row in
+            let list = ListID(raw: ID128(row.blob128(0)))
+            let item = ItemID(raw: ID128(row.blob128(1)))
+            try row.withBlob(2) { blob in
+                try Records.forEach(in: blob) { field, register in
+                    salvage.operations.append(
+                        BasketCore.Operation(
+                            list: list, item: item, field: field, value: register.value, version: register.version))
+                }
+            }
+        }
+        readRows("outbox", "SELECT seq, list, item, record FROM outbox ORDER BY seq") { row in
+            salvage.pending.append(try pending(from: row).operation)
+        }
+        return salvage
+    }
+
+    /// Puts salvaged state into this (new) replica: every operation, the unsynced ones back in the
+    /// outbox (they reach the server at the next sync), and the settings.
+    public func restore(_ salvage: Salvage) throws {
+        let valid = (salvage.operations + salvage.pending).filter { (try? $0.validate()) != nil }
+        try locked { db in
+            try db.transaction {
+                var latest = try loadClock(db).last
+                for op in valid { latest = max(latest, op.timestamp) }
+                _ = try merge(valid, db)
+                for op in salvage.pending where (try? op.validate()) != nil { try Self.queue(op, db) }
+                // Later local writes must win over everything restored.
+                try saveClock(HybridClock(last: latest), db)
+            }
+        }
+        for (key, value) in salvage.settings { try setSetting(key, value) }
+    }
+}

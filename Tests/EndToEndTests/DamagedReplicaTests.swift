@@ -1,0 +1,85 @@
+import Foundation
+import SQLite
+import TestSupport
+import Testing
+
+/// A replica file damaged on disk: every command names it and points to `basket doctor`, which
+/// rebuilds it from the server and keeps the unsynced changes that can still be read.
+struct DamagedReplicaTests {
+    let root = TemporaryDirectory("damaged")
+
+    /// Overwrites one page of the file with 0xFF bytes.
+    func smash(page: Int, of path: String) throws {
+        let pageSize = try Connection(path: path).scalar("PRAGMA page_size")!.integerValue!
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64((page - 1) * Int(pageSize)))
+        try handle.write(contentsOf: Data(repeating: 0xFF, count: Int(pageSize)))
+        try handle.close()
+    }
+
+    func rootPage(of table: String, in path: String) throws -> Int {
+        let value = try Connection(path: path).scalar("SELECT rootpage FROM sqlite_master WHERE name = ?", .text(table))
+        return Int(value!.integerValue!)
+    }
+
+    @Test func doctorRebuildsADamagedItemsTableAndKeepsTheUnsyncedChanges() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", (0..<300).map { "Item \($0)" }.joined(separator: ", "))
+        try alice.ok("sync")
+        try alice.ok("add", "Unsynced one, Unsynced two")  // in the outbox only
+        let path = alice.directory + "/basket.sqlite"
+        try smash(page: try rootPage(of: "items", in: path), of: path)
+
+        let refused = try alice.run("ls")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("the replica \(path) is damaged"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("basket doctor"))
+
+        let doctor = try alice.ok("doctor")
+        #expect(doctor.contains("\(path) is damaged"), "\(doctor)")
+        #expect(doctor.contains("6 changes not yet synced"), "\(doctor)")
+        #expect(doctor.contains("6 unsynced changes pushed"), "\(doctor)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: alice.directory)
+            .filter { $0.hasPrefix("basket.sqlite.damaged-") }
+        #expect(!aside.isEmpty)
+
+        #expect(try alice.listing().items.count == 302)
+        #expect(try alice.ok("doctor").contains("is sound"))
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try alice.share(with: bob)
+        let names = Set(try bob.listing().items.map(\.name))
+        #expect(names.count == 302 && names.contains("Unsynced one") && names.contains("Unsynced two"))
+    }
+
+    @Test func aFileThatIsNoLongerADatabaseIsRebuiltFromTheServer() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", "Milk, Bread")
+        try alice.ok("sync")
+        let path = alice.directory + "/basket.sqlite"
+        try smash(page: 1, of: path)
+
+        let refused = try alice.run("add", "Eggs")
+        #expect(refused.status == 1 && refused.stderr.contains("the replica \(path) is damaged"), "\(refused.stderr)")
+        let doctor = try alice.ok("doctor")
+        #expect(doctor.contains("Unreadable"), "\(doctor)")
+        #expect(doctor.contains("Rebuilt from"), "\(doctor)")
+        #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread"])
+        try alice.ok("add", "Eggs")
+        try alice.ok("sync")
+    }
+
+    @Test func withoutAServerDoctorKeepsWhatCanBeRead() throws {
+        let alice = Device(root, "offline")
+        try alice.ok("add", "Milk, Bread")
+        let path = alice.directory + "/basket.sqlite"
+        try smash(page: try rootPage(of: "items", in: path), of: path)
+        let doctor = try alice.ok("doctor")
+        #expect(doctor.contains("No server is configured"), "\(doctor)")
+        // The outbox held both adds: the items come back from it.
+        #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread"])
+    }
+}
