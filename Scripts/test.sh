@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, checks formatting, runs every test.
-#   Scripts/test.sh                    everything (about 2 minutes on 2 cores)
+#   Scripts/test.sh                    everything (about 5 minutes on 2 cores, after the build)
 #   BASKET_CASES=100 Scripts/test.sh   fewer convergence cases
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,11 @@ if [ "$status" = 137 ]; then
     comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
     rm -f "$log.started" "$log.ended"
 fi
+# The API against its OpenAPI description, fuzzed by schemathesis on a real server.
+schemathesis_status=0
+Scripts/schemathesis.sh .build/debug/basket-server >"$log.api" 2>&1 || schemathesis_status=$?
+if [ "$schemathesis_status" = 0 ]; then tail -n 20 "$log.api"; else cat "$log.api"; status=$schemathesis_status; fi
+rm -f "$log.api"
 # A plain closing line from Swift Testing's summary ("Test run with N tests … passed/failed … with K issues").
 summary=$(grep -E '^. Test run with [0-9]+ tests?' "$log" | tail -n 1 || true)
 total=$(sed -E 's/^. Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
@@ -28,4 +33,5 @@ failed=$(grep -cE '^. Test [^ ].* failed after' "$log" || true)
 if [ -n "$total" ]; then
     echo "tests: $((total - failed)) passed, $failed failed"
 fi
+if [ "$schemathesis_status" = 0 ]; then echo "schemathesis: passed"; else echo "schemathesis: FAILED"; fi
 exit "$status"

@@ -14,7 +14,8 @@ public final class BasketService: Sendable {
         public var maxBatch = 10_000
         /// Operations in one pulled page at most (and the default page size).
         public var maxPage = 5_000
-        /// The longest `wait` a long-poll may ask for, in seconds.
+        /// How long a long-poll waits at most, in seconds: a request may ask for up to
+        /// ``BasketService/longestWait``; a longer wait than this setting is shortened to it.
         public var maxWaitSeconds = 30.0
         /// Failed logins per account name in a minute before 429.
         public var loginAttemptsPerMinute = 10
@@ -31,6 +32,9 @@ public final class BasketService: Sendable {
     public let metrics = Metrics()
     let watchers: Watchers
     let logins = LoginLimiter()
+
+    /// The longest `wait` (seconds) the API lets a long-poll ask for.
+    public static let longestWait = 30
 
     public init(store: any Store, configuration: Configuration = Configuration()) {
         self.store = store
@@ -308,13 +312,14 @@ public final class BasketService: Sendable {
         let after = try integer("after", default: 0, range: 0...Int64.max)
         let limit = Int(
             try integer("limit", default: Int64(configuration.maxPage), range: 1...Int64(configuration.maxPage)))
-        let wait = try integer("wait", default: 0, range: 0...Int64(configuration.maxWaitSeconds))
+        let asked = try integer("wait", default: 0, range: 0...Int64(Self.longestWait))
+        let wait = min(Double(asked), configuration.maxWaitSeconds)
         let page = try store.page(of: list, after: after, limit: limit)
-        if page.count > 0 || wait == 0 {
+        if page.count > 0 || wait <= 0 {
             responder.respond(Self.pageResponse(page, serverTime: configuration.clock()))
             return
         }
-        try watchers.park(list: list, after: after, limit: limit, seconds: Double(wait), responder: responder) {
+        try watchers.park(list: list, after: after, limit: limit, seconds: wait, responder: responder) {
             try store.head(of: list).cursor
         }
     }

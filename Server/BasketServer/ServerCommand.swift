@@ -8,6 +8,7 @@ public enum ServerCommand {
 
     static let usage =
         "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] [--threads N] [--durability full|process]"
+        + " [--max-wait SECONDS]"
         + " | backup PATH | restore PATH | compact"
 
     static let help = """
@@ -29,6 +30,8 @@ public enum ServerCommand {
           --threads N          BASKET_THREADS     default 4 (HTTP worker threads; pushes wait on disk, so more than cores)
           --durability MODE    BASKET_DURABILITY  full (default): an acknowledged push survives power loss (fsync);
                                                   process: it survives a crash of the server process, not of the machine
+          --max-wait SECONDS   BASKET_MAX_WAIT    default 30 (0–30); a long-poll waits at most this long, however
+                                                  long it asks (a proxy with a shorter read timeout needs less)
           --quiet              BASKET_QUIET=1     no access log
           -h, --help           Show help.
           --version            Show the version.
@@ -40,6 +43,7 @@ public enum ServerCommand {
         var data = "basket-server-data"
         var retentionDays = 30.0
         var threads = 4
+        var maxWait = 30.0
         var fsync = true
         var quiet = false
         var command: String?
@@ -73,6 +77,14 @@ public enum ServerCommand {
         if let value = environment["BASKET_THREADS"], !value.isEmpty {
             settings.threads = Int(try number("BASKET_THREADS", value))
         }
+        func maxWait(_ name: String, _ value: String) throws {
+            let seconds = try number(name, value)
+            guard seconds <= Double(BasketService.longestWait) else {
+                throw UsageError(message: "\(name) is at most \(BasketService.longestWait) seconds")
+            }
+            settings.maxWait = seconds
+        }
+        if let value = environment["BASKET_MAX_WAIT"], !value.isEmpty { try maxWait("BASKET_MAX_WAIT", value) }
         if environment["BASKET_QUIET"] == "1" { settings.quiet = true }
         func durability(_ value: String) throws {
             switch value {
@@ -96,6 +108,7 @@ public enum ServerCommand {
             case "--data": settings.data = try value()
             case "--retention-days": settings.retentionDays = try number(arg, try value())
             case "--threads": settings.threads = max(1, Int(try number(arg, try value())))
+            case "--max-wait": try maxWait(arg, try value())
             case "--quiet": settings.quiet = true
             case "--durability": try durability(try value())
             case "backup", "restore":
@@ -172,7 +185,9 @@ public enum ServerCommand {
         raiseOpenFileLimit()
         signal(SIGPIPE, SIG_IGN)
         let store = try SQLiteStore(path: storePath(settings), fsyncEveryCommit: settings.fsync)
-        let service = BasketService(store: store)
+        var serviceConfiguration = BasketService.Configuration()
+        serviceConfiguration.maxWaitSeconds = settings.maxWait
+        let service = BasketService(store: store, configuration: serviceConfiguration)
         let router = service.router()
         var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
         configuration.threads = settings.threads

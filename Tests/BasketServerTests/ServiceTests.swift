@@ -226,6 +226,18 @@ struct LogTests {
         #expect(harness.service.watcherCount == 0)
     }
 
+    @Test func aLongPollWaitsNoLongerThanTheServersMaximum() async throws {
+        let harness = try Harness { $0.maxWaitSeconds = 1 }
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        let started = Date()
+        let answer = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=30", token: token)
+        #expect(answer.status == 200 && answer.json["count"] as? Int == 0)
+        #expect(Date().timeIntervalSince(started) < 5)
+        let tooLong = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=31", token: token)
+        #expect(tooLong.status == 400 && tooLong.error == "invalid_parameter")
+    }
+
     @Test func compactionKeepsTheWinnersAndSaysHistoryIsIncomplete() async throws {
         let harness = try Harness()
         let token = try await harness.signUp("alice")
