@@ -1,0 +1,127 @@
+import BasketCore
+import BasketServer
+import Foundation
+import HTTPServer
+import Testing
+
+/// Every route × every kind of caller (no token, a bad token, a revoked token, a signed-in
+/// stranger, a viewer, an editor, the owner) gets the answer docs/api.md gives it.
+struct AuthorizationMatrixTests {
+    enum Caller: String, CaseIterable {
+        case none, bad, revoked, stranger, viewer, editor, owner
+    }
+
+    @Test func everyRouteAnswersEveryKindOfCallerAsDocumented() async throws {
+        let harness = try Harness()
+        var tokens: [Caller: String] = [:]
+        for caller in [Caller.revoked, .stranger, .viewer, .editor, .owner] {
+            tokens[caller] = try await harness.signUp(caller.rawValue)
+        }
+        tokens[.bad] = "not-a-token"
+        let owner = tokens[.owner]!
+        let list = try await harness.newList(owner)
+        try await harness.join(list, owner: owner, member: tokens[.viewer]!, role: "viewer")
+        try await harness.join(list, owner: owner, member: tokens[.editor]!, role: "editor")
+        try await harness.join(list, owner: owner, member: tokens[.revoked]!, role: "editor")
+        _ = try await harness.call("DELETE", "/v1/tokens/current", token: tokens[.revoked])
+        let target = try await harness.signUp("target")
+        try await harness.join(list, owner: owner, member: target, role: "editor")
+        let encoded = String(decoding: OperationCodec.encode(harness.operations(list, names: ["Milk"])), as: UTF8.self)
+        var accounts = 0
+
+        struct Case {
+            var route: String
+            var expected: [Caller: Int]
+            var call: (Caller, String?) async throws -> Harness.Answer
+        }
+        let signedIn = { (status: Int) -> [Caller: Int] in
+            [.none: 401, .bad: 401, .revoked: 401, .stranger: status, .viewer: status, .editor: status, .owner: status]
+        }
+        let anyone = { (status: Int) -> [Caller: Int] in
+            Dictionary(uniqueKeysWithValues: Caller.allCases.map { ($0, status) })
+        }
+        let member = { (viewer: Int, editor: Int, owner: Int) -> [Caller: Int] in
+            [.none: 401, .bad: 401, .revoked: 401, .stranger: 404, .viewer: viewer, .editor: editor, .owner: owner]
+        }
+        let cases: [Case] = [
+            Case(route: "GET /healthz", expected: anyone(200)) { _, token in
+                try await harness.call("GET", "/healthz", token: token)
+            },
+            Case(route: "GET /metrics", expected: anyone(200)) { _, token in
+                try await harness.call("GET", "/metrics", token: token)
+            },
+            Case(route: "GET /v1/time", expected: anyone(200)) { _, token in
+                try await harness.call("GET", "/v1/time", token: token)
+            },
+            Case(route: "POST /v1/accounts", expected: anyone(201)) { _, token in
+                accounts += 1
+                return try await harness.call(
+                    "POST", "/v1/accounts", token: token, json: ["name": "new\(accounts)", "password": "password-1"])
+            },
+            Case(route: "POST /v1/tokens", expected: anyone(201)) { _, token in
+                try await harness.call(
+                    "POST", "/v1/tokens", token: token, json: ["name": "owner", "password": "owner-password"])
+            },
+            Case(route: "GET /v1/account", expected: signedIn(200)) { _, token in
+                try await harness.call("GET", "/v1/account", token: token)
+            },
+            Case(route: "POST /v1/lists", expected: signedIn(201)) { _, token in
+                try await harness.call("POST", "/v1/lists", token: token, json: ["id": ListID.random().description])
+            },
+            Case(route: "GET /v1/lists", expected: signedIn(200)) { _, token in
+                try await harness.call("GET", "/v1/lists", token: token)
+            },
+            Case(route: "GET /v1/lists/{id}/members", expected: member(200, 200, 200)) { _, token in
+                try await harness.call("GET", "/v1/lists/\(list)/members", token: token)
+            },
+            Case(route: "POST /v1/lists/{id}/invites", expected: member(403, 201, 201)) { _, token in
+                try await harness.call("POST", "/v1/lists/\(list)/invites", token: token, json: ["role": "viewer"])
+            },
+            Case(route: "GET /v1/lists/{id}/ops", expected: member(200, 200, 200)) { _, token in
+                try await harness.call("GET", "/v1/lists/\(list)/ops", token: token)
+            },
+            Case(route: "POST /v1/lists/{id}/ops", expected: member(403, 200, 200)) { _, token in
+                try await harness.call("POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": encoded])
+            },
+            // Removing another member is the owner's right (the owner comes last: the target goes once).
+            Case(route: "DELETE /v1/lists/{id}/members/{account}", expected: member(403, 403, 204)) { _, token in
+                try await harness.call("DELETE", "/v1/lists/\(list)/members/target", token: token)
+            },
+            // Any signed-in account may redeem a code (that is what it is for); members keep their list.
+            Case(route: "POST /v1/invites/{code}", expected: signedIn(200)) { _, token in
+                let invite = try await harness.call(
+                    "POST", "/v1/lists/\(list)/invites", token: owner, json: ["role": "viewer"])
+                let code = invite.json["code"] as? String ?? "none"
+                return try await harness.call("POST", "/v1/invites/\(code)", token: token)
+            },
+            // Revoking signs out: each signed-in caller revokes a token of its own made for this.
+            Case(route: "DELETE /v1/tokens/current", expected: signedIn(204)) { caller, token in
+                var own = token
+                if [.stranger, .viewer, .editor, .owner].contains(caller) {
+                    let login = try await harness.call(
+                        "POST", "/v1/tokens", json: ["name": caller.rawValue, "password": "\(caller.rawValue)-password"])
+                    own = login.json["token"] as? String
+                }
+                return try await harness.call("DELETE", "/v1/tokens/current", token: own)
+            },
+        ]
+        // The table covers every route the server serves.
+        let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
+        #expect(Set(cases.map(\.route)) == served)
+
+        for entry in cases {
+            for caller in Caller.allCases {
+                let answer = try await entry.call(caller, tokens[caller])
+                let expected = entry.expected[caller]!
+                #expect(
+                    answer.status == expected,
+                    "\(entry.route) as \(caller): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+                if answer.status >= 400 {
+                    #expect(answer.error != nil, "\(entry.route) as \(caller): an error without a code")
+                }
+            }
+        }
+        // The viewer's refused push stored nothing: only the editor's and owner's (one operation).
+        #expect(try harness.store.statistics().operations == 1)
+    }
+}
