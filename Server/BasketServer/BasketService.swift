@@ -255,6 +255,7 @@ public final class BasketService: Sendable {
         let (_, list, role) = try membership(request)
         guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }
         let encoded: [UInt8]
+        try JSONBody.requireJSONContentType(request)
         if let fast = JSONBody.onlyString(request.body, key: "ops") {
             encoded = fast
         } else {

@@ -7,6 +7,7 @@ struct JSONBody {
 
     /// Parses the request body as one JSON object whose keys are all in `allowed`.
     init(_ request: HTTPRequest, allowed: Set<String>) throws {
+        try Self.requireJSONContentType(request)
         guard !request.body.isEmpty else {
             throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json")
         }
@@ -27,6 +28,17 @@ struct JSONBody {
             throw HTTPError.badRequest("unknown field '\(field)'", code: "unknown_field")
         }
         self.object = object
+    }
+
+    /// A body sent as something else than JSON is refused (415); no `Content-Type` is taken as JSON.
+    static func requireJSONContentType(_ request: HTTPRequest) throws {
+        guard let value = request.header("content-type") else { return }
+        let media =
+            value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard media.lowercased() == "application/json" else {
+            throw HTTPError(
+                415, "unsupported_media_type", "the body must be application/json, not '\(media.prefix(100))'")
+        }
     }
 
     func string(_ key: String, required: Bool = true, maxLength: Int = 10_000) throws -> String? {

@@ -99,7 +99,8 @@ struct AuthorizationMatrixTests {
                 var own = token
                 if [.stranger, .viewer, .editor, .owner].contains(caller) {
                     let login = try await harness.call(
-                        "POST", "/v1/tokens", json: ["name": caller.rawValue, "password": "\(caller.rawValue)-password"])
+                        "POST", "/v1/tokens",
+                        json: ["name": caller.rawValue, "password": "\(caller.rawValue)-password"])
                     own = login.json["token"] as? String
                 }
                 return try await harness.call("DELETE", "/v1/tokens/current", token: own)

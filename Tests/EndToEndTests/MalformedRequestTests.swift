@@ -1,0 +1,193 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Malformed requests over raw sockets: each gets a 4xx or a closed connection, never a 5xx,
+/// and the server keeps serving everyone else.
+struct MalformedRequestTests {
+    let root = TemporaryDirectory("malformed")
+
+    /// What came back for `bytes` on a new connection: the status (nil when the server closed the
+    /// connection without answering).
+    static func exchange(_ port: Int, _ bytes: [UInt8], pause: useconds_t = 0, closeWriting: Bool = true) -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let chunk = pause > 0 ? 1 : bytes.count - offset
+            let sent = bytes[offset..<(offset + chunk)].withUnsafeBytes {
+                send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent <= 0 { break }  // the server closed the connection
+            offset += sent
+            if pause > 0 { usleep(pause) }
+        }
+        if closeWriting { shutdown(fd, Int32(SHUT_WR)) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer += buffer[0..<count]
+            if answer.count > 12 && answer.contains(UInt8(ascii: "\n")) { break }
+        }
+        let text = String(decoding: answer, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1."), text.count >= 12 else { return nil }
+        return Int(text.dropFirst(9).prefix(3))
+    }
+
+    static func request(_ head: String, body: [UInt8] = []) -> [UInt8] { Array(head.utf8) + body }
+    func request(_ head: String, body: [UInt8] = []) -> [UInt8] { Self.request(head, body: body) }
+
+    @Test func malformedRequestsGetA4xxOrAClosedConnectionAndTheServerKeepsServing() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let port = server.port
+        let signup = try Executables.runShell(
+            "curl -s -X POST -H 'Content-Type: application/json' -d '{\"name\":\"alice\",\"password\":\"alice-password\"}' \(server.url)/v1/accounts; "
+                + "curl -s -X POST -H 'Content-Type: application/json' -d '{\"name\":\"alice\",\"password\":\"alice-password\"}' \(server.url)/v1/tokens"
+        )
+        let token = try #require(signup.stdout.split(separator: "\"token\":\"").last?.split(separator: "\"").first)
+        let auth = "Authorization: Bearer \(token)\r\n"
+        let list = "0123456789abcdef0123456789abcdef"
+        _ = try Executables.runShell(
+            "curl -s -X POST -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' -d '{\"id\":\"\(list)\"}' \(server.url)/v1/lists"
+        )
+        let deep = Array(
+            ("{\"name\":" + String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000) + "}").utf8)
+        let corpus: [(String, [UInt8])] = [
+            (
+                "a truncated body",
+                request(
+                    "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":"
+                )
+            ),
+            (
+                "a header of 100 KB",
+                request("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n")
+            ),
+            (
+                "2,000 headers",
+                request(
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<2_000).map { "X-H\($0): v\r\n" }.joined() + "\r\n")
+            ),
+            ("a garbage request line", request("GARBAGE\r\n\r\n")),
+            ("an unknown method", request("BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n")),
+            (
+                "invalid UTF-8 in the body",
+                request(
+                    "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 31\r\n\r\n",
+                    body: Array("{\"name\":\"a\u{00}".utf8) + [0xFF, 0xFE]
+                        + Array("\",\"password\":\"12345678\"}".utf8).prefix(19))
+            ),
+            (
+                "invalid UTF-8 in the path",
+                request("GET /v1/lists/\u{FFFD}", body: []) + [0xC3, 0x28]
+                    + Array("/ops HTTP/1.1\r\nHost: x\r\n\(auth)\r\n".utf8)
+            ),
+            (
+                "JSON nested 50,000 deep",
+                request(
+                    "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(deep.count)\r\n\r\n",
+                    body: deep)
+            ),
+            ("a negative cursor", request("GET /v1/lists/\(list)/ops?after=-1 HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")),
+            (
+                "a huge cursor",
+                request("GET /v1/lists/\(list)/ops?after=99999999999999999999999999 HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")
+            ),
+            ("a negative limit", request("GET /v1/lists/\(list)/ops?limit=-5 HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")),
+            ("a wait of 1e99", request("GET /v1/lists/\(list)/ops?wait=1e99 HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")),
+            (
+                "a huge Content-Length",
+                request("POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n{}")
+            ),
+            (
+                "a negative Content-Length",
+                request("POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n{}")
+            ),
+            (
+                "a text/plain body",
+                request(
+                    "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 39\r\n\r\n{\"name\":\"bob\",\"password\":\"bob-password\"}"
+                )
+            ),
+            (
+                "a form body",
+                request(
+                    "POST /v1/lists/\(list)/ops HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 7\r\n\r\nops=abc"
+                )
+            ),
+            (
+                "path traversal in a list id",
+                request("GET /v1/lists/../../etc/passwd/ops HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")
+            ),
+            (
+                "encoded path traversal",
+                request("GET /v1/lists/%2e%2e%2f%2e%2e%2fetc/ops HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")
+            ),
+            (
+                "traversal in an invite code",
+                request("POST /v1/invites/..%2F..%2Fadmin HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: 0\r\n\r\n")
+            ),
+            ("a NUL in the path", request("GET /v1/lists/\(list)%00/ops HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")),
+            (
+                "a bad chunk size",
+                request(
+                    "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nZZZ\r\nabc\r\n0\r\n\r\n"
+                )
+            ),
+            (
+                "a body over the cap, chunked",
+                request(
+                    "POST /v1/lists/\(list)/ops HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                )
+                    + Array(
+                        (0..<80).map { _ in "10000\r\n" + String(repeating: "a", count: 65_536) + "\r\n" }.joined().utf8
+                    ) + Array("0\r\n\r\n".utf8)
+            ),
+        ]
+        var outcomes: [String] = []
+        for (name, bytes) in corpus {
+            let status = Self.exchange(port, bytes)
+            outcomes.append("\(name): \(status.map(String.init) ?? "closed")")
+            #expect(status == nil || (400..<500).contains(status!), "\(name) got \(status!)")
+            #expect(
+                Self.exchange(port, Self.request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")) == 200, "after \(name)")
+        }
+        print("malformed requests: " + outcomes.joined(separator: "; "))
+
+        // A slow sender (a byte every 50 ms) does not hold up anyone else.
+        let slow = Thread {
+            _ = Self.exchange(
+                port,
+                Self.request(
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "s", count: 60))\r\n\r\n"),
+                pause: 50_000)
+        }
+        slow.start()
+        usleep(200_000)
+        let started = Date()
+        for _ in 0..<20 {
+            #expect(Self.exchange(port, Self.request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")) == 200)
+        }
+        #expect(Date().timeIntervalSince(started) < 5, "other clients waited behind a slow sender")
+        #expect(server.isRunning)
+    }
+}
