@@ -159,6 +159,18 @@ public final class ServerProcess: @unchecked Sendable {
 
     public var isRunning: Bool { process?.isRunning ?? false }
 
+    /// The server's process id, while it runs.
+    public var pid: Int32? { process?.isRunning == true ? process?.pid : nil }
+
+    /// The server's resident memory in bytes (VmRSS), while it runs.
+    public var residentBytes: Int? {
+        guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { return nil }
+        return kilobytes * 1024
+    }
+
     deinit { kill() }
 
     public struct ServerError: Error, CustomStringConvertible {
