@@ -1,3 +1,4 @@
+import BasketReplica
 import Foundation
 import SQLite
 import TestSupport
@@ -70,6 +71,24 @@ struct DamagedReplicaTests {
         #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread"])
         try alice.ok("add", "Eggs")
         try alice.ok("sync")
+    }
+
+    @Test func aTruncatedFileIsNamedAndRebuiltFromTheServer() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", (0..<500).map { "Item \($0)" }.joined(separator: ", "))
+        try alice.ok("sync")
+        let path = alice.directory + "/basket.sqlite"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(truncate(path, off_t(size / 2)) == 0)  // a copy cut short
+
+        #expect(Replica.damage(at: path) != nil)
+        let refused = try alice.run("ls")
+        #expect(refused.status == 1 && refused.stderr.contains("the replica \(path) is damaged"), "\(refused.stderr)")
+        let doctor = try alice.ok("doctor")
+        #expect(doctor.contains("Rebuilt from"), "\(doctor)")
+        #expect(try alice.listing().items.count == 500)
     }
 
     @Test func withoutAServerDoctorKeepsWhatCanBeRead() throws {
