@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, checks formatting, runs every test.
-#   Scripts/test.sh                    everything (about 5 minutes on 2 cores, after the build)
+#   Scripts/test.sh                    everything (about 7 minutes on 2 cores, after the build)
 #   BASKET_CASES=100 Scripts/test.sh   fewer convergence cases
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -50,6 +50,8 @@ final class Harness: Sendable {
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
         if let raw { request.httpBody = Data(raw) }
+        // As every client must (URLSession would otherwise send application/x-www-form-urlencoded).
+        if request.httpBody != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse
         var headers: [String: String] = [:]
