@@ -94,6 +94,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try Self.translatingFull { try body(db) }
     }
 
+    /// The connection, under the store's lock (for the dump in StoreDump.swift).
+    func withConnection<T>(_ body: (Connection) throws -> T) throws -> T { try locked(body) }
+
     /// SQLITE_FULL (the disk or the file system is full) becomes ``StoreError/storageFull``.
     static func translatingFull<T>(_ body: () throws -> T) throws -> T {
         do {

@@ -9,7 +9,7 @@ public enum ServerCommand {
     static let usage =
         "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] [--threads N] [--durability full|process]"
         + " [--max-wait SECONDS]"
-        + " | backup PATH | restore PATH | compact"
+        + " | backup PATH | restore PATH | export PATH | import PATH | compact"
 
     static let help = """
         OVERVIEW: The Basket sync server: accounts, shared lists, and each list's operation log over HTTP.
@@ -21,6 +21,10 @@ public enum ServerCommand {
           backup PATH      Write a consistent copy of the store to PATH (works while the server runs).
           restore PATH     Replace the store with the backup at PATH and give every list a new epoch, so
                            clients push again what the backup does not hold. Stop the server first.
+          export PATH      Write every account, token, list, member, invite and operation to PATH as JSON
+                           lines, the same for every backend (to move a store; works while the server runs).
+          import PATH      Read such a file into an empty store (a new --data folder). Nothing is written
+                           when the file is malformed or the store is not empty.
           compact          Drop superseded operations received more than --retention-days ago, then exit.
 
         OPTIONS (each also from the environment):
@@ -111,7 +115,7 @@ public enum ServerCommand {
             case "--max-wait": try maxWait(arg, try value())
             case "--quiet": settings.quiet = true
             case "--durability": try durability(try value())
-            case "backup", "restore":
+            case "backup", "restore", "export", "import":
                 guard settings.command == nil else { throw UsageError(message: "one command at a time") }
                 settings.command = arg
                 settings.argument = try value()
@@ -122,6 +126,11 @@ public enum ServerCommand {
             }
         }
         return settings
+    }
+
+    /// "2 accounts, 1 lists, …, 30 ops" in the dump's table order.
+    static func describe(_ counts: [String: Int]) -> String {
+        StoreDump.tables.map { "\(counts[$0.name] ?? 0) \($0.name)" }.joined(separator: ", ")
     }
 
     static func storePath(_ settings: Settings) -> String {
@@ -166,6 +175,14 @@ public enum ServerCommand {
                 let path = storePath(settings)
                 let lists = try SQLiteStore.restore(from: source, into: path)
                 print("Restored \(source) into \(path); \(lists) lists have a new epoch")
+                return 0
+            case "export":
+                let counts = try SQLiteStore(path: storePath(settings)).export(to: settings.argument!)
+                print("Exported \(describe(counts)) to \(settings.argument!)")
+                return 0
+            case "import":
+                let counts = try SQLiteStore(path: storePath(settings)).importDump(from: settings.argument!)
+                print("Imported \(describe(counts)) into \(storePath(settings))")
                 return 0
             case "compact":
                 let store = try SQLiteStore(path: storePath(settings))
