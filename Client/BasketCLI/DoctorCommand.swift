@@ -48,15 +48,10 @@ enum DoctorCommand {
             let (transport, _) = try context.transport()
             let (lists, pushed, pulled) = try runBlocking {
                 let remote = try await transport.lists()
-                for list in remote {
-                    var state = try replica.syncState(of: list.id)
-                    state.isRegistered = true
-                    try replica.saveSyncState(state)
-                }
                 var pushed = 0
                 var pulled = 0
                 for list in remote {
-                    let report = try await engine.sync(list.id)
+                    let report = try await engine.adopt(list.id)
                     pushed += report.pushed
                     pulled += report.pulled
                 }

@@ -254,10 +254,7 @@ enum SyncCommands {
         let replica = try context.replica()
         let joined = try runBlocking {
             let remote = try await transport.join(code: code)
-            var state = try replica.syncState(of: remote.id)
-            state.isRegistered = true
-            try replica.saveSyncState(state)
-            _ = try await engine.sync(remote.id)
+            _ = try await engine.adopt(remote.id)
             return remote
         }
         try replica.setSetting(Context.currentListSetting, joined.id.description)

@@ -77,13 +77,15 @@ extension Replica {
     /// Puts salvaged state into this (new) replica: every operation, the unsynced ones back in the
     /// outbox (they reach the server at the next sync), and the settings.
     public func restore(_ salvage: Salvage) throws {
-        let valid = (salvage.operations + salvage.pending).filter { (try? $0.validate()) != nil }
+        func isValid(_ op: BasketCore.Operation) -> Bool { (try? op.validate()) != nil }
+        let pending = salvage.pending.filter(isValid)
+        let valid = salvage.operations.filter(isValid) + pending
         try locked { db in
             try db.transaction {
                 var latest = try loadClock(db).last
                 for op in valid { latest = max(latest, op.timestamp) }
                 _ = try merge(valid, db)
-                for op in salvage.pending where (try? op.validate()) != nil { try Self.queue(op, db) }
+                for op in pending { try Self.queue(op, db) }
                 // Later local writes must win over everything restored.
                 try saveClock(HybridClock(last: latest), db)
             }

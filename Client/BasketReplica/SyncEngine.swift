@@ -56,6 +56,15 @@ public final class SyncEngine: Sendable {
         return reports
     }
 
+    /// Syncs a list that already exists on the server (joined with an invite code, or pulled again
+    /// into a rebuilt replica): it is marked as known there, so the sync does not create it.
+    public func adopt(_ list: ListID) async throws -> ListSyncReport {
+        var state = try replica.syncState(of: list)
+        state.isRegistered = true
+        try replica.saveSyncState(state)
+        return try await sync(list)
+    }
+
     /// Pushes and pulls one list until both sides are even.
     public func sync(_ list: ListID) async throws -> ListSyncReport {
         var report = ListSyncReport(list: list)

@@ -68,7 +68,7 @@ extension SQLiteStore {
         else { throw StoreDump.FormatError(description: "cannot create \(path)") }
         defer { try? file.close() }
         var counts: [String: Int] = [:]
-        try withConnection { db in
+        try locked { db in
             try db.execute("BEGIN")
             defer { try? db.execute("COMMIT") }
             var out = Data()
@@ -115,7 +115,7 @@ extension SQLiteStore {
         }
         let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
         var counts: [String: Int] = [:]
-        try withConnection { db in
+        try locked { db in
             try db.transaction {
                 let existing = try db.scalar("SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM lists)")
                 guard existing?.integerValue == 0 else {

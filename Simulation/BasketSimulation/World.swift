@@ -110,10 +110,7 @@ final class World: @unchecked Sendable {
             try runBlocking {
                 let code = try await owner.transport.invite(to: list, role: "editor")
                 let remote = try await device.transport.join(code: code)
-                var state = try device.replica.syncState(of: remote.id)
-                state.isRegistered = true
-                try device.replica.saveSyncState(state)
-                _ = try await device.engine.sync(list)
+                _ = try await device.engine.adopt(remote.id)
             }
         }
         try perform(.backupServer)

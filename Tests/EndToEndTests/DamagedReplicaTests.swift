@@ -18,17 +18,23 @@ struct DamagedReplicaTests {
         try handle.close()
     }
 
+    /// A server, and alice with the list "Family" holding `names`, synced.
+    func synced(_ names: String) throws -> (ServerProcess, Device) {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", names)
+        try alice.ok("sync")
+        return (server, alice)
+    }
+
     func rootPage(of table: String, in path: String) throws -> Int {
         let value = try Connection(path: path).scalar("SELECT rootpage FROM sqlite_master WHERE name = ?", .text(table))
         return Int(value!.integerValue!)
     }
 
     @Test func doctorRebuildsADamagedItemsTableAndKeepsTheUnsyncedChanges() throws {
-        let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = try Device.signedUp("alice", on: server, in: root)
-        try alice.ok("list", "new", "Family")
-        try alice.ok("add", (0..<300).map { "Item \($0)" }.joined(separator: ", "))
-        try alice.ok("sync")
+        let (server, alice) = try synced((0..<300).map { "Item \($0)" }.joined(separator: ", "))
         try alice.ok("add", "Unsynced one, Unsynced two")  // in the outbox only
         let path = alice.directory + "/basket.sqlite"
         try smash(page: try rootPage(of: "items", in: path), of: path)
@@ -55,11 +61,8 @@ struct DamagedReplicaTests {
     }
 
     @Test func aFileThatIsNoLongerADatabaseIsRebuiltFromTheServer() throws {
-        let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = try Device.signedUp("alice", on: server, in: root)
-        try alice.ok("list", "new", "Family")
-        try alice.ok("add", "Milk, Bread")
-        try alice.ok("sync")
+        let (server, alice) = try synced("Milk, Bread")
+        defer { withExtendedLifetime(server) {} }  // the server runs until the test ends
         let path = alice.directory + "/basket.sqlite"
         try smash(page: 1, of: path)
 
@@ -74,11 +77,8 @@ struct DamagedReplicaTests {
     }
 
     @Test func aTruncatedFileIsNamedAndRebuiltFromTheServer() throws {
-        let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = try Device.signedUp("alice", on: server, in: root)
-        try alice.ok("list", "new", "Family")
-        try alice.ok("add", (0..<500).map { "Item \($0)" }.joined(separator: ", "))
-        try alice.ok("sync")
+        let (server, alice) = try synced((0..<500).map { "Item \($0)" }.joined(separator: ", "))
+        defer { withExtendedLifetime(server) {} }  // the server runs until the test ends
         let path = alice.directory + "/basket.sqlite"
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(truncate(path, off_t(size / 2)) == 0)  // a copy cut short

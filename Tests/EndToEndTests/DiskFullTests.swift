@@ -17,12 +17,6 @@ enum SmallDisk {
 struct DiskFullTests {
     let root = TemporaryDirectory("disk-full")
 
-    func metric(_ name: String, _ server: ServerProcess) throws -> Int? {
-        let text = try Executables.runShell("curl -s \(server.url)/metrics").stdout
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
-        return Double(line.split(separator: " ")[1]).map { Int($0) }
-    }
-
     @Test func aFullDiskRefusesPushesWith507StoresNothingAndResumesWhenSpaceReturns() throws {
         let disk = root.file("small-disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
@@ -34,7 +28,7 @@ struct DiskFullTests {
         try alice.ok("list", "new", "Family")
         try alice.ok("add", "Milk")
         try alice.ok("sync")
-        let before = try metric("basket_operations_stored", server)
+        let before = try server.metric("basket_operations_stored")
         #expect(before != nil)
 
         // Fill the file system to the last block.
@@ -44,7 +38,7 @@ struct DiskFullTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("storage is full"), "\(refused.stderr)")
         // Nothing of the refused pushes is stored, the server keeps serving, the outbox is kept.
-        #expect(try metric("basket_operations_stored", server) == before)
+        #expect(try server.metric("basket_operations_stored") == before)
         #expect(
             try Executables.runShell("curl -s -o /dev/null -w '%{http_code}' \(server.url)/healthz").stdout == "200")
         let status = try alice.ok("status")
@@ -53,7 +47,7 @@ struct DiskFullTests {
         // Space returns: the same sync goes through and another device gets everything.
         try FileManager.default.removeItem(atPath: disk + "/filler")
         try alice.ok("sync")
-        #expect(try metric("basket_operations_stored", server) == before.map { $0 + 9_000 })
+        #expect(try server.metric("basket_operations_stored") == before.map { $0 + 9_000 })
         let bob = try Device.signedUp("bob", on: server, in: root)
         try alice.share(with: bob)
         #expect(try bob.listing().items.count == 3_001)

@@ -256,12 +256,6 @@ struct ClockSkewSyncTests {
 struct ServerLifecycleTests {
     let root = TemporaryDirectory("lifecycle")
 
-    func metric(_ name: String, _ server: ServerProcess) throws -> Int? {
-        let text = try Executables.runShell("curl -s \(server.url)/metrics").stdout
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
-        return Double(line.split(separator: " ")[1]).map { Int($0) }
-    }
-
     /// Starts `basket ARGS` and kills it with SIGKILL after `delay` seconds (if still running).
     func killed(_ device: Device, after delay: Double, _ arguments: String...) throws -> Bool {
         let process = try Subprocess(
@@ -292,7 +286,7 @@ struct ServerLifecycleTests {
         // The server holds every operation once, whatever was retried.
         let family = try alice.ok("--list", "Family", "export", "-").split(separator: "\n").count - 2
         let scratch = try bob.ok("--list", "Scratch", "export", "-").split(separator: "\n").count - 2
-        #expect(try metric("basket_operations_stored", server) == family + scratch)
+        #expect(try server.metric("basket_operations_stored") == family + scratch)
     }
 
     @Test func stoppingTheServerAnswersParkedLongPollsAndExitsCleanly() throws {
@@ -311,7 +305,7 @@ struct ServerLifecycleTests {
             "/bin/sh",
             ["-c", "curl -s -H 'Authorization: Bearer \(token)' '\(server.url)/v1/lists/\(list)/ops?after=1&wait=25'"])
         let deadline = Date().addingTimeInterval(10)
-        while try metric("basket_watchers", server) != 1 && Date() < deadline { usleep(20_000) }
+        while try server.metric("basket_watchers") != 1 && Date() < deadline { usleep(20_000) }
         let stopping = Date()
         #expect(server.stop() == 0)
         try poll.finish(timeout: 30)

@@ -159,6 +159,13 @@ public final class ServerProcess: @unchecked Sendable {
 
     public var isRunning: Bool { process?.isRunning ?? false }
 
+    /// A gauge or counter of `/metrics` (the sample without labels), or nil when absent.
+    public func metric(_ name: String) throws -> Int? {
+        let text = try Executables.runShell("curl -s \(url)/metrics").stdout
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
+        return Double(line.split(separator: " ")[1]).map { Int($0) }
+    }
+
     /// The server's process id, while it runs.
     public var pid: Int32? { process?.isRunning == true ? process?.pid : nil }
 
