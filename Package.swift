@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Server/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CPostgres", path: "Server/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CZlib", path: "Server/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Shared by client and server.
@@ -54,8 +56,10 @@ let package = Package(
 
         // Server.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], path: "Server/HTTPServer"),
+        .target(name: "Postgres", dependencies: ["CPostgres"], path: "Server/Postgres"),
         .target(
-            name: "BasketServer", dependencies: ["BasketCore", "SQLite", "HTTPServer"], path: "Server/BasketServer"),
+            name: "BasketServer", dependencies: ["BasketCore", "SQLite", "Postgres", "HTTPServer"],
+            path: "Server/BasketServer"),
         .executableTarget(name: "basket-server", dependencies: ["BasketServer"], path: "Server/basket-server"),
 
         // Benchmarks (run release-built: Scripts/bench.sh).
@@ -72,12 +76,13 @@ let package = Package(
 
         // Tests.
         .target(
-            name: "TestSupport", dependencies: ["BasketCore", "BasketReplica"],
+            name: "TestSupport", dependencies: ["BasketCore", "BasketReplica", "Postgres"],
             path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTests"),
         .testTarget(
-            name: "BasketServerTests", dependencies: ["BasketServer", "HTTPServer", "BasketCore", "TestSupport"],
+            name: "BasketServerTests",
+            dependencies: ["BasketServer", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestSupport"],
             path: "Tests/BasketServerTests"),
         .testTarget(
             name: "BasketCoreTests", dependencies: ["BasketCore", "TestSupport"],

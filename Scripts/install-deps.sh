@@ -3,7 +3,7 @@
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev zlib1g-dev libcurl4-openssl-dev pkg-config curl tmux)
+packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libpq-dev zlib1g-dev libcurl4-openssl-dev pkg-config curl tmux)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -47,6 +47,14 @@ public final class BasketService: Sendable {
                 return HTTPError(500, "internal", "cannot read the log: \(error)").response
             }
         }
+        // Pushes to other instances on the same store wake this one's long-polls too.
+        let watchers = self.watchers
+        store.watchCommits { event in
+            switch event {
+            case .committed(let list, let cursor): watchers.publish(list: list, cursor: cursor)
+            case .resumed: watchers.refresh { try store.head(of: $0).cursor }
+            }
+        }
     }
 
     /// The number of parked long-polls.

@@ -7,9 +7,9 @@ public enum ServerCommand {
     public static let version = "0.1.0"
 
     static let usage =
-        "basket-server [--listen HOST:PORT] [--data DIR] [--retention-days N] [--threads N] [--durability full|process]"
-        + " [--max-wait SECONDS]"
-        + " | backup PATH | restore PATH | export PATH | import PATH | compact"
+        "basket-server [--listen HOST:PORT] [--data DIR | --store postgres://…] [--connections N] [--retention-days N]"
+        + " [--threads N] [--durability full|process] [--max-wait SECONDS]"
+        + " | backup PATH | restore PATH | export PATH | import PATH | compact | renew-epochs"
 
     static let help = """
         OVERVIEW: The Basket sync server: accounts, shared lists, and each list's operation log over HTTP.
@@ -26,14 +26,20 @@ public enum ServerCommand {
           import PATH      Read such a file into an empty store (a new --data folder). Nothing is written
                            when the file is malformed or the store is not empty.
           compact          Drop superseded operations received more than --retention-days ago, then exit.
+          renew-epochs     Give every list a new epoch, so clients push again what the store does not hold
+                           (after restoring a PostgreSQL database with pg_restore; restore does it for SQLite).
 
         OPTIONS (each also from the environment):
           --listen HOST:PORT   BASKET_LISTEN      default 127.0.0.1:8080 ([::1]:8080 for IPv6; port 0 picks one)
           --data DIR           BASKET_DATA        default ./basket-server-data (holds basket-server.sqlite)
+          --store URL          BASKET_STORE       a PostgreSQL database instead (postgres://user@host:port/db or
+                                                  postgresql://…, libpq's syntax); several instances may share it
+          --connections N      BASKET_CONNECTIONS default 8: PostgreSQL connections per instance
           --retention-days N   BASKET_RETENTION_DAYS  default 30; superseded operations older than this are dropped
           --threads N          BASKET_THREADS     default 4 (HTTP worker threads; pushes wait on disk, so more than cores)
           --durability MODE    BASKET_DURABILITY  full (default): an acknowledged push survives power loss (fsync);
                                                   process: it survives a crash of the server process, not of the machine
+                                                  (SQLite only: on PostgreSQL its own synchronous_commit decides)
           --max-wait SECONDS   BASKET_MAX_WAIT    default 30 (0–30); a long-poll waits at most this long, however
                                                   long it asks (a proxy with a shorter read timeout needs less)
           --quiet              BASKET_QUIET=1     no access log
@@ -45,6 +51,8 @@ public enum ServerCommand {
         var host = "127.0.0.1"
         var port = 8080
         var data = "basket-server-data"
+        var store: String?
+        var connections = 8
         var retentionDays = 30.0
         var threads = 4
         var maxWait = 30.0
@@ -75,6 +83,19 @@ public enum ServerCommand {
         }
         if let value = environment["BASKET_LISTEN"], !value.isEmpty { try listen(value) }
         if let value = environment["BASKET_DATA"], !value.isEmpty { settings.data = value }
+        func store(_ name: String, _ value: String) throws {
+            guard PostgresStore.isURL(value) else {
+                throw UsageError(
+                    message:
+                        "\(name) takes a postgres:// or postgresql:// URL (without it the SQLite file in --data is used)"
+                )
+            }
+            settings.store = value
+        }
+        if let value = environment["BASKET_STORE"], !value.isEmpty { try store("BASKET_STORE", value) }
+        if let value = environment["BASKET_CONNECTIONS"], !value.isEmpty {
+            settings.connections = max(1, Int(try number("BASKET_CONNECTIONS", value)))
+        }
         if let value = environment["BASKET_RETENTION_DAYS"], !value.isEmpty {
             settings.retentionDays = try number("BASKET_RETENTION_DAYS", value)
         }
@@ -110,6 +131,8 @@ public enum ServerCommand {
             switch arg {
             case "--listen": try listen(try value())
             case "--data": settings.data = try value()
+            case "--store": try store(arg, try value())
+            case "--connections": settings.connections = max(1, Int(try number(arg, try value())))
             case "--retention-days": settings.retentionDays = try number(arg, try value())
             case "--threads": settings.threads = max(1, Int(try number(arg, try value())))
             case "--max-wait": try maxWait(arg, try value())
@@ -119,7 +142,7 @@ public enum ServerCommand {
                 guard settings.command == nil else { throw UsageError(message: "one command at a time") }
                 settings.command = arg
                 settings.argument = try value()
-            case "compact":
+            case "compact", "renew-epochs":
                 guard settings.command == nil else { throw UsageError(message: "one command at a time") }
                 settings.command = arg
             default: throw UsageError(message: "unknown argument '\(arg)'")
@@ -135,6 +158,25 @@ public enum ServerCommand {
 
     static func storePath(_ settings: Settings) -> String {
         (settings.data as NSString).appendingPathComponent("basket-server.sqlite")
+    }
+
+    /// The store the settings name: the PostgreSQL database, or the SQLite file in the data folder.
+    static func openStore(_ settings: Settings) throws -> any DumpableStore {
+        if let url = settings.store { return try PostgresStore(url: url, connections: settings.connections) }
+        try FileManager.default.createDirectory(atPath: settings.data, withIntermediateDirectories: true)
+        return try SQLiteStore(path: storePath(settings), fsyncEveryCommit: settings.fsync)
+    }
+
+    /// Where the store is, for messages.
+    static func storeName(_ settings: Settings) -> String {
+        settings.store.map(redacted) ?? storePath(settings)
+    }
+
+    /// The URL without its password.
+    static func redacted(_ url: String) -> String {
+        guard var parts = URLComponents(string: url), parts.password != nil else { return url }
+        parts.password = "***"
+        return parts.string ?? url
     }
 
     /// Runs the server or a subcommand; returns the exit status.
@@ -158,36 +200,51 @@ public enum ServerCommand {
             return 64
         }
         do {
-            try FileManager.default.createDirectory(atPath: settings.data, withIntermediateDirectories: true)
             switch settings.command {
-            case "backup":
-                let store = try SQLiteStore(path: storePath(settings))
+            case "backup", "restore":
+                guard settings.store == nil else {
+                    printError(
+                        "Error: \(settings.command!) is for the SQLite store; back up PostgreSQL with pg_dump and restore"
+                            + " with pg_restore, then run renew-epochs (docs/deploy.md)")
+                    return 64
+                }
+                try FileManager.default.createDirectory(atPath: settings.data, withIntermediateDirectories: true)
+                let path = storePath(settings)
                 let target = settings.argument!
+                if settings.command == "restore" {
+                    let lists = try SQLiteStore.restore(from: target, into: path)
+                    print("Restored \(target) into \(path); \(lists) lists have a new epoch")
+                    return 0
+                }
                 if FileManager.default.fileExists(atPath: target) {
                     printError("Error: \(target) exists; choose a new file for the backup")
                     return 1
                 }
-                try store.backup(to: target)
-                print("Backed up \(storePath(settings)) to \(target)")
-                return 0
-            case "restore":
-                let source = settings.argument!
-                let path = storePath(settings)
-                let lists = try SQLiteStore.restore(from: source, into: path)
-                print("Restored \(source) into \(path); \(lists) lists have a new epoch")
+                try SQLiteStore(path: path).backup(to: target)
+                print("Backed up \(path) to \(target)")
                 return 0
             case "export":
-                let counts = try SQLiteStore(path: storePath(settings)).export(to: settings.argument!)
+                let store = try openStore(settings)
+                defer { store.close() }
+                let counts = try store.export(to: settings.argument!)
                 print("Exported \(describe(counts)) to \(settings.argument!)")
                 return 0
             case "import":
-                let counts = try SQLiteStore(path: storePath(settings)).importDump(from: settings.argument!)
-                print("Imported \(describe(counts)) into \(storePath(settings))")
+                let store = try openStore(settings)
+                defer { store.close() }
+                let counts = try store.importDump(from: settings.argument!)
+                print("Imported \(describe(counts)) into \(storeName(settings))")
                 return 0
             case "compact":
-                let store = try SQLiteStore(path: storePath(settings))
+                let store = try openStore(settings)
+                defer { store.close() }
                 let before = Int64(HybridClock.wallClockMilliseconds()) - Int64(settings.retentionDays * 86_400_000)
                 print("Dropped \(try store.compact(receivedBefore: before)) superseded operations")
+                return 0
+            case "renew-epochs":
+                let store = try openStore(settings)
+                defer { store.close() }
+                print("\(try store.renewEpochs()) lists have a new epoch")
                 return 0
             default:
                 return try serve(settings)
@@ -201,7 +258,7 @@ public enum ServerCommand {
     static func serve(_ settings: Settings) throws -> Int32 {
         raiseOpenFileLimit()
         signal(SIGPIPE, SIG_IGN)
-        let store = try SQLiteStore(path: storePath(settings), fsyncEveryCommit: settings.fsync)
+        let store = try openStore(settings)
         var serviceConfiguration = BasketService.Configuration()
         serviceConfiguration.maxWaitSeconds = settings.maxWait
         let service = BasketService(store: store, configuration: serviceConfiguration)
@@ -224,7 +281,8 @@ public enum ServerCommand {
         let http = HTTPServer(configuration: configuration, handler: router.handle)
         try http.start()
         let hostText = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-        print("basket-server \(version) listening on http://\(hostText):\(http.port) with data in \(settings.data)")
+        let place = settings.store.map { "the PostgreSQL database \(redacted($0))" } ?? "data in \(settings.data)"
+        print("basket-server \(version) listening on http://\(hostText):\(http.port) with \(place)")
         fflush(nil)
 
         // Compaction once an hour.
@@ -252,6 +310,7 @@ public enum ServerCommand {
         compaction.cancel()
         service.shutdown()
         http.stop()
+        store.close()
         print("basket-server: stopped")
         fflush(nil)
         _ = sources

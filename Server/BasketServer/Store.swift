@@ -69,9 +69,23 @@ public enum StoreError: Error, Equatable, Sendable {
     case storageFull
 }
 
-/// Where the server keeps its state. The SQLite file is the embedded default; a PostgreSQL
-/// backend will implement the same protocol and pass the same tests.
+/// What a store reports about pushes committed by other instances (``Store/watchCommits(_:)``).
+public enum CommitEvent: Sendable, Equatable {
+    /// A push committed operations to `list`, up to this sequence number.
+    case committed(ListID, Int64)
+    /// Reports were lost for a while (the store's connection dropped): any list may have moved.
+    case resumed
+}
+
+/// Where the server keeps its state: ``SQLiteStore`` (the embedded default) or ``PostgresStore``
+/// (several instances on one database). Both pass the same tests (Tests/BasketServerTests/StoreTests).
 public protocol Store: Sendable {
+    /// Calls `handler` for pushes committed by other server instances on the same store, so their
+    /// long-polls wake here too. A store that one process owns never calls it.
+    func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void)
+    /// Stops reporting commits and closes connections (the server is stopping).
+    func close()
+
     func createAccount(name: String, passwordHash: String) throws -> Account
     func account(named name: String) throws -> Account?
     func saveToken(hash: String, account: Int64, createdAt: Int64) throws
@@ -98,6 +112,13 @@ public protocol Store: Sendable {
     /// Drops operations superseded in their register and received before `before`.
     func compact(receivedBefore before: Int64) throws -> Int
     func statistics() throws -> StoreStatistics
+    /// Gives every list a new epoch, so clients push again what the store forgot (after a restore).
+    func renewEpochs() throws -> Int
+}
+
+extension Store {
+    public func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void) {}
+    public func close() {}
 }
 
 public struct StoreStatistics: Sendable {

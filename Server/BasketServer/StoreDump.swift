@@ -1,6 +1,7 @@
 import BasketCore
 import Foundation
-import SQLite
+import Postgres
+public import SQLite
 
 /// A whole store as JSON lines, the same for every backend, for moving a store between backends
 /// or machines (`basket-server export` / `import`). The first line is
@@ -56,9 +57,22 @@ public enum StoreDump {
     }
 }
 
-extension SQLiteStore {
-    /// Writes every row to `path` (which must not exist), in one read transaction; returns the
-    /// rows written per table.
+/// A store that can be written out and read back as a ``StoreDump``. Rows are exchanged in the
+/// dump's columns (``StoreDump/tables``), whatever the backend keeps.
+public protocol DumpableStore: Store {
+    /// Calls `visit` with every row, table by table in the dump's order, from one snapshot.
+    func dumpRows(_ visit: (_ table: String, _ row: [SQLValue]) throws -> Void) throws
+    /// Inserts `rows` in one transaction; throws (and writes nothing) when the store is not empty.
+    func loadRows(_ rows: [(table: String, row: [SQLValue])]) throws
+}
+
+extension StoreDump {
+    static let notEmpty = FormatError(description: "the store is not empty; import into a new data folder or database")
+}
+
+extension DumpableStore {
+    /// Writes every row to `path` (which must not exist), from one snapshot; returns the rows
+    /// written per table.
     public func export(to path: String) throws -> [String: Int] {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw StoreDump.FormatError(description: "\(path) exists; choose a new file")
@@ -68,34 +82,22 @@ extension SQLiteStore {
         else { throw StoreDump.FormatError(description: "cannot create \(path)") }
         defer { try? file.close() }
         var counts: [String: Int] = [:]
-        try locked { db in
-            try db.execute("BEGIN")
-            defer { try? db.execute("COMMIT") }
-            var out = Data()
-            func line(_ object: [String: Any]) throws {
-                out.append(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
-                out.append(UInt8(ascii: "\n"))
-                if out.count > 1 << 20 {
-                    file.write(out)
-                    out.removeAll(keepingCapacity: true)
-                }
+        var out = Data()
+        func line(_ object: [String: Any]) throws {
+            out.append(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+            out.append(UInt8(ascii: "\n"))
+            if out.count > 1 << 20 {
+                file.write(out)
+                out.removeAll(keepingCapacity: true)
             }
-            try line(["format": StoreDump.format, "version": StoreDump.version])
-            for (table, columns) in StoreDump.tables {
-                let statement = try db.prepare(
-                    "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(columns[0])"
-                        + (table == "ops" ? ", seq" : ""))
-                var count = 0
-                while let row = try statement.step() {
-                    try line([
-                        "table": table, "row": (0..<columns.count).map { StoreDump.encode(row.value(Int32($0))) },
-                    ])
-                    count += 1
-                }
-                counts[table] = count
-            }
-            file.write(out)
         }
+        try line(["format": StoreDump.format, "version": StoreDump.version])
+        for (table, _) in StoreDump.tables { counts[table] = 0 }
+        try dumpRows { table, row in
+            try line(["table": table, "row": row.map(StoreDump.encode)])
+            counts[table, default: 0] += 1
+        }
+        file.write(out)
         return counts
     }
 
@@ -114,30 +116,155 @@ extension SQLiteStore {
                 description: "\(path) is not a \(StoreDump.format) dump, version \(StoreDump.version)")
         }
         let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
+        var rows: [(table: String, row: [SQLValue])] = []
         var counts: [String: Int] = [:]
+        for (index, raw) in lines.enumerated().dropFirst() {
+            let number = index + 1
+            guard let object = try? JSONSerialization.jsonObject(with: Data(raw)) as? [String: Any],
+                let table = object["table"] as? String, let names = columns[table],
+                let row = object["row"] as? [Any], row.count == names.count
+            else { throw StoreDump.FormatError(description: "line \(number): not a row of a known table") }
+            rows.append((table, try row.map { try StoreDump.decode($0, line: number) }))
+            counts[table, default: 0] += 1
+        }
+        try loadRows(rows)
+        return counts
+    }
+}
+
+extension SQLiteStore: DumpableStore {
+    public func dumpRows(_ visit: (String, [SQLValue]) throws -> Void) throws {
         try locked { db in
-            try db.transaction {
-                let existing = try db.scalar("SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM lists)")
-                guard existing?.integerValue == 0 else {
-                    throw StoreDump.FormatError(description: "the store is not empty; import into a new data folder")
-                }
-                for (index, raw) in lines.enumerated().dropFirst() {
-                    let number = index + 1
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(raw)) as? [String: Any],
-                        let table = object["table"] as? String, let names = columns[table],
-                        let row = object["row"] as? [Any], row.count == names.count
-                    else { throw StoreDump.FormatError(description: "line \(number): not a row of a known table") }
-                    let placeholders = names.map { _ in "?" }.joined(separator: ", ")
-                    let insert = try db.cached(
-                        "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES (\(placeholders))")
-                    for (position, value) in row.enumerated() {
-                        try insert.bind(try StoreDump.decode(value, line: number), at: Int32(position + 1))
-                    }
-                    try insert.runToCompletion()
-                    counts[table, default: 0] += 1
+            try db.execute("BEGIN")
+            defer { try? db.execute("COMMIT") }
+            for (table, columns) in StoreDump.tables {
+                let statement = try db.prepare(
+                    "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(columns[0])"
+                        + (table == "ops" ? ", seq" : ""))
+                while let row = try statement.step() {
+                    try visit(table, (0..<columns.count).map { row.value(Int32($0)) })
                 }
             }
         }
-        return counts
+    }
+
+    public func loadRows(_ rows: [(table: String, row: [SQLValue])]) throws {
+        let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
+        try locked { db in
+            try db.transaction {
+                let existing = try db.scalar("SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM lists)")
+                guard existing?.integerValue == 0 else { throw StoreDump.notEmpty }
+                for (table, row) in rows {
+                    let names = columns[table]!
+                    let placeholders = names.map { _ in "?" }.joined(separator: ", ")
+                    let insert = try db.cached(
+                        "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES (\(placeholders))")
+                    for (position, value) in row.enumerated() { try insert.bind(value, at: Int32(position + 1)) }
+                    do {
+                        try insert.runToCompletion()
+                    } catch let error as SQLiteError {
+                        throw StoreDump.FormatError(description: "a \(table) row cannot be stored: \(error)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension PostgresStore: DumpableStore {
+    /// Per dump column: how PostgreSQL keeps it ("i" bigint, "t" text, "b" bytea, "v" the two value columns).
+    static let dumpKinds: [String: [Character]] = [
+        "accounts": ["i", "t", "t"], "tokens": ["t", "i", "i"], "lists": ["i", "b", "t", "i", "i"],
+        "members": ["i", "i", "t"], "invites": ["t", "i", "t", "i", "i"],
+        "ops": ["i", "i", "b", "i", "i", "i", "v", "i"],
+    ]
+
+    static func dumpColumns(_ table: String, _ columns: [String]) -> [String] {
+        columns.map { $0 == "value" ? "value_text, value_bool" : $0 }
+    }
+
+    public func dumpRows(_ visit: (String, [SQLValue]) throws -> Void) throws {
+        try connected { db in
+            try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { try? db.execute("COMMIT") }
+            for (table, columns) in StoreDump.tables {
+                let kinds = Self.dumpKinds[table]!
+                try db.execute(
+                    "DECLARE dump NO SCROLL CURSOR FOR SELECT \(Self.dumpColumns(table, columns).joined(separator: ", "))"
+                        + " FROM \(table) ORDER BY \(columns[0])" + (table == "ops" ? ", seq" : ""))
+                while true {
+                    let rows = try db.query("FETCH 10000 FROM dump")
+                    if rows.count == 0 { break }
+                    for index in 0..<rows.count {
+                        var row: [SQLValue] = []
+                        var column = 0
+                        for kind in kinds {
+                            defer { column += 1 }
+                            if kind == "v" {
+                                if let text = rows.string(index, column) {
+                                    row.append(.text(text))
+                                } else if let flag = rows.bool(index, column + 1) {
+                                    row.append(.integer(flag ? 1 : 0))
+                                } else {
+                                    row.append(.null)
+                                }
+                                column += 1
+                            } else if rows.isNull(index, column) {
+                                row.append(.null)
+                            } else if kind == "i" {
+                                row.append(.integer(rows.int64(index, column)))
+                            } else if kind == "b" {
+                                row.append(.blob(rows.bytes(index, column) ?? []))
+                            } else {
+                                row.append(.text(rows.string(index, column)!))
+                            }
+                        }
+                        try visit(table, row)
+                    }
+                }
+                try db.execute("CLOSE dump")
+            }
+        }
+    }
+
+    public func loadRows(_ rows: [(table: String, row: [SQLValue])]) throws {
+        let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
+        try connected { db in
+            try db.transaction {
+                let existing = try db.query("SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM lists)")
+                guard existing.int64(0, 0) == 0 else { throw StoreDump.notEmpty }
+                for (table, row) in rows {
+                    let names = Self.dumpColumns(table, columns[table]!)
+                    var parameters: [String?] = []
+                    for (kind, value) in zip(Self.dumpKinds[table]!, row) {
+                        switch (kind, value) {
+                        case (_, .null) where kind == "v": parameters += [nil, nil]
+                        case (_, .null): parameters.append(nil)
+                        case ("v", .integer(let n)) where n == 0 || n == 1: parameters += [nil, n == 1 ? "t" : "f"]
+                        case ("v", .text(let text)): parameters += [text, nil]
+                        case ("i", .integer(let n)): parameters.append(String(n))
+                        case ("t", .text(let text)): parameters.append(text)
+                        case ("b", .blob(let bytes)): parameters.append(PostgresConnection.bytea(bytes))
+                        default:
+                            throw StoreDump.FormatError(description: "a \(table) row has \(value) where it cannot")
+                        }
+                    }
+                    let placeholders = (1...parameters.count).map { "$\($0)" }.joined(separator: ", ")
+                    do {
+                        _ = try db.prepared(
+                            "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES (\(placeholders))",
+                            parameters)
+                    } catch let error as PostgresError {
+                        throw StoreDump.FormatError(description: "a \(table) row cannot be stored: \(error.message)")
+                    }
+                }
+                // Later accounts and lists continue after the imported numbers.
+                try db.execute(
+                    """
+                    SELECT setval(pg_get_serial_sequence('accounts', 'id'), coalesce(max(id), 0) + 1, false) FROM accounts;
+                    SELECT setval(pg_get_serial_sequence('lists', 'no'), coalesce(max(no), 0) + 1, false) FROM lists;
+                    """)
+            }
+        }
     }
 }

@@ -83,6 +83,18 @@ final class Watchers: @unchecked Sendable {
         }
     }
 
+    /// Forgets the heads it knew and publishes each watched list's current head (after reports of
+    /// other instances' commits were lost for a while).
+    func refresh(readHead: (ListID) throws -> Int64) {
+        let lists: [ListID] = lock.withLock {
+            heads.removeAll()
+            return Array(waiting.keys)
+        }
+        for list in lists {
+            if let head = try? readHead(list) { publish(list: list, cursor: head) }
+        }
+    }
+
     /// Answers every watcher with what it has (an empty page); later parks answer at once.
     func close() {
         let all: [(ListID, Watcher)] = lock.withLock {

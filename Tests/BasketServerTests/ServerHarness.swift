@@ -8,17 +8,62 @@ import TestSupport
     import FoundationNetworking
 #endif
 
-/// The service on a real HTTP server on 127.0.0.1 (ephemeral port), with a real SQLite file.
+/// A backend the store tests run on.
+enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite, postgres
+
+    var description: String { rawValue }
+
+    /// The backends this run can test: SQLite always, PostgreSQL when BASKET_TEST_POSTGRES is set.
+    static var available: [Backend] { TestPostgres.url == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    /// The backend the service tests use: BASKET_TEST_STORE=postgres (Scripts/test.sh runs the
+    /// server tests a second time so), SQLite otherwise.
+    static var configured: Backend {
+        ProcessInfo.processInfo.environment["BASKET_TEST_STORE"] == "postgres" ? .postgres : .sqlite
+    }
+}
+
+/// A new, empty store on `backend`: a SQLite file in a temporary folder or a new PostgreSQL
+/// database, both removed when the last reference goes.
+final class TestStore: Sendable {
+    let backend: Backend
+    let directory = TemporaryDirectory("store-test")
+    let database: TestDatabase?
+
+    init(_ backend: Backend) throws {
+        self.backend = backend
+        database = backend == .postgres ? try TestDatabase() : nil
+    }
+
+    /// Opens the store (another call opens another handle on the same data, as another server
+    /// instance would).
+    func open() throws -> any DumpableStore {
+        switch backend {
+        case .sqlite: try SQLiteStore(path: directory.file("store.sqlite"), fsyncEveryCommit: false)
+        case .postgres: try PostgresStore(url: database!.url, connections: 4)
+        }
+    }
+}
+
+/// The service on a real HTTP server on 127.0.0.1 (ephemeral port), with a real store: a SQLite
+/// file, or a PostgreSQL database when BASKET_TEST_STORE=postgres (``Backend/configured``).
 final class Harness: Sendable {
     let directory = TemporaryDirectory("server-test")
-    let store: SQLiteStore
+    let storage: TestStore
+    let store: any DumpableStore
     let service: BasketService
     let http: HTTPServer
     let clock: ManualClock
 
-    init(configure: (inout BasketService.Configuration) -> Void = { _ in }) throws {
-        clock = ManualClock(milliseconds: HybridClock.wallClockMilliseconds())
-        store = try SQLiteStore(path: directory.file("store.sqlite"), fsyncEveryCommit: false)
+    /// `sharing` another harness's store gives a second server instance on the same data.
+    init(
+        backend: Backend = .configured, sharing other: Harness? = nil,
+        configure: (inout BasketService.Configuration) -> Void = { _ in }
+    ) throws {
+        clock = other?.clock ?? ManualClock(milliseconds: HybridClock.wallClockMilliseconds())
+        storage = try other?.storage ?? TestStore(backend)
+        store = try storage.open()
         var configuration = BasketService.Configuration()
         configuration.passwordIterations = 1_000
         let clock = self.clock
@@ -32,6 +77,7 @@ final class Harness: Sendable {
     deinit {
         service.shutdown()
         http.stop()
+        store.close()
     }
 
     struct Answer {

@@ -1,0 +1,129 @@
+import Foundation
+import Postgres
+
+/// The PostgreSQL schema, as numbered migrations. `basket_schema` holds the version reached;
+/// ``migrate(_:)`` applies the missing ones in one transaction under an advisory lock, so
+/// instances starting together take turns and the later ones find the work done.
+enum PostgresMigrations {
+    /// Any number fixed for this program: the advisory lock's key.
+    static let lockKey = 0x6261_736b_6574  // "basket"
+
+    static let migrations: [String] = [
+        """
+        CREATE TABLE accounts(
+            id bigserial PRIMARY KEY,
+            name text NOT NULL UNIQUE,
+            password text NOT NULL
+        );
+        CREATE TABLE tokens(
+            hash text PRIMARY KEY,
+            account bigint NOT NULL REFERENCES accounts(id),
+            created bigint NOT NULL
+        );
+        CREATE TABLE lists(
+            no bigserial PRIMARY KEY,
+            id bytea NOT NULL UNIQUE,
+            epoch text NOT NULL,
+            last_seq bigint NOT NULL DEFAULT 0,
+            compacted_through bigint NOT NULL DEFAULT 0
+        );
+        CREATE TABLE members(
+            list bigint NOT NULL REFERENCES lists(no),
+            account bigint NOT NULL REFERENCES accounts(id),
+            role text NOT NULL,
+            PRIMARY KEY(list, account)
+        );
+        CREATE INDEX members_by_account ON members(account);
+        CREATE TABLE invites(
+            code text PRIMARY KEY,
+            list bigint NOT NULL REFERENCES lists(no),
+            role text NOT NULL,
+            created_by bigint NOT NULL,
+            expires bigint NOT NULL
+        );
+        -- The log. A value is NULL (both columns NULL), a boolean or a text. replica is stored with
+        -- its top bit flipped so the signed order is the unsigned order (as in the SQLite store).
+        CREATE TABLE ops(
+            list bigint NOT NULL,
+            seq bigint NOT NULL,
+            item bytea NOT NULL,
+            field smallint NOT NULL,
+            ts bigint NOT NULL,
+            replica bigint NOT NULL,
+            value_text text,
+            value_bool boolean,
+            received bigint NOT NULL,
+            PRIMARY KEY(list, seq)
+        );
+        CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);
+
+        -- A push: lock the list's row (concurrent pushes to one list, from any instance, wait
+        -- here, so sequence numbers have no gaps), drop operations the log has (and repeats within
+        -- the batch), number the rest in request order, move the head, and notify every instance.
+        CREATE FUNCTION basket_append(
+            p_list bytea, p_items text[], p_fields smallint[], p_ts bigint[], p_replicas bigint[],
+            p_texts text[], p_bools boolean[], p_received bigint)
+        RETURNS TABLE(accepted bigint, last_seq bigint, epoch text) LANGUAGE plpgsql AS $$
+        DECLARE
+            v_no bigint;
+            v_last bigint;
+            v_epoch text;
+            v_count bigint;
+        BEGIN
+            SELECT l.no, l.last_seq, l.epoch INTO v_no, v_last, v_epoch FROM lists l WHERE l.id = p_list FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'no such list' USING ERRCODE = 'P0002';
+            END IF;
+            INSERT INTO ops(list, seq, item, field, ts, replica, value_text, value_bool, received)
+            SELECT v_no, v_last + row_number() OVER (ORDER BY f.n), f.item, f.field, f.ts, f.replica, f.vt, f.vb,
+                p_received
+            FROM (
+                SELECT DISTINCT ON (u.t, u.r, u.i, u.f) decode(u.i, 'hex') AS item, u.f AS field, u.t AS ts,
+                    u.r AS replica, u.vt, u.vb, u.n
+                FROM unnest(p_items, p_fields, p_ts, p_replicas, p_texts, p_bools)
+                    WITH ORDINALITY AS u(i, f, t, r, vt, vb, n)
+                ORDER BY u.t, u.r, u.i, u.f, u.n) f
+            WHERE NOT EXISTS (
+                SELECT 1 FROM ops o
+                WHERE o.list = v_no AND o.ts = f.ts AND o.replica = f.replica AND o.item = f.item
+                    AND o.field = f.field)
+            ORDER BY f.n;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            IF v_count > 0 THEN
+                UPDATE lists SET last_seq = v_last + v_count WHERE no = v_no;
+                PERFORM pg_notify('basket_ops', encode(p_list, 'hex') || ' ' || (v_last + v_count));
+            END IF;
+            RETURN QUERY SELECT v_count, v_last + v_count, v_epoch;
+        END
+        $$;
+        """
+    ]
+
+    /// Brings the schema to the last version. Throws when the database has a newer schema than
+    /// this build knows (an older build must not write to it).
+    static func migrate(_ db: PostgresConnection) throws {
+        try db.transaction {
+            _ = try db.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+            try db.execute("CREATE TABLE IF NOT EXISTS basket_schema(version integer NOT NULL)")
+            let rows = try db.query("SELECT max(version) FROM basket_schema")
+            let found = Int(rows.int64(0, 0))
+            guard found <= migrations.count else {
+                throw PostgresError(
+                    sqlState: "",
+                    message: "the database has schema \(found); this build of basket-server knows \(migrations.count)",
+                    connectionLost: false)
+            }
+            for version in found..<migrations.count { try db.execute(migrations[version]) }
+            if found < migrations.count {
+                _ = try db.query("DELETE FROM basket_schema")
+                _ = try db.query("INSERT INTO basket_schema(version) VALUES ($1)", ["\(migrations.count)"])
+            }
+        }
+    }
+
+    /// The schema version the database has (0 when none).
+    static func version(_ db: PostgresConnection) throws -> Int {
+        let rows = try db.query("SELECT max(version) FROM basket_schema")
+        return Int(rows.int64(0, 0))
+    }
+}

@@ -1,0 +1,412 @@
+public import BasketCore
+import Foundation
+import Postgres
+
+/// The store on PostgreSQL, for several `basket-server` instances behind a load balancer. Each
+/// instance keeps a pool of connections; a push is one call of the `basket_append` function,
+/// which locks the list's row (so concurrent instances number a list's operations without gaps),
+/// skips operations the log has, and notifies every instance listening on `basket_ops`.
+public final class PostgresStore: Store, @unchecked Sendable {
+    // `@unchecked Sendable`: the pool and the listener guard their own state.
+    public let url: String
+    let pool: ConnectionPool
+    private let listener: CommitListener
+
+    /// The NOTIFY channel: payload "<list id hex> <last sequence number>".
+    static let channel = "basket_ops"
+
+    /// Connects (with up to `connections` in the pool) and migrates the schema. Instances that
+    /// start at once migrate one after the other (an advisory lock), so each sees the last version.
+    public init(url: String, connections: Int = 8) throws {
+        self.url = url
+        pool = ConnectionPool(url: url, size: connections)
+        listener = CommitListener(url: url, channel: Self.channel)
+        try pool.withConnection { try PostgresMigrations.migrate($0) }
+    }
+
+    /// Whether `text` names a PostgreSQL database (`postgres://…` or `postgresql://…`).
+    public static func isURL(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    public func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void) {
+        listener.start(handler)
+    }
+
+    public func close() {
+        listener.stop()
+        pool.close()
+    }
+
+    /// Runs `body` with a pooled connection; PostgreSQL errors become store errors where one fits.
+    func connected<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try pool.withConnection(body)
+        } catch let error as PostgresError {
+            switch error.sqlState {
+            case "53100", "53200", "54000": throw StoreError.storageFull  // disk_full, out_of_memory, …
+            case "P0002": throw StoreError.noSuchList
+            default: throw error
+            }
+        }
+    }
+
+    static func listParameter(_ list: ListID) -> String { PostgresConnection.bytea(list.raw.bytes) }
+
+    // MARK: Accounts and tokens
+
+    public func createAccount(name: String, passwordHash: String) throws -> Account {
+        try connected { db in
+            let rows = try db.prepared(
+                "INSERT INTO accounts(name, password) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id",
+                [name, passwordHash])
+            guard rows.count == 1 else { throw StoreError.accountExists }
+            return Account(id: rows.int64(0, 0), name: name, passwordHash: passwordHash)
+        }
+    }
+
+    public func account(named name: String) throws -> Account? {
+        try connected { db in
+            let rows = try db.prepared("SELECT id, name, password FROM accounts WHERE name = $1", [name])
+            return rows.count == 0
+                ? nil : Account(id: rows.int64(0, 0), name: rows.string(0, 1)!, passwordHash: rows.string(0, 2)!)
+        }
+    }
+
+    public func saveToken(hash: String, account: Int64, createdAt: Int64) throws {
+        try connected { db in
+            _ = try db.prepared(
+                "INSERT INTO tokens(hash, account, created) VALUES ($1, $2, $3)", [hash, "\(account)", "\(createdAt)"])
+        }
+    }
+
+    public func account(forTokenHash hash: String) throws -> Account? {
+        try connected { db in
+            let rows = try db.prepared(
+                "SELECT a.id, a.name, a.password FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = $1",
+                [hash])
+            return rows.count == 0
+                ? nil : Account(id: rows.int64(0, 0), name: rows.string(0, 1)!, passwordHash: rows.string(0, 2)!)
+        }
+    }
+
+    public func revokeToken(hash: String) throws {
+        try connected { _ = try $0.prepared("DELETE FROM tokens WHERE hash = $1", [hash]) }
+    }
+
+    // MARK: Lists, members, invites
+
+    public func createList(_ list: ListID, owner: Int64) throws -> Membership {
+        try connected { db in
+            let epoch = SQLiteStore.newEpoch()
+            let rows = try db.prepared(
+                """
+                WITH list AS (INSERT INTO lists(id, epoch) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING no)
+                INSERT INTO members(list, account, role) SELECT no, $3, 'owner' FROM list RETURNING list
+                """, [Self.listParameter(list), epoch, "\(owner)"])
+            guard rows.count == 1 else { throw StoreError.listExists }
+            return Membership(list: list, role: .owner, epoch: epoch, cursor: 0)
+        }
+    }
+
+    public func memberships(of account: Int64) throws -> [Membership] {
+        try connected { db in
+            let rows = try db.prepared(
+                """
+                SELECT l.id, m.role, l.epoch, l.last_seq FROM members m JOIN lists l ON l.no = m.list
+                WHERE m.account = $1 ORDER BY l.no
+                """, ["\(account)"])
+            return (0..<rows.count).map { row in
+                Membership(
+                    list: ListID(raw: ID128(bytes: rows.bytes(row, 0)!)!),
+                    role: Role(rawValue: rows.string(row, 1) ?? "") ?? .viewer, epoch: rows.string(row, 2) ?? "",
+                    cursor: rows.int64(row, 3))
+            }
+        }
+    }
+
+    public func role(of account: Int64, in list: ListID) throws -> Role? {
+        try connected { db in
+            let rows = try db.prepared(
+                "SELECT m.role FROM members m JOIN lists l ON l.no = m.list WHERE l.id = $1 AND m.account = $2",
+                [Self.listParameter(list), "\(account)"])
+            return rows.count == 0 ? nil : rows.string(0, 0).flatMap(Role.init(rawValue:))
+        }
+    }
+
+    public func members(of list: ListID) throws -> [Member] {
+        try connected { db in
+            let rows = try db.prepared(
+                """
+                SELECT a.name, m.role FROM members m JOIN lists l ON l.no = m.list JOIN accounts a ON a.id = m.account
+                WHERE l.id = $1 ORDER BY a.name
+                """, [Self.listParameter(list)])
+            return (0..<rows.count).map {
+                Member(account: rows.string($0, 0) ?? "", role: Role(rawValue: rows.string($0, 1) ?? "") ?? .viewer)
+            }
+        }
+    }
+
+    public func removeMember(_ account: Int64, from list: ListID) throws {
+        try connected { db in
+            try db.transaction {
+                // Locking the list's row serializes membership changes of one list across instances.
+                let found = try db.prepared("SELECT no FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
+                guard found.count == 1 else { throw StoreError.noSuchList }
+                let no = found.string(0, 0)
+                let counts = try db.prepared(
+                    """
+                    SELECT (SELECT role FROM members WHERE list = $1 AND account = $2),
+                        (SELECT count(*) FROM members WHERE list = $1 AND role = 'owner'),
+                        (SELECT count(*) FROM members WHERE list = $1)
+                    """, [no, "\(account)"])
+                guard let role = counts.string(0, 0) else { throw StoreError.noSuchMember }
+                if role == "owner" && counts.int64(0, 1) == 1 && counts.int64(0, 2) > 1 { throw StoreError.lastOwner }
+                _ = try db.prepared("DELETE FROM members WHERE list = $1 AND account = $2", [no, "\(account)"])
+            }
+        }
+    }
+
+    public func saveInvite(code: String, list: ListID, role: Role, createdBy: Int64, expiresAt: Int64) throws {
+        try connected { db in
+            let rows = try db.prepared(
+                """
+                INSERT INTO invites(code, list, role, created_by, expires)
+                SELECT $1, no, $3, $4, $5 FROM lists WHERE id = $2 RETURNING code
+                """, [code, Self.listParameter(list), role.rawValue, "\(createdBy)", "\(expiresAt)"])
+            guard rows.count == 1 else { throw StoreError.noSuchList }
+        }
+    }
+
+    public func redeemInvite(code: String, account: Int64, now: Int64) throws -> Membership {
+        try connected { db in
+            try db.transaction {
+                let rows = try db.prepared(
+                    """
+                    SELECT i.list, i.role, l.id, l.epoch, l.last_seq, m.role FROM invites i
+                    JOIN lists l ON l.no = i.list LEFT JOIN members m ON m.list = i.list AND m.account = $3
+                    WHERE i.code = $1 AND i.expires > $2 FOR UPDATE OF l
+                    """, [code, "\(now)", "\(account)"])
+                guard rows.count == 1 else { throw StoreError.noSuchInvite }
+                let invited = Role(rawValue: rows.string(0, 1) ?? "") ?? .viewer
+                let current = rows.string(0, 5).flatMap(Role.init(rawValue:))
+                let role = max(current ?? invited, invited)
+                _ = try db.prepared(
+                    """
+                    INSERT INTO members(list, account, role) VALUES ($1, $2, $3)
+                    ON CONFLICT (list, account) DO UPDATE SET role = excluded.role
+                    """, [rows.string(0, 0), "\(account)", role.rawValue])
+                return Membership(
+                    list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: role, epoch: rows.string(0, 3) ?? "",
+                    cursor: rows.int64(0, 4))
+            }
+        }
+    }
+
+    // MARK: The log
+
+    public func append(_ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult
+    {
+        var items: [String?] = []
+        var fields: [String?] = []
+        var stamps: [String?] = []
+        var replicas: [String?] = []
+        var texts: [String?] = []
+        var flags: [String?] = []
+        for op in operations {
+            items.append(PostgresConnection.hex(op.item.raw.bytes))
+            fields.append(String(op.field.code))
+            stamps.append(String(Int64(bitPattern: op.timestamp.rawValue)))
+            replicas.append(String(Int64(bitPattern: op.replica.rawValue ^ (1 << 63))))
+            switch op.value {
+            case .null:
+                texts.append(nil)
+                flags.append(nil)
+            case .bool(let b):
+                texts.append(nil)
+                flags.append(b ? "t" : "f")
+            case .text(let text):
+                texts.append(text)
+                flags.append(nil)
+            }
+        }
+        return try connected { db in
+            let rows = try db.prepared(
+                "SELECT accepted, last_seq, epoch FROM basket_append($1, $2, $3, $4, $5, $6, $7, $8)",
+                [
+                    Self.listParameter(list), PostgresConnection.array(items), PostgresConnection.array(fields),
+                    PostgresConnection.array(stamps), PostgresConnection.array(replicas),
+                    PostgresConnection.array(texts), PostgresConnection.array(flags), "\(receivedAt)",
+                ])
+            let accepted = Int(rows.int64(0, 0))
+            return AppendResult(
+                accepted: accepted, duplicates: operations.count - accepted, cursor: rows.int64(0, 1),
+                epoch: rows.string(0, 2) ?? "")
+        }
+    }
+
+    public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
+        try connected { db in
+            // One statement, one snapshot: the list's head and the page agree.
+            let rows = try db.prepared(
+                """
+                SELECT l.last_seq, l.epoch, l.compacted_through, o.seq, o.item, o.field, o.ts, o.replica,
+                    o.value_text, o.value_bool
+                FROM lists l LEFT JOIN LATERAL (
+                    SELECT * FROM ops WHERE ops.list = l.no AND ops.seq > $2 ORDER BY ops.seq LIMIT $3) o ON true
+                WHERE l.id = $1 ORDER BY o.seq
+                """, [Self.listParameter(list), "\(cursor)", "\(limit)"])
+            guard rows.count > 0 else { throw StoreError.noSuchList }
+            let head = rows.int64(0, 0)
+            var encoded = OperationCodec.header(for: list)
+            var last = min(cursor, head)
+            var count = 0
+            for row in 0..<rows.count where !rows.isNull(row, 3) {
+                last = rows.int64(row, 3)
+                let value: Value
+                if let text = rows.string(row, 8) {
+                    value = .text(text)
+                } else if let flag = rows.bool(row, 9) {
+                    value = .bool(flag)
+                } else {
+                    value = .null
+                }
+                let version = Version(
+                    timestamp: HybridTimestamp(rawValue: UInt64(bitPattern: rows.int64(row, 6))),
+                    replica: ReplicaID(rawValue: UInt64(bitPattern: rows.int64(row, 7)) ^ (1 << 63)))
+                let op = BasketCore.Operation(
+                    list: list, item: ItemID(raw: ID128(bytes: rows.bytes(row, 4)!)!),
+                    field: Field(code: UInt8(rows.int64(row, 5))) ?? .name, value: value, version: version)
+                OperationCodec.appendLine(op, to: &encoded)
+                count += 1
+            }
+            return Page(
+                encoded: encoded, count: count, cursor: last, more: last < head, epoch: rows.string(0, 1) ?? "",
+                historyComplete: cursor >= rows.int64(0, 2))
+        }
+    }
+
+    public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
+        try connected { db in
+            let rows = try db.prepared("SELECT last_seq, epoch FROM lists WHERE id = $1", [Self.listParameter(list)])
+            guard rows.count == 1 else { throw StoreError.noSuchList }
+            return (rows.int64(0, 0), rows.string(0, 1) ?? "")
+        }
+    }
+
+    // MARK: Maintenance
+
+    public func compact(receivedBefore before: Int64) throws -> Int {
+        try connected { db in
+            try db.transaction {
+                let rows = try db.query(
+                    """
+                    WITH doomed AS (
+                        SELECT list, seq FROM (
+                            SELECT list, seq, received, row_number() OVER (
+                                PARTITION BY list, item, field ORDER BY ts DESC, replica DESC) AS rank
+                            FROM ops) ranked
+                        WHERE rank > 1 AND received < $1),
+                    marked AS (
+                        UPDATE lists SET compacted_through = greatest(compacted_through, d.top)
+                        FROM (SELECT list, max(seq) AS top FROM doomed GROUP BY list) d WHERE lists.no = d.list)
+                    DELETE FROM ops USING doomed WHERE ops.list = doomed.list AND ops.seq = doomed.seq
+                    """, ["\(before)"])
+                return rows.changed
+            }
+        }
+    }
+
+    public func statistics() throws -> StoreStatistics {
+        try connected { db in
+            let rows = try db.prepared(
+                """
+                SELECT (SELECT count(*) FROM ops), (SELECT count(*) FROM lists), (SELECT count(*) FROM accounts),
+                    pg_database_size(current_database())
+                """)
+            return StoreStatistics(
+                operations: rows.int64(0, 0), lists: rows.int64(0, 1), accounts: rows.int64(0, 2),
+                databaseBytes: rows.int64(0, 3))
+        }
+    }
+
+    /// Gives every list a new epoch (after restoring a backup made with pg_dump: clients then
+    /// push again what the backup does not hold). Returns the lists renewed.
+    public func renewEpochs() throws -> Int {
+        try connected { db in
+            // 16 hex digits, as SQLiteStore.newEpoch makes them.
+            try db.query(
+                "UPDATE lists SET epoch = substr(md5(random()::text || no::text || clock_timestamp()::text), 1, 16)"
+            )
+            .changed
+        }
+    }
+}
+
+/// A thread that LISTENs on the store's channel and reports each committed push (on any
+/// instance) to the handler. After losing its connection it reconnects and reports
+/// ``CommitEvent/resumed`` (notifications may have been missed meanwhile).
+final class CommitListener: @unchecked Sendable {
+    // `@unchecked Sendable`: `thread` and `stopping` are behind `lock`.
+    let url: String
+    let channel: String
+    private let lock = NSLock()
+    private var thread: Thread?
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(url: String, channel: String) {
+        self.url = url
+        self.channel = channel
+    }
+
+    func start(_ handler: @escaping @Sendable (CommitEvent) -> Void) {
+        lock.withLock {
+            guard thread == nil else { return }
+            let thread = Thread { [self] in
+                run(handler)
+                finished.signal()
+            }
+            thread.name = "basket-listen"
+            thread.start()
+            self.thread = thread
+        }
+    }
+
+    /// Stops listening and waits (at most a poll interval) until the connection is closed.
+    func stop() {
+        let running: Bool = lock.withLock {
+            defer { stopping = true }
+            return thread != nil && !stopping
+        }
+        if running { finished.wait() }
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    private func run(_ handler: @Sendable (CommitEvent) -> Void) {
+        var first = true
+        while !isStopping {
+            do {
+                let connection = try PostgresConnection(url: url)
+                try connection.execute("LISTEN \(channel)")
+                if !first { handler(.resumed) }
+                first = false
+                while !isStopping {
+                    var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&descriptor, 1, 200)
+                    for (_, payload) in try connection.notifications() {
+                        let parts = payload.split(separator: " ")
+                        guard parts.count == 2, let bytes = Secrets.bytes(hex: String(parts[0])),
+                            let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
+                        else { continue }
+                        handler(.committed(ListID(raw: id), cursor))
+                    }
+                }
+            } catch {
+                first = false
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+    }
+}
