@@ -76,7 +76,7 @@ let package = Package(
 
         // Tests.
         .target(
-            name: "TestSupport", dependencies: ["BasketCore", "BasketReplica", "Postgres"],
+            name: "TestSupport", dependencies: ["BasketCore", "BasketReplica", "Postgres", "SQLite"],
             path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTests"),

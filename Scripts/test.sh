@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, checks formatting, runs every test.
-#   Scripts/test.sh                    everything (about 7 minutes on 2 cores, after the build)
+# The whole test suite: installs what is missing (Debian packages, PostgreSQL), checks
+# formatting, starts a throwaway PostgreSQL (Scripts/postgres.sh), and runs:
+#   1. every test (store tests on SQLite and PostgreSQL, servers on SQLite);
+#   2. the server and end-to-end tests again with every server as two instances on one
+#      PostgreSQL database behind a round-robin proxy (BASKET_TEST_STORE=postgres);
+#   3. schemathesis against the OpenAPI description, and nginx TLS termination in front of a
+#      real server (Scripts/nginx-check.sh).
+# PostgreSQL is stopped at the end. About 12 minutes on 2 cores, after the build.
 #   BASKET_CASES=100 Scripts/test.sh   fewer convergence cases
+#   BASKET_TEST_POSTGRES=URL           use a running PostgreSQL instead (its user may create databases)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,29 +16,65 @@ Scripts/install-deps.sh
 Scripts/format-check.sh
 swift build --build-tests
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+started_postgres=0
+cleanup() {
+    rm -f "$log" "$log".*
+    if [ "$started_postgres" = 1 ]; then Scripts/postgres.sh stop; fi
+}
+trap cleanup EXIT
+if [ -z "${BASKET_TEST_POSTGRES:-}" ]; then
+    BASKET_TEST_POSTGRES=$(Scripts/postgres.sh start)
+    started_postgres=1
+fi
+export BASKET_TEST_POSTGRES
+
 status=0
-# A watchdog: a test that hangs fails the run after BASKET_TEST_TIMEOUT seconds (default 30 minutes)
-# and the tests that started without finishing are named, instead of the run waiting forever.
-timeout -s KILL "${BASKET_TEST_TIMEOUT:-1800}" swift test --skip-build 2>&1 | tee "$log" || status=$?
-if [ "$status" = 137 ]; then
-    echo "tests: killed after ${BASKET_TEST_TIMEOUT:-1800} s; started and not finished:" >&2
-    grep -oE 'Test [^ ]+\(\) started' "$log" | sed -E 's/^Test (.*) started/\1/' | sort >"$log.started"
-    grep -oE 'Test [^ ]+\(\) (passed|failed)' "$log" | sed -E 's/^Test (.*) (passed|failed)/\1/' | sort >"$log.ended"
-    comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
-    rm -f "$log.started" "$log.ended"
-fi
+summaries=()
+# Runs `swift test` with the given arguments under a watchdog: a test that hangs fails the run
+# after BASKET_TEST_TIMEOUT seconds (default 30 minutes) and the tests that started without
+# finishing are named, instead of the run waiting forever.
+run_tests() {
+    local label=$1
+    shift
+    local pass_status=0
+    timeout -s KILL "${BASKET_TEST_TIMEOUT:-1800}" swift test --skip-build "$@" 2>&1 | tee "$log" || pass_status=$?
+    if [ "$pass_status" = 137 ]; then
+        echo "tests: killed after ${BASKET_TEST_TIMEOUT:-1800} s; started and not finished:" >&2
+        grep -oE 'Test [^ ]+\(\) started' "$log" | sed -E 's/^Test (.*) started/\1/' | sort >"$log.started"
+        grep -oE 'Test [^ ]+\(\) (passed|failed)' "$log" | sed -E 's/^Test (.*) (passed|failed)/\1/' | sort >"$log.ended"
+        comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
+    fi
+    # A plain line from Swift Testing's summary ("Test run with N tests … passed/failed …").
+    local summary total failed
+    summary=$(grep -E '^. Test run with [0-9]+ tests?' "$log" | tail -n 1 || true)
+    total=$(sed -E 's/^. Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
+    failed=$(grep -cE '^. Test [^ ].* failed after' "$log" || true)
+    summaries+=("tests ($label): $((${total:-0} - failed)) passed, $failed failed$([ "$pass_status" = 0 ] || echo ", exit $pass_status")")
+    if [ "$pass_status" != 0 ]; then status=$pass_status; fi
+}
+
+run_tests "SQLite servers"
+export BASKET_TEST_STORE=postgres
+run_tests "two instances on PostgreSQL" --filter 'BasketServerTests|EndToEndTests' --skip ScenarioTests
+unset BASKET_TEST_STORE
+
 # The API against its OpenAPI description, fuzzed by schemathesis on a real server.
-schemathesis_status=0
-Scripts/schemathesis.sh .build/debug/basket-server >"$log.api" 2>&1 || schemathesis_status=$?
-if [ "$schemathesis_status" = 0 ]; then tail -n 20 "$log.api"; else cat "$log.api"; status=$schemathesis_status; fi
-rm -f "$log.api"
-# A plain closing line from Swift Testing's summary ("Test run with N tests … passed/failed … with K issues").
-summary=$(grep -E '^. Test run with [0-9]+ tests?' "$log" | tail -n 1 || true)
-total=$(sed -E 's/^. Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
-failed=$(grep -cE '^. Test [^ ].* failed after' "$log" || true)
-if [ -n "$total" ]; then
-    echo "tests: $((total - failed)) passed, $failed failed"
+if Scripts/schemathesis.sh .build/debug/basket-server >"$log.api" 2>&1; then
+    tail -n 20 "$log.api"
+    summaries+=("schemathesis: passed")
+else
+    cat "$log.api"
+    summaries+=("schemathesis: FAILED")
+    status=1
 fi
-if [ "$schemathesis_status" = 0 ]; then echo "schemathesis: passed"; else echo "schemathesis: FAILED"; fi
+# TLS termination as docs/deploy.md configures it: nginx with a self-signed certificate, curl.
+if Scripts/nginx-check.sh .build/debug/basket-server >"$log.nginx" 2>&1; then
+    tail -n 5 "$log.nginx"
+    summaries+=("nginx TLS: passed")
+else
+    cat "$log.nginx"
+    summaries+=("nginx TLS: FAILED")
+    status=1
+fi
+printf '%s\n' "${summaries[@]}"
 exit "$status"

@@ -42,7 +42,9 @@ public final class PostgresConnection {
             PQfinish(handle)
             throw PostgresError(sqlState: "", message: "cannot connect to PostgreSQL: \(message)", connectionLost: true)
         }
-        // Notices (such as "relation already exists, skipping") are not the server log's business.
+        // Notices (such as "relation already exists, skipping", or the FATAL that precedes a cut
+        // connection, which the next call reports as an error anyway) are not printed to stderr.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try execute("SET client_min_messages = warning")
     }
 

@@ -13,7 +13,9 @@ enum SmallDisk {
     }()
 }
 
-@Suite(.enabled(if: SmallDisk.canMount, "mounting a tmpfs needs root"))
+@Suite(
+    .enabled(if: SmallDisk.canMount, "mounting a tmpfs needs root"),
+    .disabled(if: ServerProcess.pairOnPostgres, "it fills the file system of the SQLite store"))
 struct DiskFullTests {
     let root = TemporaryDirectory("disk-full")
 

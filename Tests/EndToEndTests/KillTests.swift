@@ -18,8 +18,7 @@ struct KillTests {
     func serverLog(_ server: ServerProcess, _ list: ListID, as reader: Device) throws -> (
         operations: Set<BasketCore.Operation>, rows: Int
     ) {
-        let store = try Connection(path: server.dataDirectory + "/basket-server.sqlite")
-        let rows = Int(try store.scalar("SELECT count(*) FROM ops")?.integerValue ?? -1)
+        let rows = try server.storedOperationRows()
         let token = try token(of: reader.directory)
         var operations = Set<BasketCore.Operation>()
         var cursor = 0

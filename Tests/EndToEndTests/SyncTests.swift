@@ -163,8 +163,8 @@ struct SyncTests {
         try alice.ok("add", "Before backup")
         try alice.ok("sync")
         try bob.ok("sync")
-        let backup = root.file("backup.sqlite")
-        let made = try Executables.run("basket-server", ["--data", server.dataDirectory, "backup", backup])
+        let backup = root.file("backup")
+        let made = try server.backup(to: backup)
         #expect(made.status == 0, "\(made.stderr)")
 
         try alice.ok("add", "Alice after backup")
@@ -174,7 +174,7 @@ struct SyncTests {
         try bob.ok("add", "Bob offline")  // never reached the old server
 
         #expect(server.stop() == 0)
-        let restored = try Executables.run("basket-server", ["--data", server.dataDirectory, "restore", backup])
+        let restored = try server.restore(from: backup)
         #expect(restored.status == 0 && restored.stdout.contains("new epoch"), "\(restored.stderr)")
         try server.start()
 

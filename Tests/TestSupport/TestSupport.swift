@@ -1,5 +1,7 @@
 public import BasketCore
 public import Foundation
+import Postgres
+import SQLite
 import Synchronization
 
 /// A temporary directory, removed when the value is deinitialised.
@@ -101,84 +103,184 @@ public final class Locked<Value: Sendable>: Sendable {
     }
 }
 
-/// A real `basket-server` process on 127.0.0.1.
+/// A real `basket-server` on 127.0.0.1: by default one process with its SQLite file in
+/// `dataDirectory`; with BASKET_TEST_STORE=postgres (and BASKET_TEST_POSTGRES), two instances on
+/// a new PostgreSQL database behind a ``RoundRobinProxy``, so consecutive connections alternate
+/// between them. `url` is what clients use either way.
 public final class ServerProcess: @unchecked Sendable {
-    // `@unchecked Sendable`: `process` and `port` change only in start/stop, called by one test.
+    // `@unchecked Sendable`: `processes` and the ports change only in start/stop, called by one test.
     public let dataDirectory: String
+    /// The port clients connect to (the proxy's, with two instances).
     public private(set) var port: Int
-    private var process: Subprocess?
+    private var instancePorts: [Int]
+    private var processes: [Subprocess] = []
+    /// The database the instances share (nil for SQLite).
+    public let database: TestDatabase?
+    private let proxy: RoundRobinProxy?
+
+    /// Whether servers run as two instances on PostgreSQL in this test run.
+    public static var pairOnPostgres: Bool {
+        ProcessInfo.processInfo.environment["BASKET_TEST_STORE"] == "postgres" && TestPostgres.url != nil
+    }
 
     /// Starts the server on `port` (0 picks a free one) and waits until it listens.
     public init(dataDirectory: String, port: Int = 0) throws {
         self.dataDirectory = dataDirectory
-        self.port = port
+        if Self.pairOnPostgres {
+            database = try TestDatabase()
+            instancePorts = [0, 0]
+            proxy = try RoundRobinProxy(backends: [], port: port)
+            self.port = proxy!.port
+        } else {
+            database = nil
+            proxy = nil
+            instancePorts = [port]
+            self.port = port
+        }
         try start()
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }
 
+    /// How many server processes serve `url`.
+    public var instances: Int { instancePorts.count }
+
+    /// Starts every instance (on the ports they had, after a stop or kill).
     public func start() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["BASKET_QUIET"] = "1"
-        let process = try Subprocess(
-            Executables.path("basket-server"), ["--listen", "127.0.0.1:\(port)", "--data", dataDirectory],
-            environment: environment, stderr: .mergeWithOutput)
-        self.process = process
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let text = process.stdout
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
-                let digits = text[range.upperBound...].prefix { $0.isNumber }
-                port = Int(digits) ?? port
-                return
+        var started: [Subprocess] = []
+        for (index, instancePort) in instancePorts.enumerated() {
+            var arguments = ["--listen", "127.0.0.1:\(instancePort)", "--data", dataDirectory]
+            if let database { arguments += ["--store", database.url, "--connections", "4"] }
+            let process = try Subprocess(
+                Executables.path("basket-server"), arguments, environment: environment, stderr: .mergeWithOutput)
+            started.append(process)
+            processes = started
+            let deadline = Date().addingTimeInterval(20)
+            var listening = false
+            while Date() < deadline && !listening {
+                let text = process.stdout
+                if let range = text.range(of: "listening on http://127.0.0.1:") {
+                    let digits = text[range.upperBound...].prefix { $0.isNumber }
+                    instancePorts[index] = Int(digits) ?? instancePort
+                    listening = true
+                } else if !process.isRunning {
+                    break
+                } else {
+                    usleep(10_000)
+                }
             }
-            if !process.isRunning { break }
-            usleep(10_000)
+            if !listening { throw ServerError(message: "basket-server did not start: \(log)") }
         }
-        throw ServerError(message: "basket-server did not start: \(log)")
+        if let proxy {
+            proxy.setBackends(instancePorts)
+        } else {
+            port = instancePorts[0]
+        }
     }
 
-    /// Everything the server printed since it last started.
-    public var log: String { process?.stdout ?? "" }
+    /// Everything the servers printed since they last started.
+    public var log: String {
+        processes.count == 1
+            ? processes[0].stdout
+            : processes.enumerated().map { "[instance \($0)]\n\($1.stdout)" }.joined(separator: "\n")
+    }
 
-    /// SIGTERM, and waits for a clean exit; returns the exit status (-1 if it had to be killed after 30 s).
+    /// SIGTERM to every instance, and waits for clean exits; returns the first non-zero exit
+    /// status (-1 if one had to be killed after 30 s).
     @discardableResult
     public func stop() -> Int32 {
-        guard let process else { return 0 }
-        if let ended = process.termination { return ended.status }
-        process.signal(SIGTERM)
-        if let ended = process.wait(timeout: 30) { return ended.signaled ? 128 + ended.status : ended.status }
-        process.kill()
-        return -1
+        for process in processes where process.termination == nil { process.signal(SIGTERM) }
+        var status: Int32 = 0
+        for process in processes {
+            var code: Int32
+            if let ended = process.wait(timeout: 30) {
+                code = ended.signaled ? 128 + ended.status : ended.status
+            } else {
+                process.kill()
+                code = -1
+            }
+            if status == 0 { status = code }
+        }
+        return status
     }
 
-    /// SIGKILL: the process gets no chance to clean up.
+    /// SIGKILL to every instance: they get no chance to clean up.
     public func kill() {
-        process?.kill()
+        for process in processes { process.kill() }
     }
 
-    public var isRunning: Bool { process?.isRunning ?? false }
+    public var isRunning: Bool { !processes.isEmpty && processes.allSatisfy(\.isRunning) }
 
-    /// A gauge or counter of `/metrics` (the sample without labels), or nil when absent.
+    /// Backs the store up to `path` the way docs/deploy.md says: `basket-server backup` for
+    /// SQLite, pg_dump for PostgreSQL (both while the server runs).
+    public func backup(to path: String) throws -> ProcessResult {
+        if let database {
+            return try Executables.runShell("pg_dump --format=custom --file='\(path)' '\(database.url)'")
+        }
+        return try Executables.run("basket-server", ["--data", dataDirectory, "backup", path])
+    }
+
+    /// Restores the backup at `path` (servers stopped): `basket-server restore` for SQLite;
+    /// pg_restore, then `basket-server renew-epochs`, for PostgreSQL.
+    public func restore(from path: String) throws -> ProcessResult {
+        if let database {
+            let restored = try Executables.runShell(
+                "pg_restore --clean --if-exists --single-transaction --dbname='\(database.url)' '\(path)'")
+            if restored.status != 0 { return restored }
+            return try Executables.run("basket-server", ["--store", database.url, "renew-epochs"])
+        }
+        return try Executables.run("basket-server", ["--data", dataDirectory, "restore", path])
+    }
+
+    /// Rows in the store's log (read from the SQLite file or the database directly).
+    public func storedOperationRows() throws -> Int {
+        if let database {
+            return Int(try PostgresConnection(url: database.url).query("SELECT count(*) FROM ops").int64(0, 0))
+        }
+        let store = try Connection(path: dataDirectory + "/basket-server.sqlite")
+        return Int(try store.scalar("SELECT count(*) FROM ops")?.integerValue ?? -1)
+    }
+
+    /// A gauge or counter of `/metrics` (the sample without labels), or nil when absent: an
+    /// instance's own figures (requests, watchers) summed over the instances, the store's
+    /// (operations, lists, accounts, bytes) read once.
     public func metric(_ name: String) throws -> Int? {
-        let text = try Executables.runShell("curl -s \(url)/metrics").stdout
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
-        return Double(line.split(separator: " ")[1]).map { Int($0) }
+        let storeWide = ["basket_operations_stored", "basket_lists", "basket_accounts", "basket_database_bytes"]
+        var total: Int?
+        for instancePort in storeWide.contains(name) ? [instancePorts[0]] : instancePorts {
+            let text = try Executables.runShell("curl -s http://127.0.0.1:\(instancePort)/metrics").stdout
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }),
+                let value = Double(line.split(separator: " ")[1])
+            else { continue }
+            total = (total ?? 0) + Int(value)
+        }
+        return total
     }
 
-    /// The server's process id, while it runs.
-    public var pid: Int32? { process?.isRunning == true ? process?.pid : nil }
+    /// The first instance's process id, while it runs.
+    public var pid: Int32? { processes.first?.isRunning == true ? processes.first?.pid : nil }
 
-    /// The server's resident memory in bytes (VmRSS), while it runs.
+    /// The instances' resident memory in bytes (VmRSS), summed, while they run.
     public var residentBytes: Int? {
-        guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-        else { return nil }
-        return kilobytes * 1024
+        var total = 0
+        for process in processes {
+            guard process.isRunning,
+                let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+                let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+            else { return nil }
+            total += kilobytes * 1024
+        }
+        return processes.isEmpty ? nil : total
     }
 
-    deinit { kill() }
+    deinit {
+        kill()
+        for process in processes { _ = process.wait(timeout: 10) }
+        proxy?.stop()
+    }
 
     public struct ServerError: Error, CustomStringConvertible {
         public var message: String
