@@ -65,7 +65,9 @@ let package = Package(
         // Benchmarks (run release-built: Scripts/bench.sh).
         .executableTarget(
             name: "basket-bench",
-            dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer"],
+            dependencies: [
+                "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer", "Postgres",
+            ],
             path: "Benchmarks/basket-bench"),
 
         // The deterministic simulation (client and server in one process, like the benchmarks).

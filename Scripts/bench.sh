@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Builds in release mode and runs the benchmarks; prints tables (see README "Performance").
+#   Scripts/bench.sh                 every benchmark
+#   Scripts/bench.sh backends        one of them (replica, server, search, backends), with its options
+# The backends benchmark needs PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
+# cluster is started (Scripts/postgres.sh, installing postgresql if missing) and stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,10 +12,16 @@ Scripts/install-deps.sh
 swift build -c release --static-swift-stdlib --product basket
 swift build -c release --static-swift-stdlib --product basket-server
 swift build -c release --static-swift-stdlib --product basket-bench
+if [ -z "${BASKET_BENCH_POSTGRES:-}" ] && { [ $# -eq 0 ] || [ "$1" = backends ]; }; then
+    BASKET_BENCH_POSTGRES=$(BASKET_PG_DIR=/tmp/basket-bench-postgres BASKET_PG_PORT=55433 Scripts/postgres.sh start)
+    trap 'BASKET_PG_DIR=/tmp/basket-bench-postgres BASKET_PG_PORT=55433 Scripts/postgres.sh stop' EXIT
+fi
+export BASKET_BENCH_POSTGRES
 if [ $# -gt 0 ]; then
     .build/release/basket-bench "$@"
 else
     .build/release/basket-bench replica
     .build/release/basket-bench server
     .build/release/basket-bench search
+    .build/release/basket-bench backends
 fi

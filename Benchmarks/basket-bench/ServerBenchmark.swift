@@ -15,6 +15,8 @@ struct ServerBenchmark {
     var burst = 5_000
     var idleWatchers = 10_000
 
+    init() {}
+
     init(arguments: [String]) throws {
         try parseNumericOptions(arguments) { name, n in
             switch name {
@@ -107,7 +109,7 @@ struct ServerBenchmark {
             phase = "fan-out"
             // 3. Fan-out: watchers long-polling one list; one push; time until each has it.
             let fanList = try newList()
-            let fan = try fanOut(server: server, token: token, list: fanList, setup: setup)
+            let fan = try fanOut(ports: [server.port], token: token, list: fanList, setups: [setup])
             table.add("fan-out to \(watchers) watchers, one push: p50 (median of 5 rounds)", formatMillis(fan.p50), "")
             table.add("fan-out to \(watchers) watchers, one push: p99 (median of 5 rounds)", formatMillis(fan.p99), "")
             table.add(
@@ -187,31 +189,42 @@ struct ServerBenchmark {
         var deliveriesPerSecond: Double
     }
 
-    func waitForWatchers(_ count: Int, setup: RawConnection) throws {
+    /// Waits until the instances behind `setups` hold `count` parked long-polls between them.
+    func waitForWatchers(_ count: Int, setups: [RawConnection]) throws {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            let metrics = String(decoding: try setup.call("GET", "/metrics").body, as: UTF8.self)
-            if let line = metrics.split(separator: "\n").first(where: { $0.hasPrefix("basket_watchers ") }),
-                let value = Double(line.split(separator: " ")[1]), Int(value) >= count
-            {
-                return
+            var total = 0
+            for setup in setups {
+                let metrics = String(decoding: try setup.call("GET", "/metrics").body, as: UTF8.self)
+                if let line = metrics.split(separator: "\n").first(where: { $0.hasPrefix("basket_watchers ") }),
+                    let value = Double(line.split(separator: " ")[1])
+                {
+                    total += Int(value)
+                }
             }
+            if total >= count { return }
             usleep(20_000)
         }
         throw BenchError("the server never held \(count) watchers")
     }
 
-    func fanOut(server: ServerUnderTest, token: String, list: ListID, setup: RawConnection) throws -> FanOut {
-        let connections = try (0..<watchers).map { _ in try RawConnection(port: server.port) }
+    /// Watchers spread over the instances at `ports` (in turn) long-poll one list; pushes go to
+    /// the first instance. Five rounds of one push (latency until each watcher has it), then a
+    /// burst (deliveries per second) unless `burst` is 0.
+    func fanOut(ports: [Int], token: String, list: ListID, setups: [RawConnection], burst: Int? = nil) throws
+        -> FanOut
+    {
+        let burst = burst ?? self.burst
+        let connections = try (0..<watchers).map { try RawConnection(port: ports[$0 % ports.count]) }
         var cursors = [Int64](repeating: 0, count: watchers)
         for (i, connection) in connections.enumerated() {
             try connection.send(
                 RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
         }
-        try waitForWatchers(watchers, setup: setup)
+        try waitForWatchers(watchers, setups: setups)
 
         // One push; when does each watcher have it? Five rounds, each with every watcher parked again.
-        let pusher = try RawConnection(port: server.port)
+        let pusher = try RawConnection(port: ports[0])
         var fds = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         var roundP50: [Double] = []
         var roundP99: [Double] = []
@@ -223,7 +236,7 @@ struct ServerBenchmark {
                         RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
                     fds[i].events = Int16(POLLIN)
                 }
-                try waitForWatchers(watchers, setup: setup)
+                try waitForWatchers(watchers, setups: setups)
             }
             let one = singleOpBody(list, name: "Fan-out \(round)", counter: 0)
             let start = DispatchTime.now().uptimeNanoseconds
@@ -249,6 +262,9 @@ struct ServerBenchmark {
             roundLast.append(latencies.last ?? 0)
         }
 
+        if burst == 0 {
+            return FanOut(p50: median(roundP50), p99: median(roundP99), last: median(roundLast), deliveriesPerSecond: 0)
+        }
         // A burst: watchers re-poll after every answer until each has every operation.
         let target = cursors[0] + Int64(burst)
         for (i, connection) in connections.enumerated() {
@@ -256,10 +272,10 @@ struct ServerBenchmark {
                 RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
             fds[i].events = Int16(POLLIN)
         }
-        try waitForWatchers(watchers, setup: setup)
+        try waitForWatchers(watchers, setups: setups)
         let burstStart = DispatchTime.now().uptimeNanoseconds
         let bodies = (0..<(burst / 100)).map { burstBody(list, batch: $0) }
-        let port = server.port
+        let port = ports[0]
         let pushThread = Thread {
             guard let connection = try? RawConnection(port: port) else { return }
             for body in bodies {
@@ -324,7 +340,7 @@ struct ServerBenchmark {
             try connection.send(request)
             connections.append(connection)
         }
-        try waitForWatchers(idleWatchers, setup: setup)
+        try waitForWatchers(idleWatchers, setups: [setup])
         let with = residentBytes(pid: server.pid)
         connections.removeAll()
         return (before, with)
@@ -384,14 +400,14 @@ final class ServerUnderTest {
     var port = 0
     var pid: Int32 { process.processIdentifier }
 
-    init(data: String) throws {
+    init(data: String, arguments extra: [String] = []) throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("basket-server")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw BenchError("build basket-server next to basket-bench (Scripts/bench.sh does)")
         }
         process.executableURL = executable
-        process.arguments = ["--listen", "127.0.0.1:0", "--data", data, "--quiet"]
+        process.arguments = ["--listen", "127.0.0.1:0", "--data", data, "--quiet"] + extra
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -9,6 +9,7 @@ let usage = """
     usage: basket-bench replica [--ops N] [--items N] [--runs N]
            basket-bench server [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
            basket-bench search [--items N] [--queries N]
+           basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)
     """
 if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)
@@ -32,6 +33,13 @@ case "search":
 case "server":
     do {
         try ServerBenchmark(arguments: Array(arguments.dropFirst())).run()
+    } catch {
+        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
+        exit(1)
+    }
+case "backends":
+    do {
+        try BackendBenchmark(arguments: Array(arguments.dropFirst())).run()
     } catch {
         FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
         exit(1)

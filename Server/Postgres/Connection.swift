@@ -38,8 +38,8 @@ public final class PostgresConnection {
         }
         self.handle = handle
         guard PQstatus(handle) == CONNECTION_OK else {
+            // Every property is set, so deinit runs and closes the handle.
             let message = Self.message(handle)
-            PQfinish(handle)
             throw PostgresError(sqlState: "", message: "cannot connect to PostgreSQL: \(message)", connectionLost: true)
         }
         // Notices (such as "relation already exists, skipping", or the FATAL that precedes a cut

@@ -12,11 +12,16 @@ struct ServerCommandTests {
     @Test func flagsOverrideTheEnvironment() throws {
         let environment = [
             "BASKET_LISTEN": "127.0.0.1:9000", "BASKET_DATA": "/srv/basket", "BASKET_DURABILITY": "process",
-            "BASKET_MAX_WAIT": "20",
+            "BASKET_MAX_WAIT": "20", "BASKET_STORE": "postgresql://basket@db/basket", "BASKET_CONNECTIONS": "3",
         ]
         let fromEnvironment = try ServerCommand.parse([], environment: environment)
         #expect(fromEnvironment.port == 9000 && fromEnvironment.data == "/srv/basket" && !fromEnvironment.fsync)
         #expect(fromEnvironment.maxWait == 20)
+        #expect(fromEnvironment.store == "postgresql://basket@db/basket" && fromEnvironment.connections == 3)
+        let other = try ServerCommand.parse(
+            ["--store", "postgres://x@y/z", "--connections", "12"], environment: environment)
+        #expect(other.store == "postgres://x@y/z" && other.connections == 12)
+        #expect(ServerCommand.redacted("postgresql://basket:secret@db/basket") == "postgresql://basket:***@db/basket")
         let flags = try ServerCommand.parse(
             ["--listen", "[::1]:0", "--durability", "full", "--max-wait", "1"], environment: environment)
         #expect(flags.host == "::1" && flags.port == 0 && flags.fsync && flags.maxWait == 1)
@@ -25,11 +30,18 @@ struct ServerCommandTests {
     @Test func badArgumentsAreUsageErrors() {
         let bad: [[String]] = [
             ["--listen", "localhost"], ["--listen", "1.2.3.4:99999"], ["--durability", "maybe"], ["--bogus"],
-            ["backup"], ["--max-wait", "31"], ["--max-wait", "soon"],
+            ["backup"], ["--max-wait", "31"], ["--max-wait", "soon"], ["--store", "/var/lib/basket.sqlite"],
+            ["--store", "mysql://x@y/z"], ["--connections", "many"],
+            // backup and restore are SQLite's; PostgreSQL has pg_dump (checked before connecting).
+            ["--store", "postgresql://nobody@127.0.0.1:1/none", "backup", "/tmp/x"],
+            ["--store", "postgresql://nobody@127.0.0.1:1/none", "restore", "/tmp/x"],
         ]
         for arguments in bad {
             #expect(ServerCommand.main(arguments, environment: [:]) == 64, "\(arguments)")
         }
         #expect(ServerCommand.main(["--help"], environment: [:]) == 0)
+        // A database that cannot be reached is an error (exit 1), not a hang or a crash.
+        #expect(
+            ServerCommand.main(["--store", "postgresql://nobody@127.0.0.1:1/none", "compact"], environment: [:]) == 1)
     }
 }
