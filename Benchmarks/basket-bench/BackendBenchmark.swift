@@ -92,16 +92,9 @@ struct BackendBenchmark {
         let ports = instances.map(\.port)
 
         let setup = try RawConnection(port: ports[0])
-        _ = try setup.call("POST", "/v1/accounts", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
-        let login = try setup.call(
-            "POST", "/v1/tokens", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
-        guard let token = jsonObject(login.body)["token"] as? String else { throw BenchError("login failed") }
-        func newList() throws -> ListID {
-            let list = ListID.random()
-            let answer = try setup.call("POST", "/v1/lists", token: token, body: Array("{\"id\":\"\(list)\"}".utf8))
-            guard answer.status == 201 else { throw BenchError("list creation: \(answer.status)") }
-            return list
-        }
+        let session = try BenchSession(setup)
+        let token = session.token
+        func newList() throws -> ListID { try session.newList() }
 
         // Ingest: each client pushes its own list through the instances in turn.
         var bench = ServerBenchmark()

@@ -44,16 +44,9 @@ struct ServerBenchmark {
 
         // Accounts and lists.
         let setup = try RawConnection(port: server.port)
-        _ = try setup.call("POST", "/v1/accounts", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
-        let login = try setup.call(
-            "POST", "/v1/tokens", body: Array(#"{"name":"bench","password":"bench-password"}"#.utf8))
-        guard let token = jsonObject(login.body)["token"] as? String else { throw BenchError("login failed") }
-        func newList() throws -> ListID {
-            let list = ListID.random()
-            let answer = try setup.call("POST", "/v1/lists", token: token, body: Array("{\"id\":\"\(list)\"}".utf8))
-            guard answer.status == 201 else { throw BenchError("list creation: \(answer.status)") }
-            return list
-        }
+        let session = try BenchSession(setup)
+        let token = session.token
+        func newList() throws -> ListID { try session.newList() }
 
         var table = Table(title: "Server: basket-server on loopback", header: ["measure", "value", "vs baseline"])
 
@@ -385,6 +378,28 @@ func integerField(_ name: String, in body: [UInt8]) -> Int64? {
         i += 1
     }
     return nil
+}
+
+/// The account "bench", signed up and logged in through `setup`; makes lists as it.
+struct BenchSession {
+    let setup: RawConnection
+    let token: String
+
+    init(_ setup: RawConnection) throws {
+        self.setup = setup
+        let credentials = Array(#"{"name":"bench","password":"bench-password"}"#.utf8)
+        _ = try setup.call("POST", "/v1/accounts", body: credentials)
+        let login = try setup.call("POST", "/v1/tokens", body: credentials)
+        guard let token = jsonObject(login.body)["token"] as? String else { throw BenchError("login failed") }
+        self.token = token
+    }
+
+    func newList() throws -> ListID {
+        let list = ListID.random()
+        let answer = try setup.call("POST", "/v1/lists", token: token, body: Array("{\"id\":\"\(list)\"}".utf8))
+        guard answer.status == 201 else { throw BenchError("list creation: \(answer.status)") }
+        return list
+    }
 }
 
 /// A thread-safe running total.

@@ -15,35 +15,22 @@ if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)
     exit(0)
 }
+/// Runs one benchmark; an error goes to stderr with exit status 1.
+func run(_ benchmark: () throws -> Void) {
+    do {
+        try benchmark()
+    } catch {
+        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+let rest = Array(arguments.dropFirst())
 switch arguments.first {
-case "replica", nil:
-    do {
-        try ReplicaBenchmark(arguments: Array(arguments.dropFirst())).run()
-    } catch {
-        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
-        exit(1)
-    }
-case "search":
-    do {
-        try SearchBenchmark(arguments: Array(arguments.dropFirst())).run()
-    } catch {
-        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
-        exit(1)
-    }
-case "server":
-    do {
-        try ServerBenchmark(arguments: Array(arguments.dropFirst())).run()
-    } catch {
-        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
-        exit(1)
-    }
-case "backends":
-    do {
-        try BackendBenchmark(arguments: Array(arguments.dropFirst())).run()
-    } catch {
-        FileHandle.standardError.write(Data("basket-bench: \(error)\n".utf8))
-        exit(1)
-    }
+case "replica", nil: run { try ReplicaBenchmark(arguments: rest).run() }
+case "search": run { try SearchBenchmark(arguments: rest).run() }
+case "server": run { try ServerBenchmark(arguments: rest).run() }
+case "backends": run { try BackendBenchmark(arguments: rest).run() }
 default:
     FileHandle.standardError.write(Data("Error: unknown benchmark '\(arguments[0])'\n\(usage)\n".utf8))
     exit(64)
