@@ -67,4 +67,37 @@ struct StoreDumpTests {
         #expect(ServerCommand.main(["--data", target, "import", dump], environment: [:]) == 1)
         #expect(ServerCommand.main(["--data", target, "import"], environment: [:]) == 64)
     }
+
+    /// `basket-server export` from a SQLite data folder, `import` into PostgreSQL with --store,
+    /// and back: the files are the same bytes.
+    @Test(.enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.unavailable)))
+    func theServerCommandMovesAStoreToPostgreSQLAndBack() throws {
+        let folder = TemporaryDirectory("dump-postgres")
+        let source = folder.file("source")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: source + "/basket-server.sqlite", fsyncEveryCommit: false)
+        let alice = try store.createAccount(name: "alice", passwordHash: "x")
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice.id)
+        _ = try store.append(
+            [
+                BasketCore.Operation(
+                    list: list, item: ItemID(list: list, key: "milk"), field: .name, value: .text("Milk"),
+                    version: Version(
+                        timestamp: HybridTimestamp(milliseconds: 1_764_400_000_000, counter: 0),
+                        replica: ReplicaID(rawValue: 9)))
+            ], to: list, receivedAt: 5)
+        let dump = folder.file("dump.jsonl")
+        #expect(ServerCommand.main(["--data", source, "export", dump], environment: [:]) == 0)
+        let database = try TestDatabase()
+        #expect(ServerCommand.main(["import", dump], environment: ["BASKET_STORE": database.url]) == 0)
+        let back = folder.file("back.jsonl")
+        #expect(ServerCommand.main(["--store", database.url, "export", back], environment: [:]) == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dump)) == Data(contentsOf: URL(fileURLWithPath: back)))
+        // Not twice into the same database.
+        #expect(ServerCommand.main(["--store", database.url, "import", dump], environment: [:]) == 1)
+        let target = folder.file("target")
+        #expect(ServerCommand.main(["--data", target, "import", back], environment: [:]) == 0)
+        #expect(try SQLiteStore(path: target + "/basket-server.sqlite").head(of: list).cursor == 1)
+    }
 }

@@ -21,6 +21,7 @@ public final class RoundRobinProxy: @unchecked Sendable {
     /// Listens on `port` (0 picks a free one) and relays to `backends`.
     public init(backends: [Int], port: Int = 0) throws {
         self.backends = backends
+        signal(SIGPIPE, SIG_IGN)  // as Subprocess does; the relay's sends also pass MSG_NOSIGNAL
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -138,7 +139,10 @@ public final class RoundRobinProxy: @unchecked Sendable {
                         }
                     }
                     if revents & Int16(POLLOUT) != 0 && !side.pending.isEmpty {
-                        let count = side.pending.withUnsafeBytes { write(side.fd, $0.baseAddress, $0.count) }
+                        // send with MSG_NOSIGNAL: a peer that closed must not SIGPIPE the test process.
+                        let count = side.pending.withUnsafeBytes {
+                            send(side.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                        }
                         if count > 0 {
                             side.pending.removeFirst(count)
                         } else if errno != EAGAIN && errno != EINTR {
