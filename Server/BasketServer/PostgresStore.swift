@@ -35,13 +35,22 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     public func close() {
         listener.stop()
-        pool.close()
+        pool.dropIdle()
     }
 
     /// Runs `body` with a pooled connection; PostgreSQL errors become store errors where one fits.
+    /// When the connection turns out to be dead (the database restarted, or the connection was
+    /// cut while idle in the pool), `body` runs once more on a new one: every store call is
+    /// safe to repeat (pushes are idempotent; a repeated create finds what the first made).
     func connected<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {
-            return try pool.withConnection(body)
+            do {
+                return try pool.withConnection(body)
+            } catch let error as PostgresError where error.connectionLost {
+                // The idle connections most likely died with this one (a restart): drop them all.
+                pool.dropIdle()
+                return try pool.withConnection(body)
+            }
         } catch let error as PostgresError {
             switch error.sqlState {
             case "53100", "53200", "54000": throw StoreError.storageFull  // disk_full, out_of_memory, …

@@ -23,8 +23,8 @@ public enum ServerCommand {
                            clients push again what the backup does not hold. Stop the server first.
           export PATH      Write every account, token, list, member, invite and operation to PATH as JSON
                            lines, the same for every backend (to move a store; works while the server runs).
-          import PATH      Read such a file into an empty store (a new --data folder). Nothing is written
-                           when the file is malformed or the store is not empty.
+          import PATH      Read such a file into an empty store (a new --data folder or a new database).
+                           Nothing is written when the file is malformed or the store is not empty.
           compact          Drop superseded operations received more than --retention-days ago, then exit.
           renew-epochs     Give every list a new epoch, so clients push again what the store does not hold
                            (after restoring a PostgreSQL database with pg_restore; restore does it for SQLite).

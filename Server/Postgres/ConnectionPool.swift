@@ -63,8 +63,9 @@ public final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Closes the idle connections (lent ones close when given back after this).
-    public func close() {
+    /// Closes the idle connections; lent ones stay with their borrowers. (Closing a store calls
+    /// it once nothing is lent; after a lost connection it clears the others, likely dead too.)
+    public func dropIdle() {
         condition.withLock {
             open -= idle.count
             idle.removeAll()

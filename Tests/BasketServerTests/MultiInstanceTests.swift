@@ -83,6 +83,33 @@ struct MultiInstanceTests {
         }
     }
 
+    /// Every connection of the instances is cut (as when PostgreSQL restarts): the next requests
+    /// are served on new connections, with no error reaching a client.
+    @Test func cutConnectionsAreReplacedWithoutAnError() async throws {
+        let a = try Harness(backend: .postgres)
+        let b = try Harness(sharing: a)
+        let token = try await a.signUp("alice")
+        let list = try await a.newList(token)
+        for round in 0..<3 {
+            let admin = try PostgresConnection(url: a.storage.database!.url)
+            let cut = try admin.query(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+            #expect(cut.count >= 2)
+            for harness in [a, b] {
+                let pushed = try await harness.push(
+                    harness.operations(list, names: ["Round \(round) via \(harness === a ? "a" : "b")"]), to: list,
+                    token: token)
+                #expect(pushed.status == 200 && pushed.json["accepted"] as? Int == 1)
+                #expect(try await harness.call("GET", "/v1/lists", token: token).status == 200)
+            }
+        }
+        let all = try await b.call("GET", "/v1/lists/\(list)/ops?after=0", token: token)
+        #expect(all.json["count"] as? Int == 6 && all.json["cursor"] as? Int == 6)
+    }
+
     /// Both instances take pushes to one list at once: one log, numbered 1…N, nothing twice.
     @Test func concurrentPushesThroughBothInstancesShareOneGapFreeLog() async throws {
         let a = try Harness(backend: .postgres)
