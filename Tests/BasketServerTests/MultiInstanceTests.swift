@@ -13,6 +13,17 @@ import Testing
         if: TestPostgres.url != nil && Backend.configured == .postgres,
         "needs BASKET_TEST_POSTGRES and BASKET_TEST_STORE=postgres (the PostgreSQL pass of Scripts/test.sh)"))
 struct MultiInstanceTests {
+    /// Terminates the database's connections (only the LISTENing ones, or all); returns how many.
+    static func cutConnections(_ harness: Harness, listenersOnly: Bool) throws -> Int {
+        let admin = try PostgresConnection(url: harness.storage.database!.url)
+        return try admin.query(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """ + (listenersOnly ? " AND query LIKE 'LISTEN%'" : "")
+        ).count
+    }
+
     /// A long-poll on `harness` and the moment its answer arrived.
     static func poll(_ harness: Harness, _ path: String, token: String) async throws -> (Harness.Answer, Date) {
         let answer = try await harness.call("GET", path, token: token)
@@ -66,13 +77,7 @@ struct MultiInstanceTests {
         for round in 0..<3 {
             async let waiting = Self.poll(b, "/v1/lists/\(list)/ops?after=\(round)&wait=20", token: token)
             try await Self.parked(b, 1)
-            let admin = try PostgresConnection(url: a.storage.database!.url)
-            let cut = try admin.query(
-                """
-                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                WHERE datname = current_database() AND query LIKE 'LISTEN%'
-                """)
-            #expect(cut.count == 2)  // both instances' listeners
+            #expect(try Self.cutConnections(a, listenersOnly: true) == 2)  // both instances' listeners
             _ = try await a.push(a.operations(list, names: ["After cut \(round)"]), to: list, token: token)
             let acknowledged = Date()
             let (woken, answeredAt) = try await waiting
@@ -91,13 +96,7 @@ struct MultiInstanceTests {
         let token = try await a.signUp("alice")
         let list = try await a.newList(token)
         for round in 0..<3 {
-            let admin = try PostgresConnection(url: a.storage.database!.url)
-            let cut = try admin.query(
-                """
-                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                WHERE datname = current_database() AND pid <> pg_backend_pid()
-                """)
-            #expect(cut.count >= 2)
+            #expect(try Self.cutConnections(a, listenersOnly: false) >= 2)
             for harness in [a, b] {
                 let pushed = try await harness.push(
                     harness.operations(list, names: ["Round \(round) via \(harness === a ? "a" : "b")"]), to: list,
