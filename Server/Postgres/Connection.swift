@@ -45,7 +45,8 @@ public final class PostgresConnection {
         // Notices (such as "relation already exists, skipping", or the FATAL that precedes a cut
         // connection, which the next call reports as an error anyway) are not printed to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
-        try execute("SET client_min_messages = warning")
+        // Text travels as UTF-8 whatever the database's encoding (a UTF8 database is expected).
+        try execute("SET client_min_messages = warning; SET client_encoding = 'UTF8'")
     }
 
     deinit { PQfinish(handle) }

@@ -14,8 +14,16 @@ import Testing
         "needs BASKET_TEST_POSTGRES and BASKET_TEST_STORE=postgres (the PostgreSQL pass of Scripts/test.sh)"))
 struct MultiInstanceTests {
     /// Terminates the database's connections (only the LISTENing ones, or all); returns how many.
-    static func cutConnections(_ harness: Harness, listenersOnly: Bool) throws -> Int {
+    /// First waits (up to 10 s) until `listeners` connections listen: one cut in a previous round
+    /// may still be reconnecting.
+    static func cutConnections(_ harness: Harness, listenersOnly: Bool, listeners: Int = 2) throws -> Int {
         let admin = try PostgresConnection(url: harness.storage.database!.url)
+        for _ in 0..<200 {
+            let listening = try admin.query(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'")
+            if listening.int64(0, 0) >= listeners { break }
+            usleep(50_000)
+        }
         return try admin.query(
             """
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity

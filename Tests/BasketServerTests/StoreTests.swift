@@ -248,6 +248,28 @@ struct StoreTests {
         }
     }
 
+    /// A store written by a newer build (a higher schema version) is refused, not written to.
+    @Test(arguments: backends) func aNewerSchemaIsRefused(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        _ = try store.createAccount(name: "alice", passwordHash: "a")
+        store.close()
+        switch backend {
+        case .sqlite:
+            try SQLite.Connection(path: storage.directory.file("store.sqlite")).execute("PRAGMA user_version = 99")
+        case .postgres:
+            try PostgresConnection(url: storage.database!.url).execute("UPDATE basket_schema SET version = 99")
+        }
+        #expect(throws: (any Error).self) { try storage.open() }
+        switch backend {
+        case .sqlite:
+            #expect(try SQLite.Connection(path: storage.directory.file("store.sqlite")).userVersion == 99)
+        case .postgres:
+            let rows = try PostgresConnection(url: storage.database!.url).query("SELECT version FROM basket_schema")
+            #expect(rows.count == 1 && rows.int64(0, 0) == 99)
+        }
+    }
+
     /// A store exported from each backend and imported into each: the same rows, the same log.
     @Test(arguments: backends, backends) func aStoreMovesBetweenBackends(_ from: Backend, _ to: Backend) throws {
         let folder = TemporaryDirectory("move")
