@@ -69,13 +69,17 @@ public final class BasketService: Sendable {
             r.on("GET", "/healthz") { _ in json(["status": "ok"]) }
             r.on("GET", "/metrics") { [self] _ in
                 let statistics = try? store.statistics()
-                let text = metrics.render(gauges: [
-                    ("basket_watchers", "Long-polls waiting for operations.", Double(watchers.count)),
-                    ("basket_operations_stored", "Operations in the store.", Double(statistics?.operations ?? 0)),
-                    ("basket_lists", "Lists in the store.", Double(statistics?.lists ?? 0)),
-                    ("basket_accounts", "Accounts in the store.", Double(statistics?.accounts ?? 0)),
-                    ("basket_database_bytes", "Size of the store's database.", Double(statistics?.databaseBytes ?? 0)),
-                ])
+                let text = metrics.render(
+                    gauges: [
+                        ("basket_watchers", "Long-polls waiting for operations.", Double(watchers.count)),
+                        ("basket_operations_stored", "Operations in the store.", Double(statistics?.operations ?? 0)),
+                        ("basket_lists", "Lists in the store.", Double(statistics?.lists ?? 0)),
+                        ("basket_accounts", "Accounts in the store.", Double(statistics?.accounts ?? 0)),
+                        (
+                            "basket_database_bytes", "Size of the store's database.",
+                            Double(statistics?.databaseBytes ?? 0)
+                        ),
+                    ] + store.gauges().map { ($0.name, $0.help, $0.value) })
                 return .body(Array(text.utf8), contentType: "text/plain; version=0.0.4")
             }
             r.on("GET", "/v1/time") { [self] _ in json(["serverTime": configuration.clock()]) }

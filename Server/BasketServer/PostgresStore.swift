@@ -33,6 +33,18 @@ public final class PostgresStore: Store, @unchecked Sendable {
         listener.start(handler)
     }
 
+    public func gauges() -> [StoreGauge] {
+        [
+            StoreGauge(
+                name: "basket_postgres_connections", help: "PostgreSQL connections open for requests (pooled).",
+                value: Double(pool.openConnections)),
+            StoreGauge(
+                name: "basket_postgres_listening",
+                help: "1 while this instance listens for other instances' pushes (LISTEN basket_ops), else 0.",
+                value: listener.isListening ? 1 : 0),
+        ]
+    }
+
     public func close() {
         listener.stop()
         pool.dropIdle()
@@ -362,6 +374,7 @@ final class CommitListener: @unchecked Sendable {
     private let lock = NSLock()
     private var thread: Thread?
     private var stopping = false
+    private var listening = false
     private let finished = DispatchSemaphore(value: 0)
 
     init(url: String, channel: String) {
@@ -393,12 +406,16 @@ final class CommitListener: @unchecked Sendable {
 
     private var isStopping: Bool { lock.withLock { stopping } }
 
+    /// Whether the LISTEN connection is up.
+    var isListening: Bool { lock.withLock { listening } }
+
     private func run(_ handler: @Sendable (CommitEvent) -> Void) {
         var first = true
         while !isStopping {
             do {
                 let connection = try PostgresConnection(url: url)
                 try connection.execute("LISTEN \(channel)")
+                lock.withLock { listening = true }
                 if !first { handler(.resumed) }
                 first = false
                 while !isStopping {
@@ -413,6 +430,7 @@ final class CommitListener: @unchecked Sendable {
                     }
                 }
             } catch {
+                lock.withLock { listening = false }
                 first = false
                 Thread.sleep(forTimeInterval: 0.5)
             }

@@ -18,9 +18,10 @@ public enum ServerCommand {
 
         COMMANDS:
           (none)           Serve until SIGTERM or SIGINT (parked long-polls are answered, the store is closed).
-          backup PATH      Write a consistent copy of the store to PATH (works while the server runs).
-          restore PATH     Replace the store with the backup at PATH and give every list a new epoch, so
-                           clients push again what the backup does not hold. Stop the server first.
+          backup PATH      Write a consistent copy of the SQLite store to PATH (works while the server runs;
+                           for PostgreSQL use pg_dump, docs/deploy.md).
+          restore PATH     Replace the SQLite store with the backup at PATH and give every list a new epoch,
+                           so clients push again what the backup does not hold. Stop the server first.
           export PATH      Write every account, token, list, member, invite and operation to PATH as JSON
                            lines, the same for every backend (to move a store; works while the server runs).
           import PATH      Read such a file into an empty store (a new --data folder or a new database).

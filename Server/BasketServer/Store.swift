@@ -85,6 +85,8 @@ public protocol Store: Sendable {
     func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void)
     /// Stops reporting commits and closes connections (the server is stopping).
     func close()
+    /// The backend's own figures for /metrics (connections, whether it listens, …).
+    func gauges() -> [StoreGauge]
 
     func createAccount(name: String, passwordHash: String) throws -> Account
     func account(named name: String) throws -> Account?
@@ -119,6 +121,14 @@ public protocol Store: Sendable {
 extension Store {
     public func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void) {}
     public func close() {}
+    public func gauges() -> [StoreGauge] { [] }
+}
+
+/// A gauge a store adds to /metrics.
+public struct StoreGauge: Sendable {
+    public var name: String
+    public var help: String
+    public var value: Double
 }
 
 public struct StoreStatistics: Sendable {

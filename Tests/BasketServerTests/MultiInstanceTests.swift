@@ -94,6 +94,18 @@ struct MultiInstanceTests {
             #expect(answeredAt.timeIntervalSince(acknowledged) < 5)
             #expect(try b.pulled(woken).map(\.value) == [.text("After cut \(round)")])
         }
+        // /metrics says whether an instance listens: 1 again once it reconnected.
+        _ = try Self.cutConnections(a, listenersOnly: true)
+        for harness in [a, b] {
+            var metrics = ""
+            for _ in 0..<200 {
+                metrics = String(decoding: try await harness.call("GET", "/metrics").body, as: UTF8.self)
+                if metrics.contains("basket_postgres_listening 1.0") { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(metrics.contains("basket_postgres_listening 1.0"), "\(metrics)")
+            #expect(metrics.contains("basket_postgres_connections "))
+        }
     }
 
     /// Every connection of the instances is cut (as when PostgreSQL restarts): the next requests
