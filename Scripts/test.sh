@@ -20,6 +20,8 @@ log=$(mktemp)
 started_postgres=0
 cleanup() {
     rm -f "$log" "$log".*
+    # Servers a crashed test process could not stop (they would keep their ports and databases).
+    pkill -f "^$PWD/.build/[^ ]*/basket-server " 2>/dev/null || true
     if [ "$started_postgres" = 1 ]; then Scripts/postgres.sh stop; fi
 }
 trap cleanup EXIT
