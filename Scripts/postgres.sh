@@ -48,9 +48,19 @@ start)
     as_postgres "$b/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
     # Many connections (each test database and instance has a pool), fsync on as in production.
-    as_postgres "$b/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=256MB" \
-        start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    # A cluster stopped a moment ago may still hold the port: a few tries.
+    for attempt in 1 2 3; do
+        if as_postgres "$b/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=256MB" \
+            start >/dev/null; then
+            break
+        fi
+        if [ "$attempt" = 3 ]; then
+            cat "$dir/server.log" >&2
+            exit 1
+        fi
+        sleep 3
+    done
     echo "$url"
     ;;
 stop)

@@ -18,10 +18,23 @@ public final class PostgresStore: Store, @unchecked Sendable {
     /// Connects (with up to `connections` in the pool) and migrates the schema. Instances that
     /// start at once migrate one after the other (an advisory lock), so each sees the last version.
     public init(url: String, connections: Int = 8) throws {
+        let url = Self.withDefaults(url)
         self.url = url
         pool = ConnectionPool(url: url, size: connections)
         listener = CommitListener(url: url, channel: Self.channel)
         try pool.withConnection { try PostgresMigrations.migrate($0) }
+    }
+
+    /// `url` with the connection parameters basket-server wants unless the URL sets them: a
+    /// connect timeout (an unreachable database fails a request in 10 s instead of hanging it
+    /// for the system's TCP timeout) and an application name (to find the instances' connections
+    /// in pg_stat_activity).
+    public static func withDefaults(_ url: String) -> String {
+        var added: [String] = []
+        if !url.contains("connect_timeout=") { added.append("connect_timeout=10") }
+        if !url.contains("application_name=") { added.append("application_name=basket-server") }
+        guard !added.isEmpty else { return url }
+        return url + (url.contains("?") ? "&" : "?") + added.joined(separator: "&")
     }
 
     /// Whether `text` names a PostgreSQL database (`postgres://…` or `postgresql://…`).

@@ -22,6 +22,12 @@ struct ServerCommandTests {
             ["--store", "postgres://x@y/z", "--connections", "12"], environment: environment)
         #expect(other.store == "postgres://x@y/z" && other.connections == 12)
         #expect(ServerCommand.redacted("postgresql://basket:secret@db/basket") == "postgresql://basket:***@db/basket")
+        #expect(
+            PostgresStore.withDefaults("postgresql://b@db/basket")
+                == "postgresql://b@db/basket?connect_timeout=10&application_name=basket-server")
+        #expect(
+            PostgresStore.withDefaults("postgresql://b@db/basket?sslmode=require&application_name=a")
+                == "postgresql://b@db/basket?sslmode=require&application_name=a&connect_timeout=10")
         let flags = try ServerCommand.parse(
             ["--listen", "[::1]:0", "--durability", "full", "--max-wait", "1"], environment: environment)
         #expect(flags.host == "::1" && flags.port == 0 && flags.fsync && flags.maxWait == 1)
