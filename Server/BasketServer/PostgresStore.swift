@@ -381,7 +381,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
 /// instance) to the handler. After losing its connection it reconnects and reports
 /// ``CommitEvent/resumed`` (notifications may have been missed meanwhile).
 final class CommitListener: @unchecked Sendable {
-    // `@unchecked Sendable`: `thread` and `stopping` are behind `lock`.
+    // `@unchecked Sendable`: `thread`, `stopping` and `listening` are behind `lock`.
     let url: String
     let channel: String
     private let lock = NSLock()
