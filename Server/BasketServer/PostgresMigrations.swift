@@ -96,8 +96,18 @@ enum PostgresMigrations {
             RETURN QUERY SELECT v_count, v_last + v_count, v_epoch;
         END
         $$;
+        """,
+        // 2: operations compaction dropped, per list, so the store's size in operations is a sum
+        // over lists instead of a count over the whole log (a scan on a large table).
         """
+        ALTER TABLE lists ADD COLUMN dropped bigint NOT NULL DEFAULT 0;
+        \(recountDropped)
+        """,
     ]
+
+    /// Sets `lists.dropped` from the log: every sequence number given out and no longer there.
+    static let recountDropped =
+        "UPDATE lists SET dropped = last_seq - (SELECT count(*) FROM ops WHERE ops.list = lists.no);\n"
 
     /// Brings the schema to the last version. Throws when the database has a newer schema than
     /// this build knows (an older build must not write to it).

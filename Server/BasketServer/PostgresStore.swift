@@ -333,6 +333,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
     public func compact(receivedBefore before: Int64) throws -> Int {
         try connected { db in
             try db.transaction {
+                // Counted from the rows actually deleted: another instance compacting at the same
+                // time may have deleted some of them first (this DELETE then skips them).
                 let rows = try db.query(
                     """
                     WITH doomed AS (
@@ -341,12 +343,16 @@ public final class PostgresStore: Store, @unchecked Sendable {
                                 PARTITION BY list, item, field ORDER BY ts DESC, replica DESC) AS rank
                             FROM ops) ranked
                         WHERE rank > 1 AND received < $1),
-                    marked AS (
-                        UPDATE lists SET compacted_through = greatest(compacted_through, d.top)
-                        FROM (SELECT list, max(seq) AS top FROM doomed GROUP BY list) d WHERE lists.no = d.list)
-                    DELETE FROM ops USING doomed WHERE ops.list = doomed.list AND ops.seq = doomed.seq
+                    deleted AS (
+                        DELETE FROM ops USING doomed WHERE ops.list = doomed.list AND ops.seq = doomed.seq
+                        RETURNING ops.list, ops.seq)
+                    UPDATE lists SET compacted_through = greatest(compacted_through, d.top),
+                        dropped = dropped + d.count
+                    FROM (SELECT list, max(seq) AS top, count(*) AS count FROM deleted GROUP BY list) d
+                    WHERE lists.no = d.list
+                    RETURNING d.count
                     """, ["\(before)"])
-                return rows.changed
+                return (0..<rows.count).reduce(0) { $0 + Int(rows.int64($1, 0)) }
             }
         }
     }
@@ -355,7 +361,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
         try connected { db in
             let rows = try db.prepared(
                 """
-                SELECT (SELECT count(*) FROM ops), (SELECT count(*) FROM lists), (SELECT count(*) FROM accounts),
+                SELECT (SELECT coalesce(sum(last_seq - dropped), 0) FROM lists), (SELECT count(*) FROM lists),
+                    (SELECT count(*) FROM accounts),
                     pg_database_size(current_database())
                 """)
             return StoreStatistics(

@@ -48,7 +48,8 @@ extension SQLiteStore {
                 try db.execute(
                     """
                     UPDATE lists SET compacted_through = max(compacted_through,
-                        (SELECT max(seq) FROM doomed d WHERE d.list = lists.no))
+                            (SELECT max(seq) FROM doomed d WHERE d.list = lists.no)),
+                        dropped = dropped + (SELECT count(*) FROM doomed d WHERE d.list = lists.no)
                     WHERE no IN (SELECT list FROM doomed);
                     DELETE FROM ops WHERE (list, seq) IN (SELECT list, seq FROM doomed);
                     """)
@@ -62,7 +63,7 @@ extension SQLiteStore {
             let pageCount = try db.scalar("PRAGMA page_count")?.integerValue ?? 0
             let pageSize = try db.scalar("PRAGMA page_size")?.integerValue ?? 0
             return StoreStatistics(
-                operations: try db.scalar("SELECT count(*) FROM ops")?.integerValue ?? 0,
+                operations: try db.scalar("SELECT coalesce(sum(last_seq - dropped), 0) FROM lists")?.integerValue ?? 0,
                 lists: try db.scalar("SELECT count(*) FROM lists")?.integerValue ?? 0,
                 accounts: try db.scalar("SELECT count(*) FROM accounts")?.integerValue ?? 0,
                 databaseBytes: pageCount * pageSize)

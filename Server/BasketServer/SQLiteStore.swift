@@ -63,8 +63,21 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         -- recent, so they land at the end of the index and a commit dirties few pages (with the
         -- random item id first, each insert dirtied its own page and pushes ran 3x slower).
         CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);
-        """
+        """,
+        // 2: operations compaction dropped, per list, so the store's size in operations is a sum
+        // over lists instead of a count over the whole log.
+        SQLiteStore.countDropped,
     ]
+
+    /// Adds `lists.dropped` and fills it from the log (migration 2).
+    static let countDropped = """
+        ALTER TABLE lists ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
+        \(recountDropped)
+        """
+
+    /// Sets `lists.dropped` from the log: every sequence number given out and no longer there.
+    static let recountDropped =
+        "UPDATE lists SET dropped = last_seq - (SELECT count(*) FROM ops WHERE ops.list = lists.no);"
 
     /// Opens or creates the store at `path`, migrating it. The server answers a push only after
     /// its transaction committed; with `fsyncEveryCommit` that commit also survives power loss

@@ -166,6 +166,7 @@ extension SQLiteStore: DumpableStore {
                         throw StoreDump.FormatError(description: "a \(table) row cannot be stored: \(error)")
                     }
                 }
+                try db.execute(Self.recountDropped)
             }
         }
     }
@@ -260,10 +261,11 @@ extension PostgresStore: DumpableStore {
                 }
                 // Later accounts and lists continue after the imported numbers.
                 try db.execute(
-                    """
-                    SELECT setval(pg_get_serial_sequence('accounts', 'id'), coalesce(max(id), 0) + 1, false) FROM accounts;
-                    SELECT setval(pg_get_serial_sequence('lists', 'no'), coalesce(max(no), 0) + 1, false) FROM lists;
-                    """)
+                    PostgresMigrations.recountDropped
+                        + """
+                        SELECT setval(pg_get_serial_sequence('accounts', 'id'), coalesce(max(id), 0) + 1, false) FROM accounts;
+                        SELECT setval(pg_get_serial_sequence('lists', 'no'), coalesce(max(no), 0) + 1, false) FROM lists;
+                        """)
             }
         }
     }

@@ -199,8 +199,10 @@ struct StoreTests {
         _ = try store.append(old, to: list, receivedAt: 100)
         let recent = [Self.op(list, "Milk", field: .checked, value: .bool(true), ms: 3_000)]
         _ = try store.append(recent, to: list, receivedAt: 500)
+        #expect(try store.statistics().operations == 4)
         // Seq 1 and 2 are superseded and old enough; seq 4 wins; Eggs has no rival.
         #expect(try store.compact(receivedBefore: 200) == 2)
+        #expect(try store.statistics().operations == 2)
         let page = try store.page(of: list, after: 0, limit: 10)
         #expect(try Self.decoded(page) == [old[2], recent[0]])
         #expect(!page.historyComplete)
@@ -248,6 +250,53 @@ struct StoreTests {
         }
     }
 
+    /// A store at schema 1 (before `lists.dropped`) is migrated to 2 when opened, by four
+    /// instances at once, and counts its operations as the log has them.
+    @Test(arguments: backends) func aStoreAtTheFirstSchemaIsMigrated(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        let owner = try store.createAccount(name: "alice", passwordHash: "a").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: owner)
+        _ = try store.append(
+            [Self.op(list, "Milk", ms: 1_000), Self.op(list, "Milk", value: .text("Oat milk"), ms: 2_000)], to: list,
+            receivedAt: 1)
+        _ = try store.append([Self.op(list, "Eggs", ms: 3_000)], to: list, receivedAt: 500)
+        #expect(try store.compact(receivedBefore: 100) == 1)
+        store.close()
+        // Back to schema 1, as an older build left it.
+        switch backend {
+        case .sqlite:
+            try SQLite.Connection(path: storage.directory.file("store.sqlite")).execute(
+                "ALTER TABLE lists DROP COLUMN dropped; PRAGMA user_version = 1")
+        case .postgres:
+            try PostgresConnection(url: storage.database!.url).execute(
+                "ALTER TABLE lists DROP COLUMN dropped; UPDATE basket_schema SET version = 1")
+        }
+        let reopened = Locked([any DumpableStore]())
+        let failures = Locked([String]())
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let store = try storage.open()
+                reopened.withLock { $0.append(store) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let stores = reopened.withLock { $0 }
+        defer { for store in stores { store.close() } }
+        #expect(try stores.first?.statistics().operations == 2)
+        #expect(try stores.first?.page(of: list, after: 0, limit: 10).count == 2)
+        switch backend {
+        case .sqlite:
+            #expect(try SQLite.Connection(path: storage.directory.file("store.sqlite")).userVersion == 2)
+        case .postgres:
+            let rows = try PostgresConnection(url: storage.database!.url).query("SELECT version FROM basket_schema")
+            #expect(rows.count == 1 && rows.int64(0, 0) == 2)
+        }
+    }
+
     /// A store written by a newer build (a higher schema version) is refused, not written to.
     @Test(arguments: backends) func aNewerSchemaIsRefused(_ backend: Backend) throws {
         let storage = try TestStore(backend)
@@ -290,6 +339,11 @@ struct StoreTests {
                 Self.op(list, "Øl \"7\" \\", field: .note, value: .text("{a,b}"), counter: 602),
             ]
         _ = try source.append(ops, to: list, receivedAt: 77)
+        // A rename of Item 0 supersedes its first name; compaction drops that one (seq 1).
+        _ = try source.append(
+            [Self.op(list, "Item 0", value: .text("Item zero"), ms: 1_764_400_000_001)], to: list, receivedAt: 78)
+        #expect(try source.compact(receivedBefore: 78) == 1)
+        #expect(try source.statistics().operations == 503)
         let dump = folder.file("dump.jsonl")
         let counts = try source.export(to: dump)
         #expect(counts == ["accounts": 2, "tokens": 1, "lists": 1, "members": 2, "invites": 1, "ops": 503])
@@ -306,11 +360,13 @@ struct StoreTests {
                 == source.page(of: list, after: 0, limit: 1_000).encoded)
         #expect(try target.head(of: list) == source.head(of: list))
         #expect(try target.account(forTokenHash: "token") == alice)
+        #expect(try target.statistics().operations == 503)
+        #expect(try !target.page(of: list, after: 0, limit: 10).historyComplete)
         // New rows continue after the imported ones.
         let carol = try target.createAccount(name: "carol", passwordHash: "x")
         #expect(carol.id > bob.id)
         _ = try target.createList(.random(), owner: carol.id)
-        #expect(try target.append([Self.op(list, "New")], to: list, receivedAt: 80).cursor == 504)
+        #expect(try target.append([Self.op(list, "New")], to: list, receivedAt: 80).cursor == 505)
         // Never into a store that holds something.
         #expect(throws: StoreDump.FormatError.self) { try target.importDump(from: dump) }
     }
