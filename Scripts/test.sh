@@ -7,7 +7,7 @@
 #      round-robin proxy (BASKET_TEST_STORE=postgres);
 #   3. schemathesis against the OpenAPI description, and nginx TLS termination in front of a
 #      real server (Scripts/nginx-check.sh).
-# PostgreSQL is stopped at the end. About 12 minutes on 2 cores, after the build.
+# PostgreSQL is stopped at the end. About 8 minutes on 2 cores from a clean clone, build included.
 #   BASKET_CASES=100 Scripts/test.sh   fewer convergence cases
 #   BASKET_TEST_POSTGRES=URL           use a running PostgreSQL instead (its user may create databases)
 set -euo pipefail
