@@ -130,10 +130,4 @@ enum PostgresMigrations {
             }
         }
     }
-
-    /// The schema version the database has (0 when none).
-    static func version(_ db: PostgresConnection) throws -> Int {
-        let rows = try db.query("SELECT max(version) FROM basket_schema")
-        return Int(rows.int64(0, 0))
-    }
 }

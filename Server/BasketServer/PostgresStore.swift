@@ -248,7 +248,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         var texts: [String?] = []
         var flags: [String?] = []
         for op in operations {
-            items.append(PostgresConnection.hex(op.item.raw.bytes))
+            items.append(Secrets.hex(op.item.raw.bytes))
             fields.append(String(op.field.code))
             stamps.append(String(Int64(bitPattern: op.timestamp.rawValue)))
             replicas.append(String(Int64(bitPattern: op.replica.rawValue ^ (1 << 63))))

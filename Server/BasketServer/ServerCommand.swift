@@ -168,6 +168,13 @@ public enum ServerCommand {
         return try SQLiteStore(path: storePath(settings), fsyncEveryCommit: settings.fsync)
     }
 
+    /// Opens the store, runs `body` with it, and closes it.
+    static func withStore<T>(_ settings: Settings, _ body: (any DumpableStore) throws -> T) throws -> T {
+        let store = try openStore(settings)
+        defer { store.close() }
+        return try body(store)
+    }
+
     /// Where the store is, for messages.
     static func storeName(_ settings: Settings) -> String {
         settings.store.map(redacted) ?? storePath(settings)
@@ -225,27 +232,20 @@ public enum ServerCommand {
                 print("Backed up \(path) to \(target)")
                 return 0
             case "export":
-                let store = try openStore(settings)
-                defer { store.close() }
-                let counts = try store.export(to: settings.argument!)
+                let counts = try withStore(settings) { try $0.export(to: settings.argument!) }
                 print("Exported \(describe(counts)) to \(settings.argument!)")
                 return 0
             case "import":
-                let store = try openStore(settings)
-                defer { store.close() }
-                let counts = try store.importDump(from: settings.argument!)
+                let counts = try withStore(settings) { try $0.importDump(from: settings.argument!) }
                 print("Imported \(describe(counts)) into \(storeName(settings))")
                 return 0
             case "compact":
-                let store = try openStore(settings)
-                defer { store.close() }
                 let before = Int64(HybridClock.wallClockMilliseconds()) - Int64(settings.retentionDays * 86_400_000)
-                print("Dropped \(try store.compact(receivedBefore: before)) superseded operations")
+                let dropped = try withStore(settings) { try $0.compact(receivedBefore: before) }
+                print("Dropped \(dropped) superseded operations")
                 return 0
             case "renew-epochs":
-                let store = try openStore(settings)
-                defer { store.close() }
-                print("\(try store.renewEpochs()) lists have a new epoch")
+                print("\(try withStore(settings) { try $0.renewEpochs() }) lists have a new epoch")
                 return 0
             default:
                 return try serve(settings)

@@ -195,7 +195,8 @@ extension PostgresConnection {
 
     static let digits = Array("0123456789abcdef".utf8)
 
-    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    // The module stands alone (as the SQLite wrapper does), so it spells bytea's hex itself.
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
         var out = [UInt8]()
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])

@@ -2,6 +2,8 @@ import BasketCore
 import BasketServer
 import Foundation
 import HTTPServer
+import Postgres
+import SQLite
 import TestSupport
 
 #if canImport(FoundationNetworking)
@@ -19,9 +21,7 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
 
     /// The backend the service tests use: BASKET_TEST_STORE=postgres (Scripts/test.sh runs the
     /// server tests a second time so), SQLite otherwise.
-    static var configured: Backend {
-        ProcessInfo.processInfo.environment["BASKET_TEST_STORE"] == "postgres" ? .postgres : .sqlite
-    }
+    static var configured: Backend { TestPostgres.serversOnPostgres ? .postgres : .sqlite }
 }
 
 /// A new, empty store on `backend`: a SQLite file in a temporary folder or a new PostgreSQL
@@ -42,6 +42,43 @@ final class TestStore: Sendable {
         switch backend {
         case .sqlite: try SQLiteStore(path: directory.file("store.sqlite"), fsyncEveryCommit: false)
         case .postgres: try PostgresStore(url: database!.url, connections: 4)
+        }
+    }
+
+    /// `count` handles opened at once from as many threads (instances starting together), and
+    /// the errors of those that failed.
+    func openAtOnce(_ count: Int) -> (stores: [any DumpableStore], failures: [String]) {
+        let opened = Locked([any DumpableStore]())
+        let failures = Locked([String]())
+        DispatchQueue.concurrentPerform(iterations: count) { _ in
+            do {
+                let store = try open()
+                opened.withLock { $0.append(store) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        return (opened.withLock { $0 }, failures.withLock { $0 })
+    }
+
+    /// Runs SQL on the store's data directly, behind the store's back: `sqlite` on the file or
+    /// `postgres` on the database.
+    func execute(sqlite: String, postgres: String) throws {
+        switch backend {
+        case .sqlite: try SQLite.Connection(path: directory.file("store.sqlite")).execute(sqlite)
+        case .postgres: try PostgresConnection(url: database!.url).execute(postgres)
+        }
+    }
+
+    /// The schema version recorded in the store (`user_version`, or the one row of `basket_schema`).
+    func schemaVersion() throws -> Int {
+        switch backend {
+        case .sqlite:
+            return try SQLite.Connection(path: directory.file("store.sqlite")).userVersion
+        case .postgres:
+            let rows = try PostgresConnection(url: database!.url).query("SELECT version FROM basket_schema")
+            guard rows.count == 1 else { throw TestDatabaseError(message: "basket_schema has \(rows.count) rows") }
+            return Int(rows.int64(0, 0))
         }
     }
 }

@@ -1,8 +1,6 @@
 import BasketCore
 import BasketServer
 import Foundation
-import Postgres
-import SQLite
 import TestSupport
 import Testing
 
@@ -229,24 +227,14 @@ struct StoreTests {
     @Test(arguments: backends) func instancesStartingAtOnceMigrateOnce(_ backend: Backend) throws {
         for _ in 0..<3 {
             let storage = try TestStore(backend)
-            let opened = Locked([Int: any DumpableStore]())
-            let failures = Locked([String]())
-            DispatchQueue.concurrentPerform(iterations: 8) { index in
-                do {
-                    let store = try storage.open()
-                    opened.withLock { $0[index] = store }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }
-            #expect(failures.withLock { $0 } == [])
-            let stores = opened.withLock { $0 }
+            let (stores, failures) = storage.openAtOnce(8)
+            #expect(failures == [])
             #expect(stores.count == 8)
-            for (index, store) in stores {
+            for (index, store) in stores.enumerated() {
                 _ = try store.createAccount(name: "user\(index)", passwordHash: "x")
             }
-            #expect(try stores[0]?.statistics().accounts == 8)
-            for store in stores.values { store.close() }
+            #expect(try stores.first?.statistics().accounts == 8)
+            for store in stores { store.close() }
         }
     }
 
@@ -265,36 +253,15 @@ struct StoreTests {
         #expect(try store.compact(receivedBefore: 100) == 1)
         store.close()
         // Back to schema 1, as an older build left it.
-        switch backend {
-        case .sqlite:
-            try SQLite.Connection(path: storage.directory.file("store.sqlite")).execute(
-                "ALTER TABLE lists DROP COLUMN dropped; PRAGMA user_version = 1")
-        case .postgres:
-            try PostgresConnection(url: storage.database!.url).execute(
-                "ALTER TABLE lists DROP COLUMN dropped; UPDATE basket_schema SET version = 1")
-        }
-        let reopened = Locked([any DumpableStore]())
-        let failures = Locked([String]())
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            do {
-                let store = try storage.open()
-                reopened.withLock { $0.append(store) }
-            } catch {
-                failures.withLock { $0.append("\(error)") }
-            }
-        }
-        #expect(failures.withLock { $0 } == [])
-        let stores = reopened.withLock { $0 }
+        try storage.execute(
+            sqlite: "ALTER TABLE lists DROP COLUMN dropped; PRAGMA user_version = 1",
+            postgres: "ALTER TABLE lists DROP COLUMN dropped; UPDATE basket_schema SET version = 1")
+        let (stores, failures) = storage.openAtOnce(4)
         defer { for store in stores { store.close() } }
+        #expect(failures == [])
         #expect(try stores.first?.statistics().operations == 2)
         #expect(try stores.first?.page(of: list, after: 0, limit: 10).count == 2)
-        switch backend {
-        case .sqlite:
-            #expect(try SQLite.Connection(path: storage.directory.file("store.sqlite")).userVersion == 2)
-        case .postgres:
-            let rows = try PostgresConnection(url: storage.database!.url).query("SELECT version FROM basket_schema")
-            #expect(rows.count == 1 && rows.int64(0, 0) == 2)
-        }
+        #expect(try storage.schemaVersion() == 2)
     }
 
     /// A store written by a newer build (a higher schema version) is refused, not written to.
@@ -303,20 +270,9 @@ struct StoreTests {
         let store = try storage.open()
         _ = try store.createAccount(name: "alice", passwordHash: "a")
         store.close()
-        switch backend {
-        case .sqlite:
-            try SQLite.Connection(path: storage.directory.file("store.sqlite")).execute("PRAGMA user_version = 99")
-        case .postgres:
-            try PostgresConnection(url: storage.database!.url).execute("UPDATE basket_schema SET version = 99")
-        }
+        try storage.execute(sqlite: "PRAGMA user_version = 99", postgres: "UPDATE basket_schema SET version = 99")
         #expect(throws: (any Error).self) { try storage.open() }
-        switch backend {
-        case .sqlite:
-            #expect(try SQLite.Connection(path: storage.directory.file("store.sqlite")).userVersion == 99)
-        case .postgres:
-            let rows = try PostgresConnection(url: storage.database!.url).query("SELECT version FROM basket_schema")
-            #expect(rows.count == 1 && rows.int64(0, 0) == 99)
-        }
+        #expect(try storage.schemaVersion() == 99)
     }
 
     /// A store exported from each backend and imported into each: the same rows, the same log.

@@ -14,21 +14,11 @@ struct MalformedRequestTests {
     /// What came back for `bytes` on a new connection: the status (nil when the server closed the
     /// connection without answering).
     static func exchange(_ port: Int, _ bytes: [UInt8], pause: useconds_t = 0, closeWriting: Bool = true) -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Loopback.connect(port: port)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return nil }
         var offset = 0
         while offset < bytes.count {
             let chunk = pause > 0 ? 1 : bytes.count - offset

@@ -25,7 +25,7 @@ public final class RoundRobinProxy: @unchecked Sendable {
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = Self.loopback(port)
+        var address = Loopback.address(port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -63,32 +63,17 @@ public final class RoundRobinProxy: @unchecked Sendable {
 
     deinit { stop() }
 
-    static func loopback(_ port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
-
     /// A connection to the next backend that accepts one, or -1.
     private func connectUpstream() -> Int32 {
         let ports = lock.withLock { backends }
         for _ in 0..<ports.count {
             let port = ports[next % ports.count]
             next += 1
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = Self.loopback(port)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            if connected == 0 {
+            let fd = Loopback.connect(port: port)
+            if fd >= 0 {
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                 return fd
             }
-            close(fd)
         }
         return -1
     }
@@ -182,5 +167,31 @@ public final class RoundRobinProxy: @unchecked Sendable {
     public struct ProxyError: Error, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+    }
+}
+
+/// Sockets on 127.0.0.1, for tests that speak TCP themselves.
+public enum Loopback {
+    static func address(_ port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// A blocking, close-on-exec TCP connection to 127.0.0.1:`port`, or -1.
+    public static func connect(port: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = address(port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if connected == 0 { return fd }
+        close(fd)
+        return -1
     }
 }

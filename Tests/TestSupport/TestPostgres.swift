@@ -10,6 +10,12 @@ public enum TestPostgres {
         return url
     }
 
+    /// Whether servers in this run use PostgreSQL (BASKET_TEST_STORE=postgres, with a URL): the
+    /// service tests' harness and the end-to-end suite's ServerProcess then do.
+    public static var serversOnPostgres: Bool {
+        ProcessInfo.processInfo.environment["BASKET_TEST_STORE"] == "postgres" && url != nil
+    }
+
     /// Why PostgreSQL tests do not run, for the disabled message.
     public static let unavailable = "BASKET_TEST_POSTGRES is not set (Scripts/test.sh starts a PostgreSQL and sets it)"
 
@@ -42,5 +48,6 @@ public final class TestDatabase: Sendable {
 
 public struct TestDatabaseError: Error, CustomStringConvertible {
     public var message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }

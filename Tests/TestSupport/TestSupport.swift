@@ -119,9 +119,7 @@ public final class ServerProcess: @unchecked Sendable {
     private let proxy: RoundRobinProxy?
 
     /// Whether servers run as two instances on PostgreSQL in this test run.
-    public static var pairOnPostgres: Bool {
-        ProcessInfo.processInfo.environment["BASKET_TEST_STORE"] == "postgres" && TestPostgres.url != nil
-    }
+    public static var pairOnPostgres: Bool { TestPostgres.serversOnPostgres }
 
     /// Starts the server on `port` (0 picks a free one) and waits until it listens.
     public init(dataDirectory: String, port: Int = 0) throws {
