@@ -106,7 +106,9 @@ extension Replica {
     /// item's quantity; none leaves it as it is.
     @discardableResult
     public func add(_ newItems: [NewItem], to list: ListID) throws -> [AddResult] {
-        let cleaned = try newItems.map { try (Self.cleanName($0.name), $0.quantity.map { try Self.cleanName($0) }) }
+        let cleaned = try newItems.map {
+            try (Self.cleanName($0.name), $0.quantity.map { try Self.cleanName($0, for: .quantity) })
+        }
         return try performLocal { writer in
             var results: [AddResult] = []
             var pending: [ItemID: Item] = [:]
@@ -198,7 +200,7 @@ extension Replica {
         guard field == .quantity || field == .note || field == .category else {
             throw ReplicaError.invalidOperation("only quantity, note and category can be set this way")
         }
-        let cleaned = try value.map { try Self.cleanName($0) }
+        let cleaned = try value.map { try Self.cleanName($0, for: field) }
         return try performLocal { writer in
             var item = try Self.require(writer.item(id, in: list), id)
             writer.write(list, id, field, cleaned.map(Value.text) ?? .null)
@@ -294,9 +296,10 @@ extension Replica {
         UInt64(max(0, Int64(configuration.wallClock()) + (try clockOffset())))
     }
 
-    static func cleanName(_ raw: String) throws -> String {
+    /// `raw` cleaned as a value of `field` (BasketCore's rules, shared with the server).
+    static func cleanName(_ raw: String, for field: Field = .name) throws -> String {
         do throws(ItemName.Problem) {
-            return try ItemName.clean(raw)
+            return try ItemName.clean(raw, for: field)
         } catch {
             throw ReplicaError.invalidName(error)
         }

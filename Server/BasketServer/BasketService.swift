@@ -14,6 +14,8 @@ public final class BasketService: Sendable {
         public var maxBatch = 10_000
         /// Operations in one pulled page at most (and the default page size).
         public var maxPage = 5_000
+        /// Encoded operations in one pulled page at most, in bytes (a page holds at least one).
+        public var maxPageBytes = Page.defaultMaxBytes
         /// How long a long-poll waits at most, in seconds: a request may ask for up to
         /// ``BasketService/longestWait``; a longer wait than this setting is shortened to it.
         public var maxWaitSeconds = 30.0
@@ -42,7 +44,8 @@ public final class BasketService: Sendable {
         watchers = Watchers { list, after, limit in
             do {
                 return Self.pageResponse(
-                    try store.page(of: list, after: after, limit: limit), serverTime: configuration.clock())
+                    try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes),
+                    serverTime: configuration.clock())
             } catch {
                 return HTTPError(500, "internal", "cannot read the log: \(error)").response
             }
@@ -104,8 +107,8 @@ public final class BasketService: Sendable {
 
     func createAccount(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["name", "password"])
-        let name = try body.string("name", maxLength: 64)!
-        let password = try body.string("password", maxLength: 1024)!
+        let name = try body.string("name", maxBytes: 64)!
+        let password = try body.string("password", maxBytes: 1024)!
         guard name.count >= 3,
             name.unicodeScalars.allSatisfy({
                 $0.isASCII
@@ -126,8 +129,8 @@ public final class BasketService: Sendable {
 
     func createToken(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["name", "password"])
-        let name = try body.string("name", maxLength: 64)!.lowercased()
-        let password = try body.string("password", maxLength: 1024)!
+        let name = try body.string("name", maxBytes: 64)!.lowercased()
+        let password = try body.string("password", maxBytes: 1024)!
         let now = configuration.clock()
         if let retryAfter = logins.blocked(name, now: now, limit: configuration.loginAttemptsPerMinute) {
             throw HTTPError(
@@ -191,7 +194,7 @@ public final class BasketService: Sendable {
     func createList(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
         let body = try JSONBody(request, allowed: ["id"])
-        let raw = try body.string("id", maxLength: 32)!
+        let raw = try body.string("id", maxBytes: 32)!
         guard let list = ListID(hex: raw.lowercased()) else {
             throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: "invalid_id")
         }
@@ -235,7 +238,7 @@ public final class BasketService: Sendable {
     func createInvite(_ request: HTTPRequest) throws -> HTTPResponse {
         let (account, list, role) = try membership(request)
         let body = try JSONBody(request, allowed: ["role"])
-        let raw = try body.string("role", required: false, maxLength: 16) ?? "editor"
+        let raw = try body.string("role", required: false, maxBytes: 16) ?? "editor"
         guard let invited = Role(rawValue: raw) else {
             throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
         }
@@ -271,7 +274,8 @@ public final class BasketService: Sendable {
         if let fast = JSONBody.onlyString(request.body, key: "ops") {
             encoded = fast
         } else {
-            encoded = Array(try JSONBody(request, allowed: ["ops"]).string("ops", maxLength: .max)!.utf8)
+            encoded = Array(
+                try JSONBody(request, allowed: ["ops"]).string("ops", maxBytes: .max, allowControl: true)!.utf8)
         }
         let operations: [BasketCore.Operation]
         do {
@@ -327,7 +331,7 @@ public final class BasketService: Sendable {
             try integer("limit", default: Int64(configuration.maxPage), range: 1...Int64(configuration.maxPage)))
         let asked = try integer("wait", default: 0, range: 0...Int64(Self.longestWait))
         let wait = min(Double(asked), configuration.maxWaitSeconds)
-        let page = try store.page(of: list, after: after, limit: limit)
+        let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
         if page.count > 0 || wait <= 0 {
             responder.respond(Self.pageResponse(page, serverTime: configuration.clock()))
             return

@@ -41,7 +41,11 @@ struct JSONBody {
         }
     }
 
-    func string(_ key: String, required: Bool = true, maxLength: Int = 10_000) throws -> String? {
+    /// The string field `key`, at most `maxBytes` bytes of UTF-8. Control characters are refused
+    /// unless `allowControl` (an operation encoding carries tabs and newlines).
+    func string(_ key: String, required: Bool = true, maxBytes: Int = 10_000, allowControl: Bool = false) throws
+        -> String?
+    {
         guard let value = object[key], !(value is NSNull) else {
             if required { throw HTTPError.badRequest("'\(key)' is required", code: "missing_field") }
             return nil
@@ -50,8 +54,11 @@ struct JSONBody {
         guard let text = value as? String, !(value is NSNumber) else {
             throw HTTPError.badRequest("'\(key)' must be a string", code: "wrong_type")
         }
-        if text.count > maxLength {
-            throw HTTPError.badRequest("'\(key)' is longer than \(maxLength) characters", code: "too_long")
+        if text.utf8.count > maxBytes {
+            throw HTTPError.badRequest("'\(key)' is longer than \(maxBytes) bytes", code: "too_long")
+        }
+        if !allowControl, text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw HTTPError.badRequest("'\(key)' cannot contain control characters", code: "control_character")
         }
         return text
     }

@@ -279,23 +279,30 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> Page {
         try connected { db in
-            // One statement, one snapshot: the list's head and the page agree.
+            // One statement, one snapshot: the list's head and the page agree. The page stops where the
+            // text before a row reaches `maxBytes` (a row's encoded line is its text and ~70 bytes),
+            // so the database never sends a page much larger than the one the client gets.
             let rows = try db.prepared(
                 """
                 SELECT l.last_seq, l.epoch, l.compacted_through, o.seq, o.item, o.field, o.ts, o.replica,
                     o.value_text, o.value_bool
                 FROM lists l LEFT JOIN LATERAL (
-                    SELECT * FROM ops WHERE ops.list = l.no AND ops.seq > $2 ORDER BY ops.seq LIMIT $3) o ON true
+                    SELECT * FROM (
+                        SELECT *, sum(coalesce(octet_length(value_text), 0) + 72) OVER (ORDER BY seq)
+                            - (coalesce(octet_length(value_text), 0) + 72) AS before
+                        FROM (SELECT * FROM ops WHERE ops.list = l.no AND ops.seq > $2 ORDER BY ops.seq LIMIT $3) p
+                    ) w WHERE w.before < $4) o ON true
                 WHERE l.id = $1 ORDER BY o.seq
-                """, [Self.listParameter(list), "\(cursor)", "\(limit)"])
+                """, [Self.listParameter(list), "\(cursor)", "\(limit)", "\(maxBytes)"])
             guard rows.count > 0 else { throw StoreError.noSuchList }
             let head = rows.int64(0, 0)
             var encoded = OperationCodec.header(for: list)
             var last = min(cursor, head)
             var count = 0
-            for row in 0..<rows.count where !rows.isNull(row, 3) {
+            let headerBytes = encoded.count
+            for row in 0..<rows.count where !rows.isNull(row, 3) && encoded.count - headerBytes < maxBytes {
                 last = rows.int64(row, 3)
                 let value: Value
                 if let text = rows.string(row, 8) {

@@ -372,7 +372,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
     }
 
-    public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> Page {
         try locked { db in
             guard
                 let head = try db.query(
@@ -389,7 +389,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try statement.bind(Int64(limit), at: 3)
             var last = min(cursor, head.1)
             var count = 0
-            while let row = try statement.step() {
+            let headerBytes = encoded.count
+            while encoded.count - headerBytes < maxBytes, let row = try statement.step() {
                 last = row.int64(0)
                 let value: Value
                 if row.isNull(5) {

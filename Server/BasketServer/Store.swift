@@ -44,6 +44,10 @@ public struct AppendResult: Hashable, Sendable {
 
 /// A page of a list's log.
 public struct Page: Sendable {
+    /// Encoded operations in one page at most, about 1 MiB: with every text field at its byte
+    /// limit a page of 5,000 operations would be 40 MB, built in memory for every pull.
+    public static let defaultMaxBytes = 1 << 20
+
     /// The operations, encoded (docs/encoding.md), ready to send.
     public var encoded: [UInt8]
     public var count: Int
@@ -107,8 +111,9 @@ public protocol Store: Sendable {
 
     /// Stores new operations of one list, each with the next sequence number; known ones are skipped.
     func append(_ operations: [Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult
-    /// Operations after `cursor`, at most `limit`.
-    func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page
+    /// Operations after `cursor`: at most `limit`, and no more once the encoded page holds
+    /// `maxBytes` (it always holds at least one operation when one follows the cursor).
+    func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> Page
     /// The last sequence number and epoch of a list.
     func head(of list: ListID) throws -> (cursor: Int64, epoch: String)
     /// Drops operations superseded in their register and received before `before`.
@@ -119,6 +124,11 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// A page cut at ``Page/defaultMaxBytes``.
+    public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
+        try page(of: list, after: cursor, limit: limit, maxBytes: Page.defaultMaxBytes)
+    }
+
     public func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void) {}
     public func close() {}
     public func gauges() -> [StoreGauge] { [] }

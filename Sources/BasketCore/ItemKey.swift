@@ -101,15 +101,32 @@ public enum ItemKey {
     }
 }
 
-/// Rules for the display name of an item: what is kept, what is refused.
+/// Rules for every text value a list holds: item names and list titles, quantities, notes and
+/// categories. Every writer shares them (local edits, imports, pushes, the server), so what one
+/// replica accepts, every other one and the server accept too.
+///
+/// A value is cleaned (white space collapsed and trimmed, the user's casing kept), holds no
+/// control character (C0, C1, DEL, U+0000), no character with more than
+/// ``maxCombiningMarks`` combining marks in a row, and fits its field's limits: ``Field/maxBytes``
+/// bytes of UTF-8 and, for names and titles, ``maxLength`` characters. A one-letter name with
+/// 1.8 million accents is one character but 3.6 MB: bytes are what cost memory, so bytes are
+/// what is bounded.
 public enum ItemName {
-    /// Names longer than this many characters (grapheme clusters) are refused.
+    /// Names and titles longer than this many characters (grapheme clusters) are refused.
     public static let maxLength = 500
+    /// Combining marks in a row at most (Unicode's Stream-Safe Text Format allows 30); more is
+    /// an accent flood, not a word.
+    public static let maxCombiningMarks = 30
 
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
         case empty
         case tooLong(Int)
+        /// The value has this many UTF-8 bytes, over the field's `limit`.
+        case tooManyBytes(Int, limit: Int)
+        case tooManyCombiningMarks
         case controlCharacter
+        /// White space that a cleaned value would not have (on the wire, values travel cleaned).
+        case notCleaned
         case invalidUTF8
 
         public var description: String {
@@ -117,49 +134,86 @@ public enum ItemName {
             case .empty: return "an item name cannot be empty"
             case .tooLong(let n):
                 return "an item name can have at most \(ItemName.maxLength) characters (this one has \(n))"
-            case .controlCharacter: return "an item name cannot contain control characters (tabs, escapes, …)"
+            case .tooManyBytes(let n, let limit):
+                return "a value can have at most \(limit) bytes of UTF-8 (this one has \(n))"
+            case .tooManyCombiningMarks:
+                return "a character can carry at most \(ItemName.maxCombiningMarks) accents or other combining marks"
+            case .controlCharacter: return "a value cannot contain control characters (tabs, escapes, …)"
+            case .notCleaned: return "a value travels with its white space collapsed and trimmed"
             case .invalidUTF8: return "an item name must be valid UTF-8"
             }
         }
     }
 
     /// The display name for `raw`: white space collapsed and trimmed, the user's casing kept.
-    /// - Throws: ``Problem`` for an empty name, one over ``maxLength`` characters, or one with
-    ///   control characters.
+    /// - Throws: ``Problem`` for an empty name, one over ``maxLength`` characters or
+    ///   ``Field/maxBytes`` bytes, or one with control characters or an accent flood.
     public static func clean(_ raw: String) throws(Problem) -> String {
-        if let name = try cleanASCII(raw) { return name }
+        try clean(raw, for: .name)
+    }
+
+    /// `raw` cleaned as a value of `field` (a text field: name, title, quantity, note, category).
+    /// Names and titles also need a character that gives them a key.
+    public static func clean(_ raw: String, for field: Field) throws(Problem) -> String {
+        let maxBytes = field.maxBytes
+        let isName = field == .name || field == .title
+        if let name = try cleanASCII(raw, maxBytes: maxBytes, isName: isName) { return name }
         var scalars = String.UnicodeScalarView()
         var pendingSpace = false
+        var bytes = 0
+        var combiningRun = 0
         for scalar in raw.unicodeScalars {
             let isASCII = scalar.value < 0x80
             if isASCII
                 ? (scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D)) : scalar.properties.isWhitespace
             {
                 pendingSpace = !scalars.isEmpty
+                combiningRun = 0
                 continue
             }
             if isASCII ? (scalar.value < 0x20 || scalar.value == 0x7F) : scalar.properties.generalCategory == .control {
                 throw .controlCharacter
             }
-            if pendingSpace { scalars.append(" ") }
+            if !isASCII && scalar.properties.canonicalCombiningClass != .notReordered {
+                combiningRun += 1
+                if combiningRun > maxCombiningMarks { throw .tooManyCombiningMarks }
+            } else {
+                combiningRun = 0
+            }
+            if pendingSpace {
+                scalars.append(" ")
+                bytes += 1
+            }
             pendingSpace = false
             scalars.append(scalar)
+            bytes += scalar.utf8.count
+            // Stop early: a 3.6 MB value is refused after reading a limit's worth of it.
+            if bytes > maxBytes { throw .tooManyBytes(raw.utf8.count, limit: maxBytes) }
         }
         let name = String(scalars)
         if name.isEmpty { throw .empty }
-        if name.utf8.count > maxLength {  // a character has at least one byte: count only when needed
+        if isName && name.utf8.count > maxLength {  // a character has at least one byte: count only when needed
             let count = name.count
             if count > maxLength { throw .tooLong(count) }
         }
         // A name of only dashes, combining marks and the like has an empty key: no item can have it.
-        let hasASCIIKeyCharacter = name.utf8.contains { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "-") }
-        if !hasASCIIKeyCharacter && ItemKey.normalize(name).isEmpty { throw .empty }
+        if isName {
+            let hasASCIIKeyCharacter = name.utf8.contains { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "-") }
+            if !hasASCIIKeyCharacter && ItemKey.normalize(name).isEmpty { throw .empty }
+        }
         return name
+    }
+
+    /// Whether `value` is a valid value of `field` as it travels: cleaned, within the limits.
+    public static func check(_ value: String, for field: Field) throws(Problem) {
+        let cleaned = try clean(value, for: field)
+        // Values travel cleaned (white space collapsed and trimmed); anything else is not ours.
+        if cleaned != value { throw .notCleaned }
     }
 
     /// The common case without Unicode tables: printable ASCII, already trimmed and collapsed.
     /// Returns nil when the slow path must decide.
-    private static func cleanASCII(_ raw: String) throws(Problem) -> String? {
+    private static func cleanASCII(_ raw: String, maxBytes: Int, isName: Bool) throws(Problem) -> String? {
         var previousSpace = true
         var hasKeyCharacter = false
         var count = 0
@@ -170,9 +224,10 @@ public enum ItemName {
             previousSpace = isSpace
             if !isSpace && byte != UInt8(ascii: "-") { hasKeyCharacter = true }
             count += 1
+            if count > maxBytes { throw .tooManyBytes(raw.utf8.count, limit: maxBytes) }
         }
-        if count == 0 || previousSpace || !hasKeyCharacter { return nil }
-        if count > maxLength { throw .tooLong(count) }
+        if count == 0 || previousSpace || (isName && !hasKeyCharacter) { return nil }
+        if isName && count > maxLength { throw .tooLong(count) }
         return raw
     }
 

@@ -38,6 +38,17 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         }
     }
 
+    /// The most UTF-8 bytes a text value of this field may hold (``ItemName`` has the other rules).
+    /// No shopping list meets them: a name of 500 characters in any script fits in 2,048 bytes.
+    public var maxBytes: Int {
+        switch self {
+        case .title, .name: 2_048
+        case .quantity, .category: 256
+        case .note: 4_096
+        case .checked, .deleted: 0
+        }
+    }
+
     /// Whether the field belongs to the list rather than to an item.
     public var isListField: Bool { self == .title }
 
@@ -121,6 +132,8 @@ public struct Operation: Hashable, Sendable, CustomStringConvertible {
         case wrongTarget(Field)
         case wrongType(Field, Value)
         case invalidName(ItemName.Problem)
+        /// A quantity, note or category that breaks a rule of ``ItemName``.
+        case invalidText(Field, ItemName.Problem)
         case zeroReplica
 
         public var description: String {
@@ -131,6 +144,7 @@ public struct Operation: Hashable, Sendable, CustomStringConvertible {
                     : "field \(field.rawValue) belongs to an item, not to the list"
             case .wrongType(let field, let value): return "field \(field.rawValue) cannot hold \(value)"
             case .invalidName(let problem): return "invalid name: \(problem)"
+            case .invalidText(let field, let problem): return "invalid \(field.rawValue): \(problem)"
             case .zeroReplica: return "replica id 0 is reserved"
             }
         }
@@ -143,17 +157,18 @@ public struct Operation: Hashable, Sendable, CustomStringConvertible {
         switch (field, value) {
         case (.checked, .bool), (.deleted, .bool): return
         case (.name, .text(let name)), (.title, .text(let name)):
-            let cleaned: String
             do throws(ItemName.Problem) {
-                cleaned = try ItemName.clean(name)
+                try ItemName.check(name, for: field)
             } catch {
                 throw .invalidName(error)
             }
-            // Names travel cleaned (white space collapsed and trimmed); anything else is not ours.
-            if cleaned != name { throw .wrongType(field, value) }
         case (.quantity, .null), (.note, .null), (.category, .null): return
-        case (.quantity, .text(let s)), (.note, .text(let s)), (.category, .text(let s)):
-            if s.count > ItemName.maxLength * 4 { throw .wrongType(field, value) }
+        case (.quantity, .text(let text)), (.note, .text(let text)), (.category, .text(let text)):
+            do throws(ItemName.Problem) {
+                try ItemName.check(text, for: field)
+            } catch {
+                throw .invalidText(field, error)
+            }
         default: throw .wrongType(field, value)
         }
     }

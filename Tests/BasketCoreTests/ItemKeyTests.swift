@@ -94,4 +94,47 @@ struct ItemNameTests {
         #expect(throws: ItemName.Problem.invalidUTF8) { try ItemName.clean(bytes: [0x4D, 0xFF, 0x6B]) }
         #expect((try? ItemName.clean(bytes: Array("Øl".utf8))) == "Øl")
     }
+
+    /// One visible letter followed by 1.8 million combining accents is one character and 3.6 MB:
+    /// refused by bytes, after reading no more than a limit's worth of it.
+    @Test func refusesAnAccentFloodByBytes() throws {
+        let flood = "a" + String(repeating: "\u{0301}", count: 1_800_000)
+        #expect(flood.count == 1 && flood.utf8.count == 3_600_001)
+        #expect(throws: ItemName.Problem.tooManyCombiningMarks) { try ItemName.clean(flood) }
+        // Without the run limit the byte limit still holds: spaced accents on many letters.
+        let wide = String(repeating: "é", count: 1_100)  // 2,200 bytes, precomposed
+        #expect(throws: ItemName.Problem.tooManyBytes(2_200, limit: 2_048)) { try ItemName.clean(wide) }
+        let flags = String(repeating: "🇫🇷", count: 257)  // 257 characters, 2,056 bytes
+        #expect(throws: ItemName.Problem.tooManyBytes(2_056, limit: 2_048)) { try ItemName.clean(flags) }
+        #expect(try ItemName.clean(String(repeating: "🇫🇷", count: 256)).utf8.count == 2_048)
+        let thirty = "e" + String(repeating: "\u{0301}", count: 30)
+        #expect(try ItemName.clean(thirty) == thirty)
+        #expect(throws: ItemName.Problem.tooManyCombiningMarks) { try ItemName.clean(thirty + "\u{0301}") }
+    }
+
+    @Test func everyTextFieldHasAByteLimit() throws {
+        #expect(Field.name.maxBytes == 2_048 && Field.title.maxBytes == 2_048)
+        for (field, limit) in [(Field.quantity, 256), (.category, 256), (.note, 4_096)] {
+            #expect(field.maxBytes == limit)
+            let fits = String(repeating: "x", count: limit)
+            #expect(try ItemName.clean(fits, for: field) == fits)
+            #expect(throws: ItemName.Problem.tooManyBytes(limit + 1, limit: limit)) {
+                try ItemName.clean(fits + "x", for: field)
+            }
+        }
+        // A note of 4,096 ASCII bytes is longer than a name may be, and fine.
+        #expect(try ItemName.clean(String(repeating: "n", count: 4_000), for: .note).count == 4_000)
+        // Quantities and notes need no key character ("-" is a fine quantity).
+        #expect(try ItemName.clean("-", for: .quantity) == "-")
+    }
+
+    @Test func controlCharactersAreRefusedInEveryTextField() {
+        for field in [Field.name, .title, .quantity, .note, .category] {
+            for control in ["\u{0}", "\u{1B}[2J", "\u{7F}", "\u{9B}31m", "\u{80}"] {
+                #expect(throws: ItemName.Problem.controlCharacter, "\(field) \(control.unicodeScalars.first!.value)") {
+                    try ItemName.clean("Milk\(control)", for: field)
+                }
+            }
+        }
+    }
 }

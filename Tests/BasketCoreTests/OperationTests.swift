@@ -46,6 +46,33 @@ struct OperationTests {
         #expect(register.value == .bool(false))
     }
 
+    /// What the server and every replica refuse on the wire: the same rules as local writes.
+    @Test func validationAppliesTheTextRulesToEveryTextField() {
+        let escape = "Milk\u{1B}]0;pwned\u{7}"
+        #expect(throws: Operation.Problem.invalidText(.note, .controlCharacter)) {
+            try op("milk", .note, .text(escape), ms: 1).validate()
+        }
+        #expect(throws: Operation.Problem.invalidText(.quantity, .controlCharacter)) {
+            try op("milk", .quantity, .text("2\u{9B}"), ms: 1).validate()
+        }
+        #expect(throws: Operation.Problem.invalidName(.controlCharacter)) {
+            try op("milk", .name, .text(escape), ms: 1).validate()
+        }
+        #expect(throws: Operation.Problem.invalidText(.category, .tooManyBytes(257, limit: 256))) {
+            try op("milk", .category, .text(String(repeating: "c", count: 257)), ms: 1).validate()
+        }
+        #expect(throws: Operation.Problem.invalidText(.note, .notCleaned)) {
+            try op("milk", .note, .text("two  spaces"), ms: 1).validate()
+        }
+        let flood = "a" + String(repeating: "\u{0301}", count: 1_800_000)
+        #expect(throws: Operation.Problem.invalidName(.tooManyCombiningMarks)) {
+            try op("a", .name, .text(flood), ms: 1).validate()
+        }
+        #expect(throws: Never.self) {
+            try op("milk", .note, .text(String(repeating: "n", count: 4_096)), ms: 1).validate()
+        }
+    }
+
     @Test func validationMatchesFieldsToTargetsAndTypes() {
         #expect(throws: Never.self) { try op("milk", .checked, .bool(true), ms: 1).validate() }
         #expect(throws: Operation.Problem.self) { try op("milk", .checked, .text("yes"), ms: 1).validate() }
@@ -74,7 +101,8 @@ struct OperationCodecTests {
             Operation(list: list, item: milk, field: .checked, value: .bool(true), version: v(3, 2)),
             Operation(list: list, item: milk, field: .deleted, value: .bool(false), version: v(4, 2)),
             Operation(
-                list: list, item: milk, field: .note, value: .text("tab\there\nnew line \\ back\rslash é ✓"),
+                list: list, item: milk, field: .note,
+                value: .text("quote \" back \\ slash é ✓ (no tab, newline or CR: control characters are refused)"),
                 version: v(5, 3)),
             Operation(list: list, item: milk, field: .quantity, value: .null, version: v(6, 3)),
         ]
@@ -94,7 +122,7 @@ struct OperationCodecTests {
         }
         let text = String(decoding: reference, as: UTF8.self)
         #expect(text.hasPrefix("basket-ops 1\nL 0123456789abcdeffedcba9876543210\n-\ttitle\t"))
-        #expect(!text.contains("\r"))  // escaped
+        #expect(text.contains("back \\\\ slash"))  // a backslash is escaped
     }
 
     @Test func badInputNamesTheLine() throws {

@@ -207,6 +207,45 @@ struct LogTests {
         #expect(try harness.store.statistics().operations == 0)
     }
 
+    /// One bad operation in a batch refuses the whole batch, and the answer names its line.
+    @Test func aPushWithOneBadTextValueIsRefusedWholeNamingTheLine() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        let good = harness.operations(list, names: ["Milk", "Bread", "Eggs"])
+        func with(_ field: Field, _ text: String) -> [BasketCore.Operation] {
+            var bad = good[1]
+            bad.field = field
+            bad.value = .text(text)
+            return [good[0], bad, good[2]]
+        }
+        let flood = "a" + String(repeating: "\u{0301}", count: 1_800_000)  // 3.6 MB, one character
+        let cases: [(String, [BasketCore.Operation], String)] = [
+            ("accent flood", with(.name, flood), "combining marks"),
+            ("escape in a note", with(.note, "see \u{1B}]0;owned\u{7}"), "control characters"),
+            ("C1 in a category", with(.category, "dairy\u{9B}2J"), "control characters"),
+            ("NUL in a quantity", with(.quantity, "2\u{0}"), "control characters"),
+            ("oversized note", with(.note, String(repeating: "n", count: 4_097)), "4096 bytes"),
+            (
+                "oversized title",
+                [
+                    good[0],
+                    BasketCore.Operation(
+                        list: list, item: .list, field: .title, value: .text(String(repeating: "é", count: 1_100)),
+                        version: good[1].version),
+                ], "2048 bytes"
+            ),
+        ]
+        for (label, ops, reason) in cases {
+            let answer = try await harness.push(ops, to: list, token: token)
+            let message = answer.json["message"] as? String ?? ""
+            #expect(answer.status == 400 && answer.error == "invalid_ops", "\(label)")
+            #expect(message.contains("line 4") && message.contains(reason), "\(label): \(message)")
+        }
+        #expect(try harness.store.statistics().operations == 0)
+        #expect(try await harness.push(good, to: list, token: token).status == 200)
+    }
+
     @Test func aLongPollAnswersAsSoonAsSomethingArrivesOrWhenItsWaitRunsOut() async throws {
         let harness = try Harness()
         let token = try await harness.signUp("alice")

@@ -136,6 +136,37 @@ struct StoreTests {
         #expect(try store.statistics().databaseBytes > 0)
     }
 
+    /// A page stops at its byte budget, not only at its count, and the cursor walks the whole log.
+    @Test(arguments: backends) func pagesAreCutByBytes(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        let note = String(repeating: "n", count: 4_000)
+        let ops = (0..<600).map {
+            Self.op(list, "Item \($0)", field: .note, value: .text(note), counter: UInt16($0))
+        }
+        _ = try store.append(ops, to: list, receivedAt: 1)
+        var after: Int64 = 0
+        var seen: [BasketCore.Operation] = []
+        var pages = 0
+        while true {
+            let page = try store.page(of: list, after: after, limit: 5_000)
+            pages += 1
+            #expect(page.encoded.count <= Page.defaultMaxBytes + 4_200)
+            #expect(page.count >= 1)
+            seen += try Self.decoded(page)
+            after = page.cursor
+            if !page.more { break }
+        }
+        #expect(pages == 3 && seen == ops)
+        // A budget smaller than one operation still moves: one per page.
+        let tiny = try store.page(of: list, after: 0, limit: 5_000, maxBytes: 10)
+        #expect(tiny.count == 1 && tiny.cursor == 1 && tiny.more)
+    }
+
     /// Several writers (threads, each with its own store handle as a server instance has) push
     /// overlapping batches to one list at once: every operation lands once, numbered 1…N.
     @Test(arguments: backends) func concurrentWritersNumberWithoutGapsOrRepeats(_ backend: Backend) throws {
