@@ -50,7 +50,7 @@ let package = Package(
             // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         .target(
-            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch"],
+            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite"],
             path: "Client/BasketCLI"),
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
 
@@ -81,7 +81,8 @@ let package = Package(
             name: "TestSupport", dependencies: ["BasketCore", "BasketReplica", "Postgres", "SQLite"],
             path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTests"),
+        .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], path: "Tests/HTTPServerTests"),
         .testTarget(
             name: "BasketServerTests",
             dependencies: ["BasketServer", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestSupport"],

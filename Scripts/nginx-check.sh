@@ -61,7 +61,8 @@ fi
 ports=()
 for i in $(seq 1 $instances); do
     port=$(free_port)
-    "$server" --listen "127.0.0.1:$port" --data "$dir/data" "${arguments[@]}" --max-wait 5 >"$dir/server-$i.log" 2>&1 &
+    "$server" --listen "127.0.0.1:$port" --data "$dir/data" "${arguments[@]}" --max-wait 5 --trust-proxy \
+        --metrics-listen "127.0.0.1:0" >"$dir/server-$i.log" 2>&1 &
     pids+=($!)
     ports+=("$port")
 done
@@ -159,4 +160,16 @@ waited=$(($(date +%s%3N) - started))
 grep -q '"count":0' <<<"$answer" || fail "the idle long-poll answered '$answer'"
 [ "$waited" -ge 4000 ] || fail "the idle long-poll returned after $waited ms, before its wait"
 echo "long-poll: an idle wait was answered after ${waited} ms"
+# 6. The public side's limits: /metrics is not served through nginx, and sign-in attempts beyond
+#    the burst are refused by nginx (limit_req) before they cost the server a password hash.
+code=$("${tls[@]}" -o /dev/null -w '%{http_code}' "$base/metrics")
+[ "$code" = 404 ] || fail "/metrics through nginx answered $code"
+codes=""
+for _ in $(seq 1 10); do
+    codes+=$("${tls[@]}" "${json[@]}" -o /dev/null -w '%{http_code} ' -d '{"name":"alice","password":"wrong-password"}' \
+        "$base/v1/tokens")
+done
+grep -q 429 <<<"$codes" || fail "ten sign-ins in a row were all let through: $codes"
+grep -q 401 <<<"$codes" || fail "no sign-in reached the server: $codes"
+echo "limits: /metrics is private; sign-ins through nginx: $codes"
 echo "nginx TLS: passed ($instances instance(s))"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing (Debian packages, PostgreSQL), checks
 # formatting, starts a throwaway PostgreSQL (Scripts/postgres.sh), and runs:
-#   1. every test (store tests on SQLite and PostgreSQL, servers on SQLite);
+#   1. every test (store tests on SQLite and PostgreSQL, servers on SQLite), then the abuse tests
+#      (signup floods, password guessing, limits) alone;
 #   2. the server tests again on PostgreSQL (with the multi-instance tests), then the end-to-end
 #      tests again with every server as two instances on one PostgreSQL database behind a
 #      round-robin proxy (BASKET_TEST_STORE=postgres);
@@ -56,10 +57,12 @@ run_tests() {
     if [ "$pass_status" != 0 ]; then status=$pass_status; fi
 }
 
-run_tests "SQLite servers"
+run_tests "SQLite servers" --skip AbuseTests
+# The abuse tests measure latency under a flood: alone, so they measure the server, not the kill and load tests.
+run_tests "abuse tests, alone" --filter AbuseTests
 export BASKET_TEST_STORE=postgres
 run_tests "server tests on PostgreSQL" --filter BasketServerTests
-run_tests "end-to-end, two instances on PostgreSQL" --filter EndToEndTests --skip ScenarioTests
+run_tests "end-to-end, two instances on PostgreSQL" --filter EndToEndTests --skip "ScenarioTests|AbuseTests"
 unset BASKET_TEST_STORE
 
 # The API against its OpenAPI description, fuzzed by schemathesis on a real server.

@@ -422,7 +422,9 @@ final class ServerUnderTest {
             throw BenchError("build basket-server next to basket-bench (Scripts/bench.sh does)")
         }
         process.executableURL = executable
-        process.arguments = ["--listen", "127.0.0.1:0", "--data", data, "--quiet"] + extra
+        // Every load connection comes from 127.0.0.1: no per-address limit.
+        process.arguments =
+            ["--listen", "127.0.0.1:0", "--data", data, "--quiet", "--connections-per-address", "0"] + extra
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

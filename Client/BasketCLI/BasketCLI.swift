@@ -1,6 +1,7 @@
 import BasketCore
 import BasketReplica
 import Foundation
+import SQLite
 
 /// The `basket` command line: argument parsing and wiring of the library modules.
 public enum BasketCLI {
@@ -126,7 +127,7 @@ final class Context {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try PrivateFile.makeDirectory(directory)
             } catch {
                 throw CommandError(message: "cannot create \(directory): \(error.localizedDescription)", code: "io")
             }

@@ -1,6 +1,7 @@
 import BasketCore
 import BasketReplica
 import Foundation
+import SQLite
 
 enum ListCommands {
     static func new(_ context: Context) throws {
@@ -85,7 +86,7 @@ enum ListCommands {
             return
         }
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: target), options: .atomic)
+            try PrivateFile.replace(target, with: bytes)
         } catch {
             throw CommandError(message: "cannot write \(target): \(error.localizedDescription)", code: "io")
         }

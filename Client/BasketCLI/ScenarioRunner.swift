@@ -110,7 +110,11 @@ final class ScenarioRunner {
 
         func startServer(line: Int) throws {
             let child = try ServerChild(
-                binary: runner.serverBinary, arguments: ["--listen", "127.0.0.1:\(port)", "--data", dataFolder],
+                // A throwaway server: its password hashes protect nothing, so they cost little.
+                binary: runner.serverBinary,
+                arguments: [
+                    "--listen", "127.0.0.1:\(port)", "--data", dataFolder, "--password-iterations", "1000",
+                ],
                 log: folder + "/server.log")
             server = child
             guard let bound = child.waitForPort() else {

@@ -1,6 +1,7 @@
 import BasketCore
 import BasketReplica
 import Foundation
+import SQLite
 import Synchronization
 
 /// The CLI's remote settings, in `config.json` next to the replica (mode 0600: it holds the token).
@@ -24,18 +25,19 @@ extension Context {
         }
     }
 
+    /// Writes the config to a new 0600 file and renames it over the old one: a crash or a full
+    /// disk leaves the old config whole, never a half-written token.
     func saveConfig(_ config: RemoteConfig) throws {
         let directory = (configPath as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let data = try encoder.encode(config)
-        // Create with 0600 before writing the token into it.
-        let fd = open(configPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw CommandError(message: "cannot write \(configPath)", code: "io") }
-        defer { close(fd) }
-        fchmod(fd, 0o600)
-        _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        do {
+            try PrivateFile.makeDirectory(directory)
+            try PrivateFile.replace(configPath, with: Array(data))
+        } catch {
+            throw CommandError(message: "cannot write \(configPath): \(error)", code: "io")
+        }
     }
 
     /// The transport for the configured server, signed in or not.
@@ -67,6 +69,12 @@ extension Context {
 }
 
 enum SyncCommands {
+    /// Whether `host` is this machine (plain http to it never crosses a network).
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
     static func remote(_ context: Context) throws {
         let args = context.arguments.positionals
         var config = try context.loadConfig()
@@ -84,6 +92,11 @@ enum SyncCommands {
             config.server = args[1]
             try context.saveConfig(config)
             context.console.print("Server set to \(args[1])")
+            if url.scheme == "http", let host = url.host, !Self.isLoopback(host) {
+                context.console.error(
+                    "Warning: \(host) is reached over plain http: your password and token travel in clear."
+                        + " Use https:// (docs/deploy.md puts the server behind TLS).")
+            }
             return
         }
         guard args.isEmpty else {

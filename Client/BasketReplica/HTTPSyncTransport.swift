@@ -31,13 +31,38 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             configuration.httpMaximumConnectionsPerHost = 64
             configuration.timeoutIntervalForRequest = 60
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            let session = URLSession(configuration: configuration)
+            let session = URLSession(
+                configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
             self.exchange = { request in
                 let (data, response) = try await session.data(for: request)
                 guard let http = response as? HTTPURLResponse else { throw SyncError.badResponse("not an HTTP answer") }
+                if (300..<400).contains(http.statusCode) {
+                    let location = (http.value(forHTTPHeaderField: "Location") ?? "").prefix(200)
+                    throw SyncError.redirected(status: http.statusCode, location: Self.printable(String(location)))
+                }
+                guard data.count <= Self.maxAnswerBytes else {
+                    throw SyncError.badResponse("an answer of \(data.count) bytes (at most \(Self.maxAnswerBytes))")
+                }
                 return (data, http.statusCode)
             }
         }
+    }
+
+    /// The largest answer read: a page is cut at about 1 MiB of operations by the server, so
+    /// anything near this is not a Basket server's answer.
+    static let maxAnswerBytes = 32 << 20
+
+    /// Text from the server as it may be shown: control characters escaped.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     // MARK: Accounts
@@ -90,20 +115,40 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     public func push(_ operations: [BasketCore.Operation], to list: ListID) async throws -> PushOutcome {
         let text = String(decoding: OperationCodec.encode(operations), as: UTF8.self)
         let answer = try await call("POST", "/v1/lists/\(list)/ops", body: ["ops": text])
+        return try Self.pushOutcome(answer, pushed: operations.count)
+    }
+
+    /// A push's answer, only when it has every field it must: the outbox is emptied on its word.
+    static func pushOutcome(_ answer: [String: Any], pushed: Int) throws -> PushOutcome {
+        // (On Linux a JSON 0 or 1 also reads as Bool: numbers are taken as NSNumber, checked by value.)
         func number(_ key: String) -> NSNumber? { answer[key] as? NSNumber }
-        guard let cursor = number("cursor"), let epoch = answer["epoch"] as? String else {
-            throw SyncError.badResponse("a push answer without cursor or epoch")
+        guard let accepted = number("accepted")?.intValue, let duplicates = number("duplicates")?.intValue,
+            let cursor = number("cursor")?.int64Value, let epoch = answer["epoch"] as? String,
+            let serverTime = number("serverTime")?.uint64Value
+        else {
+            throw SyncError.badResponse(
+                "a push answer without accepted, duplicates, cursor, epoch and serverTime (nothing was dropped)")
+        }
+        guard accepted >= 0, duplicates >= 0, accepted + duplicates == pushed, cursor >= 0,
+            !epoch.isEmpty, epoch.utf8.count <= 64
+        else {
+            throw SyncError.badResponse(
+                "a push answer that does not account for the \(pushed) operations sent (nothing was dropped)")
         }
         return PushOutcome(
-            accepted: number("accepted")?.intValue ?? 0, duplicates: number("duplicates")?.intValue ?? 0,
-            cursor: cursor.int64Value, epoch: epoch, serverTime: number("serverTime")?.uint64Value ?? 0)
+            accepted: accepted, duplicates: duplicates, cursor: cursor, epoch: epoch, serverTime: serverTime)
     }
 
     public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
         let answer = try await call(
             "GET", "/v1/lists/\(list)/ops?after=\(cursor)&limit=\(limit)&wait=\(wait)", timeout: Double(wait) + 30)
+        return try Self.page(answer, of: list, after: cursor)
+    }
+
+    /// A pulled page, only when it is one of `list`'s pages after `cursor`.
+    static func page(_ answer: [String: Any], of list: ListID, after cursor: Int64) throws -> PulledPage {
         guard let text = answer["ops"] as? String, let next = (answer["cursor"] as? NSNumber)?.int64Value,
-            let epoch = answer["epoch"] as? String
+            let epoch = answer["epoch"] as? String, !epoch.isEmpty, epoch.utf8.count <= 64
         else { throw SyncError.badResponse("a page without ops, cursor or epoch") }
         let operations: [BasketCore.Operation]
         do {
@@ -111,8 +156,15 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         } catch {
             throw SyncError.badResponse("the page's operations: \(error)")
         }
+        if let stray = operations.first(where: { $0.list != list }) {
+            throw SyncError.badResponse("a page of list \(list) holding an operation of list \(stray.list)")
+        }
+        let more = answer["more"] as? Bool ?? false
+        guard next >= 0, operations.isEmpty || next > cursor else {
+            throw SyncError.badResponse("a page whose cursor \(next) does not follow \(cursor)")
+        }
         return PulledPage(
-            operations: operations, cursor: next, epoch: epoch, more: answer["more"] as? Bool ?? false,
+            operations: operations, cursor: next, epoch: epoch, more: more,
             historyComplete: answer["historyComplete"] as? Bool ?? true,
             serverTime: (answer["serverTime"] as? NSNumber)?.uint64Value ?? 0)
     }
@@ -163,11 +215,23 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
                     serverTime: (object["serverTime"] as? NSNumber)?.uint64Value ?? 0,
                     offsetMilliseconds: (object["offsetMilliseconds"] as? NSNumber)?.uint64Value ?? 0)
             }
+            // The server's words are shown to a person: bounded, control characters escaped.
+            let message = object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: status)
             throw SyncError.server(
-                status: status, code: code,
-                message: object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: status)
-            )
+                status: status, code: Self.printable(String(code.prefix(64))),
+                message: Self.printable(String(message.prefix(500))))
         }
         return object
+    }
+}
+
+/// Answers a redirect with the redirect itself: URLSession would otherwise send the request,
+/// Authorization header included, to whatever host the server names (and turn a POST into a GET).
+final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

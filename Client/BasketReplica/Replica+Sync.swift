@@ -97,6 +97,9 @@ extension Replica {
         try locked { try $0.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0 }
     }
 
+    /// The largest clock correction taken from a server: a day, in milliseconds.
+    public static let maxClockCorrection: UInt64 = 86_400_000
+
     /// Corrects the clock by the server's time and re-stamps every pending write stamped beyond
     /// what the server accepts, so the next push goes through and nothing is lost.
     ///
@@ -107,6 +110,8 @@ extension Replica {
     public func correctClock(serverTime: UInt64) throws -> Int {
         let localWall = configuration.wallClock()
         let offset = Int64(bitPattern: serverTime &- localWall)
+        // A server is trusted to correct a device's clock by minutes or hours, not by years.
+        guard offset.magnitude <= Self.maxClockCorrection else { throw ReplicaError.implausibleServerClock(offset) }
         let restamped = try locked { db in
             try db.transaction {
                 try db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('clock_offset', ?)", .integer(offset))

@@ -90,6 +90,8 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
     case clockSkew(ClockSkewError)
     case newerSchema(found: Int, supported: Int)
     case corrupt(String)
+    /// A server's clock this far (milliseconds, server minus device) from this device's: not taken.
+    case implausibleServerClock(Int64)
 
     public var code: String {
         switch self {
@@ -102,6 +104,7 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .clockSkew: ClockSkewError.code
         case .newerSchema: "newer_schema"
         case .corrupt: "corrupt"
+        case .implausibleServerClock: "implausible_server_clock"
         }
     }
 
@@ -117,6 +120,11 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .newerSchema(let found, let supported):
             return "the replica file has schema version \(found); this build knows up to \(supported): upgrade basket"
         case .corrupt(let message): return "the replica file is damaged: \(message)"
+        case .implausibleServerClock(let offset):
+            let hours = offset.magnitude / 3_600_000
+            return "the server's clock is \(hours) hours "
+                + "\(offset > 0 ? "ahead of" : "behind") this device's; a clock more than a day away is not taken"
+                + " (check this device's date, or the server)"
         }
     }
 }

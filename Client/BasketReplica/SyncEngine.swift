@@ -19,6 +19,8 @@ public struct ListSyncReport: Hashable, Sendable {
     public var refusedPending = 0
     /// The clock correction in force after the sync (server minus local, milliseconds).
     public var clockOffset: Int64 = 0
+    /// Times the list's epoch changed during the sync (bounded by ``SyncEngine/maxRebuildsPerSync``).
+    public var rebuilds = 0
 }
 
 /// Synchronises a replica with a server: pushes the outbox in batches, pulls pages after the
@@ -34,6 +36,10 @@ public final class SyncEngine: Sendable {
     public let transport: any SyncTransport
     /// Operations per push.
     public let batchSize: Int
+    /// Pages one sync pulls at most, and epoch changes it follows at most: a server that always
+    /// answers `more`, or a new epoch, cannot keep a sync going forever.
+    public static let maxPagesPerSync = 10_000
+    public static let maxRebuildsPerSync = 2
 
     public init(replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000) {
         self.replica = replica
@@ -133,6 +139,10 @@ public final class SyncEngine: Sendable {
     private func rebuild(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport, newEpoch: String)
         async throws
     {
+        report.rebuilds += 1
+        guard report.rebuilds <= Self.maxRebuildsPerSync else {
+            throw SyncError.badResponse("the list's epoch changed \(report.rebuilds) times in one sync")
+        }
         report.epochChanged = true
         let pendingBefore = try replica.pendingOperations(in: list).last
         let everything = try replica.operations(in: list)
@@ -157,15 +167,20 @@ public final class SyncEngine: Sendable {
     }
 
     private func pullAll(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
-        while true {
+        for _ in 0..<Self.maxPagesPerSync {
             let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: 0)
             if let epoch = state.epoch, epoch != page.epoch {
                 try await rebuild(list, &state, &report, newEpoch: page.epoch)
                 continue
             }
+            let before = state.cursor
             try apply(page, list, &state, &report)
             if !page.more { return }
+            guard state.cursor > before else {
+                throw SyncError.badResponse("the server says more follows cursor \(before) but sends nothing after it")
+            }
         }
+        throw SyncError.badResponse("more than \(Self.maxPagesPerSync) pages in one sync; the rest waits for the next")
     }
 
     private func apply(_ page: PulledPage, _ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport)

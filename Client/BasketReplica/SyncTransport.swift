@@ -62,8 +62,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case clockSkew(serverTime: UInt64, offsetMilliseconds: UInt64)
     /// The server answered with an error.
     case server(status: Int, code: String, message: String)
-    /// The answer could not be read.
+    /// The answer could not be read, or broke the protocol (a hostile or broken server).
     case badResponse(String)
+    /// The server answered with a redirect, which is not followed: the token would go along.
+    case redirected(status: Int, location: String)
 
     public var description: String {
         switch self {
@@ -71,6 +73,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .clockSkew(_, let offset): return "this device's clock is \(offset / 1000) s ahead of the server's"
         case .server(let status, let code, let message): return "the server refused (\(status) \(code)): \(message)"
         case .badResponse(let why): return "the server's answer could not be read: \(why)"
+        case .redirected(let status, let location):
+            return
+                "the server answered \(status), a redirect to '\(location)', which Basket does not follow (the token "
+                + "would go along); if that is the server's new address, run: basket remote set \(location)"
         }
     }
 

@@ -8,8 +8,20 @@ public import HTTPServer
 public final class BasketService: Sendable {
     /// Settings and their defaults.
     public struct Configuration: Sendable {
-        /// PBKDF2-HMAC-SHA256 iterations for new passwords.
-        public var passwordIterations = 210_000
+        /// PBKDF2-HMAC-SHA256 iterations for new passwords (OWASP's count for 2023 on); a stored
+        /// hash with fewer is rehashed at the next successful sign-in.
+        public var passwordIterations = 600_000
+        /// Threads that hash passwords (off the HTTP threads).
+        public var passwordThreads = 1
+        /// Signups and sign-ins that may wait for a password thread; more get 503 `busy`.
+        public var passwordQueue = 16
+        /// Who may create an account.
+        public var signup = Signup.open
+        /// Take the client's address from the last `X-Forwarded-For` entry (the proxy's view)
+        /// instead of the connection's peer. Only behind a proxy that sets it.
+        public var trustForwardedFor = false
+        /// Long-polls one account may have parked at once; more get 429.
+        public var maxWatchersPerAccount = 64
         /// Operations in one push at most.
         public var maxBatch = 10_000
         /// Operations in one pulled page at most (and the default page size).
@@ -19,8 +31,8 @@ public final class BasketService: Sendable {
         /// How long a long-poll waits at most, in seconds: a request may ask for up to
         /// ``BasketService/longestWait``; a longer wait than this setting is shortened to it.
         public var maxWaitSeconds = 30.0
-        /// Failed logins per account name in a minute before 429.
-        public var loginAttemptsPerMinute = 10
+        /// Failed sign-ins from one client address in a minute before 429 (any account name).
+        public var failedLoginsPerAddress = 20
         /// How long an invite code works.
         public var inviteSeconds = 7 * 24 * 3600
         /// The server's wall clock in Unix milliseconds.
@@ -33,7 +45,18 @@ public final class BasketService: Sendable {
     public let configuration: Configuration
     public let metrics = Metrics()
     let watchers: Watchers
-    let logins = LoginLimiter()
+    let logins: LoginLimiter
+    let passwords: PasswordWork
+    /// Verified when a sign-in names no account, so an unknown name costs what a known one does.
+    let decoyHash: String
+
+    /// Who may create an account (``Configuration/signup``).
+    public enum Signup: String, Sendable, CaseIterable {
+        /// Anyone who can reach the server.
+        case open
+        /// Nobody: the accounts there are are all there will be.
+        case closed
+    }
 
     /// The longest `wait` (seconds) the API lets a long-poll ask for.
     public static let longestWait = 30
@@ -41,13 +64,17 @@ public final class BasketService: Sendable {
     public init(store: any Store, configuration: Configuration = Configuration()) {
         self.store = store
         self.configuration = configuration
-        watchers = Watchers { list, after, limit in
+        logins = LoginLimiter(perAddress: configuration.failedLoginsPerAddress)
+        passwords = PasswordWork(threads: configuration.passwordThreads, queueLimit: configuration.passwordQueue)
+        decoyHash = Passwords.hash("decoy password", iterations: configuration.passwordIterations)
+        watchers = Watchers(maxPerAccount: configuration.maxWatchersPerAccount) { list, after, limit in
             do {
                 return Self.pageResponse(
                     try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes),
                     serverTime: configuration.clock())
             } catch {
-                return HTTPError(500, "internal", "cannot read the log: \(error)").response
+                Router.reportInternalError("reading the log of \(list): \(error)")
+                return HTTPError(500, "internal", "internal error").response
             }
         }
         // Pushes to other instances on the same store wake this one's long-polls too.
@@ -64,30 +91,20 @@ public final class BasketService: Sendable {
     public var watcherCount: Int { watchers.count }
 
     /// Answers every parked long-poll (so clients re-poll elsewhere) and refuses new ones.
-    public func shutdown() { watchers.close() }
+    public func shutdown() {
+        watchers.close()
+        passwords.close()
+    }
 
-    /// Every route of the API.
-    public func router() -> Router {
+    /// Every route of the API; `/metrics` too unless `servingMetrics` is false (it is then
+    /// served on its own address, ``metricsRouter()``).
+    public func router(servingMetrics: Bool = true) -> Router {
         Router { r in
             r.on("GET", "/healthz") { _ in json(["status": "ok"]) }
-            r.on("GET", "/metrics") { [self] _ in
-                let statistics = try? store.statistics()
-                let text = metrics.render(
-                    gauges: [
-                        ("basket_watchers", "Long-polls waiting for operations.", Double(watchers.count)),
-                        ("basket_operations_stored", "Operations in the store.", Double(statistics?.operations ?? 0)),
-                        ("basket_lists", "Lists in the store.", Double(statistics?.lists ?? 0)),
-                        ("basket_accounts", "Accounts in the store.", Double(statistics?.accounts ?? 0)),
-                        (
-                            "basket_database_bytes", "Size of the store's database.",
-                            Double(statistics?.databaseBytes ?? 0)
-                        ),
-                    ] + store.gauges().map { ($0.name, $0.help, $0.value) })
-                return .body(Array(text.utf8), contentType: "text/plain; version=0.0.4")
-            }
+            if servingMetrics { r.on("GET", "/metrics", answer: metricsPage) }
             r.on("GET", "/v1/time") { [self] _ in json(["serverTime": configuration.clock()]) }
-            r.on("POST", "/v1/accounts", answer: createAccount)
-            r.on("POST", "/v1/tokens", answer: createToken)
+            r.on("POST", "/v1/accounts", createAccount)
+            r.on("POST", "/v1/tokens", createToken)
             r.on("DELETE", "/v1/tokens/current", answer: revokeToken)
             r.on("GET", "/v1/account", answer: whoAmI)
             r.on("POST", "/v1/lists", answer: createList)
@@ -101,11 +118,51 @@ public final class BasketService: Sendable {
         }
     }
 
+    /// `/metrics` and `/healthz` alone, for a private address (`--metrics-listen`).
+    public func metricsRouter() -> Router {
+        Router { r in
+            r.on("GET", "/healthz") { _ in json(["status": "ok"]) }
+            r.on("GET", "/metrics", answer: metricsPage)
+        }
+    }
+
+    func metricsPage(_ request: HTTPRequest) -> HTTPResponse {
+        let statistics = try? store.statistics()
+        let text = metrics.render(
+            gauges: [
+                ("basket_watchers", "Long-polls waiting for operations.", Double(watchers.count)),
+                ("basket_operations_stored", "Operations in the store.", Double(statistics?.operations ?? 0)),
+                ("basket_lists", "Lists in the store.", Double(statistics?.lists ?? 0)),
+                ("basket_accounts", "Accounts in the store.", Double(statistics?.accounts ?? 0)),
+                ("basket_database_bytes", "Size of the store's database.", Double(statistics?.databaseBytes ?? 0)),
+                (
+                    "basket_password_queue", "Sign-ins and signups waiting for a password thread.",
+                    Double(passwords.waiting)
+                ),
+            ] + store.gauges().map { ($0.name, $0.help, $0.value) })
+        return .body(Array(text.utf8), contentType: "text/plain; version=0.0.4")
+    }
+
     // MARK: Accounts
 
     static let namePattern = "3 to 64 characters: letters, digits, '.', '_' or '-'"
 
-    func createAccount(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// The client's address: the connection's peer, or behind a trusted proxy the address it
+    /// appended to `X-Forwarded-For`.
+    func clientAddress(_ request: HTTPRequest) -> String {
+        if configuration.trustForwardedFor, let forwarded = request.header("x-forwarded-for"),
+            let last = forwarded.split(separator: ",").last
+        {
+            let address = last.trimmingCharacters(in: .whitespaces)
+            if !address.isEmpty && address.utf8.count <= 64 { return address }
+        }
+        return request.remoteAddress
+    }
+
+    func createAccount(_ request: HTTPRequest, _ responder: Responder) throws {
+        guard configuration.signup == .open else {
+            throw HTTPError(403, "signup_closed", "this server does not take new accounts")
+        }
         let body = try JSONBody(request, allowed: ["name", "password"])
         let name = try body.string("name", maxBytes: 64)!
         let password = try body.string("password", maxBytes: 1024)!
@@ -118,34 +175,52 @@ public final class BasketService: Sendable {
         guard password.count >= 8 else {
             throw HTTPError.badRequest("a password has at least 8 characters", code: "weak_password")
         }
-        let hash = Passwords.hash(password, iterations: configuration.passwordIterations)
-        do {
-            let account = try store.createAccount(name: name.lowercased(), passwordHash: hash)
-            return json(["id": account.id, "name": account.name], status: 201)
-        } catch StoreError.accountExists {
-            throw HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
+        let iterations = configuration.passwordIterations
+        try passwords.answer(responder) { [store] in
+            let hash = Passwords.hash(password, iterations: iterations)
+            do {
+                let account = try store.createAccount(name: name.lowercased(), passwordHash: hash)
+                return json(["id": account.id, "name": account.name], status: 201)
+            } catch StoreError.accountExists {
+                throw HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
+            }
         }
     }
 
-    func createToken(_ request: HTTPRequest) throws -> HTTPResponse {
+    func createToken(_ request: HTTPRequest, _ responder: Responder) throws {
         let body = try JSONBody(request, allowed: ["name", "password"])
         let name = try body.string("name", maxBytes: 64)!.lowercased()
         let password = try body.string("password", maxBytes: 1024)!
-        let now = configuration.clock()
-        if let retryAfter = logins.blocked(name, now: now, limit: configuration.loginAttemptsPerMinute) {
+        let address = clientAddress(request)
+        let now = LoginLimiter.monotonic()
+        if let retryAfter = logins.addressBlocked(address, now: now) {
             throw HTTPError(
-                429, "rate_limited", "too many failed logins for '\(name)'; try again in \(retryAfter) s",
+                429, "rate_limited", "too many failed sign-ins from this address; try again in \(retryAfter) s",
                 headers: [("Retry-After", "\(retryAfter)")])
         }
-        guard let account = try store.account(named: name), Passwords.verify(password, against: account.passwordHash)
-        else {
-            logins.failed(name, now: now)
-            throw HTTPError(401, "invalid_credentials", "wrong account name or password")
+        if let retryAfter = logins.pairDelayed(name, address, now: now) {
+            throw HTTPError(
+                429, "rate_limited", "too many failed sign-ins as '\(name)'; try again in \(retryAfter) s",
+                headers: [("Retry-After", "\(retryAfter)")])
         }
-        logins.succeeded(name)
-        let token = Passwords.newToken()
-        try store.saveToken(hash: Passwords.tokenHash(token), account: account.id, createdAt: Int64(now))
-        return json(["token": token, "account": account.name], status: 201)
+        let account = try store.account(named: name)
+        try passwords.answer(responder) { [self] in
+            // An unknown name is checked against a decoy hash: it costs what a known one costs.
+            let verified = Passwords.verify(password, against: account?.passwordHash ?? decoyHash)
+            guard let account, verified else {
+                logins.failed(name, address, now: LoginLimiter.monotonic())
+                throw HTTPError(401, "invalid_credentials", "wrong account name or password")
+            }
+            logins.succeeded(name, address)
+            if Passwords.iterations(of: account.passwordHash) < configuration.passwordIterations {
+                try store.setPasswordHash(
+                    Passwords.hash(password, iterations: configuration.passwordIterations), of: account.id)
+            }
+            let token = Passwords.newToken()
+            try store.saveToken(
+                hash: Passwords.tokenHash(token), account: account.id, createdAt: Int64(configuration.clock()))
+            return json(["token": token, "account": account.name], status: 201)
+        }
     }
 
     func revokeToken(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -316,7 +391,7 @@ public final class BasketService: Sendable {
     }
 
     func pull(_ request: HTTPRequest, _ responder: Responder) throws {
-        let (_, list, _) = try membership(request)
+        let (account, list, _) = try membership(request)
         func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
             guard let raw = request.query[name] else { return value }
             guard let number = Int64(raw), range.contains(number) else {
@@ -336,7 +411,9 @@ public final class BasketService: Sendable {
             responder.respond(Self.pageResponse(page, serverTime: configuration.clock()))
             return
         }
-        try watchers.park(list: list, after: after, limit: limit, seconds: wait, responder: responder) {
+        try watchers.park(
+            list: list, after: after, limit: limit, account: account.id, seconds: wait, responder: responder
+        ) {
             try store.head(of: list).cursor
         }
     }
@@ -352,26 +429,6 @@ public final class BasketService: Sendable {
     }
 }
 
-/// Failed logins per account name, over the last minute.
-final class LoginLimiter: @unchecked Sendable {
-    // `@unchecked Sendable`: `failures` is behind `lock`.
-    private let lock = NSLock()
-    private var failures: [String: [UInt64]] = [:]
-
-    /// Seconds to wait, when `name` had `limit` failures in the last minute.
-    func blocked(_ name: String, now: UInt64, limit: Int) -> Int? {
-        lock.withLock {
-            let recent = (failures[name] ?? []).filter { now - $0 < 60_000 }
-            failures[name] = recent
-            guard recent.count >= limit, let oldest = recent.first else { return nil }
-            return Int((60_000 - (now - oldest)) / 1000) + 1
-        }
-    }
-
-    func failed(_ name: String, now: UInt64) { lock.withLock { failures[name, default: []].append(now) } }
-    func succeeded(_ name: String) { lock.withLock { _ = failures.removeValue(forKey: name) } }
-}
-
 /// Password hashes, tokens and invite codes.
 enum Passwords {
     /// `pbkdf2-sha256$ITERATIONS$SALT$HASH` (hex).
@@ -379,6 +436,13 @@ enum Passwords {
         let salt = Secrets.randomBytes(16)
         let derived = Secrets.pbkdf2SHA256(password: password, salt: salt, iterations: iterations)
         return "pbkdf2-sha256$\(iterations)$\(Secrets.hex(salt))$\(Secrets.hex(derived))"
+    }
+
+    /// The iteration count of a stored hash (0 when it is not one of ours).
+    static func iterations(of stored: String) -> Int {
+        let parts = stored.split(separator: "$")
+        guard parts.count == 4, parts[0] == "pbkdf2-sha256" else { return 0 }
+        return Int(parts[1]) ?? 0
     }
 
     static func verify(_ password: String, against stored: String) -> Bool {
@@ -414,7 +478,11 @@ extension StoreError: HTTPErrorConvertible {
             HTTPError(
                 507, "storage_full",
                 "the server's storage is full; nothing of this request was stored. Try again when space is freed.")
-        default: HTTPError(500, "internal", "store error: \(self)")
+        default:
+            {
+                Router.reportInternalError("store error: \(self)")
+                return HTTPError(500, "internal", "internal error")
+            }()
         }
     }
 }

@@ -107,6 +107,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
+    public func setPasswordHash(_ hash: String, of account: Int64) throws {
+        try connected { _ = try $0.prepared("UPDATE accounts SET password = $1 WHERE id = $2", [hash, "\(account)"]) }
+    }
+
     public func saveToken(hash: String, account: Int64, createdAt: Int64) throws {
         try connected { db in
             _ = try db.prepared(

@@ -6,6 +6,9 @@ import SQLite
 extension SQLiteStore {
     /// Writes a consistent copy of the store to `path` (`VACUUM INTO`), while it keeps serving.
     public func backup(to path: String) throws {
+        // VACUUM INTO takes an empty file: made first, 0600 and exclusively, so a backup of
+        // everyone's lists is never readable by others and never overwrites a file.
+        try PrivateFile.createExclusively(path)
         try locked { try $0.run("VACUUM INTO ?", .text(path)) }
     }
 
@@ -15,6 +18,7 @@ extension SQLiteStore {
         _ = try SQLiteStore(path: source)  // refuses what is not a store
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: source, toPath: path)
+        try PrivateFile.prepare(path)
         return try SQLiteStore(path: path).renewEpochs()
     }
 

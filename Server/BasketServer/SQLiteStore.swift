@@ -139,6 +139,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    public func setPasswordHash(_ hash: String, of account: Int64) throws {
+        try locked { try $0.run("UPDATE accounts SET password = ? WHERE id = ?", .text(hash), .integer(account)) }
+    }
+
     public func saveToken(hash: String, account: Int64, createdAt: Int64) throws {
         try locked {
             try $0.run(

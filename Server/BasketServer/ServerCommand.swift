@@ -1,6 +1,7 @@
 import BasketCore
 import Foundation
 import HTTPServer
+import SQLite
 
 /// `basket-server`: configuration, subcommands, signals. The executable only calls ``main(_:environment:)``.
 public enum ServerCommand {
@@ -8,7 +9,8 @@ public enum ServerCommand {
 
     static let usage =
         "basket-server [--listen HOST:PORT] [--data DIR | --store postgres://…] [--connections N] [--retention-days N]"
-        + " [--threads N] [--durability full|process] [--max-wait SECONDS]"
+        + " [--threads N] [--durability full|process] [--max-wait SECONDS] [--signup open|closed] [--trust-proxy]"
+        + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--password-iterations N]"
         + " | backup PATH | restore PATH | export PATH | import PATH | compact | renew-epochs"
 
     static let help = """
@@ -43,6 +45,14 @@ public enum ServerCommand {
                                                   (SQLite only: on PostgreSQL its own synchronous_commit decides)
           --max-wait SECONDS   BASKET_MAX_WAIT    default 30 (0–30); a long-poll waits at most this long, however
                                                   long it asks (a proxy with a shorter read timeout needs less)
+          --signup MODE        BASKET_SIGNUP      open (default): anyone may create an account; closed: nobody
+          --trust-proxy        BASKET_TRUST_PROXY=1  behind a proxy (docs/deploy.md): the client's address is the last
+                                                  X-Forwarded-For entry, and the proxy limits connections per client
+          --connections-per-address N  BASKET_CONNECTIONS_PER_ADDRESS  default 256 (0: no limit; --trust-proxy
+                                                  sets 0, since every connection then comes from the proxy)
+          --metrics-listen HOST:PORT  BASKET_METRICS_LISTEN  serve /metrics there only, not on the public port
+          --password-iterations N  BASKET_PASSWORD_ITERATIONS  default 600000 (PBKDF2-SHA256, at least 1000;
+                                                  lower only for tests: it is what a stolen store costs to crack)
           --quiet              BASKET_QUIET=1     no access log
           -h, --help           Show help.
           --version            Show the version.
@@ -59,6 +69,12 @@ public enum ServerCommand {
         var maxWait = 30.0
         var fsync = true
         var quiet = false
+        var signup = BasketService.Signup.open
+        var trustProxy = false
+        var connectionsPerAddress: Int?
+        var metricsHost: String?
+        var metricsPort = 0
+        var passwordIterations = BasketService.Configuration().passwordIterations
         var command: String?
         var argument: String?
     }
@@ -67,14 +83,25 @@ public enum ServerCommand {
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> Settings {
         var settings = Settings()
-        func listen(_ value: String) throws {
+        func address(_ name: String, _ value: String) throws -> (String, Int) {
             guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
                 (0...65535).contains(port)
-            else { throw UsageError(message: "--listen takes HOST:PORT, like 127.0.0.1:8080 or [::1]:8080") }
+            else { throw UsageError(message: "\(name) takes HOST:PORT, like 127.0.0.1:8080 or [::1]:8080") }
             var host = String(value[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            settings.host = host
-            settings.port = port
+            return (host, port)
+        }
+        func listen(_ value: String) throws { (settings.host, settings.port) = try address("--listen", value) }
+        func metricsListen(_ value: String) throws {
+            let (host, port) = try address("--metrics-listen", value)
+            settings.metricsHost = host
+            settings.metricsPort = port
+        }
+        func signup(_ value: String) throws {
+            guard let mode = BasketService.Signup(rawValue: value) else {
+                throw UsageError(message: "--signup is open or closed, not '\(value)'")
+            }
+            settings.signup = mode
         }
         func number(_ name: String, _ value: String) throws -> Double {
             guard let n = Double(value), n >= 0 else {
@@ -112,6 +139,20 @@ public enum ServerCommand {
         }
         if let value = environment["BASKET_MAX_WAIT"], !value.isEmpty { try maxWait("BASKET_MAX_WAIT", value) }
         if environment["BASKET_QUIET"] == "1" { settings.quiet = true }
+        if environment["BASKET_TRUST_PROXY"] == "1" { settings.trustProxy = true }
+        if let value = environment["BASKET_SIGNUP"], !value.isEmpty { try signup(value) }
+        if let value = environment["BASKET_METRICS_LISTEN"], !value.isEmpty { try metricsListen(value) }
+        func iterations(_ name: String, _ value: String) throws {
+            let n = try number(name, value)
+            guard n >= 1_000 && n <= 10_000_000 else { throw UsageError(message: "\(name) is 1000…10000000") }
+            settings.passwordIterations = Int(n)
+        }
+        if let value = environment["BASKET_PASSWORD_ITERATIONS"], !value.isEmpty {
+            try iterations("BASKET_PASSWORD_ITERATIONS", value)
+        }
+        if let value = environment["BASKET_CONNECTIONS_PER_ADDRESS"], !value.isEmpty {
+            settings.connectionsPerAddress = Int(try number("BASKET_CONNECTIONS_PER_ADDRESS", value))
+        }
         func durability(_ value: String) throws {
             switch value {
             case "full": settings.fsync = true
@@ -138,6 +179,11 @@ public enum ServerCommand {
             case "--threads": settings.threads = max(1, Int(try number(arg, try value())))
             case "--max-wait": try maxWait(arg, try value())
             case "--quiet": settings.quiet = true
+            case "--signup": try signup(try value())
+            case "--trust-proxy": settings.trustProxy = true
+            case "--metrics-listen": try metricsListen(try value())
+            case "--password-iterations": try iterations(arg, try value())
+            case "--connections-per-address": settings.connectionsPerAddress = Int(try number(arg, try value()))
             case "--durability": try durability(try value())
             case "backup", "restore", "export", "import":
                 guard settings.command == nil else { throw UsageError(message: "one command at a time") }
@@ -164,7 +210,7 @@ public enum ServerCommand {
     /// The store the settings name: the PostgreSQL database, or the SQLite file in the data folder.
     static func openStore(_ settings: Settings) throws -> any DumpableStore {
         if let url = settings.store { return try PostgresStore(url: url, connections: settings.connections) }
-        try FileManager.default.createDirectory(atPath: settings.data, withIntermediateDirectories: true)
+        try PrivateFile.makeDirectory(settings.data)
         return try SQLiteStore(path: storePath(settings), fsyncEveryCommit: settings.fsync)
     }
 
@@ -216,7 +262,7 @@ public enum ServerCommand {
                             + " with pg_restore, then run renew-epochs (docs/deploy.md)")
                     return 64
                 }
-                try FileManager.default.createDirectory(atPath: settings.data, withIntermediateDirectories: true)
+                try PrivateFile.makeDirectory(settings.data)
                 let path = storePath(settings)
                 let target = settings.argument!
                 if settings.command == "restore" {
@@ -262,25 +308,33 @@ public enum ServerCommand {
         let store = try openStore(settings)
         var serviceConfiguration = BasketService.Configuration()
         serviceConfiguration.maxWaitSeconds = settings.maxWait
+        serviceConfiguration.signup = settings.signup
+        serviceConfiguration.trustForwardedFor = settings.trustProxy
+        serviceConfiguration.passwordIterations = settings.passwordIterations
         let service = BasketService(store: store, configuration: serviceConfiguration)
-        let router = service.router()
+        let separateMetrics = settings.metricsHost != nil
+        let router = service.router(servingMetrics: !separateMetrics)
         var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
         configuration.threads = settings.threads
+        configuration.connectionsPerAddress = settings.connectionsPerAddress ?? (settings.trustProxy ? 0 : 256)
         let metrics = service.metrics
         let quiet = settings.quiet
+        Router.onInternalError { text in printError("basket-server: internal error: \(AccessLog.escaped(text))") }
         configuration.onRequestCompleted = { request in
             metrics.record(request)
-            if !quiet {
-                let line = String(
-                    format: "%@ \"%@ %@\" %d %d %.1fms%@\n", ISO8601DateFormatter().string(from: Date()),
-                    request.method,
-                    request.path, request.status, request.responseBytes, request.seconds * 1000,
-                    request.completed ? "" : " (client gone)")
-                FileHandle.standardOutput.write(Data(line.utf8))
-            }
+            if !quiet { FileHandle.standardOutput.write(Data(AccessLog.line(request).utf8)) }
         }
         let http = HTTPServer(configuration: configuration, handler: router.handle)
         try http.start()
+        var metricsServer: HTTPServer?
+        if let host = settings.metricsHost {
+            let server = HTTPServer(
+                configuration: .init(host: host, port: settings.metricsPort), handler: service.metricsRouter().handle)
+            try server.start()
+            metricsServer = server
+            let text = host.contains(":") ? "[\(host)]" : host
+            print("basket-server: /metrics on http://\(text):\(server.port)")
+        }
         let hostText = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         let place = settings.store.map { "the PostgreSQL database \(redacted($0))" } ?? "data in \(settings.data)"
         print("basket-server \(version) listening on http://\(hostText):\(http.port) with \(place)")
@@ -311,6 +365,7 @@ public enum ServerCommand {
         compaction.cancel()
         service.shutdown()
         http.stop()
+        metricsServer?.stop()
         store.close()
         print("basket-server: stopped")
         fflush(nil)
@@ -328,5 +383,45 @@ public enum ServerCommand {
 
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// The access log: one line per request. It never holds a token (they travel in headers) or an
+/// invite code (the code segment of a path is replaced), and it escapes control characters and
+/// cuts long paths, so a request cannot write escape sequences or fake lines into it.
+enum AccessLog {
+    static func line(_ request: HTTPServer.CompletedRequest) -> String {
+        let time = Date().formatted(.iso8601)
+        let milliseconds = (request.seconds * 10_000).rounded() / 10
+        return "\(time) \"\(escaped(request.method)) \(escaped(redacted(request.path)))\" \(request.status)"
+            + " \(request.responseBytes) \(milliseconds)ms\(request.completed ? "" : " (client gone)")\n"
+    }
+
+    /// The path with secrets replaced: invite codes (`/v1/invites/CODE`).
+    static func redacted(_ path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[1] == "v1", parts[2] == "invites" else { return path }
+        return (["", "v1", "invites", "…"] + parts.dropFirst(4).map(String.init)).joined(separator: "/")
+    }
+
+    /// Control characters and backslashes as `\xNN`, at most 512 bytes of text.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            if bytes >= 512 {
+                out += "…"
+                break
+            }
+            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\\" || scalar == "\""
+                || scalar.properties.generalCategory == .control
+            {
+                out += "\\x" + String(scalar.value, radix: 16)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+            bytes += scalar.utf8.count
+        }
+        return out
     }
 }

@@ -94,6 +94,8 @@ public protocol Store: Sendable {
 
     func createAccount(name: String, passwordHash: String) throws -> Account
     func account(named name: String) throws -> Account?
+    /// Replaces an account's password hash (a stronger hash after sign-in, or a new password).
+    func setPasswordHash(_ hash: String, of account: Int64) throws
     func saveToken(hash: String, account: Int64, createdAt: Int64) throws
     func account(forTokenHash hash: String) throws -> Account?
     func revokeToken(hash: String) throws

@@ -77,9 +77,15 @@ extension DumpableStore {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw StoreDump.FormatError(description: "\(path) exists; choose a new file")
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let file = FileHandle(forWritingAtPath: path)
-        else { throw StoreDump.FormatError(description: "cannot create \(path)") }
+        // Every account's password hash and every list: 0600, created exclusively.
+        do {
+            try PrivateFile.createExclusively(path)
+        } catch {
+            throw StoreDump.FormatError(description: "cannot create \(path): \(error)")
+        }
+        guard let file = FileHandle(forWritingAtPath: path) else {
+            throw StoreDump.FormatError(description: "cannot create \(path)")
+        }
         defer { try? file.close() }
         var counts: [String: Int] = [:]
         var out = Data()

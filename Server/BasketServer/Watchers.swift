@@ -10,6 +10,7 @@ final class Watchers: @unchecked Sendable {
         var id: UInt64
         var after: Int64
         var limit: Int
+        var account: Int64
         var responder: Responder
     }
 
@@ -18,21 +19,33 @@ final class Watchers: @unchecked Sendable {
     private var waiting: [ListID: [Watcher]] = [:]
     private var heads: [ListID: Int64] = [:]
     private var nextID: UInt64 = 0
+    /// Parked watchers per account, bounded by `maxPerAccount`.
+    private var perAccount: [Int64: Int] = [:]
+    let maxPerAccount: Int
     private var closed = false
     /// Answers a watcher: the page after its cursor.
     private let answer: @Sendable (ListID, Int64, Int) -> HTTPResponse
 
-    init(answer: @escaping @Sendable (ListID, Int64, Int) -> HTTPResponse) {
+    init(maxPerAccount: Int = .max, answer: @escaping @Sendable (ListID, Int64, Int) -> HTTPResponse) {
+        self.maxPerAccount = maxPerAccount
         self.answer = answer
+    }
+
+    /// Forgets one parked watcher of `account` (under `lock`).
+    private func unpark(_ account: Int64) {
+        let left = (perAccount[account] ?? 1) - 1
+        perAccount[account] = left > 0 ? left : nil
     }
 
     var count: Int { lock.withLock { waiting.values.reduce(0) { $0 + $1.count } } }
 
     /// Parks `responder` until something after `after` is published, or `seconds` pass.
     /// `currentHead` reads the list's last sequence number when this list has none cached.
+    /// - Throws: 429 `too_many_watches` when `account` has `maxPerAccount` parked already.
     func park(
-        list: ListID, after: Int64, limit: Int, seconds: Double, responder: Responder, currentHead: () throws -> Int64
-    ) rethrows {
+        list: ListID, after: Int64, limit: Int, account: Int64, seconds: Double, responder: Responder,
+        currentHead: () throws -> Int64
+    ) throws {
         let parked: UInt64? = try lock.withLock {
             if closed { return nil }
             let head: Int64
@@ -43,8 +56,16 @@ final class Watchers: @unchecked Sendable {
                 heads[list] = head
             }
             if head > after { return nil }
+            guard perAccount[account, default: 0] < maxPerAccount else {
+                throw HTTPError(
+                    429, "too_many_watches",
+                    "this account has \(maxPerAccount) long-polls waiting already; ask without wait, or later",
+                    headers: [("Retry-After", "5")])
+            }
+            perAccount[account, default: 0] += 1
             nextID += 1
-            waiting[list, default: []].append(Watcher(id: nextID, after: after, limit: limit, responder: responder))
+            waiting[list, default: []].append(
+                Watcher(id: nextID, after: after, limit: limit, account: account, responder: responder))
             return nextID
         }
         guard let id = parked else {
@@ -59,7 +80,10 @@ final class Watchers: @unchecked Sendable {
     private func expire(list: ListID, id: UInt64) {
         let watcher: Watcher? = lock.withLock {
             guard let index = waiting[list]?.firstIndex(where: { $0.id == id }) else { return nil }
-            return waiting[list]!.remove(at: index)
+            let watcher = waiting[list]!.remove(at: index)
+            if waiting[list]!.isEmpty { waiting[list] = nil }
+            unpark(watcher.account)
+            return watcher
         }
         if let watcher { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
     }
@@ -71,6 +95,7 @@ final class Watchers: @unchecked Sendable {
             guard let all = waiting[list] else { return [] }
             let (wake, keep) = (all.filter { $0.after < cursor }, all.filter { $0.after >= cursor })
             waiting[list] = keep.isEmpty ? nil : keep
+            for watcher in wake { unpark(watcher.account) }
             return wake
         }
         // Most watchers wait at the same cursor: build each distinct page once.
@@ -99,7 +124,10 @@ final class Watchers: @unchecked Sendable {
     func close() {
         let all: [(ListID, Watcher)] = lock.withLock {
             closed = true
-            defer { waiting.removeAll() }
+            defer {
+                waiting.removeAll()
+                perAccount.removeAll()
+            }
             return waiting.flatMap { list, watchers in watchers.map { (list, $0) } }
         }
         for (list, watcher) in all { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }

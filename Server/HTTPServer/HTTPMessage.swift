@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Values of `{name}` segments of the route that matched.
     public var pathParameters: [String: String] = [:]
+    /// The peer's IP address as text ("" when unknown): the proxy's, behind one.
+    public var remoteAddress = ""
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []

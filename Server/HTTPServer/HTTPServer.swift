@@ -26,6 +26,12 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionTimeoutSeconds = 90
         /// Open connections at most (long-poll watchers included).
         public var connectionLimit = 20_000
+        /// Open connections from one client address at most; 0 for no limit (behind a proxy every
+        /// connection comes from the proxy's address, and the proxy limits per client instead).
+        public var connectionsPerAddress = 0
+        /// Request bodies held in memory at once, over every connection, in bytes. A request
+        /// whose body would pass it is answered 503 (Retry-After) without being read.
+        public var maxBufferedBodyBytes = 256 << 20
         /// Answers at least this large are gzip-compressed for clients that accept it.
         public var gzipMinimumBytes = 1_024
         /// Called once per finished request, after the answer went out (the access log, metrics).
@@ -61,6 +67,25 @@ public final class HTTPServer: @unchecked Sendable {
     let running = Mutex(false)
     /// Requests begun and not yet completed (answered and sent, or abandoned by the client).
     let inFlight = Mutex(0)
+    /// Bytes of request bodies held now (``Configuration/maxBufferedBodyBytes``).
+    let bufferedBodyBytes = Mutex(0)
+
+    /// Reserves `bytes` of the body budget; false when that would pass the limit.
+    func reserveBody(_ bytes: Int) -> Bool {
+        bufferedBodyBytes.withLock { held in
+            guard held + bytes <= configuration.maxBufferedBodyBytes else { return false }
+            held += bytes
+            return true
+        }
+    }
+
+    func releaseBody(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        bufferedBodyBytes.withLock { $0 -= bytes }
+    }
+
+    /// Bytes of request bodies held in memory now.
+    public var bufferedBodies: Int { bufferedBodyBytes.withLock { $0 } }
 
     public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest, Responder) -> Void) {
         self.configuration = configuration
@@ -85,7 +110,7 @@ public final class HTTPServer: @unchecked Sendable {
         let started = basket_mhd_start(
             UInt32(flags), fd, basketAccessHandler, context, basketRequestCompleted, context,
             UInt32(configuration.threads), UInt32(configuration.connectionTimeoutSeconds),
-            UInt32(configuration.connectionLimit), 64 * 1024)
+            UInt32(configuration.connectionLimit), 64 * 1024, UInt32(max(0, configuration.connectionsPerAddress)))
         guard let started else {
             close(fd)
             listenSocket = -1
@@ -177,6 +202,10 @@ final class RequestContext: @unchecked Sendable {
     var query: [String: String] = [:]
     var body: [UInt8] = []
     var tooLarge = false
+    /// Body bytes reserved from the server's budget (released when the request completes).
+    var reserved = 0
+    var overBudget = false
+    let remoteAddress: String
     var dispatched = false
     var isSuspended = false
     var status = 0
@@ -189,6 +218,10 @@ final class RequestContext: @unchecked Sendable {
         self.method = method
         self.path = path
         self.connection = connection
+        var buffer = [CChar](repeating: 0, count: 64)
+        remoteAddress =
+            basket_mhd_client_address(connection, &buffer, socklen_t(buffer.count)) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
     }
 }
 
@@ -222,10 +255,13 @@ private func basketAccessHandler(
         let pointer = Unmanaged.passRetained(context).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectValue, pointer)
         MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, pointer)
-        if let length = context.headers["content-length"].flatMap({ Int($0) }),
-            length > server.configuration.maxBodyBytes
-        {
-            context.tooLarge = true
+        if let length = context.headers["content-length"].flatMap({ Int($0) }) {
+            if length > server.configuration.maxBodyBytes {
+                context.tooLarge = true
+            } else if length > 0 {
+                // The whole body is reserved before any of it is read.
+                if server.reserveBody(length) { context.reserved = length } else { context.overBudget = true }
+            }
         }
         requestContext.pointee = pointer
         server.inFlight.withLock { $0 += 1 }
@@ -235,11 +271,16 @@ private func basketAccessHandler(
 
     if let uploadDataSize, uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
-        if !context.tooLarge, let uploadData {
+        if !context.tooLarge && !context.overBudget, let uploadData {
+            let needed = context.body.count + size - context.reserved
             if context.body.count + size > server.configuration.maxBodyBytes {
                 context.tooLarge = true
                 context.body = []
+            } else if needed > 0 && !server.reserveBody(needed) {
+                context.overBudget = true
+                context.body = []
             } else {
+                context.reserved += max(0, needed)
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
                     context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
                 }
@@ -266,10 +307,20 @@ private func basketAccessHandler(
             context,
             server)
     }
+    if context.overBudget {
+        var busy = HTTPResponse.error(
+            status: 503, code: "busy", message: "the server holds too many request bodies; try again in a second")
+        busy.headers.append(("Retry-After", "1"))
+        return queue(busy, context, server)
+    }
     var request = HTTPRequest(
         method: context.method, path: context.path, query: context.query, headers: context.headers)
+    request.remoteAddress = context.remoteAddress
     request.body = context.body
     context.body = []
+    // The handler holds the body now; the budget is for bodies still being read.
+    server.releaseBody(context.reserved)
+    context.reserved = 0
     server.handler(request, context.responder)
 
     // Either the handler answered, or the connection waits (no thread held) until it does.
@@ -322,6 +373,7 @@ private func basketRequestCompleted(
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext?.pointee = nil
     server.inFlight.withLock { $0 -= 1 }
+    server.releaseBody(context.reserved)
     server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
     if let log = server.configuration.onRequestCompleted {
         log(

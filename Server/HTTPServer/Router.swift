@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Answers one request, now or later: call ``respond(_:)`` exactly once, from any thread.
 /// A handler that returns without responding leaves the connection suspended (long-poll) until
@@ -67,6 +68,18 @@ public final class Router: Sendable {
 
     private let table: [Route]
 
+    private static let internalErrorReporter = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Sends errors that became a 500 to `report` (the operator's log) instead of to the client.
+    public static func onInternalError(_ report: @escaping @Sendable (String) -> Void) {
+        internalErrorReporter.withLock { $0 = report }
+    }
+
+    /// Reports an internal error (nothing of it goes to the client).
+    public static func reportInternalError(_ text: String) {
+        internalErrorReporter.withLock { $0 }?(text)
+    }
+
     /// Builds a router; see ``RouterBuilder``.
     public init(_ build: (inout RouterBuilder) -> Void) {
         var builder = RouterBuilder()
@@ -98,7 +111,9 @@ public final class Router: Sendable {
             } catch let error as any HTTPErrorConvertible {
                 responder.fail(error.httpError)
             } catch {
-                responder.fail(HTTPError(500, "internal", "internal error: \(error)"))
+                // The client learns nothing of the internals; the operator's log gets the error.
+                Router.reportInternalError("\(request.method) \(responder.route): \(error)")
+                responder.fail(HTTPError(500, "internal", "internal error"))
             }
             return
         }

@@ -55,7 +55,7 @@ final class World: @unchecked Sendable {
         let store = try SQLiteStore(path: storePath, fsyncEveryCommit: false)
         var configuration = BasketService.Configuration()
         configuration.passwordIterations = 1_000
-        configuration.loginAttemptsPerMinute = 1_000
+        configuration.failedLoginsPerAddress = 1_000
         let time = self.time
         configuration.clock = { time.now }
         let service = BasketService(store: store, configuration: configuration)

@@ -24,8 +24,14 @@ public final class Connection {
     private var cache: [String: Statement] = [:]
 
     /// Opens (and creates) the database at `path`; `":memory:"` gives a private in-memory database.
+    /// A new file is created with mode 0600 (its journal and WAL files take the same mode), and
+    /// an existing one of this user that others may read is made private: databases hold lists
+    /// and secrets.
     /// - Throws: `SQLiteError` when the file cannot be opened; the handle is closed again.
     public init(path: String, readOnly: Bool = false) throws {
+        if !readOnly && path != ":memory:" && !path.isEmpty && !path.hasPrefix("file:") {
+            try? PrivateFile.prepare(path)
+        }
         var db: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX

@@ -125,11 +125,13 @@ final class Harness: Sendable {
         var error: String? { json["error"] as? String }
     }
 
-    func call(_ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil, raw: [UInt8]? = nil)
-        async throws -> Answer
-    {
+    func call(
+        _ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil, raw: [UInt8]? = nil,
+        headers extra: [String: String] = [:]
+    ) async throws -> Answer {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(http.port)\(path)")!, timeoutInterval: 60)
         request.httpMethod = method
+        for (name, value) in extra { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
         if let raw { request.httpBody = Data(raw) }

@@ -1,9 +1,10 @@
 import BasketCore
-import BasketServer
 import Foundation
 import HTTPServer
 import TestSupport
 import Testing
+
+@testable import BasketServer
 
 @Suite(.serialized)
 struct AccountTests {
@@ -50,21 +51,61 @@ struct AccountTests {
         #expect(revoked.status == 401 && revoked.headers["www-authenticate"] == "Bearer")
     }
 
-    @Test func failedLoginsAreRateLimited() async throws {
-        let harness = try Harness { $0.loginAttemptsPerMinute = 3 }
-        _ = try await harness.signUp("alice")
-        for _ in 0..<3 {
-            #expect(
-                try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "wrong-password"])
-                    .status == 401)
+    /// Failed sign-ins are limited per client address and per (name, address): the attacker's
+    /// address is refused, the owner signs in from another one.
+    @Test func failedLoginsAreLimitedPerAddressNotPerName() async throws {
+        let harness = try Harness {
+            $0.failedLoginsPerAddress = 5
+            $0.trustForwardedFor = true
         }
-        let limited = try await harness.call(
+        _ = try await harness.signUp("alice")
+        func login(_ password: String, from address: String, name: String = "alice") async throws -> Harness.Answer {
+            try await harness.call(
+                "POST", "/v1/tokens", json: ["name": name, "password": password],
+                headers: ["X-Forwarded-For": "203.0.113.9, \(address)"])
+        }
+        for _ in 0..<3 {
+            #expect(try await login("wrong-password", from: "192.0.2.1").status == 401)
+        }
+        // Three failures for alice from this address: the next one from it waits (growing delay)…
+        let delayed = try await login("alice-password", from: "192.0.2.1")
+        #expect(delayed.status == 429 && delayed.error == "rate_limited" && delayed.headers["retry-after"] == "1")
+        // …while alice from elsewhere is not delayed at all.
+        #expect(try await login("alice-password", from: "198.51.100.7").status == 201)
+        // Other names from the attacker's address count against the address: five failures, then 429.
+        for name in ["bob", "carol"] {
+            #expect(try await login("guess-guess", from: "192.0.2.1", name: name).status == 401)
+        }
+        let blocked = try await login("guess-guess", from: "192.0.2.1", name: "dave")
+        #expect(blocked.status == 429 && blocked.error == "rate_limited")
+        #expect((blocked.json["message"] as? String)?.contains("address") == true)
+        #expect(try await login("alice-password", from: "198.51.100.7").status == 201)
+    }
+
+    @Test func unknownNamesAndStrongerHashes() async throws {
+        let harness = try Harness { $0.passwordIterations = 2_000 }
+        // An account whose stored hash has fewer iterations than the server's setting…
+        let weak = Passwords.hash("alice-password", iterations: 1_000)
+        let alice = try harness.store.createAccount(name: "alice", passwordHash: weak)
+        #expect(Passwords.iterations(of: weak) == 1_000)
+        // …is rehashed at the setting's count by its next successful sign-in.
+        let login = try await harness.call(
             "POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
-        #expect(limited.status == 429 && limited.error == "rate_limited" && limited.headers["retry-after"] != nil)
-        harness.clock.advance(by: 61_000)
-        #expect(
-            try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"]).status
-                == 201)
+        #expect(login.status == 201)
+        let stored = try #require(try harness.store.account(named: "alice")).passwordHash
+        #expect(stored != weak && Passwords.iterations(of: stored) == 2_000 && alice.id > 0)
+        #expect(Passwords.verify("alice-password", against: stored))
+        // An unknown name is a plain 401, like a wrong password.
+        let unknown = try await harness.call("POST", "/v1/tokens", json: ["name": "nobody", "password": "whatever-1"])
+        #expect(unknown.status == 401 && unknown.error == "invalid_credentials")
+    }
+
+    @Test func signupCanBeClosed() async throws {
+        let harness = try Harness { $0.signup = .closed }
+        let answer = try await harness.call(
+            "POST", "/v1/accounts", json: ["name": "mallory", "password": "long-enough"])
+        #expect(answer.status == 403 && answer.error == "signup_closed")
+        #expect(try harness.store.statistics().accounts == 0)
     }
 }
 
@@ -244,6 +285,35 @@ struct LogTests {
         }
         #expect(try harness.store.statistics().operations == 0)
         #expect(try await harness.push(good, to: list, token: token).status == 200)
+    }
+
+    /// One account can park only so many long-polls; another account is not affected, and a
+    /// long-poll answered gives its place back.
+    @Test func parkedLongPollsAreCappedPerAccount() async throws {
+        let harness = try Harness { $0.maxWatchersPerAccount = 2 }
+        let alice = try await harness.signUp("alice")
+        let bob = try await harness.signUp("bob")
+        let list = try await harness.newList(alice)
+        let bobs = try await harness.newList(bob)
+        async let first = harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=20", token: alice)
+        async let second = harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=20", token: alice)
+        for _ in 0..<500 where harness.service.watcherCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let third = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=20", token: alice)
+        #expect(third.status == 429 && third.error == "too_many_watches" && third.headers["retry-after"] != nil)
+        // Without a wait nothing is parked: still answered.
+        #expect(try await harness.call("GET", "/v1/lists/\(list)/ops?after=0", token: alice).status == 200)
+        async let bobsWait = harness.call("GET", "/v1/lists/\(bobs)/ops?after=0&wait=20", token: bob)
+        for _ in 0..<500 where harness.service.watcherCount < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(harness.service.watcherCount == 3)
+        _ = try await harness.push(harness.operations(list, names: ["Milk"]), to: list, token: alice)
+        _ = try await harness.push(harness.operations(bobs, names: ["Tea"]), to: bobs, token: bob)
+        let answers = try await [first.status, second.status, bobsWait.status]
+        #expect(answers == [200, 200, 200])
+        async let again = harness.call("GET", "/v1/lists/\(list)/ops?after=1&wait=20", token: alice)
+        for _ in 0..<500 where harness.service.watcherCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(harness.service.watcherCount == 1)
+        _ = try await harness.push(harness.operations(list, names: ["Bread"]), to: list, token: alice)
+        #expect(try await again.status == 200)
     }
 
     @Test func aLongPollAnswersAsSoonAsSomethingArrivesOrWhenItsWaitRunsOut() async throws {

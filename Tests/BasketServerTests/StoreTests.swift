@@ -34,6 +34,10 @@ struct StoreTests {
         #expect(throws: StoreError.accountExists) { try store.createAccount(name: "alice", passwordHash: "other") }
         #expect(try store.account(named: "alice") == alice)
         #expect(try store.account(named: "carol") == nil)
+        try store.setPasswordHash("hash-a2", of: alice.id)
+        #expect(try store.account(named: "alice")?.passwordHash == "hash-a2")
+        #expect(try store.account(named: "bob")?.passwordHash == "hash-b")
+        try store.setPasswordHash("hash-a", of: alice.id)
         try store.saveToken(hash: "t1", account: alice.id, createdAt: 1)
         try store.saveToken(hash: "t2", account: bob.id, createdAt: 2)
         #expect(try store.account(forTokenHash: "t1") == alice)

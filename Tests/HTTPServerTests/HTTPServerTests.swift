@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -8,18 +9,12 @@ import Testing
 #endif
 
 /// A real server on 127.0.0.1 with an ephemeral port, driven over real HTTP.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
-}
-
 final class TestServer: Sendable {
     let server: HTTPServer
     let parked = Locked<[Responder]>([])
     let log = Locked<[HTTPServer.CompletedRequest]>([])
 
-    init(maxBodyBytes: Int = 1_000) throws {
+    init(maxBodyBytes: Int = 1_000, maxBufferedBodyBytes: Int = 256 << 20) throws {
         let parked = self.parked
         let router = Router { r in
             r.on("GET", "/healthz") { _ in .body(Array("ok".utf8), contentType: "text/plain") }
@@ -34,6 +29,7 @@ final class TestServer: Sendable {
                 .body(Array(repeating: UInt8(ascii: "a"), count: 50_000), contentType: "text/plain")
             }
             r.on("GET", "/fail") { _ in throw HTTPError(422, "nope", "this route always fails") }
+            r.on("GET", "/crash") { _ in throw CocoaError(.fileReadCorruptFile, userInfo: ["secret": "/srv/db"]) }
             r.on("GET", "/wait") { _, responder in parked.withLock { $0.append(responder) } }
             r.on("POST", "/wake") { request in
                 let waiting = parked.withLock { list -> [Responder] in
@@ -46,6 +42,7 @@ final class TestServer: Sendable {
         }
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.maxBodyBytes = maxBodyBytes
+        configuration.maxBufferedBodyBytes = maxBufferedBodyBytes
         let log = self.log
         configuration.onRequestCompleted = { record in log.withLock { $0.append(record) } }
         server = HTTPServer(configuration: configuration, handler: router.handle)
@@ -90,6 +87,38 @@ struct HTTPServerTests {
         #expect(missing.status == 404 && missing.body.contains(#""error":"not_found""#))
         let wrongMethod = try await test.request("DELETE", "/healthz")
         #expect(wrongMethod.status == 405)
+        // Any other error is a 500 that tells the client nothing of it; the operator's log has it.
+        let reported = Locked<[String]>([])
+        Router.onInternalError { text in reported.withLock { $0.append(text) } }
+        let crashed = try await test.request("GET", "/crash")
+        #expect(crashed.status == 500 && crashed.body == #"{"error":"internal","message":"internal error"}"#)
+        #expect(reported.withLock { $0.contains { $0.contains("GET /crash") } })
+    }
+
+    /// Bodies being read hold their bytes of a server-wide budget: past it a request is answered
+    /// 503 without its body being read, and the budget comes back when the holder finishes.
+    @Test func bufferedBodiesShareABoundedBudget() async throws {
+        let test = try TestServer(maxBodyBytes: 1_500, maxBufferedBodyBytes: 2_000)
+        defer { test.server.stop() }
+        let slow = Loopback.connect(port: test.server.port)
+        #expect(slow >= 0)
+        defer { close(slow) }
+        let head = "POST /echo/slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1500\r\n\r\n"
+        let first = Array(head.utf8) + Array(repeating: UInt8(ascii: "a"), count: 100)
+        _ = first.withUnsafeBytes { send(slow, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        for _ in 0..<100 where test.server.bufferedBodies == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(test.server.bufferedBodies == 1_500)
+        let refused = try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 1_000))
+        #expect(refused.status == 503 && refused.body.contains("busy") && refused.headers["retry-after"] == "1")
+        #expect(try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 400)).status == 200)
+        let rest = [UInt8](repeating: UInt8(ascii: "a"), count: 1_400)
+        _ = rest.withUnsafeBytes { send(slow, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer = [UInt8](repeating: 0, count: 4_096)
+        let n = answer.withUnsafeMutableBytes { recv(slow, $0.baseAddress, $0.count, 0) }
+        #expect(n > 0 && String(decoding: answer[0..<max(0, n)], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        for _ in 0..<100 where test.server.bufferedBodies > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(test.server.bufferedBodies == 0)
+        #expect(try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 1_000)).status == 200)
     }
 
     @Test func bodiesOverTheCapAreRefusedWith413AndTheServerKeepsServing() async throws {

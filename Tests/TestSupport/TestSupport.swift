@@ -121,9 +121,18 @@ public final class ServerProcess: @unchecked Sendable {
     /// Whether servers run as two instances on PostgreSQL in this test run.
     public static var pairOnPostgres: Bool { TestPostgres.serversOnPostgres }
 
+    /// Options every instance gets after the test defaults (which they override).
+    private let extraArguments: [String]
+    /// Environment variables over the test defaults.
+    private let extraEnvironment: [String: String]
+
     /// Starts the server on `port` (0 picks a free one) and waits until it listens.
-    public init(dataDirectory: String, port: Int = 0) throws {
+    public init(
+        dataDirectory: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]
+    ) throws {
         self.dataDirectory = dataDirectory
+        extraArguments = arguments
+        extraEnvironment = environment
         if Self.pairOnPostgres {
             database = try TestDatabase()
             instancePorts = [0, 0]
@@ -147,10 +156,16 @@ public final class ServerProcess: @unchecked Sendable {
     public func start() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["BASKET_QUIET"] = "1"
+        // Test servers: cheap password hashes (the abuse tests start theirs at the real count),
+        // and no per-address connection limit (every test client is 127.0.0.1).
+        environment["BASKET_PASSWORD_ITERATIONS"] = environment["BASKET_PASSWORD_ITERATIONS"] ?? "10000"
+        environment["BASKET_CONNECTIONS_PER_ADDRESS"] = environment["BASKET_CONNECTIONS_PER_ADDRESS"] ?? "0"
+        environment.merge(extraEnvironment) { $1 }
         var started: [Subprocess] = []
         for (index, instancePort) in instancePorts.enumerated() {
             var arguments = ["--listen", "127.0.0.1:\(instancePort)", "--data", dataDirectory]
             if let database { arguments += ["--store", database.url, "--connections", "4"] }
+            arguments += extraArguments
             let process = try Subprocess(
                 Executables.path("basket-server"), arguments, environment: environment, stderr: .mergeWithOutput)
             started.append(process)

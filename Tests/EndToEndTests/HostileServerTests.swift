@@ -1,0 +1,126 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The `basket` client against a server that lies: Tests/HostileServer/hostile_server.py answers
+/// with redirects, answers without the fields a push needs, pages of another list, absurd clocks,
+/// endless `more`, a new epoch on every page, cut and oversized bodies, and escape sequences in
+/// its error messages. Every `basket sync` ends (within its timeout) with a clear error on
+/// stderr, nothing unacknowledged leaves the outbox, and nothing foreign enters the list.
+@Suite(.serialized)
+struct HostileServerTests {
+    let root = TemporaryDirectory("hostile")
+
+    struct StartFailure: Error {
+        var output: String
+    }
+
+    /// A running hostile server in `mode`, and the file where it logs what it was sent.
+    final class Hostile {
+        let process: Subprocess
+        let port: Int
+        let log: String
+
+        init(_ mode: String, in root: TemporaryDirectory) throws {
+            log = root.file("\(mode).log")
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("HostileServer/hostile_server.py").path
+            process = try Subprocess("/usr/bin/env", ["python3", script, mode, log])
+            var found: Int?
+            for _ in 0..<200 where found == nil {
+                found = process.stdout.split(separator: "\n").first { $0.hasPrefix("listening on ") }
+                    .flatMap { Int($0.dropFirst("listening on ".count)) }
+                if found == nil { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            guard let found else { throw StartFailure(output: process.stdout + process.stderr) }
+            port = found
+        }
+
+        deinit { process.kill() }
+
+        var requests: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    }
+
+    /// A device with two unsent items, pointed at `server` with a token, as `basket login` leaves it.
+    func device(_ name: String, server: Hostile) throws -> Device {
+        let device = Device(root, name)
+        try device.ok("add", "Milk, Bread")
+        let config = #"{"account": "alice", "server": "http://127.0.0.1:\#(server.port)", "token": "t0k3n"}"#
+        try Data(config.utf8).write(to: URL(fileURLWithPath: device.directory + "/config.json"))
+        return device
+    }
+
+    func pending(_ device: Device) throws -> Int {
+        let status = try JSONSerialization.jsonObject(with: Data(try device.ok("status", "--json").utf8))
+        return (status as? [String: Any])?["pending"] as? Int ?? -1
+    }
+
+    /// Runs `basket sync`, which must fail with `expected` in its message, within 60 seconds.
+    func failingSync(_ device: Device, _ expected: String) throws -> ProcessResult {
+        let result = try Executables.run("basket", ["--db", device.directory, "sync"], timeout: 60)
+        #expect(result.status != 0, "sync succeeded: \(result.stdout)")
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+        #expect(!result.stderr.contains("\u{1B}") && !result.stdout.contains("\u{1B}"))
+        return result
+    }
+
+    @Test func aRedirectIsAnErrorNamingItAndTheTokenStaysHome() throws {
+        let server = try Hostile("redirect", in: root)
+        let device = try device("redirect", server: server)
+        #expect(try pending(device) == 7)
+        let result = try failingSync(device, "redirect to 'http://127.0.0.1:\(server.port)/stolen'")
+        #expect(result.stderr.contains("basket remote set"))
+        #expect(try pending(device) == 7)
+        #expect(server.requests.contains("Bearer t0k3n"))  // sent to the server it was given…
+        #expect(
+            !server.requests.split(separator: "\n").contains { $0.hasPrefix("GET /stolen") || $0.contains("/stolen") })
+    }
+
+    @Test func aPushAnswerWithoutItsFieldsDropsNothing() throws {
+        let server = try Hostile("push-fields", in: root)
+        let device = try device("fields", server: server)
+        _ = try failingSync(device, "push answer without accepted")
+        #expect(try pending(device) == 7)
+    }
+
+    @Test func operationsOfAnotherListAreRefused() throws {
+        let server = try Hostile("foreign", in: root)
+        let device = try device("foreign", server: server)
+        _ = try failingSync(device, "holding an operation of list 0123456789abcdef0123456789abcdef")
+        let names = try device.listing("--all").items.map(\.name).sorted()
+        #expect(names == ["Bread", "Milk"])
+    }
+
+    @Test func aServerClockYearsAwayIsNotTaken() throws {
+        let server = try Hostile("clock", in: root)
+        let device = try device("clock", server: server)
+        _ = try failingSync(device, "a clock more than a day away is not taken")
+        #expect(try pending(device) == 7)
+        let status = try JSONSerialization.jsonObject(with: Data(try device.ok("status", "--json").utf8))
+        #expect((status as? [String: Any])?["clockOffsetMilliseconds"] as? Int == 0)
+    }
+
+    @Test func endlessMoreAndEndlessEpochsStop() throws {
+        for mode in ["more", "epochs"] {
+            let server = try Hostile(mode, in: root)
+            let device = try device(mode, server: server)
+            _ = try failingSync(device, mode == "more" ? "more follows" : "epoch changed 3 times")
+            #expect(try device.listing().items.map(\.name).sorted() == ["Bread", "Milk"])
+            // A bounded number of requests, not a loop.
+            #expect(server.requests.split(separator: "\n").count < 50, "\(mode)")
+        }
+    }
+
+    @Test func truncatedOversizedAndEscapingAnswersAreClearErrors() throws {
+        for (mode, expected) in [
+            ("truncated", "cannot reach the server"), ("oversized", "at most 33554432"),
+            ("escape", "go away \\u{1b}]0;pwned\\u{7}"),
+        ] {
+            let server = try Hostile(mode, in: root)
+            let device = try device(mode, server: server)
+            _ = try failingSync(device, expected)
+            #expect(try pending(device) == 7, "\(mode)")
+        }
+    }
+}
