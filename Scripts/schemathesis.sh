@@ -10,7 +10,8 @@ server=${1:-.build/debug/basket-server}
 python3 -m pip install --quiet --disable-pip-version-check 'schemathesis>=4,<5' 2>&1 | grep -vi "running pip as the 'root' user" || true
 work=$(mktemp -d)
 # Long-polls are cut to a second: the fuzzer asks for waits of up to 30 s on lists it made.
-"$server" --listen 127.0.0.1:0 --data "$work/data" --max-wait 1 >"$work/log" 2>&1 &
+# Cheap password hashes: this checks answers against the schema, not the hashing's cost.
+"$server" --listen 127.0.0.1:0 --data "$work/data" --max-wait 1 --password-iterations 10000 >"$work/log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do
@@ -25,12 +26,14 @@ curl -sf -X POST -H 'Content-Type: application/json' -d "$account" "$url/v1/acco
 token=$(curl -sf -X POST -H 'Content-Type: application/json' -d "$account" "$url/v1/tokens" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
 
-# Revoking the token would turn every later request into a 401: that route is covered by the
+# Revoking the token (the current one, all of them, or one by an id the fuzzer finds in GET /v1/tokens)
+# would turn every later request into a 401: those routes are covered by the
 # authorization tests instead.
 status=0
 schemathesis run docs/openapi.yaml --url "$url" -H "Authorization: Bearer $token" \
     --checks not_a_server_error,response_schema_conformance --max-examples 100 --seed 1 \
-    --generation-database none --exclude-name 'DELETE /v1/tokens/current' || status=$?
+    --generation-database none --exclude-name 'DELETE /v1/tokens/current' --exclude-name 'DELETE /v1/tokens' \
+    --exclude-name 'DELETE /v1/tokens/{id}' || status=$?
 if ! curl -sf "$url/healthz" >/dev/null; then
     echo "schemathesis.sh: the server stopped answering" >&2
     status=1

@@ -76,6 +76,11 @@ public enum BasketCLI {
         } catch let error as ReplicaError {
             console.error("Error: \(error)")
             return 1
+        } catch SyncError.server(401, let code, let message) where code == "unauthorized" || code == "token_expired" {
+            console.error("Error: this device is signed out (\(code): \(message)).")
+            console.error(
+                "Sign in again with 'basket login NAME'; your lists and the changes not yet sent stay on this device.")
+            return 1
         } catch {
             console.error("Error: \(error)")
             return 1

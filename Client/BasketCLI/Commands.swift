@@ -52,7 +52,8 @@ enum Commands {
 
                 A name already on the list is never added twice: a removed item comes back, a checked
                 one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk').
-                Empty names, names over 500 characters and invalid UTF-8 are refused; nothing is written then.
+                Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
+                are refused; nothing is written then.
                 """,
             valueOptions: ["--from"], run: ItemCommands.add),
         CommandSpec(
@@ -80,7 +81,8 @@ enum Commands {
         CommandSpec(
             path: ["set"], summary: "Set or clear an item's quantity, note or category.",
             usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]",
-            details: "OPTIONS:\n  --quantity Q, --note TEXT, --category C   An empty value clears the field.",
+            details: "OPTIONS:\n  --quantity Q, --note TEXT, --category C   An empty value clears the field.\n"
+                + "Quantities and categories hold up to 256 bytes, notes up to 4,096; control characters are refused.",
             valueOptions: ["--quantity", "--note", "--category"], run: ItemCommands.set),
         CommandSpec(
             path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all]",
@@ -142,19 +144,50 @@ enum Commands {
             run: ListCommands.importFile),
         CommandSpec(
             path: ["remote"], summary: "Show or set the sync server.", usage: "basket remote [set URL]",
-            details: "The server and the token live in config.json next to the replica (mode 0600).",
+            details: """
+                The server and the token live in config.json next to the replica (mode 0600). Use https:// for
+                a server on another machine: over plain http the password and token travel in clear (a warning
+                says so). Redirects are never followed: the token would go along.
+                """,
             run: SyncCommands.remote),
         CommandSpec(
             path: ["signup"], summary: "Create an account on the server and sign in.",
-            usage: "basket signup NAME [--password-stdin]", details: passwordDetails, flagOptions: ["--password-stdin"],
+            usage: "basket signup NAME [--password-stdin] [--device NAME] [--invite CODE]",
+            details: passwordDetails
+                + "\n  --invite CODE    A signup invite, for a server that takes new accounts only with one.",
+            valueOptions: ["--device", "--invite"], flagOptions: ["--password-stdin"],
             run: { try SyncCommands.account($0, signUp: true) }),
         CommandSpec(
-            path: ["login"], summary: "Sign in to the server.", usage: "basket login NAME [--password-stdin]",
-            details: passwordDetails, flagOptions: ["--password-stdin"],
+            path: ["login"], summary: "Sign in to the server.",
+            usage: "basket login NAME [--password-stdin] [--device NAME]",
+            details: passwordDetails, valueOptions: ["--device"], flagOptions: ["--password-stdin"],
             run: { try SyncCommands.account($0, signUp: false) }),
         CommandSpec(
-            path: ["logout"], summary: "Sign out (the token is revoked).", usage: "basket logout",
-            run: SyncCommands.logout),
+            path: ["logout"], summary: "Sign out (the token is revoked).", usage: "basket logout [--everywhere]",
+            details: """
+                OPTIONS:
+                  --everywhere     Sign out every device of the account, this one included.
+                Lists and unsent changes stay on this device; sign in again to send them.
+                """,
+            flagOptions: ["--everywhere"], run: SyncCommands.logout),
+        CommandSpec(
+            path: ["devices"], summary: "The devices signed in to your account; sign one out.",
+            usage: AccountCommands.devicesUsage,
+            details: """
+                SUBCOMMANDS:
+                  revoke ID        Sign that device out: its next sync is refused (401); its lists and unsent
+                                   changes stay on it until it signs in again.
+                A device that is not used for 90 days, or signed in more than a year ago, is signed out by itself.
+                """,
+            run: AccountCommands.devices),
+        CommandSpec(
+            path: ["password"], summary: "Change your password; every other device is signed out.",
+            usage: "basket password [--password-stdin]",
+            details: """
+                OPTIONS:
+                  --password-stdin Two lines on stdin: the current password, then the new one (else prompts).
+                """,
+            flagOptions: ["--password-stdin"], run: AccountCommands.password),
         CommandSpec(
             path: ["sync"], summary: "Send local changes and receive everyone else's.", usage: "basket sync [--watch]",
             details: """
@@ -166,9 +199,25 @@ enum Commands {
             flagOptions: ["--watch"], run: SyncCommands.sync),
         CommandSpec(
             path: ["share"], summary: "Print an invite code for the current list.",
-            usage: "basket share [--role editor|viewer]",
-            details: "OPTIONS:\n  --role ROLE      editor (default: may change the list) or viewer (may only read it).",
-            valueOptions: ["--role"], run: SyncCommands.share),
+            usage: SyncCommands.shareUsage,
+            details: """
+                OPTIONS:
+                  --role ROLE      editor (default: may change the list), viewer (may only read it) or owner.
+                  --uses N         How many people may join with the code (default 1, at most 100).
+                  --expires TIME   How long it works: 30m, 12h, 2d (default 7 days, at most 30d).
+                The code is shown once; the server keeps only its hash. 'basket invites' lists the invites out.
+                """,
+            valueOptions: ["--role", "--uses", "--expires"], run: SyncCommands.share),
+        CommandSpec(
+            path: ["invites"], summary: "The current list's invites that still work; withdraw one.",
+            usage: AccountCommands.invitesUsage,
+            details: """
+                SUBCOMMANDS:
+                  revoke ID        Withdraw the invite: its code stops working.
+                An owner sees every invite to the list, an editor its own. An invite goes when it is used up,
+                when it expires, and when its maker leaves the list or is removed from it.
+                """,
+            run: AccountCommands.invites),
         CommandSpec(
             path: ["join"], summary: "Join a list with an invite code and make it current.", usage: "basket join CODE",
             run: SyncCommands.join),
@@ -206,6 +255,7 @@ enum Commands {
     static let passwordDetails = """
         OPTIONS:
           --password-stdin The password is the first line of stdin (else $BASKET_PASSWORD, else a prompt).
+          --device NAME    How this device appears in 'basket devices' (default: "basket on HOSTNAME").
         """
 
     static let itemArgument = """

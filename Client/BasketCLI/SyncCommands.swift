@@ -122,9 +122,11 @@ enum SyncCommands {
         let name = context.arguments.positionals[0]
         let (transport, config) = try context.transport(requireToken: false)
         let password = try context.password()
+        let device = context.arguments.value("--device") ?? Self.deviceName()
+        let invite = context.arguments.value("--invite")
         let token = try runBlocking {
-            if signUp { try await transport.signUp(name: name, password: password) }
-            return try await transport.login(name: name, password: password)
+            if signUp { try await transport.signUp(name: name, password: password, invite: invite) }
+            return try await transport.login(name: name, password: password, device: device)
         }
         var updated = config
         updated.account = name.lowercased()
@@ -134,14 +136,31 @@ enum SyncCommands {
             signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
     }
 
+    /// This machine's name, as the devices list shows a new sign-in by default.
+    static func deviceName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let host =
+            gethostname(&buffer, buffer.count) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        return "basket on \(host.isEmpty ? "this machine" : String(host.prefix(40)))"
+    }
+
     static func logout(_ context: Context) throws {
         let (transport, config) = try context.transport()
-        try? runBlocking { try await transport.logout() }
+        var everywhere = 0
+        if context.arguments.has("--everywhere") {
+            // Every device of the account: a failure here must be seen, not swallowed.
+            everywhere = try runBlocking { try await transport.logoutEverywhere() }
+        } else {
+            try? runBlocking { try await transport.logout() }
+        }
         var updated = config
         updated.token = nil
         updated.account = nil
         try context.saveConfig(updated)
-        context.console.print("Signed out")
+        context.console.print(
+            context.arguments.has("--everywhere")
+                ? "Signed out everywhere (\(everywhere) device\(everywhere == 1 ? "" : "s"))" : "Signed out")
     }
 
     static func engine(_ context: Context) throws -> SyncEngine {
@@ -163,15 +182,25 @@ enum SyncCommands {
                 var epochChanged: Bool
                 var restamped: Int
                 var refusedPending: Int
+                var noLongerMember: Bool
+                var unsent: Int
             }
             return try context.console.json(
                 reports.map {
                     Row(
                         list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed, pulled: $0.pulled,
-                        epochChanged: $0.epochChanged, restamped: $0.restamped, refusedPending: $0.refusedPending)
+                        epochChanged: $0.epochChanged, restamped: $0.restamped, refusedPending: $0.refusedPending,
+                        noLongerMember: $0.noLongerMember, unsent: $0.unsent)
                 })
         }
-        for report in reports {
+        for report in reports where report.noLongerMember {
+            let title = lists[report.list] ?? report.list.description
+            context.console.error(
+                "You are no longer a member of \(title) on the server (an owner removed you, or you left it). It stays on"
+                    + " this device\(report.unsent > 0 ? " with \(report.unsent) changes that were not sent" : "");"
+                    + " ask a member for a new invite to share it again.")
+        }
+        for report in reports where !report.noLongerMember {
             var line =
                 "Synced \(lists[report.list] ?? report.list.description): sent \(report.pushed), received \(report.pulled)"
             if report.epochChanged {
@@ -232,29 +261,72 @@ enum SyncCommands {
         }
     }
 
+    static let shareUsage = "basket share [--role editor|viewer|owner] [--uses N] [--expires 2d|12h|30m]"
+
+    /// `2d`, `12h`, `30m` or a number of seconds, as seconds.
+    static func duration(_ text: String) -> Int? {
+        let units: [Character: Int] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+        if let unit = text.last, let factor = units[unit], let n = Int(text.dropLast()), n > 0 { return n * factor }
+        return Int(text).flatMap { $0 > 0 ? $0 : nil }
+    }
+
     static func share(_ context: Context) throws {
         let role = context.arguments.value("--role") ?? "editor"
         guard ["editor", "viewer", "owner"].contains(role) else {
-            throw UsageError(message: "--role is editor, viewer or owner", usage: "basket share [--role editor|viewer]")
+            throw UsageError(message: "--role is editor, viewer or owner", usage: shareUsage)
+        }
+        var uses = 1
+        if let raw = context.arguments.value("--uses") {
+            guard let n = Int(raw), (1...100).contains(n) else {
+                throw UsageError(message: "--uses is a number from 1 to 100", usage: shareUsage)
+            }
+            uses = n
+        }
+        var expiresIn: Int?
+        if let raw = context.arguments.value("--expires") {
+            guard let seconds = duration(raw), (60...30 * 86_400).contains(seconds) else {
+                throw UsageError(message: "--expires is a time from 1m to 30d, like 2d, 12h or 30m", usage: shareUsage)
+            }
+            expiresIn = seconds
         }
         let list = try context.requireList()
         let engine = try engine(context)
         let (transport, _) = try context.transport()
         let listID = list.id
-        let code = try runBlocking {
+        let (count, seconds) = (uses, expiresIn)
+        let invite = try runBlocking {
             _ = try await engine.sync(listID)
-            return try await transport.invite(to: listID, role: role)
+            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds)
         }
+        let code = invite.code ?? ""
         if context.json {
             struct Output: Encodable {
                 var code: String
+                var id: String
                 var role: String
                 var list: String
+                var usesLeft: Int
+                var expiresAt: Int64
             }
-            return try context.console.json(Output(code: code, role: role, list: list.id.description))
+            return try context.console.json(
+                Output(
+                    code: code, id: invite.id, role: role, list: list.id.description, usesLeft: invite.usesLeft,
+                    expiresAt: invite.expiresAt))
         }
+        let times = invite.usesLeft == 1 ? "once" : "\(invite.usesLeft) times"
         context.console.print("Invite code for \(list.title) (\(role)): \(code)")
-        context.console.print("On the other device: basket join \(code)")
+        context.console.print(
+            "Works \(times), until \(Self.date(invite.expiresAt)). On the other device: basket join \(code)")
+        context.console.print("See or withdraw it with 'basket invites'.")
+    }
+
+    /// A Unix-milliseconds time as the user reads it (UTC, to the minute).
+    static func date(_ milliseconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     static func join(_ context: Context) throws {

@@ -67,20 +67,57 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     // MARK: Accounts
 
-    /// Creates an account.
-    public func signUp(name: String, password: String) async throws {
-        _ = try await call("POST", "/v1/accounts", body: ["name": name, "password": password])
+    /// Creates an account; `invite` is a signup invite, for a server that takes new accounts only with one.
+    public func signUp(name: String, password: String, invite: String? = nil) async throws {
+        var body = ["name": name, "password": password]
+        if let invite { body["invite"] = invite }
+        _ = try await call("POST", "/v1/accounts", body: body)
     }
 
-    /// Signs in; returns a new bearer token.
-    public func login(name: String, password: String) async throws -> String {
-        let answer = try await call("POST", "/v1/tokens", body: ["name": name, "password": password])
-        guard let token = answer["token"] as? String else { throw SyncError.badResponse("no token in the answer") }
+    /// Signs in; returns a new bearer token. `device` names this device in the account's devices list.
+    public func login(name: String, password: String, device: String? = nil) async throws -> String {
+        var body = ["name": name, "password": password]
+        if let device { body["device"] = device }
+        let answer = try await call("POST", "/v1/tokens", body: body)
+        guard let token = answer["token"] as? String, token.utf8.count <= 256 else {
+            throw SyncError.badResponse("no token in the answer")
+        }
         return token
     }
 
     /// Revokes the token this transport uses.
     public func logout() async throws { _ = try await call("DELETE", "/v1/tokens/current") }
+
+    /// Revokes every token of the account, this one included; returns how many.
+    public func logoutEverywhere() async throws -> Int {
+        (try await call("DELETE", "/v1/tokens")["revoked"] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// The devices signed in to the account.
+    public func devices() async throws -> [Device] {
+        let answer = try await call("GET", "/v1/tokens")
+        return (answer["tokens"] as? [[String: Any]] ?? []).prefix(10_000).compactMap { object in
+            guard let id = object["id"] as? String else { return nil }
+            return Device(
+                id: Self.printable(String(id.prefix(32))),
+                name: Self.printable(String((object["device"] as? String ?? "").prefix(64))),
+                created: (object["created"] as? NSNumber)?.int64Value ?? 0,
+                lastUsed: (object["lastUsed"] as? NSNumber)?.int64Value ?? 0,
+                isCurrent: object["current"] as? Bool ?? false)
+        }
+    }
+
+    /// Signs a device out (its next sync gets 401).
+    public func revokeDevice(_ id: String) async throws {
+        let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
+        _ = try await call("DELETE", "/v1/tokens/\(escaped)")
+    }
+
+    /// Changes the password; every other device is signed out. Returns how many were.
+    public func changePassword(from old: String, to new: String) async throws -> Int {
+        let answer = try await call("POST", "/v1/account/password", body: ["password": old, "newPassword": new])
+        return (answer["revoked"] as? NSNumber)?.intValue ?? 0
+    }
 
     /// The account name and the server's clock.
     public func account() async throws -> (name: String, serverTime: UInt64) {
@@ -88,17 +125,42 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         return (answer["name"] as? String ?? "", (answer["serverTime"] as? NSNumber)?.uint64Value ?? 0)
     }
 
-    /// An invite code for a list.
-    public func invite(to list: ListID, role: String) async throws -> String {
-        let answer = try await call("POST", "/v1/lists/\(list)/invites", body: ["role": role])
-        guard let code = answer["code"] as? String else { throw SyncError.badResponse("no code in the answer") }
-        return code
+    /// An invite code for a list: `uses` times at most (1 by default), for `expiresIn` seconds
+    /// (the server's default when nil).
+    public func invite(to list: ListID, role: String, uses: Int = 1, expiresIn: Int? = nil) async throws -> Invite {
+        var body: [String: Any] = ["role": role, "uses": uses]
+        if let expiresIn { body["expiresIn"] = expiresIn }
+        let answer = try await call("POST", "/v1/lists/\(list)/invites", json: body)
+        guard let code = answer["code"] as? String, code.utf8.count <= 64 else {
+            throw SyncError.badResponse("no code in the answer")
+        }
+        return Self.invite(answer, code: code)
     }
 
-    /// Joins the list an invite code is for.
+    /// The list's invites that still work (all of them for an owner, one's own for an editor).
+    public func invites(of list: ListID) async throws -> [Invite] {
+        let answer = try await call("GET", "/v1/lists/\(list)/invites")
+        return (answer["invites"] as? [[String: Any]] ?? []).prefix(10_000).map { Self.invite($0, code: nil) }
+    }
+
+    /// Withdraws an invite.
+    public func revokeInvite(_ id: String, of list: ListID) async throws {
+        let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
+        _ = try await call("DELETE", "/v1/lists/\(list)/invites/\(escaped)")
+    }
+
+    static func invite(_ object: [String: Any], code: String?) -> Invite {
+        Invite(
+            id: printable(String((object["id"] as? String ?? "").prefix(32))), code: code,
+            role: printable(String((object["role"] as? String ?? "").prefix(16))),
+            createdBy: printable(String((object["createdBy"] as? String ?? "").prefix(64))),
+            expiresAt: (object["expiresAt"] as? NSNumber)?.int64Value ?? 0,
+            usesLeft: (object["usesLeft"] as? NSNumber)?.intValue ?? 0)
+    }
+
+    /// Joins the list an invite code is for. The code goes in the body, never in the URL.
     public func join(code: String) async throws -> RemoteList {
-        let escaped = code.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? code
-        return try Self.remoteList(try await call("POST", "/v1/invites/\(escaped)"))
+        try Self.remoteList(try await call("POST", "/v1/invites", body: ["code": code]))
     }
 
     // MARK: Sync
@@ -182,8 +244,13 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     private func call(_ method: String, _ path: String, body: [String: String]? = nil, timeout: Double = 60)
-        async throws
-        -> [String: Any]
+        async throws -> [String: Any]
+    {
+        try await call(method, path, json: body, timeout: timeout)
+    }
+
+    private func call(_ method: String, _ path: String, json body: [String: Any]?, timeout: Double = 60)
+        async throws -> [String: Any]
     {
         guard
             let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)

@@ -21,6 +21,11 @@ public struct ListSyncReport: Hashable, Sendable {
     public var clockOffset: Int64 = 0
     /// Times the list's epoch changed during the sync (bounded by ``SyncEngine/maxRebuildsPerSync``).
     public var rebuilds = 0
+    /// The list was on the server for this account and is no longer (an owner removed it, or it
+    /// left): it stays on this device, unsent changes included; nothing was sent or received.
+    public var noLongerMember = false
+    /// Local changes to the list not sent (kept in the outbox).
+    public var unsent = 0
 }
 
 /// Synchronises a replica with a server: pushes the outbox in batches, pulls pages after the
@@ -55,7 +60,14 @@ public final class SyncEngine: Sendable {
         var reports: [ListSyncReport] = []
         for list in try replica.lists() where !remoteIDs.contains(list.id) {
             let state = try replica.syncState(of: list.id)
-            if state.isRegistered { continue }  // it was registered, then we left it or were removed: keep it local
+            if state.isRegistered {
+                // It was on the server, and this account is no longer a member: keep it here, and say so.
+                var report = ListSyncReport(list: list.id)
+                report.noLongerMember = true
+                report.unsent = try replica.pendingOperations(in: list.id).count
+                reports.append(report)
+                continue
+            }
             reports.append(try await sync(list.id))
         }
         for list in remote { reports.append(try await sync(list.id)) }
@@ -120,7 +132,8 @@ public final class SyncEngine: Sendable {
                 report.restamped += try replica.correctClock(serverTime: serverTime)
                 correctedOnce = true
                 continue
-            } catch SyncError.server(403, _, _) {
+            } catch SyncError.server(403, "forbidden", _) {
+                // A viewer: the changes stay here. (Other 403s, a full list, are errors to show.)
                 report.refusedPending = try replica.pendingOperations(in: list).count
                 return
             }
@@ -152,7 +165,7 @@ public final class SyncEngine: Sendable {
             let batch = Array(everything[start..<min(start + batchSize, everything.count)])
             do {
                 _ = try await transport.push(batch, to: list)
-            } catch SyncError.server(403, _, _) {
+            } catch SyncError.server(403, "forbidden", _) {
                 refused = true  // a viewer: the writers rebuild the server; this replica only pulls
                 break
             }

@@ -15,6 +15,45 @@ public struct RemoteList: Hashable, Sendable {
     }
 }
 
+/// A device signed in to the account (a token, as the devices list shows it).
+public struct Device: Hashable, Sendable {
+    public var id: String
+    public var name: String
+    /// Unix milliseconds.
+    public var created: Int64
+    public var lastUsed: Int64
+    /// Whether it is the device asking.
+    public var isCurrent: Bool
+
+    public init(id: String, name: String, created: Int64, lastUsed: Int64, isCurrent: Bool) {
+        self.id = id
+        self.name = name
+        self.created = created
+        self.lastUsed = lastUsed
+        self.isCurrent = isCurrent
+    }
+}
+
+/// An invite to a list. Its code is known only to whoever made it, once.
+public struct Invite: Hashable, Sendable {
+    public var id: String
+    public var code: String?
+    public var role: String
+    public var createdBy: String
+    /// Unix milliseconds.
+    public var expiresAt: Int64
+    public var usesLeft: Int
+
+    public init(id: String, code: String?, role: String, createdBy: String, expiresAt: Int64, usesLeft: Int) {
+        self.id = id
+        self.code = code
+        self.role = role
+        self.createdBy = createdBy
+        self.expiresAt = expiresAt
+        self.usesLeft = usesLeft
+    }
+}
+
 /// The server's answer to a push.
 public struct PushOutcome: Hashable, Sendable {
     public var accepted: Int

@@ -33,8 +33,23 @@ public final class BasketService: Sendable {
         public var maxWaitSeconds = 30.0
         /// Failed sign-ins from one client address in a minute before 429 (any account name).
         public var failedLoginsPerAddress = 20
-        /// How long an invite code works.
+        /// How long an invite code works unless its maker says otherwise.
         public var inviteSeconds = 7 * 24 * 3600
+        /// The longest an invite may work, and the most uses it may have.
+        public var maxInviteSeconds = 30 * 24 * 3600
+        public var maxInviteUses = 100
+        /// A token unused this long expires (its device signs in again).
+        public var tokenIdleSeconds = 90 * 24 * 3600
+        /// A token this old expires, used or not.
+        public var tokenLifetimeSeconds = 365 * 24 * 3600
+        /// Lists one account may have (made or joined), and members one list may have.
+        public var maxListsPerAccount = 200
+        public var maxMembersPerList = 50
+        /// Items one list may hold (every item it has held: the server does not merge, so removed
+        /// items count), and bytes of stored operations (``ListLimits/bytes(of:)``): 64 MiB is
+        /// about 700,000 operations of a real shopping list.
+        public var maxItemsPerList: Int64 = 20_000
+        public var maxBytesPerList: Int64 = 64 << 20
         /// The server's wall clock in Unix milliseconds.
         public var clock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
 
@@ -54,6 +69,8 @@ public final class BasketService: Sendable {
     public enum Signup: String, Sendable, CaseIterable {
         /// Anyone who can reach the server.
         case open
+        /// With a signup invite the operator made (`basket-server signup-invite`).
+        case inviteOnly = "invite-only"
         /// Nobody: the accounts there are are all there will be.
         case closed
     }
@@ -105,14 +122,20 @@ public final class BasketService: Sendable {
             r.on("GET", "/v1/time") { [self] _ in json(["serverTime": configuration.clock()]) }
             r.on("POST", "/v1/accounts", createAccount)
             r.on("POST", "/v1/tokens", createToken)
-            r.on("DELETE", "/v1/tokens/current", answer: revokeToken)
+            r.on("GET", "/v1/tokens", answer: listTokens)
+            r.on("DELETE", "/v1/tokens", answer: revokeAllTokens)
+            r.on("DELETE", "/v1/tokens/current", answer: revokeCurrentToken)
+            r.on("DELETE", "/v1/tokens/{id}", answer: revokeToken)
             r.on("GET", "/v1/account", answer: whoAmI)
+            r.on("POST", "/v1/account/password", changePassword)
             r.on("POST", "/v1/lists", answer: createList)
             r.on("GET", "/v1/lists", answer: listLists)
             r.on("GET", "/v1/lists/{id}/members", answer: listMembers)
             r.on("DELETE", "/v1/lists/{id}/members/{account}", answer: removeMember)
             r.on("POST", "/v1/lists/{id}/invites", answer: createInvite)
-            r.on("POST", "/v1/invites/{code}", answer: redeemInvite)
+            r.on("GET", "/v1/lists/{id}/invites", answer: listInvites)
+            r.on("DELETE", "/v1/lists/{id}/invites/{invite}", answer: revokeInvite)
+            r.on("POST", "/v1/invites", answer: redeemInvite)
             r.on("POST", "/v1/lists/{id}/ops", answer: push)
             r.on("GET", "/v1/lists/{id}/ops", pull)
         }
@@ -141,202 +164,6 @@ public final class BasketService: Sendable {
                 ),
             ] + store.gauges().map { ($0.name, $0.help, $0.value) })
         return .body(Array(text.utf8), contentType: "text/plain; version=0.0.4")
-    }
-
-    // MARK: Accounts
-
-    static let namePattern = "3 to 64 characters: letters, digits, '.', '_' or '-'"
-
-    /// The client's address: the connection's peer, or behind a trusted proxy the address it
-    /// appended to `X-Forwarded-For`.
-    func clientAddress(_ request: HTTPRequest) -> String {
-        if configuration.trustForwardedFor, let forwarded = request.header("x-forwarded-for"),
-            let last = forwarded.split(separator: ",").last
-        {
-            let address = last.trimmingCharacters(in: .whitespaces)
-            if !address.isEmpty && address.utf8.count <= 64 { return address }
-        }
-        return request.remoteAddress
-    }
-
-    func createAccount(_ request: HTTPRequest, _ responder: Responder) throws {
-        guard configuration.signup == .open else {
-            throw HTTPError(403, "signup_closed", "this server does not take new accounts")
-        }
-        let body = try JSONBody(request, allowed: ["name", "password"])
-        let name = try body.string("name", maxBytes: 64)!
-        let password = try body.string("password", maxBytes: 1024)!
-        guard name.count >= 3,
-            name.unicodeScalars.allSatisfy({
-                $0.isASCII
-                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
-            })
-        else { throw HTTPError.badRequest("an account name has \(Self.namePattern)", code: "invalid_name") }
-        guard password.count >= 8 else {
-            throw HTTPError.badRequest("a password has at least 8 characters", code: "weak_password")
-        }
-        let iterations = configuration.passwordIterations
-        try passwords.answer(responder) { [store] in
-            let hash = Passwords.hash(password, iterations: iterations)
-            do {
-                let account = try store.createAccount(name: name.lowercased(), passwordHash: hash)
-                return json(["id": account.id, "name": account.name], status: 201)
-            } catch StoreError.accountExists {
-                throw HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
-            }
-        }
-    }
-
-    func createToken(_ request: HTTPRequest, _ responder: Responder) throws {
-        let body = try JSONBody(request, allowed: ["name", "password"])
-        let name = try body.string("name", maxBytes: 64)!.lowercased()
-        let password = try body.string("password", maxBytes: 1024)!
-        let address = clientAddress(request)
-        let now = LoginLimiter.monotonic()
-        if let retryAfter = logins.addressBlocked(address, now: now) {
-            throw HTTPError(
-                429, "rate_limited", "too many failed sign-ins from this address; try again in \(retryAfter) s",
-                headers: [("Retry-After", "\(retryAfter)")])
-        }
-        if let retryAfter = logins.pairDelayed(name, address, now: now) {
-            throw HTTPError(
-                429, "rate_limited", "too many failed sign-ins as '\(name)'; try again in \(retryAfter) s",
-                headers: [("Retry-After", "\(retryAfter)")])
-        }
-        let account = try store.account(named: name)
-        try passwords.answer(responder) { [self] in
-            // An unknown name is checked against a decoy hash: it costs what a known one costs.
-            let verified = Passwords.verify(password, against: account?.passwordHash ?? decoyHash)
-            guard let account, verified else {
-                logins.failed(name, address, now: LoginLimiter.monotonic())
-                throw HTTPError(401, "invalid_credentials", "wrong account name or password")
-            }
-            logins.succeeded(name, address)
-            if Passwords.iterations(of: account.passwordHash) < configuration.passwordIterations {
-                try store.setPasswordHash(
-                    Passwords.hash(password, iterations: configuration.passwordIterations), of: account.id)
-            }
-            let token = Passwords.newToken()
-            try store.saveToken(
-                hash: Passwords.tokenHash(token), account: account.id, createdAt: Int64(configuration.clock()))
-            return json(["token": token, "account": account.name], status: 201)
-        }
-    }
-
-    func revokeToken(_ request: HTTPRequest) throws -> HTTPResponse {
-        _ = try authenticate(request)
-        try store.revokeToken(hash: Passwords.tokenHash(request.bearerToken!))
-        return HTTPResponse(status: 204)
-    }
-
-    func whoAmI(_ request: HTTPRequest) throws -> HTTPResponse {
-        let account = try authenticate(request)
-        return json(["id": account.id, "name": account.name, "serverTime": configuration.clock()])
-    }
-
-    func authenticate(_ request: HTTPRequest) throws -> Account {
-        let challenge = [("WWW-Authenticate", "Bearer")]
-        guard let token = request.bearerToken else {
-            throw HTTPError(401, "unauthorized", "this route needs 'Authorization: Bearer TOKEN'", headers: challenge)
-        }
-        guard let account = try store.account(forTokenHash: Passwords.tokenHash(token)) else {
-            throw HTTPError(401, "unauthorized", "the token is unknown or revoked", headers: challenge)
-        }
-        return account
-    }
-
-    // MARK: Lists
-
-    func listID(_ request: HTTPRequest) throws -> ListID {
-        guard let raw = request.pathParameters["id"], let id = ListID(hex: raw.lowercased()) else {
-            throw HTTPError.notFound("no such list")
-        }
-        return id
-    }
-
-    /// The caller's role on the list; a list the caller is not a member of does not exist for them.
-    func membership(_ request: HTTPRequest) throws -> (Account, ListID, Role) {
-        let account = try authenticate(request)
-        let list = try listID(request)
-        guard let role = try store.role(of: account.id, in: list) else { throw HTTPError.notFound("no such list") }
-        return (account, list, role)
-    }
-
-    static func membershipJSON(_ m: Membership) -> [String: Any] {
-        ["id": m.list.description, "role": m.role.rawValue, "epoch": m.epoch, "cursor": m.cursor]
-    }
-
-    func createList(_ request: HTTPRequest) throws -> HTTPResponse {
-        let account = try authenticate(request)
-        let body = try JSONBody(request, allowed: ["id"])
-        let raw = try body.string("id", maxBytes: 32)!
-        guard let list = ListID(hex: raw.lowercased()) else {
-            throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: "invalid_id")
-        }
-        do {
-            return json(Self.membershipJSON(try store.createList(list, owner: account.id)), status: 201)
-        } catch StoreError.listExists {
-            if let existing = try store.memberships(of: account.id).first(where: { $0.list == list }) {
-                return json(Self.membershipJSON(existing))  // creating twice is harmless
-            }
-            throw HTTPError(409, "list_exists", "a list with this id exists; join it with an invite")
-        }
-    }
-
-    func listLists(_ request: HTTPRequest) throws -> HTTPResponse {
-        let account = try authenticate(request)
-        return json(["lists": try store.memberships(of: account.id).map(Self.membershipJSON)])
-    }
-
-    func listMembers(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (_, list, _) = try membership(request)
-        return json(["members": try store.members(of: list).map { ["account": $0.account, "role": $0.role.rawValue] }])
-    }
-
-    func removeMember(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (account, list, role) = try membership(request)
-        let name = request.pathParameters["account"]?.lowercased() ?? ""
-        guard let target = try store.account(named: name), try store.role(of: target.id, in: list) != nil else {
-            throw HTTPError.notFound("'\(name)' is not a member of this list")
-        }
-        guard target.id == account.id || role == .owner else {
-            throw HTTPError(403, "forbidden", "only an owner can remove other members")
-        }
-        do {
-            try store.removeMember(target.id, from: list)
-        } catch StoreError.lastOwner {
-            throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
-        }
-        return HTTPResponse(status: 204)
-    }
-
-    func createInvite(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (account, list, role) = try membership(request)
-        let body = try JSONBody(request, allowed: ["role"])
-        let raw = try body.string("role", required: false, maxBytes: 16) ?? "editor"
-        guard let invited = Role(rawValue: raw) else {
-            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
-        }
-        guard role != .viewer, invited <= role else {
-            throw HTTPError(403, "forbidden", "a \(role.rawValue) cannot invite as \(invited.rawValue)")
-        }
-        let code = Passwords.inviteCode()
-        let expires = Int64(configuration.clock()) + Int64(configuration.inviteSeconds) * 1000
-        try store.saveInvite(code: code, list: list, role: invited, createdBy: account.id, expiresAt: expires)
-        return json(
-            ["code": code, "role": invited.rawValue, "list": list.description, "expiresAt": expires], status: 201)
-    }
-
-    func redeemInvite(_ request: HTTPRequest) throws -> HTTPResponse {
-        let account = try authenticate(request)
-        let code = request.pathParameters["code"] ?? ""
-        do {
-            return json(
-                Self.membershipJSON(
-                    try store.redeemInvite(code: code, account: account.id, now: Int64(configuration.clock()))))
-        } catch StoreError.noSuchInvite {
-            throw HTTPError.notFound("no such invite, or it expired")
-        }
     }
 
     // MARK: The log
@@ -378,7 +205,22 @@ public final class BasketService: Sendable {
                 return response
             }
         }
-        let result = try store.append(operations, to: list, receivedAt: Int64(now))
+        let result: AppendResult
+        do {
+            result = try store.append(
+                operations, to: list, receivedAt: Int64(now),
+                limits: ListLimits(maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList))
+        } catch StoreError.tooManyItems {
+            throw HTTPError(
+                403, "too_many_items",
+                "the list would hold more than \(configuration.maxItemsPerList) items, the most this server keeps in"
+                    + " one list; nothing of this push was stored")
+        } catch StoreError.listTooLarge {
+            throw HTTPError(
+                403, "list_too_large",
+                "the list would hold more than \(configuration.maxBytesPerList / 1_048_576) MiB, the most this server"
+                    + " keeps for one list; nothing of this push was stored")
+        }
         if result.accepted > 0 {
             metrics.countAccepted(result.accepted)
             watchers.publish(list: list, cursor: result.cursor)
@@ -426,47 +268,6 @@ public final class BasketService: Sendable {
         JSONText.appendQuoted(bytes: page.encoded, to: &body)
         body.append(UInt8(ascii: "}"))
         return .body(body, contentType: "application/json")
-    }
-}
-
-/// Password hashes, tokens and invite codes.
-enum Passwords {
-    /// `pbkdf2-sha256$ITERATIONS$SALT$HASH` (hex).
-    static func hash(_ password: String, iterations: Int) -> String {
-        let salt = Secrets.randomBytes(16)
-        let derived = Secrets.pbkdf2SHA256(password: password, salt: salt, iterations: iterations)
-        return "pbkdf2-sha256$\(iterations)$\(Secrets.hex(salt))$\(Secrets.hex(derived))"
-    }
-
-    /// The iteration count of a stored hash (0 when it is not one of ours).
-    static func iterations(of stored: String) -> Int {
-        let parts = stored.split(separator: "$")
-        guard parts.count == 4, parts[0] == "pbkdf2-sha256" else { return 0 }
-        return Int(parts[1]) ?? 0
-    }
-
-    static func verify(_ password: String, against stored: String) -> Bool {
-        let parts = stored.split(separator: "$").map(String.init)
-        guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]),
-            let salt = Secrets.bytes(hex: parts[2]), let expected = Secrets.bytes(hex: parts[3])
-        else { return false }
-        let derived = Secrets.pbkdf2SHA256(
-            password: password, salt: salt, iterations: iterations, length: expected.count)
-        return Secrets.constantTimeEqual(derived, expected)
-    }
-
-    /// 256 random bits, as hex.
-    static func newToken() -> String { Secrets.hex(Secrets.randomBytes(32)) }
-
-    /// Tokens are stored as SHA-256 hashes: a stolen database does not hold usable tokens.
-    static func tokenHash(_ token: String) -> String { Secrets.hex(SHA256.hash(Array(token.utf8))) }
-
-    /// 80 random bits in an easy-to-type alphabet: `XXXX-XXXX-XXXX-XXXX`.
-    static func inviteCode() -> String {
-        let alphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789")
-        let bytes = Secrets.randomBytes(16)
-        let characters = bytes.map { alphabet[Int($0) % alphabet.count] }
-        return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<($0 + 4)]) }.joined(separator: "-")
     }
 }
 

@@ -3,7 +3,7 @@ import HTTPServer
 
 /// A strictly read JSON object body: only the named fields, with the right types.
 struct JSONBody {
-    private let object: [String: Any]
+    let object: [String: Any]
 
     /// Parses the request body as one JSON object whose keys are all in `allowed`.
     init(_ request: HTTPRequest, allowed: Set<String>) throws {
@@ -61,6 +61,21 @@ struct JSONBody {
             throw HTTPError.badRequest("'\(key)' cannot contain control characters", code: "control_character")
         }
         return text
+    }
+}
+
+extension JSONBody {
+    /// The whole-number field `key` within `range`, or nil when absent.
+    func integer(_ key: String, in range: ClosedRange<Int64>) throws -> Int64? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !(value is String),
+            let whole = Int64(exactly: number.doubleValue), range.contains(whole)
+        else {
+            throw HTTPError.badRequest(
+                "'\(key)' must be a whole number in \(range.lowerBound)...\(range.upperBound)",
+                code: "invalid_parameter")
+        }
+        return whole
     }
 }
 

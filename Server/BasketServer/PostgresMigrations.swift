@@ -103,7 +103,118 @@ enum PostgresMigrations {
         ALTER TABLE lists ADD COLUMN dropped bigint NOT NULL DEFAULT 0;
         \(recountDropped)
         """,
+        // 3: tokens with a public id, a device name and a last use; invites stored by their code's
+        // hash with a number of uses (the plain-text invites of schema 2 are dropped: they expire
+        // within days, and no code may stay readable); signup invites.
+        """
+        ALTER TABLE tokens ADD COLUMN id text, ADD COLUMN device text NOT NULL DEFAULT '',
+            ADD COLUMN last_used bigint NOT NULL DEFAULT 0;
+        UPDATE tokens SET id = substr(md5(random()::text || hash), 1, 16), last_used = created;
+        ALTER TABLE tokens ALTER COLUMN id SET NOT NULL;
+        CREATE UNIQUE INDEX tokens_by_id ON tokens(id);
+        CREATE INDEX tokens_by_account ON tokens(account);
+        DROP TABLE invites;
+        CREATE TABLE invites(
+            hash text PRIMARY KEY,
+            id text NOT NULL UNIQUE,
+            list bigint NOT NULL REFERENCES lists(no),
+            role text NOT NULL,
+            created_by bigint NOT NULL,
+            created bigint NOT NULL,
+            expires bigint NOT NULL,
+            uses_left integer NOT NULL
+        );
+        CREATE INDEX invites_by_list ON invites(list);
+        -- Who used which invite: a member removed from a list cannot come back with a code they used.
+        CREATE TABLE invite_uses(
+            hash text NOT NULL,
+            account bigint NOT NULL,
+            PRIMARY KEY(hash, account)
+        );
+        CREATE TABLE signup_invites(
+            hash text PRIMARY KEY,
+            created bigint NOT NULL,
+            expires bigint NOT NULL,
+            uses_left integer NOT NULL
+        );
+        -- Quotas: what each list holds, kept up to date by pushes and compaction.
+        ALTER TABLE lists ADD COLUMN bytes bigint NOT NULL DEFAULT 0, ADD COLUMN items bigint NOT NULL DEFAULT 0;
+        CREATE TABLE list_items(
+            list bigint NOT NULL,
+            item bytea NOT NULL,
+            PRIMARY KEY(list, item)
+        );
+        \(recountUsage)
+        DROP FUNCTION IF EXISTS basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint);
+        -- A push as before, and a list's items and bytes counted; past a quota the push raises
+        -- (P0011 items, P0012 bytes) and nothing of it stays.
+        CREATE FUNCTION basket_append(
+            p_list bytea, p_items text[], p_fields smallint[], p_ts bigint[], p_replicas bigint[],
+            p_texts text[], p_bools boolean[], p_received bigint, p_max_items bigint, p_max_bytes bigint)
+        RETURNS TABLE(accepted bigint, last_seq bigint, epoch text) LANGUAGE plpgsql AS $$
+        DECLARE
+            v_no bigint;
+            v_last bigint;
+            v_epoch text;
+            v_items bigint;
+            v_bytes bigint;
+            v_count bigint;
+            v_added_bytes bigint;
+            v_added_items bigint;
+        BEGIN
+            SELECT l.no, l.last_seq, l.epoch, l.items, l.bytes INTO v_no, v_last, v_epoch, v_items, v_bytes
+            FROM lists l WHERE l.id = p_list FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'no such list' USING ERRCODE = 'P0002';
+            END IF;
+            WITH inserted AS (
+                INSERT INTO ops(list, seq, item, field, ts, replica, value_text, value_bool, received)
+                SELECT v_no, v_last + row_number() OVER (ORDER BY f.n), f.item, f.field, f.ts, f.replica, f.vt, f.vb,
+                    p_received
+                FROM (
+                    SELECT DISTINCT ON (u.t, u.r, u.i, u.f) decode(u.i, 'hex') AS item, u.f AS field, u.t AS ts,
+                        u.r AS replica, u.vt, u.vb, u.n
+                    FROM unnest(p_items, p_fields, p_ts, p_replicas, p_texts, p_bools)
+                        WITH ORDINALITY AS u(i, f, t, r, vt, vb, n)
+                    ORDER BY u.t, u.r, u.i, u.f, u.n) f
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM ops o
+                    WHERE o.list = v_no AND o.ts = f.ts AND o.replica = f.replica AND o.item = f.item
+                        AND o.field = f.field)
+                ORDER BY f.n
+                RETURNING ops.item, coalesce(octet_length(ops.value_text), 0) + 64 AS bytes),
+            new_items AS (
+                INSERT INTO list_items(list, item) SELECT DISTINCT v_no, i.item FROM inserted i
+                ON CONFLICT DO NOTHING RETURNING 1)
+            SELECT (SELECT count(*) FROM inserted), (SELECT coalesce(sum(bytes), 0) FROM inserted),
+                (SELECT count(*) FROM new_items)
+            INTO v_count, v_added_bytes, v_added_items;
+            IF v_added_items > 0 AND v_items + v_added_items > p_max_items THEN
+                RAISE EXCEPTION 'the list would hold too many items' USING ERRCODE = 'P0011';
+            END IF;
+            IF v_added_bytes > 0 AND v_bytes + v_added_bytes > p_max_bytes THEN
+                RAISE EXCEPTION 'the list would hold too many bytes' USING ERRCODE = 'P0012';
+            END IF;
+            IF v_count > 0 THEN
+                UPDATE lists SET last_seq = v_last + v_count, items = v_items + v_added_items,
+                    bytes = v_bytes + v_added_bytes WHERE no = v_no;
+                PERFORM pg_notify('basket_ops', encode(p_list, 'hex') || ' ' || (v_last + v_count));
+            END IF;
+            RETURN QUERY SELECT v_count, v_last + v_count, v_epoch;
+        END
+        $$;
+        """,
     ]
+
+    /// Sets every list's items and bytes from its log (migration 3, and after an import).
+    static let recountUsage = """
+        DELETE FROM list_items;
+        INSERT INTO list_items(list, item) SELECT DISTINCT list, item FROM ops;
+        UPDATE lists SET bytes = (SELECT coalesce(sum(coalesce(octet_length(value_text), 0) + 64), 0)
+                FROM ops WHERE ops.list = lists.no),
+            items = (SELECT count(*) FROM list_items WHERE list_items.list = lists.no);
+
+        """
 
     /// Sets `lists.dropped` from the log: every sequence number given out and no longer there.
     static let recountDropped =

@@ -80,6 +80,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
             switch error.sqlState {
             case "53100", "53200", "54000": throw StoreError.storageFull  // disk_full, out_of_memory, …
             case "P0002": throw StoreError.noSuchList
+            case "P0011": throw StoreError.tooManyItems  // raised by basket_append (schema 3)
+            case "P0012": throw StoreError.listTooLarge
             default: throw error
             }
         }
@@ -89,13 +91,34 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     // MARK: Accounts and tokens
 
-    public func createAccount(name: String, passwordHash: String) throws -> Account {
+    public func createAccount(name: String, passwordHash: String, signupInvite: String?, now: Int64) throws
+        -> Account
+    {
         try connected { db in
-            let rows = try db.prepared(
-                "INSERT INTO accounts(name, password) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id",
-                [name, passwordHash])
-            guard rows.count == 1 else { throw StoreError.accountExists }
-            return Account(id: rows.int64(0, 0), name: name, passwordHash: passwordHash)
+            try db.transaction {
+                if let signupInvite {
+                    let used = try db.prepared(
+                        """
+                        UPDATE signup_invites SET uses_left = uses_left - 1
+                        WHERE hash = $1 AND expires > $2 AND uses_left > 0 RETURNING uses_left
+                        """, [signupInvite, "\(now)"])
+                    guard used.count == 1 else { throw StoreError.noSuchInvite }
+                    _ = try db.prepared("DELETE FROM signup_invites WHERE uses_left <= 0", [])
+                }
+                let rows = try db.prepared(
+                    "INSERT INTO accounts(name, password) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id",
+                    [name, passwordHash])
+                guard rows.count == 1 else { throw StoreError.accountExists }
+                return Account(id: rows.int64(0, 0), name: name, passwordHash: passwordHash)
+            }
+        }
+    }
+
+    public func saveSignupInvite(hash: String, createdAt: Int64, expiresAt: Int64, uses: Int) throws {
+        try connected { db in
+            _ = try db.prepared(
+                "INSERT INTO signup_invites(hash, created, expires, uses_left) VALUES ($1, $2, $3, $4)",
+                [hash, "\(createdAt)", "\(expiresAt)", "\(uses)"])
         }
     }
 
@@ -111,25 +134,66 @@ public final class PostgresStore: Store, @unchecked Sendable {
         try connected { _ = try $0.prepared("UPDATE accounts SET password = $1 WHERE id = $2", [hash, "\(account)"]) }
     }
 
-    public func saveToken(hash: String, account: Int64, createdAt: Int64) throws {
+    public func saveToken(hash: String, id: String, account: Int64, device: String, createdAt: Int64) throws {
         try connected { db in
             _ = try db.prepared(
-                "INSERT INTO tokens(hash, account, created) VALUES ($1, $2, $3)", [hash, "\(account)", "\(createdAt)"])
+                "INSERT INTO tokens(hash, id, account, device, created, last_used) VALUES ($1, $2, $3, $4, $5, $5)",
+                [hash, id, "\(account)", device, "\(createdAt)"])
         }
     }
 
-    public func account(forTokenHash hash: String) throws -> Account? {
+    static func tokenInfo(_ rows: Rows, _ row: Int, from column: Int) -> TokenInfo {
+        TokenInfo(
+            id: rows.string(row, column) ?? "", device: rows.string(row, column + 1) ?? "",
+            created: rows.int64(row, column + 2), lastUsed: rows.int64(row, column + 3))
+    }
+
+    public func session(forTokenHash hash: String) throws -> (Account, TokenInfo)? {
         try connected { db in
             let rows = try db.prepared(
-                "SELECT a.id, a.name, a.password FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = $1",
-                [hash])
-            return rows.count == 0
-                ? nil : Account(id: rows.int64(0, 0), name: rows.string(0, 1)!, passwordHash: rows.string(0, 2)!)
+                """
+                SELECT a.id, a.name, a.password, t.id, t.device, t.created, t.last_used
+                FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = $1
+                """, [hash])
+            guard rows.count == 1 else { return nil }
+            return (
+                Account(id: rows.int64(0, 0), name: rows.string(0, 1)!, passwordHash: rows.string(0, 2)!),
+                Self.tokenInfo(rows, 0, from: 3)
+            )
+        }
+    }
+
+    public func touchToken(hash: String, at now: Int64) throws {
+        try connected { _ = try $0.prepared("UPDATE tokens SET last_used = $2 WHERE hash = $1", [hash, "\(now)"]) }
+    }
+
+    public func tokens(of account: Int64) throws -> [TokenInfo] {
+        try connected { db in
+            let rows = try db.prepared(
+                "SELECT id, device, created, last_used FROM tokens WHERE account = $1 ORDER BY created, id",
+                ["\(account)"])
+            return (0..<rows.count).map { Self.tokenInfo(rows, $0, from: 0) }
         }
     }
 
     public func revokeToken(hash: String) throws {
         try connected { _ = try $0.prepared("DELETE FROM tokens WHERE hash = $1", [hash]) }
+    }
+
+    public func revokeToken(id: String, of account: Int64) throws -> Bool {
+        try connected { db in
+            try db.prepared("DELETE FROM tokens WHERE id = $1 AND account = $2 RETURNING id", [id, "\(account)"])
+                .count == 1
+        }
+    }
+
+    public func revokeTokens(of account: Int64, keeping: String?) throws -> Int {
+        try connected { db in
+            try db.prepared(
+                "DELETE FROM tokens WHERE account = $1 AND hash IS DISTINCT FROM $2 RETURNING id",
+                ["\(account)", keeping]
+            ).count
+        }
     }
 
     // MARK: Lists, members, invites
@@ -201,39 +265,68 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 guard let role = counts.string(0, 0) else { throw StoreError.noSuchMember }
                 if role == "owner" && counts.int64(0, 1) == 1 && counts.int64(0, 2) > 1 { throw StoreError.lastOwner }
                 _ = try db.prepared("DELETE FROM members WHERE list = $1 AND account = $2", [no, "\(account)"])
+                // Who may no longer invite has no invites out.
+                _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
             }
         }
     }
 
-    public func saveInvite(code: String, list: ListID, role: Role, createdBy: Int64, expiresAt: Int64) throws {
+    public func saveInvite(
+        hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
+        uses: Int
+    ) throws {
         try connected { db in
             let rows = try db.prepared(
                 """
-                INSERT INTO invites(code, list, role, created_by, expires)
-                SELECT $1, no, $3, $4, $5 FROM lists WHERE id = $2 RETURNING code
-                """, [code, Self.listParameter(list), role.rawValue, "\(createdBy)", "\(expiresAt)"])
+                INSERT INTO invites(hash, id, list, role, created_by, created, expires, uses_left)
+                SELECT $1, $2, no, $4, $5, $6, $7, $8 FROM lists WHERE id = $3 RETURNING id
+                """,
+                [
+                    hash, id, Self.listParameter(list), role.rawValue, "\(createdBy)", "\(createdAt)", "\(expiresAt)",
+                    "\(uses)",
+                ])
             guard rows.count == 1 else { throw StoreError.noSuchList }
         }
     }
 
-    public func redeemInvite(code: String, account: Int64, now: Int64) throws -> Membership {
+    public func redeemInvite(hash: String, account: Int64, now: Int64, maxMembers: Int) throws -> Membership {
         try connected { db in
             try db.transaction {
                 let rows = try db.prepared(
                     """
                     SELECT i.list, i.role, l.id, l.epoch, l.last_seq, m.role FROM invites i
                     JOIN lists l ON l.no = i.list LEFT JOIN members m ON m.list = i.list AND m.account = $3
-                    WHERE i.code = $1 AND i.expires > $2 FOR UPDATE OF l
-                    """, [code, "\(now)", "\(account)"])
+                    WHERE i.hash = $1 AND i.expires > $2 AND i.uses_left > 0 FOR UPDATE OF l, i
+                    """, [hash, "\(now)", "\(account)"])
                 guard rows.count == 1 else { throw StoreError.noSuchInvite }
                 let invited = Role(rawValue: rows.string(0, 1) ?? "") ?? .viewer
                 let current = rows.string(0, 5).flatMap(Role.init(rawValue:))
+                let usedBefore =
+                    try db.prepared("SELECT 1 FROM invite_uses WHERE hash = $1 AND account = $2", [hash, "\(account)"])
+                    .count == 1
+                if usedBefore {
+                    // The same code again: harmless for a member (another of its devices), refused for
+                    // an account that was removed or left since.
+                    guard let current else { throw StoreError.noSuchInvite }
+                    return Membership(
+                        list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: current,
+                        epoch: rows.string(0, 3) ?? "", cursor: rows.int64(0, 4))
+                }
+                if current == nil {
+                    let members = try db.prepared("SELECT count(*) FROM members WHERE list = $1", [rows.string(0, 0)])
+                    if members.int64(0, 0) >= Int64(maxMembers) { throw StoreError.tooManyMembers }
+                }
                 let role = max(current ?? invited, invited)
                 _ = try db.prepared(
                     """
                     INSERT INTO members(list, account, role) VALUES ($1, $2, $3)
                     ON CONFLICT (list, account) DO UPDATE SET role = excluded.role
                     """, [rows.string(0, 0), "\(account)", role.rawValue])
+                _ = try db.prepared("UPDATE invites SET uses_left = uses_left - 1 WHERE hash = $1", [hash])
+                _ = try db.prepared(
+                    "INSERT INTO invite_uses(hash, account) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    [hash, "\(account)"])
+                _ = try db.prepared("DELETE FROM invites WHERE hash = $1 AND uses_left <= 0", [hash])
                 return Membership(
                     list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: role, epoch: rows.string(0, 3) ?? "",
                     cursor: rows.int64(0, 4))
@@ -241,10 +334,48 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
+    static let inviteColumns = "i.id, i.role, coalesce(a.name, ''), i.created, i.expires, i.uses_left"
+
+    static func inviteInfo(_ rows: Rows, _ row: Int) -> InviteInfo {
+        InviteInfo(
+            id: rows.string(row, 0) ?? "", role: Role(rawValue: rows.string(row, 1) ?? "") ?? .viewer,
+            createdBy: rows.string(row, 2) ?? "", created: rows.int64(row, 3), expires: rows.int64(row, 4),
+            usesLeft: Int(rows.int64(row, 5)))
+    }
+
+    public func invites(of list: ListID, now: Int64) throws -> [InviteInfo] {
+        try connected { db in
+            let rows = try db.prepared(
+                """
+                SELECT \(Self.inviteColumns)
+                FROM invites i JOIN lists l ON l.no = i.list LEFT JOIN accounts a ON a.id = i.created_by
+                WHERE l.id = $1 AND i.expires > $2 AND i.uses_left > 0 ORDER BY i.created, i.id
+                """, [Self.listParameter(list), "\(now)"])
+            return (0..<rows.count).map { Self.inviteInfo(rows, $0) }
+        }
+    }
+
+    public func revokeInvite(id: String, of list: ListID) throws -> InviteInfo? {
+        try connected { db in
+            try db.transaction {
+                let found = try db.prepared("SELECT no FROM lists WHERE id = $1", [Self.listParameter(list)])
+                guard found.count == 1 else { throw StoreError.noSuchList }
+                let rows = try db.prepared(
+                    """
+                    DELETE FROM invites i USING lists l WHERE l.no = i.list AND l.id = $1 AND i.id = $2
+                    RETURNING \(Self.inviteColumns.replacingOccurrences(of: "coalesce(a.name, '')",
+                        with: "coalesce((SELECT name FROM accounts WHERE id = i.created_by), '')"))
+                    """, [Self.listParameter(list), id])
+                return rows.count == 1 ? Self.inviteInfo(rows, 0) : nil
+            }
+        }
+    }
+
     // MARK: The log
 
-    public func append(_ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult
-    {
+    public func append(
+        _ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64, limits: ListLimits
+    ) throws -> AppendResult {
         var items: [String?] = []
         var fields: [String?] = []
         var stamps: [String?] = []
@@ -270,11 +401,12 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
         return try connected { db in
             let rows = try db.prepared(
-                "SELECT accepted, last_seq, epoch FROM basket_append($1, $2, $3, $4, $5, $6, $7, $8)",
+                "SELECT accepted, last_seq, epoch FROM basket_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 [
                     Self.listParameter(list), PostgresConnection.array(items), PostgresConnection.array(fields),
                     PostgresConnection.array(stamps), PostgresConnection.array(replicas),
                     PostgresConnection.array(texts), PostgresConnection.array(flags), "\(receivedAt)",
+                    "\(limits.maxItems)", "\(limits.maxBytes)",
                 ])
             let accepted = Int(rows.int64(0, 0))
             return AppendResult(
@@ -331,6 +463,14 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
+    public func usage(of list: ListID) throws -> (items: Int64, bytes: Int64) {
+        try connected { db in
+            let rows = try db.prepared("SELECT items, bytes FROM lists WHERE id = $1", [Self.listParameter(list)])
+            guard rows.count == 1 else { throw StoreError.noSuchList }
+            return (rows.int64(0, 0), rows.int64(0, 1))
+        }
+    }
+
     public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
         try connected { db in
             let rows = try db.prepared("SELECT last_seq, epoch FROM lists WHERE id = $1", [Self.listParameter(list)])
@@ -356,10 +496,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
                         WHERE rank > 1 AND received < $1),
                     deleted AS (
                         DELETE FROM ops USING doomed WHERE ops.list = doomed.list AND ops.seq = doomed.seq
-                        RETURNING ops.list, ops.seq)
+                        RETURNING ops.list, ops.seq, coalesce(octet_length(ops.value_text), 0) + 64 AS bytes)
                     UPDATE lists SET compacted_through = greatest(compacted_through, d.top),
-                        dropped = dropped + d.count
-                    FROM (SELECT list, max(seq) AS top, count(*) AS count FROM deleted GROUP BY list) d
+                        dropped = dropped + d.count, bytes = lists.bytes - d.bytes
+                    FROM (SELECT list, max(seq) AS top, count(*) AS count, sum(bytes) AS bytes FROM deleted GROUP BY list) d
                     WHERE lists.no = d.list
                     RETURNING d.count
                     """, ["\(before)"])

@@ -42,8 +42,8 @@ extension SQLiteStore {
                 // One sorted pass: every operation that is not the latest of its register.
                 try db.run(
                     """
-                    CREATE TEMP TABLE doomed AS SELECT list, seq FROM (
-                        SELECT list, seq, received, row_number() OVER (
+                    CREATE TEMP TABLE doomed AS SELECT list, seq, bytes FROM (
+                        SELECT list, seq, received, \(Self.rowBytes) AS bytes, row_number() OVER (
                             PARTITION BY list, item, field ORDER BY ts DESC, replica DESC) AS rank
                         FROM ops)
                     WHERE rank > 1 AND received < ?1
@@ -53,7 +53,8 @@ extension SQLiteStore {
                     """
                     UPDATE lists SET compacted_through = max(compacted_through,
                             (SELECT max(seq) FROM doomed d WHERE d.list = lists.no)),
-                        dropped = dropped + (SELECT count(*) FROM doomed d WHERE d.list = lists.no)
+                        dropped = dropped + (SELECT count(*) FROM doomed d WHERE d.list = lists.no),
+                        bytes = bytes - (SELECT sum(bytes) FROM doomed d WHERE d.list = lists.no)
                     WHERE no IN (SELECT list FROM doomed);
                     DELETE FROM ops WHERE (list, seq) IN (SELECT list, seq FROM doomed);
                     """)

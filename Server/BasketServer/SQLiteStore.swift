@@ -67,7 +67,62 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         // 2: operations compaction dropped, per list, so the store's size in operations is a sum
         // over lists instead of a count over the whole log.
         SQLiteStore.countDropped,
+        // 3: tokens with a public id, a device name and a last use; invites stored by their code's
+        // hash with a number of uses (the plain-text invites of schema 2 are dropped: they expire
+        // within days, and no code may stay readable); signup invites.
+        """
+        ALTER TABLE tokens ADD COLUMN id TEXT;
+        ALTER TABLE tokens ADD COLUMN device TEXT NOT NULL DEFAULT '';
+        ALTER TABLE tokens ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;
+        UPDATE tokens SET id = lower(hex(randomblob(8))), last_used = created;
+        CREATE UNIQUE INDEX tokens_by_id ON tokens(id);
+        CREATE INDEX tokens_by_account ON tokens(account);
+        DROP TABLE invites;
+        CREATE TABLE invites(
+            hash TEXT PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            list INTEGER NOT NULL REFERENCES lists(no),
+            role TEXT NOT NULL,
+            created_by INTEGER NOT NULL,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL,
+            uses_left INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX invites_by_list ON invites(list);
+        -- Who used which invite: a member removed from a list cannot come back with a code they used.
+        CREATE TABLE invite_uses(
+            hash TEXT NOT NULL,
+            account INTEGER NOT NULL,
+            PRIMARY KEY(hash, account)
+        ) WITHOUT ROWID;
+        CREATE TABLE signup_invites(
+            hash TEXT PRIMARY KEY,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL,
+            uses_left INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        -- Quotas: what each list holds, kept up to date by pushes and compaction.
+        ALTER TABLE lists ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE lists ADD COLUMN items INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE list_items(
+            list INTEGER NOT NULL,
+            item BLOB NOT NULL,
+            PRIMARY KEY(list, item)
+        ) WITHOUT ROWID;
+        \(recountUsage)
+        """,
     ]
+
+    /// The bytes an operation row counts against its list's quota (``ListLimits/bytes(of:)``).
+    static let rowBytes = "(coalesce(length(CAST(value AS BLOB)) * (typeof(value) = 'text'), 0) + 64)"
+
+    /// Sets every list's items and bytes from its log (migration 3, and after an import).
+    static let recountUsage = """
+        DELETE FROM list_items;
+        INSERT OR IGNORE INTO list_items(list, item) SELECT list, item FROM ops;
+        UPDATE lists SET bytes = (SELECT coalesce(sum(\(rowBytes)), 0) FROM ops WHERE ops.list = lists.no),
+            items = (SELECT count(*) FROM list_items WHERE list_items.list = lists.no);
+        """
 
     /// Adds `lists.dropped` and fills it from the log (migration 2).
     static let countDropped = """
@@ -119,15 +174,32 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Accounts and tokens
 
-    public func createAccount(name: String, passwordHash: String) throws -> Account {
+    public func createAccount(name: String, passwordHash: String, signupInvite: String?, now: Int64) throws
+        -> Account
+    {
         try locked { db in
             try db.transaction {
                 if try db.scalar("SELECT 1 FROM accounts WHERE name = ?", .text(name)) != nil {
                     throw StoreError.accountExists
                 }
+                if let signupInvite {
+                    try db.run(
+                        "UPDATE signup_invites SET uses_left = uses_left - 1 WHERE hash = ? AND expires > ? AND uses_left > 0",
+                        .text(signupInvite), .integer(now))
+                    guard db.changes == 1 else { throw StoreError.noSuchInvite }
+                    try db.run("DELETE FROM signup_invites WHERE uses_left <= 0")
+                }
                 try db.run("INSERT INTO accounts(name, password) VALUES (?, ?)", .text(name), .text(passwordHash))
                 return Account(id: db.lastInsertRowID, name: name, passwordHash: passwordHash)
             }
+        }
+    }
+
+    public func saveSignupInvite(hash: String, createdAt: Int64, expiresAt: Int64, uses: Int) throws {
+        try locked {
+            try $0.run(
+                "INSERT INTO signup_invites(hash, created, expires, uses_left) VALUES (?, ?, ?, ?)", .text(hash),
+                .integer(createdAt), .integer(expiresAt), .integer(Int64(uses)))
         }
     }
 
@@ -143,25 +215,67 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try locked { try $0.run("UPDATE accounts SET password = ? WHERE id = ?", .text(hash), .integer(account)) }
     }
 
-    public func saveToken(hash: String, account: Int64, createdAt: Int64) throws {
+    public func saveToken(hash: String, id: String, account: Int64, device: String, createdAt: Int64) throws {
         try locked {
             try $0.run(
-                "INSERT INTO tokens(hash, account, created) VALUES (?, ?, ?)", .text(hash), .integer(account),
-                .integer(createdAt))
+                "INSERT INTO tokens(hash, id, account, device, created, last_used) VALUES (?, ?, ?, ?, ?, ?)",
+                .text(hash), .text(id), .integer(account), .text(device), .integer(createdAt), .integer(createdAt))
         }
     }
 
-    public func account(forTokenHash hash: String) throws -> Account? {
+    static func tokenInfo(_ row: Row, from column: Int32) -> TokenInfo {
+        TokenInfo(
+            id: row.string(column) ?? "", device: row.string(column + 1) ?? "", created: row.int64(column + 2),
+            lastUsed: row.int64(column + 3))
+    }
+
+    public func session(forTokenHash hash: String) throws -> (Account, TokenInfo)? {
         try locked { db in
             try db.query(
-                "SELECT a.id, a.name, a.password FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = ?",
-                .text(hash)
-            ) { Account(id: $0.int64(0), name: $0.string(1) ?? "", passwordHash: $0.string(2) ?? "") }.first
+                """
+                SELECT a.id, a.name, a.password, t.id, t.device, t.created, t.last_used
+                FROM tokens t JOIN accounts a ON a.id = t.account WHERE t.hash = ?
+                """, .text(hash)
+            ) {
+                (
+                    Account(id: $0.int64(0), name: $0.string(1) ?? "", passwordHash: $0.string(2) ?? ""),
+                    Self.tokenInfo($0, from: 3)
+                )
+            }.first
+        }
+    }
+
+    public func touchToken(hash: String, at now: Int64) throws {
+        try locked { try $0.run("UPDATE tokens SET last_used = ? WHERE hash = ?", .integer(now), .text(hash)) }
+    }
+
+    public func tokens(of account: Int64) throws -> [TokenInfo] {
+        try locked { db in
+            try db.query(
+                "SELECT id, device, created, last_used FROM tokens WHERE account = ? ORDER BY created, id",
+                .integer(account)
+            ) { Self.tokenInfo($0, from: 0) }
         }
     }
 
     public func revokeToken(hash: String) throws {
         try locked { try $0.run("DELETE FROM tokens WHERE hash = ?", .text(hash)) }
+    }
+
+    public func revokeToken(id: String, of account: Int64) throws -> Bool {
+        try locked { db in
+            try db.run("DELETE FROM tokens WHERE id = ? AND account = ?", .text(id), .integer(account))
+            return db.changes == 1
+        }
+    }
+
+    public func revokeTokens(of account: Int64, keeping: String?) throws -> Int {
+        try locked { db in
+            try db.run(
+                "DELETE FROM tokens WHERE account = ? AND hash IS NOT ?", .integer(account),
+                keeping.map(SQLValue.text) ?? .null)
+            return db.changes
+        }
     }
 
     // MARK: Lists, members, invites
@@ -240,27 +354,35 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     if owners == 1 && others > 1 { throw StoreError.lastOwner }
                 }
                 try db.run("DELETE FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))
+                // Who may no longer invite has no invites out.
+                try db.run("DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(no), .integer(account))
             }
         }
     }
 
-    public func saveInvite(code: String, list: ListID, role: Role, createdBy: Int64, expiresAt: Int64) throws {
+    public func saveInvite(
+        hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
+        uses: Int
+    ) throws {
         try locked { db in
             guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
             try db.run(
-                "INSERT INTO invites(code, list, role, created_by, expires) VALUES (?, ?, ?, ?, ?)", .text(code),
-                .integer(no), .text(role.rawValue), .integer(createdBy), .integer(expiresAt))
+                """
+                INSERT INTO invites(hash, id, list, role, created_by, created, expires, uses_left)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, .text(hash), .text(id), .integer(no), .text(role.rawValue), .integer(createdBy),
+                .integer(createdAt), .integer(expiresAt), .integer(Int64(uses)))
         }
     }
 
-    public func redeemInvite(code: String, account: Int64, now: Int64) throws -> Membership {
+    public func redeemInvite(hash: String, account: Int64, now: Int64, maxMembers: Int) throws -> Membership {
         try locked { db in
             try db.transaction {
                 let rows = try db.query(
                     """
                     SELECT i.list, i.role, l.id, l.epoch, l.last_seq FROM invites i JOIN lists l ON l.no = i.list
-                    WHERE i.code = ? AND i.expires > ?
-                    """, .text(code), .integer(now)
+                    WHERE i.hash = ? AND i.expires > ? AND i.uses_left > 0
+                    """, .text(hash), .integer(now)
                 ) { row in
                     (
                         row.int64(0), Role(rawValue: row.string(1) ?? "") ?? .viewer, row.blob(2), row.string(3) ?? "",
@@ -271,12 +393,65 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 let current = try db.scalar(
                     "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account)
                 )?.textValue.flatMap(Role.init(rawValue:))
+                let usedBefore =
+                    try db.scalar(
+                        "SELECT 1 FROM invite_uses WHERE hash = ? AND account = ?", .text(hash), .integer(account))
+                    != nil
+                if usedBefore {
+                    // The same code again: harmless for a member (another of its devices), refused for
+                    // an account that was removed or left since.
+                    guard let current else { throw StoreError.noSuchInvite }
+                    return Membership(list: ListID(raw: ID128(bytes: id)!), role: current, epoch: epoch, cursor: cursor)
+                }
+                if current == nil {
+                    let members =
+                        try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
+                    if members >= maxMembers { throw StoreError.tooManyMembers }
+                }
                 let role = max(current ?? invited, invited)
                 try db.run(
                     "INSERT OR REPLACE INTO members(list, account, role) VALUES (?, ?, ?)", .integer(no),
                     .integer(account),
                     .text(role.rawValue))
+                try db.run("UPDATE invites SET uses_left = uses_left - 1 WHERE hash = ?", .text(hash))
+                try db.run("INSERT INTO invite_uses(hash, account) VALUES (?, ?)", .text(hash), .integer(account))
+                try db.run("DELETE FROM invites WHERE hash = ? AND uses_left <= 0", .text(hash))
                 return Membership(list: ListID(raw: ID128(bytes: id)!), role: role, epoch: epoch, cursor: cursor)
+            }
+        }
+    }
+
+    public func invites(of list: ListID, now: Int64) throws -> [InviteInfo] {
+        try locked { db in
+            try db.query(
+                """
+                SELECT i.id, i.role, coalesce(a.name, ''), i.created, i.expires, i.uses_left
+                FROM invites i JOIN lists l ON l.no = i.list LEFT JOIN accounts a ON a.id = i.created_by
+                WHERE l.id = ? AND i.expires > ? AND i.uses_left > 0 ORDER BY i.created, i.id
+                """, .blob(list.raw.bytes), .integer(now)
+            ) { Self.inviteInfo($0) }
+        }
+    }
+
+    static func inviteInfo(_ row: Row) -> InviteInfo {
+        InviteInfo(
+            id: row.string(0) ?? "", role: Role(rawValue: row.string(1) ?? "") ?? .viewer,
+            createdBy: row.string(2) ?? "", created: row.int64(3), expires: row.int64(4),
+            usesLeft: Int(row.int64(5)))
+    }
+
+    public func revokeInvite(id: String, of list: ListID) throws -> InviteInfo? {
+        try locked { db in
+            try db.transaction {
+                guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
+                let found = try db.query(
+                    """
+                    SELECT i.id, i.role, coalesce(a.name, ''), i.created, i.expires, i.uses_left
+                    FROM invites i LEFT JOIN accounts a ON a.id = i.created_by WHERE i.list = ? AND i.id = ?
+                    """, .integer(no), .text(id)
+                ) { Self.inviteInfo($0) }.first
+                try db.run("DELETE FROM invites WHERE list = ? AND id = ?", .integer(no), .text(id))
+                return found
             }
         }
     }
@@ -286,9 +461,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Stores a push. Concurrent pushes share one transaction and one commit (group commit): the
     /// first to arrive writes everything queued meanwhile, each push in its own savepoint, so one
     /// bad push fails alone and the fsync is paid once for all of them.
-    public func append(_ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult
-    {
-        let request = PendingAppend(operations: operations, list: list, receivedAt: receivedAt)
+    public func append(
+        _ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64, limits: ListLimits
+    ) throws -> AppendResult {
+        let request = PendingAppend(operations: operations, list: list, receivedAt: receivedAt, limits: limits)
         let leads: Bool = queueLock.withLock {
             pendingAppends.append(request)
             if isWriting { return false }
@@ -334,15 +510,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private func appendLocked(_ request: PendingAppend, _ db: Connection) throws -> AppendResult {
         guard
             let row = try db.query(
-                "SELECT no, last_seq, epoch FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
+                "SELECT no, last_seq, epoch, items, bytes FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
                 map: {
-                    ($0.int64(0), $0.int64(1), $0.string(2) ?? "")
+                    ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3), $0.int64(4))
                 }
             ).first
         else { throw StoreError.noSuchList }
-        let (no, lastSeq, epoch) = row
+        let (no, lastSeq, epoch, items, bytes) = row
         var seq = lastSeq
         var accepted = 0
+        var addedBytes: Int64 = 0
+        var touched = Set<ItemID>()
+        let addItem = try db.cached("INSERT OR IGNORE INTO list_items(list, item) VALUES (?1, ?2)")
+        var addedItems: Int64 = 0
         let insert = try db.cached(
             """
             INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, value, received)
@@ -367,10 +547,24 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             if db.changes == 1 {
                 seq += 1
                 accepted += 1
+                addedBytes += ListLimits.bytes(of: op.value)
+                if touched.insert(op.item).inserted {
+                    try addItem.bind(no, at: 1)
+                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
+                        try addItem.bind($0, at: 2)
+                    }
+                    try addItem.runToCompletion()
+                    addedItems += Int64(db.changes)
+                }
             }
         }
+        // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
+        if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
+        if addedBytes > 0 && bytes + addedBytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if seq != lastSeq {
-            try db.run("UPDATE lists SET last_seq = ? WHERE no = ?", .integer(seq), .integer(no))
+            try db.run(
+                "UPDATE lists SET last_seq = ?, items = items + ?, bytes = bytes + ? WHERE no = ?", .integer(seq),
+                .integer(addedItems), .integer(addedBytes), .integer(no))
         }
         return AppendResult(
             accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
@@ -421,6 +615,18 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    public func usage(of list: ListID) throws -> (items: Int64, bytes: Int64) {
+        try locked { db in
+            guard
+                let row = try db.query(
+                    "SELECT items, bytes FROM lists WHERE id = ?", .blob(list.raw.bytes),
+                    map: { ($0.int64(0), $0.int64(1)) }
+                ).first
+            else { throw StoreError.noSuchList }
+            return row
+        }
+    }
+
     public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
         try locked { db in
             guard
@@ -441,13 +647,15 @@ private final class PendingAppend: @unchecked Sendable {
     // `@unchecked Sendable`: `result` is written by the writing thread before `done` is signalled
     // and read by the waiting thread after it.
     let operations: [BasketCore.Operation]
+    let limits: ListLimits
     let list: ListID
     let receivedAt: Int64
     let done = DispatchSemaphore(value: 0)
     var result: Result<AppendResult, any Error>?
 
-    init(operations: [BasketCore.Operation], list: ListID, receivedAt: Int64) {
+    init(operations: [BasketCore.Operation], list: ListID, receivedAt: Int64, limits: ListLimits) {
         self.operations = operations
+        self.limits = limits
         self.list = list
         self.receivedAt = receivedAt
     }

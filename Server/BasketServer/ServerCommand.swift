@@ -9,9 +9,12 @@ public enum ServerCommand {
 
     static let usage =
         "basket-server [--listen HOST:PORT] [--data DIR | --store postgres://…] [--connections N] [--retention-days N]"
-        + " [--threads N] [--durability full|process] [--max-wait SECONDS] [--signup open|closed] [--trust-proxy]"
+        + " [--threads N] [--durability full|process] [--max-wait SECONDS] [--signup open|invite-only|closed]"
+        + " [--trust-proxy]"
         + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--password-iterations N]"
+        + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N]"
         + " | backup PATH | restore PATH | export PATH | import PATH | compact | renew-epochs"
+        + " | signup-invite [--uses N] [--expires-days N]"
 
     static let help = """
         OVERVIEW: The Basket sync server: accounts, shared lists, and each list's operation log over HTTP.
@@ -31,6 +34,8 @@ public enum ServerCommand {
           compact          Drop superseded operations received more than --retention-days ago, then exit.
           renew-epochs     Give every list a new epoch, so clients push again what the store does not hold
                            (after restoring a PostgreSQL database with pg_restore; restore does it for SQLite).
+          signup-invite    Print a new signup invite code (for --signup invite-only), usable --uses N times
+                           (default 1) for --expires-days N days (default 7); the store keeps only its hash.
 
         OPTIONS (each also from the environment):
           --listen HOST:PORT   BASKET_LISTEN      default 127.0.0.1:8080 ([::1]:8080 for IPv6; port 0 picks one)
@@ -45,12 +50,17 @@ public enum ServerCommand {
                                                   (SQLite only: on PostgreSQL its own synchronous_commit decides)
           --max-wait SECONDS   BASKET_MAX_WAIT    default 30 (0–30); a long-poll waits at most this long, however
                                                   long it asks (a proxy with a shorter read timeout needs less)
-          --signup MODE        BASKET_SIGNUP      open (default): anyone may create an account; closed: nobody
+          --signup MODE        BASKET_SIGNUP      open (default): anyone may create an account; invite-only: with a
+                                                  code from 'basket-server signup-invite'; closed: nobody
           --trust-proxy        BASKET_TRUST_PROXY=1  behind a proxy (docs/deploy.md): the client's address is the last
                                                   X-Forwarded-For entry, and the proxy limits connections per client
           --connections-per-address N  BASKET_CONNECTIONS_PER_ADDRESS  default 256 (0: no limit; --trust-proxy
                                                   sets 0, since every connection then comes from the proxy)
           --metrics-listen HOST:PORT  BASKET_METRICS_LISTEN  serve /metrics there only, not on the public port
+          --max-lists N        BASKET_MAX_LISTS   default 200: lists one account may make or join
+          --max-members N      BASKET_MAX_MEMBERS default 50: members one list may have
+          --max-items N        BASKET_MAX_ITEMS   default 20000: items one list may hold (removed ones too)
+          --max-list-mb N      BASKET_MAX_LIST_MB default 64: MiB of stored operations one list may hold
           --password-iterations N  BASKET_PASSWORD_ITERATIONS  default 600000 (PBKDF2-SHA256, at least 1000;
                                                   lower only for tests: it is what a stolen store costs to crack)
           --quiet              BASKET_QUIET=1     no access log
@@ -77,6 +87,12 @@ public enum ServerCommand {
         var passwordIterations = BasketService.Configuration().passwordIterations
         var command: String?
         var argument: String?
+        var maxLists = 200
+        var maxMembers = 50
+        var maxItems: Int64 = 20_000
+        var maxListMB = 64.0
+        var inviteUses = 1
+        var inviteDays = 7.0
     }
 
     struct UsageError: Error { var message: String }
@@ -99,7 +115,7 @@ public enum ServerCommand {
         }
         func signup(_ value: String) throws {
             guard let mode = BasketService.Signup(rawValue: value) else {
-                throw UsageError(message: "--signup is open or closed, not '\(value)'")
+                throw UsageError(message: "--signup is open, invite-only or closed, not '\(value)'")
             }
             settings.signup = mode
         }
@@ -150,6 +166,19 @@ public enum ServerCommand {
         if let value = environment["BASKET_PASSWORD_ITERATIONS"], !value.isEmpty {
             try iterations("BASKET_PASSWORD_ITERATIONS", value)
         }
+        func quota(_ name: String, _ value: String) throws {
+            let n = try number(name, value)
+            guard n >= 1 else { throw UsageError(message: "\(name) is at least 1") }
+            switch name {
+            case "--max-lists", "BASKET_MAX_LISTS": settings.maxLists = Int(min(n, 1e9))
+            case "--max-members", "BASKET_MAX_MEMBERS": settings.maxMembers = Int(min(n, 1e9))
+            case "--max-items", "BASKET_MAX_ITEMS": settings.maxItems = Int64(min(n, 1e15))
+            default: settings.maxListMB = min(n, 1e9)
+            }
+        }
+        for name in ["BASKET_MAX_LISTS", "BASKET_MAX_MEMBERS", "BASKET_MAX_ITEMS", "BASKET_MAX_LIST_MB"] {
+            if let value = environment[name], !value.isEmpty { try quota(name, value) }
+        }
         if let value = environment["BASKET_CONNECTIONS_PER_ADDRESS"], !value.isEmpty {
             settings.connectionsPerAddress = Int(try number("BASKET_CONNECTIONS_PER_ADDRESS", value))
         }
@@ -183,13 +212,22 @@ public enum ServerCommand {
             case "--trust-proxy": settings.trustProxy = true
             case "--metrics-listen": try metricsListen(try value())
             case "--password-iterations": try iterations(arg, try value())
+            case "--max-lists", "--max-members", "--max-items", "--max-list-mb": try quota(arg, try value())
             case "--connections-per-address": settings.connectionsPerAddress = Int(try number(arg, try value()))
             case "--durability": try durability(try value())
             case "backup", "restore", "export", "import":
                 guard settings.command == nil else { throw UsageError(message: "one command at a time") }
                 settings.command = arg
                 settings.argument = try value()
-            case "compact", "renew-epochs":
+            case "--uses":
+                let n = try number(arg, try value())
+                guard n >= 1 && n <= 10_000 else { throw UsageError(message: "--uses is 1…10000") }
+                settings.inviteUses = Int(n)
+            case "--expires-days":
+                let n = try number(arg, try value())
+                guard n > 0 && n <= 365 else { throw UsageError(message: "--expires-days is more than 0, at most 365") }
+                settings.inviteDays = n
+            case "compact", "renew-epochs", "signup-invite":
                 guard settings.command == nil else { throw UsageError(message: "one command at a time") }
                 settings.command = arg
             default: throw UsageError(message: "unknown argument '\(arg)'")
@@ -293,6 +331,19 @@ public enum ServerCommand {
             case "renew-epochs":
                 print("\(try withStore(settings) { try $0.renewEpochs() }) lists have a new epoch")
                 return 0
+            case "signup-invite":
+                let code = Passwords.inviteCode()
+                let now = Int64(HybridClock.wallClockMilliseconds())
+                let expires = now + Int64(settings.inviteDays * 86_400_000)
+                try withStore(settings) {
+                    try $0.saveSignupInvite(
+                        hash: Passwords.codeHash(code), createdAt: now, expiresAt: expires, uses: settings.inviteUses)
+                }
+                print(code)
+                printError(
+                    "A signup invite for \(settings.inviteUses) account\(settings.inviteUses == 1 ? "" : "s"), valid"
+                        + " \(settings.inviteDays) days: basket signup NAME --invite \(code)")
+                return 0
             default:
                 return try serve(settings)
             }
@@ -311,6 +362,10 @@ public enum ServerCommand {
         serviceConfiguration.signup = settings.signup
         serviceConfiguration.trustForwardedFor = settings.trustProxy
         serviceConfiguration.passwordIterations = settings.passwordIterations
+        serviceConfiguration.maxListsPerAccount = settings.maxLists
+        serviceConfiguration.maxMembersPerList = settings.maxMembers
+        serviceConfiguration.maxItemsPerList = settings.maxItems
+        serviceConfiguration.maxBytesPerList = Int64(settings.maxListMB * 1_048_576)
         let service = BasketService(store: store, configuration: serviceConfiguration)
         let separateMetrics = settings.metricsHost != nil
         let router = service.router(servingMetrics: !separateMetrics)

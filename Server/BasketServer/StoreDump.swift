@@ -10,17 +10,34 @@ public import SQLite
 /// numbers, text is a string, bytes are `{"hex":"…"}`, NULL is null.
 public enum StoreDump {
     public static let format = "basket-store"
-    public static let version = 1
+    /// 2: tokens with id, device and last use; invites by hash with uses; signup invites.
+    /// Version 1 dumps are still read: their tokens get a new id, their plain-text invites are
+    /// left out (as the schema 3 migration drops them).
+    public static let version = 2
 
     /// The tables and their columns, in the order rows are written and read back.
     public static let tables: [(name: String, columns: [String])] = [
         ("accounts", ["id", "name", "password"]),
-        ("tokens", ["hash", "account", "created"]),
+        ("tokens", ["hash", "id", "account", "device", "created", "last_used"]),
         ("lists", ["no", "id", "epoch", "last_seq", "compacted_through"]),
         ("members", ["list", "account", "role"]),
-        ("invites", ["code", "list", "role", "created_by", "expires"]),
+        ("invites", ["hash", "id", "list", "role", "created_by", "created", "expires", "uses_left"]),
+        ("invite_uses", ["hash", "account"]),
+        ("signup_invites", ["hash", "created", "expires", "uses_left"]),
         ("ops", ["list", "seq", "item", "field", "ts", "replica", "value", "received"]),
     ]
+
+    /// Version 1's columns where they differ.
+    static let version1Columns: [String: Int] = ["tokens": 3, "invites": 5]
+
+    /// A version 1 row as version 2 has it; nil for rows version 2 leaves out.
+    static func upgrade(_ table: String, _ row: [SQLValue]) -> [SQLValue]? {
+        switch table {
+        case "tokens": [row[0], .text(Secrets.hex(Secrets.randomBytes(8))), row[1], .text(""), row[2], row[2]]
+        case "invites": nil
+        default: row
+        }
+    }
 
     public struct FormatError: Error, CustomStringConvertible {
         public var description: String
@@ -116,21 +133,26 @@ extension DumpableStore {
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
         guard let first = lines.first,
             let header = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
-            header["format"] as? String == StoreDump.format, header["version"] as? Int == StoreDump.version
+            header["format"] as? String == StoreDump.format, let version = header["version"] as? Int,
+            version == 1 || version == StoreDump.version
         else {
             throw StoreDump.FormatError(
                 description: "\(path) is not a \(StoreDump.format) dump, version \(StoreDump.version)")
         }
         let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
         var rows: [(table: String, row: [SQLValue])] = []
-        var counts: [String: Int] = [:]
+        var counts = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, 0) })
         for (index, raw) in lines.enumerated().dropFirst() {
             let number = index + 1
             guard let object = try? JSONSerialization.jsonObject(with: Data(raw)) as? [String: Any],
                 let table = object["table"] as? String, let names = columns[table],
-                let row = object["row"] as? [Any], row.count == names.count
+                version == 2 || (table != "signup_invites" && table != "invite_uses"),
+                let row = object["row"] as? [Any],
+                row.count == (version == 1 ? StoreDump.version1Columns[table] ?? names.count : names.count)
             else { throw StoreDump.FormatError(description: "line \(number): not a row of a known table") }
-            rows.append((table, try row.map { try StoreDump.decode($0, line: number) }))
+            let decoded = try row.map { try StoreDump.decode($0, line: number) }
+            guard let stored = version == 1 ? StoreDump.upgrade(table, decoded) : decoded else { continue }
+            rows.append((table, stored))
             counts[table, default: 0] += 1
         }
         try loadRows(rows)
@@ -172,7 +194,7 @@ extension SQLiteStore: DumpableStore {
                         throw StoreDump.FormatError(description: "a \(table) row cannot be stored: \(error)")
                     }
                 }
-                try db.execute(Self.recountDropped)
+                try db.execute(Self.recountDropped + Self.recountUsage)
             }
         }
     }
@@ -181,8 +203,9 @@ extension SQLiteStore: DumpableStore {
 extension PostgresStore: DumpableStore {
     /// Per dump column: how PostgreSQL keeps it ("i" bigint, "t" text, "b" bytea, "v" the two value columns).
     static let dumpKinds: [String: [Character]] = [
-        "accounts": ["i", "t", "t"], "tokens": ["t", "i", "i"], "lists": ["i", "b", "t", "i", "i"],
-        "members": ["i", "i", "t"], "invites": ["t", "i", "t", "i", "i"],
+        "accounts": ["i", "t", "t"], "tokens": ["t", "t", "i", "t", "i", "i"], "lists": ["i", "b", "t", "i", "i"],
+        "members": ["i", "i", "t"], "invites": ["t", "t", "i", "t", "i", "i", "i", "i"],
+        "invite_uses": ["t", "i"], "signup_invites": ["t", "i", "i", "i"],
         "ops": ["i", "i", "b", "i", "i", "i", "v", "i"],
     ]
 
@@ -267,7 +290,7 @@ extension PostgresStore: DumpableStore {
                 }
                 // Later accounts and lists continue after the imported numbers.
                 try db.execute(
-                    PostgresMigrations.recountDropped
+                    PostgresMigrations.recountDropped + PostgresMigrations.recountUsage
                         + """
                         SELECT setval(pg_get_serial_sequence('accounts', 'id'), coalesce(max(id), 0) + 1, false) FROM accounts;
                         SELECT setval(pg_get_serial_sequence('lists', 'no'), coalesce(max(no), 0) + 1, false) FROM lists;

@@ -120,6 +120,18 @@ final class Watchers: @unchecked Sendable {
         }
     }
 
+    /// Answers `account`'s watchers of `list` with `response` at once (it was removed from the list).
+    func dismiss(account: Int64, list: ListID, with response: HTTPResponse) {
+        let dismissed: [Watcher] = lock.withLock {
+            guard let all = waiting[list] else { return [] }
+            let (gone, keep) = (all.filter { $0.account == account }, all.filter { $0.account != account })
+            waiting[list] = keep.isEmpty ? nil : keep
+            for watcher in gone { unpark(watcher.account) }
+            return gone
+        }
+        for watcher in dismissed { watcher.responder.respond(response) }
+    }
+
     /// Answers every watcher with what it has (an empty page); later parks answer at once.
     func close() {
         let all: [(ListID, Watcher)] = lock.withLock {

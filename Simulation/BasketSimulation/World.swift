@@ -109,7 +109,7 @@ final class World: @unchecked Sendable {
         for device in devices.dropFirst() {
             try runBlocking {
                 let code = try await owner.transport.invite(to: list, role: "editor")
-                let remote = try await device.transport.join(code: code)
+                let remote = try await device.transport.join(code: code.code ?? "")
                 _ = try await device.engine.adopt(remote.id)
             }
         }

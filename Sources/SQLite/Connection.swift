@@ -132,7 +132,18 @@ public final class Connection {
     /// Turns on write-ahead logging and sets how commits reach the disk.
     public func configure(synchronous: Synchronous) throws {
         if path != ":memory:" {
-            _ = try scalar("PRAGMA journal_mode = WAL")
+            // Several processes opening a new file at once race to switch it to WAL; SQLite answers
+            // the losers SQLITE_BUSY without waiting on the busy handler. Try again, boundedly.
+            var attempts = 0
+            while true {
+                do {
+                    _ = try scalar("PRAGMA journal_mode = WAL")
+                    break
+                } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && attempts < 100 {
+                    attempts += 1
+                    sqlite3_sleep(50)
+                }
+            }
         }
         try execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try execute("PRAGMA foreign_keys = ON")

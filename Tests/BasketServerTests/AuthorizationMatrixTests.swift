@@ -88,11 +88,53 @@ struct AuthorizationMatrixTests {
                 try await harness.call("DELETE", "/v1/lists/\(list)/members/target", token: token)
             },
             // Any signed-in account may redeem a code (that is what it is for); members keep their list.
-            Case(route: "POST /v1/invites/{code}", expected: signedIn(200)) { _, token in
+            Case(route: "POST /v1/invites", expected: signedIn(200)) { _, token in
                 let invite = try await harness.call(
                     "POST", "/v1/lists/\(list)/invites", token: owner, json: ["role": "viewer"])
                 let code = invite.json["code"] as? String ?? "none"
-                return try await harness.call("POST", "/v1/invites/\(code)", token: token)
+                return try await harness.call("POST", "/v1/invites", token: token, json: ["code": code])
+            },
+            // An owner sees every invite, an editor its own; a viewer none. (The stranger has just
+            // joined as a viewer with the code above.)
+            Case(
+                route: "GET /v1/lists/{id}/invites",
+                expected: [
+                    .none: 401, .bad: 401, .revoked: 401, .stranger: 403, .viewer: 403, .editor: 200, .owner: 200,
+                ]
+            ) { _, token in
+                try await harness.call("GET", "/v1/lists/\(list)/invites", token: token)
+            },
+            // An owner's invite: withdrawn by the owner; to others it is not theirs to see (404).
+            Case(
+                route: "DELETE /v1/lists/{id}/invites/{invite}",
+                expected: [
+                    .none: 401, .bad: 401, .revoked: 401, .stranger: 404, .viewer: 404, .editor: 404, .owner: 204,
+                ]
+            ) { _, token in
+                let invite = try await harness.call(
+                    "POST", "/v1/lists/\(list)/invites", token: owner, json: ["role": "viewer"])
+                let id = invite.json["id"] as? String ?? "none"
+                return try await harness.call("DELETE", "/v1/lists/\(list)/invites/\(id)", token: token)
+            },
+            Case(route: "GET /v1/tokens", expected: signedIn(200)) { _, token in
+                try await harness.call("GET", "/v1/tokens", token: token)
+            },
+            // Each signed-in caller signs out a device of its own made for this.
+            Case(route: "DELETE /v1/tokens/{id}", expected: signedIn(204)) { caller, token in
+                var id = "none"
+                if [.stranger, .viewer, .editor, .owner].contains(caller) {
+                    let login = try await harness.call(
+                        "POST", "/v1/tokens",
+                        json: ["name": caller.rawValue, "password": "\(caller.rawValue)-password"])
+                    id = login.json["id"] as? String ?? "none"
+                }
+                return try await harness.call("DELETE", "/v1/tokens/\(id)", token: token)
+            },
+            // The password "changed" to itself (later cases sign in with it); other devices signed out.
+            Case(route: "POST /v1/account/password", expected: signedIn(200)) { caller, token in
+                try await harness.call(
+                    "POST", "/v1/account/password", token: token,
+                    json: ["password": "\(caller.rawValue)-password", "newPassword": "\(caller.rawValue)-password"])
             },
             // Revoking signs out: each signed-in caller revokes a token of its own made for this.
             Case(route: "DELETE /v1/tokens/current", expected: signedIn(204)) { caller, token in
@@ -104,6 +146,10 @@ struct AuthorizationMatrixTests {
                     own = login.json["token"] as? String
                 }
                 return try await harness.call("DELETE", "/v1/tokens/current", token: own)
+            },
+            // Sign out everywhere: last, since it ends every token of the caller.
+            Case(route: "DELETE /v1/tokens", expected: signedIn(200)) { _, token in
+                try await harness.call("DELETE", "/v1/tokens", token: token)
             },
         ]
         // The table covers every route the server serves.

@@ -165,7 +165,7 @@ final class Harness: Sendable {
     func join(_ list: ListID, owner: String, member: String, role: String) async throws {
         let invite = try await call("POST", "/v1/lists/\(list)/invites", token: owner, json: ["role": role])
         let code = invite.json["code"] as! String
-        let joined = try await call("POST", "/v1/invites/\(code)", token: member)
+        let joined = try await call("POST", "/v1/invites", token: member, json: ["code": code])
         precondition(joined.status == 200)
     }
 

@@ -38,12 +38,64 @@ struct StoreTests {
         #expect(try store.account(named: "alice")?.passwordHash == "hash-a2")
         #expect(try store.account(named: "bob")?.passwordHash == "hash-b")
         try store.setPasswordHash("hash-a", of: alice.id)
-        try store.saveToken(hash: "t1", account: alice.id, createdAt: 1)
-        try store.saveToken(hash: "t2", account: bob.id, createdAt: 2)
+        try store.saveToken(hash: "t1", id: "id1", account: alice.id, device: "phone", createdAt: 1)
+        try store.saveToken(hash: "t2", id: "id2", account: bob.id, device: "laptop", createdAt: 2)
         #expect(try store.account(forTokenHash: "t1") == alice)
         try store.revokeToken(hash: "t1")
         #expect(try store.account(forTokenHash: "t1") == nil)
         #expect(try store.account(forTokenHash: "t2") == bob)
+        #expect(try store.statistics().accounts == 2)
+    }
+
+    /// Tokens have a public id, a device name, a creation and a last use; they are listed per
+    /// account and revoked one by one, or all but one.
+    @Test(arguments: backends) func tokensHaveALifecycle(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a")
+        let bob = try store.createAccount(name: "bob", passwordHash: "b")
+        try store.saveToken(hash: "h1", id: "a1", account: alice.id, device: "phone", createdAt: 10)
+        try store.saveToken(hash: "h2", id: "a2", account: alice.id, device: "laptop", createdAt: 20)
+        try store.saveToken(hash: "h3", id: "a3", account: alice.id, device: "tablet", createdAt: 30)
+        try store.saveToken(hash: "hb", id: "b1", account: bob.id, device: "bob's", createdAt: 40)
+        let (account, info) = try #require(try store.session(forTokenHash: "h2"))
+        #expect(account == alice && info == TokenInfo(id: "a2", device: "laptop", created: 20, lastUsed: 20))
+        try store.touchToken(hash: "h2", at: 99)
+        #expect(try store.session(forTokenHash: "h2")?.1.lastUsed == 99)
+        #expect(try store.tokens(of: alice.id).map(\.device) == ["phone", "laptop", "tablet"])
+        // Another account's id revokes nothing.
+        #expect(try !store.revokeToken(id: "b1", of: alice.id))
+        #expect(try store.revokeToken(id: "a1", of: alice.id))
+        #expect(try store.session(forTokenHash: "h1") == nil)
+        #expect(try store.revokeTokens(of: alice.id, keeping: "h3") == 1)
+        #expect(try store.tokens(of: alice.id).map(\.id) == ["a3"])
+        #expect(try store.revokeTokens(of: alice.id, keeping: nil) == 1)
+        #expect(try store.tokens(of: alice.id).isEmpty)
+        #expect(try store.session(forTokenHash: "hb")?.0 == bob)
+    }
+
+    /// Signup invites: used once per account made, only before they expire; a name taken uses none.
+    @Test(arguments: backends) func signupInvitesAreUsedUp(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        try store.saveSignupInvite(hash: "s", createdAt: 0, expiresAt: 100, uses: 2)
+        #expect(throws: StoreError.noSuchInvite) {
+            try store.createAccount(name: "x", passwordHash: "p", signupInvite: "nope", now: 1)
+        }
+        _ = try store.createAccount(name: "a", passwordHash: "p", signupInvite: "s", now: 1)
+        #expect(throws: StoreError.accountExists) {
+            try store.createAccount(name: "a", passwordHash: "p", signupInvite: "s", now: 1)
+        }
+        _ = try store.createAccount(name: "b", passwordHash: "p", signupInvite: "s", now: 2)
+        #expect(throws: StoreError.noSuchInvite) {
+            try store.createAccount(name: "c", passwordHash: "p", signupInvite: "s", now: 3)
+        }
+        try store.saveSignupInvite(hash: "late", createdAt: 0, expiresAt: 100, uses: 5)
+        #expect(throws: StoreError.noSuchInvite) {
+            try store.createAccount(name: "d", passwordHash: "p", signupInvite: "late", now: 100)
+        }
         #expect(try store.statistics().accounts == 2)
     }
 
@@ -60,24 +112,62 @@ struct StoreTests {
         #expect(throws: StoreError.listExists) { try store.createList(list, owner: bob) }
         #expect(try store.role(of: alice, in: list) == .owner)
         #expect(try store.role(of: bob, in: list) == nil)
+        func invite(_ hash: String, _ role: Role, expires: Int64 = 1_000, uses: Int = 1, by: Int64 = alice) throws {
+            try store.saveInvite(
+                hash: hash, id: "id-\(hash)", list: list, role: role, createdBy: by, createdAt: 1, expiresAt: expires,
+                uses: uses)
+        }
         #expect(throws: StoreError.noSuchList) {
-            try store.saveInvite(code: "x", list: .random(), role: .editor, createdBy: alice, expiresAt: 10)
+            try store.saveInvite(
+                hash: "x", id: "x", list: .random(), role: .editor, createdBy: alice, createdAt: 1, expiresAt: 10,
+                uses: 1)
         }
 
-        try store.saveInvite(code: "edit", list: list, role: .editor, createdBy: alice, expiresAt: 1_000)
-        try store.saveInvite(code: "view", list: list, role: .viewer, createdBy: alice, expiresAt: 1_000)
-        try store.saveInvite(code: "old", list: list, role: .owner, createdBy: alice, expiresAt: 100)
-        #expect(throws: StoreError.noSuchInvite) { try store.redeemInvite(code: "old", account: bob, now: 500) }
-        #expect(throws: StoreError.noSuchInvite) { try store.redeemInvite(code: "nope", account: bob, now: 500) }
-        let joined = try store.redeemInvite(code: "edit", account: bob, now: 500)
+        try invite("edit", .editor)
+        try invite("view", .viewer, uses: 3)
+        try invite("old", .owner, expires: 100)
+        func redeem(_ hash: String, _ account: Int64, max: Int = 50) throws -> Membership {
+            try store.redeemInvite(hash: hash, account: account, now: 500, maxMembers: max)
+        }
+        #expect(try store.invites(of: list, now: 500).map(\.id) == ["id-edit", "id-view"])
+        #expect(throws: StoreError.noSuchInvite) { try redeem("old", bob) }
+        #expect(throws: StoreError.noSuchInvite) { try redeem("nope", bob) }
+        let joined = try redeem("edit", bob)
         #expect(joined.list == list && joined.role == .editor && joined.epoch == created.epoch)
-        // A weaker invite never lowers a role.
-        #expect(try store.redeemInvite(code: "view", account: bob, now: 500).role == .editor)
-        #expect(try store.redeemInvite(code: "view", account: carol, now: 500).role == .viewer)
+        // Single use: gone once used.
+        #expect(try store.invites(of: list, now: 500).map(\.id) == ["id-view"])
+        #expect(throws: StoreError.noSuchInvite) { try redeem("edit", carol) }
+        // A weaker invite never lowers a role; the same code again is harmless for a member who used
+        // it (another of its devices) and uses nothing.
+        #expect(try redeem("view", bob).role == .editor)
+        #expect(try redeem("view", bob).role == .editor)
+        #expect(try store.invites(of: list, now: 500).first?.usesLeft == 2)
+        // The list is full at two members for carol: refused, and the invite keeps its use.
+        #expect(throws: StoreError.tooManyMembers) { try redeem("view", carol, max: 2) }
+        #expect(try redeem("view", carol).role == .viewer)
         #expect(
             try store.members(of: list).map { "\($0.account):\($0.role)" } == [
                 "alice:owner", "bob:editor", "carol:viewer",
             ])
+        // Invites are listed with their maker, withdrawn by id, and go with a maker who is removed.
+        try invite("by-bob", .editor, uses: 5, by: bob)
+        let listed = try store.invites(of: list, now: 500)
+        #expect(listed.map(\.createdBy) == ["bob", "alice"] && listed.map(\.usesLeft) == [5, 1])
+        #expect(try store.revokeInvite(id: "id-view", of: list)?.role == .viewer)
+        #expect(try store.revokeInvite(id: "id-view", of: list) == nil)
+        let dan = try store.createAccount(name: "dan", passwordHash: "d").id
+        #expect(throws: StoreError.noSuchInvite) { try redeem("view", dan) }
+        try store.removeMember(bob, from: list)
+        #expect(try store.invites(of: list, now: 500).isEmpty)
+        // A removed member cannot come back with a code it used.
+        try invite("again", .editor, uses: 5)
+        _ = try redeem("again", bob)
+        try store.removeMember(bob, from: list)
+        #expect(throws: StoreError.noSuchInvite) { try redeem("again", bob) }
+        #expect(try redeem("again", dan).role == .editor)
+        try store.removeMember(dan, from: list)
+        try invite("bob-back", .editor)
+        _ = try redeem("bob-back", bob)
         let other = ListID.random()
         _ = try store.createList(other, owner: bob)
         #expect(try store.memberships(of: bob).map(\.list) == [list, other])
@@ -169,6 +259,48 @@ struct StoreTests {
         // A budget smaller than one operation still moves: one per page.
         let tiny = try store.page(of: list, after: 0, limit: 5_000, maxBytes: 10)
         #expect(tiny.count == 1 && tiny.cursor == 1 && tiny.more)
+    }
+
+    /// A list's items and bytes are counted as pushes land; a push that would pass either quota is
+    /// refused whole; compaction gives bytes back.
+    @Test(arguments: backends) func listQuotasRefuseAPushWhole(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        let limits = ListLimits(maxItems: 3, maxBytes: 1_000)
+        let first = [
+            Self.op(list, "Milk", ms: 1_000), Self.op(list, "Milk", field: .checked, value: .bool(false), ms: 1_001),
+            Self.op(list, "Tea", ms: 1_002),
+        ]
+        _ = try store.append(first, to: list, receivedAt: 1, limits: limits)
+        #expect(try store.usage(of: list) == (2, (4 + 64) + 64 + (3 + 64)))
+        // Duplicates and new writes to known items add no item.
+        _ = try store.append(
+            first + [Self.op(list, "Tea", value: .text("Green tea"), ms: 1_003)], to: list,
+            receivedAt: 2, limits: limits)
+        #expect(try store.usage(of: list).items == 2)
+        // Two new items where one fits: refused whole.
+        #expect(throws: StoreError.tooManyItems) {
+            try store.append(
+                [Self.op(list, "Eggs", ms: 1_004), Self.op(list, "Bread", ms: 1_005)], to: list, receivedAt: 3,
+                limits: limits)
+        }
+        #expect(try store.head(of: list).cursor == 4 && store.usage(of: list).items == 2)
+        _ = try store.append([Self.op(list, "Eggs", ms: 1_006)], to: list, receivedAt: 3, limits: limits)
+        // A note past the bytes left: refused whole.
+        let before = try store.usage(of: list).bytes
+        #expect(throws: StoreError.listTooLarge) {
+            try store.append(
+                [Self.op(list, "Eggs", field: .note, value: .text(String(repeating: "n", count: 1_000)), ms: 1_007)],
+                to: list, receivedAt: 4, limits: limits)
+        }
+        #expect(try store.usage(of: list).bytes == before && store.head(of: list).cursor == 5)
+        // Compaction drops Tea's first name (superseded): its bytes come back; its item stays.
+        #expect(try store.compact(receivedBefore: 10) == 1)
+        #expect(try store.usage(of: list) == (3, before - (3 + 64)))
     }
 
     /// Several writers (threads, each with its own store handle as a server instance has) push
@@ -289,14 +421,64 @@ struct StoreTests {
         store.close()
         // Back to schema 1, as an older build left it.
         try storage.execute(
-            sqlite: "ALTER TABLE lists DROP COLUMN dropped; PRAGMA user_version = 1",
-            postgres: "ALTER TABLE lists DROP COLUMN dropped; UPDATE basket_schema SET version = 1")
+            sqlite: Self.undoSchema3(postgres: false)
+                + "ALTER TABLE lists DROP COLUMN dropped; PRAGMA user_version = 1",
+            postgres: Self.undoSchema3(postgres: true)
+                + "ALTER TABLE lists DROP COLUMN dropped; UPDATE basket_schema SET version = 1")
         let (stores, failures) = storage.openAtOnce(4)
         defer { for store in stores { store.close() } }
         #expect(failures == [])
         #expect(try stores.first?.statistics().operations == 2)
         #expect(try stores.first?.page(of: list, after: 0, limit: 10).count == 2)
-        #expect(try storage.schemaVersion() == 2)
+        #expect(try storage.schemaVersion() == 3)
+    }
+
+    /// Schema 3 taken back to schema 2, as the previous build left it (tokens without id, device and
+    /// last use; invites in plain text).
+    static func undoSchema3(postgres: Bool) -> String {
+        """
+        DROP INDEX tokens_by_id; DROP INDEX tokens_by_account;
+        ALTER TABLE tokens DROP COLUMN id; ALTER TABLE tokens DROP COLUMN device; ALTER TABLE tokens DROP COLUMN last_used;
+        DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE list_items;
+        ALTER TABLE lists DROP COLUMN bytes; ALTER TABLE lists DROP COLUMN items;
+        \(postgres ? "DROP FUNCTION basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);" : "")
+        CREATE TABLE invites(code TEXT PRIMARY KEY, list \(postgres ? "bigint" : "INTEGER") NOT NULL, role TEXT NOT NULL,
+            created_by \(postgres ? "bigint" : "INTEGER") NOT NULL, expires \(postgres ? "bigint" : "INTEGER") NOT NULL);
+
+        """
+    }
+
+    /// A store at schema 2 is migrated to 3 by four instances at once: its tokens keep working (with
+    /// an id each, last used when made), its plain-text invites are gone.
+    @Test(arguments: backends) func aStoreAtSchema2KeepsItsTokensAndDropsPlainInvites(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        let alice = try store.createAccount(name: "alice", passwordHash: "a")
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice.id)
+        _ = try store.append(
+            [Self.op(list, "Milk"), Self.op(list, "Milk", field: .note, value: .text("oat"), counter: 1)], to: list,
+            receivedAt: 1)
+        store.close()
+        try storage.execute(
+            sqlite: Self.undoSchema3(postgres: false)
+                + "INSERT INTO tokens(hash, account, created) VALUES ('old', \(alice.id), 1234);"
+                + "INSERT INTO invites VALUES ('PLAIN-CODE', 1, 'editor', \(alice.id), 9999999999999);"
+                + "PRAGMA user_version = 2",
+            postgres: Self.undoSchema3(postgres: true)
+                + "INSERT INTO tokens(hash, account, created) VALUES ('old', \(alice.id), 1234);"
+                + "INSERT INTO invites VALUES ('PLAIN-CODE', 1, 'editor', \(alice.id), 9999999999999);"
+                + "UPDATE basket_schema SET version = 2")
+        let (stores, failures) = storage.openAtOnce(4)
+        defer { for store in stores { store.close() } }
+        #expect(failures == [])
+        let migrated = try #require(stores.first)
+        let (account, token) = try #require(try migrated.session(forTokenHash: "old"))
+        #expect(account == alice && token.id.count == 16 && token.created == 1234 && token.lastUsed == 1234)
+        #expect(try migrated.invites(of: list, now: 0).isEmpty)
+        // What the list holds is counted from its log: one item, two operations.
+        #expect(try migrated.usage(of: list) == (1, (4 + 64) + (3 + 64)))
+        #expect(try storage.schemaVersion() == 3)
     }
 
     /// A store written by a newer build (a higher schema version) is refused, not written to.
@@ -318,11 +500,14 @@ struct StoreTests {
         defer { source.close() }
         let alice = try source.createAccount(name: "alice", passwordHash: "pbkdf2$1$aa$bb")
         let bob = try source.createAccount(name: "bob", passwordHash: "pbkdf2$1$cc$dd")
-        try source.saveToken(hash: "token", account: alice.id, createdAt: 5)
+        try source.saveToken(hash: "token", id: "t-id", account: alice.id, device: "phone \"1\"", createdAt: 5)
         let list = ListID.random()
         _ = try source.createList(list, owner: alice.id)
-        try source.saveInvite(code: "inv", list: list, role: .editor, createdBy: alice.id, expiresAt: 99)
-        _ = try source.redeemInvite(code: "inv", account: bob.id, now: 1)
+        try source.saveInvite(
+            hash: "inv", id: "i-id", list: list, role: .editor, createdBy: alice.id, createdAt: 1, expiresAt: 99,
+            uses: 2)
+        _ = try source.redeemInvite(hash: "inv", account: bob.id, now: 1, maxMembers: 50)
+        try source.saveSignupInvite(hash: "signup", createdAt: 1, expiresAt: 2, uses: 3)
         let ops =
             (0..<500).map { Self.op(list, "Item \($0)", counter: UInt16($0)) } + [
                 Self.op(list, "Item 1", field: .checked, value: .bool(true), counter: 600),
@@ -337,7 +522,11 @@ struct StoreTests {
         #expect(try source.statistics().operations == 503)
         let dump = folder.file("dump.jsonl")
         let counts = try source.export(to: dump)
-        #expect(counts == ["accounts": 2, "tokens": 1, "lists": 1, "members": 2, "invites": 1, "ops": 503])
+        #expect(
+            counts == [
+                "accounts": 2, "tokens": 1, "lists": 1, "members": 2, "invites": 1, "invite_uses": 1,
+                "signup_invites": 1, "ops": 503,
+            ])
 
         let targetStorage = try TestStore(to)
         let target = try targetStorage.open()
@@ -351,6 +540,9 @@ struct StoreTests {
                 == source.page(of: list, after: 0, limit: 1_000).encoded)
         #expect(try target.head(of: list) == source.head(of: list))
         #expect(try target.account(forTokenHash: "token") == alice)
+        #expect(
+            try target.tokens(of: alice.id) == [TokenInfo(id: "t-id", device: "phone \"1\"", created: 5, lastUsed: 5)])
+        #expect(try target.invites(of: list, now: 2).map(\.usesLeft) == [1])
         #expect(try target.statistics().operations == 503)
         #expect(try !target.page(of: list, after: 0, limit: 10).historyComplete)
         // New rows continue after the imported ones.

@@ -213,4 +213,76 @@ struct AbuseTests {
         #expect(!log.contains("\u{1B}") && !log.contains("\u{7}"))
         #expect(log.contains("\\x1b[31mred\\x7"), "\(log)")
     }
+
+    /// A list filled to its byte quota (16 MiB here) refuses the next push whole; four clients
+    /// pulling all of it at once, three times each, move the server's memory by less than 48 MB
+    /// (pages stop at about 1 MiB, however large the values).
+    @Test func aListAtItsQuotaIsRefusedAndPullingItKeepsMemoryBounded() async throws {
+        let server = try ServerProcess(dataDirectory: root.file("quota"), arguments: ["--max-list-mb", "16"])
+        let url = try #require(URL(string: server.url))
+        let anonymous = HTTPSyncTransport(baseURL: url, token: nil)
+        try await anonymous.signUp(name: "alice", password: "alice-password")
+        let alice = HTTPSyncTransport(
+            baseURL: url, token: try await anonymous.login(name: "alice", password: "alice-password"))
+        let list = ListID.random()
+        _ = try await alice.createList(list)
+        let note = String(repeating: "n", count: 4_000)
+        var pushed = 0
+        var refused: SyncError?
+        var batch = 0
+        while refused == nil && batch < 20 {
+            let now = HybridClock.wallClockMilliseconds()
+            let ops = (0..<500).map { n in
+                BasketCore.Operation(
+                    list: list, item: ItemID(list: list, key: "item \(batch) \(n)"), field: .note, value: .text(note),
+                    version: Version(
+                        timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(n)),
+                        replica: ReplicaID(rawValue: 5)))
+            }
+            do {
+                _ = try await alice.push(ops, to: list)
+                pushed += ops.count
+            } catch let error as SyncError {
+                refused = error
+            }
+            batch += 1
+        }
+        #expect(refused?.code == "list_too_large", "\(String(describing: refused))")
+        #expect(pushed >= 3_500 && pushed <= 4_200, "\(pushed) operations of 4 KB fit in 16 MiB")
+
+        let baseline = try #require(server.residentBytes)
+        let peak = Locked(baseline)
+        let sampling = Task.detached {
+            while !Task.isCancelled {
+                if let now = server.residentBytes { peak.withLock { $0 = max($0, now) } }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let token = try #require(alice.token)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let client = HTTPSyncTransport(baseURL: url, token: token)
+                    var received = 0
+                    for _ in 0..<3 {
+                        var cursor: Int64 = 0
+                        while true {
+                            let page = try await client.pull(list, after: cursor, limit: 5_000, wait: 0)
+                            received += page.operations.count
+                            cursor = page.cursor
+                            if !page.more { break }
+                        }
+                    }
+                    return received
+                }
+            }
+            for try await received in group { #expect(received == pushed * 3) }
+        }
+        sampling.cancel()
+        let grown = peak.withLock { $0 } - baseline
+        print(
+            "quota: \(pushed) operations (16 MiB); RSS \(baseline >> 20) MB, peak while 4 clients pulled \((baseline + grown) >> 20) MB"
+        )
+        #expect(grown < 48 << 20, "the server grew by \(grown >> 20) MB while four clients pulled the list")
+    }
 }

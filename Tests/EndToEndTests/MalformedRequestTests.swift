@@ -137,6 +137,57 @@ struct MalformedRequestTests {
                 request("POST /v1/invites/..%2F..%2Fadmin HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: 0\r\n\r\n")
             ),
             ("a NUL in the path", request("GET /v1/lists/\(list)%00/ops HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")),
+            // The routes of tokens, passwords and invites.
+            (
+                "an invite code that is not a string",
+                request(
+                    "POST /v1/invites HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"code\":[1]}"
+                )
+            ),
+            (
+                "an invite code of 100 bytes",
+                request(
+                    "POST /v1/invites HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nContent-Length: 111\r\n\r\n{\"code\":\"\(String(repeating: "A", count: 100))\"}"
+                )
+            ),
+            (
+                "uses as a string",
+                request(
+                    "POST /v1/lists/\(list)/invites HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"uses\":\"9\"}"
+                )
+            ),
+            (
+                "uses of 1e300",
+                request(
+                    "POST /v1/lists/\(list)/invites HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nContent-Length: 14\r\n\r\n{\"uses\":1e300}"
+                )
+            ),
+            (
+                "traversal in an invite id",
+                request("DELETE /v1/lists/\(list)/invites/..%2F..%2Ftokens HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")
+            ),
+            (
+                "a device id of 10 KB",
+                request("DELETE /v1/tokens/\(String(repeating: "f", count: 10_000)) HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")
+            ),
+            (
+                "a device name with an escape",
+                request(
+                    "POST /v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 65\r\n\r\n{\"name\":\"alice\",\"password\":\"alice-password\",\"device\":\"\\u001b[2J\"}"
+                )
+            ),
+            (
+                "a new password nested 50,000 deep",
+                request(
+                    "POST /v1/account/password HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nContent-Length: \(deep.count)\r\n\r\n",
+                    body: deep)
+            ),
+            (
+                "a token of 10 KB",
+                request(
+                    "GET /v1/tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(String(repeating: "t", count: 10_000))\r\n\r\n"
+                )
+            ),
             (
                 "a bad chunk size",
                 request(

@@ -1,0 +1,250 @@
+import BasketCore
+import Foundation
+import HTTPServer
+
+/// Accounts, sign-in, tokens (devices), passwords. Password work runs on ``PasswordWork``.
+extension BasketService {
+    static let namePattern = "3 to 64 characters: letters, digits, '.', '_' or '-'"
+
+    /// The client's address: the connection's peer, or behind a trusted proxy the address it
+    /// appended to `X-Forwarded-For`.
+    func clientAddress(_ request: HTTPRequest) -> String {
+        if configuration.trustForwardedFor, let forwarded = request.header("x-forwarded-for"),
+            let last = forwarded.split(separator: ",").last
+        {
+            let address = last.trimmingCharacters(in: .whitespaces)
+            if !address.isEmpty && address.utf8.count <= 64 { return address }
+        }
+        return request.remoteAddress
+    }
+
+    static func checkNewPassword(_ password: String) throws {
+        guard password.count >= 8 else {
+            throw HTTPError.badRequest("a password has at least 8 characters", code: "weak_password")
+        }
+    }
+
+    func createAccount(_ request: HTTPRequest, _ responder: Responder) throws {
+        guard configuration.signup != .closed else {
+            throw HTTPError(403, "signup_closed", "this server does not take new accounts")
+        }
+        let body = try JSONBody(request, allowed: ["name", "password", "invite"])
+        let name = try body.string("name", maxBytes: 64)!
+        let password = try body.string("password", maxBytes: 1024)!
+        let invite = try body.string("invite", required: false, maxBytes: 64)
+        guard name.count >= 3,
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+            })
+        else { throw HTTPError.badRequest("an account name has \(Self.namePattern)", code: "invalid_name") }
+        try Self.checkNewPassword(password)
+        if configuration.signup == .inviteOnly && invite == nil {
+            throw HTTPError(403, "invite_required", "this server takes new accounts with a signup invite only")
+        }
+        let signupInvite = configuration.signup == .inviteOnly ? invite.map(Passwords.codeHash) : nil
+        let iterations = configuration.passwordIterations
+        let now = Int64(configuration.clock())
+        try passwords.answer(responder) { [store] in
+            let hash = Passwords.hash(password, iterations: iterations)
+            do {
+                let account = try store.createAccount(
+                    name: name.lowercased(), passwordHash: hash, signupInvite: signupInvite, now: now)
+                return json(["id": account.id, "name": account.name], status: 201)
+            } catch StoreError.accountExists {
+                throw HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
+            } catch StoreError.noSuchInvite {
+                throw HTTPError(403, "invalid_invite", "the signup invite is unknown, used up or expired")
+            }
+        }
+    }
+
+    /// Refuses a sign-in attempt while its address, or this name from it, is being throttled.
+    func checkThrottle(name: String, address: String) throws {
+        let now = LoginLimiter.monotonic()
+        if let retryAfter = logins.addressBlocked(address, now: now) {
+            throw HTTPError(
+                429, "rate_limited", "too many failed sign-ins from this address; try again in \(retryAfter) s",
+                headers: [("Retry-After", "\(retryAfter)")])
+        }
+        if let retryAfter = logins.pairDelayed(name, address, now: now) {
+            throw HTTPError(
+                429, "rate_limited", "too many failed sign-ins as '\(name)'; try again in \(retryAfter) s",
+                headers: [("Retry-After", "\(retryAfter)")])
+        }
+    }
+
+    /// Checks `password` against `account` (a decoy hash when nil: an unknown name costs the same
+    /// time), counting a failure against the address; upgrades a weaker stored hash.
+    func verify(_ password: String, of account: Account?, name: String, address: String) throws -> Account {
+        let verified = Passwords.verify(password, against: account?.passwordHash ?? decoyHash)
+        guard let account, verified else {
+            logins.failed(name, address, now: LoginLimiter.monotonic())
+            throw HTTPError(401, "invalid_credentials", "wrong account name or password")
+        }
+        logins.succeeded(name, address)
+        if Passwords.iterations(of: account.passwordHash) < configuration.passwordIterations {
+            try store.setPasswordHash(
+                Passwords.hash(password, iterations: configuration.passwordIterations), of: account.id)
+        }
+        return account
+    }
+
+    func createToken(_ request: HTTPRequest, _ responder: Responder) throws {
+        let body = try JSONBody(request, allowed: ["name", "password", "device"])
+        let name = try body.string("name", maxBytes: 64)!.lowercased()
+        let password = try body.string("password", maxBytes: 1024)!
+        let device = try body.string("device", required: false, maxBytes: 64)?.trimmingCharacters(in: .whitespaces)
+        let address = clientAddress(request)
+        try checkThrottle(name: name, address: address)
+        let account = try store.account(named: name)
+        try passwords.answer(responder) { [self] in
+            let account = try verify(password, of: account, name: name, address: address)
+            let token = Passwords.newToken()
+            let id = Secrets.hex(Secrets.randomBytes(8))
+            try store.saveToken(
+                hash: Passwords.tokenHash(token), id: id, account: account.id,
+                device: device.flatMap { $0.isEmpty ? nil : $0 } ?? "unnamed device",
+                createdAt: Int64(configuration.clock()))
+            return json(["token": token, "account": account.name, "id": id], status: 201)
+        }
+    }
+
+    /// A signed-in request's account, its token's hash and the token as the devices list shows it.
+    struct Session {
+        var account: Account
+        var token: TokenInfo
+        var tokenHash: String
+    }
+
+    /// The request's session. A token unused for ``Configuration/tokenIdleSeconds``, or older than
+    /// ``Configuration/tokenLifetimeSeconds``, has expired: it is deleted and the request is a 401.
+    func session(_ request: HTTPRequest) throws -> Session {
+        let challenge = [("WWW-Authenticate", "Bearer")]
+        guard let token = request.bearerToken, token.utf8.count <= 256 else {
+            throw HTTPError(401, "unauthorized", "this route needs 'Authorization: Bearer TOKEN'", headers: challenge)
+        }
+        let hash = Passwords.tokenHash(token)
+        guard let (account, info) = try store.session(forTokenHash: hash) else {
+            throw HTTPError(401, "unauthorized", "the token is unknown or revoked", headers: challenge)
+        }
+        let now = Int64(configuration.clock())
+        let idle = Int64(configuration.tokenIdleSeconds) * 1000
+        let lifetime = Int64(configuration.tokenLifetimeSeconds) * 1000
+        if now - info.lastUsed > idle || now - info.created > lifetime {
+            try store.revokeToken(hash: hash)
+            throw HTTPError(
+                401, "token_expired",
+                "this device's sign-in expired (unused for \(configuration.tokenIdleSeconds / 86_400) days, or older "
+                    + "than \(configuration.tokenLifetimeSeconds / 86_400) days): sign in again", headers: challenge)
+        }
+        // The last use is written at most once an hour, not on every request.
+        if now - info.lastUsed > 3_600_000 { try store.touchToken(hash: hash, at: now) }
+        return Session(account: account, token: info, tokenHash: hash)
+    }
+
+    func authenticate(_ request: HTTPRequest) throws -> Account { try session(request).account }
+
+    func whoAmI(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        return json(["id": account.id, "name": account.name, "serverTime": configuration.clock()])
+    }
+
+    func listTokens(_ request: HTTPRequest) throws -> HTTPResponse {
+        let current = try session(request)
+        let tokens = try store.tokens(of: current.account.id).map { token -> [String: Any] in
+            [
+                "id": token.id, "device": token.device, "created": token.created, "lastUsed": token.lastUsed,
+                "current": token.id == current.token.id,
+            ]
+        }
+        return json(["tokens": tokens])
+    }
+
+    func revokeCurrentToken(_ request: HTTPRequest) throws -> HTTPResponse {
+        try store.revokeToken(hash: try session(request).tokenHash)
+        return HTTPResponse(status: 204)
+    }
+
+    func revokeToken(_ request: HTTPRequest) throws -> HTTPResponse {
+        let current = try session(request)
+        let id = request.pathParameters["id"] ?? ""
+        guard try store.revokeToken(id: id, of: current.account.id) else {
+            throw HTTPError.notFound("this account has no device '\(id.prefix(32))'")
+        }
+        return HTTPResponse(status: 204)
+    }
+
+    /// Signs out every device of the account, this one included ("sign out everywhere").
+    func revokeAllTokens(_ request: HTTPRequest) throws -> HTTPResponse {
+        let current = try session(request)
+        return json(["revoked": try store.revokeTokens(of: current.account.id, keeping: nil)])
+    }
+
+    /// Changes the password (the current one is checked, as at sign-in) and signs out every other device.
+    func changePassword(_ request: HTTPRequest, _ responder: Responder) throws {
+        let current = try session(request)
+        let body = try JSONBody(request, allowed: ["password", "newPassword"])
+        let password = try body.string("password", maxBytes: 1024)!
+        let newPassword = try body.string("newPassword", maxBytes: 1024)!
+        try Self.checkNewPassword(newPassword)
+        let address = clientAddress(request)
+        let name = current.account.name
+        try checkThrottle(name: name, address: address)
+        try passwords.answer(responder) { [self] in
+            let account = try verify(password, of: current.account, name: name, address: address)
+            try store.setPasswordHash(
+                Passwords.hash(newPassword, iterations: configuration.passwordIterations), of: account.id)
+            let revoked = try store.revokeTokens(of: account.id, keeping: current.tokenHash)
+            return json(["revoked": revoked])
+        }
+    }
+}
+
+/// Password hashes, tokens and invite codes.
+enum Passwords {
+    /// `pbkdf2-sha256$ITERATIONS$SALT$HASH` (hex).
+    static func hash(_ password: String, iterations: Int) -> String {
+        let salt = Secrets.randomBytes(16)
+        let derived = Secrets.pbkdf2SHA256(password: password, salt: salt, iterations: iterations)
+        return "pbkdf2-sha256$\(iterations)$\(Secrets.hex(salt))$\(Secrets.hex(derived))"
+    }
+
+    /// The iteration count of a stored hash (0 when it is not one of ours).
+    static func iterations(of stored: String) -> Int {
+        let parts = stored.split(separator: "$")
+        guard parts.count == 4, parts[0] == "pbkdf2-sha256" else { return 0 }
+        return Int(parts[1]) ?? 0
+    }
+
+    static func verify(_ password: String, against stored: String) -> Bool {
+        let parts = stored.split(separator: "$").map(String.init)
+        guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]),
+            let salt = Secrets.bytes(hex: parts[2]), let expected = Secrets.bytes(hex: parts[3])
+        else { return false }
+        let derived = Secrets.pbkdf2SHA256(
+            password: password, salt: salt, iterations: iterations, length: expected.count)
+        return Secrets.constantTimeEqual(derived, expected)
+    }
+
+    /// 256 random bits, as hex.
+    static func newToken() -> String { Secrets.hex(Secrets.randomBytes(32)) }
+
+    /// Tokens are stored as SHA-256 hashes: a stolen database does not hold usable tokens.
+    static func tokenHash(_ token: String) -> String { Secrets.hex(SHA256.hash(Array(token.utf8))) }
+
+    /// Invite codes are stored as the SHA-256 of their canonical form (upper case, no dashes or
+    /// spaces), so "abcd efgh…" as typed finds "ABCD-EFGH-…".
+    static func codeHash(_ code: String) -> String {
+        let canonical = code.uppercased().unicodeScalars.filter { $0 != "-" && $0 != " " }
+        return Secrets.hex(SHA256.hash(Array(String(String.UnicodeScalarView(canonical)).utf8)))
+    }
+
+    /// 80 random bits in an easy-to-type alphabet: `XXXX-XXXX-XXXX-XXXX`.
+    static func inviteCode() -> String {
+        let alphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789")
+        let bytes = Secrets.randomBytes(16)
+        let characters = bytes.map { alphabet[Int($0) % alphabet.count] }
+        return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<($0 + 4)]) }.joined(separator: "-")
+    }
+}

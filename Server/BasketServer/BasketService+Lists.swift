@@ -1,0 +1,168 @@
+import BasketCore
+import Foundation
+import HTTPServer
+
+/// Lists, members and invites.
+extension BasketService {
+    func listID(_ request: HTTPRequest) throws -> ListID {
+        guard let raw = request.pathParameters["id"], let id = ListID(hex: raw.lowercased()) else {
+            throw HTTPError.notFound("no such list")
+        }
+        return id
+    }
+
+    /// The caller's role on the list; a list the caller is not a member of does not exist for them.
+    func membership(_ request: HTTPRequest) throws -> (Account, ListID, Role) {
+        let account = try authenticate(request)
+        let list = try listID(request)
+        guard let role = try store.role(of: account.id, in: list) else { throw HTTPError.notFound("no such list") }
+        return (account, list, role)
+    }
+
+    static func membershipJSON(_ m: Membership) -> [String: Any] {
+        ["id": m.list.description, "role": m.role.rawValue, "epoch": m.epoch, "cursor": m.cursor]
+    }
+
+    /// Refuses a new list (made or joined) for an account that has ``Configuration/maxListsPerAccount``.
+    func checkListQuota(_ account: Account) throws {
+        let count = try store.memberships(of: account.id).count
+        guard count < configuration.maxListsPerAccount else {
+            throw HTTPError(
+                403, "too_many_lists",
+                "this account has \(count) lists, the most this server keeps for one account; leave or remove one first"
+            )
+        }
+    }
+
+    func createList(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let body = try JSONBody(request, allowed: ["id"])
+        let raw = try body.string("id", maxBytes: 32)!
+        guard let list = ListID(hex: raw.lowercased()) else {
+            throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: "invalid_id")
+        }
+        if let existing = try store.memberships(of: account.id).first(where: { $0.list == list }) {
+            return json(Self.membershipJSON(existing))  // creating twice is harmless
+        }
+        try checkListQuota(account)
+        do {
+            return json(Self.membershipJSON(try store.createList(list, owner: account.id)), status: 201)
+        } catch StoreError.listExists {
+            throw HTTPError(409, "list_exists", "a list with this id exists; join it with an invite")
+        }
+    }
+
+    func listLists(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        return json(["lists": try store.memberships(of: account.id).map(Self.membershipJSON)])
+    }
+
+    func listMembers(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, list, _) = try membership(request)
+        return json(["members": try store.members(of: list).map { ["account": $0.account, "role": $0.role.rawValue] }])
+    }
+
+    /// Removes a member (an owner removing anyone, or a member leaving). The removed member's
+    /// invites to the list are withdrawn and its parked long-polls on the list answered at once.
+    func removeMember(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, role) = try membership(request)
+        let name = request.pathParameters["account"]?.lowercased() ?? ""
+        guard let target = try store.account(named: name), try store.role(of: target.id, in: list) != nil else {
+            throw HTTPError.notFound("'\(name.prefix(64))' is not a member of this list")
+        }
+        guard target.id == account.id || role == .owner else {
+            throw HTTPError(403, "forbidden", "only an owner can remove other members")
+        }
+        do {
+            try store.removeMember(target.id, from: list)
+        } catch StoreError.lastOwner {
+            throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
+        }
+        watchers.dismiss(account: target.id, list: list, with: HTTPError.notFound("no such list").response)
+        return HTTPResponse(status: 204)
+    }
+
+    // MARK: Invites
+
+    static func inviteJSON(_ invite: InviteInfo) -> [String: Any] {
+        [
+            "id": invite.id, "role": invite.role.rawValue, "createdBy": invite.createdBy, "created": invite.created,
+            "expiresAt": invite.expires, "usesLeft": invite.usesLeft,
+        ]
+    }
+
+    /// An invite code to the list: single-use unless `uses` says more (at most
+    /// ``Configuration/maxInviteUses``), valid for `expiresIn` seconds (default
+    /// ``Configuration/inviteSeconds``, at most ``Configuration/maxInviteSeconds``). The code is
+    /// shown once; the store keeps its hash.
+    func createInvite(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, role) = try membership(request)
+        let body = try JSONBody(request, allowed: ["role", "uses", "expiresIn"])
+        let raw = try body.string("role", required: false, maxBytes: 16) ?? "editor"
+        guard let invited = Role(rawValue: raw) else {
+            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
+        }
+        let uses = try body.integer("uses", in: 1...Int64(configuration.maxInviteUses)) ?? 1
+        let seconds =
+            try body.integer("expiresIn", in: 60...Int64(configuration.maxInviteSeconds))
+            ?? Int64(configuration.inviteSeconds)
+        guard role != .viewer, invited <= role else {
+            throw HTTPError(403, "forbidden", "a \(role.rawValue) cannot invite as \(invited.rawValue)")
+        }
+        let code = Passwords.inviteCode()
+        let id = Secrets.hex(Secrets.randomBytes(8))
+        let now = Int64(configuration.clock())
+        let expires = now + seconds * 1000
+        try store.saveInvite(
+            hash: Passwords.codeHash(code), id: id, list: list, role: invited, createdBy: account.id, createdAt: now,
+            expiresAt: expires, uses: Int(uses))
+        return json(
+            [
+                "code": code, "id": id, "role": invited.rawValue, "list": list.description, "expiresAt": expires,
+                "usesLeft": uses,
+            ], status: 201)
+    }
+
+    /// The list's working invites: an owner sees every one, an editor its own; a viewer none (403).
+    func listInvites(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, role) = try membership(request)
+        guard role != .viewer else { throw HTTPError(403, "forbidden", "a viewer has no invites to see") }
+        let invites = try store.invites(of: list, now: Int64(configuration.clock()))
+            .filter { role == .owner || $0.createdBy == account.name }
+        return json(["invites": invites.map(Self.inviteJSON)])
+    }
+
+    /// Withdraws an invite: its maker, or an owner.
+    func revokeInvite(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, role) = try membership(request)
+        let id = request.pathParameters["invite"] ?? ""
+        let visible = try store.invites(of: list, now: Int64(configuration.clock()))
+            .first { $0.id == id && (role == .owner || $0.createdBy == account.name) }
+        guard visible != nil, try store.revokeInvite(id: id, of: list) != nil else {
+            throw HTTPError.notFound("this list has no invite '\(id.prefix(32))' of yours")
+        }
+        return HTTPResponse(status: 204)
+    }
+
+    /// Joins the list an invite is for. The code travels in the body, never in a URL (URLs end up
+    /// in access logs and browser histories).
+    func redeemInvite(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let body = try JSONBody(request, allowed: ["code"])
+        let code = try body.string("code", maxBytes: 64)!
+        try checkListQuota(account)
+        let hash = Passwords.codeHash(code)
+        let now = Int64(configuration.clock())
+        do {
+            let joined = try store.redeemInvite(
+                hash: hash, account: account.id, now: now, maxMembers: configuration.maxMembersPerList)
+            return json(Self.membershipJSON(joined))
+        } catch StoreError.noSuchInvite {
+            throw HTTPError.notFound("no such invite: it is unknown, used up, withdrawn or expired")
+        } catch StoreError.tooManyMembers {
+            throw HTTPError(
+                403, "too_many_members", "the list has \(configuration.maxMembersPerList) members, the most it can have"
+            )
+        }
+    }
+}
