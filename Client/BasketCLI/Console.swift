@@ -1,3 +1,4 @@
+import BasketCore
 import Foundation
 
 /// Where a command writes: stdout and stderr, kept apart so tests and scripts can read each.
@@ -23,33 +24,13 @@ final class Console {
         return console
     }
 
-    /// `text` safe for a terminal: control characters other than newline and tab (an escape
-    /// sequence from another member's note, say) are shown as `\u{1b}`, not obeyed.
-    static func printable(_ text: String, keepingLines: Bool = true) -> String {
-        guard text.unicodeScalars.contains(where: { isControl($0, keepingLines) }) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar, keepingLines) {
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar, _ keepingLines: Bool) -> Bool {
-        if keepingLines && (scalar == "\n" || scalar == "\t") { return false }
-        return scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0)
-    }
-
     func print(_ line: String = "") {
-        out.append(contentsOf: Array((Self.printable(line) + "\n").utf8))
+        out.append(contentsOf: Array((Printable.escaped(line, keepingLines: true) + "\n").utf8))
         if out.count > 64 * 1024 { flush() }
     }
 
     func error(_ line: String) {
-        let line = Self.printable(line)
+        let line = Printable.escaped(line, keepingLines: true)
         flush()
         if capturedErrors != nil {
             capturedErrors! += line + "\n"

@@ -53,17 +53,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     static let maxAnswerBytes = 32 << 20
 
     /// Text from the server as it may be shown: control characters escaped.
-    static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control {
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func printable(_ text: String) -> String { Printable.escaped(text) }
 
     // MARK: Accounts
 

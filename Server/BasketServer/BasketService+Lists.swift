@@ -24,8 +24,7 @@ extension BasketService {
     }
 
     /// Refuses a new list (made or joined) for an account that has ``Configuration/maxListsPerAccount``.
-    func checkListQuota(_ account: Account) throws {
-        let count = try store.memberships(of: account.id).count
+    func checkListQuota(_ count: Int) throws {
         guard count < configuration.maxListsPerAccount else {
             throw HTTPError(
                 403, "too_many_lists",
@@ -41,10 +40,11 @@ extension BasketService {
         guard let list = ListID(hex: raw.lowercased()) else {
             throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: "invalid_id")
         }
-        if let existing = try store.memberships(of: account.id).first(where: { $0.list == list }) {
+        let memberships = try store.memberships(of: account.id)
+        if let existing = memberships.first(where: { $0.list == list }) {
             return json(Self.membershipJSON(existing))  // creating twice is harmless
         }
-        try checkListQuota(account)
+        try checkListQuota(memberships.count)
         do {
             return json(Self.membershipJSON(try store.createList(list, owner: account.id)), status: 201)
         } catch StoreError.listExists {
@@ -150,7 +150,7 @@ extension BasketService {
         let account = try authenticate(request)
         let body = try JSONBody(request, allowed: ["code"])
         let code = try body.string("code", maxBytes: 64)!
-        try checkListQuota(account)
+        try checkListQuota(try store.memberships(of: account.id).count)
         let hash = Passwords.codeHash(code)
         let now = Int64(configuration.clock())
         do {

@@ -23,6 +23,17 @@ struct AbuseTests {
             headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:], json: json)
     }
 
+    /// Alice, signed up and in on the server at `url`, with a new list registered there.
+    static func aliceWithAList(_ url: URL) async throws -> (HTTPSyncTransport, ListID) {
+        let anonymous = HTTPSyncTransport(baseURL: url, token: nil)
+        try await anonymous.signUp(name: "alice", password: "alice-password")
+        let alice = HTTPSyncTransport(
+            baseURL: url, token: try await anonymous.login(name: "alice", password: "alice-password"))
+        let list = ListID.random()
+        _ = try await alice.createList(list)
+        return (alice, list)
+    }
+
     /// 200 signup requests at once, again and again for five seconds, at the real password cost
     /// (600,000 PBKDF2 iterations): the hashing queue takes what it can and answers the rest 503
     /// at once, so a signed-in user's pushes keep their pace (p99 under a second).
@@ -30,12 +41,8 @@ struct AbuseTests {
         let server = try ServerProcess(
             dataDirectory: root.file("flood"), arguments: ["--password-iterations", "600000"])
         let url = try #require(URL(string: server.url))
-        let anonymous = HTTPSyncTransport(baseURL: url, token: nil)
-        try await anonymous.signUp(name: "alice", password: "alice-password")
-        let token = try await anonymous.login(name: "alice", password: "alice-password")
-        let alice = HTTPSyncTransport(baseURL: url, token: token)
-        let list = ListID.random()
-        _ = try await alice.createList(list)
+        let (alice, list) = try await Self.aliceWithAList(url)
+        let token = try #require(alice.token)
 
         let statuses = Locked<[Int: Int]>([:])
         // 200 threads of their own (concurrentPerform would run as many as there are cores).
@@ -152,12 +159,7 @@ struct AbuseTests {
     @Test func oversizedValuesAreRefusedAndStoreNothing() async throws {
         let server = try ServerProcess(dataDirectory: root.file("values"))
         let url = try #require(URL(string: server.url))
-        let anonymous = HTTPSyncTransport(baseURL: url, token: nil)
-        try await anonymous.signUp(name: "alice", password: "alice-password")
-        let alice = HTTPSyncTransport(
-            baseURL: url, token: try await anonymous.login(name: "alice", password: "alice-password"))
-        let list = ListID.random()
-        _ = try await alice.createList(list)
+        let (alice, list) = try await Self.aliceWithAList(url)
         let item = ItemID(list: list, key: "milk")
         let now = HybridClock.wallClockMilliseconds()
         let values: [(Field, String)] = [
@@ -220,12 +222,7 @@ struct AbuseTests {
     @Test func aListAtItsQuotaIsRefusedAndPullingItKeepsMemoryBounded() async throws {
         let server = try ServerProcess(dataDirectory: root.file("quota"), arguments: ["--max-list-mb", "16"])
         let url = try #require(URL(string: server.url))
-        let anonymous = HTTPSyncTransport(baseURL: url, token: nil)
-        try await anonymous.signUp(name: "alice", password: "alice-password")
-        let alice = HTTPSyncTransport(
-            baseURL: url, token: try await anonymous.login(name: "alice", password: "alice-password"))
-        let list = ListID.random()
-        _ = try await alice.createList(list)
+        let (alice, list) = try await Self.aliceWithAList(url)
         let note = String(repeating: "n", count: 4_000)
         var pushed = 0
         var refused: SyncError?
