@@ -29,7 +29,7 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
-            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            name: "CCrypto", path: "Server/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", path: "Server/CMicroHTTPD", pkgConfig: "libmicrohttpd",
@@ -40,7 +40,8 @@ let package = Package(
 
         // Shared by client and server.
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
-        .target(name: "BasketCore", dependencies: ["CCrypto"], path: "Sources/BasketCore"),
+        // Pure Swift: no C library, so an app on any Swift platform can build the client modules.
+        .target(name: "BasketCore", path: "Sources/BasketCore"),
 
         // Client.
         .target(name: "BasketSearch", dependencies: ["BasketCore"], path: "Client/BasketSearch"),
@@ -58,7 +59,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], path: "Server/HTTPServer"),
         .target(name: "Postgres", dependencies: ["CPostgres"], path: "Server/Postgres"),
         .target(
-            name: "BasketServer", dependencies: ["BasketCore", "SQLite", "Postgres", "HTTPServer"],
+            name: "BasketServer", dependencies: ["BasketCore", "SQLite", "Postgres", "HTTPServer", "CCrypto"],
             path: "Server/BasketServer"),
         .executableTarget(name: "basket-server", dependencies: ["BasketServer"], path: "Server/basket-server"),
 
@@ -67,6 +68,7 @@ let package = Package(
             name: "basket-bench",
             dependencies: [
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer", "Postgres",
+                "BasketSimulation",
             ],
             path: "Benchmarks/basket-bench"),
 
@@ -78,7 +80,8 @@ let package = Package(
 
         // Tests.
         .target(
-            name: "TestSupport", dependencies: ["BasketCore", "BasketReplica", "Postgres", "SQLite"],
+            name: "TestSupport",
+            dependencies: ["BasketCore", "BasketReplica", "BasketSimulation", "Postgres", "SQLite"],
             path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(
@@ -88,7 +91,9 @@ let package = Package(
             dependencies: ["BasketServer", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestSupport"],
             path: "Tests/BasketServerTests"),
         .testTarget(
-            name: "BasketCoreTests", dependencies: ["BasketCore", "TestSupport"],
+            name: "BasketCoreTests",
+            // CCrypto: the Swift SHA-256 is checked against libcrypto's.
+            dependencies: ["BasketCore", "TestSupport", "CCrypto"],
             path: "Tests/BasketCoreTests"),
         .testTarget(
             name: "BasketSearchTests", dependencies: ["BasketSearch", "BasketCore", "TestSupport"],

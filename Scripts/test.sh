@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 
 Scripts/install-deps.sh
 Scripts/format-check.sh
+Scripts/check-layers.sh
 swift build --build-tests
 log=$(mktemp)
 started_postgres=0

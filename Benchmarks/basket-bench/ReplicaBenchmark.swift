@@ -1,5 +1,6 @@
 import BasketCore
 import BasketReplica
+import BasketSimulation
 import Foundation
 import SQLite
 

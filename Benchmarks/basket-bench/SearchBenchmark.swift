@@ -1,5 +1,6 @@
 import BasketCore
 import BasketSearch
+import BasketSimulation
 import Foundation
 
 /// `basket-bench search`: per-keystroke search time over 100,000 generated product names, every

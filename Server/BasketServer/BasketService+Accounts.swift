@@ -101,7 +101,7 @@ extension BasketService {
         try passwords.answer(responder) { [self] in
             let account = try verify(password, of: account, name: name, address: address)
             let token = Passwords.newToken()
-            let id = Secrets.hex(Secrets.randomBytes(8))
+            let id = Secrets.randomHex(bytes: 8)
             try store.saveToken(
                 hash: Passwords.tokenHash(token), id: id, account: account.id,
                 device: device.flatMap { $0.isEmpty ? nil : $0 } ?? "unnamed device",
@@ -207,7 +207,7 @@ enum Passwords {
     static func hash(_ password: String, iterations: Int) -> String {
         let salt = Secrets.randomBytes(16)
         let derived = Secrets.pbkdf2SHA256(password: password, salt: salt, iterations: iterations)
-        return "pbkdf2-sha256$\(iterations)$\(Secrets.hex(salt))$\(Secrets.hex(derived))"
+        return "pbkdf2-sha256$\(iterations)$\(Hex.encode(salt))$\(Hex.encode(derived))"
     }
 
     /// The iteration count of a stored hash (0 when it is not one of ours).
@@ -220,7 +220,7 @@ enum Passwords {
     static func verify(_ password: String, against stored: String) -> Bool {
         let parts = stored.split(separator: "$").map(String.init)
         guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]),
-            let salt = Secrets.bytes(hex: parts[2]), let expected = Secrets.bytes(hex: parts[3])
+            let salt = Hex.bytes(parts[2]), let expected = Hex.bytes(parts[3])
         else { return false }
         let derived = Secrets.pbkdf2SHA256(
             password: password, salt: salt, iterations: iterations, length: expected.count)
@@ -228,16 +228,16 @@ enum Passwords {
     }
 
     /// 256 random bits, as hex.
-    static func newToken() -> String { Secrets.hex(Secrets.randomBytes(32)) }
+    static func newToken() -> String { Secrets.randomHex(bytes: 32) }
 
     /// Tokens are stored as SHA-256 hashes: a stolen database does not hold usable tokens.
-    static func tokenHash(_ token: String) -> String { Secrets.hex(SHA256.hash(Array(token.utf8))) }
+    static func tokenHash(_ token: String) -> String { Hex.encode(SHA256.hash(Array(token.utf8))) }
 
     /// Invite codes are stored as the SHA-256 of their canonical form (upper case, no dashes or
     /// spaces), so "abcd efgh…" as typed finds "ABCD-EFGH-…".
     static func codeHash(_ code: String) -> String {
         let canonical = code.uppercased().unicodeScalars.filter { $0 != "-" && $0 != " " }
-        return Secrets.hex(SHA256.hash(Array(String(String.UnicodeScalarView(canonical)).utf8)))
+        return Hex.encode(SHA256.hash(Array(String(String.UnicodeScalarView(canonical)).utf8)))
     }
 
     /// 80 random bits in an easy-to-type alphabet: `XXXX-XXXX-XXXX-XXXX`.

@@ -110,7 +110,7 @@ extension BasketService {
             throw HTTPError(403, "forbidden", "a \(role.rawValue) cannot invite as \(invited.rawValue)")
         }
         let code = Passwords.inviteCode()
-        let id = Secrets.hex(Secrets.randomBytes(8))
+        let id = Secrets.randomHex(bytes: 8)
         let now = Int64(configuration.clock())
         let expires = now + seconds * 1000
         try store.saveInvite(

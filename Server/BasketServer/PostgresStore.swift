@@ -383,7 +383,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         var texts: [String?] = []
         var flags: [String?] = []
         for op in operations {
-            items.append(Secrets.hex(op.item.raw.bytes))
+            items.append(Hex.encode(op.item.raw.bytes))
             fields.append(String(op.field.code))
             stamps.append(String(Int64(bitPattern: op.timestamp.rawValue)))
             replicas.append(String(Int64(bitPattern: op.replica.rawValue ^ (1 << 63))))
@@ -594,7 +594,7 @@ final class CommitListener: @unchecked Sendable {
                     _ = poll(&descriptor, 1, 200)
                     for (_, payload) in try connection.notifications() {
                         let parts = payload.split(separator: " ")
-                        guard parts.count == 2, let bytes = Secrets.bytes(hex: String(parts[0])),
+                        guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])),
                             let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
                         else { continue }
                         handler(.committed(ListID(raw: id), cursor))

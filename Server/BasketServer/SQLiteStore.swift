@@ -284,7 +284,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try db.scalar("SELECT no FROM lists WHERE id = ?", .blob(list.raw.bytes))?.integerValue
     }
 
-    static func newEpoch() -> String { Secrets.hex(Secrets.randomBytes(8)) }
+    static func newEpoch() -> String { Secrets.randomHex(bytes: 8) }
 
     public func createList(_ list: ListID, owner: Int64) throws -> Membership {
         try locked { db in

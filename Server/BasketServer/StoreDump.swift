@@ -33,7 +33,7 @@ public enum StoreDump {
     /// A version 1 row as version 2 has it; nil for rows version 2 leaves out.
     static func upgrade(_ table: String, _ row: [SQLValue]) -> [SQLValue]? {
         switch table {
-        case "tokens": [row[0], .text(Secrets.hex(Secrets.randomBytes(8))), row[1], .text(""), row[2], row[2]]
+        case "tokens": [row[0], .text(Secrets.randomHex(bytes: 8)), row[1], .text(""), row[2], row[2]]
         case "invites": nil
         default: row
         }
@@ -49,7 +49,7 @@ public enum StoreDump {
         case .integer(let n): NSNumber(value: n)
         case .real(let d): NSNumber(value: d)
         case .text(let s): s
-        case .blob(let bytes): ["hex": Secrets.hex(bytes)]
+        case .blob(let bytes): ["hex": Hex.encode(bytes)]
         }
     }
 
@@ -58,7 +58,7 @@ public enum StoreDump {
         case is NSNull: return .null
         case let text as String: return .text(text)
         case let object as [String: Any]:
-            guard object.count == 1, let hex = object["hex"] as? String, let bytes = Secrets.bytes(hex: hex) else {
+            guard object.count == 1, let hex = object["hex"] as? String, let bytes = Hex.bytes(hex) else {
                 throw FormatError(description: "line \(line): an object value is {\"hex\": \"…\"}")
             }
             return .blob(bytes)

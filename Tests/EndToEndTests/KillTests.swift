@@ -60,7 +60,7 @@ struct KillTests {
         }
         let listing = try owner.listing()
         let listID = try #require(listing.list.flatMap { ListID(hex: $0.id) })
-        var random = SplitMix64(seed: 7)
+        var random = SeededGenerator(seed: 7)
         var killedMidway = 0
         for round in 0..<50 {
             for (index, client) in clients.enumerated() {
@@ -107,7 +107,7 @@ struct KillTests {
         try alice.share(with: bob)
         let listing = try alice.listing()
         let listID = try #require(listing.list.flatMap { ListID(hex: $0.id) })
-        var random = SplitMix64(seed: 11)
+        var random = SeededGenerator(seed: 11)
         var killedMidway = 0
         for round in 0..<50 {
             try alice.ok("add", (0..<100).map { "R\(round) item \($0)" }.joined(separator: ", "))

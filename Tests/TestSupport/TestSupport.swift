@@ -1,4 +1,5 @@
-public import BasketCore
+import BasketCore
+import BasketSimulation
 public import Foundation
 import Postgres
 import SQLite
@@ -21,7 +22,19 @@ public final class TemporaryDirectory: Sendable {
 }
 
 /// The tests' deterministic random generator: the same seed gives the same test case.
-public typealias SeededGenerator = SplitMix64
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var generator: SplitMix64
+
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+
+    public mutating func next() -> UInt64 { generator.next() }
+
+    /// A number in `0..<n` (n > 0).
+    public mutating func below(_ n: Int) -> Int { generator.below(n) }
+
+    /// True `percent` times in a hundred.
+    public mutating func chance(_ percent: Int) -> Bool { generator.chance(percent) }
+}
 
 /// A wall clock that tests move by hand.
 public final class ManualClock: Sendable {
