@@ -99,7 +99,7 @@ enum AccountCommands {
         if context.json {
             struct Row: Encodable {
                 var id: String
-                var role: String
+                var role: Role
                 var createdBy: String
                 var expiresAt: Int64
                 var usesLeft: Int
@@ -113,7 +113,7 @@ enum AccountCommands {
         }
         for invite in invites {
             context.console.print(
-                "\(invite.id)  \(invite.role), by \(invite.createdBy), \(invite.usesLeft) use"
+                "\(invite.id)  \(invite.role.rawValue), by \(invite.createdBy), \(invite.usesLeft) use"
                     + "\(invite.usesLeft == 1 ? "" : "s") left, until \(SyncCommands.date(invite.expiresAt))")
         }
         if invites.isEmpty { context.console.print("No invites to \(list.title) are out.") }

@@ -271,8 +271,7 @@ enum SyncCommands {
     }
 
     static func share(_ context: Context) throws {
-        let role = context.arguments.value("--role") ?? "editor"
-        guard ["editor", "viewer", "owner"].contains(role) else {
+        guard let role = Role(rawValue: context.arguments.value("--role") ?? Role.editor.rawValue) else {
             throw UsageError(message: "--role is editor, viewer or owner", usage: shareUsage)
         }
         var uses = 1
@@ -303,7 +302,7 @@ enum SyncCommands {
             struct Output: Encodable {
                 var code: String
                 var id: String
-                var role: String
+                var role: Role
                 var list: String
                 var usesLeft: Int
                 var expiresAt: Int64
@@ -314,7 +313,7 @@ enum SyncCommands {
                     expiresAt: invite.expiresAt))
         }
         let times = invite.usesLeft == 1 ? "once" : "\(invite.usesLeft) times"
-        context.console.print("Invite code for \(list.title) (\(role)): \(code)")
+        context.console.print("Invite code for \(list.title) (\(role.rawValue)): \(code)")
         context.console.print(
             "Works \(times), until \(Self.date(invite.expiresAt)). On the other device: basket join \(code)")
         context.console.print("See or withdraw it with 'basket invites'.")
@@ -348,11 +347,11 @@ enum SyncCommands {
             struct Output: Encodable {
                 var list: String
                 var title: String
-                var role: String
+                var role: Role
             }
             return try context.console.json(Output(list: joined.id.description, title: title, role: joined.role))
         }
-        context.console.print("Joined \(title) as \(joined.role) (now the current list)")
+        context.console.print("Joined \(title) as \(joined.role.rawValue) (now the current list)")
     }
 
     static func status(_ context: Context) throws {

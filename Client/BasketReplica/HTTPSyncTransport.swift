@@ -59,188 +59,175 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// Creates an account; `invite` is a signup invite, for a server that takes new accounts only with one.
     public func signUp(name: String, password: String, invite: String? = nil) async throws {
-        var body = ["name": name, "password": password]
-        if let invite { body["invite"] = invite }
-        _ = try await call("POST", "/v1/accounts", body: body)
+        let _: Wire.Account = try await call(
+            "POST", "/v1/accounts", sending: Wire.Signup(name: name, password: password, invite: invite))
     }
 
     /// Signs in; returns a new bearer token. `device` names this device in the account's devices list.
     public func login(name: String, password: String, device: String? = nil) async throws -> String {
-        var body = ["name": name, "password": password]
-        if let device { body["device"] = device }
-        let answer = try await call("POST", "/v1/tokens", body: body)
-        guard let token = answer["token"] as? String, token.utf8.count <= 256 else {
-            throw SyncError.badResponse("no token in the answer")
-        }
-        return token
+        let answer: Wire.NewToken = try await call(
+            "POST", "/v1/tokens", sending: Wire.Credentials(name: name, password: password, device: device))
+        guard answer.token.utf8.count <= 256 else { throw SyncError.badResponse("no token in the answer") }
+        return answer.token
     }
 
     /// Revokes the token this transport uses.
-    public func logout() async throws { _ = try await call("DELETE", "/v1/tokens/current") }
+    public func logout() async throws { _ = try await send("DELETE", "/v1/tokens/current") }
 
     /// Revokes every token of the account, this one included; returns how many.
     public func logoutEverywhere() async throws -> Int {
-        (try await call("DELETE", "/v1/tokens")["revoked"] as? NSNumber)?.intValue ?? 0
+        let answer: Wire.Revoked = try await call("DELETE", "/v1/tokens")
+        return answer.revoked
     }
 
     /// The devices signed in to the account.
     public func devices() async throws -> [Device] {
-        let answer = try await call("GET", "/v1/tokens")
-        return (answer["tokens"] as? [[String: Any]] ?? []).prefix(10_000).compactMap { object in
-            guard let id = object["id"] as? String else { return nil }
-            return Device(
-                id: Self.printable(String(id.prefix(32))),
-                name: Self.printable(String((object["device"] as? String ?? "").prefix(64))),
-                created: (object["created"] as? NSNumber)?.int64Value ?? 0,
-                lastUsed: (object["lastUsed"] as? NSNumber)?.int64Value ?? 0,
-                isCurrent: object["current"] as? Bool ?? false)
+        let answer: Wire.Tokens = try await call("GET", "/v1/tokens")
+        return answer.tokens.prefix(10_000).map { token in
+            Device(
+                id: Self.printable(String(token.id.prefix(32))), name: Self.printable(String(token.device.prefix(64))),
+                created: token.created, lastUsed: token.lastUsed, isCurrent: token.current)
         }
     }
 
     /// Signs a device out (its next sync gets 401).
     public func revokeDevice(_ id: String) async throws {
         let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
-        _ = try await call("DELETE", "/v1/tokens/\(escaped)")
+        _ = try await send("DELETE", "/v1/tokens/\(escaped)")
     }
 
     /// Changes the password; every other device is signed out. Returns how many were.
     public func changePassword(from old: String, to new: String) async throws -> Int {
-        let answer = try await call("POST", "/v1/account/password", body: ["password": old, "newPassword": new])
-        return (answer["revoked"] as? NSNumber)?.intValue ?? 0
+        let answer: Wire.Revoked = try await call(
+            "POST", "/v1/account/password", sending: Wire.PasswordChange(password: old, newPassword: new))
+        return answer.revoked
     }
 
     /// The account name and the server's clock.
     public func account() async throws -> (name: String, serverTime: UInt64) {
-        let answer = try await call("GET", "/v1/account")
-        return (answer["name"] as? String ?? "", (answer["serverTime"] as? NSNumber)?.uint64Value ?? 0)
+        let answer: Wire.Account = try await call("GET", "/v1/account")
+        return (Self.printable(String(answer.name.prefix(64))), answer.serverTime ?? 0)
     }
 
     /// An invite code for a list: `uses` times at most (1 by default), for `expiresIn` seconds
     /// (the server's default when nil).
-    public func invite(to list: ListID, role: String, uses: Int = 1, expiresIn: Int? = nil) async throws -> Invite {
-        var body: [String: Any] = ["role": role, "uses": uses]
-        if let expiresIn { body["expiresIn"] = expiresIn }
-        let answer = try await call("POST", "/v1/lists/\(list)/invites", json: body)
-        guard let code = answer["code"] as? String, code.utf8.count <= 64 else {
-            throw SyncError.badResponse("no code in the answer")
-        }
-        return Self.invite(answer, code: code)
+    public func invite(to list: ListID, role: Role, uses: Int = 1, expiresIn: Int? = nil) async throws -> Invite {
+        let answer: Wire.NewInvite = try await call(
+            "POST", "/v1/lists/\(list)/invites",
+            sending: Wire.InviteRequest(role: role, uses: uses, expiresIn: expiresIn))
+        guard answer.code.utf8.count <= 64 else { throw SyncError.badResponse("no code in the answer") }
+        return Invite(
+            id: Self.printable(String(answer.id.prefix(32))), code: Self.printable(answer.code), role: answer.role,
+            createdBy: "", expiresAt: answer.expiresAt, usesLeft: answer.usesLeft)
     }
 
     /// The list's invites that still work (all of them for an owner, one's own for an editor).
     public func invites(of list: ListID) async throws -> [Invite] {
-        let answer = try await call("GET", "/v1/lists/\(list)/invites")
-        return (answer["invites"] as? [[String: Any]] ?? []).prefix(10_000).map { Self.invite($0, code: nil) }
+        let answer: Wire.Invites = try await call("GET", "/v1/lists/\(list)/invites")
+        return answer.invites.prefix(10_000).map { invite in
+            Invite(
+                id: Self.printable(String(invite.id.prefix(32))), code: nil, role: invite.role,
+                createdBy: Self.printable(String(invite.createdBy.prefix(64))), expiresAt: invite.expiresAt,
+                usesLeft: invite.usesLeft)
+        }
     }
 
     /// Withdraws an invite.
     public func revokeInvite(_ id: String, of list: ListID) async throws {
         let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
-        _ = try await call("DELETE", "/v1/lists/\(list)/invites/\(escaped)")
-    }
-
-    static func invite(_ object: [String: Any], code: String?) -> Invite {
-        Invite(
-            id: printable(String((object["id"] as? String ?? "").prefix(32))), code: code,
-            role: printable(String((object["role"] as? String ?? "").prefix(16))),
-            createdBy: printable(String((object["createdBy"] as? String ?? "").prefix(64))),
-            expiresAt: (object["expiresAt"] as? NSNumber)?.int64Value ?? 0,
-            usesLeft: (object["usesLeft"] as? NSNumber)?.intValue ?? 0)
+        _ = try await send("DELETE", "/v1/lists/\(list)/invites/\(escaped)")
     }
 
     /// Joins the list an invite code is for. The code goes in the body, never in the URL.
     public func join(code: String) async throws -> RemoteList {
-        try Self.remoteList(try await call("POST", "/v1/invites", body: ["code": code]))
+        try Self.checked(try await call("POST", "/v1/invites", sending: Wire.InviteCode(code: code)))
     }
 
     // MARK: Sync
 
     public func lists() async throws -> [RemoteList] {
-        let answer = try await call("GET", "/v1/lists")
-        return try (answer["lists"] as? [[String: Any]] ?? []).map(Self.remoteList)
+        let answer: Wire.Lists = try await call("GET", "/v1/lists")
+        return try answer.lists.map(Self.checked)
     }
 
     public func createList(_ id: ListID) async throws -> RemoteList {
-        try Self.remoteList(try await call("POST", "/v1/lists", body: ["id": id.description]))
+        try Self.checked(try await call("POST", "/v1/lists", sending: Wire.NewList(id: id)))
     }
 
     public func push(_ operations: [BasketCore.Operation], to list: ListID) async throws -> PushOutcome {
-        let text = String(decoding: OperationCodec.encode(operations), as: UTF8.self)
-        let answer = try await call("POST", "/v1/lists/\(list)/ops", body: ["ops": text])
-        return try Self.pushOutcome(answer, pushed: operations.count)
+        let data = try await send("POST", "/v1/lists/\(list)/ops", body: Wire.Push(ops: OperationText(operations)))
+        return try Self.pushOutcome(data, pushed: operations.count)
     }
 
     /// A push's answer, only when it has every field it must: the outbox is emptied on its word.
-    static func pushOutcome(_ answer: [String: Any], pushed: Int) throws -> PushOutcome {
-        // (On Linux a JSON 0 or 1 also reads as Bool: numbers are taken as NSNumber, checked by value.)
-        func number(_ key: String) -> NSNumber? { answer[key] as? NSNumber }
-        guard let accepted = number("accepted")?.intValue, let duplicates = number("duplicates")?.intValue,
-            let cursor = number("cursor")?.int64Value, let epoch = answer["epoch"] as? String,
-            let serverTime = number("serverTime")?.uint64Value
-        else {
+    static func pushOutcome(_ data: Data, pushed: Int) throws -> PushOutcome {
+        guard let answer = try? JSONDecoder().decode(Wire.PushResult.self, from: data) else {
             throw SyncError.badResponse(
                 "a push answer without accepted, duplicates, cursor, epoch and serverTime (nothing was dropped)")
         }
-        guard accepted >= 0, duplicates >= 0, accepted + duplicates == pushed, cursor >= 0,
-            !epoch.isEmpty, epoch.utf8.count <= 64
+        guard answer.accepted >= 0, answer.duplicates >= 0, answer.accepted + answer.duplicates == pushed,
+            answer.cursor >= 0, !answer.epoch.isEmpty, answer.epoch.utf8.count <= 64
         else {
             throw SyncError.badResponse(
                 "a push answer that does not account for the \(pushed) operations sent (nothing was dropped)")
         }
-        return PushOutcome(
-            accepted: accepted, duplicates: duplicates, cursor: cursor, epoch: epoch, serverTime: serverTime)
+        return answer
     }
 
     public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
-        let answer = try await call(
+        let answer: Wire.Page = try await call(
             "GET", "/v1/lists/\(list)/ops?after=\(cursor)&limit=\(limit)&wait=\(wait)", timeout: Double(wait) + 30)
         return try Self.page(answer, of: list, after: cursor)
     }
 
     /// A pulled page, only when it is one of `list`'s pages after `cursor`.
-    static func page(_ answer: [String: Any], of list: ListID, after cursor: Int64) throws -> PulledPage {
-        guard let text = answer["ops"] as? String, let next = (answer["cursor"] as? NSNumber)?.int64Value,
-            let epoch = answer["epoch"] as? String, !epoch.isEmpty, epoch.utf8.count <= 64
-        else { throw SyncError.badResponse("a page without ops, cursor or epoch") }
+    static func page(_ answer: Wire.Page, of list: ListID, after cursor: Int64) throws -> PulledPage {
+        guard !answer.epoch.isEmpty, answer.epoch.utf8.count <= 64 else {
+            throw SyncError.badResponse("a page without an epoch of 1 to 64 bytes")
+        }
         let operations: [BasketCore.Operation]
         do {
-            operations = try OperationCodec.decode(Array(text.utf8))
+            operations = try answer.ops.operations()
         } catch {
             throw SyncError.badResponse("the page's operations: \(error)")
         }
         if let stray = operations.first(where: { $0.list != list }) {
             throw SyncError.badResponse("a page of list \(list) holding an operation of list \(stray.list)")
         }
-        let more = answer["more"] as? Bool ?? false
-        guard next >= 0, operations.isEmpty || next > cursor else {
-            throw SyncError.badResponse("a page whose cursor \(next) does not follow \(cursor)")
+        guard answer.cursor >= 0, operations.isEmpty || answer.cursor > cursor else {
+            throw SyncError.badResponse("a page whose cursor \(answer.cursor) does not follow \(cursor)")
         }
         return PulledPage(
-            operations: operations, cursor: next, epoch: epoch, more: more,
-            historyComplete: answer["historyComplete"] as? Bool ?? true,
-            serverTime: (answer["serverTime"] as? NSNumber)?.uint64Value ?? 0)
+            operations: operations, cursor: answer.cursor, epoch: answer.epoch, more: answer.more,
+            historyComplete: answer.historyComplete, serverTime: answer.serverTime)
     }
 
     // MARK: Plumbing
 
-    static func remoteList(_ object: [String: Any]) throws -> RemoteList {
-        guard let raw = object["id"] as? String, let id = ListID(hex: raw), let epoch = object["epoch"] as? String
-        else {
-            throw SyncError.badResponse("a list without id or epoch")
+    /// A list from the server, only with an epoch of 1 to 64 bytes and a cursor that is not negative.
+    static func checked(_ list: RemoteList) throws -> RemoteList {
+        guard !list.epoch.isEmpty, list.epoch.utf8.count <= 64, list.cursor >= 0 else {
+            throw SyncError.badResponse("a list without an epoch of 1 to 64 bytes, or with a negative cursor")
         }
-        return RemoteList(
-            id: id, role: object["role"] as? String ?? "viewer", epoch: epoch,
-            cursor: (object["cursor"] as? NSNumber)?.int64Value ?? 0)
+        return list
     }
 
-    private func call(_ method: String, _ path: String, body: [String: String]? = nil, timeout: Double = 60)
-        async throws -> [String: Any]
-    {
-        try await call(method, path, json: body, timeout: timeout)
+    /// Sends a request and decodes its answer as `Answer`; an answer that is not one is a
+    /// ``SyncError/badResponse(_:)``.
+    private func call<Answer: Decodable>(
+        _ method: String, _ path: String, sending body: (any Encodable)? = nil, timeout: Double = 60
+    ) async throws -> Answer {
+        let data = try await send(method, path, body: body, timeout: timeout)
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw SyncError.badResponse("\(method) \(path.prefix { $0 != "?" }) answered without \(Answer.self)")
+        }
     }
 
-    private func call(_ method: String, _ path: String, json body: [String: Any]?, timeout: Double = 60)
-        async throws -> [String: Any]
+    /// Sends a request; returns the body of a 2xx answer, and throws ``SyncError`` for any other.
+    private func send(_ method: String, _ path: String, body: (any Encodable)? = nil, timeout: Double = 60)
+        async throws -> Data
     {
         guard
             let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
@@ -251,7 +238,9 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            request.httpBody = try encoder.encode(body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
@@ -264,21 +253,20 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         } catch {
             throw SyncError.unreachable(error.localizedDescription)
         }
-        let object = data.isEmpty ? [:] : (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         guard (200..<300).contains(status) else {
-            let code = object["error"] as? String ?? "http_\(status)"
+            let refusal = try? JSONDecoder().decode(Wire.ErrorBody.self, from: data)
+            let code = refusal?.error ?? "http_\(status)"
             if code == ClockSkewError.code {
                 throw SyncError.clockSkew(
-                    serverTime: (object["serverTime"] as? NSNumber)?.uint64Value ?? 0,
-                    offsetMilliseconds: (object["offsetMilliseconds"] as? NSNumber)?.uint64Value ?? 0)
+                    serverTime: refusal?.serverTime ?? 0, offsetMilliseconds: refusal?.offsetMilliseconds ?? 0)
             }
             // The server's words are shown to a person: bounded, control characters escaped.
-            let message = object["message"] as? String ?? HTTPURLResponse.localizedString(forStatusCode: status)
+            let message = refusal?.message ?? HTTPURLResponse.localizedString(forStatusCode: status)
             throw SyncError.server(
                 status: status, code: Self.printable(String(code.prefix(64))),
                 message: Self.printable(String(message.prefix(500))))
         }
-        return object
+        return data
     }
 }
 

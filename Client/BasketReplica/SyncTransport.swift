@@ -1,19 +1,8 @@
 public import BasketCore
 
-/// A list as the server knows it, for the signed-in account.
-public struct RemoteList: Hashable, Sendable {
-    public var id: ListID
-    public var role: String
-    public var epoch: String
-    public var cursor: Int64
-
-    public init(id: ListID, role: String, epoch: String, cursor: Int64) {
-        self.id = id
-        self.role = role
-        self.epoch = epoch
-        self.cursor = cursor
-    }
-}
+/// A list as the server knows it, for the signed-in account: its id, the account's role, the
+/// epoch and the last sequence number.
+public typealias RemoteList = Wire.Membership
 
 /// A device signed in to the account (a token, as the devices list shows it).
 public struct Device: Hashable, Sendable {
@@ -38,13 +27,13 @@ public struct Device: Hashable, Sendable {
 public struct Invite: Hashable, Sendable {
     public var id: String
     public var code: String?
-    public var role: String
+    public var role: Role
     public var createdBy: String
     /// Unix milliseconds.
     public var expiresAt: Int64
     public var usesLeft: Int
 
-    public init(id: String, code: String?, role: String, createdBy: String, expiresAt: Int64, usesLeft: Int) {
+    public init(id: String, code: String?, role: Role, createdBy: String, expiresAt: Int64, usesLeft: Int) {
         self.id = id
         self.code = code
         self.role = role
@@ -54,22 +43,9 @@ public struct Invite: Hashable, Sendable {
     }
 }
 
-/// The server's answer to a push.
-public struct PushOutcome: Hashable, Sendable {
-    public var accepted: Int
-    public var duplicates: Int
-    public var cursor: Int64
-    public var epoch: String
-    public var serverTime: UInt64
-
-    public init(accepted: Int, duplicates: Int, cursor: Int64, epoch: String, serverTime: UInt64) {
-        self.accepted = accepted
-        self.duplicates = duplicates
-        self.cursor = cursor
-        self.epoch = epoch
-        self.serverTime = serverTime
-    }
-}
+/// The server's answer to a push: operations accepted and already known, the list's cursor
+/// and epoch, the server's clock.
+public typealias PushOutcome = Wire.PushResult
 
 /// A page of a list's log.
 public struct PulledPage: Sendable {

@@ -28,10 +28,8 @@ extension BasketService {
         guard configuration.signup != .closed else {
             throw HTTPError(403, "signup_closed", "this server does not take new accounts")
         }
-        let body = try JSONBody(request, allowed: ["name", "password", "invite"])
-        let name = try body.string("name", maxBytes: 64)!
-        let password = try body.string("password", maxBytes: 1024)!
-        let invite = try body.string("invite", required: false, maxBytes: 64)
+        let body = try JSONBody.decode(Wire.Signup.self, from: request)
+        let (name, password, invite) = (body.name, body.password, body.invite)
         guard name.count >= 3,
             name.unicodeScalars.allSatisfy({
                 $0.isASCII
@@ -50,7 +48,7 @@ extension BasketService {
             do {
                 let account = try store.createAccount(
                     name: name.lowercased(), passwordHash: hash, signupInvite: signupInvite, now: now)
-                return json(["id": account.id, "name": account.name], status: 201)
+                return answer(Wire.Account(id: account.id, name: account.name), status: 201)
             } catch StoreError.accountExists {
                 throw HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
             } catch StoreError.noSuchInvite {
@@ -91,10 +89,10 @@ extension BasketService {
     }
 
     func createToken(_ request: HTTPRequest, _ responder: Responder) throws {
-        let body = try JSONBody(request, allowed: ["name", "password", "device"])
-        let name = try body.string("name", maxBytes: 64)!.lowercased()
-        let password = try body.string("password", maxBytes: 1024)!
-        let device = try body.string("device", required: false, maxBytes: 64)?.trimmingCharacters(in: .whitespaces)
+        let body = try JSONBody.decode(Wire.Credentials.self, from: request)
+        let name = body.name.lowercased()
+        let password = body.password
+        let device = body.device?.trimmingCharacters(in: .whitespaces)
         let address = clientAddress(request)
         try checkThrottle(name: name, address: address)
         let account = try store.account(named: name)
@@ -106,7 +104,7 @@ extension BasketService {
                 hash: Passwords.tokenHash(token), id: id, account: account.id,
                 device: device.flatMap { $0.isEmpty ? nil : $0 } ?? "unnamed device",
                 createdAt: Int64(configuration.clock()))
-            return json(["token": token, "account": account.name, "id": id], status: 201)
+            return answer(Wire.NewToken(token: token, account: account.name, id: id), status: 201)
         }
     }
 
@@ -147,18 +145,17 @@ extension BasketService {
 
     func whoAmI(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
-        return json(["id": account.id, "name": account.name, "serverTime": configuration.clock()])
+        return answer(Wire.Account(id: account.id, name: account.name, serverTime: configuration.clock()))
     }
 
     func listTokens(_ request: HTTPRequest) throws -> HTTPResponse {
         let current = try session(request)
-        let tokens = try store.tokens(of: current.account.id).map { token -> [String: Any] in
-            [
-                "id": token.id, "device": token.device, "created": token.created, "lastUsed": token.lastUsed,
-                "current": token.id == current.token.id,
-            ]
+        let tokens = try store.tokens(of: current.account.id).map { token in
+            Wire.Token(
+                id: token.id, device: token.device, created: token.created, lastUsed: token.lastUsed,
+                current: token.id == current.token.id)
         }
-        return json(["tokens": tokens])
+        return answer(Wire.Tokens(tokens: tokens))
     }
 
     func revokeCurrentToken(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -178,15 +175,14 @@ extension BasketService {
     /// Signs out every device of the account, this one included ("sign out everywhere").
     func revokeAllTokens(_ request: HTTPRequest) throws -> HTTPResponse {
         let current = try session(request)
-        return json(["revoked": try store.revokeTokens(of: current.account.id, keeping: nil)])
+        return answer(Wire.Revoked(revoked: try store.revokeTokens(of: current.account.id, keeping: nil)))
     }
 
     /// Changes the password (the current one is checked, as at sign-in) and signs out every other device.
     func changePassword(_ request: HTTPRequest, _ responder: Responder) throws {
         let current = try session(request)
-        let body = try JSONBody(request, allowed: ["password", "newPassword"])
-        let password = try body.string("password", maxBytes: 1024)!
-        let newPassword = try body.string("newPassword", maxBytes: 1024)!
+        let body = try JSONBody.decode(Wire.PasswordChange.self, from: request)
+        let (password, newPassword) = (body.password, body.newPassword)
         try Self.checkNewPassword(newPassword)
         let address = clientAddress(request)
         let name = current.account.name
@@ -196,7 +192,7 @@ extension BasketService {
             try store.setPasswordHash(
                 Passwords.hash(newPassword, iterations: configuration.passwordIterations), of: account.id)
             let revoked = try store.revokeTokens(of: account.id, keeping: current.tokenHash)
-            return json(["revoked": revoked])
+            return answer(Wire.Revoked(revoked: revoked))
         }
     }
 }

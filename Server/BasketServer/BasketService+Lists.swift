@@ -19,8 +19,8 @@ extension BasketService {
         return (account, list, role)
     }
 
-    static func membershipJSON(_ m: Membership) -> [String: Any] {
-        ["id": m.list.description, "role": m.role.rawValue, "epoch": m.epoch, "cursor": m.cursor]
+    static func wire(_ m: Membership) -> Wire.Membership {
+        Wire.Membership(id: m.list, role: m.role, epoch: m.epoch, cursor: m.cursor)
     }
 
     /// Refuses a new list (made or joined) for an account that has ``Configuration/maxListsPerAccount``.
@@ -35,18 +35,17 @@ extension BasketService {
 
     func createList(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
-        let body = try JSONBody(request, allowed: ["id"])
-        let raw = try body.string("id", maxBytes: 32)!
-        guard let list = ListID(hex: raw.lowercased()) else {
+        let body = try JSONBody.decode(Wire.NewList.self, from: request)
+        guard let list = ListID(hex: body.id.lowercased()) else {
             throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: "invalid_id")
         }
         let memberships = try store.memberships(of: account.id)
         if let existing = memberships.first(where: { $0.list == list }) {
-            return json(Self.membershipJSON(existing))  // creating twice is harmless
+            return answer(Self.wire(existing))  // creating twice is harmless
         }
         try checkListQuota(memberships.count)
         do {
-            return json(Self.membershipJSON(try store.createList(list, owner: account.id)), status: 201)
+            return answer(Self.wire(try store.createList(list, owner: account.id)), status: 201)
         } catch StoreError.listExists {
             throw HTTPError(409, "list_exists", "a list with this id exists; join it with an invite")
         }
@@ -54,12 +53,13 @@ extension BasketService {
 
     func listLists(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
-        return json(["lists": try store.memberships(of: account.id).map(Self.membershipJSON)])
+        return answer(Wire.Lists(lists: try store.memberships(of: account.id).map(Self.wire)))
     }
 
     func listMembers(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, list, _) = try membership(request)
-        return json(["members": try store.members(of: list).map { ["account": $0.account, "role": $0.role.rawValue] }])
+        return answer(
+            Wire.Members(members: try store.members(of: list).map { Wire.Member(account: $0.account, role: $0.role) }))
     }
 
     /// Removes a member (an owner removing anyone, or a member leaving). The removed member's
@@ -84,11 +84,10 @@ extension BasketService {
 
     // MARK: Invites
 
-    static func inviteJSON(_ invite: InviteInfo) -> [String: Any] {
-        [
-            "id": invite.id, "role": invite.role.rawValue, "createdBy": invite.createdBy, "created": invite.created,
-            "expiresAt": invite.expires, "usesLeft": invite.usesLeft,
-        ]
+    static func wire(_ invite: InviteInfo) -> Wire.Invite {
+        Wire.Invite(
+            id: invite.id, role: invite.role, createdBy: invite.createdBy, created: invite.created,
+            expiresAt: invite.expires, usesLeft: invite.usesLeft)
     }
 
     /// An invite code to the list: single-use unless `uses` says more (at most
@@ -97,14 +96,23 @@ extension BasketService {
     /// shown once; the store keeps its hash.
     func createInvite(_ request: HTTPRequest) throws -> HTTPResponse {
         let (account, list, role) = try membership(request)
-        let body = try JSONBody(request, allowed: ["role", "uses", "expiresIn"])
-        let raw = try body.string("role", required: false, maxBytes: 16) ?? "editor"
-        guard let invited = Role(rawValue: raw) else {
+        let body = try JSONBody.decode(Wire.InviteRequest.self, from: request)
+        guard let invited = Role(rawValue: body.role ?? Role.editor.rawValue) else {
             throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
         }
-        let uses = try body.integer("uses", in: 1...Int64(configuration.maxInviteUses)) ?? 1
+        func within(_ value: Int64?, _ key: Wire.InviteRequest.CodingKeys, _ range: ClosedRange<Int64>) throws -> Int64?
+        {
+            guard let value else { return nil }
+            guard range.contains(value) else {
+                throw HTTPError.badRequest(
+                    "'\(key.rawValue)' must be a whole number in \(range.lowerBound)...\(range.upperBound)",
+                    code: "invalid_parameter")
+            }
+            return value
+        }
+        let uses = try within(body.uses, .uses, 1...Int64(configuration.maxInviteUses)) ?? 1
         let seconds =
-            try body.integer("expiresIn", in: 60...Int64(configuration.maxInviteSeconds))
+            try within(body.expiresIn, .expiresIn, 60...Int64(configuration.maxInviteSeconds))
             ?? Int64(configuration.inviteSeconds)
         guard role != .viewer, invited <= role else {
             throw HTTPError(403, "forbidden", "a \(role.rawValue) cannot invite as \(invited.rawValue)")
@@ -116,11 +124,9 @@ extension BasketService {
         try store.saveInvite(
             hash: Passwords.codeHash(code), id: id, list: list, role: invited, createdBy: account.id, createdAt: now,
             expiresAt: expires, uses: Int(uses))
-        return json(
-            [
-                "code": code, "id": id, "role": invited.rawValue, "list": list.description, "expiresAt": expires,
-                "usesLeft": uses,
-            ], status: 201)
+        return answer(
+            Wire.NewInvite(code: code, id: id, role: invited, list: list, expiresAt: expires, usesLeft: Int(uses)),
+            status: 201)
     }
 
     /// The list's working invites: an owner sees every one, an editor its own; a viewer none (403).
@@ -129,7 +135,7 @@ extension BasketService {
         guard role != .viewer else { throw HTTPError(403, "forbidden", "a viewer has no invites to see") }
         let invites = try store.invites(of: list, now: Int64(configuration.clock()))
             .filter { role == .owner || $0.createdBy == account.name }
-        return json(["invites": invites.map(Self.inviteJSON)])
+        return answer(Wire.Invites(invites: invites.map(Self.wire)))
     }
 
     /// Withdraws an invite: its maker, or an owner.
@@ -148,15 +154,14 @@ extension BasketService {
     /// in access logs and browser histories).
     func redeemInvite(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
-        let body = try JSONBody(request, allowed: ["code"])
-        let code = try body.string("code", maxBytes: 64)!
+        let code = try JSONBody.decode(Wire.InviteCode.self, from: request).code
         try checkListQuota(try store.memberships(of: account.id).count)
         let hash = Passwords.codeHash(code)
         let now = Int64(configuration.clock())
         do {
             let joined = try store.redeemInvite(
                 hash: hash, account: account.id, now: now, maxMembers: configuration.maxMembersPerList)
-            return json(Self.membershipJSON(joined))
+            return answer(Self.wire(joined))
         } catch StoreError.noSuchInvite {
             throw HTTPError.notFound("no such invite: it is unknown, used up, withdrawn or expired")
         } catch StoreError.tooManyMembers {

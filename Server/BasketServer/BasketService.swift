@@ -117,9 +117,9 @@ public final class BasketService: Sendable {
     /// served on its own address, ``metricsRouter()``).
     public func router(servingMetrics: Bool = true) -> Router {
         Router { r in
-            r.on("GET", "/healthz") { _ in json(["status": "ok"]) }
+            r.on("GET", "/healthz") { _ in answer(Wire.Health(status: "ok")) }
             if servingMetrics { r.on("GET", "/metrics", answer: metricsPage) }
-            r.on("GET", "/v1/time") { [self] _ in json(["serverTime": configuration.clock()]) }
+            r.on("GET", "/v1/time") { [self] _ in answer(Wire.ServerTime(serverTime: configuration.clock())) }
             r.on("POST", "/v1/accounts", createAccount)
             r.on("POST", "/v1/tokens", createToken)
             r.on("GET", "/v1/tokens", answer: listTokens)
@@ -144,7 +144,7 @@ public final class BasketService: Sendable {
     /// `/metrics` and `/healthz` alone, for a private address (`--metrics-listen`).
     public func metricsRouter() -> Router {
         Router { r in
-            r.on("GET", "/healthz") { _ in json(["status": "ok"]) }
+            r.on("GET", "/healthz") { _ in answer(Wire.Health(status: "ok")) }
             r.on("GET", "/metrics", answer: metricsPage)
         }
     }
@@ -173,11 +173,10 @@ public final class BasketService: Sendable {
         guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }
         let encoded: [UInt8]
         try JSONBody.requireJSONContentType(request)
-        if let fast = JSONBody.onlyString(request.body, key: "ops") {
+        if let fast = JSONBody.onlyString(request.body, key: Wire.Push.CodingKeys.ops.rawValue) {
             encoded = fast
         } else {
-            encoded = Array(
-                try JSONBody(request, allowed: ["ops"]).string("ops", maxBytes: .max, allowControl: true)!.utf8)
+            encoded = try JSONBody.decode(Wire.Push.self, from: request).ops.bytes
         }
         let operations: [BasketCore.Operation]
         do {
@@ -197,12 +196,10 @@ public final class BasketService: Sendable {
             do throws(ClockSkewError) {
                 try HybridClock.check(latest, wallMilliseconds: now)
             } catch {
-                let response = json(
-                    [
-                        "error": ClockSkewError.code, "message": error.description, "serverTime": now,
-                        "offsetMilliseconds": error.offsetMilliseconds,
-                    ], status: 400)
-                return response
+                return answer(
+                    Wire.ErrorBody(
+                        error: ClockSkewError.code, message: error.description, serverTime: now,
+                        offsetMilliseconds: error.offsetMilliseconds), status: 400)
             }
         }
         let result: AppendResult
@@ -225,11 +222,10 @@ public final class BasketService: Sendable {
             metrics.countAccepted(result.accepted)
             watchers.publish(list: list, cursor: result.cursor)
         }
-        return json([
-            "accepted": result.accepted, "duplicates": result.duplicates, "cursor": result.cursor,
-            "epoch": result.epoch,
-            "serverTime": now,
-        ])
+        return answer(
+            Wire.PushResult(
+                accepted: result.accepted, duplicates: result.duplicates, cursor: result.cursor, epoch: result.epoch,
+                serverTime: now))
     }
 
     func pull(_ request: HTTPRequest, _ responder: Responder) throws {
@@ -261,13 +257,10 @@ public final class BasketService: Sendable {
     }
 
     static func pageResponse(_ page: Page, serverTime: UInt64) -> HTTPResponse {
-        var text = "{\"count\":\(page.count),\"cursor\":\(page.cursor),\"epoch\":\(JSONText.quoted(page.epoch))"
-        text +=
-            ",\"historyComplete\":\(page.historyComplete),\"more\":\(page.more),\"serverTime\":\(serverTime),\"ops\":"
-        var body = Array(text.utf8)
-        JSONText.appendQuoted(bytes: page.encoded, to: &body)
-        body.append(UInt8(ascii: "}"))
-        return .body(body, contentType: "application/json")
+        let answer = Wire.Page(
+            count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
+            more: page.more, serverTime: serverTime, ops: OperationText(bytes: page.encoded))
+        return .body(answer.jsonBytes(), contentType: "application/json")
     }
 }
 

@@ -1,33 +1,82 @@
+import BasketCore
 import Foundation
 import HTTPServer
 
-/// A strictly read JSON object body: only the named fields, with the right types.
-struct JSONBody {
-    let object: [String: Any]
-
-    /// Parses the request body as one JSON object whose keys are all in `allowed`.
-    init(_ request: HTTPRequest, allowed: Set<String>) throws {
-        try Self.requireJSONContentType(request)
+/// Request bodies read strictly into their ``Wire`` types, and answers written from them.
+enum JSONBody {
+    /// The body as `Body`: a JSON object with no key `Body` does not have, every field of the right
+    /// type, text within its limits (``WireRequest/check()``). Each refusal is a 400 with the code
+    /// docs/api.md lists (`invalid_json`, `unknown_field`, `missing_field`, `wrong_type`,
+    /// `invalid_parameter`, `too_long`, `control_character`); a body of another media type is a 415.
+    static func decode<Body: WireRequest>(_: Body.Type, from request: HTTPRequest) throws -> Body {
+        try requireJSONContentType(request)
         guard !request.body.isEmpty else {
             throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json")
         }
         guard String(validating: request.body, as: UTF8.self) != nil else {
             throw HTTPError.badRequest("the body is not valid UTF-8", code: "invalid_json")
         }
-        let parsed: Any
+        let data = Data(request.body)
+        let decoder = JSONDecoder()
+        let keys: [String]
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(request.body), options: [])
+            keys = try decoder.decode(ObjectKeys.self, from: data).keys
         } catch {
-            throw HTTPError.badRequest("the body is not valid JSON", code: "invalid_json")
+            throw HTTPError.badRequest(
+                error is DecodingError && (error as? DecodingError)?.isTypeMismatch == true
+                    ? "the body must be a JSON object" : "the body is not valid JSON",
+                code: "invalid_json")
         }
-        guard let object = parsed as? [String: Any] else {
-            throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json")
+        if let field = Set(keys).subtracting(Body.fields).sorted().first {
+            throw HTTPError.badRequest("unknown field '\(field.prefix(64))'", code: "unknown_field")
         }
-        let unknown = Set(object.keys).subtracting(allowed)
-        if let field = unknown.sorted().first {
-            throw HTTPError.badRequest("unknown field '\(field)'", code: "unknown_field")
+        let body: Body
+        do {
+            body = try decoder.decode(Body.self, from: data)
+        } catch let error as DecodingError {
+            throw refusal(error)
         }
-        self.object = object
+        do throws(Wire.Refusal) {
+            try body.check()
+        } catch {
+            throw HTTPError.badRequest(error.message, code: error.code)
+        }
+        return body
+    }
+
+    /// A decoding error as the API's refusal, naming the field.
+    static func refusal(_ error: DecodingError) -> HTTPError {
+        func name(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return .badRequest("'\(name(context.codingPath + [key]))' is required", code: "missing_field")
+        case .valueNotFound(_, let context):
+            return .badRequest("'\(name(context.codingPath))' is required", code: "missing_field")
+        case .typeMismatch(let type, let context) where type == String.self || type == Bool.self:
+            return .badRequest(
+                "'\(name(context.codingPath))' must be a \(type == String.self ? "string" : "boolean")",
+                code: "wrong_type")
+        case .typeMismatch(_, let context), .dataCorrupted(let context):
+            return .badRequest("'\(name(context.codingPath))' must be a whole number", code: "invalid_parameter")
+        @unknown default:
+            return .badRequest("the body is not valid JSON", code: "invalid_json")
+        }
+    }
+
+    /// The keys of a JSON object, whatever their values.
+    private struct ObjectKeys: Decodable {
+        var keys: [String]
+
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+        }
     }
 
     /// A body sent as something else than JSON is refused (415); no `Content-Type` is taken as JSON.
@@ -40,48 +89,20 @@ struct JSONBody {
                 415, "unsupported_media_type", "the body must be application/json, not '\(media.prefix(100))'")
         }
     }
+}
 
-    /// The string field `key`, at most `maxBytes` bytes of UTF-8. Control characters are refused
-    /// unless `allowControl` (an operation encoding carries tabs and newlines).
-    func string(_ key: String, required: Bool = true, maxBytes: Int = 10_000, allowControl: Bool = false) throws
-        -> String?
-    {
-        guard let value = object[key], !(value is NSNull) else {
-            if required { throw HTTPError.badRequest("'\(key)' is required", code: "missing_field") }
-            return nil
-        }
-        // Booleans and numbers bridge from NSNumber; only real strings count.
-        guard let text = value as? String, !(value is NSNumber) else {
-            throw HTTPError.badRequest("'\(key)' must be a string", code: "wrong_type")
-        }
-        if text.utf8.count > maxBytes {
-            throw HTTPError.badRequest("'\(key)' is longer than \(maxBytes) bytes", code: "too_long")
-        }
-        if !allowControl, text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw HTTPError.badRequest("'\(key)' cannot contain control characters", code: "control_character")
-        }
-        return text
+extension DecodingError {
+    var isTypeMismatch: Bool {
+        if case .typeMismatch = self { return true }
+        return false
     }
 }
 
-extension JSONBody {
-    /// The whole-number field `key` within `range`, or nil when absent.
-    func integer(_ key: String, in range: ClosedRange<Int64>) throws -> Int64? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !(value is String),
-            let whole = Int64(exactly: number.doubleValue), range.contains(whole)
-        else {
-            throw HTTPError.badRequest(
-                "'\(key)' must be a whole number in \(range.lowerBound)...\(range.upperBound)",
-                code: "invalid_parameter")
-        }
-        return whole
-    }
-}
-
-/// Builds a JSON answer from plain values, keys sorted.
-func json(_ value: [String: Any], status: Int = 200) -> HTTPResponse {
-    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("{}".utf8)
+/// An answer from its ``Wire`` type, keys sorted.
+func answer(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
     return .body(Array(data), status: status, contentType: "application/json")
 }
 

@@ -7,18 +7,6 @@ public struct Account: Hashable, Sendable {
     public var passwordHash: String
 }
 
-/// A member's rights on a list.
-public enum Role: String, Hashable, Sendable, CaseIterable, Comparable {
-    case viewer, editor, owner
-
-    public var canPush: Bool { self != .viewer }
-
-    public static func < (a: Role, b: Role) -> Bool {
-        let order: [Role] = [.viewer, .editor, .owner]
-        return order.firstIndex(of: a)! < order.firstIndex(of: b)!
-    }
-}
-
 /// A list as one member sees it.
 public struct Membership: Hashable, Sendable {
     public var list: ListID

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An HTTP request, complete with its body.
 public struct HTTPRequest: Sendable {
     public var method: String
@@ -64,8 +66,11 @@ public struct HTTPResponse: Sendable {
 
     /// `{"error": code, "message": message}` with the given status.
     public static func error(status: Int, code: String, message: String) -> HTTPResponse {
-        let text = "{\"error\":\(JSONText.quoted(code)),\"message\":\(JSONText.quoted(message))}"
-        return .body(Array(text.utf8), status: status, contentType: "application/json")
+        let object = ["error": code, "message": message]
+        let body =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return .body(Array(body), status: status, contentType: "application/json")
     }
 }
 
@@ -103,38 +108,6 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     }
     public static func notFound(_ message: String = "no such resource") -> HTTPError {
         HTTPError(404, "not_found", message)
-    }
-}
-
-/// Minimal JSON text helpers for responses built by hand.
-public enum JSONText {
-    /// Appends UTF-8 `bytes` as a JSON string literal (quotes included) to `out`.
-    public static func appendQuoted(bytes: [UInt8], to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.reserveCapacity(out.count + bytes.count + bytes.count / 8 + 2)
-        out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0..<0x20:
-                out += Array("\\u00".utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// `s` as a JSON string literal.
-    public static func quoted(_ s: String) -> String {
-        var out: [UInt8] = []
-        appendQuoted(bytes: Array(s.utf8), to: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -108,7 +108,7 @@ final class World: @unchecked Sendable {
         try runBlocking { _ = try await owner.engine.sync(list) }
         for device in devices.dropFirst() {
             try runBlocking {
-                let code = try await owner.transport.invite(to: list, role: "editor")
+                let code = try await owner.transport.invite(to: list, role: .editor)
                 let remote = try await device.transport.join(code: code.code ?? "")
                 _ = try await device.engine.adopt(remote.id)
             }

@@ -1,3 +1,4 @@
+import BasketCore
 import BasketServer
 import Foundation
 import HTTPServer
@@ -39,5 +40,167 @@ struct OpenAPITests {
         #expect(
             documented.subtracting(served).isEmpty,
             "documented but not served: \(documented.subtracting(served).sorted())")
+    }
+}
+
+/// docs/openapi.yaml's schemas against the wire types of BasketCore: every schema's properties
+/// are exactly the keys the type writes (with every optional field set), its required fields
+/// exactly those it writes with none set, and each value has the schema's JSON type.
+struct WireSchemaTests {
+    struct Schema {
+        var required: Set<String> = []
+        var properties: [String: String] = [:]
+    }
+
+    /// The `components: schemas:` section, read line by line (the file keeps one property a line).
+    static func schemas() throws -> [String: Schema] {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml")
+        var result: [String: Schema] = [:]
+        var inSchemas = false
+        var current: String?
+        var inProperties = false
+        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+            let indent = line.prefix { $0 == " " }.count
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if indent == 2 { inSchemas = text == "schemas:" }
+            guard inSchemas, indent >= 4 else { continue }
+            if indent == 4 {
+                current = String(text.dropLast())
+                result[current!] = Schema()
+                inProperties = false
+            } else if indent == 6, let current {
+                inProperties = text == "properties:"
+                if text.hasPrefix("required: [") {
+                    result[current]!.required = Set(
+                        text.dropFirst("required: [".count).dropLast().split(separator: ",").map {
+                            $0.trimmingCharacters(in: .whitespaces)
+                        })
+                }
+            } else if indent == 8, inProperties, let current, let colon = text.firstIndex(of: ":") {
+                let type = text.firstRange(of: "type: ").map { text[$0.upperBound...].prefix { $0.isLetter } } ?? ""
+                result[current]!.properties[String(text[..<colon])] = String(type)
+            }
+        }
+        return result
+    }
+
+    /// A JSON value's type as OpenAPI names it.
+    enum Kind: Decodable {
+        case boolean, integer, string, array, object
+
+        var name: String { "\(self)" }
+
+        init(from decoder: any Decoder) throws {
+            let value = try decoder.singleValueContainer()
+            if (try? value.decode(Bool.self)) != nil {
+                self = .boolean
+            } else if (try? value.decode(Int64.self)) != nil || (try? value.decode(UInt64.self)) != nil {
+                self = .integer
+            } else if (try? value.decode(String.self)) != nil {
+                self = .string
+            } else if (try? value.decode([Kind].self)) != nil {
+                self = .array
+            } else {
+                self = .object
+            }
+        }
+    }
+
+    static func kinds(_ value: some Encodable) throws -> [String: Kind] {
+        try JSONDecoder().decode([String: Kind].self, from: JSONEncoder().encode(value))
+    }
+
+    /// Each schema with its type, once with every optional field set and once with none.
+    static let samples: [(String, any Encodable & Sendable, any Encodable & Sendable)] = {
+        let list = ListID(hex: "0123456789abcdef0123456789abcdef")!
+        let token = Wire.Token(id: "1f", device: "phone", created: 1, lastUsed: 2, current: true)
+        let membership = Wire.Membership(id: list, role: .editor, epoch: "e", cursor: 3)
+        let member = Wire.Member(account: "bob", role: .viewer)
+        let invite = Wire.Invite(id: "2e", role: .viewer, createdBy: "alice", created: 1, expiresAt: 2, usesLeft: 1)
+        let page = Wire.Page(
+            count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
+            ops: OperationText(bytes: []))
+        let push = Wire.PushResult(accepted: 1, duplicates: 0, cursor: 1, epoch: "e", serverTime: 1)
+        return [
+            (
+                "Error", Wire.ErrorBody(error: "clock_skew", message: "m", serverTime: 1, offsetMilliseconds: 2),
+                Wire.ErrorBody(error: "x", message: "m")
+            ),
+            (
+                "Signup", Wire.Signup(name: "alice", password: "p", invite: "i"),
+                Wire.Signup(name: "alice", password: "p")
+            ),
+            (
+                "Credentials", Wire.Credentials(name: "alice", password: "p", device: "d"),
+                Wire.Credentials(name: "alice", password: "p")
+            ),
+            (
+                "PasswordChange", Wire.PasswordChange(password: "a", newPassword: "b"),
+                Wire.PasswordChange(password: "a", newPassword: "b")
+            ),
+            ("NewList", Wire.NewList(id: list), Wire.NewList(id: list)),
+            ("InviteRequest", Wire.InviteRequest(role: .viewer, uses: 2, expiresIn: 60), Wire.InviteRequest()),
+            ("InviteCode", Wire.InviteCode(code: "c"), Wire.InviteCode(code: "c")),
+            ("Push", Wire.Push(ops: OperationText(bytes: [])), Wire.Push(ops: OperationText(bytes: []))),
+            ("Health", Wire.Health(status: "ok"), Wire.Health(status: "ok")),
+            ("ServerTime", Wire.ServerTime(serverTime: 1), Wire.ServerTime(serverTime: 1)),
+            ("Account", Wire.Account(id: 1, name: "alice", serverTime: 1), Wire.Account(id: 1, name: "alice")),
+            (
+                "NewToken", Wire.NewToken(token: "t", account: "alice", id: "1f"),
+                Wire.NewToken(token: "t", account: "alice", id: "1f")
+            ),
+            ("Token", token, token),
+            ("Tokens", Wire.Tokens(tokens: [token]), Wire.Tokens(tokens: [])),
+            ("Revoked", Wire.Revoked(revoked: 1), Wire.Revoked(revoked: 1)),
+            ("Membership", membership, membership),
+            ("Lists", Wire.Lists(lists: [membership]), Wire.Lists(lists: [])),
+            ("Member", member, member),
+            ("Members", Wire.Members(members: [member]), Wire.Members(members: [])),
+            ("Invite", invite, invite),
+            ("Invites", Wire.Invites(invites: [invite]), Wire.Invites(invites: [])),
+            (
+                "NewInvite", Wire.NewInvite(code: "c", id: "2e", role: .owner, list: list, expiresAt: 1, usesLeft: 1),
+                Wire.NewInvite(code: "c", id: "2e", role: .owner, list: list, expiresAt: 1, usesLeft: 1)
+            ),
+            ("PushResult", push, push),
+            ("Page", page, page),
+        ]
+    }()
+
+    @Test func everySchemaIsAWireTypeAndBack() throws {
+        let schemas = try Self.schemas()
+        #expect(Set(schemas.keys) == Set(Self.samples.map(\.0)), "schemas without a wire type, or the other way")
+        for (name, full, minimal) in Self.samples {
+            let schema = try #require(schemas[name], "\(name)")
+            let written = try Self.kinds(full)
+            #expect(Set(written.keys) == Set(schema.properties.keys), "\(name): properties")
+            #expect(Set(try Self.kinds(minimal).keys) == schema.required, "\(name): required")
+            for (key, kind) in written {
+                #expect(schema.properties[key] == kind.name, "\(name).\(key) is \(kind.name)")
+            }
+        }
+    }
+
+    /// The server writes pages by hand; they must be what JSONEncoder writes, and read back the same.
+    @Test func theHandWrittenPageIsThePageType() throws {
+        let operations = [
+            BasketCore.Operation(
+                list: ListID(hex: "0123456789abcdef0123456789abcdef")!, item: ItemID(raw: ID128(high: 1, low: 2)),
+                field: .name, value: .text("Tea \"Earl\" \\ Grey/é"),
+                version: Version(
+                    timestamp: HybridTimestamp(milliseconds: 1_700_000_000_000, counter: 3),
+                    replica: ReplicaID(rawValue: 9)))
+        ]
+        let page = Wire.Page(
+            count: 1, cursor: 42, epoch: "ep\"och", historyComplete: false, more: true, serverTime: 7,
+            ops: OperationText(operations))
+        let handWritten = page.jsonBytes()
+        #expect(try JSONDecoder().decode(Wire.Page.self, from: Data(handWritten)) == page)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let reference = try JSONSerialization.jsonObject(with: encoder.encode(page)) as? NSDictionary
+        #expect(try JSONSerialization.jsonObject(with: Data(handWritten)) as? NSDictionary == reference)
+        #expect(try page.ops.operations() == operations)
     }
 }
