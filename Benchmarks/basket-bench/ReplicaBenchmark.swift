@@ -4,9 +4,6 @@ import BasketSimulation
 import Foundation
 import SQLite
 
-// Foundation has an `Operation` too.
-typealias Operation = BasketCore.Operation
-
 /// `basket-bench replica`: merge speed of the replica against raw SQLite inserts, export size,
 /// and `basket ls` as a whole process.
 struct ReplicaBenchmark {
@@ -139,7 +136,7 @@ struct ReplicaBenchmark {
 
     /// 10,000 items: each created (name, checked, deleted), renamed once within its key (casing),
     /// and the rest check toggles, from three replicas, shuffled.
-    func makeOperations() -> (ListID, [Operation]) {
+    func makeOperations() -> (ListID, [Op]) {
         var rng = SplitMix64(seed: 42)
         let list = ListID(raw: ID128(high: 0x1234, low: 0x5678))
         let replicas = (1...3).map { ReplicaID(rawValue: UInt64($0) * 0x1111_1111) }
@@ -158,34 +155,34 @@ struct ReplicaBenchmark {
         for i in 0..<itemCount {
             names.append("\(words[i % words.count]) \(words[(i / 7) % words.count]) \(i)")
         }
-        var ops: [Operation] = []
+        var ops: [Op] = []
         ops.reserveCapacity(operationCount)
         for (i, name) in names.enumerated() {
             let id = ItemID(list: list, key: ItemKey.normalize(name))
-            ops.append(Operation(list: list, item: id, field: .name, value: .text(name), version: version()))
-            ops.append(Operation(list: list, item: id, field: .checked, value: .bool(false), version: version()))
-            ops.append(Operation(list: list, item: id, field: .deleted, value: .bool(false), version: version()))
+            ops.append(Op(list: list, item: id, field: .name, value: .text(name), version: version()))
+            ops.append(Op(list: list, item: id, field: .checked, value: .bool(false), version: version()))
+            ops.append(Op(list: list, item: id, field: .deleted, value: .bool(false), version: version()))
             if ops.count + (itemCount - i) <= operationCount {
                 ops.append(
-                    Operation(list: list, item: id, field: .name, value: .text(name.uppercased()), version: version()))
+                    Op(list: list, item: id, field: .name, value: .text(name.uppercased()), version: version()))
             }
         }
         let ids = names.map { ItemID(list: list, key: ItemKey.normalize($0)) }
         while ops.count < operationCount {
             let id = ids[Int(rng.next() % UInt64(ids.count))]
             ops.append(
-                Operation(list: list, item: id, field: .checked, value: .bool(rng.next() % 2 == 0), version: version()))
+                Op(list: list, item: id, field: .checked, value: .bool(rng.next() % 2 == 0), version: version()))
         }
-        ops.append(Operation(list: list, item: .list, field: .title, value: .text("Benchmark"), version: version()))
+        ops.append(Op(list: list, item: .list, field: .title, value: .text("Benchmark"), version: version()))
         ops.removeFirst()  // keep exactly operationCount (the title replaces the first name write)
-        ops.insert(Operation(list: list, item: ids[0], field: .name, value: .text(names[0]), version: version()), at: 0)
+        ops.insert(Op(list: list, item: ids[0], field: .name, value: .text(names[0]), version: version()), at: 0)
         ops.removeLast()
         ops.shuffle(using: &rng)
         return (list, ops)
     }
 
     /// Check toggles and same-key renames on the existing items, all later than `after`.
-    func makeLaterOperations(list: ListID, after ops: [Operation]) -> [Operation] {
+    func makeLaterOperations(list: ListID, after ops: [Op]) -> [Op] {
         var rng = SplitMix64(seed: 7)
         let items = Array(Set(ops.filter { $0.field == .name }.map(\.item)))
         let names = Dictionary(ops.filter { $0.field == .name }.map { ($0.item, $0.value.textValue!) }) { a, _ in a }
@@ -197,10 +194,10 @@ struct ReplicaBenchmark {
                 timestamp: HybridTimestamp(milliseconds: start + UInt64(i / 8), counter: UInt16(i % 8)),
                 replica: replica)
             if i % 10 == 0 {
-                return Operation(
+                return Op(
                     list: list, item: item, field: .name, value: .text(names[item]!.lowercased()), version: version)
             }
-            return Operation(
+            return Op(
                 list: list, item: item, field: .checked, value: .bool(rng.next() % 2 == 0), version: version)
         }
     }
@@ -215,7 +212,7 @@ struct ReplicaBenchmark {
     }
 
     /// The baseline: the same number of rows into a plain table, one prepared statement, one transaction.
-    func rawInsert(_ ops: [Operation], path: String) throws -> Double {
+    func rawInsert(_ ops: [Op], path: String) throws -> Double {
         let db = try Connection(path: path)
         try db.configure(synchronous: .full)
         try db.execute(

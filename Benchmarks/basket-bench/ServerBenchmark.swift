@@ -84,8 +84,8 @@ struct ServerBenchmark {
                 formatRate(ingest) + " ops/s", String(format: "%.2fx", ingest / baseline))
 
             phase = "healthz"
-            // 2. Small requests: GET /healthz on keep-alive connections, against a bare HTTPServer.
-            let bare = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _, responder in
+            // 2. Small requests: GET /healthz on keep-alive connections, against a bare HTTPListener.
+            let bare = HTTPListener(configuration: .init(host: "127.0.0.1", port: 0)) { _, responder in
                 responder.respond(.body(Array(#"{"status":"ok"}"#.utf8), contentType: "application/json"))
             }
             try bare.start()
@@ -93,7 +93,7 @@ struct ServerBenchmark {
             bare.stop()
             let (rate, cpuPerRequest) = try healthzRate(port: server.port)
             table.add(
-                "GET /healthz, bare HTTPServer in this process (baseline)", formatRate(bareRate) + " req/s", "1.00x")
+                "GET /healthz, bare HTTPListener in this process (baseline)", formatRate(bareRate) + " req/s", "1.00x")
             table.add(
                 "GET /healthz, basket-server, 4 keep-alive connections", formatRate(rate) + " req/s",
                 String(format: "%.2fx", rate / bareRate))
@@ -137,7 +137,7 @@ struct ServerBenchmark {
         return Double(batches.count * batchSize) / seconds
     }
 
-    func pushOps(_ list: ListID, batch: Int) -> [BasketCore.Operation] {
+    func pushOps(_ list: ListID, batch: Int) -> [Op] {
         let now = HybridClock.wallClockMilliseconds()
         let replica = ReplicaID(rawValue: UInt64(0x1000 + batch))
         return (0..<batchSize).map { i in
@@ -153,7 +153,7 @@ struct ServerBenchmark {
     func pushBody(_ list: ListID, batch: Int) -> [UInt8] { pushJSON(pushOps(list, batch: batch)) }
 
     /// The body of a push: `{"ops": "<encoded operations>"}`.
-    func pushJSON(_ ops: [BasketCore.Operation]) -> [UInt8] {
+    func pushJSON(_ ops: [Op]) -> [UInt8] {
         var body = Array(#"{"ops":"#.utf8)
         JSONText.appendQuoted(bytes: OperationCodec.encode(ops), to: &body)
         body.append(UInt8(ascii: "}"))
@@ -301,7 +301,7 @@ struct ServerBenchmark {
     }
 
     func singleOpBody(_ list: ListID, name: String, counter: UInt16) -> [UInt8] {
-        let op = BasketCore.Operation(
+        let op = Op(
             list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name),
             version: Version(
                 timestamp: HybridTimestamp(milliseconds: HybridClock.wallClockMilliseconds(), counter: counter),
@@ -311,7 +311,7 @@ struct ServerBenchmark {
 
     func burstBody(_ list: ListID, batch: Int) -> [UInt8] {
         let now = HybridClock.wallClockMilliseconds()
-        let ops = (0..<100).map { i -> BasketCore.Operation in
+        let ops = (0..<100).map { i -> Op in
             let name = "Burst \(batch)-\(i)"
             return .init(
                 list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name),

@@ -107,7 +107,7 @@ enum ListCommands {
         }
         let source = context.arguments.positionals[0]
         let data = try context.readInput(source)
-        let ops: [BasketCore.Operation]
+        let ops: [Op]
         do {
             ops = try OperationCodec.decode(Array(data))
         } catch {

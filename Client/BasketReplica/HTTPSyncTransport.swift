@@ -154,7 +154,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         try Self.checked(try await call("POST", "/v1/lists", sending: Wire.NewList(id: id)))
     }
 
-    public func push(_ operations: [BasketCore.Operation], to list: ListID) async throws -> PushOutcome {
+    public func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
         let data = try await send("POST", "/v1/lists/\(list)/ops", body: Wire.Push(ops: OperationText(operations)))
         return try Self.pushOutcome(data, pushed: operations.count)
     }
@@ -185,7 +185,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         guard !answer.epoch.isEmpty, answer.epoch.utf8.count <= 64 else {
             throw SyncError.badResponse("a page without an epoch of 1 to 64 bytes")
         }
-        let operations: [BasketCore.Operation]
+        let operations: [Op]
         do {
             operations = try answer.ops.operations()
         } catch {

@@ -4,9 +4,9 @@ import SQLite
 /// What could still be read from a damaged replica file.
 public struct Salvage: Sendable {
     /// Every operation readable from the items' histories.
-    public var operations: [BasketCore.Operation] = []
+    public var operations: [Op] = []
     /// Local writes not yet synced, readable from the outbox, oldest first.
-    public var pending: [BasketCore.Operation] = []
+    public var pending: [Op] = []
     /// The replica's settings (the current list, …).
     public var settings: [String: String] = [:]
     /// What could not be read, in words.
@@ -63,7 +63,7 @@ extension Replica {
             try row.withBlob(2) { blob in
                 try Records.forEach(in: blob) { field, register in
                     salvage.operations.append(
-                        BasketCore.Operation(
+                        Op(
                             list: list, item: item, field: field, value: register.value, version: register.version))
                 }
             }
@@ -77,7 +77,7 @@ extension Replica {
     /// Puts salvaged state into this (new) replica: every operation, the unsynced ones back in the
     /// outbox (they reach the server at the next sync), and the settings.
     public func restore(_ salvage: Salvage) throws {
-        func isValid(_ op: BasketCore.Operation) -> Bool { (try? op.validate()) != nil }
+        func isValid(_ op: Op) -> Bool { (try? op.validate()) != nil }
         let pending = salvage.pending.filter(isValid)
         let valid = salvage.operations.filter(isValid) + pending
         try locked { db in

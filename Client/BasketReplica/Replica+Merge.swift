@@ -74,7 +74,7 @@ extension Replica {
     }
 
     /// Merges `operations` (already validated) into the file. Call inside a transaction.
-    func merge(_ operations: [Operation], _ db: Connection) throws -> MergeOutcome {
+    func merge(_ operations: [Op], _ db: Connection) throws -> MergeOutcome {
         var outcome = MergeOutcome()
         // Group the batch by row without an array per row: number the rows, then counting-sort
         // the operation indices by row number.

@@ -109,7 +109,7 @@ extension Replica {
             .sorted { ($0.field, $0.register.version) < ($1.field, $1.register.version) }
             .map { entry in
                 let winner = winners[entry.field]!
-                let op = Operation(
+                let op = Op(
                     list: list, item: id, field: entry.field, value: entry.register.value,
                     version: entry.register.version)
                 if winner == entry.register {
@@ -129,9 +129,9 @@ extension Replica {
 
     /// Every operation this replica knows (history included), of one list or of all, in the
     /// canonical order of ``OperationCodec``. Exports and full re-pushes use it.
-    public func operations(in list: ListID? = nil) throws -> [Operation] {
-        let ops = try locked { db -> [Operation] in
-            var ops: [Operation] = []
+    public func operations(in list: ListID? = nil) throws -> [Op] {
+        let ops = try locked { db -> [Op] in
+            var ops: [Op] = []
             var condition = ""
             var values: [SQLValue] = []
             if let list {
@@ -148,7 +148,7 @@ extension Replica {
                 try row.withBlob(2) { blob in
                     try Records.forEach(in: blob) { field, register in
                         ops.append(
-                            Operation(
+                            Op(
                                 list: listID, item: itemID, field: field, value: register.value,
                                 version: register.version))
                     }

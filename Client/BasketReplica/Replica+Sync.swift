@@ -67,7 +67,7 @@ extension Replica {
     /// Applies a page pulled from the server and stores the new sync state in the same
     /// transaction: a crash leaves both or neither, so a page is never applied twice or skipped.
     @discardableResult
-    public func apply(_ remote: [Operation], syncState: SyncState) throws -> ApplyResult {
+    public func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult {
         try apply(remote) { db in try Self.saveSyncState(syncState, db) }
     }
 
@@ -141,7 +141,7 @@ extension Replica {
     }
 
     /// Replaces one write in its item's history by `new` and recomputes the item's registers.
-    private func restamp(_ old: Operation, as new: Operation, _ db: Connection) throws {
+    private func restamp(_ old: Op, as new: Op, _ db: Connection) throws {
         guard let no = try listNo(old.list, db),
             let history = try db.scalar(
                 "SELECT history FROM items WHERE list = ? AND id = ?", .integer(no), .blob(old.item.raw.bytes))?
@@ -155,7 +155,7 @@ extension Replica {
         try db.run("DELETE FROM items WHERE list = ? AND id = ?", .integer(no), .blob(old.item.raw.bytes))
         _ = try merge(
             entries.map {
-                Operation(
+                Op(
                     list: old.list, item: old.item, field: $0.field, value: $0.register.value,
                     version: $0.register.version)
             }, db)
@@ -169,7 +169,7 @@ extension Replica {
         }
         return PendingOperation(
             sequence: row.int64(0),
-            operation: Operation(
+            operation: Op(
                 list: list, item: item, field: entry.field, value: entry.register.value, version: entry.register.version
             ))
     }

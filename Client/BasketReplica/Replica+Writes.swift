@@ -10,11 +10,11 @@ extension Replica {
         var clock: HybridClock
         let replica: ReplicaID
         let wall: UInt64
-        var operations: [Operation] = []
+        var operations: [Op] = []
 
         mutating func write(_ list: ListID, _ item: ItemID, _ field: Field, _ value: Value) {
             let version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replica)
-            operations.append(Operation(list: list, item: item, field: field, value: value, version: version))
+            operations.append(Op(list: list, item: item, field: field, value: value, version: version))
         }
 
         /// The item as it stands in the file, removed or not (nil when it has no name yet).
@@ -44,7 +44,7 @@ extension Replica {
     }
 
     /// Puts a local write in the outbox (in the transaction that merged it).
-    static func queue(_ op: Operation, _ db: Connection) throws {
+    static func queue(_ op: Op, _ db: Connection) throws {
         let insert = try db.cached("INSERT INTO outbox(list, item, record) VALUES (?1, ?2, ?3)")
         var record: [UInt8] = []
         Records.append(field: op.field, register: Register(value: op.value, version: op.version), to: &record)
@@ -252,19 +252,19 @@ extension Replica {
     /// wall clock is refused with ``ReplicaError/clockSkew(_:)``. Known operations are ignored, so
     /// applying a batch twice, or batches in any order, gives the same state.
     @discardableResult
-    public func apply(_ remote: [Operation]) throws -> ApplyResult {
+    public func apply(_ remote: [Op]) throws -> ApplyResult {
         try apply(remote, alsoInTransaction: nil)
     }
 
     /// ``apply(_:)``, running `alsoInTransaction` inside the same transaction (sync state).
-    func apply(_ remote: [Operation], alsoInTransaction: ((Connection) throws -> Void)?) throws -> ApplyResult {
+    func apply(_ remote: [Op], alsoInTransaction: ((Connection) throws -> Void)?) throws -> ApplyResult {
         guard !remote.isEmpty else {
             if let alsoInTransaction { try locked { db in try db.transaction { try alsoInTransaction(db) } } }
             return ApplyResult(new: 0, duplicates: 0, changedItems: 0)
         }
         var latest = HybridTimestamp.zero
         for (index, op) in remote.enumerated() {
-            do throws(Operation.Problem) {
+            do throws(Op.Problem) {
                 try op.validate()
             } catch {
                 throw ReplicaError.invalidOperation("operation \(index + 1): \(error)")

@@ -40,7 +40,7 @@ public struct AddResult: Hashable, Sendable {
 
 /// One write in an item's history, and whether it is the write its register shows.
 public struct HistoryEntry: Hashable, Sendable {
-    public var operation: Operation
+    public var operation: Op
     public var isWinner: Bool
     /// Why it won or lost, in words: "latest write", "superseded by a later write (…)",
     /// "same timestamp as …, lower replica id".
@@ -51,7 +51,7 @@ public struct HistoryEntry: Hashable, Sendable {
 public struct PendingOperation: Hashable, Sendable {
     /// Position in the outbox; acknowledge up to it.
     public var sequence: Int64
-    public var operation: Operation
+    public var operation: Op
 }
 
 /// What a commit changed; sent to every ``Replica/changes()`` stream.

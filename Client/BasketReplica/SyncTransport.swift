@@ -49,7 +49,7 @@ public typealias PushOutcome = Wire.PushResult
 
 /// A page of a list's log.
 public struct PulledPage: Sendable {
-    public var operations: [Operation]
+    public var operations: [Op]
     public var cursor: Int64
     public var epoch: String
     public var more: Bool
@@ -58,7 +58,7 @@ public struct PulledPage: Sendable {
     public var serverTime: UInt64
 
     public init(
-        operations: [Operation], cursor: Int64, epoch: String, more: Bool, historyComplete: Bool, serverTime: UInt64
+        operations: [Op], cursor: Int64, epoch: String, more: Bool, historyComplete: Bool, serverTime: UInt64
     ) {
         self.serverTime = serverTime
         self.operations = operations
@@ -111,7 +111,7 @@ public protocol SyncTransport: Sendable {
     /// Registers a list made on this device (idempotent for a member).
     func createList(_ id: ListID) async throws -> RemoteList
     /// Sends operations of one list; throws ``SyncError/clockSkew(serverTime:offsetMilliseconds:)`` when refused for time.
-    func push(_ operations: [Operation], to list: ListID) async throws -> PushOutcome
+    func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome
     /// Operations after `cursor`; with `wait` > 0 the server holds the request until something arrives.
     func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage
 }

@@ -178,7 +178,7 @@ public final class BasketService: Sendable {
         } else {
             encoded = try JSONBody.decode(Wire.Push.self, from: request).ops.bytes
         }
-        let operations: [BasketCore.Operation]
+        let operations: [Op]
         do {
             operations = try OperationCodec.decode(encoded)
         } catch {

@@ -14,7 +14,7 @@ public final class Metrics: @unchecked Sendable {
 
     public init() {}
 
-    public func record(_ request: HTTPServer.CompletedRequest) {
+    public func record(_ request: HTTPListener.CompletedRequest) {
         lock.withLock {
             requests["\(request.route)|\(request.status)", default: 0] += 1
             // Long-polls wait on purpose: they would only blur the latency of real work.

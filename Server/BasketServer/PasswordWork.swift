@@ -42,12 +42,8 @@ final class PasswordWork: @unchecked Sendable {
         let queued = submit {
             do {
                 responder.respond(try work())
-            } catch let error as HTTPError {
-                responder.fail(error)
-            } catch let error as any HTTPErrorConvertible {
-                responder.fail(error.httpError)
             } catch {
-                responder.fail(HTTPError(500, "internal", "internal error"))
+                responder.fail(error)
             }
         }
         guard queued else {

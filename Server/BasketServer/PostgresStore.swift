@@ -374,7 +374,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     // MARK: The log
 
     public func append(
-        _ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64, limits: ListLimits
+        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
     ) throws -> AppendResult {
         var items: [String?] = []
         var fields: [String?] = []
@@ -451,7 +451,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 let version = Version(
                     timestamp: HybridTimestamp(rawValue: UInt64(bitPattern: rows.int64(row, 6))),
                     replica: ReplicaID(rawValue: UInt64(bitPattern: rows.int64(row, 7)) ^ (1 << 63)))
-                let op = BasketCore.Operation(
+                let op = Op(
                     list: list, item: ItemID(raw: ID128(bytes: rows.bytes(row, 4)!)!),
                     field: Field(code: UInt8(rows.int64(row, 5))) ?? .name, value: value, version: version)
                 OperationCodec.appendLine(op, to: &encoded)

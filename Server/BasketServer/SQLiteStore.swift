@@ -462,7 +462,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// first to arrive writes everything queued meanwhile, each push in its own savepoint, so one
     /// bad push fails alone and the fsync is paid once for all of them.
     public func append(
-        _ operations: [BasketCore.Operation], to list: ListID, receivedAt: Int64, limits: ListLimits
+        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
     ) throws -> AppendResult {
         let request = PendingAppend(operations: operations, list: list, receivedAt: receivedAt, limits: limits)
         let leads: Bool = queueLock.withLock {
@@ -601,7 +601,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 let version = Version(
                     timestamp: HybridTimestamp(rawValue: UInt64(bitPattern: row.int64(3))),
                     replica: ReplicaID(rawValue: UInt64(bitPattern: row.int64(4)) ^ (1 << 63)))
-                let op = BasketCore.Operation(
+                let op = Op(
                     list: list, item: ItemID(raw: ID128(row.blob128(1))),
                     field: Field(code: UInt8(row.int64(2))) ?? .name,
                     value: value, version: version)
@@ -646,14 +646,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 private final class PendingAppend: @unchecked Sendable {
     // `@unchecked Sendable`: `result` is written by the writing thread before `done` is signalled
     // and read by the waiting thread after it.
-    let operations: [BasketCore.Operation]
+    let operations: [Op]
     let limits: ListLimits
     let list: ListID
     let receivedAt: Int64
     let done = DispatchSemaphore(value: 0)
     var result: Result<AppendResult, any Error>?
 
-    init(operations: [BasketCore.Operation], list: ListID, receivedAt: Int64, limits: ListLimits) {
+    init(operations: [Op], list: ListID, receivedAt: Int64, limits: ListLimits) {
         self.operations = operations
         self.limits = limits
         self.list = list

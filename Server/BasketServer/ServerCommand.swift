@@ -369,7 +369,7 @@ public enum ServerCommand {
         let service = BasketService(store: store, configuration: serviceConfiguration)
         let separateMetrics = settings.metricsHost != nil
         let router = service.router(servingMetrics: !separateMetrics)
-        var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
+        var configuration = HTTPListener.Configuration(host: settings.host, port: settings.port)
         configuration.threads = settings.threads
         configuration.connectionsPerAddress = settings.connectionsPerAddress ?? (settings.trustProxy ? 0 : 256)
         let metrics = service.metrics
@@ -379,11 +379,11 @@ public enum ServerCommand {
             metrics.record(request)
             if !quiet { FileHandle.standardOutput.write(Data(AccessLog.line(request).utf8)) }
         }
-        let http = HTTPServer(configuration: configuration, handler: router.handle)
+        let http = HTTPListener(configuration: configuration, handler: router.handle)
         try http.start()
-        var metricsServer: HTTPServer?
+        var metricsServer: HTTPListener?
         if let host = settings.metricsHost {
-            let server = HTTPServer(
+            let server = HTTPListener(
                 configuration: .init(host: host, port: settings.metricsPort), handler: service.metricsRouter().handle)
             try server.start()
             metricsServer = server
@@ -445,7 +445,7 @@ public enum ServerCommand {
 /// invite code (the code segment of a path is replaced), and it escapes control characters and
 /// cuts long paths, so a request cannot write escape sequences or fake lines into it.
 enum AccessLog {
-    static func line(_ request: HTTPServer.CompletedRequest) -> String {
+    static func line(_ request: HTTPListener.CompletedRequest) -> String {
         let time = Date().formatted(.iso8601)
         let milliseconds = (request.seconds * 10_000).rounded() / 10
         return "\(time) \"\(escaped(request.method)) \(escaped(redacted(request.path)))\" \(request.status)"

@@ -162,7 +162,7 @@ public protocol Store: Sendable {
     /// Stores new operations of one list, each with the next sequence number; known ones are skipped.
     /// - Throws: ``StoreError/tooManyItems`` or ``StoreError/listTooLarge`` when the new operations
     ///   would take the list past `limits` (nothing of the push is stored then).
-    func append(_ operations: [Operation], to list: ListID, receivedAt: Int64, limits: ListLimits) throws
+    func append(_ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits) throws
         -> AppendResult
     /// What each list holds: items (every item it has held, removed ones included: the server does
     /// not merge) and stored bytes (``ListLimits/bytes(of:)`` summed over its log).
@@ -200,7 +200,7 @@ public struct ListLimits: Sendable, Hashable {
 }
 
 extension Store {
-    public func append(_ operations: [Operation], to list: ListID, receivedAt: Int64) throws -> AppendResult {
+    public func append(_ operations: [Op], to list: ListID, receivedAt: Int64) throws -> AppendResult {
         try append(operations, to: list, receivedAt: receivedAt, limits: .none)
     }
 

@@ -74,14 +74,14 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// An error that answers the request: a status and `{"error": code, "message": message}`.
 /// An error that knows its HTTP answer (a store's "disk full", say): the router answers with it
 /// instead of a 500.
 public protocol HTTPErrorConvertible: Error {
     var httpError: HTTPError { get }
 }
 
-public struct HTTPError: Error, Sendable, CustomStringConvertible {
+/// An error that answers the request: a status and `{"error": code, "message": message}`.
+public struct HTTPError: HTTPErrorConvertible, Sendable, CustomStringConvertible {
     public var status: Int
     public var code: String
     public var message: String
@@ -102,6 +102,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(status) \(code): \(message)" }
+
+    public var httpError: HTTPError { self }
 
     public static func badRequest(_ message: String, code: String = "bad_request") -> HTTPError {
         HTTPError(400, code, message)

@@ -30,8 +30,16 @@ public final class Responder: @unchecked Sendable {
         callback?()
     }
 
-    /// Answers with an error's JSON.
-    public func fail(_ error: HTTPError) { respond(error.response) }
+    /// Answers with an error's JSON: its own answer for an ``HTTPErrorConvertible``, else a 500
+    /// that tells the client nothing of the internals (the operator's log gets the error).
+    public func fail(_ error: any Error) {
+        if let known = error as? any HTTPErrorConvertible {
+            respond(known.httpError.response)
+        } else {
+            Router.reportInternalError("\(route): \(error)")
+            respond(HTTPError(500, "internal", "internal error").response)
+        }
+    }
 
     public var hasResponded: Bool { lock.withLock { response != nil } }
 
@@ -106,21 +114,15 @@ public final class Router: Sendable {
             request.pathParameters = parameters
             do {
                 try route.handler(request, responder)
-            } catch let error as HTTPError {
-                responder.fail(error)
-            } catch let error as any HTTPErrorConvertible {
-                responder.fail(error.httpError)
             } catch {
-                // The client learns nothing of the internals; the operator's log gets the error.
-                Router.reportInternalError("\(request.method) \(responder.route): \(error)")
-                responder.fail(HTTPError(500, "internal", "internal error"))
+                responder.fail(error)
             }
             return
         }
         if methodMismatch {
             responder.fail(HTTPError(405, "method_not_allowed", "\(request.method) is not allowed on \(request.path)"))
         } else {
-            responder.fail(.notFound("no route for \(request.method) \(request.path)"))
+            responder.fail(HTTPError.notFound("no route for \(request.method) \(request.path)"))
         }
     }
 

@@ -352,9 +352,9 @@ final class World: @unchecked Sendable {
     }
 
     /// Every operation of the list on the server, and how many entries its log has.
-    func serverOperations() throws -> (operations: Set<BasketCore.Operation>, entries: Int) {
+    func serverOperations() throws -> (operations: Set<Op>, entries: Int) {
         let store = try SQLiteStore(path: storePath, fsyncEveryCommit: false)
-        var operations = Set<BasketCore.Operation>()
+        var operations = Set<Op>()
         var entries = 0
         var cursor: Int64 = 0
         while true {

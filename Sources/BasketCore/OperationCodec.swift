@@ -25,7 +25,7 @@ public enum OperationCodec {
     }
 
     /// Encodes operations; with `canonicalOrder` they are sorted by list, version, item and field.
-    public static func encode(_ operations: [Operation], canonicalOrder: Bool = false) -> [UInt8] {
+    public static func encode(_ operations: [Op], canonicalOrder: Bool = false) -> [UInt8] {
         let ops = canonicalOrder ? operations.sorted(by: canonicalLess) : operations
         var out = header
         out.reserveCapacity(header.count + ops.count * 90)
@@ -45,7 +45,7 @@ public enum OperationCodec {
     }
 
     /// Appends one operation's line (without its list, with the newline) to `out`.
-    public static func appendLine(_ op: Operation, to out: inout [UInt8]) {
+    public static func appendLine(_ op: Op, to out: inout [UInt8]) {
         if op.item == .list {
             out.append(UInt8(ascii: "-"))
         } else {
@@ -90,20 +90,20 @@ public enum OperationCodec {
     }
 
     /// The canonical order: list, version, item, field.
-    public static func canonicalLess(_ a: Operation, _ b: Operation) -> Bool {
+    public static func canonicalLess(_ a: Op, _ b: Op) -> Bool {
         if a.list != b.list { return a.list < b.list }
         if a.version != b.version { return a.version < b.version }
         if a.item != b.item { return a.item < b.item }
         return a.field < b.field
     }
 
-    /// Decodes operations and validates each one (``Operation/validate()``).
+    /// Decodes operations and validates each one (``Op/validate()``).
     /// - Throws: ``DecodeError`` naming the first bad line; nothing is returned then.
-    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> [Operation] {
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> [Op] {
         guard bytes.starts(with: header.dropLast()) else {
             throw DecodeError(line: 1, message: "not a Basket operations file (expected the header 'basket-ops 1')")
         }
-        var operations: [Operation] = []
+        var operations: [Op] = []
         operations.reserveCapacity(bytes.count / 80)
         var list: ListID?
         var lineNumber = 0
@@ -139,7 +139,7 @@ public enum OperationCodec {
     }
 
     private static func decodeOperation(_ line: ArraySlice<UInt8>, list: ListID, lineNumber: Int) throws(DecodeError)
-        -> Operation
+        -> Op
     {
         func fail(_ message: String) -> DecodeError { DecodeError(line: lineNumber, message: message) }
         var fields: [ArraySlice<UInt8>] = []
@@ -178,10 +178,10 @@ public enum OperationCodec {
             value = .text(text)
         default: throw fail("bad value")
         }
-        let op = Operation(
+        let op = Op(
             list: list, item: item, field: field, value: value,
             version: Version(timestamp: HybridTimestamp(rawValue: timestamp), replica: ReplicaID(rawValue: replica)))
-        do throws(Operation.Problem) {
+        do throws(Op.Problem) {
             try op.validate()
         } catch {
             throw fail(error.description)

@@ -419,10 +419,10 @@ public struct OperationText: Codable, Hashable, Sendable {
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// The encoding of `operations` (``OperationCodec/encode(_:)``).
-    public init(_ operations: [Operation]) { bytes = OperationCodec.encode(operations) }
+    public init(_ operations: [Op]) { bytes = OperationCodec.encode(operations) }
 
     /// The operations (``OperationCodec/decode(_:)``).
-    public func operations() throws -> [Operation] { try OperationCodec.decode(bytes) }
+    public func operations() throws -> [Op] { try OperationCodec.decode(bytes) }
 
     public init(from decoder: any Decoder) throws {
         bytes = Array(try decoder.singleValueContainer().decode(String.self).utf8)

@@ -129,7 +129,7 @@ struct ConvergenceTests {
 
     struct Snapshot: Equatable {
         var items: [Item]
-        var operations: [BasketCore.Operation]
+        var operations: [Op]
         var title: String?
     }
 

@@ -5,8 +5,6 @@ import SQLite
 import TestSupport
 import Testing
 
-typealias Operation = BasketCore.Operation
-
 /// A replica on a real file in a temporary directory, with a clock the test moves.
 struct Fixture {
     let directory = TemporaryDirectory("replica-test")
@@ -141,7 +139,7 @@ struct ReplicaTests {
         let good = try source.operations()
         let target = try fixture.open("target")
         var bad = good
-        bad.append(Operation(list: list, item: .list, field: .checked, value: .bool(true), version: good[0].version))
+        bad.append(Op(list: list, item: .list, field: .checked, value: .bool(true), version: good[0].version))
         #expect(throws: ReplicaError.self) { try target.apply(bad) }
         #expect(try target.operations().isEmpty)
 

@@ -185,7 +185,7 @@ struct WireSchemaTests {
     /// The server writes pages by hand; they must be what JSONEncoder writes, and read back the same.
     @Test func theHandWrittenPageIsThePageType() throws {
         let operations = [
-            BasketCore.Operation(
+            Op(
                 list: ListID(hex: "0123456789abcdef0123456789abcdef")!, item: ItemID(raw: ID128(high: 1, low: 2)),
                 field: .name, value: .text("Tea \"Earl\" \\ Grey/é"),
                 version: Version(

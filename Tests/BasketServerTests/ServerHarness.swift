@@ -90,7 +90,7 @@ final class Harness: Sendable {
     let storage: TestStore
     let store: any DumpableStore
     let service: BasketService
-    let http: HTTPServer
+    let http: HTTPListener
     let clock: ManualClock
 
     /// `sharing` another harness's store gives a second server instance on the same data.
@@ -107,7 +107,7 @@ final class Harness: Sendable {
         configuration.clock = { clock.milliseconds }
         configure(&configuration)
         service = BasketService(store: store, configuration: configuration)
-        http = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: service.router().handle)
+        http = HTTPListener(configuration: .init(host: "127.0.0.1", port: 0), handler: service.router().handle)
         try http.start()
     }
 
@@ -170,8 +170,8 @@ final class Harness: Sendable {
     }
 
     /// Operations on `list` stamped near the server's clock.
-    func operations(_ list: ListID, names: [String], offset: Int64 = 0, replica: UInt64 = 7) -> [BasketCore.Operation] {
-        var ops: [BasketCore.Operation] = []
+    func operations(_ list: ListID, names: [String], offset: Int64 = 0, replica: UInt64 = 7) -> [Op] {
+        var ops: [Op] = []
         for (i, name) in names.enumerated() {
             let ms = UInt64(Int64(clock.milliseconds) + offset)
             let version = Version(
@@ -184,13 +184,13 @@ final class Harness: Sendable {
         return ops
     }
 
-    func push(_ ops: [BasketCore.Operation], to list: ListID, token: String) async throws -> Answer {
+    func push(_ ops: [Op], to list: ListID, token: String) async throws -> Answer {
         try await call(
             "POST", "/v1/lists/\(list)/ops", token: token,
             json: ["ops": String(decoding: OperationCodec.encode(ops), as: UTF8.self)])
     }
 
-    func pulled(_ answer: Answer) throws -> [BasketCore.Operation] {
+    func pulled(_ answer: Answer) throws -> [Op] {
         try OperationCodec.decode(Array((answer.json["ops"] as? String ?? "").utf8))
     }
 }

@@ -462,14 +462,14 @@ struct LogTests {
         let token = try await harness.signUp("alice")
         let list = try await harness.newList(token)
         let good = harness.operations(list, names: ["Milk", "Bread", "Eggs"])
-        func with(_ field: Field, _ text: String) -> [BasketCore.Operation] {
+        func with(_ field: Field, _ text: String) -> [Op] {
             var bad = good[1]
             bad.field = field
             bad.value = .text(text)
             return [good[0], bad, good[2]]
         }
         let flood = "a" + String(repeating: "\u{0301}", count: 1_800_000)  // 3.6 MB, one character
-        let cases: [(String, [BasketCore.Operation], String)] = [
+        let cases: [(String, [Op], String)] = [
             ("accent flood", with(.name, flood), "combining marks"),
             ("escape in a note", with(.note, "see \u{1B}]0;owned\u{7}"), "control characters"),
             ("C1 in a category", with(.category, "dairy\u{9B}2J"), "control characters"),
@@ -479,7 +479,7 @@ struct LogTests {
                 "oversized title",
                 [
                     good[0],
-                    BasketCore.Operation(
+                    Op(
                         list: list, item: .list, field: .title, value: .text(String(repeating: "é", count: 1_100)),
                         version: good[1].version),
                 ], "2048 bytes"
@@ -560,7 +560,7 @@ struct LogTests {
         let token = try await harness.signUp("alice")
         let list = try await harness.newList(token)
         let milk = ItemID(list: list, key: "milk")
-        func op(_ checked: Bool, _ counter: UInt16) -> BasketCore.Operation {
+        func op(_ checked: Bool, _ counter: UInt16) -> Op {
             .init(
                 list: list, item: milk, field: .checked, value: .bool(checked),
                 version: Version(

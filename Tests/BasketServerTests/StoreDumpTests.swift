@@ -82,7 +82,7 @@ struct StoreDumpTests {
         _ = try store.createList(list, owner: alice.id)
         _ = try store.append(
             [
-                BasketCore.Operation(
+                Op(
                     list: list, item: ItemID(list: list, key: "milk"), field: .name, value: .text("Milk"),
                     version: Version(
                         timestamp: HybridTimestamp(milliseconds: 1_764_400_000_000, counter: 0),

@@ -14,15 +14,15 @@ struct StoreTests {
     static func op(
         _ list: ListID, _ name: String, field: Field = .name, value: Value? = nil, ms: UInt64 = 1_764_400_000_000,
         counter: UInt16 = 0, replica: UInt64 = 7
-    ) -> BasketCore.Operation {
-        BasketCore.Operation(
+    ) -> Op {
+        Op(
             list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: field,
             value: value ?? .text(name),
             version: Version(
                 timestamp: HybridTimestamp(milliseconds: ms, counter: counter), replica: ReplicaID(rawValue: replica)))
     }
 
-    static func decoded(_ page: Page) throws -> [BasketCore.Operation] { try OperationCodec.decode(page.encoded) }
+    static func decoded(_ page: Page) throws -> [Op] { try OperationCodec.decode(page.encoded) }
 
     @Test(arguments: backends) func accountsAndTokens(_ backend: Backend) throws {
         let storage = try TestStore(backend)
@@ -244,7 +244,7 @@ struct StoreTests {
         }
         _ = try store.append(ops, to: list, receivedAt: 1)
         var after: Int64 = 0
-        var seen: [BasketCore.Operation] = []
+        var seen: [Op] = []
         var pages = 0
         while true {
             let page = try store.page(of: list, after: after, limit: 5_000)

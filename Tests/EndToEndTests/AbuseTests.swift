@@ -75,7 +75,7 @@ struct AbuseTests {
             while Date() < deadline {
                 n += 1
                 let name = "Item \(n)"
-                let op = BasketCore.Operation(
+                let op = Op(
                     list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name,
                     value: .text(name),
                     version: Version(
@@ -171,7 +171,7 @@ struct AbuseTests {
             (.note, "\u{1B}[2J\u{1B}]0;owned\u{7}"),
         ]
         for (index, (field, text)) in values.enumerated() {
-            let op = BasketCore.Operation(
+            let op = Op(
                 list: list, item: item, field: field, value: .text(text),
                 version: Version(
                     timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(index)),
@@ -230,7 +230,7 @@ struct AbuseTests {
         while refused == nil && batch < 20 {
             let now = HybridClock.wallClockMilliseconds()
             let ops = (0..<500).map { n in
-                BasketCore.Operation(
+                Op(
                     list: list, item: ItemID(list: list, key: "item \(batch) \(n)"), field: .note, value: .text(note),
                     version: Version(
                         timestamp: HybridTimestamp(milliseconds: now, counter: UInt16(n)),

@@ -13,7 +13,7 @@ struct CrashSafetyTests {
         let list = ListID(raw: ID128(high: 0xC0FFEE, low: 42))
         let replica = ReplicaID(rawValue: 0xABCDEF)
         let start = HybridClock.wallClockMilliseconds() - 100_000
-        var ops: [BasketCore.Operation] = []
+        var ops: [Op] = []
         var tick: UInt64 = 0
         func version() -> Version {
             tick += 1
@@ -21,16 +21,16 @@ struct CrashSafetyTests {
                 timestamp: HybridTimestamp(milliseconds: start + tick / 8, counter: UInt16(tick % 8)), replica: replica)
         }
         ops.append(
-            BasketCore.Operation(list: list, item: .list, field: .title, value: .text("Big list"), version: version()))
+            Op(list: list, item: .list, field: .title, value: .text("Big list"), version: version()))
         for i in 0..<items {
             let name = "Item \(i) crème"
             let id = ItemID(list: list, key: ItemKey.normalize(name))
-            ops.append(BasketCore.Operation(list: list, item: id, field: .name, value: .text(name), version: version()))
+            ops.append(Op(list: list, item: id, field: .name, value: .text(name), version: version()))
             ops.append(
-                BasketCore.Operation(list: list, item: id, field: .deleted, value: .bool(false), version: version()))
+                Op(list: list, item: id, field: .deleted, value: .bool(false), version: version()))
             for k in 0..<8 {
                 ops.append(
-                    BasketCore.Operation(
+                    Op(
                         list: list, item: id, field: .checked, value: .bool(k % 2 == 0), version: version()))
             }
         }

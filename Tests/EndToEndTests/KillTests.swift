@@ -16,11 +16,11 @@ struct KillTests {
 
     /// The operations of `list` on the server (pulled as `reader`), and how many rows its log has.
     func serverLog(_ server: ServerProcess, _ list: ListID, as reader: Device) throws -> (
-        operations: Set<BasketCore.Operation>, rows: Int
+        operations: Set<Op>, rows: Int
     ) {
         let rows = try server.storedOperationRows()
         let token = try token(of: reader.directory)
-        var operations = Set<BasketCore.Operation>()
+        var operations = Set<Op>()
         var cursor = 0
         while true {
             let answer = try Executables.runShell(
@@ -41,7 +41,7 @@ struct KillTests {
 
     /// What a client's replica holds of `list`: all its operations, and those still unsynced.
     func clientState(_ device: Device, _ list: ListID) throws -> (
-        all: Set<BasketCore.Operation>, pending: Set<BasketCore.Operation>
+        all: Set<Op>, pending: Set<Op>
     ) {
         let replica = try Replica(path: device.directory + "/basket.sqlite")
         return (Set(try replica.operations(in: list)), Set(try replica.pendingOperations(in: list).map(\.operation)))

@@ -26,7 +26,7 @@ struct LoadTests {
         var tokens: [String] = []
         for _ in 0..<20 { tokens.append(try await signup.login(name: "load", password: "load-password")) }
         let failures = Locked<[String]>([])
-        let acknowledged = Locked<Set<BasketCore.Operation>>([])
+        let acknowledged = Locked<Set<Op>>([])
         let deliveries = Locked(0)
         let deadline = Date().addingTimeInterval(seconds)
         var memory: [Int] = []
@@ -43,7 +43,7 @@ struct LoadTests {
                         batch += 1
                         let ops = (0..<5).map { n in
                             let name = "client \(client) batch \(batch) item \(n)"
-                            return BasketCore.Operation(
+                            return Op(
                                 list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name,
                                 value: .text(name),
                                 version: Version(
@@ -76,7 +76,7 @@ struct LoadTests {
         #expect(errors.isEmpty, "\(errors.count) failed requests, e.g. \(errors.prefix(3))")
 
         // Every acknowledged operation is in the server's log, once.
-        var onServer = Set<BasketCore.Operation>()
+        var onServer = Set<Op>()
         var rows = 0
         for list in lists {
             var cursor: Int64 = 0

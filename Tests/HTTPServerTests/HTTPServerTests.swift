@@ -10,9 +10,9 @@ import Testing
 
 /// A real server on 127.0.0.1 with an ephemeral port, driven over real HTTP.
 final class TestServer: Sendable {
-    let server: HTTPServer
+    let server: HTTPListener
     let parked = Locked<[Responder]>([])
-    let log = Locked<[HTTPServer.CompletedRequest]>([])
+    let log = Locked<[HTTPListener.CompletedRequest]>([])
 
     init(maxBodyBytes: Int = 1_000, maxBufferedBodyBytes: Int = 256 << 20) throws {
         let parked = self.parked
@@ -40,12 +40,12 @@ final class TestServer: Sendable {
                 return .body(Array("\(waiting.count)".utf8), contentType: "text/plain")
             }
         }
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        var configuration = HTTPListener.Configuration(host: "127.0.0.1", port: 0)
         configuration.maxBodyBytes = maxBodyBytes
         configuration.maxBufferedBodyBytes = maxBufferedBodyBytes
         let log = self.log
         configuration.onRequestCompleted = { record in log.withLock { $0.append(record) } }
-        server = HTTPServer(configuration: configuration, handler: router.handle)
+        server = HTTPListener(configuration: configuration, handler: router.handle)
         try server.start()
     }
 
@@ -173,9 +173,9 @@ struct HTTPServerTests {
     }
 
     @Test func listeningOnABadAddressFailsClearly() {
-        let server = HTTPServer(configuration: .init(host: "not-an-ip", port: 0)) { _, r in
+        let server = HTTPListener(configuration: .init(host: "not-an-ip", port: 0)) { _, r in
             r.respond(HTTPResponse(status: 200))
         }
-        #expect(throws: HTTPServer.StartError.self) { try server.start() }
+        #expect(throws: HTTPListener.StartError.self) { try server.start() }
     }
 }

@@ -97,10 +97,11 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One write to one register: `(list, item, field, value, timestamp, replica)`.
+/// An operation ("op", as in an op log): one write to one register, `(list, item, field,
+/// value, timestamp, replica)`. Not `Operation`, which Foundation has.
 ///
 /// Applying the same operation twice, or a set of operations in any order, gives the same state.
-public struct Operation: Hashable, Sendable, CustomStringConvertible {
+public struct Op: Hashable, Sendable, CustomStringConvertible {
     public var list: ListID
     /// The item written to; ``ItemID/list`` for list fields.
     public var item: ItemID

@@ -3,13 +3,11 @@ import Foundation
 import TestSupport
 import Testing
 
-typealias Operation = BasketCore.Operation
-
 struct OperationTests {
     let list = ListID(raw: ID128(high: 0xAB, low: 0xCD))
 
-    func op(_ item: String, _ field: Field, _ value: Value, ms: UInt64, replica: UInt64 = 1) -> Operation {
-        Operation(
+    func op(_ item: String, _ field: Field, _ value: Value, ms: UInt64, replica: UInt64 = 1) -> Op {
+        Op(
             list: list, item: item.isEmpty ? .list : ItemID(list: list, key: item), field: field, value: value,
             version: Version(
                 timestamp: HybridTimestamp(milliseconds: ms, counter: 0), replica: ReplicaID(rawValue: replica)))
@@ -49,23 +47,23 @@ struct OperationTests {
     /// What the server and every replica refuse on the wire: the same rules as local writes.
     @Test func validationAppliesTheTextRulesToEveryTextField() {
         let escape = "Milk\u{1B}]0;pwned\u{7}"
-        #expect(throws: Operation.Problem.invalidText(.note, .controlCharacter)) {
+        #expect(throws: Op.Problem.invalidText(.note, .controlCharacter)) {
             try op("milk", .note, .text(escape), ms: 1).validate()
         }
-        #expect(throws: Operation.Problem.invalidText(.quantity, .controlCharacter)) {
+        #expect(throws: Op.Problem.invalidText(.quantity, .controlCharacter)) {
             try op("milk", .quantity, .text("2\u{9B}"), ms: 1).validate()
         }
-        #expect(throws: Operation.Problem.invalidName(.controlCharacter)) {
+        #expect(throws: Op.Problem.invalidName(.controlCharacter)) {
             try op("milk", .name, .text(escape), ms: 1).validate()
         }
-        #expect(throws: Operation.Problem.invalidText(.category, .tooManyBytes(257, limit: 256))) {
+        #expect(throws: Op.Problem.invalidText(.category, .tooManyBytes(257, limit: 256))) {
             try op("milk", .category, .text(String(repeating: "c", count: 257)), ms: 1).validate()
         }
-        #expect(throws: Operation.Problem.invalidText(.note, .notCleaned)) {
+        #expect(throws: Op.Problem.invalidText(.note, .notCleaned)) {
             try op("milk", .note, .text("two  spaces"), ms: 1).validate()
         }
         let flood = "a" + String(repeating: "\u{0301}", count: 1_800_000)
-        #expect(throws: Operation.Problem.invalidName(.tooManyCombiningMarks)) {
+        #expect(throws: Op.Problem.invalidName(.tooManyCombiningMarks)) {
             try op("a", .name, .text(flood), ms: 1).validate()
         }
         #expect(throws: Never.self) {
@@ -75,13 +73,13 @@ struct OperationTests {
 
     @Test func validationMatchesFieldsToTargetsAndTypes() {
         #expect(throws: Never.self) { try op("milk", .checked, .bool(true), ms: 1).validate() }
-        #expect(throws: Operation.Problem.self) { try op("milk", .checked, .text("yes"), ms: 1).validate() }
-        #expect(throws: Operation.Problem.self) { try op("milk", .title, .text("x"), ms: 1).validate() }
-        #expect(throws: Operation.Problem.self) { try op("", .name, .text("x"), ms: 1).validate() }
-        #expect(throws: Operation.Problem.self) { try op("milk", .name, .text(""), ms: 1).validate() }
-        #expect(throws: Operation.Problem.self) { try op("milk", .name, .text(" Milk"), ms: 1).validate() }
-        #expect(throws: Operation.Problem.self) { try op("milk", .name, .null, ms: 1).validate() }
-        #expect(throws: Operation.Problem.self) { try op("milk", .checked, .bool(true), ms: 1, replica: 0).validate() }
+        #expect(throws: Op.Problem.self) { try op("milk", .checked, .text("yes"), ms: 1).validate() }
+        #expect(throws: Op.Problem.self) { try op("milk", .title, .text("x"), ms: 1).validate() }
+        #expect(throws: Op.Problem.self) { try op("", .name, .text("x"), ms: 1).validate() }
+        #expect(throws: Op.Problem.self) { try op("milk", .name, .text(""), ms: 1).validate() }
+        #expect(throws: Op.Problem.self) { try op("milk", .name, .text(" Milk"), ms: 1).validate() }
+        #expect(throws: Op.Problem.self) { try op("milk", .name, .null, ms: 1).validate() }
+        #expect(throws: Op.Problem.self) { try op("milk", .checked, .bool(true), ms: 1, replica: 0).validate() }
         #expect(throws: Never.self) { try op("milk", .note, .null, ms: 1).validate() }
     }
 }
@@ -89,22 +87,22 @@ struct OperationTests {
 struct OperationCodecTests {
     let list = ListID(raw: ID128(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210))
 
-    func sample() -> [Operation] {
+    func sample() -> [Op] {
         let milk = ItemID(list: list, key: "milk")
         func v(_ ms: UInt64, _ r: UInt64) -> Version {
             Version(
                 timestamp: HybridTimestamp(milliseconds: ms, counter: UInt16(ms % 3)), replica: ReplicaID(rawValue: r))
         }
         return [
-            Operation(list: list, item: .list, field: .title, value: .text("Groceries"), version: v(1, 1)),
-            Operation(list: list, item: milk, field: .name, value: .text("Milk"), version: v(2, 1)),
-            Operation(list: list, item: milk, field: .checked, value: .bool(true), version: v(3, 2)),
-            Operation(list: list, item: milk, field: .deleted, value: .bool(false), version: v(4, 2)),
-            Operation(
+            Op(list: list, item: .list, field: .title, value: .text("Groceries"), version: v(1, 1)),
+            Op(list: list, item: milk, field: .name, value: .text("Milk"), version: v(2, 1)),
+            Op(list: list, item: milk, field: .checked, value: .bool(true), version: v(3, 2)),
+            Op(list: list, item: milk, field: .deleted, value: .bool(false), version: v(4, 2)),
+            Op(
                 list: list, item: milk, field: .note,
                 value: .text("quote \" back \\ slash é ✓ (no tab, newline or CR: control characters are refused)"),
                 version: v(5, 3)),
-            Operation(list: list, item: milk, field: .quantity, value: .null, version: v(6, 3)),
+            Op(list: list, item: milk, field: .quantity, value: .null, version: v(6, 3)),
         ]
     }
 

@@ -8,15 +8,15 @@ import Synchronization
 ///
 /// ```swift
 /// let router = Router { r in r.on("GET", "/healthz") { _ in .body(Array("ok".utf8), contentType: "text/plain") } }
-/// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: router.handle)
+/// let server = HTTPListener(configuration: .init(host: "127.0.0.1", port: 0), handler: router.handle)
 /// try server.start()
 /// print(server.port)
 /// ```
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPListener: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The address to listen on: an IPv4 or IPv6 literal. Default loopback.
         public var host = "127.0.0.1"
-        /// The port; 0 picks a free one (read it back from ``HTTPServer/port``).
+        /// The port; 0 picks a free one (read it back from ``HTTPListener/port``).
         public var port = 8080
         /// libmicrohttpd's thread pool. Handlers run on these threads.
         public var threads = 2
@@ -246,7 +246,7 @@ private func basketAccessHandler(
     _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let cls, let connection, let requestContext else { return MHD_Result.NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let server = Unmanaged<HTTPListener>.fromOpaque(cls).takeUnretainedValue()
 
     guard let existing = requestContext.pointee else {
         let context = RequestContext(
@@ -339,7 +339,7 @@ private func basketAccessHandler(
     return MHD_Result.YES
 }
 
-private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server: HTTPServer) -> MHD_Result {
+private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server: HTTPListener) -> MHD_Result {
     var body = response.body
     var headers = response.headers
     let isHead = context.method == "HEAD"
@@ -369,7 +369,7 @@ private func basketRequestCompleted(
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
 ) {
     guard let cls, let pointer = requestContext?.pointee else { return }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let server = Unmanaged<HTTPListener>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext?.pointee = nil
     server.inFlight.withLock { $0 -= 1 }
@@ -377,7 +377,7 @@ private func basketRequestCompleted(
     server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
     if let log = server.configuration.onRequestCompleted {
         log(
-            HTTPServer.CompletedRequest(
+            HTTPListener.CompletedRequest(
                 method: context.method, path: context.path, route: context.responder.route, status: context.status,
                 responseBytes: context.responseBytes,
                 seconds: Double(DispatchTime.now().uptimeNanoseconds - context.started) / 1e9,
