@@ -31,8 +31,10 @@ extension Replica {
     /// When an error says the replica file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB), SQLite's
     /// words for it; nil for any other error.
     public static func damage(in error: any Error) -> String? {
-        guard let error = error as? SQLiteError, error.primaryCode == 11 || error.primaryCode == 26 else { return nil }
-        return error.message
+        switch error {
+        case ResultCode.corrupt, ResultCode.notADatabase: (error as? SQLiteError)?.message
+        default: nil
+        }
     }
 
     /// Reads whatever can be read from a damaged replica: row by row, stopping at the first

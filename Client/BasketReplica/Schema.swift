@@ -51,18 +51,10 @@ enum Schema {
     ]
 
     static func migrate(_ db: Connection) throws {
-        let found = try db.userVersion
-        if found > migrations.count {
-            throw ReplicaError.newerSchema(found: found, supported: migrations.count)
-        }
-        guard found < migrations.count else { return }
-        try db.transaction {
-            // Re-read under the write lock: another process may have migrated meanwhile.
-            let current = try db.userVersion
-            for version in current..<migrations.count {
-                try db.execute(migrations[version])
-            }
-            try db.setUserVersion(migrations.count)
+        do {
+            try db.migrate(migrations)
+        } catch let error as SchemaTooNewError {
+            throw ReplicaError.newerSchema(found: error.found, supported: error.supported)
         }
     }
 }

@@ -229,10 +229,7 @@ enum PostgresMigrations {
             let rows = try db.query("SELECT max(version) FROM basket_schema")
             let found = Int(rows.int64(0, 0))
             guard found <= migrations.count else {
-                throw PostgresError(
-                    sqlState: "",
-                    message: "the database has schema \(found); this build of basket-server knows \(migrations.count)",
-                    connectionLost: false)
+                throw StoreError.newerSchema(found: found, supported: migrations.count)
             }
             for version in found..<migrations.count { try db.execute(migrations[version]) }
             if found < migrations.count {

@@ -82,7 +82,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
             case "P0002": throw StoreError.noSuchList
             case "P0011": throw StoreError.tooManyItems  // raised by basket_append (schema 3)
             case "P0012": throw StoreError.listTooLarge
-            default: throw error
+            default: throw StoreError.database(error.description)
             }
         }
     }
@@ -200,7 +200,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     public func createList(_ list: ListID, owner: Int64) throws -> Membership {
         try connected { db in
-            let epoch = SQLiteStore.newEpoch()
+            let epoch = StoredOps.newEpoch()
             let rows = try db.prepared(
                 """
                 WITH list AS (INSERT INTO lists(id, epoch) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING no)
@@ -385,8 +385,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
         for op in operations {
             items.append(Hex.encode(op.item.raw.bytes))
             fields.append(String(op.field.code))
-            stamps.append(String(Int64(bitPattern: op.timestamp.rawValue)))
-            replicas.append(String(Int64(bitPattern: op.replica.rawValue ^ (1 << 63))))
+            stamps.append(String(StoredOps.column(op.timestamp)))
+            replicas.append(String(StoredOps.column(op.replica)))
             switch op.value {
             case .null:
                 texts.append(nil)
@@ -433,13 +433,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 WHERE l.id = $1 ORDER BY o.seq
                 """, [Self.listParameter(list), "\(cursor)", "\(limit)", "\(maxBytes)"])
             guard rows.count > 0 else { throw StoreError.noSuchList }
-            let head = rows.int64(0, 0)
-            var encoded = OperationCodec.header(for: list)
-            var last = min(cursor, head)
-            var count = 0
-            let headerBytes = encoded.count
-            for row in 0..<rows.count where !rows.isNull(row, 3) && encoded.count - headerBytes < maxBytes {
-                last = rows.int64(row, 3)
+            var page = PageBuilder(list: list, after: cursor, head: rows.int64(0, 0), maxBytes: maxBytes)
+            for row in 0..<rows.count where !rows.isNull(row, 3) && !page.isFull {
                 let value: Value
                 if let text = rows.string(row, 8) {
                     value = .text(text)
@@ -448,18 +443,11 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 } else {
                     value = .null
                 }
-                let version = Version(
-                    timestamp: HybridTimestamp(rawValue: UInt64(bitPattern: rows.int64(row, 6))),
-                    replica: ReplicaID(rawValue: UInt64(bitPattern: rows.int64(row, 7)) ^ (1 << 63)))
-                let op = Op(
-                    list: list, item: ItemID(raw: ID128(bytes: rows.bytes(row, 4)!)!),
-                    field: Field(code: UInt8(rows.int64(row, 5))) ?? .name, value: value, version: version)
-                OperationCodec.appendLine(op, to: &encoded)
-                count += 1
+                page.append(
+                    seq: rows.int64(row, 3), item: ItemID(raw: ID128(bytes: rows.bytes(row, 4)!)!),
+                    field: rows.int64(row, 5), value: value, timestamp: rows.int64(row, 6), replica: rows.int64(row, 7))
             }
-            return Page(
-                encoded: encoded, count: count, cursor: last, more: last < head, epoch: rows.string(0, 1) ?? "",
-                historyComplete: cursor >= rows.int64(0, 2))
+            return page.page(epoch: rows.string(0, 1) ?? "", compactedThrough: rows.int64(0, 2))
         }
     }
 
@@ -526,7 +514,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     /// push again what the backup does not hold). Returns the lists renewed.
     public func renewEpochs() throws -> Int {
         try connected { db in
-            // 16 hex digits, as SQLiteStore.newEpoch makes them.
+            // 16 hex digits, as StoredOps.newEpoch makes them.
             try db.query(
                 "UPDATE lists SET epoch = substr(md5(random()::text || no::text || clock_timestamp()::text), 1, 16)"
             )

@@ -29,7 +29,7 @@ extension SQLiteStore {
             try db.transaction {
                 let lists = try db.query("SELECT no FROM lists") { $0.int64(0) }
                 for no in lists {
-                    try db.run("UPDATE lists SET epoch = ? WHERE no = ?", .text(Self.newEpoch()), .integer(no))
+                    try db.run("UPDATE lists SET epoch = ? WHERE no = ?", .text(StoredOps.newEpoch()), .integer(no))
                 }
                 return lists.count
             }

@@ -143,16 +143,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try db.configure(synchronous: fsyncEveryCommit ? .full : .normal)
         // A larger page cache and memory-mapped reads: pushes insert into a random-keyed index.
         try db.execute("PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456")
-        let found = try db.userVersion
-        if found > Self.migrations.count {
-            throw SQLiteError(
-                code: 1, message: "the store has schema \(found); this build knows \(Self.migrations.count)")
-        }
-        if found < Self.migrations.count {
-            try db.transaction {
-                for version in try db.userVersion..<Self.migrations.count { try db.execute(Self.migrations[version]) }
-                try db.setUserVersion(Self.migrations.count)
-            }
+        do {
+            try db.migrate(Self.migrations)
+        } catch let error as SchemaTooNewError {
+            throw StoreError.newerSchema(found: error.found, supported: error.supported)
         }
     }
 
@@ -160,15 +154,18 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     func locked<T>(_ body: (Connection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try Self.translatingFull { try body(db) }
+        return try Self.translatingErrors { try body(db) }
     }
 
-    /// SQLITE_FULL (the disk or the file system is full) becomes ``StoreError/storageFull``.
-    static func translatingFull<T>(_ body: () throws -> T) throws -> T {
+    /// SQLite's errors as the store's: SQLITE_FULL (the disk or the file system is full) is
+    /// ``StoreError/storageFull``, any other ``StoreError/database(_:)``.
+    static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as SQLiteError where error.primaryCode == 13 {
+        } catch ResultCode.full {
             throw StoreError.storageFull
+        } catch let error as SQLiteError {
+            throw StoreError.database(error.description)
         }
     }
 
@@ -284,13 +281,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try db.scalar("SELECT no FROM lists WHERE id = ?", .blob(list.raw.bytes))?.integerValue
     }
 
-    static func newEpoch() -> String { Secrets.randomHex(bytes: 8) }
-
     public func createList(_ list: ListID, owner: Int64) throws -> Membership {
         try locked { db in
             try db.transaction {
                 if try listNo(list, db) != nil { throw StoreError.listExists }
-                let epoch = Self.newEpoch()
+                let epoch = StoredOps.newEpoch()
                 try db.run("INSERT INTO lists(id, epoch) VALUES (?, ?)", .blob(list.raw.bytes), .text(epoch))
                 let no = db.lastInsertRowID
                 try db.run(
@@ -504,7 +499,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             }
             for pending in batch where pending !== request { pending.done.signal() }
         }
-        return try Self.translatingFull { try request.result!.get() }
+        return try Self.translatingErrors { try request.result!.get() }
     }
 
     private func appendLocked(_ request: PendingAppend, _ db: Connection) throws -> AppendResult {
@@ -535,8 +530,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 try insert.bind($0, at: 3)
             }
             try insert.bind(Int64(op.field.code), at: 4)
-            try insert.bind(Int64(bitPattern: op.timestamp.rawValue), at: 5)
-            try insert.bind(Int64(bitPattern: op.replica.rawValue ^ (1 << 63)), at: 6)
+            try insert.bind(StoredOps.column(op.timestamp), at: 5)
+            try insert.bind(StoredOps.column(op.replica), at: 6)
             switch op.value {
             case .null: try insert.bindNull(at: 7)
             case .bool(let b): try insert.bind(b ? 1 : 0, at: 7)
@@ -578,18 +573,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     map: { ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
                 ).first
             else { throw StoreError.noSuchList }
-            var encoded = OperationCodec.header(for: list)
+            var page = PageBuilder(list: list, after: cursor, head: head.1, maxBytes: maxBytes)
             let statement = try db.cached(
                 "SELECT seq, item, field, ts, replica, value FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
             )
             try statement.bind(head.0, at: 1)
             try statement.bind(cursor, at: 2)
             try statement.bind(Int64(limit), at: 3)
-            var last = min(cursor, head.1)
-            var count = 0
-            let headerBytes = encoded.count
-            while encoded.count - headerBytes < maxBytes, let row = try statement.step() {
-                last = row.int64(0)
+            while !page.isFull, let row = try statement.step() {
                 let value: Value
                 if row.isNull(5) {
                     value = .null
@@ -598,20 +589,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 } else {
                     value = .bool(row.int64(5) != 0)
                 }
-                let version = Version(
-                    timestamp: HybridTimestamp(rawValue: UInt64(bitPattern: row.int64(3))),
-                    replica: ReplicaID(rawValue: UInt64(bitPattern: row.int64(4)) ^ (1 << 63)))
-                let op = Op(
-                    list: list, item: ItemID(raw: ID128(row.blob128(1))),
-                    field: Field(code: UInt8(row.int64(2))) ?? .name,
-                    value: value, version: version)
-                OperationCodec.appendLine(op, to: &encoded)
-                count += 1
+                page.append(
+                    seq: row.int64(0), item: ItemID(raw: ID128(row.blob128(1))), field: row.int64(2), value: value,
+                    timestamp: row.int64(3), replica: row.int64(4))
             }
             statement.reset()
-            return Page(
-                encoded: encoded, count: count, cursor: last, more: last < head.1, epoch: head.2,
-                historyComplete: cursor >= head.3)
+            return page.page(epoch: head.2, compactedThrough: head.3)
         }
     }
 

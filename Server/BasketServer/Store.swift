@@ -93,6 +93,10 @@ public enum StoreError: Error, Equatable, Sendable {
     case listTooLarge
     /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
     case storageFull
+    /// The store was written by a later build (its schema version is newer than this one knows).
+    case newerSchema(found: Int, supported: Int)
+    /// The database failed otherwise (its own words): the request changed nothing.
+    case database(String)
 }
 
 /// What a store reports about pushes committed by other instances (``Store/watchCommits(_:)``).

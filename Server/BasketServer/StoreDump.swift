@@ -1,7 +1,7 @@
 import BasketCore
 import Foundation
 import Postgres
-public import SQLite
+import SQLite
 
 /// A whole store as JSON lines, the same for every backend, for moving a store between backends
 /// or machines (`basket-server export` / `import`). The first line is
@@ -31,7 +31,7 @@ public enum StoreDump {
     static let version1Columns: [String: Int] = ["tokens": 3, "invites": 5]
 
     /// A version 1 row as version 2 has it; nil for rows version 2 leaves out.
-    static func upgrade(_ table: String, _ row: [SQLValue]) -> [SQLValue]? {
+    static func upgrade(_ table: String, _ row: [DumpValue]) -> [DumpValue]? {
         switch table {
         case "tokens": [row[0], .text(Secrets.randomHex(bytes: 8)), row[1], .text(""), row[2], row[2]]
         case "invites": nil
@@ -43,17 +43,16 @@ public enum StoreDump {
         public var description: String
     }
 
-    static func encode(_ value: SQLValue) -> Any {
+    static func encode(_ value: DumpValue) -> Any {
         switch value {
         case .null: NSNull()
         case .integer(let n): NSNumber(value: n)
-        case .real(let d): NSNumber(value: d)
         case .text(let s): s
         case .blob(let bytes): ["hex": Hex.encode(bytes)]
         }
     }
 
-    static func decode(_ value: Any, line: Int) throws -> SQLValue {
+    static func decode(_ value: Any, line: Int) throws -> DumpValue {
         switch value {
         case is NSNull: return .null
         case let text as String: return .text(text)
@@ -74,13 +73,21 @@ public enum StoreDump {
     }
 }
 
+/// A value in a dumped row, whatever the backend: the stores keep whole numbers, text and bytes.
+public enum DumpValue: Hashable, Sendable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
 /// A store that can be written out and read back as a ``StoreDump``. Rows are exchanged in the
 /// dump's columns (``StoreDump/tables``), whatever the backend keeps.
 public protocol DumpableStore: Store {
     /// Calls `visit` with every row, table by table in the dump's order, from one snapshot.
-    func dumpRows(_ visit: (_ table: String, _ row: [SQLValue]) throws -> Void) throws
+    func dumpRows(_ visit: (_ table: String, _ row: [DumpValue]) throws -> Void) throws
     /// Inserts `rows` in one transaction; throws (and writes nothing) when the store is not empty.
-    func loadRows(_ rows: [(table: String, row: [SQLValue])]) throws
+    func loadRows(_ rows: [(table: String, row: [DumpValue])]) throws
 }
 
 extension StoreDump {
@@ -140,7 +147,7 @@ extension DumpableStore {
                 description: "\(path) is not a \(StoreDump.format) dump, version \(StoreDump.version)")
         }
         let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
-        var rows: [(table: String, row: [SQLValue])] = []
+        var rows: [(table: String, row: [DumpValue])] = []
         var counts = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, 0) })
         for (index, raw) in lines.enumerated().dropFirst() {
             let number = index + 1
@@ -161,7 +168,7 @@ extension DumpableStore {
 }
 
 extension SQLiteStore: DumpableStore {
-    public func dumpRows(_ visit: (String, [SQLValue]) throws -> Void) throws {
+    public func dumpRows(_ visit: (String, [DumpValue]) throws -> Void) throws {
         try locked { db in
             try db.execute("BEGIN")
             defer { try? db.execute("COMMIT") }
@@ -170,13 +177,23 @@ extension SQLiteStore: DumpableStore {
                     "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(columns[0])"
                         + (table == "ops" ? ", seq" : ""))
                 while let row = try statement.step() {
-                    try visit(table, (0..<columns.count).map { row.value(Int32($0)) })
+                    try visit(
+                        table,
+                        (0..<columns.count).map {
+                            switch row.value(Int32($0)) {
+                            case .null: .null
+                            case .integer(let n): .integer(n)
+                            case .real(let d): .integer(Int64(d))  // no column holds reals
+                            case .text(let text): .text(text)
+                            case .blob(let bytes): .blob(bytes)
+                            }
+                        })
                 }
             }
         }
     }
 
-    public func loadRows(_ rows: [(table: String, row: [SQLValue])]) throws {
+    public func loadRows(_ rows: [(table: String, row: [DumpValue])]) throws {
         let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
         try locked { db in
             try db.transaction {
@@ -187,7 +204,16 @@ extension SQLiteStore: DumpableStore {
                     let placeholders = names.map { _ in "?" }.joined(separator: ", ")
                     let insert = try db.cached(
                         "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES (\(placeholders))")
-                    for (position, value) in row.enumerated() { try insert.bind(value, at: Int32(position + 1)) }
+                    for (position, value) in row.enumerated() {
+                        let bound: SQLValue =
+                            switch value {
+                            case .null: .null
+                            case .integer(let n): .integer(n)
+                            case .text(let text): .text(text)
+                            case .blob(let bytes): .blob(bytes)
+                            }
+                        try insert.bind(bound, at: Int32(position + 1))
+                    }
                     do {
                         try insert.runToCompletion()
                     } catch let error as SQLiteError {
@@ -213,7 +239,7 @@ extension PostgresStore: DumpableStore {
         columns.map { $0 == "value" ? "value_text, value_bool" : $0 }
     }
 
-    public func dumpRows(_ visit: (String, [SQLValue]) throws -> Void) throws {
+    public func dumpRows(_ visit: (String, [DumpValue]) throws -> Void) throws {
         try connected { db in
             try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { try? db.execute("COMMIT") }
@@ -226,7 +252,7 @@ extension PostgresStore: DumpableStore {
                     let rows = try db.query("FETCH 10000 FROM dump")
                     if rows.count == 0 { break }
                     for index in 0..<rows.count {
-                        var row: [SQLValue] = []
+                        var row: [DumpValue] = []
                         var column = 0
                         for kind in kinds {
                             defer { column += 1 }
@@ -257,7 +283,7 @@ extension PostgresStore: DumpableStore {
         }
     }
 
-    public func loadRows(_ rows: [(table: String, row: [SQLValue])]) throws {
+    public func loadRows(_ rows: [(table: String, row: [DumpValue])]) throws {
         let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
         try connected { db in
             try db.transaction {

@@ -39,7 +39,7 @@ public final class Connection {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)
-            throw SQLiteError(code: rc, message: message, sql: nil)
+            throw SQLiteError(ResultCode(rawValue: rc), message: message, sql: nil)
         }
         self.handle = db
         self.path = path
@@ -59,7 +59,7 @@ public final class Connection {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
             sqlite3_free(errorMessage)
-            throw SQLiteError(code: rc, message: message, sql: sql)
+            throw SQLiteError(ResultCode(rawValue: rc), message: message, sql: sql)
         }
     }
 
@@ -120,13 +120,33 @@ public final class Connection {
         }
     }
 
-    /// `PRAGMA user_version`, used for schema migrations.
+    /// `PRAGMA user_version`, the schema version ``migrate(_:)`` keeps.
     public var userVersion: Int {
         get throws { Int(try scalar("PRAGMA user_version")?.integerValue ?? 0) }
     }
 
     public func setUserVersion(_ version: Int) throws {
         try execute("PRAGMA user_version = \(version)")
+    }
+
+    /// Brings the schema to version `migrations.count`: migration `n` (SQL, any number of
+    /// statements) takes it from version `n` to `n + 1`, all the missing ones in one transaction,
+    /// with `PRAGMA user_version` as the version. Several processes may migrate one file at once:
+    /// the version is read again under the write lock. Returns the version found before.
+    /// - Throws: ``SchemaTooNewError`` when the file has a newer schema than `migrations` know
+    ///   (it was written by a later build); the file is not touched.
+    @discardableResult
+    public func migrate(_ migrations: [String]) throws -> Int {
+        let found = try userVersion
+        if found > migrations.count { throw SchemaTooNewError(found: found, supported: migrations.count) }
+        guard found < migrations.count else { return found }
+        try transaction {
+            let current = try userVersion
+            guard current < migrations.count else { return }
+            for version in current..<migrations.count { try execute(migrations[version]) }
+            try setUserVersion(migrations.count)
+        }
+        return found
     }
 
     /// Turns on write-ahead logging and sets how commits reach the disk.
@@ -139,7 +159,7 @@ public final class Connection {
                 do {
                     _ = try scalar("PRAGMA journal_mode = WAL")
                     break
-                } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && attempts < 100 {
+                } catch ResultCode.busy where attempts < 100 {
                     attempts += 1
                     sqlite3_sleep(50)
                 }

@@ -36,7 +36,7 @@ public final class Statement {
         let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else {
             sqlite3_finalize(stmt)
-            throw SQLiteError(code: rc, message: connection.lastErrorMessage, sql: sql)
+            throw SQLiteError(ResultCode(rawValue: rc), message: connection.lastErrorMessage, sql: sql)
         }
         self.handle = stmt
         self.sql = sql
@@ -118,7 +118,7 @@ public final class Statement {
 
     private func check(_ rc: Int32) throws {
         if rc != SQLITE_OK {
-            throw SQLiteError(code: rc, message: connection.lastErrorMessage, sql: sql)
+            throw SQLiteError(ResultCode(rawValue: rc), message: connection.lastErrorMessage, sql: sql)
         }
     }
 
@@ -129,7 +129,7 @@ public final class Statement {
         case SQLITE_ROW: return Row(handle: handle)
         case SQLITE_DONE: return nil
         default:
-            let error = SQLiteError(code: rc, message: connection.lastErrorMessage, sql: sql)
+            let error = SQLiteError(ResultCode(rawValue: rc), message: connection.lastErrorMessage, sql: sql)
             sqlite3_reset(handle)
             throw error
         }

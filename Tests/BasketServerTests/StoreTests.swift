@@ -405,6 +405,16 @@ struct StoreTests {
         }
     }
 
+    /// A store a later build wrote (a newer schema) is refused as such, and left as it is.
+    @Test(arguments: backends) func aStoreWithANewerSchemaIsRefused(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        try storage.open().close()
+        try storage.execute(
+            sqlite: "PRAGMA user_version = 9", postgres: "UPDATE basket_schema SET version = 9")
+        #expect(throws: StoreError.newerSchema(found: 9, supported: 3)) { _ = try storage.open() }
+        #expect(try storage.schemaVersion() == 9)
+    }
+
     /// A store at schema 1 (before `lists.dropped`) is migrated to 2 when opened, by four
     /// instances at once, and counts its operations as the log has them.
     @Test(arguments: backends) func aStoreAtTheFirstSchemaIsMigrated(_ backend: Backend) throws {

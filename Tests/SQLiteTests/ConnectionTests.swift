@@ -46,7 +46,9 @@ struct ConnectionTests {
             try db.run("INSERT INTO t VALUES (1)")
             Issue.record("a duplicate key was accepted")
         } catch let error as SQLiteError {
-            #expect(error.isConstraint)
+            #expect(error.resultCode.rawValue == 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY, an extended code
+            #expect(ResultCode.constraint ~= error)
+            #expect(!(ResultCode.busy ~= error))
             #expect(error.sql == "INSERT INTO t VALUES (1)")
             #expect(error.message.contains("UNIQUE"))
         }
