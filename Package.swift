@@ -74,7 +74,8 @@ let package = Package(
 
         // The deterministic simulation (client and server in one process, like the benchmarks).
         .target(
-            name: "BasketSimulation", dependencies: ["BasketCore", "BasketReplica", "BasketServer", "HTTPServer"],
+            name: "BasketSimulation",
+            dependencies: ["BasketCore", "BasketReplica", "BasketCLI", "BasketServer", "HTTPServer"],
             path: "Simulation/BasketSimulation"),
         .executableTarget(name: "basket-sim", dependencies: ["BasketSimulation"], path: "Simulation/basket-sim"),
 

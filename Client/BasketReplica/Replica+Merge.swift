@@ -73,15 +73,60 @@ extension Replica {
         var items: Set<ItemID> = []
     }
 
-    /// Merges `operations` (already validated) into the file. Call inside a transaction.
+    /// A batch grouped by row: which rows it touches (in key order) and which operations each gets.
+    struct Batch {
+        var rows: [RowKey] = []
+        /// The operation indices of row `r` are `grouped[start[r]..<start[r + 1]]`.
+        var start: [Int] = []
+        var grouped: [Int] = []
+        /// Row indices in (list, item) order: B-tree reads and writes in order touch each page once.
+        var order: [Int] = []
+        /// Lists first seen in this batch: none of their rows exist yet.
+        var newLists: Set<Int64> = []
+        var listIDs: [Int64: ListID] = [:]
+    }
+
+    /// Merges `operations` (already validated) into the file: group them by row, then for each
+    /// row load it, merge its writes and write it back. Call inside a transaction.
     func merge(_ operations: [Op], _ db: Connection) throws -> MergeOutcome {
         var outcome = MergeOutcome()
-        // Group the batch by row without an array per row: number the rows, then counting-sort
-        // the operation indices by row number.
+        var batch = try group(operations, db)
+        let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
+        let write = try db.cached(
+            """
+            INSERT OR REPLACE INTO items(list, id, name, checked, deleted, quantity, note, category, registers, history)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            """)
+        for rowIndex in batch.order {
+            let key = batch.rows[rowIndex]
+            var row = batch.newLists.contains(key.listNo) ? RowState() : try load(key, select)
+            let writes = batch.start[rowIndex]..<batch.start[rowIndex + 1]
+            batch.grouped[writes].sort { operations[$0].version < operations[$1].version }
+            try mergeWrites(batch.grouped[writes].lazy.map { operations[$0] }, into: &row, counting: &outcome.result)
+            guard row.historyChanged else { continue }
+            try store(row, at: key, write)
+            if row.registersChanged {
+                outcome.result.changedItems += 1
+                outcome.lists.insert(batch.listIDs[key.listNo]!)
+                if key.item == .list {
+                    try db.run(
+                        "UPDATE lists SET title = ? WHERE no = ?",
+                        row[.title]?.value.textValue.map { .text($0) } ?? .null,
+                        .integer(key.listNo))
+                } else {
+                    outcome.items.insert(key.item)
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// Step 1: numbers the rows the batch touches (creating lists it is the first to mention) and
+    /// counting-sorts the operation indices by row, without an array per row.
+    func group(_ operations: [Op], _ db: Connection) throws -> Batch {
+        var batch = Batch()
         var listNos: [ListID: Int64] = [:]
-        var newLists: Set<Int64> = []  // lists first seen in this batch: none of their rows exist yet
         var rowNumbers: [RowKey: Int32] = [:]
-        var rows: [RowKey] = []
         var rowOfOperation = [Int32](repeating: 0, count: operations.count)
         var lastList: (ListID, Int64)?
         for (index, op) in operations.enumerated() {
@@ -97,100 +142,88 @@ extension Replica {
                 try db.run("INSERT INTO lists(id) VALUES (?)", .blob(op.list.raw.bytes))
                 listNo = db.lastInsertRowID
                 listNos[op.list] = listNo
-                newLists.insert(listNo)
+                batch.newLists.insert(listNo)
             }
             lastList = (op.list, listNo)
             let key = RowKey(listNo: listNo, item: op.item)
             if let number = rowNumbers[key] {
                 rowOfOperation[index] = number
             } else {
-                let number = Int32(rows.count)
+                let number = Int32(batch.rows.count)
                 rowNumbers[key] = number
-                rows.append(key)
+                batch.rows.append(key)
                 rowOfOperation[index] = number
             }
         }
-        var start = [Int](repeating: 0, count: rows.count + 1)
-        for row in rowOfOperation { start[Int(row) + 1] += 1 }
-        for i in 0..<rows.count { start[i + 1] += start[i] }
-        var fill = start
-        var grouped = [Int](repeating: 0, count: operations.count)
+        batch.start = [Int](repeating: 0, count: batch.rows.count + 1)
+        for row in rowOfOperation { batch.start[Int(row) + 1] += 1 }
+        for i in 0..<batch.rows.count { batch.start[i + 1] += batch.start[i] }
+        var fill = batch.start
+        batch.grouped = [Int](repeating: 0, count: operations.count)
         for (index, row) in rowOfOperation.enumerated() {
-            grouped[fill[Int(row)]] = index
+            batch.grouped[fill[Int(row)]] = index
             fill[Int(row)] += 1
         }
-        // Visit rows in key order: B-tree reads and writes in order touch each page once.
-        let order = rows.indices.sorted { (rows[$0].listNo, rows[$0].item) < (rows[$1].listNo, rows[$1].item) }
-        let listIDs = Dictionary(uniqueKeysWithValues: listNos.map { ($1, $0) })
+        let rows = batch.rows
+        batch.order = rows.indices.sorted { (rows[$0].listNo, rows[$0].item) < (rows[$1].listNo, rows[$1].item) }
+        batch.listIDs = Dictionary(uniqueKeysWithValues: listNos.map { ($1, $0) })
+        return batch
+    }
 
-        let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
-        let write = try db.cached(
-            """
-            INSERT OR REPLACE INTO items(list, id, name, checked, deleted, quantity, note, category, registers, history)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-            """)
-        for rowIndex in order {
-            let key = rows[rowIndex]
-            var row = RowState()
-            if !newLists.contains(key.listNo) {
-                try withIDBytes(key.item) { idBytes in
-                    select.reset()
-                    try select.bind(key.listNo, at: 1)
-                    try select.bind(idBytes, at: 2)
-                    if let found = try select.step() {
-                        try found.withBlob(0) { blob in
-                            try Records.forEach(in: blob) { field, register in row[field] = register }
-                        }
-                        row.history = found.blob(1)
-                    }
-                    select.reset()
+    /// Step 2: the row's winning registers and history as the file has them (empty when new).
+    func load(_ key: RowKey, _ select: Statement) throws -> RowState {
+        var row = RowState()
+        try withIDBytes(key.item) { idBytes in
+            select.reset()
+            try select.bind(key.listNo, at: 1)
+            try select.bind(idBytes, at: 2)
+            if let found = try select.step() {
+                try found.withBlob(0) { blob in
+                    try Records.forEach(in: blob) { field, register in row[field] = register }
                 }
+                row.history = found.blob(1)
             }
-            // Oldest first: then each write either beats the register or is a duplicate of it, and
-            // the history is consulted only for writes older than what the file already had.
-            grouped[start[rowIndex]..<start[rowIndex + 1]].sort { operations[$0].version < operations[$1].version }
-            for position in start[rowIndex]..<start[rowIndex + 1] {
-                let op = operations[grouped[position]]
-                if try row.merge(op.field, Register(value: op.value, version: op.version)) {
-                    outcome.result.new += 1
-                } else {
-                    outcome.result.duplicates += 1
-                }
-            }
-            guard row.historyChanged else { continue }
-            var registers: [UInt8] = []
-            for field in Field.allCases {
-                if let register = row[field] { Records.append(field: field, register: register, to: &registers) }
-            }
-            try withIDBytes(key.item) { idBytes in
-                try write.bind(key.listNo, at: 1)
-                try write.bind(idBytes, at: 2)
-                // The list's own row keeps its title in `lists.title`; `name` stays NULL so that
-                // every "name IS NOT NULL" query sees items only.
-                try write.bind(key.item == .list ? nil : row[.name]?.value.textValue, at: 3)
-                try write.bind(row[.checked]?.value.boolValue == true ? 1 : 0, at: 4)
-                try write.bind(row[.deleted]?.value.boolValue == true ? 1 : 0, at: 5)
-                try write.bind(row[.quantity]?.value.textValue, at: 6)
-                try write.bind(row[.note]?.value.textValue, at: 7)
-                try write.bind(row[.category]?.value.textValue, at: 8)
-                try write.bind(registers, at: 9)
-                try write.bind(row.history, at: 10)
-                try write.runToCompletion()
-            }
-            if row.registersChanged {
-                outcome.result.changedItems += 1
-                outcome.lists.insert(listIDs[key.listNo]!)
-                if key.item == .list {
-                    try db.run(
-                        "UPDATE lists SET title = ? WHERE no = ?",
-                        row[.title]?.value.textValue.map { .text($0) } ?? .null,
-                        .integer(key.listNo))
-                } else {
-                    outcome.items.insert(key.item)
-                }
+            select.reset()
+        }
+        return row
+    }
+
+    /// Step 3: merges the row's writes, given oldest first: then each write either beats the
+    /// register or is a duplicate of it, and the history is consulted only for writes older than
+    /// what the file had.
+    func mergeWrites(_ writes: some Sequence<Op>, into row: inout RowState, counting result: inout ApplyResult)
+        throws
+    {
+        for op in writes {
+            if try row.merge(op.field, Register(value: op.value, version: op.version)) {
+                result.new += 1
+            } else {
+                result.duplicates += 1
             }
         }
-        return outcome
+    }
+
+    /// Step 4: writes the row back, its winning values in their columns for reading.
+    func store(_ row: RowState, at key: RowKey, _ write: Statement) throws {
+        var registers: [UInt8] = []
+        for field in Field.allCases {
+            if let register = row[field] { Records.append(field: field, register: register, to: &registers) }
+        }
+        try withIDBytes(key.item) { idBytes in
+            try write.bind(key.listNo, at: 1)
+            try write.bind(idBytes, at: 2)
+            // The list's own row keeps its title in `lists.title`; `name` stays NULL so that
+            // every "name IS NOT NULL" query sees items only.
+            try write.bind(key.item == .list ? nil : row[.name]?.value.textValue, at: 3)
+            try write.bind(row[.checked]?.value.boolValue == true ? 1 : 0, at: 4)
+            try write.bind(row[.deleted]?.value.boolValue == true ? 1 : 0, at: 5)
+            try write.bind(row[.quantity]?.value.textValue, at: 6)
+            try write.bind(row[.note]?.value.textValue, at: 7)
+            try write.bind(row[.category]?.value.textValue, at: 8)
+            try write.bind(registers, at: 9)
+            try write.bind(row.history, at: 10)
+            try write.runToCompletion()
+        }
     }
 
     func listNo(_ list: ListID, _ db: Connection) throws -> Int64? {

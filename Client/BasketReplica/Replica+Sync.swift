@@ -60,18 +60,19 @@ extension Replica {
             .integer(state.isRegistered ? 1 : 0), state.lastSync.map { .integer(Int64($0)) } ?? .null)
     }
 
-    public func saveSyncState(_ state: SyncState) throws {
+    func saveSyncState(_ state: SyncState) throws {
         try locked { try Self.saveSyncState(state, $0) }
     }
 
     /// Applies a page pulled from the server and stores the new sync state in the same
     /// transaction: a crash leaves both or neither, so a page is never applied twice or skipped.
     @discardableResult
-    public func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult {
-        try apply(remote) { db in try Self.saveSyncState(syncState, db) }
+    func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult {
+        try merge(validated: remote, saving: syncState)
     }
 
-    /// Local writes of one list not yet acknowledged, oldest first.
+    /// Local writes of one list not yet acknowledged (the outbox), oldest first: what "N changes
+    /// not yet sent" is made of.
     public func pendingOperations(in list: ListID, limit: Int = .max) throws -> [PendingOperation] {
         try locked { db in
             try db.query(
@@ -81,7 +82,7 @@ extension Replica {
     }
 
     /// Drops acknowledged writes of one list from the outbox, up to and including `sequence`.
-    public func acknowledge(_ list: ListID, through sequence: Int64) throws {
+    func acknowledge(_ list: ListID, through sequence: Int64) throws {
         try locked {
             try $0.run("DELETE FROM outbox WHERE list = ? AND seq <= ?", .blob(list.raw.bytes), .integer(sequence))
         }
@@ -107,7 +108,7 @@ extension Replica {
     ///   - serverTime: the server's wall clock (Unix milliseconds) as it answered.
     /// - Returns: how many writes got a new timestamp.
     @discardableResult
-    public func correctClock(serverTime: UInt64) throws -> Int {
+    func correctClock(serverTime: UInt64) throws -> Int {
         let localWall = configuration.wallClock()
         let offset = Int64(bitPattern: serverTime &- localWall)
         // A server is trusted to correct a device's clock by minutes or hours, not by years.

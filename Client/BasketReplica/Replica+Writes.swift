@@ -253,13 +253,14 @@ extension Replica {
     /// applying a batch twice, or batches in any order, gives the same state.
     @discardableResult
     public func apply(_ remote: [Op]) throws -> ApplyResult {
-        try apply(remote, alsoInTransaction: nil)
+        try merge(validated: remote, saving: nil)
     }
 
-    /// ``apply(_:)``, running `alsoInTransaction` inside the same transaction (sync state).
-    func apply(_ remote: [Op], alsoInTransaction: ((Connection) throws -> Void)?) throws -> ApplyResult {
+    /// Validates `remote` (each operation, and its clock against this device's), merges it and,
+    /// when pulled from a server, stores the list's new `syncState` in the same transaction.
+    func merge(validated remote: [Op], saving syncState: SyncState?) throws -> ApplyResult {
         guard !remote.isEmpty else {
-            if let alsoInTransaction { try locked { db in try db.transaction { try alsoInTransaction(db) } } }
+            if let syncState { try saveSyncState(syncState) }
             return ApplyResult(new: 0, duplicates: 0, changedItems: 0)
         }
         var latest = HybridTimestamp.zero
@@ -283,7 +284,7 @@ extension Replica {
                 try? clock.receive(latest, wallMilliseconds: wall)
                 let outcome = try merge(remote, db)
                 try saveClock(clock, db)
-                try alsoInTransaction?(db)
+                if let syncState { try Self.saveSyncState(syncState, db) }
                 return outcome
             }
         }

@@ -1,6 +1,4 @@
 public import BasketCore
-import Dispatch
-import Synchronization
 
 /// What one sync of one list did.
 public struct ListSyncReport: Hashable, Sendable {
@@ -37,7 +35,8 @@ public struct ListSyncReport: Hashable, Sendable {
 /// let reports = try await engine.syncAll()
 /// ```
 public final class SyncEngine: Sendable {
-    public let replica: Replica
+    /// The replica, through the one seam sync may use (``SyncableReplica``).
+    let replica: any SyncableReplica
     public let transport: any SyncTransport
     /// Operations per push.
     public let batchSize: Int
@@ -46,7 +45,12 @@ public final class SyncEngine: Sendable {
     public static let maxPagesPerSync = 10_000
     public static let maxRebuildsPerSync = 2
 
-    public init(replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000) {
+    public convenience init(replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000) {
+        self.init(syncing: replica, transport: transport, batchSize: batchSize)
+    }
+
+    /// An engine over any ``SyncableReplica`` (tests use an in-memory one).
+    init(syncing replica: any SyncableReplica, transport: any SyncTransport, batchSize: Int = 1_000) {
         self.replica = replica
         self.transport = transport
         self.batchSize = batchSize
@@ -58,17 +62,17 @@ public final class SyncEngine: Sendable {
         let remote = try await transport.lists()
         let remoteIDs = Set(remote.map(\.id))
         var reports: [ListSyncReport] = []
-        for list in try replica.lists() where !remoteIDs.contains(list.id) {
-            let state = try replica.syncState(of: list.id)
+        for list in try replica.listIDs() where !remoteIDs.contains(list) {
+            let state = try replica.syncState(of: list)
             if state.isRegistered {
                 // It was on the server, and this account is no longer a member: keep it here, and say so.
-                var report = ListSyncReport(list: list.id)
+                var report = ListSyncReport(list: list)
                 report.noLongerMember = true
-                report.unsent = try replica.pendingOperations(in: list.id).count
+                report.unsent = try replica.pendingOperations(in: list, limit: .max).count
                 reports.append(report)
                 continue
             }
-            reports.append(try await sync(list.id))
+            reports.append(try await sync(list))
         }
         for list in remote { reports.append(try await sync(list.id)) }
         return reports
@@ -134,7 +138,7 @@ public final class SyncEngine: Sendable {
                 continue
             } catch SyncError.server(403, "forbidden", _) {
                 // A viewer: the changes stay here. (Other 403s, a full list, are errors to show.)
-                report.refusedPending = try replica.pendingOperations(in: list).count
+                report.refusedPending = try replica.pendingOperations(in: list, limit: .max).count
                 return
             }
             if let epoch = state.epoch, epoch != outcome.epoch {
@@ -157,8 +161,8 @@ public final class SyncEngine: Sendable {
             throw SyncError.badResponse("the list's epoch changed \(report.rebuilds) times in one sync")
         }
         report.epochChanged = true
-        let pendingBefore = try replica.pendingOperations(in: list).last
-        let everything = try replica.operations(in: list)
+        let pendingBefore = try replica.pendingOperations(in: list, limit: .max).last
+        let everything = try replica.allOperations(in: list)
         var start = 0
         var refused = false
         while start < everything.count {
@@ -207,30 +211,11 @@ public final class SyncEngine: Sendable {
             result = try replica.apply(page.operations, syncState: next)
         } catch ReplicaError.clockSkew where page.serverTime > 0 {
             // This device's clock is behind the server's: take the server's time and apply again.
-            try replica.correctClock(serverTime: page.serverTime)
+            _ = try replica.correctClock(serverTime: page.serverTime)
             result = try replica.apply(page.operations, syncState: next)
         }
         report.pulled += result.new
         report.changedItems += result.changedItems
         state = next
     }
-}
-
-/// Runs async work (a ``SyncEngine`` call, say) from synchronous code and waits for its result.
-/// It blocks the calling thread, so call it from a thread of your own (a command-line tool's main
-/// thread), never from a task on Swift concurrency's pool, where the work could wait behind it.
-public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let result = Mutex<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        do {
-            let value = try await body()
-            result.withLock { $0 = .success(value) }
-        } catch {
-            result.withLock { $0 = .failure(error) }
-        }
-        done.signal()
-    }
-    done.wait()
-    return try result.withLock { $0! }.get()
 }

@@ -1,3 +1,4 @@
+import BasketCLI
 import BasketCore
 import BasketReplica
 import BasketServer

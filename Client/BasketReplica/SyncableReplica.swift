@@ -1,0 +1,31 @@
+import BasketCore
+
+/// What ``SyncEngine`` needs of a replica, and all it may touch: the lists it holds, where each
+/// stands with the server, the outbox, applying a page with its new sync state in one
+/// transaction, and the clock correction. ``Replica`` is the one real conformer; the sync tests
+/// put an in-memory one behind it, so sync is tested without a database and the replica without
+/// a network. App code uses ``Replica``'s public API; none of this is public.
+protocol SyncableReplica: Sendable {
+    /// The ids of the lists on this device.
+    func listIDs() throws -> [ListID]
+    func syncState(of list: ListID) throws -> SyncState
+    func saveSyncState(_ state: SyncState) throws
+    /// Local writes of `list` not yet acknowledged, oldest first, at most `limit`.
+    func pendingOperations(in list: ListID, limit: Int) throws -> [PendingOperation]
+    /// Drops the acknowledged writes of `list` up to and including `sequence`.
+    func acknowledge(_ list: ListID, through sequence: Int64) throws
+    /// Every write this device knows of `list` (a rebuild pushes them all).
+    func allOperations(in list: ListID) throws -> [Op]
+    /// Merges a pulled page and stores `syncState` in the same transaction.
+    /// - Throws: ``ReplicaError/clockSkew(_:)`` when the page is ahead of this device's clock.
+    func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult
+    /// The clock correction in force (server minus local, milliseconds).
+    func clockOffset() throws -> Int64
+    /// Takes the server's time and re-stamps pending writes beyond it; returns how many.
+    func correctClock(serverTime: UInt64) throws -> Int
+}
+
+extension Replica: SyncableReplica {
+    func listIDs() throws -> [ListID] { try lists().map(\.id) }
+    func allOperations(in list: ListID) throws -> [Op] { try operations(in: list) }
+}

@@ -1,0 +1,159 @@
+import BasketCore
+import Synchronization
+import Testing
+
+@testable import BasketReplica
+
+/// The sync engine against an in-memory replica and a scripted server, through the seam
+/// (`SyncableReplica`, `SyncTransport`): no database, no network. The end-to-end tests run the
+/// same engine against real files and a real server.
+struct SyncEngineTests {
+    static let list = ListID(hex: "0123456789abcdef0123456789abcdef")!
+
+    static func op(_ name: String, ms: UInt64) -> Op {
+        Op(
+            list: list, item: ItemID(list: list, key: name.lowercased()), field: .name, value: .text(name),
+            version: Version(timestamp: HybridTimestamp(milliseconds: ms, counter: 0), replica: ReplicaID(rawValue: 7)))
+    }
+
+    /// A replica in memory: an outbox, applied operations, sync states, a clock offset.
+    final class MemoryReplica: SyncableReplica {
+        struct State {
+            var outbox: [PendingOperation] = []
+            var applied: [Op] = []
+            var states: [ListID: SyncState] = [:]
+            var offset: Int64 = 0
+            var corrections: [UInt64] = []
+        }
+        let state = Mutex(State())
+
+        init(pending: [Op]) {
+            state.withLock {
+                $0.outbox = pending.enumerated().map { PendingOperation(sequence: Int64($0 + 1), operation: $1) }
+            }
+        }
+
+        func listIDs() throws -> [ListID] { [SyncEngineTests.list] }
+        func syncState(of list: ListID) throws -> SyncState {
+            state.withLock { $0.states[list] } ?? SyncState(list: list, epoch: nil, cursor: 0, isRegistered: false)
+        }
+        func saveSyncState(_ new: SyncState) throws { state.withLock { $0.states[new.list] = new } }
+        func pendingOperations(in list: ListID, limit: Int) throws -> [PendingOperation] {
+            state.withLock { Array($0.outbox.filter { $0.operation.list == list }.prefix(limit)) }
+        }
+        func acknowledge(_ list: ListID, through sequence: Int64) throws {
+            state.withLock { $0.outbox.removeAll { $0.operation.list == list && $0.sequence <= sequence } }
+        }
+        func allOperations(in list: ListID) throws -> [Op] {
+            state.withLock { $0.applied + $0.outbox.map(\.operation) }
+        }
+        func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult {
+            state.withLock {
+                $0.applied += remote
+                $0.states[syncState.list] = syncState
+            }
+            return ApplyResult(new: remote.count, duplicates: 0, changedItems: remote.count)
+        }
+        func clockOffset() throws -> Int64 { state.withLock { $0.offset } }
+        func correctClock(serverTime: UInt64) throws -> Int {
+            state.withLock {
+                $0.corrections.append(serverTime)
+                return $0.outbox.count
+            }
+        }
+    }
+
+    /// A server that answers from a script: pushes in order (an error or acceptance), one page log.
+    final class ScriptedServer: SyncTransport {
+        struct State {
+            var pushAnswers: [(any Error)?] = []
+            var pushed: [[Op]] = []
+            var log: [Op] = []
+            var epoch = "e1"
+            var pulls: [Int64] = []
+        }
+        let state: Mutex<State>
+
+        init(log: [Op] = [], pushAnswers: [(any Error)?] = []) {
+            state = Mutex(State(pushAnswers: pushAnswers, log: log))
+        }
+
+        func lists() async throws -> [RemoteList] {
+            [RemoteList(id: SyncEngineTests.list, role: .owner, epoch: state.withLock { $0.epoch }, cursor: 0)]
+        }
+        func createList(_ id: ListID) async throws -> RemoteList {
+            RemoteList(id: id, role: .owner, epoch: state.withLock { $0.epoch }, cursor: 0)
+        }
+        func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
+            try state.withLock { state in
+                if !state.pushAnswers.isEmpty, let error = state.pushAnswers.removeFirst() { throw error }
+                state.pushed.append(operations)
+                state.log += operations
+                return PushOutcome(
+                    accepted: operations.count, duplicates: 0, cursor: Int64(state.log.count), epoch: state.epoch,
+                    serverTime: 1)
+            }
+        }
+        func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
+            state.withLock { state in
+                state.pulls.append(cursor)
+                let page = Array(state.log.dropFirst(Int(cursor)).prefix(limit))
+                return PulledPage(
+                    operations: page, cursor: cursor + Int64(page.count), epoch: state.epoch,
+                    more: Int(cursor) + page.count < state.log.count, historyComplete: true, serverTime: 1)
+            }
+        }
+    }
+
+    @Test func pushedWritesAreAcknowledgedAndPagesAppliedWithTheirCursor() async throws {
+        let replica = MemoryReplica(pending: [Self.op("Milk", ms: 10), Self.op("Tea", ms: 11)])
+        let server = ScriptedServer(log: [Self.op("Eggs", ms: 5)])
+        let engine = SyncEngine(syncing: replica, transport: server, batchSize: 1)
+        let report = try await engine.sync(Self.list)
+        #expect(report.pushed == 2)
+        #expect(server.state.withLock { $0.pushed.map(\.count) } == [1, 1])  // batches of one
+        #expect(replica.state.withLock { $0.outbox.isEmpty })
+        // The page holds the server's log, its own pushes included, and the cursor is saved with it.
+        #expect(replica.state.withLock { $0.applied.map(\.value) } == [.text("Eggs"), .text("Milk"), .text("Tea")])
+        let saved = try replica.syncState(of: Self.list)
+        #expect(saved.cursor == 3 && saved.epoch == "e1" && saved.isRegistered)
+    }
+
+    @Test func aClockSkewIsCorrectedOnceThenTheWritesArePushedAgain() async throws {
+        let replica = MemoryReplica(pending: [Self.op("Milk", ms: 10)])
+        let skew = SyncError.clockSkew(serverTime: 1_234, offsetMilliseconds: 600_000)
+        let server = ScriptedServer(pushAnswers: [skew])
+        let report = try await SyncEngine(syncing: replica, transport: server).sync(Self.list)
+        #expect(replica.state.withLock { $0.corrections } == [1_234])
+        #expect(report.restamped == 1 && report.pushed == 1)
+        #expect(replica.state.withLock { $0.outbox.isEmpty })
+    }
+
+    @Test func aSecondClockSkewAfterACorrectionIsAnErrorAndKeepsTheOutbox() async throws {
+        let replica = MemoryReplica(pending: [Self.op("Milk", ms: 10)])
+        let skew = SyncError.clockSkew(serverTime: 1_234, offsetMilliseconds: 600_000)
+        let server = ScriptedServer(pushAnswers: [skew, skew])
+        await #expect(throws: SyncError.self) {
+            try await SyncEngine(syncing: replica, transport: server).sync(Self.list)
+        }
+        #expect(replica.state.withLock { $0.corrections.count } == 1)
+        #expect(replica.state.withLock { $0.outbox.count } == 1)
+    }
+
+    @Test func aNewEpochPushesEverythingAgainAndPullsFromTheStart() async throws {
+        let replica = MemoryReplica(pending: [])
+        let server = ScriptedServer(log: [Self.op("Eggs", ms: 5)])
+        let engine = SyncEngine(syncing: replica, transport: server)
+        _ = try await engine.sync(Self.list)
+        // The server is restored from a backup that lost Eggs: a new epoch, an empty log.
+        server.state.withLock {
+            $0.epoch = "e2"
+            $0.log = []
+        }
+        let report = try await engine.sync(Self.list)
+        #expect(report.epochChanged && report.rebuilds == 1)
+        #expect(server.state.withLock { $0.log.map(\.value) } == [.text("Eggs")])  // rebuilt from this device
+        #expect(try replica.syncState(of: Self.list).epoch == "e2")
+        #expect(server.state.withLock { $0.pulls.last } == 0)
+    }
+}
