@@ -40,6 +40,8 @@ let package = Package(
 
         // Shared by client and server.
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
+        // Child processes (posix_spawn, bounded waits): the tests and the CLI's scenario runner.
+        .target(name: "Spawn", path: "Sources/Spawn"),
         // Pure Swift: no C library, so an app on any Swift platform can build the client modules.
         .target(name: "BasketCore", path: "Sources/BasketCore"),
 
@@ -51,7 +53,7 @@ let package = Package(
             // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         .target(
-            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite"],
+            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn"],
             path: "Client/BasketCLI"),
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
 
@@ -61,7 +63,10 @@ let package = Package(
         .target(
             name: "BasketServer", dependencies: ["BasketCore", "SQLite", "Postgres", "HTTPServer", "CCrypto"],
             path: "Server/BasketServer"),
-        .executableTarget(name: "basket-server", dependencies: ["BasketServer"], path: "Server/basket-server"),
+        .target(
+            name: "BasketServerCLI", dependencies: ["BasketCore", "BasketServer", "HTTPServer", "SQLite"],
+            path: "Server/BasketServerCLI"),
+        .executableTarget(name: "basket-server", dependencies: ["BasketServerCLI"], path: "Server/basket-server"),
 
         // Benchmarks (run release-built: Scripts/bench.sh).
         .executableTarget(
@@ -82,14 +87,16 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["BasketCore", "BasketReplica", "BasketSimulation", "Postgres", "SQLite"],
+            dependencies: ["BasketCore", "BasketReplica", "BasketSimulation", "Postgres", "SQLite", "Spawn"],
             path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], path: "Tests/HTTPServerTests"),
         .testTarget(
             name: "BasketServerTests",
-            dependencies: ["BasketServer", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestSupport"],
+            dependencies: [
+                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestSupport",
+            ],
             path: "Tests/BasketServerTests"),
         .testTarget(
             name: "BasketCoreTests",
@@ -107,7 +114,7 @@ let package = Package(
             name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["BasketCore", "BasketReplica", "SQLite", "TestSupport", "basket", "basket-server"],
+            dependencies: ["BasketCore", "BasketReplica", "SQLite", "Spawn", "TestSupport", "basket", "basket-server"],
             path: "Tests/EndToEndTests"),
     ]
 )

@@ -1,5 +1,6 @@
 import BasketCore
 import Foundation
+import Spawn
 
 #if canImport(Glibc)
     import Glibc
@@ -264,33 +265,22 @@ final class ScenarioRunner {
 
 /// A `basket-server` child process whose output goes to a log file.
 final class ServerChild {
-    let pid: pid_t
+    let process: Subprocess
     let logPath: String
-    private var exitStatus: Int32?
 
     init(binary: String, arguments: [String], log: String) throws {
         logPath = log
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var environment = ProcessInfo.processInfo.environment
         environment["BASKET_QUIET"] = "1"
-        let argv = ([binary] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
+        do {
+            process = try Subprocess(
+                binary, arguments, environment: environment, stdout: .file(log), stderr: .mergeWithOutput)
+        } catch {
+            throw CommandError(message: "\(error)", code: "io")
         }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, binary, &actions, nil, argv, envp)
-        guard rc == 0 else {
-            throw CommandError(message: "cannot start \(binary): \(String(cString: strerror(rc)))", code: "io")
-        }
-        pid = child
     }
+
+    var pid: pid_t { process.pid }
 
     var logText: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
@@ -308,35 +298,23 @@ final class ServerChild {
         return nil
     }
 
-    var exited: Bool {
-        if exitStatus != nil { return true }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-            return true
-        }
-        return false
-    }
+    var exited: Bool { !process.isRunning }
 
-    /// Waits for the exit status; nil (after SIGKILL) when it takes longer than `seconds`.
+    /// Waits for the exit status (128 + the signal for a signal); nil (after SIGKILL) when it
+    /// takes longer than `seconds`.
     func wait(seconds: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !exited {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                while !exited { usleep(5_000) }
-                return nil
-            }
-            usleep(5_000)
+        guard let ended = process.wait(timeout: seconds) else {
+            process.kill()
+            return nil
         }
-        return exitStatus
+        return ended.signaled ? 128 + ended.status : ended.status
     }
 
     /// SIGTERM and a clean exit within 30 seconds.
     @discardableResult
     func stop() -> Bool {
         if exited { return true }
-        kill(pid, SIGTERM)
+        process.signal(SIGTERM)
         return wait(seconds: 30) == 0
     }
 }

@@ -1,6 +1,7 @@
 public import BasketCore
 internal import Foundation
 import SQLite
+import Synchronization
 
 /// The local replica: one SQLite file (WAL) holding lists, items with their last-writer-wins
 /// registers, every write's history, the clock and the outbox of writes not yet synced.
@@ -78,9 +79,7 @@ public final class Replica: @unchecked Sendable {
     }
 
     func locked<T>(_ body: (Connection) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
+        try lock.withLock { try body(connection) }
     }
 
     /// A stream of the changes committed through this replica object, for a UI to observe.
@@ -126,25 +125,22 @@ public final class Replica: @unchecked Sendable {
 }
 
 /// The continuations of ``Replica/changes()`` streams.
-private final class Observers: @unchecked Sendable {
-    // `@unchecked Sendable`: `continuations` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var continuations: [UUID: AsyncStream<ReplicaChange>.Continuation] = [:]
+private final class Observers: Sendable {
+    private let continuations = Mutex<[UUID: AsyncStream<ReplicaChange>.Continuation]>([:])
 
     func makeStream() -> AsyncStream<ReplicaChange> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ReplicaChange.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
-        lock.withLock { continuations[id] = continuation }
+        continuations.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.lock.withLock { _ = self.continuations.removeValue(forKey: id) }
+            self?.continuations.withLock { _ = $0.removeValue(forKey: id) }
         }
         return stream
     }
 
     func send(_ change: ReplicaChange) {
-        let targets = lock.withLock { Array(continuations.values) }
+        let targets = continuations.withLock { Array($0.values) }
         for continuation in targets { continuation.yield(change) }
     }
 }

@@ -57,6 +57,16 @@ extension BasketService {
         }
     }
 
+    /// A new signup invite (for `--signup invite-only`), usable `uses` times until `expiresAt`:
+    /// its hash is saved in `store`, the code is returned to be shown once.
+    public static func createSignupInvite(in store: any Store, uses: Int, expiresAt: Int64, now: Int64) throws
+        -> String
+    {
+        let code = Passwords.inviteCode()
+        try store.saveSignupInvite(hash: Passwords.codeHash(code), createdAt: now, expiresAt: expiresAt, uses: uses)
+        return code
+    }
+
     /// Refuses a sign-in attempt while its address, or this name from it, is being throttled.
     func checkThrottle(name: String, address: String) throws {
         let now = LoginLimiter.monotonic()

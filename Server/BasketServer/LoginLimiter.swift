@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Failed sign-ins, limited two ways so that neither an attacker's address nor a guessed name
 /// can lock a real owner out from elsewhere:
@@ -9,7 +10,7 @@ import Foundation
 ///   name from another address is not delayed.
 /// Time is monotonic (milliseconds since boot), arithmetic saturates, and memory is bounded:
 /// at most `capacity` addresses and pairs are remembered, the stalest forgotten first.
-final class LoginLimiter: @unchecked Sendable {
+final class LoginLimiter: Sendable {
     struct Pair: Hashable {
         var name: String
         var address: String
@@ -20,10 +21,24 @@ final class LoginLimiter: @unchecked Sendable {
         var lastSeen: UInt64
     }
 
-    // `@unchecked Sendable`: `events` and `delays` are behind `lock`.
-    private let lock = NSLock()
-    private var events: [String: [UInt64]] = [:]
-    private var delays: [Pair: Delay] = [:]
+    /// Recent failures (and signups) per address, and the delay of each (name, address).
+    private struct Memory {
+        var events: [String: [UInt64]] = [:]
+        var delays: [Pair: Delay] = [:]
+
+        /// Forgets the stalest entries once `capacity` is reached.
+        mutating func makeRoom(capacity: Int) {
+            if events.count >= capacity {
+                let stalest = events.sorted { ($0.value.last ?? 0) < ($1.value.last ?? 0) }.prefix(capacity / 4)
+                for (key, _) in stalest { events.removeValue(forKey: key) }
+            }
+            if delays.count >= capacity {
+                let stalest = delays.sorted { $0.value.lastSeen < $1.value.lastSeen }.prefix(capacity / 4)
+                for (key, _) in stalest { delays.removeValue(forKey: key) }
+            }
+        }
+    }
+    private let memory = Mutex(Memory())
     let perAddress: Int
     let capacity: Int
     static let window: UInt64 = 60_000
@@ -40,9 +55,9 @@ final class LoginLimiter: @unchecked Sendable {
 
     /// Seconds to wait before `address` may try again (any name), or nil.
     func addressBlocked(_ address: String, now: UInt64) -> Int? {
-        lock.withLock {
-            let recent = (events[address] ?? []).filter { now.subtractingSaturated($0) < Self.window }
-            events[address] = recent.isEmpty ? nil : recent
+        memory.withLock { memory in
+            let recent = (memory.events[address] ?? []).filter { now.subtractingSaturated($0) < Self.window }
+            memory.events[address] = recent.isEmpty ? nil : recent
             guard recent.count >= perAddress, let oldest = recent.first else { return nil }
             return Self.seconds(Self.window.subtractingSaturated(now.subtractingSaturated(oldest)))
         }
@@ -50,28 +65,30 @@ final class LoginLimiter: @unchecked Sendable {
 
     /// Seconds before `name` may be tried again from `address`, or nil.
     func pairDelayed(_ name: String, _ address: String, now: UInt64) -> Int? {
-        lock.withLock {
-            guard let delay = delays[Pair(name: name, address: address)], delay.notBefore > now else { return nil }
+        memory.withLock { memory in
+            guard let delay = memory.delays[Pair(name: name, address: address)], delay.notBefore > now else {
+                return nil
+            }
             return Self.seconds(delay.notBefore - now)
         }
     }
 
     /// Counts an event against `address` (a failed login, or a signup).
     func count(_ address: String, now: UInt64) {
-        lock.withLock {
-            makeRoom()
-            var recent = events[address] ?? []
+        memory.withLock { memory in
+            memory.makeRoom(capacity: capacity)
+            var recent = memory.events[address] ?? []
             if recent.count >= perAddress * 2 { recent.removeFirst() }  // bounded per address too
             recent.append(now)
-            events[address] = recent
+            memory.events[address] = recent
         }
     }
 
     func failed(_ name: String, _ address: String, now: UInt64) {
         count(address, now: now)
-        lock.withLock {
+        memory.withLock { memory in
             let pair = Pair(name: name, address: address)
-            var delay = delays[pair] ?? Delay(failures: 0, notBefore: 0, lastSeen: now)
+            var delay = memory.delays[pair] ?? Delay(failures: 0, notBefore: 0, lastSeen: now)
             delay.failures = min(delay.failures + 1, 64)
             delay.lastSeen = now
             if delay.failures >= Self.freeFailures {
@@ -79,28 +96,16 @@ final class LoginLimiter: @unchecked Sendable {
                 let wait = min(UInt64(1_000) << UInt64(exponent), Self.longestDelay)
                 delay.notBefore = now.addingSaturated(wait)
             }
-            delays[pair] = delay
+            memory.delays[pair] = delay
         }
     }
 
     func succeeded(_ name: String, _ address: String) {
-        lock.withLock { _ = delays.removeValue(forKey: Pair(name: name, address: address)) }
+        memory.withLock { _ = $0.delays.removeValue(forKey: Pair(name: name, address: address)) }
     }
 
     /// Entries remembered (for tests and /metrics).
-    var size: Int { lock.withLock { events.count + delays.count } }
-
-    /// Forgets the stalest entries once `capacity` is reached (called under `lock`).
-    private func makeRoom() {
-        if events.count >= capacity {
-            let stalest = events.sorted { ($0.value.last ?? 0) < ($1.value.last ?? 0) }.prefix(capacity / 4)
-            for (key, _) in stalest { events.removeValue(forKey: key) }
-        }
-        if delays.count >= capacity {
-            let stalest = delays.sorted { $0.value.lastSeen < $1.value.lastSeen }.prefix(capacity / 4)
-            for (key, _) in stalest { delays.removeValue(forKey: key) }
-        }
-    }
+    var size: Int { memory.withLock { $0.events.count + $0.delays.count } }
 
     private static func seconds(_ milliseconds: UInt64) -> Int { Int(min(milliseconds / 1000 + 1, 3_600)) }
 }

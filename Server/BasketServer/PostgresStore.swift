@@ -1,6 +1,7 @@
 public import BasketCore
 import Foundation
 import Postgres
+import Synchronization
 
 /// The store on PostgreSQL, for several `basket-server` instances behind a load balancer. Each
 /// instance keeps a pool of connections; a push is one call of the `basket_append` function,
@@ -526,14 +527,15 @@ public final class PostgresStore: Store, @unchecked Sendable {
 /// A thread that LISTENs on the store's channel and reports each committed push (on any
 /// instance) to the handler. After losing its connection it reconnects and reports
 /// ``CommitEvent/resumed`` (notifications may have been missed meanwhile).
-final class CommitListener: @unchecked Sendable {
-    // `@unchecked Sendable`: `thread`, `stopping` and `listening` are behind `lock`.
+final class CommitListener: Sendable {
     let url: String
     let channel: String
-    private let lock = NSLock()
-    private var thread: Thread?
-    private var stopping = false
-    private var listening = false
+    private struct State {
+        var started = false
+        var stopping = false
+        var listening = false
+    }
+    private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
     init(url: String, channel: String) {
@@ -542,31 +544,32 @@ final class CommitListener: @unchecked Sendable {
     }
 
     func start(_ handler: @escaping @Sendable (CommitEvent) -> Void) {
-        lock.withLock {
-            guard thread == nil else { return }
-            let thread = Thread { [self] in
-                run(handler)
-                finished.signal()
-            }
-            thread.name = "basket-listen"
-            thread.start()
-            self.thread = thread
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
         }
+        guard first else { return }
+        let thread = Thread { [self] in
+            run(handler)
+            finished.signal()
+        }
+        thread.name = "basket-listen"
+        thread.start()
     }
 
     /// Stops listening and waits (at most a poll interval) until the connection is closed.
     func stop() {
-        let running: Bool = lock.withLock {
-            defer { stopping = true }
-            return thread != nil && !stopping
+        let running: Bool = state.withLock { state in
+            defer { state.stopping = true }
+            return state.started && !state.stopping
         }
         if running { finished.wait() }
     }
 
-    private var isStopping: Bool { lock.withLock { stopping } }
+    private var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// Whether the LISTEN connection is up.
-    var isListening: Bool { lock.withLock { listening } }
+    var isListening: Bool { state.withLock { $0.listening } }
 
     private func run(_ handler: @Sendable (CommitEvent) -> Void) {
         var first = true
@@ -574,7 +577,7 @@ final class CommitListener: @unchecked Sendable {
             do {
                 let connection = try PostgresConnection(url: url)
                 try connection.execute("LISTEN \(channel)")
-                lock.withLock { listening = true }
+                state.withLock { $0.listening = true }
                 if !first { handler(.resumed) }
                 first = false
                 while !isStopping {
@@ -589,7 +592,7 @@ final class CommitListener: @unchecked Sendable {
                     }
                 }
             } catch {
-                lock.withLock { listening = false }
+                state.withLock { $0.listening = false }
                 first = false
                 Thread.sleep(forTimeInterval: 0.5)
             }

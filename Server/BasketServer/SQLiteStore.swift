@@ -1,17 +1,21 @@
 public import BasketCore
 import Foundation
 import SQLite
+import Synchronization
 
 /// The embedded store: one SQLite file (WAL), one connection behind a lock.
 public final class SQLiteStore: Store, @unchecked Sendable {
-    // `@unchecked Sendable`: `db` is only used while `lock` is held.
+    // `@unchecked Sendable`: `db` is only used while `lock` is held (an NSLock: a connection is not
+    // Sendable, so it cannot live inside a Mutex; state that is lives in one).
     private let lock = NSLock()
     private let db: Connection
     public let path: String
-    // Group commit: pushes waiting for the writer, and whether one is writing. Behind `queueLock`.
-    private let queueLock = NSLock()
-    private var pendingAppends: [PendingAppend] = []
-    private var isWriting = false
+    /// Group commit: pushes waiting for the writer, and whether one is writing.
+    private struct AppendQueue {
+        var pending: [PendingAppend] = []
+        var isWriting = false
+    }
+    private let queue = Mutex(AppendQueue())
 
     static let migrations: [String] = [
         """
@@ -152,9 +156,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Runs `body` with the connection, under the store's lock.
     func locked<T>(_ body: (Connection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try Self.translatingErrors { try body(db) }
+        try lock.withLock { try Self.translatingErrors { try body(db) } }
     }
 
     /// SQLite's errors as the store's: SQLITE_FULL (the disk or the file system is full) is
@@ -460,10 +462,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
     ) throws -> AppendResult {
         let request = PendingAppend(operations: operations, list: list, receivedAt: receivedAt, limits: limits)
-        let leads: Bool = queueLock.withLock {
-            pendingAppends.append(request)
-            if isWriting { return false }
-            isWriting = true
+        let leads: Bool = queue.withLock { queue in
+            queue.pending.append(request)
+            if queue.isWriting { return false }
+            queue.isWriting = true
             return true
         }
         if !leads {
@@ -471,10 +473,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             return try request.result!.get()
         }
         while true {
-            let batch: [PendingAppend] = queueLock.withLock {
-                let batch = pendingAppends
-                pendingAppends.removeAll()
-                if batch.isEmpty { isWriting = false }
+            let batch: [PendingAppend] = queue.withLock { queue in
+                let batch = queue.pending
+                queue.pending.removeAll()
+                if batch.isEmpty { queue.isWriting = false }
                 return batch
             }
             if batch.isEmpty { break }

@@ -1,11 +1,12 @@
 import BasketCore
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// Long-polling readers of lists. A watcher parks its request until an operation after its
 /// cursor is published, or until its wait runs out. Parking checks "anything newer?" under the
 /// same lock that publishing takes, so no wake-up is lost.
-final class Watchers: @unchecked Sendable {
+final class Watchers: Sendable {
     struct Watcher {
         var id: UInt64
         var after: Int64
@@ -14,15 +15,22 @@ final class Watchers: @unchecked Sendable {
         var responder: Responder
     }
 
-    // `@unchecked Sendable`: every field is behind `lock`.
-    private let lock = NSLock()
-    private var waiting: [ListID: [Watcher]] = [:]
-    private var heads: [ListID: Int64] = [:]
-    private var nextID: UInt64 = 0
-    /// Parked watchers per account, bounded by `maxPerAccount`.
-    private var perAccount: [Int64: Int] = [:]
+    private struct State {
+        var waiting: [ListID: [Watcher]] = [:]
+        var heads: [ListID: Int64] = [:]
+        var nextID: UInt64 = 0
+        /// Parked watchers per account, bounded by `maxPerAccount`.
+        var perAccount: [Int64: Int] = [:]
+        var closed = false
+
+        /// Forgets one parked watcher of `account`.
+        mutating func unpark(_ account: Int64) {
+            let left = (perAccount[account] ?? 1) - 1
+            perAccount[account] = left > 0 ? left : nil
+        }
+    }
+    private let state = Mutex(State())
     let maxPerAccount: Int
-    private var closed = false
     /// Answers a watcher: the page after its cursor.
     private let answer: @Sendable (ListID, Int64, Int) -> HTTPResponse
 
@@ -31,13 +39,7 @@ final class Watchers: @unchecked Sendable {
         self.answer = answer
     }
 
-    /// Forgets one parked watcher of `account` (under `lock`).
-    private func unpark(_ account: Int64) {
-        let left = (perAccount[account] ?? 1) - 1
-        perAccount[account] = left > 0 ? left : nil
-    }
-
-    var count: Int { lock.withLock { waiting.values.reduce(0) { $0 + $1.count } } }
+    var count: Int { state.withLock { $0.waiting.values.reduce(0) { $0 + $1.count } } }
 
     /// Parks `responder` until something after `after` is published, or `seconds` pass.
     /// `currentHead` reads the list's last sequence number when this list has none cached.
@@ -46,27 +48,27 @@ final class Watchers: @unchecked Sendable {
         list: ListID, after: Int64, limit: Int, account: Int64, seconds: Double, responder: Responder,
         currentHead: () throws -> Int64
     ) throws {
-        let parked: UInt64? = try lock.withLock {
-            if closed { return nil }
+        let parked: UInt64? = try state.withLock { state in
+            if state.closed { return nil }
             let head: Int64
-            if let known = heads[list] {
+            if let known = state.heads[list] {
                 head = known
             } else {
                 head = try currentHead()
-                heads[list] = head
+                state.heads[list] = head
             }
             if head > after { return nil }
-            guard perAccount[account, default: 0] < maxPerAccount else {
+            guard state.perAccount[account, default: 0] < maxPerAccount else {
                 throw HTTPError(
                     429, "too_many_watches",
                     "this account has \(maxPerAccount) long-polls waiting already; ask without wait, or later",
                     headers: [("Retry-After", "5")])
             }
-            perAccount[account, default: 0] += 1
-            nextID += 1
-            waiting[list, default: []].append(
-                Watcher(id: nextID, after: after, limit: limit, account: account, responder: responder))
-            return nextID
+            state.perAccount[account, default: 0] += 1
+            state.nextID += 1
+            state.waiting[list, default: []].append(
+                Watcher(id: state.nextID, after: after, limit: limit, account: account, responder: responder))
+            return state.nextID
         }
         guard let id = parked else {
             responder.respond(answer(list, after, limit))
@@ -78,11 +80,11 @@ final class Watchers: @unchecked Sendable {
     }
 
     private func expire(list: ListID, id: UInt64) {
-        let watcher: Watcher? = lock.withLock {
-            guard let index = waiting[list]?.firstIndex(where: { $0.id == id }) else { return nil }
-            let watcher = waiting[list]!.remove(at: index)
-            if waiting[list]!.isEmpty { waiting[list] = nil }
-            unpark(watcher.account)
+        let watcher: Watcher? = state.withLock { state in
+            guard let index = state.waiting[list]?.firstIndex(where: { $0.id == id }) else { return nil }
+            let watcher = state.waiting[list]!.remove(at: index)
+            if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
+            state.unpark(watcher.account)
             return watcher
         }
         if let watcher { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
@@ -90,12 +92,12 @@ final class Watchers: @unchecked Sendable {
 
     /// Wakes every watcher of `list` behind `cursor`. Call after the operations are committed.
     func publish(list: ListID, cursor: Int64) {
-        let woken: [Watcher] = lock.withLock {
-            heads[list] = max(heads[list] ?? 0, cursor)
-            guard let all = waiting[list] else { return [] }
+        let woken: [Watcher] = state.withLock { state in
+            state.heads[list] = max(state.heads[list] ?? 0, cursor)
+            guard let all = state.waiting[list] else { return [] }
             let (wake, keep) = (all.filter { $0.after < cursor }, all.filter { $0.after >= cursor })
-            waiting[list] = keep.isEmpty ? nil : keep
-            for watcher in wake { unpark(watcher.account) }
+            state.waiting[list] = keep.isEmpty ? nil : keep
+            for watcher in wake { state.unpark(watcher.account) }
             return wake
         }
         // Most watchers wait at the same cursor: build each distinct page once.
@@ -111,9 +113,9 @@ final class Watchers: @unchecked Sendable {
     /// Forgets the heads it knew and publishes each watched list's current head (after reports of
     /// other instances' commits were lost for a while).
     func refresh(readHead: (ListID) throws -> Int64) {
-        let lists: [ListID] = lock.withLock {
-            heads.removeAll()
-            return Array(waiting.keys)
+        let lists: [ListID] = state.withLock { state in
+            state.heads.removeAll()
+            return Array(state.waiting.keys)
         }
         for list in lists {
             if let head = try? readHead(list) { publish(list: list, cursor: head) }
@@ -122,11 +124,11 @@ final class Watchers: @unchecked Sendable {
 
     /// Answers `account`'s watchers of `list` with `response` at once (it was removed from the list).
     func dismiss(account: Int64, list: ListID, with response: HTTPResponse) {
-        let dismissed: [Watcher] = lock.withLock {
-            guard let all = waiting[list] else { return [] }
+        let dismissed: [Watcher] = state.withLock { state in
+            guard let all = state.waiting[list] else { return [] }
             let (gone, keep) = (all.filter { $0.account == account }, all.filter { $0.account != account })
-            waiting[list] = keep.isEmpty ? nil : keep
-            for watcher in gone { unpark(watcher.account) }
+            state.waiting[list] = keep.isEmpty ? nil : keep
+            for watcher in gone { state.unpark(watcher.account) }
             return gone
         }
         for watcher in dismissed { watcher.responder.respond(response) }
@@ -134,13 +136,13 @@ final class Watchers: @unchecked Sendable {
 
     /// Answers every watcher with what it has (an empty page); later parks answer at once.
     func close() {
-        let all: [(ListID, Watcher)] = lock.withLock {
-            closed = true
+        let all: [(ListID, Watcher)] = state.withLock { state in
+            state.closed = true
             defer {
-                waiting.removeAll()
-                perAccount.removeAll()
+                state.waiting.removeAll()
+                state.perAccount.removeAll()
             }
-            return waiting.flatMap { list, watchers in watchers.map { (list, $0) } }
+            return state.waiting.flatMap { list, watchers in watchers.map { (list, $0) } }
         }
         for (list, watcher) in all { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
     }

@@ -4,28 +4,29 @@ import Synchronization
 /// Answers one request, now or later: call ``respond(_:)`` exactly once, from any thread.
 /// A handler that returns without responding leaves the connection suspended (long-poll) until
 /// it does; no thread is held meanwhile.
-public final class Responder: @unchecked Sendable {
-    // `@unchecked Sendable`: all state is behind `lock`.
-    private let lock = Lock()
-    private var response: HTTPResponse?
-    private var onReady: (@Sendable () -> Void)?
+public final class Responder: Sendable {
+    private struct State {
+        var response: HTTPResponse?
+        var onReady: (@Sendable () -> Void)?
+        var route = "unmatched"
+    }
+    private let state = Mutex(State())
+
     /// The route pattern that matched (for logs and metrics), set by the router.
     public internal(set) var route: String {
-        get { lock.withLock { _route } }
-        set { lock.withLock { _route = newValue } }
+        get { state.withLock { $0.route } }
+        set { state.withLock { $0.route = newValue } }
     }
-    private var _route = "unmatched"
 
     init() {}
 
     /// Answers the request. Later calls are ignored: the first answer wins.
     public func respond(_ response: HTTPResponse) {
-        let callback: (@Sendable () -> Void)? = lock.withLock {
-            guard self.response == nil else { return nil }
-            self.response = response
-            let callback = onReady
-            onReady = nil
-            return callback
+        let callback: (@Sendable () -> Void)? = state.withLock { state in
+            guard state.response == nil else { return nil }
+            state.response = response
+            defer { state.onReady = nil }
+            return state.onReady
         }
         callback?()
     }
@@ -41,21 +42,21 @@ public final class Responder: @unchecked Sendable {
         }
     }
 
-    public var hasResponded: Bool { lock.withLock { response != nil } }
+    public var hasResponded: Bool { state.withLock { $0.response != nil } }
 
     /// The response if there is one. Otherwise runs `suspend` and registers `resume` to run once
     /// the response arrives, both under the lock that ``respond(_:)`` takes: so `resume` can
     /// never run before `suspend` has.
     func takeOrSuspend(_ suspend: () -> Void, resume: @escaping @Sendable () -> Void) -> HTTPResponse? {
-        lock.withLock {
-            if let response { return response }
+        state.withLock { state in
+            if let response = state.response { return response }
             suspend()
-            onReady = resume
+            state.onReady = resume
             return nil
         }
     }
 
-    func take() -> HTTPResponse? { lock.withLock { response } }
+    func take() -> HTTPResponse? { state.withLock { $0.response } }
 }
 
 /// Routes requests by method and path pattern (`/v1/lists/{id}/ops`).

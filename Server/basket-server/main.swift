@@ -1,5 +1,5 @@
-// The `basket-server` executable: all logic lives in BasketServer.ServerCommand.
-import BasketServer
+// The `basket-server` executable: all logic lives in BasketServerCLI.ServerCommand.
+import BasketServerCLI
 import Foundation
 
 exit(ServerCommand.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,6 +1,7 @@
+import BasketServer
 import Testing
 
-@testable import BasketServer
+@testable import BasketServerCLI
 
 struct ServerCommandTests {
     @Test func defaultsAreLoopbackAndALocalDataFolder() throws {

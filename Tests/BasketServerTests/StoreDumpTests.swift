@@ -1,5 +1,6 @@
 import BasketCore
 import BasketServer
+import BasketServerCLI
 import Foundation
 import TestSupport
 import Testing

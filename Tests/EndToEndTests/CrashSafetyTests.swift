@@ -1,5 +1,6 @@
 import BasketCore
 import Foundation
+import Spawn
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import BasketCore
 import BasketReplica
 import Foundation
 import SQLite
+import Spawn
 import TestSupport
 import Testing
 

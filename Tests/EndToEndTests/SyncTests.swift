@@ -1,6 +1,7 @@
 import BasketCore
 import BasketReplica
 import Foundation
+import Spawn
 import TestSupport
 import Testing
 

@@ -1,4 +1,6 @@
 import Foundation
+import Spawn
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -8,19 +10,21 @@ import Foundation
 /// port in turn (skipping ones that refuse, as nginx's upstream does), and bytes are relayed
 /// both ways until either side closes. One thread, poll(2), non-blocking sockets.
 public final class RoundRobinProxy: @unchecked Sendable {
-    // `@unchecked Sendable`: `backends` and `stopping` are behind `lock`; the relay state is the
-    // proxy thread's own.
+    // `@unchecked Sendable`: the relay state (`next`) is the proxy thread's own; the rest is
+    // immutable or in `state`.
     public private(set) var port: Int = 0
     private let listener: Int32
-    private let lock = NSLock()
-    private var backends: [Int]
-    private var stopping = false
+    private struct State {
+        var backends: [Int]
+        var stopping = false
+    }
+    private let state: Mutex<State>
     private let finished = DispatchSemaphore(value: 0)
     private var next = 0
 
     /// Listens on `port` (0 picks a free one) and relays to `backends`.
     public init(backends: [Int], port: Int = 0) throws {
-        self.backends = backends
+        state = Mutex(State(backends: backends))
         signal(SIGPIPE, SIG_IGN)  // as Subprocess does; the relay's sends also pass MSG_NOSIGNAL
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
@@ -50,13 +54,13 @@ public final class RoundRobinProxy: @unchecked Sendable {
     }
 
     /// Changes where new connections go (after a backend restarted on another port).
-    public func setBackends(_ ports: [Int]) { lock.withLock { backends = ports } }
+    public func setBackends(_ ports: [Int]) { state.withLock { $0.backends = ports } }
 
     /// Stops accepting and closes every relayed connection.
     public func stop() {
-        let first: Bool = lock.withLock {
-            defer { stopping = true }
-            return !stopping
+        let first: Bool = state.withLock { state in
+            defer { state.stopping = true }
+            return !state.stopping
         }
         if first { finished.wait() }
     }
@@ -65,7 +69,7 @@ public final class RoundRobinProxy: @unchecked Sendable {
 
     /// A connection to the next backend that accepts one, or -1.
     private func connectUpstream() -> Int32 {
-        let ports = lock.withLock { backends }
+        let ports = state.withLock { $0.backends }
         for _ in 0..<ports.count {
             let port = ports[next % ports.count]
             next += 1
@@ -98,7 +102,7 @@ public final class RoundRobinProxy: @unchecked Sendable {
             }
             close(listener)
         }
-        while !lock.withLock({ stopping }) {
+        while !state.withLock({ $0.stopping }) {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             for (a, b) in pairs {
                 for (side, other) in [(a, b), (b, a)] {

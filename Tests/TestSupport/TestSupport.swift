@@ -3,6 +3,7 @@ import BasketSimulation
 public import Foundation
 import Postgres
 import SQLite
+import Spawn
 import Synchronization
 
 /// A temporary directory, removed when the value is deinitialised.

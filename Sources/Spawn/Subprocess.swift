@@ -5,9 +5,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// A child process started with posix_spawn and reaped with waitpid on its own pid.
+/// A child process started with posix_spawn and reaped with waitpid on its own pid: the one
+/// way the tests, and the CLI's scenario runner, start processes.
 ///
-/// Foundation's `Process` is not used in the tests: on Linux its `waitUntilExit()` can miss the exit
+/// Foundation's `Process` is not used: on Linux its `waitUntilExit()` can miss the exit
 /// of a short-lived child when many are spawned at once and then waits forever (a CI run hung in it,
 /// on `sh -c "tmux new-session -d …"`). Here every wait has a deadline, output pipes are created
 /// close-on-exec (a concurrent spawn never inherits another child's pipe), and reading stops a
@@ -16,10 +17,13 @@ public final class Subprocess: @unchecked Sendable {
     // `@unchecked Sendable`: `pid` is immutable; everything that changes is behind a Mutex.
 
     /// Where a child's standard output or error goes.
-    public enum Destination: Sendable {
+    public enum Destination: Sendable, Equatable {
         case discard
+        /// Into a buffer (``stdout``, ``stderr``).
         case capture
-        /// Standard error only: into the same buffer as standard output.
+        /// Into a file, created 0600 or truncated.
+        case file(String)
+        /// Standard error only: wherever standard output goes.
         case mergeWithOutput
     }
 
@@ -35,6 +39,7 @@ public final class Subprocess: @unchecked Sendable {
     }
 
     public let pid: pid_t
+    /// A critical section with no data of its own: an NSLock, not a Mutex.
     private static let spawning = NSLock()
     public let command: String
     private let ended = Mutex<Termination?>(nil)
@@ -55,9 +60,9 @@ public final class Subprocess: @unchecked Sendable {
         stdout: Destination = .capture, stderr: Destination = .capture
     ) throws {
         command = ([executable] + arguments).joined(separator: " ")
-        // A child that exits before reading all of its stdin must not kill the tests with SIGPIPE:
+        // A child that exits before reading all of its stdin must not kill the parent with SIGPIPE:
         // the write fails with EPIPE instead, and the child's exit status tells the story.
-        _ = Glibc.signal(SIGPIPE, SIG_IGN)
+        if stdin != nil { _ = Glibc.signal(SIGPIPE, SIG_IGN) }
         // One spawn at a time: a pipe is close-on-exec only after fcntl, and a concurrent spawn in
         // between would hand its child the other child's pipe (whose reader would then wait for both).
         Self.spawning.lock()
@@ -83,29 +88,25 @@ public final class Subprocess: @unchecked Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        var outputReader: Int32 = -1
-        var errorReader: Int32 = -1
-        if stdout == .capture || stderr == .mergeWithOutput {
-            let p = try makePipe()
-            outputReader = p.read
-            childEnds.append(p.write)
-            if stdout == .capture {
-                posix_spawn_file_actions_adddup2(&actions, p.write, 1)
-            } else {
-                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        /// Sends file descriptor `fd` to `destination`; returns the parent's end of a capturing pipe.
+        func route(_ fd: Int32, to destination: Destination) throws -> Int32 {
+            switch destination {
+            case .capture:
+                let p = try makePipe()
+                childEnds.append(p.write)
+                posix_spawn_file_actions_adddup2(&actions, p.write, fd)
+                return p.read
+            case .file(let path):
+                posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            case .mergeWithOutput where fd == 2:
+                posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            case .discard, .mergeWithOutput:
+                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0)
             }
-            if stderr == .mergeWithOutput { posix_spawn_file_actions_adddup2(&actions, p.write, 2) }
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            return -1
         }
-        if stderr == .capture {
-            let p = try makePipe()
-            errorReader = p.read
-            childEnds.append(p.write)
-            posix_spawn_file_actions_adddup2(&actions, p.write, 2)
-        } else if stderr == .discard {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        }
+        let outputReader = try route(1, to: stdout)
+        let errorReader = try route(2, to: stderr)
         parentEnds = [inputWriter, outputReader, errorReader].filter { $0 >= 0 }
 
         var attributes = posix_spawnattr_t()

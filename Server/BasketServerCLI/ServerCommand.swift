@@ -1,4 +1,5 @@
 import BasketCore
+import BasketServer
 import Foundation
 import HTTPServer
 import SQLite
@@ -332,12 +333,11 @@ public enum ServerCommand {
                 print("\(try withStore(settings) { try $0.renewEpochs() }) lists have a new epoch")
                 return 0
             case "signup-invite":
-                let code = Passwords.inviteCode()
                 let now = Int64(HybridClock.wallClockMilliseconds())
                 let expires = now + Int64(settings.inviteDays * 86_400_000)
-                try withStore(settings) {
-                    try $0.saveSignupInvite(
-                        hash: Passwords.codeHash(code), createdAt: now, expiresAt: expires, uses: settings.inviteUses)
+                let code = try withStore(settings) {
+                    try BasketService.createSignupInvite(
+                        in: $0, uses: settings.inviteUses, expiresAt: expires, now: now)
                 }
                 print(code)
                 printError(

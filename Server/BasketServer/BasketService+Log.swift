@@ -1,0 +1,100 @@
+import BasketCore
+import HTTPServer
+
+/// Each list's operation log: push, pull, long-poll.
+extension BasketService {
+    func push(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, list, role) = try membership(request)
+        guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }
+        let encoded: [UInt8]
+        try JSONBody.requireJSONContentType(request)
+        if let fast = JSONBody.onlyString(request.body, key: Wire.Push.CodingKeys.ops.rawValue) {
+            encoded = fast
+        } else {
+            encoded = try JSONBody.decode(Wire.Push.self, from: request).ops.bytes
+        }
+        let operations: [Op]
+        do {
+            operations = try OperationCodec.decode(encoded)
+        } catch {
+            throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: "invalid_ops")
+        }
+        guard operations.count <= configuration.maxBatch else {
+            throw HTTPError.badRequest(
+                "a push holds at most \(configuration.maxBatch) operations", code: "batch_too_large")
+        }
+        if let stray = operations.first(where: { $0.list != list }) {
+            throw HTTPError.badRequest("operation for list \(stray.list) pushed to list \(list)", code: "wrong_list")
+        }
+        let now = configuration.clock()
+        if let latest = operations.map(\.timestamp).max() {
+            do throws(ClockSkewError) {
+                try HybridClock.check(latest, wallMilliseconds: now)
+            } catch {
+                return answer(
+                    Wire.ErrorBody(
+                        error: ClockSkewError.code, message: error.description, serverTime: now,
+                        offsetMilliseconds: error.offsetMilliseconds), status: 400)
+            }
+        }
+        let result: AppendResult
+        do {
+            result = try store.append(
+                operations, to: list, receivedAt: Int64(now),
+                limits: ListLimits(maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList))
+        } catch StoreError.tooManyItems {
+            throw HTTPError(
+                403, "too_many_items",
+                "the list would hold more than \(configuration.maxItemsPerList) items, the most this server keeps in"
+                    + " one list; nothing of this push was stored")
+        } catch StoreError.listTooLarge {
+            throw HTTPError(
+                403, "list_too_large",
+                "the list would hold more than \(configuration.maxBytesPerList / 1_048_576) MiB, the most this server"
+                    + " keeps for one list; nothing of this push was stored")
+        }
+        if result.accepted > 0 {
+            metrics.countAccepted(result.accepted)
+            watchers.publish(list: list, cursor: result.cursor)
+        }
+        return answer(
+            Wire.PushResult(
+                accepted: result.accepted, duplicates: result.duplicates, cursor: result.cursor, epoch: result.epoch,
+                serverTime: now))
+    }
+
+    func pull(_ request: HTTPRequest, _ responder: Responder) throws {
+        let (account, list, _) = try membership(request)
+        func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
+            guard let raw = request.query[name] else { return value }
+            guard let number = Int64(raw), range.contains(number) else {
+                throw HTTPError.badRequest(
+                    "'\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)",
+                    code: "invalid_parameter")
+            }
+            return number
+        }
+        let after = try integer("after", default: 0, range: 0...Int64.max)
+        let limit = Int(
+            try integer("limit", default: Int64(configuration.maxPage), range: 1...Int64(configuration.maxPage)))
+        let asked = try integer("wait", default: 0, range: 0...Int64(Self.longestWait))
+        let wait = min(Double(asked), configuration.maxWaitSeconds)
+        let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
+        if page.count > 0 || wait <= 0 {
+            responder.respond(Self.pageResponse(page, serverTime: configuration.clock()))
+            return
+        }
+        try watchers.park(
+            list: list, after: after, limit: limit, account: account.id, seconds: wait, responder: responder
+        ) {
+            try store.head(of: list).cursor
+        }
+    }
+
+    static func pageResponse(_ page: Page, serverTime: UInt64) -> HTTPResponse {
+        let answer = Wire.Page(
+            count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
+            more: page.more, serverTime: serverTime, ops: OperationText(bytes: page.encoded))
+        return .body(answer.jsonBytes(), contentType: "application/json")
+    }
+}
