@@ -7,7 +7,9 @@ public import Foundation
 
 /// The HTTP API of `basket-server` over URLSession: sync, accounts, invites.
 public final class HTTPSyncTransport: SyncTransport, Sendable {
+    /// The server's address.
     public let baseURL: URL
+    /// The bearer token sent with every request; nil before signing in.
     public let token: String?
     private let exchange: Exchange
 
@@ -145,15 +147,18 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     // MARK: Sync
 
+    /// The lists the account is a member of (`GET /v1/lists`).
     public func lists() async throws -> [RemoteList] {
         let answer: Wire.Lists = try await call("GET", "/v1/lists")
         return try answer.lists.map(Self.checked)
     }
 
+    /// Registers a list made on this device (`POST /v1/lists`; idempotent for a member).
     public func createList(_ id: ListID) async throws -> RemoteList {
         try Self.checked(try await call("POST", "/v1/lists", sending: Wire.NewList(id: id)))
     }
 
+    /// Pushes operations of one list (`POST /v1/lists/{id}/ops`); the answer is checked to account for every one.
     public func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
         let data = try await send("POST", "/v1/lists/\(list)/ops", body: Wire.Push(ops: OperationText(operations)))
         return try Self.pushOutcome(data, pushed: operations.count)
@@ -174,6 +179,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         return answer
     }
 
+    /// A page after `cursor` (`GET /v1/lists/{id}/ops`), long-polling `wait` seconds; the page is checked to belong to `list` and follow `cursor`.
     public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
         let answer: Wire.Page = try await call(
             "GET", "/v1/lists/\(list)/ops?after=\(cursor)&limit=\(limit)&wait=\(wait)", timeout: Double(wait) + 30)

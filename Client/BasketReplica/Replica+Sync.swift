@@ -3,6 +3,7 @@ import SQLite
 
 /// Where a list stands with the server.
 public struct SyncState: Hashable, Sendable {
+    /// The list.
     public var list: ListID
     /// The server's epoch for the list when the cursor was taken; nil before the first sync.
     public var epoch: String?
@@ -13,6 +14,7 @@ public struct SyncState: Hashable, Sendable {
     /// When the last sync of the list finished (Unix milliseconds).
     public var lastSync: UInt64?
 
+    /// A list's sync state.
     public init(
         list: ListID, epoch: String? = nil, cursor: Int64 = 0, isRegistered: Bool = false, lastSync: UInt64? = nil
     ) {

@@ -93,9 +93,12 @@ extension Replica {
 
     /// An item to add: its name and, optionally, a quantity (kept in the `quantity` register).
     public struct NewItem: Hashable, Sendable {
+        /// The item's name.
         public var name: String
+        /// Its quantity; nil to leave the quantity as it is.
         public var quantity: String?
 
+        /// An item to add, with a quantity when one was given.
         public init(name: String, quantity: String? = nil) {
             self.name = name
             self.quantity = quantity

@@ -23,6 +23,7 @@ public final class Replica: @unchecked Sendable {
         /// The wall clock in Unix milliseconds. Tests inject their own.
         public var wallClock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
 
+        /// The defaults: full durability, the system's wall clock.
         public init() {}
     }
 
@@ -41,6 +42,7 @@ public final class Replica: @unchecked Sendable {
 
     /// This replica's id, the tie-break of its writes.
     public let replicaID: ReplicaID
+    /// The settings the replica was opened with.
     public let configuration: Configuration
     /// The path of the replica file.
     public let path: String
@@ -113,6 +115,7 @@ public final class Replica: @unchecked Sendable {
         try locked { try $0.scalar("SELECT value FROM settings WHERE key = ?", .text(key))?.textValue }
     }
 
+    /// Stores a setting (the CLI's current list, its server); nil removes it.
     public func setSetting(_ key: String, _ value: String?) throws {
         try locked { db in
             if let value {

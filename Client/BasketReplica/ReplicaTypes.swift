@@ -2,10 +2,13 @@ public import BasketCore
 
 /// A list as the replica knows it.
 public struct ListInfo: Hashable, Sendable, Identifiable {
+    /// The list's id.
     public var id: ListID
+    /// The list's title.
     public var title: String
     /// Items on the list (checked or not, removed ones excluded).
     public var itemCount: Int
+    /// Items still to buy.
     public var uncheckedCount: Int
 }
 
@@ -23,6 +26,7 @@ public enum ItemFilter: String, Sendable, CaseIterable {
 
 /// What ``Replica/add(_:to:)`` did with one name.
 public struct AddResult: Hashable, Sendable {
+    /// What happened to the name.
     public enum Outcome: String, Hashable, Sendable {
         /// A new item.
         case added
@@ -34,13 +38,17 @@ public struct AddResult: Hashable, Sendable {
         case alreadyOnList
     }
 
+    /// The item as it stands after the add.
     public var item: Item
+    /// What the add did.
     public var outcome: Outcome
 }
 
 /// One write in an item's history, and whether it is the write its register shows.
 public struct HistoryEntry: Hashable, Sendable {
+    /// The write.
     public var operation: Op
+    /// Whether its register shows it.
     public var isWinner: Bool
     /// Why it won or lost, in words: "latest write", "superseded by a later write (…)",
     /// "same timestamp as …, lower replica id".
@@ -51,11 +59,13 @@ public struct HistoryEntry: Hashable, Sendable {
 public struct PendingOperation: Hashable, Sendable {
     /// Position in the outbox; acknowledge up to it.
     public var sequence: Int64
+    /// The write.
     public var operation: Op
 }
 
 /// What a commit changed; sent to every ``Replica/changes()`` stream.
 public struct ReplicaChange: Hashable, Sendable {
+    /// Where a change came from.
     public enum Origin: String, Hashable, Sendable {
         /// A write made through this replica's API.
         case local
@@ -63,7 +73,9 @@ public struct ReplicaChange: Hashable, Sendable {
         case remote
     }
 
+    /// Whether this device or another made it.
     public var origin: Origin
+    /// Lists whose items or title changed.
     public var lists: Set<ListID>
     /// Items whose state changed (not those that only gained a losing write in their history).
     public var items: Set<ItemID>
@@ -93,6 +105,7 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A server's clock this far (milliseconds, server minus device) from this device's: not taken.
     case implausibleServerClock(Int64)
 
+    /// A stable code for scripts (`invalid_name`, `no_such_list`, …).
     public var code: String {
         switch self {
         case .invalidName: "invalid_name"

@@ -2,6 +2,7 @@ public import BasketCore
 
 /// What one sync of one list did.
 public struct ListSyncReport: Hashable, Sendable {
+    /// The list.
     public var list: ListID
     /// Local operations the server accepted (or already had).
     public var pushed = 0
@@ -37,14 +38,17 @@ public struct ListSyncReport: Hashable, Sendable {
 public final class SyncEngine: Sendable {
     /// The replica, through the one seam sync may use (``SyncableReplica``).
     let replica: any SyncableReplica
+    /// The server the engine talks to.
     public let transport: any SyncTransport
     /// Operations per push.
     public let batchSize: Int
     /// Pages one sync pulls at most, and epoch changes it follows at most: a server that always
     /// answers `more`, or a new epoch, cannot keep a sync going forever.
     public static let maxPagesPerSync = 10_000
+    /// Epoch changes one sync follows at most (see ``maxPagesPerSync``).
     public static let maxRebuildsPerSync = 2
 
+    /// An engine that syncs `replica` through `transport`, pushing `batchSize` operations at a time.
     public convenience init(replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000) {
         self.init(syncing: replica, transport: transport, batchSize: batchSize)
     }

@@ -6,14 +6,18 @@ public typealias RemoteList = Wire.Membership
 
 /// A device signed in to the account (a token, as the devices list shows it).
 public struct Device: Hashable, Sendable {
+    /// The token's public id (for revoking it).
     public var id: String
+    /// The device name given at sign-in.
     public var name: String
     /// Unix milliseconds.
     public var created: Int64
+    /// When it was last used (Unix milliseconds; updated at most once an hour).
     public var lastUsed: Int64
     /// Whether it is the device asking.
     public var isCurrent: Bool
 
+    /// A device as the devices list shows it.
     public init(id: String, name: String, created: Int64, lastUsed: Int64, isCurrent: Bool) {
         self.id = id
         self.name = name
@@ -25,14 +29,20 @@ public struct Device: Hashable, Sendable {
 
 /// An invite to a list. Its code is known only to whoever made it, once.
 public struct Invite: Hashable, Sendable {
+    /// The invite's public id (for withdrawing it).
     public var id: String
+    /// The code, for the one who just made it; nil in a listing.
     public var code: String?
+    /// The role it gives.
     public var role: Role
+    /// The account that made it.
     public var createdBy: String
     /// Unix milliseconds.
     public var expiresAt: Int64
+    /// How many more people may join with it.
     public var usesLeft: Int
 
+    /// An invite as the server described it.
     public init(id: String, code: String?, role: Role, createdBy: String, expiresAt: Int64, usesLeft: Int) {
         self.id = id
         self.code = code
@@ -49,14 +59,20 @@ public typealias PushOutcome = Wire.PushResult
 
 /// A page of a list's log.
 public struct PulledPage: Sendable {
+    /// The page's operations, in log order.
     public var operations: [Op]
+    /// The cursor to ask after next.
     public var cursor: Int64
+    /// The list's epoch on the server.
     public var epoch: String
+    /// Whether more operations follow at once.
     public var more: Bool
+    /// False when compaction dropped superseded operations after the cursor asked for.
     public var historyComplete: Bool
     /// The server's clock when it answered (Unix milliseconds).
     public var serverTime: UInt64
 
+    /// A page as pulled.
     public init(
         operations: [Op], cursor: Int64, epoch: String, more: Bool, historyComplete: Bool, serverTime: UInt64
     ) {

@@ -2,9 +2,12 @@ import BasketCore
 
 /// What the user typed to add one item: its name and, when given, a quantity.
 public struct Entry: Hashable, Sendable {
+    /// The item name, without the quantity.
     public var name: String
+    /// The quantity typed with it ("2", "500 g"); nil when none.
     public var quantity: String?
 
+    /// An entry for `name`, with `quantity` when one was typed.
     public init(name: String, quantity: String? = nil) {
         self.name = name
         self.quantity = quantity

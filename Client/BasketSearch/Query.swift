@@ -7,6 +7,7 @@ import BasketCore
 /// `"a phrase"` must appear as typed (folded); `^word` must start the name. Any other `x:y` is
 /// plain text.
 public struct Query: Hashable, Sendable {
+    /// The state `is:` asks for.
     public enum State: Hashable, Sendable { case checked, unchecked }
 
     /// The free text as typed, without tokens: what the offer would add.
@@ -17,12 +18,15 @@ public struct Query: Hashable, Sendable {
     public var phrases: [[UInt8]]
     /// Folded words that must start the name (`^word`).
     public var anchors: [[UInt8]]
+    /// Folded words that exclude an item containing them (`-word`, `!word`).
     public var excluded: [[UInt8]]
+    /// The state asked for with `is:`; nil for any.
     public var state: State?
 
     /// The folded key of the free text (what an exact match must equal).
     public var key: [UInt8] { Array(ItemKey.normalize(freeText).utf8) }
 
+    /// Parses `text` as typed.
     public init(_ text: String) {
         var free: [String] = []
         var words: [[UInt8]] = []

@@ -2,6 +2,7 @@ public import BasketCore
 
 /// One item found by a search.
 public struct SearchMatch: Hashable, Sendable {
+    /// The item found.
     public var item: Item
     /// The item's key equals the query's key: the item *is* what was typed.
     public var isExact: Bool
@@ -15,12 +16,15 @@ public struct SearchMatch: Hashable, Sendable {
 
 /// The answer to a query: the matches, exact ones first, and the offer to add the query.
 public struct SearchResult: Hashable, Sendable {
+    /// The query as typed.
     public var query: String
     /// The name to offer adding: the query as typed (casing kept, white space tidied) when no item
     /// has its key; nil when one does, or when the query is not a valid name.
     public var offer: String?
+    /// The matches, best first (exact ones first).
     public var matches: [SearchMatch]
 
+    /// A result for `query` with its offer and matches.
     public init(query: String, offer: String?, matches: [SearchMatch]) {
         self.query = query
         self.offer = offer

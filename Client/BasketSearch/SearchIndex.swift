@@ -20,6 +20,7 @@ public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
 
     public static func < (a: Tier, b: Tier) -> Bool { a.rawValue < b.rawValue }
 
+    /// The tier's name as the CLI prints it (`exact`, `prefix`, …).
     public var name: String {
         switch self {
         case .exact: "exact"
@@ -159,6 +160,7 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// The number of items in the index.
     public var count: Int { entries.count }
 
     static func isSeparator(_ byte: UInt8) -> Bool {

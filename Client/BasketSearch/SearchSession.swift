@@ -3,11 +3,15 @@
 /// letter-pair or letter-triple list for the query, so no state from the previous keystroke is
 /// needed; a repeated query is answered from the last result. Not thread-safe: one per session.
 public final class SearchSession {
+    /// The index searched.
     public let index: SearchIndex
     private var previous: (text: String, limit: Int, result: SearchResult)?
 
+    /// A session over `index`.
     public init(index: SearchIndex) { self.index = index }
 
+    /// The first `limit` matches of `text` as typed so far; the same text and limit again are
+    /// answered from the last result.
     public func search(_ text: String, limit: Int) -> SearchResult {
         if let previous, previous.text == text, previous.limit == limit { return previous.result }
         let result = index.search(Query(text), limit: limit)

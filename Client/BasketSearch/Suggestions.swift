@@ -4,6 +4,7 @@ import Foundation
 /// What to suggest adding: items bought or removed before, ranked by how often and how recently
 /// they were added, each add weighing `0.5^(age / half-life)` (14 days by default).
 public enum Suggestions {
+    /// How fast an add's weight fades, in days: it halves every 14 days.
     public static let halfLifeDays = 14.0
 
     /// The score of an item added at `times` (Unix ms), seen at `now`.

@@ -10,16 +10,21 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, CustomStringConve
 
     /// The largest millisecond value that fits in 48 bits.
     public static let maxMilliseconds: UInt64 = (1 << 48) - 1
+    /// The smallest timestamp, before any other.
     public static let zero = HybridTimestamp(rawValue: 0)
 
+    /// The timestamp whose packed value is `rawValue`.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// The timestamp at `milliseconds` (at most ``maxMilliseconds``) with `counter`.
     public init(milliseconds: UInt64, counter: UInt16) {
         precondition(milliseconds <= Self.maxMilliseconds, "milliseconds do not fit in 48 bits")
         self.rawValue = milliseconds << 16 | UInt64(counter)
     }
 
+    /// Unix milliseconds (the top 48 bits).
     public var milliseconds: UInt64 { rawValue >> 16 }
+    /// Orders timestamps within one millisecond (the low 16 bits).
     public var counter: UInt16 { UInt16(truncatingIfNeeded: rawValue) }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -37,6 +42,7 @@ public struct ClockSkewError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The receiver's wall clock when it refused the timestamp.
     public let receiverMilliseconds: UInt64
 
+    /// A refusal of a timestamp `offsetMilliseconds` ahead of a receiver whose clock read `receiverMilliseconds`.
     public init(offsetMilliseconds: UInt64, receiverMilliseconds: UInt64) {
         self.offsetMilliseconds = offsetMilliseconds
         self.receiverMilliseconds = receiverMilliseconds
@@ -62,6 +68,7 @@ public struct HybridClock: Hashable, Sendable {
     /// The latest timestamp issued or received.
     public private(set) var last: HybridTimestamp
 
+    /// A clock that has issued or received nothing after `last`.
     public init(last: HybridTimestamp = .zero) { self.last = last }
 
     /// A new timestamp, greater than every timestamp issued or received before.
@@ -114,14 +121,18 @@ public struct HybridClock: Hashable, Sendable {
 
 /// The order of operations on one register: timestamp first, then replica id as the tie-break.
 public struct Version: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// When the write was made.
     public var timestamp: HybridTimestamp
+    /// Who made it: breaks ties between equal timestamps.
     public var replica: ReplicaID
 
+    /// The version of a write made at `timestamp` by `replica`.
     public init(timestamp: HybridTimestamp, replica: ReplicaID) {
         self.timestamp = timestamp
         self.replica = replica
     }
 
+    /// The smallest version, beaten by every write.
     public static let zero = Version(timestamp: .zero, replica: ReplicaID(rawValue: 0))
 
     public static func < (lhs: Self, rhs: Self) -> Bool {

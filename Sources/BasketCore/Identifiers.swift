@@ -1,7 +1,9 @@
 /// The id of a replica (a device's copy of the lists): 64 random bits, never zero.
 public struct ReplicaID: Hashable, Sendable, CustomStringConvertible {
+    /// The id's 64 bits.
     public let rawValue: UInt64
 
+    /// The replica id whose bits are `rawValue`.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// A new random replica id.
@@ -24,14 +26,18 @@ public struct ReplicaID: Hashable, Sendable, CustomStringConvertible {
 
 /// A 128-bit identifier, written as 32 lowercase hex digits.
 public struct ID128: Hashable, Comparable, Sendable {
+    /// The first 64 bits (big-endian).
     public let high: UInt64
+    /// The last 64 bits.
     public let low: UInt64
 
+    /// The id made of two halves.
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
+    /// Parses 32 hex digits (either case); nil for anything else.
     public init?(hex: some StringProtocol) {
         let utf8 = Array(hex.utf8)
         guard utf8.count == 32, let high = Hex.decode(utf8[0..<16]), let low = Hex.decode(utf8[16..<32]) else {
@@ -50,6 +56,7 @@ public struct ID128: Hashable, Comparable, Sendable {
         return result
     }
 
+    /// The id made of a pair of halves (as a database row reads them).
     public init(_ halves: (high: UInt64, low: UInt64)) {
         self.init(high: halves.high, low: halves.low)
     }
@@ -62,11 +69,13 @@ public struct ID128: Hashable, Comparable, Sendable {
             low: UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
 
+    /// The id from 16 big-endian bytes; nil when there are not 16.
     public init?(bytes: [UInt8]) {
         guard let id = bytes.withUnsafeBytes({ ID128(buffer: $0) }) else { return nil }
         self = id
     }
 
+    /// The id from 16 big-endian bytes of any collection; nil when there are not 16.
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 16 else { return nil }
         var high: UInt64 = 0
@@ -77,6 +86,7 @@ public struct ID128: Hashable, Comparable, Sendable {
         self.init(high: high, low: low)
     }
 
+    /// 32 lowercase hex digits.
     public var hex: String { Hex.encode(high) + Hex.encode(low) }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
@@ -84,10 +94,13 @@ public struct ID128: Hashable, Comparable, Sendable {
 
 /// The id of a list: 128 random bits.
 public struct ListID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The id's 128 bits.
     public let raw: ID128
 
+    /// The list id made of `raw`.
     public init(raw: ID128) { self.raw = raw }
 
+    /// Parses 32 hex digits (either case); nil for anything else.
     public init?(hex: some StringProtocol) {
         guard let raw = ID128(hex: hex) else { return nil }
         self.raw = raw
@@ -107,10 +120,13 @@ public struct ListID: Hashable, Comparable, Sendable, CustomStringConvertible {
 /// The id of an item: derived from the list id and the item's key, so two replicas that add the
 /// same name offline create the same item.
 public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The id's 128 bits.
     public let raw: ID128
 
+    /// The item id made of `raw`.
     public init(raw: ID128) { self.raw = raw }
 
+    /// Parses 32 hex digits (either case); nil for anything else.
     public init?(hex: some StringProtocol) {
         guard let raw = ID128(hex: hex) else { return nil }
         self.raw = raw

@@ -118,6 +118,7 @@ public enum ItemName {
     /// an accent flood, not a word.
     public static let maxCombiningMarks = 30
 
+    /// Why a text is not a valid value of its field.
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
         case empty
         case tooLong(Int)

@@ -25,6 +25,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         }
     }
 
+    /// The field with wire code `code` (docs/encoding.md); nil for an unknown one.
     public init?(code: UInt8) {
         switch code {
         case 0: self = .title
@@ -64,11 +65,13 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     case bool(Bool)
     case text(String)
 
+    /// The value when it is a boolean (`checked`, `deleted`); nil otherwise.
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
+    /// The value when it is text (`name`, `title`, `quantity`, `note`, `category`); nil otherwise.
     public var textValue: String? {
         if case .text(let s) = self { return s }
         return nil
@@ -102,13 +105,18 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Applying the same operation twice, or a set of operations in any order, gives the same state.
 public struct Op: Hashable, Sendable, CustomStringConvertible {
+    /// The list written to.
     public var list: ListID
     /// The item written to; ``ItemID/list`` for list fields.
     public var item: ItemID
+    /// The register written.
     public var field: Field
+    /// The value written (``Value/null`` clears an optional field).
     public var value: Value
+    /// When and by whom: decides which write a register keeps.
     public var version: Version
 
+    /// An operation writing `value` to `field` of `item` in `list`, at `version`.
     public init(list: ListID, item: ItemID, field: Field, value: Value, version: Version) {
         self.list = list
         self.item = item
@@ -117,18 +125,25 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
         self.version = version
     }
 
+    /// The version's timestamp.
     public var timestamp: HybridTimestamp { version.timestamp }
+    /// The replica that made the write.
     public var replica: ReplicaID { version.replica }
 
     /// What identifies an operation: pushing or applying it twice is a no-op.
     public struct Identity: Hashable, Sendable {
+        /// The item written to.
         public var item: ItemID
+        /// The register written.
         public var field: Field
+        /// The write's version.
         public var version: Version
     }
 
+    /// The operation's identity: two operations with the same one are the same write.
     public var identity: Identity { Identity(item: item, field: field, version: version) }
 
+    /// Why an operation is refused (``validate()``).
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
         case wrongTarget(Field)
         case wrongType(Field, Value)
@@ -179,9 +194,12 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
 
 /// A last-writer-wins register: the value written with the greatest ``Version``.
 public struct Register: Hashable, Sendable {
+    /// The winning value.
     public var value: Value
+    /// The version of the write that set it.
     public var version: Version
 
+    /// A register holding `value`, written at `version`.
     public init(value: Value, version: Version) {
         self.value = value
         self.version = version
@@ -211,14 +229,22 @@ public struct Register: Hashable, Sendable {
 
 /// An item as the merged state shows it.
 public struct Item: Hashable, Sendable, Identifiable {
+    /// The item's id (from its list and key).
     public var id: ItemID
+    /// The name as last written (its casing kept).
     public var name: String
+    /// Crossed off (bought).
     public var isChecked: Bool
+    /// Removed from the list (kept, with its history, for merges).
     public var isDeleted: Bool
+    /// Free text such as "2" or "500 g"; nil when not set.
     public var quantity: String?
+    /// A note; nil when not set.
     public var note: String?
+    /// A category such as "dairy"; nil when not set.
     public var category: String?
 
+    /// An item with these values.
     public init(
         id: ItemID, name: String, isChecked: Bool = false, isDeleted: Bool = false, quantity: String? = nil,
         note: String? = nil, category: String? = nil

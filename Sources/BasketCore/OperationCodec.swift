@@ -16,9 +16,11 @@ public enum OperationCodec {
     public static let version = 1
     static let header = Array("basket-ops \(version)\n".utf8)
 
+    /// Why an encoding cannot be decoded, and on which line.
     public struct DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
         /// 1-based line number of the problem.
         public let line: Int
+        /// What is wrong with the line.
         public let message: String
 
         public var description: String { "line \(line): \(message)" }
