@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing (Debian packages, PostgreSQL), checks
-# formatting, starts a throwaway PostgreSQL (Scripts/postgres.sh), and runs:
+# formatting and the package graph (Scripts/check-layers.sh), starts a throwaway PostgreSQL (Scripts/postgres.sh), and runs:
 #   1. every test (store tests on SQLite and PostgreSQL, servers on SQLite), then the abuse tests
 #      (signup floods, password guessing, limits) alone;
 #   2. the server tests again on PostgreSQL (with the multi-instance tests), then the end-to-end

@@ -13,7 +13,7 @@ public enum ServerCommand {
         + " [--threads N] [--durability full|process] [--max-wait SECONDS] [--signup open|invite-only|closed]"
         + " [--trust-proxy]"
         + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--password-iterations N]"
-        + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N]"
+        + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N] [--max-watches N]"
         + " | backup PATH | restore PATH | export PATH | import PATH | compact | renew-epochs"
         + " | signup-invite [--uses N] [--expires-days N]"
 
@@ -62,6 +62,7 @@ public enum ServerCommand {
           --max-members N      BASKET_MAX_MEMBERS default 50: members one list may have
           --max-items N        BASKET_MAX_ITEMS   default 20000: items one list may hold (removed ones too)
           --max-list-mb N      BASKET_MAX_LIST_MB default 64: MiB of stored operations one list may hold
+          --max-watches N      BASKET_MAX_WATCHES default 64: long-polls one account may have parked at once
           --password-iterations N  BASKET_PASSWORD_ITERATIONS  default 600000 (PBKDF2-SHA256, at least 1000;
                                                   lower only for tests: it is what a stolen store costs to crack)
           --quiet              BASKET_QUIET=1     no access log
@@ -92,6 +93,7 @@ public enum ServerCommand {
         var maxMembers = 50
         var maxItems: Int64 = 20_000
         var maxListMB = 64.0
+        var maxWatches = BasketService.Configuration().maxWatchersPerAccount
         var inviteUses = 1
         var inviteDays = 7.0
     }
@@ -174,10 +176,13 @@ public enum ServerCommand {
             case "--max-lists", "BASKET_MAX_LISTS": settings.maxLists = Int(min(n, 1e9))
             case "--max-members", "BASKET_MAX_MEMBERS": settings.maxMembers = Int(min(n, 1e9))
             case "--max-items", "BASKET_MAX_ITEMS": settings.maxItems = Int64(min(n, 1e15))
+            case "--max-watches", "BASKET_MAX_WATCHES": settings.maxWatches = Int(min(n, 1e9))
             default: settings.maxListMB = min(n, 1e9)
             }
         }
-        for name in ["BASKET_MAX_LISTS", "BASKET_MAX_MEMBERS", "BASKET_MAX_ITEMS", "BASKET_MAX_LIST_MB"] {
+        for name in [
+            "BASKET_MAX_LISTS", "BASKET_MAX_MEMBERS", "BASKET_MAX_ITEMS", "BASKET_MAX_LIST_MB", "BASKET_MAX_WATCHES",
+        ] {
             if let value = environment[name], !value.isEmpty { try quota(name, value) }
         }
         if let value = environment["BASKET_CONNECTIONS_PER_ADDRESS"], !value.isEmpty {
@@ -213,7 +218,8 @@ public enum ServerCommand {
             case "--trust-proxy": settings.trustProxy = true
             case "--metrics-listen": try metricsListen(try value())
             case "--password-iterations": try iterations(arg, try value())
-            case "--max-lists", "--max-members", "--max-items", "--max-list-mb": try quota(arg, try value())
+            case "--max-lists", "--max-members", "--max-items", "--max-list-mb", "--max-watches":
+                try quota(arg, try value())
             case "--connections-per-address": settings.connectionsPerAddress = Int(try number(arg, try value()))
             case "--durability": try durability(try value())
             case "backup", "restore", "export", "import":
@@ -366,6 +372,7 @@ public enum ServerCommand {
         serviceConfiguration.maxMembersPerList = settings.maxMembers
         serviceConfiguration.maxItemsPerList = settings.maxItems
         serviceConfiguration.maxBytesPerList = Int64(settings.maxListMB * 1_048_576)
+        serviceConfiguration.maxWatchersPerAccount = settings.maxWatches
         let service = BasketService(store: store, configuration: serviceConfiguration)
         let separateMetrics = settings.metricsHost != nil
         let router = service.router(servingMetrics: !separateMetrics)

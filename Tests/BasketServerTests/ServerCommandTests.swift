@@ -34,6 +34,14 @@ struct ServerCommandTests {
         #expect(flags.host == "::1" && flags.port == 0 && flags.fsync && flags.maxWait == 1)
     }
 
+    @Test func theWatchLimitPerAccountIsASetting() throws {
+        #expect(try ServerCommand.parse([], environment: [:]).maxWatches == 64)
+        #expect(try ServerCommand.parse([], environment: ["BASKET_MAX_WATCHES": "500"]).maxWatches == 500)
+        #expect(
+            try ServerCommand.parse(["--max-watches", "9"], environment: ["BASKET_MAX_WATCHES": "500"]).maxWatches == 9)
+        #expect(ServerCommand.main(["--max-watches", "0"], environment: [:]) == 64)
+    }
+
     @Test func badArgumentsAreUsageErrors() {
         let bad: [[String]] = [
             ["--listen", "localhost"], ["--listen", "1.2.3.4:99999"], ["--durability", "maybe"], ["--bogus"],
