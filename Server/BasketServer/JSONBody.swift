@@ -21,11 +21,10 @@ enum JSONBody {
         let keys: [String]
         do {
             keys = try decoder.decode(ObjectKeys.self, from: data).keys
+        } catch DecodingError.typeMismatch {
+            throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json")
         } catch {
-            throw HTTPError.badRequest(
-                error is DecodingError && (error as? DecodingError)?.isTypeMismatch == true
-                    ? "the body must be a JSON object" : "the body is not valid JSON",
-                code: "invalid_json")
+            throw HTTPError.badRequest("the body is not valid JSON", code: "invalid_json")
         }
         if let field = Set(keys).subtracting(Body.fields).sorted().first {
             throw HTTPError.badRequest("unknown field '\(field.prefix(64))'", code: "unknown_field")
@@ -88,13 +87,6 @@ enum JSONBody {
             throw HTTPError(
                 415, "unsupported_media_type", "the body must be application/json, not '\(media.prefix(100))'")
         }
-    }
-}
-
-extension DecodingError {
-    var isTypeMismatch: Bool {
-        if case .typeMismatch = self { return true }
-        return false
     }
 }
 
