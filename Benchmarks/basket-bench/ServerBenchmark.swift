@@ -423,7 +423,7 @@ final class ServerUnderTest {
         }
         process.executableURL = executable
         // Every load connection comes from 127.0.0.1: no per-address limit.
-        process.arguments// The load is one list and one account far past a family's: the quotas would refuse it.
+        process.arguments  // The load is one list and one account far past a family's: the quotas would refuse it.
         =
             ["--listen", "127.0.0.1:0", "--data", data, "--quiet", "--connections-per-address", "0"]
             + ["--max-items", "100000000", "--max-list-mb", "100000", "--max-watches", "100000"] + extra
