@@ -114,7 +114,10 @@ let package = Package(
             name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["BasketCore", "BasketReplica", "SQLite", "Spawn", "TestSupport", "basket", "basket-server"],
+            dependencies: [
+                "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn", "TestSupport", "basket",
+                "basket-server",
+            ],
             path: "Tests/EndToEndTests"),
     ]
 )
