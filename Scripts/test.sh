@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing (Debian packages, PostgreSQL), checks
-# formatting and the package graph (Scripts/check-layers.sh), starts a throwaway PostgreSQL (Scripts/postgres.sh), and runs:
+# formatting and the package graph (Scripts/check-layers.sh), builds the documentation and checks
+# that every public declaration has a doc comment (Scripts/docs.sh), starts a throwaway
+# PostgreSQL (Scripts/postgres.sh), and runs:
 #   1. every test (store tests on SQLite and PostgreSQL, servers on SQLite), then the abuse tests
 #      (signup floods, password guessing, limits) alone;
 #   2. the server tests again on PostgreSQL (with the multi-instance tests), then the end-to-end
@@ -18,6 +20,7 @@ Scripts/install-deps.sh
 Scripts/format-check.sh
 Scripts/check-layers.sh
 swift build --build-tests
+Scripts/docs.sh
 log=$(mktemp)
 started_postgres=0
 cleanup() {

@@ -20,7 +20,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// - Parameters:
     ///   - baseURL: the server, like `http://127.0.0.1:8080`.
-    ///   - token: the bearer token from ``login(name:password:)``; nil before signing in.
+    ///   - token: the bearer token from ``login(name:password:device:)``; nil before signing in.
     ///   - exchange: how requests travel; nil for HTTP through URLSession.
     public init(baseURL: URL, token: String?, exchange: Exchange? = nil) {
         self.baseURL = baseURL

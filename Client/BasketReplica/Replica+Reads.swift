@@ -90,7 +90,7 @@ extension Replica {
             isDeleted: row.int64(3) != 0, quantity: row.string(4), note: row.string(5), category: row.string(6))
     }
 
-    /// Every write ever seen on an item's registers (or the list's, for ``ItemID/list``), oldest
+    /// Every write ever seen on an item's registers (or the list's, for `ItemID.list`), oldest
     /// first per field, with the winner of each register marked and why it won or lost.
     public func history(of id: ItemID, in list: ListID) throws -> [HistoryEntry] {
         let bytes = try locked { db -> [UInt8]? in
@@ -128,7 +128,7 @@ extension Replica {
     }
 
     /// Every operation this replica knows (history included), of one list or of all, in the
-    /// canonical order of ``OperationCodec``. Exports and full re-pushes use it.
+    /// canonical order of `OperationCodec`. Exports and full re-pushes use it.
     public func operations(in list: ListID? = nil) throws -> [Op] {
         let ops = try locked { db -> [Op] in
             var ops: [Op] = []

@@ -24,7 +24,7 @@ public enum ItemFilter: String, Sendable, CaseIterable {
     case all
 }
 
-/// What ``Replica/add(_:to:)`` did with one name.
+/// What ``Replica/add(_:to:)-([String],_)`` did with one name.
 public struct AddResult: Hashable, Sendable {
     /// What happened to the name.
     public enum Outcome: String, Hashable, Sendable {
@@ -93,14 +93,23 @@ public struct ApplyResult: Hashable, Sendable {
 
 /// Errors of the replica's API. Each has a stable `code` for `--json` and scripts.
 public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A name (or text field) that breaks a rule of `ItemName`.
     case invalidName(ItemName.Problem)
+    /// An operation that fails `Op.validate()`, with the reason.
     case invalidOperation(String)
+    /// No list by this name or id on this device.
     case noSuchList(String)
+    /// No item by this name on the list.
     case noSuchItem(String)
+    /// A rename onto the key of another item, whose display name this is.
     case nameTaken(existing: String)
+    /// A list by this name already exists on this device.
     case listExists(String)
+    /// A timestamp too far ahead of this device's clock.
     case clockSkew(ClockSkewError)
+    /// The replica file was written by a newer Basket (schema `found`, this one knows up to `supported`).
     case newerSchema(found: Int, supported: Int)
+    /// The replica file is damaged or not a Basket replica; the text says what was found.
     case corrupt(String)
     /// A server's clock this far (milliseconds, server minus device) from this device's: not taken.
     case implausibleServerClock(Int64)

@@ -8,7 +8,12 @@ import BasketCore
 /// plain text.
 public struct Query: Hashable, Sendable {
     /// The state `is:` asks for.
-    public enum State: Hashable, Sendable { case checked, unchecked }
+    public enum State: Hashable, Sendable {
+        /// `is:checked` / `is:done`: bought items only.
+        case checked
+        /// `is:unchecked` / `is:todo`: items still to buy.
+        case unchecked
+    }
 
     /// The free text as typed, without tokens: what the offer would add.
     public var freeText: String

@@ -34,7 +34,9 @@ public struct SearchResult: Hashable, Sendable {
 
 /// What a name given on the command line refers to.
 public enum Resolution: Hashable, Sendable {
+    /// One item: the exact key, or the only match.
     case found(Item)
+    /// Nothing matches the name.
     case notFound
     /// Several items match and none has the exact key: the caller must not guess.
     case ambiguous([Item])
@@ -42,7 +44,7 @@ public enum Resolution: Hashable, Sendable {
 
 /// Search over item values. Pure: give it the items, it gives back the matches.
 ///
-/// Matching is accent-, case- and width-insensitive through ``ItemKey/normalize(_:)``, the same
+/// Matching is accent-, case- and width-insensitive through `ItemKey.normalize(_:)`, the same
 /// function that gives items their identity. Results come in tiers (``Tier``): the exact key,
 /// pinned first; then the key's prefix; every word a word-prefix; substrings (also across
 /// separators); fuzzy subsequences; typos. Within a tier: score, earlier match, shorter name,

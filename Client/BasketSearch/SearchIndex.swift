@@ -35,9 +35,9 @@ public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
 
 /// Items folded once for searching many times (one keystroke after another).
 ///
-/// Building costs one ``ItemKey/normalize(_:)`` per item, the letter pair and triple lists and the
+/// Building costs one `ItemKey.normalize(_:)` per item, the letter pair and triple lists and the
 /// answers to the one-letter queries. A search visits the entries of the shortest pair or triple
-/// list of its words (see ``NGramPostings``) with the tier tests; a fuzzy pass over every entry with
+/// list of its words (see `NGramPostings`) with the tier tests; a fuzzy pass over every entry with
 /// the query's letters when those tiers leave room under the limit; and a typo pass over the
 /// distinct words when they found fewer than 3 items.
 public final class SearchIndex: Sendable {

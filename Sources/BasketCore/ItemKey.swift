@@ -120,14 +120,19 @@ public enum ItemName {
 
     /// Why a text is not a valid value of its field.
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        /// Nothing left after cleaning white space.
         case empty
+        /// The value has this many characters, over ``ItemName/maxLength``.
         case tooLong(Int)
         /// The value has this many UTF-8 bytes, over the field's `limit`.
         case tooManyBytes(Int, limit: Int)
+        /// More than ``ItemName/maxCombiningMarks`` combining marks in a row.
         case tooManyCombiningMarks
+        /// A control character other than white space (an escape, a NUL, DEL).
         case controlCharacter
         /// White space that a cleaned value would not have (on the wire, values travel cleaned).
         case notCleaned
+        /// Bytes that are not UTF-8.
         case invalidUTF8
 
         public var description: String {

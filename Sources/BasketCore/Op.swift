@@ -8,8 +8,11 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     case checked
     /// Removed from the list (an add un-deletes).
     case deleted
+    /// Free text such as `2 kg`; null when unset.
     case quantity
+    /// Free text; null when unset.
     case note
+    /// Free text such as `Dairy`; null when unset.
     case category
 
     /// A stable small number for compact storage.
@@ -61,8 +64,11 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
 
 /// The value of a register.
 public enum Value: Hashable, Sendable, CustomStringConvertible {
+    /// No value: an optional field cleared.
     case null
+    /// The value of `checked` and `deleted`.
     case bool(Bool)
+    /// The value of `name` and the optional text fields.
     case text(String)
 
     /// The value when it is a boolean (`checked`, `deleted`); nil otherwise.
@@ -145,11 +151,15 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
 
     /// Why an operation is refused (``validate()``).
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        /// A list-level field on an item, or an item field on the list.
         case wrongTarget(Field)
+        /// A value of the wrong kind for the field (text for `checked`, …).
         case wrongType(Field, Value)
+        /// A name that breaks a rule of ``ItemName``.
         case invalidName(ItemName.Problem)
         /// A quantity, note or category that breaks a rule of ``ItemName``.
         case invalidText(Field, ItemName.Problem)
+        /// The replica id 0, which no device has.
         case zeroReplica
 
         public var description: String {

@@ -1,7 +1,12 @@
 /// A member's rights on a list: a viewer reads, an editor also writes and invites, an owner also
 /// removes members. Ordered: `.viewer < .editor < .owner`.
 public enum Role: String, Hashable, Sendable, CaseIterable, Comparable, Codable {
-    case viewer, editor, owner
+    /// Reads the list and pulls; cannot push.
+    case viewer
+    /// Also pushes operations and invites others.
+    case editor
+    /// Also removes members; the list's creator.
+    case owner
 
     /// Whether the role may push operations (every role but viewer).
     public var canPush: Bool { self != .viewer }

@@ -508,7 +508,7 @@ public struct OperationText: Codable, Hashable, Sendable {
     /// Operations already encoded.
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
-    /// The encoding of `operations` (``OperationCodec/encode(_:)``).
+    /// The encoding of `operations` (``OperationCodec/encode(_:canonicalOrder:)``).
     public init(_ operations: [Op]) { bytes = OperationCodec.encode(operations) }
 
     /// The operations (``OperationCodec/decode(_:)``).
