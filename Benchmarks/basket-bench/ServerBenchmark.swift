@@ -183,7 +183,8 @@ struct ServerBenchmark {
     }
 
     /// Waits until the instances behind `setups` hold `count` parked long-polls between them.
-    func waitForWatchers(_ count: Int, setups: [RawConnection]) throws {
+    /// On a timeout the error says what the watchers' connections got instead, if anything.
+    func waitForWatchers(_ count: Int, setups: [RawConnection], watching: [RawConnection] = []) throws {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             var total = 0
@@ -198,7 +199,20 @@ struct ServerBenchmark {
             if total >= count { return }
             usleep(20_000)
         }
-        throw BenchError("the server never held \(count) watchers")
+        var early: [String: Int] = [:]
+        for connection in watching {
+            do {
+                if let answer = try connection.readAvailable() {
+                    early["\(answer.status) \(String(decoding: answer.body.prefix(200), as: UTF8.self))", default: 0] +=
+                        1
+                }
+            } catch {
+                early["\(error)", default: 0] += 1
+            }
+        }
+        let answered = early.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
+        throw BenchError(
+            "the server never held \(count) watchers" + (answered.isEmpty ? "" : "; answered at once: \(answered)"))
     }
 
     /// Watchers spread over the instances at `ports` (in turn) long-poll one list; pushes go to
@@ -214,7 +228,7 @@ struct ServerBenchmark {
             try connection.send(
                 RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
         }
-        try waitForWatchers(watchers, setups: setups)
+        try waitForWatchers(watchers, setups: setups, watching: connections)
 
         // One push; when does each watcher have it? Five rounds, each with every watcher parked again.
         let pusher = try RawConnection(port: ports[0])
@@ -229,7 +243,7 @@ struct ServerBenchmark {
                         RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
                     fds[i].events = Int16(POLLIN)
                 }
-                try waitForWatchers(watchers, setups: setups)
+                try waitForWatchers(watchers, setups: setups, watching: connections)
             }
             let one = singleOpBody(list, name: "Fan-out \(round)", counter: 0)
             let start = DispatchTime.now().uptimeNanoseconds
@@ -265,7 +279,7 @@ struct ServerBenchmark {
                 RawConnection.request("GET", "/v1/lists/\(list)/ops?after=\(cursors[i])&wait=30", token: token))
             fds[i].events = Int16(POLLIN)
         }
-        try waitForWatchers(watchers, setups: setups)
+        try waitForWatchers(watchers, setups: setups, watching: connections)
         let burstStart = DispatchTime.now().uptimeNanoseconds
         let bodies = (0..<(burst / 100)).map { burstBody(list, batch: $0) }
         let port = ports[0]
@@ -333,7 +347,7 @@ struct ServerBenchmark {
             try connection.send(request)
             connections.append(connection)
         }
-        try waitForWatchers(idleWatchers, setups: [setup])
+        try waitForWatchers(idleWatchers, setups: [setup], watching: connections)
         let with = residentBytes(pid: server.pid)
         connections.removeAll()
         return (before, with)

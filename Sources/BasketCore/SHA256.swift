@@ -1,45 +1,47 @@
 /// SHA-256 (FIPS 180-4) in plain Swift, so the client modules build on every Swift platform
-/// without OpenSSL. It hashes item ids (``ItemID/init(list:key:)``), a few dozen bytes each;
-/// tests check it byte for byte against libcrypto on a random corpus.
+/// without OpenSSL. It hashes item ids (``ItemID/init(list:key:)``), a few dozen bytes each, and
+/// the server's token lookups, one per authenticated request; tests check it byte for byte
+/// against libcrypto on a random corpus.
 public enum SHA256 {
     /// The 32-byte digest of `bytes`.
+    @inlinable
     public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var state = initial
-        var block = [UInt8]()
-        block.reserveCapacity(64)
-        for byte in bytes {
-            block.append(byte)
-            if block.count == 64 {
-                compress(&state, block)
-                block.removeAll(keepingCapacity: true)
-            }
+        if let digest = bytes.withContiguousStorageIfAvailable({ hash(buffer: UnsafeRawBufferPointer($0)) }) {
+            return digest
         }
-        // Padding: 0x80, zeros, then the message length in bits as a big-endian UInt64.
-        let bitLength = UInt64(bytes.count) &* 8
-        block.append(0x80)
-        if block.count > 56 {
-            block.append(contentsOf: repeatElement(0, count: 64 - block.count))
-            compress(&state, block)
-            block.removeAll(keepingCapacity: true)
-        }
-        block.append(contentsOf: repeatElement(0, count: 56 - block.count))
-        for shift in stride(from: 56, through: 0, by: -8) {
-            block.append(UInt8(truncatingIfNeeded: bitLength >> shift))
-        }
-        compress(&state, block)
-        var digest = [UInt8]()
-        digest.reserveCapacity(32)
-        for word in state {
-            for shift in stride(from: 24, through: 0, by: -8) {
-                digest.append(UInt8(truncatingIfNeeded: word >> shift))
-            }
-        }
-        return digest
+        return Array(bytes).withUnsafeBytes { hash(buffer: $0) }
     }
 
-    private static let initial: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
+    /// The digest of contiguous bytes: whole blocks straight from the buffer, the tail padded in
+    /// a block on the stack.
+    @usableFromInline
+    static func hash(buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        var state = State()
+        let whole = buffer.count / 64 * 64
+        var offset = 0
+        while offset < whole {
+            state.compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 64]))
+            offset += 64
+        }
+        // Padding: 0x80, zeros, then the message length in bits as a big-endian UInt64.
+        let rest = buffer.count - whole
+        let bitLength = UInt64(buffer.count) &* 8
+        withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { tail in
+            tail.initializeMemory(as: UInt8.self, repeating: 0)
+            if rest > 0 {
+                tail.baseAddress!.copyMemory(from: buffer.baseAddress! + whole, byteCount: rest)
+            }
+            tail[rest] = 0x80
+            let blocks = rest < 56 ? 1 : 2
+            for index in 0..<8 {
+                tail[blocks * 64 - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index)))
+            }
+            for block in 0..<blocks {
+                state.compress(UnsafeRawBufferPointer(rebasing: tail[(block * 64)..<(block * 64 + 64)]))
+            }
+        }
+        return state.digest
+    }
 
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
@@ -52,40 +54,60 @@ public enum SHA256 {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+    /// The eight working words.
+    @usableFromInline
+    struct State {
+        var h0: UInt32 = 0x6a09_e667, h1: UInt32 = 0xbb67_ae85, h2: UInt32 = 0x3c6e_f372, h3: UInt32 = 0xa54f_f53a
+        var h4: UInt32 = 0x510e_527f, h5: UInt32 = 0x9b05_688c, h6: UInt32 = 0x1f83_d9ab, h7: UInt32 = 0x5be0_cd19
 
-    /// One 64-byte block into the state.
-    private static func compress(_ state: inout [UInt32], _ block: [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for t in 0..<16 {
-                w[t] =
-                    UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16 | UInt32(block[4 * t + 2]) << 8
-                    | UInt32(block[4 * t + 3])
+        @usableFromInline init() {}
+
+        var digest: [UInt8] {
+            [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+                for (index, word) in [h0, h1, h2, h3, h4, h5, h6, h7].enumerated() {
+                    out[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
+                    out[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                    out[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                    out[4 * index + 3] = UInt8(truncatingIfNeeded: word)
+                }
+                count = 32
             }
-            for t in 16..<64 {
-                let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-                let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
-                w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+        }
+
+        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+
+        /// One 64-byte block into the state.
+        mutating func compress(_ block: UnsafeRawBufferPointer) {
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                for t in 0..<16 {
+                    w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self))
+                }
+                for t in 16..<64 {
+                    let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
+                    let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
+                    w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+                }
+                var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
+                SHA256.k.withUnsafeBufferPointer { k in
+                    for t in 0..<64 {
+                        let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                        let choose = (e & f) ^ (~e & g)
+                        let t1 = h &+ s1 &+ choose &+ k[t] &+ w[t]
+                        let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                        let majority = (a & b) ^ (a & c) ^ (b & c)
+                        (h, g, f, e) = (g, f, e, d &+ t1)
+                        (d, c, b, a) = (c, b, a, t1 &+ s0 &+ majority)
+                    }
+                }
+                h0 &+= a
+                h1 &+= b
+                h2 &+= c
+                h3 &+= d
+                h4 &+= e
+                h5 &+= f
+                h6 &+= g
+                h7 &+= h
             }
-            var (a, b, c, d) = (state[0], state[1], state[2], state[3])
-            var (e, f, g, h) = (state[4], state[5], state[6], state[7])
-            for t in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let choose = (e & f) ^ (~e & g)
-                let t1 = h &+ s1 &+ choose &+ k[t] &+ w[t]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                (h, g, f, e) = (g, f, e, d &+ t1)
-                (d, c, b, a) = (c, b, a, t1 &+ s0 &+ majority)
-            }
-            state[0] &+= a
-            state[1] &+= b
-            state[2] &+= c
-            state[3] &+= d
-            state[4] &+= e
-            state[5] &+= f
-            state[6] &+= g
-            state[7] &+= h
         }
     }
 }
