@@ -160,7 +160,7 @@ final class InteractiveMode {
         var lines: [String] = []
         let title = "\(list.title) — Search or add items (↑↓ move, Enter toggle/add, Tab complete, Esc quit)"
         lines.append(bold(truncate(title, columns)))
-        lines.append("> " + state.query)
+        lines.append("> " + DisplayWidth.truncateHead(state.query, to: columns - 2))
         let available = max(1, rows - 4)
         var rowTexts: [String] = state.result.matches.map { ItemCommands.line(for: $0.item) }
         rowTexts += state.suggestions.map { "\u{21BA} \($0.name)  (had it before)" }
@@ -184,9 +184,7 @@ final class InteractiveMode {
 
     func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
 
-    func truncate(_ text: String, _ width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
-    }
+    func truncate(_ text: String, _ width: Int) -> String { DisplayWidth.truncate(text, to: width) }
 
     /// With a server configured, long-polls the list in the background and flags changes.
     func startWatching() {

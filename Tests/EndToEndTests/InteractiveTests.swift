@@ -30,6 +30,15 @@ final class TmuxPane {
         (try? Executables.runShell("tmux capture-pane -p -t \(name)").stdout) ?? ""
     }
 
+    /// The screen's rows as tmux holds them, and the lines they make once rows that wrapped
+    /// (text written past the last column) are joined again: fewer lines than rows means
+    /// something did not fit the width.
+    var rowsAndLines: (rows: [Substring], lines: [Substring]) {
+        let rows = screen.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let joined = (try? Executables.runShell("tmux capture-pane -p -J -t \(name)").stdout) ?? ""
+        return (Array(rows), Array(joined.split(separator: "\n", omittingEmptySubsequences: false).dropLast()))
+    }
+
     var isAlive: Bool { (try? Executables.runShell("tmux has-session -t \(name) 2>/dev/null").status) == 0 }
 
     /// Waits until the screen satisfies `condition` (at most 5 s); returns the screen.
@@ -61,8 +70,7 @@ struct InteractiveTests {
         let device = Device(root, "d")
         try device.ok("add", "Milk, Oat milk, Bread, Crème fraîche")
         let pane = try start(device)
-        let first = pane.wait("the whole list") { $0.contains("[ ] Bread") && $0.contains("[ ] Oat milk") }
-        #expect(first.split(separator: "\n").count <= 24)
+        pane.wait("the whole list") { $0.contains("[ ] Bread") && $0.contains("[ ] Oat milk") }
         try pane.type("m")
         pane.wait("items with m") { $0.contains("> m") && $0.contains("Milk") && !$0.contains("Bread") }
         try pane.type("il")
@@ -86,6 +94,42 @@ struct InteractiveTests {
         let listing = try device.ok("ls", "--json")
         #expect(listing.contains("\"name\":\"kimchi\"") && listing.contains("\"quantity\":\"2\""))
         #expect(try device.listing("--checked").items.map(\.name) == ["Oat milk"])
+    }
+
+    /// In an 80×24 terminal the screen is 24 rows with the title on the first and the prompt on
+    /// the second, and no row wraps, whatever the names: long ones, Chinese (two columns a
+    /// character), fullwidth letters, emoji, more items than rows, a query longer than a row.
+    @Test func theScreenFitsAn80By24TerminalWhateverTheNames() throws {
+        let device = Device(root, "d")
+        let names =
+            [
+                "Organic free-range " + String(repeating: "extra large ", count: 14) + "eggs",
+                String(repeating: "有機牛乳", count: 15),
+                String(repeating: "Ｍｉｌｋ", count: 12),
+                String(repeating: "🥛", count: 45),
+                String(repeating: "Crème fraîche ", count: 8),
+            ] + (1...40).map { "Item \($0 < 10 ? "0" : "")\($0)" }
+        try device.ok("add", names.joined(separator: ", "))
+        let pane = try start(device)
+        func expectFits(_ what: String) {
+            let (rows, lines) = pane.rowsAndLines
+            #expect(rows.count == 24, "\(what): \(rows.count) rows")
+            #expect(lines.count == rows.count, "\(what): a row wrapped:\n\(lines.joined(separator: "\n"))")
+            #expect(rows.first?.contains("Search or add items") == true, "\(what): the title scrolled away")
+            #expect(rows.dropFirst().first?.hasPrefix(">") == true, "\(what): no prompt on the second row")
+        }
+        pane.wait("the list") { $0.contains("Item 01") }
+        expectFits("the whole list")
+        for _ in 0..<30 { try pane.send("Down") }
+        pane.wait("scrolled down") { !$0.contains("Item 01") && $0.contains("Item 30") }
+        expectFits("scrolled to the end")
+        try pane.type(String(repeating: "milk ", count: 30))
+        pane.wait("a long query") { $0.contains("milk milk milk") }
+        expectFits("a query of 150 characters")
+        try pane.send("C-u")
+        try pane.type("有機")
+        pane.wait("the Chinese name found") { $0.contains("> 有機") && $0.contains("> [ ] 有機牛乳") }
+        expectFits("the Chinese name selected")
     }
 
     @Test func anExactMatchIsAlreadyOnTheListOrGetsUnchecked() throws {
