@@ -220,9 +220,10 @@ enum PostgresMigrations {
     static let recountDropped =
         "UPDATE lists SET dropped = last_seq - (SELECT count(*) FROM ops WHERE ops.list = lists.no);\n"
 
-    /// Brings the schema to the last version. Throws when the database has a newer schema than
-    /// this build knows (an older build must not write to it).
-    static func migrate(_ db: PostgresConnection) throws {
+    /// Brings the schema to the last version; returns the versions this call applied (empty when
+    /// another instance had). Throws when the database has a newer schema than this build knows
+    /// (an older build must not write to it).
+    static func migrate(_ db: PostgresConnection) throws -> Range<Int> {
         try db.transaction {
             _ = try db.query("SELECT pg_advisory_xact_lock(\(lockKey))")
             try db.execute("CREATE TABLE IF NOT EXISTS basket_schema(version integer NOT NULL)")
@@ -236,6 +237,7 @@ enum PostgresMigrations {
                 _ = try db.query("DELETE FROM basket_schema")
                 _ = try db.query("INSERT INTO basket_schema(version) VALUES ($1)", ["\(migrations.count)"])
             }
+            return found..<migrations.count
         }
     }
 }

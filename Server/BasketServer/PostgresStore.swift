@@ -10,6 +10,9 @@ import Synchronization
 public final class PostgresStore: Store, @unchecked Sendable {
     // `@unchecked Sendable`: the pool and the listener guard their own state.
     public let url: String
+    /// The schema versions this instance's start applied (empty when the database was up to date
+    /// or another instance migrated it).
+    public let appliedMigrations: Range<Int>
     let pool: ConnectionPool
     private let listener: CommitListener
 
@@ -23,7 +26,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         self.url = url
         pool = ConnectionPool(url: url, size: connections)
         listener = CommitListener(url: url, channel: Self.channel)
-        try pool.withConnection { try PostgresMigrations.migrate($0) }
+        appliedMigrations = try pool.withConnection { try PostgresMigrations.migrate($0) }
     }
 
     /// `url` with the connection parameters basket-server wants unless the URL sets them: a

@@ -10,6 +10,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let lock = NSLock()
     private let db: Connection
     public let path: String
+    /// The schema versions opening this store applied (empty when it was up to date).
+    public let appliedMigrations: Range<Int>
     /// Group commit: pushes waiting for the writer, and whether one is writing.
     private struct AppendQueue {
         var pending: [PendingAppend] = []
@@ -148,7 +150,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         // A larger page cache and memory-mapped reads: pushes insert into a random-keyed index.
         try db.execute("PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456")
         do {
-            try db.migrate(Self.migrations)
+            appliedMigrations = try db.migrate(Self.migrations)
         } catch let error as SchemaTooNewError {
             throw StoreError.newerSchema(found: error.found, supported: error.supported)
         }

@@ -117,6 +117,8 @@ public protocol Store: Sendable {
     func close()
     /// The backend's own figures for /metrics (connections, whether it listens, …).
     func gauges() -> [StoreGauge]
+    /// The schema versions opening the store applied (empty when it was up to date).
+    var appliedMigrations: Range<Int> { get }
 
     func createAccount(name: String, passwordHash: String) throws -> Account
     func account(named name: String) throws -> Account?

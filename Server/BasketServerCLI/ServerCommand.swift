@@ -400,6 +400,9 @@ public enum ServerCommand {
         let hostText = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         let place = settings.store.map { "the PostgreSQL database \(redacted($0))" } ?? "data in \(settings.data)"
         print("basket-server \(version) listening on http://\(hostText):\(http.port) with \(place)")
+        if let last = store.appliedMigrations.last {
+            print("basket-server: migrated the store from schema \(store.appliedMigrations.lowerBound) to \(last + 1)")
+        }
         fflush(nil)
 
         // Compaction once an hour.

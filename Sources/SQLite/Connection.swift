@@ -132,21 +132,22 @@ public final class Connection {
     /// Brings the schema to version `migrations.count`: migration `n` (SQL, any number of
     /// statements) takes it from version `n` to `n + 1`, all the missing ones in one transaction,
     /// with `PRAGMA user_version` as the version. Several processes may migrate one file at once:
-    /// the version is read again under the write lock. Returns the version found before.
+    /// the version is read again under the write lock, so exactly one of them applies each
+    /// migration. Returns the versions this call applied (empty when there was nothing to do).
     /// - Throws: ``SchemaTooNewError`` when the file has a newer schema than `migrations` know
     ///   (it was written by a later build); the file is not touched.
     @discardableResult
-    public func migrate(_ migrations: [String]) throws -> Int {
+    public func migrate(_ migrations: [String]) throws -> Range<Int> {
         let found = try userVersion
         if found > migrations.count { throw SchemaTooNewError(found: found, supported: migrations.count) }
-        guard found < migrations.count else { return found }
-        try transaction {
+        guard found < migrations.count else { return migrations.count..<migrations.count }
+        return try transaction {
             let current = try userVersion
-            guard current < migrations.count else { return }
+            guard current < migrations.count else { return migrations.count..<migrations.count }
             for version in current..<migrations.count { try execute(migrations[version]) }
             try setUserVersion(migrations.count)
+            return current..<migrations.count
         }
-        return found
     }
 
     /// Turns on write-ahead logging and sets how commits reach the disk.

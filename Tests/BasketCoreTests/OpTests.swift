@@ -123,6 +123,50 @@ struct OperationCodecTests {
         #expect(text.contains("back \\\\ slash"))  // a backslash is escaped
     }
 
+    /// The bytes of the encoding are pinned: a literal file, decoded and encoded again, and the
+    /// example in docs/encoding.md, whose item id must be the one the rule gives.
+    @Test func theEncodingIsPinnedToLiteralBytes() throws {
+        let list = try #require(ListID(hex: "0123456789abcdef0123456789abcdef"))
+        let milk = ItemID(list: list, key: "milk")
+        let version = { (ms: UInt64, counter: UInt16) in
+            Version(
+                timestamp: HybridTimestamp(milliseconds: ms, counter: counter),
+                replica: ReplicaID(rawValue: 0x68b3_eb9b_131c_cfd4))
+        }
+        let ops = [
+            Op(list: list, item: .list, field: .title, value: .text("Family"), version: version(1_764_425_961_065, 0)),
+            Op(list: list, item: milk, field: .name, value: .text("Milk"), version: version(1_764_425_961_067, 0)),
+            Op(list: list, item: milk, field: .checked, value: .bool(false), version: version(1_764_425_961_067, 1)),
+            Op(
+                list: list, item: milk, field: .note, value: .text("back \\ slash"),
+                version: version(1_764_425_961_068, 0)),
+            Op(list: list, item: milk, field: .quantity, value: .null, version: version(1_764_425_961_068, 1)),
+        ]
+        let expected = """
+            basket-ops 1
+            L 0123456789abcdef0123456789abcdef
+            -\ttitle\t019acffb8e690000\t68b3eb9b131ccfd4\t=Family
+            b925e24ddb0fae65d626ed1881031ac1\tname\t019acffb8e6b0000\t68b3eb9b131ccfd4\t=Milk
+            b925e24ddb0fae65d626ed1881031ac1\tchecked\t019acffb8e6b0001\t68b3eb9b131ccfd4\tf
+            b925e24ddb0fae65d626ed1881031ac1\tnote\t019acffb8e6c0000\t68b3eb9b131ccfd4\t=back \\\\ slash
+            b925e24ddb0fae65d626ed1881031ac1\tquantity\t019acffb8e6c0001\t68b3eb9b131ccfd4\t-
+
+            """
+        #expect(
+            String(decoding: OperationCodec.encode(ops.reversed(), canonicalOrder: true), as: UTF8.self) == expected)
+        #expect(try OperationCodec.decode(Array(expected.utf8)) == ops)
+
+        // The documentation's example.
+        let doc = try String(
+            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../docs/encoding.md").standardized.path, encoding: .utf8)
+        let example = try #require(doc.components(separatedBy: "```\n").dropFirst().first)
+        let decoded = try OperationCodec.decode(Array(example.utf8))
+        #expect(String(decoding: OperationCodec.encode(decoded, canonicalOrder: true), as: UTF8.self) == example)
+        let name = try #require(decoded.first { $0.field == .name })
+        #expect(name.item == ItemID(list: name.list, key: ItemKey.normalize(name.value.textValue ?? "")))
+    }
+
     @Test func badInputNamesTheLine() throws {
         func decode(_ text: String) -> OperationCodec.DecodeError? {
             do {

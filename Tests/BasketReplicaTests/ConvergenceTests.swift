@@ -18,10 +18,14 @@ struct ConvergenceTests {
     @Test func replicasConvergeForEverySeed() throws {
         let environment = ProcessInfo.processInfo.environment
         let seeds: [UInt64]
-        if let seed = environment["BASKET_SEED"].flatMap({ UInt64($0) }) {
-            seeds = [seed]
+        if let text = environment["BASKET_SEED"] {
+            seeds = [try #require(UInt64(text), "BASKET_SEED must be a seed number, not \(text)")]
         } else {
-            let count = environment["BASKET_CASES"].flatMap { Int($0) } ?? 1_000
+            let count =
+                try environment["BASKET_CASES"].map { text in
+                    try #require(
+                        Int(text).flatMap { $0 > 0 ? $0 : nil }, "BASKET_CASES must be a positive count, not \(text)")
+                } ?? 1_000
             seeds = (0..<UInt64(count)).map { 0xBA5CE7 &+ $0 }
         }
         var failures: [UInt64] = []

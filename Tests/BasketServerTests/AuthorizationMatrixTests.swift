@@ -23,10 +23,13 @@ struct AuthorizationMatrixTests {
         try await harness.join(list, owner: owner, member: tokens[.viewer]!, role: "viewer")
         try await harness.join(list, owner: owner, member: tokens[.editor]!, role: "editor")
         try await harness.join(list, owner: owner, member: tokens[.revoked]!, role: "editor")
-        _ = try await harness.call("DELETE", "/v1/tokens/current", token: tokens[.revoked])
+        try #require(try await harness.call("DELETE", "/v1/tokens/current", token: tokens[.revoked]).status == 204)
         let target = try await harness.signUp("target")
         try await harness.join(list, owner: owner, member: target, role: "editor")
-        let encoded = String(decoding: OperationCodec.encode(harness.operations(list, names: ["Milk"])), as: UTF8.self)
+        // Each caller pushes an item named after it: what is stored afterwards shows whose push went in.
+        let encoded = { (caller: Caller) in
+            String(decoding: OperationCodec.encode(harness.operations(list, names: [caller.rawValue])), as: UTF8.self)
+        }
         var accounts = 0
 
         struct Case {
@@ -80,8 +83,8 @@ struct AuthorizationMatrixTests {
             Case(route: "GET /v1/lists/{id}/ops", expected: member(200, 200, 200)) { _, token in
                 try await harness.call("GET", "/v1/lists/\(list)/ops", token: token)
             },
-            Case(route: "POST /v1/lists/{id}/ops", expected: member(403, 200, 200)) { _, token in
-                try await harness.call("POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": encoded])
+            Case(route: "POST /v1/lists/{id}/ops", expected: member(403, 200, 200)) { caller, token in
+                try await harness.call("POST", "/v1/lists/\(list)/ops", token: token, json: ["ops": encoded(caller)])
             },
             // Removing another member is the owner's right (the owner comes last: the target goes once).
             Case(route: "DELETE /v1/lists/{id}/members/{account}", expected: member(403, 403, 204)) { _, token in
@@ -168,7 +171,9 @@ struct AuthorizationMatrixTests {
                 }
             }
         }
-        // The viewer's refused push stored nothing: only the editor's and owner's (one operation).
-        #expect(try harness.store.statistics().operations == 1)
+        // Only the editor's and the owner's pushes are stored: the viewer's (and the strangers') left nothing.
+        let stored = try OperationCodec.decode(harness.store.page(of: list, after: 0, limit: 100).encoded)
+        #expect(Set(stored.compactMap(\.value.textValue)) == ["editor", "owner"])
+        #expect(try harness.store.statistics().operations == 2)
     }
 }

@@ -13,7 +13,8 @@ struct StoreDumpTests {
         let bob = try await harness.signUp("bob")
         let list = try await harness.newList(alice)
         try await harness.join(list, owner: alice, member: bob, role: "viewer")
-        _ = try await harness.call("POST", "/v1/lists/\(list)/invites", token: alice, json: ["role": "editor"])
+        let invite = try await harness.call("POST", "/v1/lists/\(list)/invites", token: alice, json: ["role": "editor"])
+        try #require(invite.status == 201)
         _ = try await harness.push(
             harness.operations(list, names: (0..<300).map { "Item \($0)" }), to: list, token: alice)
         let other = try await harness.newList(bob)

@@ -37,12 +37,54 @@ struct AbuseTests {
     /// 200 signup requests at once, again and again for five seconds, at the real password cost
     /// (600,000 PBKDF2 iterations): the hashing queue takes what it can and answers the rest 503
     /// at once, so a signed-in user's pushes keep their pace (p99 under a second).
+    /// Alice pushes one new item every 20 ms until `deadline`, from a thread of her own with a
+    /// blocking client; each push's latency, and what failed.
+    static func pushes(port: Int, token: String, list: ListID, from first: Int, until deadline: Date) async -> (
+        latencies: [Double], failures: [String]
+    ) {
+        await withCheckedContinuation { done in
+            Thread.detachNewThread {
+                var latencies: [Double] = []
+                var failures: [String] = []
+                var n = first
+                while Date() < deadline {
+                    n += 1
+                    let name = "Item \(n)"
+                    let op = Op(
+                        list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name,
+                        value: .text(name),
+                        version: Version(
+                            timestamp: HybridTimestamp(milliseconds: HybridClock.wallClockMilliseconds(), counter: 0),
+                            replica: ReplicaID(rawValue: 9)))
+                    let before = Date()
+                    let status =
+                        (try? RawHTTP.request(
+                            port: port, "POST", "/v1/lists/\(list)/ops",
+                            headers: ["Authorization": "Bearer \(token)"],
+                            json: ["ops": String(decoding: OperationCodec.encode([op]), as: UTF8.self)]
+                        ).status) ?? 0
+                    latencies.append(Date().timeIntervalSince(before))
+                    if status != 200 { failures.append("push \(n): \(status)") }
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                done.resume(returning: (latencies, failures))
+            }
+        }
+    }
+
     @Test func aSignupFloodDoesNotStallOtherUsersPushes() async throws {
         let server = try ServerProcess(
             dataDirectory: root.file("flood"), arguments: ["--password-iterations", "600000"])
         let url = try #require(URL(string: server.url))
         let (alice, list) = try await Self.aliceWithAList(url)
         let token = try #require(alice.token)
+
+        // The same pushes for two seconds before the flood: what this machine gives them today.
+        let calm = await Self.pushes(
+            port: server.port, token: token, list: list, from: 0, until: Date().addingTimeInterval(2))
+        let calmSorted = calm.latencies.sorted()
+        let calmP99 = try #require(calmSorted.isEmpty ? nil : calmSorted[Int(Double(calmSorted.count - 1) * 0.99)])
+        #expect(calm.failures.isEmpty, "\(calm.failures.prefix(3))")
 
         let statuses = Locked<[Int: Int]>([:])
         // 200 threads of their own (concurrentPerform would run as many as there are cores).
@@ -66,45 +108,21 @@ struct AbuseTests {
         }
         // Alice pushes from a thread of her own with a blocking client, so what is measured is
         // the server (and the machine), not Swift's task pool.
-        let latencies = Locked<[Double]>([])
-        let failures = Locked<[String]>([])
-        let pushing = DispatchGroup()
-        pushing.enter()
-        Thread.detachNewThread {
-            var n = 0
-            while Date() < deadline {
-                n += 1
-                let name = "Item \(n)"
-                let op = Op(
-                    list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name,
-                    value: .text(name),
-                    version: Version(
-                        timestamp: HybridTimestamp(milliseconds: HybridClock.wallClockMilliseconds(), counter: 0),
-                        replica: ReplicaID(rawValue: 9)))
-                let before = Date()
-                let status =
-                    (try? RawHTTP.request(
-                        port: server.port, "POST", "/v1/lists/\(list)/ops",
-                        headers: ["Authorization": "Bearer \(token)"],
-                        json: ["ops": String(decoding: OperationCodec.encode([op]), as: UTF8.self)]
-                    ).status) ?? 0
-                latencies.withLock { $0.append(Date().timeIntervalSince(before)) }
-                if status != 200 { failures.withLock { $0.append("push \(n): \(status)") } }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            pushing.leave()
-        }
+        let flooded = await Self.pushes(port: server.port, token: token, list: list, from: 1_000, until: deadline)
         await withCheckedContinuation { done in finished.notify(queue: .global()) { done.resume() } }
-        await withCheckedContinuation { done in pushing.notify(queue: .global()) { done.resume() } }
-        let sorted = latencies.withLock { $0 }.sorted()
+        let sorted = flooded.latencies.sorted()
         let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
         let seen = statuses.withLock { $0 }
         print(
-            "signup flood: \(seen) answers; alice's \(sorted.count) pushes p50 \(sorted[sorted.count / 2]) s, p99 \(p99) s"
+            "signup flood: \(seen) answers; alice's \(sorted.count) pushes p50 \(sorted[sorted.count / 2]) s, p99 \(p99) s "
+                + "(before the flood: p99 \(calmP99) s)"
         )
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        #expect(flooded.failures.isEmpty, "\(flooded.failures.prefix(3))")
         #expect(sorted.count >= 20)
-        #expect(p99 < 1.0, "p99 of pushes during the flood: \(p99) s")
+        // A second, or twenty times the calm p99 on a machine slow enough today to need more: a
+        // stalled server (signups hashing on the request threads) answers in several seconds.
+        let bound = max(1.0, 20 * calmP99)
+        #expect(p99 < bound, "p99 of pushes during the flood: \(p99) s (calm: \(calmP99) s, bound \(bound) s)")
         // Every signup was either taken or refused at once as busy; nothing else.
         #expect(Set(seen.keys).isSubset(of: [201, 503]), "\(seen)")
         #expect((seen[503] ?? 0) > (seen[201] ?? 0))
@@ -141,8 +159,18 @@ struct AbuseTests {
             dataDirectory: root.file("connections"), environment: ["BASKET_CONNECTIONS_PER_ADDRESS": "4"])
         let held = (0..<4).map { _ in Loopback.connect(port: server.port, from: "127.0.0.3") }
         #expect(held.allSatisfy { $0 >= 0 })
-        Thread.sleep(forTimeInterval: 0.3)  // the server has accepted them
-        #expect(throws: RawHTTP.Failure.self) { try answer(server, from: "127.0.0.3", "GET", "/healthz") }
+        // Once the server has accepted the four, a fifth from the same address is closed unanswered
+        // (polled: until it has, a fifth is still served).
+        var refused = false
+        for _ in 0..<100 where !refused {
+            do {
+                _ = try answer(server, from: "127.0.0.3", "GET", "/healthz")
+                Thread.sleep(forTimeInterval: 0.05)
+            } catch is RawHTTP.Failure {
+                refused = true
+            }
+        }
+        #expect(refused, "a fifth connection from 127.0.0.3 was still served after 5 s")
         #expect(try answer(server, from: "127.0.0.4", "GET", "/healthz").status == 200)
         close(held[0])
         var served = false
@@ -207,7 +235,10 @@ struct AbuseTests {
                 .json["token"] as? String)
         #expect(try answer(server, "POST", "/v1/invites/SECRET-CODE-1234", token: token).status == 404)
         #expect(try answer(server, "GET", "/v1/%1B%5B31mred%07", token: token).status == 404)
-        Thread.sleep(forTimeInterval: 0.3)
+        // The access log line of the last request is written after its answer: wait for it.
+        for _ in 0..<100 where !server.log.contains("31mred") {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let log = server.log
         #expect(log.contains("/v1/invites/…"))
         #expect(!log.contains("SECRET-CODE"))

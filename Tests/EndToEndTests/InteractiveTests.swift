@@ -213,7 +213,7 @@ struct InteractiveSyncTests {
         let pane = try TmuxPane(
             command: "\(Executables.path("basket")) --db \(bob.directory)", environment: ["NO_COLOR": "1"])
         pane.wait("bob's list") { $0.contains("Family") && $0.contains("[ ] Milk") }
-        usleep(300_000)  // let its watcher park
+        #expect(try server.waitForMetric("basket_watchers", atLeast: 1), "the screen's long-poll never parked")
         try alice.ok("add", "Eggs")
         try alice.ok("sync")
         pane.wait("alice's Eggs on bob's screen") { $0.contains("[ ] Eggs") }

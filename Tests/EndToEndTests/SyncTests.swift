@@ -110,15 +110,20 @@ struct SyncTests {
         let deadline = Date().addingTimeInterval(20)
         while !text().contains("Watching") && Date() < deadline { usleep(10_000) }
         #expect(text().contains("Watching Family"))
-        usleep(200_000)  // let the watcher park its long-poll
+        #expect(try server.waitForMetric("basket_watchers", atLeast: 1), "the watcher's long-poll never parked")
 
         try alice.ok("add", "Eggs")
+        let syncing = Date()
         try alice.ok("sync")
         let synced = Date()
-        while !text().contains("Eggs") && Date().timeIntervalSince(synced) < 5 { usleep(5_000) }
+        while !text().contains("Eggs") && Date().timeIntervalSince(synced) < 10 { usleep(5_000) }
         let latency = Date().timeIntervalSince(synced)
         #expect(text().contains("+ Eggs"), "the watcher printed: \(text())")
-        #expect(latency < 1.0, "the change took \(latency) s to reach the watcher")
+        // Within a second, or within what Alice's own sync took (a process start and a round
+        // trip) when this machine is slow enough today to need more; the next long-poll round
+        // would be 25 s away.
+        let sync = synced.timeIntervalSince(syncing)
+        #expect(latency < max(1.0, 2 * sync), "the change took \(latency) s to reach the watcher (a sync: \(sync) s)")
     }
 
     @Test func aServerKilledDuringPushesKeepsEveryAcknowledgedOperation() throws {

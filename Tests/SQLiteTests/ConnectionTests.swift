@@ -64,6 +64,25 @@ struct ConnectionTests {
         #expect(try db.userVersion == 3)
     }
 
+    /// Each migration runs once: a new file gets all of them, reopening applies none, a build
+    /// with one more applies only that one, a file from a later build is refused untouched, and
+    /// a migration that fails leaves the file at its old version.
+    @Test func migrationsAreAppliedOnceInOrder() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = ["CREATE TABLE a(x)", "CREATE TABLE b(y); INSERT INTO a VALUES (1)"]
+        #expect(try Connection(path: path).migrate(first) == 0..<2)
+        #expect(try Connection(path: path).migrate(first) == 2..<2)
+        let db = try Connection(path: path)
+        #expect(try db.migrate(first + ["INSERT INTO a VALUES (2)"]) == 2..<3)
+        #expect(try db.scalar("SELECT count(*) FROM a")?.integerValue == 2)
+        #expect(try db.userVersion == 3)
+        #expect(throws: SchemaTooNewError.self) { try Connection(path: path).migrate(first) }
+        #expect(throws: (any Error).self) { try db.migrate(first + ["INSERT INTO a VALUES (2)", "NOT SQL"]) }
+        #expect(try db.userVersion == 3)
+        #expect(try db.scalar("SELECT count(*) FROM a")?.integerValue == 2)
+    }
+
     @Test func openingADirectoryFails() {
         #expect(throws: SQLiteError.self) { try Connection(path: "/") }
     }

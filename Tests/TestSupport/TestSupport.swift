@@ -117,6 +117,22 @@ public final class Locked<Value: Sendable>: Sendable {
     }
 }
 
+/// Ports for test servers, below Linux's ephemeral range (32768–60999 by default), so that no
+/// outgoing connection of a parallel test can take a killed server's port before it restarts on
+/// it; each handed out once per test process.
+public enum TestPorts {
+    private static let next = Mutex(20_000 + Int(UInt32.random(in: 0..<4_000)))
+
+    /// A port no other server of this test process was given (the server may still find it taken
+    /// by another process: ``ServerProcess`` then asks again).
+    public static func fresh() -> Int {
+        next.withLock { port in
+            defer { port = port + 1 >= 32_768 ? 20_000 : port + 1 }
+            return port
+        }
+    }
+}
+
 /// A real `basket-server` on 127.0.0.1: by default one process with its SQLite file in
 /// `dataDirectory`; with BASKET_TEST_STORE=postgres (and BASKET_TEST_POSTGRES), two instances on
 /// a new PostgreSQL database behind a ``RoundRobinProxy``, so consecutive connections alternate
@@ -128,6 +144,8 @@ public final class ServerProcess: @unchecked Sendable {
     public private(set) var port: Int
     private var instancePorts: [Int]
     private var processes: [Subprocess] = []
+    /// Whether the servers started once: clients may have the URL since.
+    private var hasStarted = false
     /// The database the instances share (nil for SQLite).
     public let database: TestDatabase?
     private let proxy: RoundRobinProxy?
@@ -140,7 +158,9 @@ public final class ServerProcess: @unchecked Sendable {
     /// Environment variables over the test defaults.
     private let extraEnvironment: [String: String]
 
-    /// Starts the server on `port` (0 picks a free one) and waits until it listens.
+    /// Starts the server on `port` (0: a fresh one from ``TestPorts``) and waits until it listens.
+    /// A server killed or stopped and started again comes back on the same port, which no
+    /// outgoing connection can have taken meanwhile (clients keep their configured URL).
     public init(
         dataDirectory: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]
     ) throws {
@@ -176,35 +196,45 @@ public final class ServerProcess: @unchecked Sendable {
         environment["BASKET_CONNECTIONS_PER_ADDRESS"] = environment["BASKET_CONNECTIONS_PER_ADDRESS"] ?? "0"
         environment.merge(extraEnvironment) { $1 }
         var started: [Subprocess] = []
-        for (index, instancePort) in instancePorts.enumerated() {
-            var arguments = ["--listen", "127.0.0.1:\(instancePort)", "--data", dataDirectory]
-            if let database { arguments += ["--store", database.url, "--connections", "4"] }
-            arguments += extraArguments
-            let process = try Subprocess(
-                Executables.path("basket-server"), arguments, environment: environment, stderr: .mergeWithOutput)
-            started.append(process)
-            processes = started
-            let deadline = Date().addingTimeInterval(20)
-            var listening = false
-            while Date() < deadline && !listening {
-                let text = process.stdout
-                if let range = text.range(of: "listening on http://127.0.0.1:") {
-                    let digits = text[range.upperBound...].prefix { $0.isNumber }
-                    instancePorts[index] = Int(digits) ?? instancePort
-                    listening = true
-                } else if !process.isRunning {
-                    break
-                } else {
-                    usleep(10_000)
-                }
-            }
-            if !listening { throw ServerError(message: "basket-server did not start: \(log)") }
+        for index in instancePorts.indices {
+            // Instances behind the proxy take a fresh port at every start; one server without a
+            // proxy keeps its port (clients have its URL), and gets a fresh one only the first time.
+            if proxy != nil || instancePorts[index] == 0 { instancePorts[index] = TestPorts.fresh() }
+            try startInstance(index, environment: environment, started: &started)
         }
         if let proxy {
             proxy.setBackends(instancePorts)
         } else {
             port = instancePorts[0]
         }
+        hasStarted = true
+    }
+
+    private func startInstance(_ index: Int, environment: [String: String], started: inout [Subprocess]) throws {
+        for attempt in 0..<10 {
+            let instancePort = instancePorts[index]
+            var arguments = ["--listen", "127.0.0.1:\(instancePort)", "--data", dataDirectory]
+            if let database { arguments += ["--store", database.url, "--connections", "4"] }
+            arguments += extraArguments
+            let process = try Subprocess(
+                Executables.path("basket-server"), arguments, environment: environment, stderr: .mergeWithOutput)
+            processes = started + [process]
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if process.stdout.contains("listening on http://127.0.0.1:\(instancePort)") {
+                    started.append(process)
+                    return
+                }
+                if !process.isRunning { break }
+                usleep(10_000)
+            }
+            process.kill()
+            // Another process holds the port: a fresh one, unless clients expect this one.
+            let taken = process.stdout.contains("in use")
+            guard taken && attempt < 9 && (proxy != nil || !hasStarted) else { break }
+            instancePorts[index] = TestPorts.fresh()
+        }
+        throw ServerError(message: "basket-server did not start: \(log)")
     }
 
     /// Everything the servers printed since they last started.
@@ -239,6 +269,13 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     public var isRunning: Bool { !processes.isEmpty && processes.allSatisfy(\.isRunning) }
+
+    /// Runs `basket-server compact` on the store while the servers run: superseded operations
+    /// received more than `retentionDays` ago are dropped.
+    public func compact(retentionDays: Double) throws -> ProcessResult {
+        let store = database.map { ["--store", $0.url] } ?? ["--data", dataDirectory]
+        return try Executables.run("basket-server", store + ["--retention-days", "\(retentionDays)", "compact"])
+    }
 
     /// Backs the store up to `path` the way docs/deploy.md says: `basket-server backup` for
     /// SQLite, pg_dump for PostgreSQL (both while the server runs).
@@ -284,6 +321,19 @@ public final class ServerProcess: @unchecked Sendable {
             total = (total ?? 0) + Int(value)
         }
         return total
+    }
+
+    /// Waits (polling, at most `seconds`) until `metric(name)` is at least `value`; returns
+    /// whether it got there. Tests wait for the state they need (a long-poll parked) this way
+    /// instead of sleeping for a guessed time.
+    @discardableResult
+    public func waitForMetric(_ name: String, atLeast value: Int, seconds: Double = 20) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let current = try metric(name), current >= value { return true }
+            usleep(20_000)
+        }
+        return false
     }
 
     /// The first instance's process id, while it runs.
