@@ -308,6 +308,8 @@ enum ItemCommands {
     static func history(_ context: Context) throws {
         let (list, item) = try resolveItem(context, includeRemoved: true)
         let entries = try context.replica().history(of: item.id, in: list.id)
+        // The server dropped superseded writes (compaction) before this device pulled them.
+        let complete = !(try context.replica().syncState(of: list.id).historyIncomplete)
         if context.json {
             struct Entry: Encodable {
                 var field: String
@@ -320,6 +322,7 @@ enum ItemCommands {
             }
             struct Output: Encodable {
                 var item: ItemJSON
+                var historyComplete: Bool
                 var history: [Entry]
             }
             let rows = entries.map { entry in
@@ -328,9 +331,13 @@ enum ItemCommands {
                     boolValue: entry.operation.value.boolValue, timestamp: entry.operation.timestamp.description,
                     replica: entry.operation.replica.description, winner: entry.isWinner, reason: entry.reason)
             }
-            return try context.console.json(Output(item: ItemJSON(item), history: rows))
+            return try context.console.json(Output(item: ItemJSON(item), historyComplete: complete, history: rows))
         }
         context.console.print("\(item.name)  (item \(item.id))")
+        if !complete {
+            context.console.print(
+                "  (incomplete: the server had dropped superseded writes before this device received them)")
+        }
         var currentField: Field?
         for entry in entries {
             let op = entry.operation

@@ -13,16 +13,21 @@ public struct SyncState: Hashable, Sendable {
     public var isRegistered: Bool
     /// When the last sync of the list finished (Unix milliseconds).
     public var lastSync: UInt64?
+    /// Whether the server had dropped superseded writes (compaction) before this replica pulled
+    /// them: the state is exact, but item histories lack those writes.
+    public var historyIncomplete: Bool
 
     /// A list's sync state.
     public init(
-        list: ListID, epoch: String? = nil, cursor: Int64 = 0, isRegistered: Bool = false, lastSync: UInt64? = nil
+        list: ListID, epoch: String? = nil, cursor: Int64 = 0, isRegistered: Bool = false, lastSync: UInt64? = nil,
+        historyIncomplete: Bool = false
     ) {
         self.list = list
         self.epoch = epoch
         self.cursor = cursor
         self.isRegistered = isRegistered
         self.lastSync = lastSync
+        self.historyIncomplete = historyIncomplete
     }
 }
 
@@ -36,7 +41,7 @@ extension Replica {
     /// The sync states of every list that has one.
     public func syncStates() throws -> [SyncState] {
         try locked { db in
-            try db.query("SELECT list, epoch, cursor, registered, last_sync FROM sync_lists") {
+            try db.query("SELECT list, epoch, cursor, registered, last_sync, history_incomplete FROM sync_lists") {
                 Self.syncState(from: $0)
             }
         }
@@ -45,21 +50,27 @@ extension Replica {
     static func syncState(from row: Row) -> SyncState {
         SyncState(
             list: ListID(raw: ID128(row.blob128(0))), epoch: row.string(1), cursor: row.int64(2),
-            isRegistered: row.int64(3) != 0, lastSync: row.isNull(4) ? nil : UInt64(row.int64(4)))
+            isRegistered: row.int64(3) != 0, lastSync: row.isNull(4) ? nil : UInt64(row.int64(4)),
+            historyIncomplete: row.int64(5) != 0)
     }
 
     static func loadSyncState(_ list: ListID, _ db: Connection) throws -> SyncState {
         try db.query(
-            "SELECT list, epoch, cursor, registered, last_sync FROM sync_lists WHERE list = ?", .blob(list.raw.bytes),
+            "SELECT list, epoch, cursor, registered, last_sync, history_incomplete FROM sync_lists WHERE list = ?",
+            .blob(list.raw.bytes),
             map: syncState(from:)
         ).first ?? SyncState(list: list)
     }
 
     static func saveSyncState(_ state: SyncState, _ db: Connection) throws {
         try db.run(
-            "INSERT OR REPLACE INTO sync_lists(list, epoch, cursor, registered, last_sync) VALUES (?, ?, ?, ?, ?)",
+            """
+            INSERT OR REPLACE INTO sync_lists(list, epoch, cursor, registered, last_sync, history_incomplete)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
             .blob(state.list.raw.bytes), state.epoch.map(SQLValue.text) ?? .null, .integer(state.cursor),
-            .integer(state.isRegistered ? 1 : 0), state.lastSync.map { .integer(Int64($0)) } ?? .null)
+            .integer(state.isRegistered ? 1 : 0), state.lastSync.map { .integer(Int64($0)) } ?? .null,
+            .integer(state.historyIncomplete ? 1 : 0))
     }
 
     func saveSyncState(_ state: SyncState) throws {

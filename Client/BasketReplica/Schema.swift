@@ -48,6 +48,11 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX outbox_by_list ON outbox(list, seq);
         """,
+        """
+        -- Whether the server had compacted writes this replica never received (a page answered
+        -- historyComplete = false): item histories of the list lack the superseded writes.
+        ALTER TABLE sync_lists ADD COLUMN history_incomplete INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     static func migrate(_ db: Connection) throws {

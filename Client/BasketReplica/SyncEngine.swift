@@ -210,6 +210,8 @@ public final class SyncEngine: Sendable {
         var next = state
         next.epoch = page.epoch
         next.cursor = page.cursor
+        // Operations the server compacted away before this replica pulled them: histories lack them.
+        if !page.historyComplete { next.historyIncomplete = true }
         let result: ApplyResult
         do {
             result = try replica.apply(page.operations, syncState: next)

@@ -24,6 +24,8 @@ struct SyncEngineTests {
             var states: [ListID: SyncState] = [:]
             var offset: Int64 = 0
             var corrections: [UInt64] = []
+            /// Remote timestamps after this (ms) are refused as clock skew until a correction.
+            var clockLimit: UInt64?
         }
         let state = Mutex(State())
 
@@ -48,9 +50,15 @@ struct SyncEngineTests {
             state.withLock { $0.applied + $0.outbox.map(\.operation) }
         }
         func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult {
-            state.withLock {
-                $0.applied += remote
-                $0.states[syncState.list] = syncState
+            try state.withLock { state in
+                if let limit = state.clockLimit, state.corrections.isEmpty,
+                    let ahead = remote.map(\.timestamp.milliseconds).max(), ahead > limit
+                {
+                    throw ReplicaError.clockSkew(
+                        ClockSkewError(offsetMilliseconds: ahead - limit, receiverMilliseconds: limit))
+                }
+                state.applied += remote
+                state.states[syncState.list] = syncState
             }
             return ApplyResult(new: remote.count, duplicates: 0, changedItems: remote.count)
         }
@@ -71,6 +79,15 @@ struct SyncEngineTests {
             var log: [Op] = []
             var epoch = "e1"
             var pulls: [Int64] = []
+            /// Operations per page (the engine asks for 5,000).
+            var pageSize = Int.max
+            /// Errors for pulls by their number (0 is the first pull).
+            var pullErrors: [Int: any Error] = [:]
+            /// Whether the account is still a member (lists() names the list).
+            var member = true
+            /// Whether the account is a viewer: every push is refused with 403 forbidden.
+            var viewer = false
+            var serverTime: UInt64 = 1
         }
         let state: Mutex<State>
 
@@ -79,13 +96,22 @@ struct SyncEngineTests {
         }
 
         func lists() async throws -> [RemoteList] {
-            [RemoteList(id: SyncEngineTests.list, role: .owner, epoch: state.withLock { $0.epoch }, cursor: 0)]
+            state.withLock { state in
+                state.member
+                    ? [
+                        RemoteList(
+                            id: SyncEngineTests.list, role: state.viewer ? .viewer : .owner, epoch: state.epoch,
+                            cursor: 0)
+                    ]
+                    : []
+            }
         }
         func createList(_ id: ListID) async throws -> RemoteList {
             RemoteList(id: id, role: .owner, epoch: state.withLock { $0.epoch }, cursor: 0)
         }
         func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
             try state.withLock { state in
+                if state.viewer { throw SyncError.server(status: 403, code: "forbidden", message: "a viewer") }
                 if !state.pushAnswers.isEmpty, let error = state.pushAnswers.removeFirst() { throw error }
                 state.pushed.append(operations)
                 state.log += operations
@@ -95,12 +121,14 @@ struct SyncEngineTests {
             }
         }
         func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
-            state.withLock { state in
+            try state.withLock { state in
                 state.pulls.append(cursor)
-                let page = Array(state.log.dropFirst(Int(cursor)).prefix(limit))
+                if let error = state.pullErrors[state.pulls.count - 1] { throw error }
+                let page = Array(state.log.dropFirst(Int(cursor)).prefix(min(limit, state.pageSize)))
                 return PulledPage(
                     operations: page, cursor: cursor + Int64(page.count), epoch: state.epoch,
-                    more: Int(cursor) + page.count < state.log.count, historyComplete: true, serverTime: 1)
+                    more: Int(cursor) + page.count < state.log.count, historyComplete: true,
+                    serverTime: state.serverTime)
             }
         }
     }
@@ -140,11 +168,17 @@ struct SyncEngineTests {
         #expect(replica.state.withLock { $0.outbox.count } == 1)
     }
 
-    @Test func aNewEpochPushesEverythingAgainAndPullsFromTheStart() async throws {
-        let replica = MemoryReplica(pending: [])
-        let server = ScriptedServer(log: [Self.op("Eggs", ms: 5)])
+    /// A replica that synced once with a server whose log holds Eggs.
+    static func syncedOnce(pending: [Op] = []) async throws -> (MemoryReplica, ScriptedServer, SyncEngine) {
+        let replica = MemoryReplica(pending: pending)
+        let server = ScriptedServer(log: [op("Eggs", ms: 5)])
         let engine = SyncEngine(syncing: replica, transport: server)
-        _ = try await engine.sync(Self.list)
+        _ = try await engine.sync(list)
+        return (replica, server, engine)
+    }
+
+    @Test func aNewEpochPushesEverythingAgainAndPullsFromTheStart() async throws {
+        let (replica, server, engine) = try await Self.syncedOnce()
         // The server is restored from a backup that lost Eggs: a new epoch, an empty log.
         server.state.withLock {
             $0.epoch = "e2"
@@ -155,5 +189,105 @@ struct SyncEngineTests {
         #expect(server.state.withLock { $0.log.map(\.value) } == [.text("Eggs")])  // rebuilt from this device
         #expect(try replica.syncState(of: Self.list).epoch == "e2")
         #expect(server.state.withLock { $0.pulls.last } == 0)
+    }
+
+    /// A page stamped ahead of this device's clock: the clock takes the server's time once and
+    /// the page is applied.
+    @Test func aPullAheadOfThisClockCorrectsItOnceAndApplies() async throws {
+        let replica = MemoryReplica(pending: [])
+        replica.state.withLock { $0.clockLimit = 100 }
+        let server = ScriptedServer(log: [Self.op("Eggs", ms: 900_000)])
+        server.state.withLock { $0.serverTime = 900_001 }
+        let report = try await SyncEngine(syncing: replica, transport: server).sync(Self.list)
+        #expect(replica.state.withLock { $0.corrections } == [900_001])
+        #expect(report.pulled == 1)
+        #expect(try replica.syncState(of: Self.list).cursor == 1)
+    }
+
+    /// A failure between two pages keeps the first page and its cursor: the next sync goes on
+    /// from there, not from the start.
+    @Test func aFailureBetweenPagesKeepsTheFirstPageAndResumesAfterIt() async throws {
+        let replica = MemoryReplica(pending: [])
+        let server = ScriptedServer(log: (0..<5).map { Self.op("Item \($0)", ms: UInt64(10 + $0)) })
+        server.state.withLock {
+            $0.pageSize = 2
+            $0.pullErrors = [1: SyncError.unreachable("the network went away")]
+        }
+        let engine = SyncEngine(syncing: replica, transport: server)
+        await #expect(throws: SyncError.unreachable("the network went away")) { try await engine.sync(Self.list) }
+        #expect(replica.state.withLock { $0.applied.count } == 2)
+        #expect(try replica.syncState(of: Self.list).cursor == 2)
+        let report = try await engine.sync(Self.list)
+        #expect(report.pulled == 3)
+        #expect(server.state.withLock { $0.pulls } == [0, 2, 2, 4])
+        #expect(replica.state.withLock { $0.applied.count } == 5)
+    }
+
+    /// A long-poll answered with `more`: the round pulls the rest before it returns.
+    @Test func aWatchRoundAnsweredWithMorePullsTheRest() async throws {
+        let replica = MemoryReplica(pending: [])
+        let server = ScriptedServer(log: (0..<5).map { Self.op("Item \($0)", ms: UInt64(10 + $0)) })
+        server.state.withLock { $0.pageSize = 2 }
+        let engine = SyncEngine(syncing: replica, transport: server)
+        let report = try await engine.watchOnce(Self.list, wait: 25)
+        #expect(report.pulled == 5)
+        #expect(server.state.withLock { $0.pulls } == [0, 2, 4])
+        #expect(try replica.syncState(of: Self.list).cursor == 5)
+    }
+
+    /// A new epoch seen by a watch round: everything is pushed again, then pulled from the start.
+    @Test func aNewEpochDuringAWatchRebuildsTheServerAndPullsFromTheStart() async throws {
+        let (replica, server, engine) = try await Self.syncedOnce(pending: [Self.op("Milk", ms: 10)])
+        server.state.withLock {
+            $0.epoch = "e2"
+            $0.log = []
+        }
+        let report = try await engine.watchOnce(Self.list, wait: 25)
+        #expect(report.epochChanged && report.rebuilds == 1)
+        #expect(Set(server.state.withLock { $0.log.map(\.value) }) == [.text("Eggs"), .text("Milk")])
+        #expect(try replica.syncState(of: Self.list).epoch == "e2")
+        #expect(try replica.syncState(of: Self.list).cursor == 2)
+    }
+
+    /// A viewer after a new epoch: its rebuild push is refused (the writers rebuild the server);
+    /// its unsent changes stay in the outbox, and it pulls the new log from the start.
+    @Test func aViewerRefusedDuringARebuildKeepsItsOutboxAndPullsFromTheStart() async throws {
+        let (replica, server, engine) = try await Self.syncedOnce()
+        // Demoted to viewer, with a change made offline; then the server is restored.
+        replica.state.withLock {
+            $0.outbox = [PendingOperation(sequence: 9, operation: Self.op("Tea", ms: 20))]
+        }
+        server.state.withLock {
+            $0.viewer = true
+            $0.epoch = "e2"
+            $0.log = [Self.op("Bread", ms: 30)]
+        }
+        let report = try await engine.sync(Self.list)
+        #expect(report.refusedPending == 1)
+        #expect(replica.state.withLock { $0.outbox.map(\.operation.value) } == [.text("Tea")])
+        #expect(server.state.withLock { $0.log.map(\.value) } == [.text("Bread")])
+        #expect(try replica.syncState(of: Self.list).epoch == "e2")
+        #expect(replica.state.withLock { $0.applied.map(\.value) }.last == .text("Bread"))
+        #expect(server.state.withLock { $0.pulls }.last == 0)
+    }
+
+    /// A list this account was removed from while it was registered: nothing is sent or
+    /// received, the report says so and counts the unsent changes, which stay here.
+    @Test func aListRemovedWhileRegisteredIsReportedAndKept() async throws {
+        let replica = MemoryReplica(pending: [])
+        let server = ScriptedServer(log: [Self.op("Eggs", ms: 5)])
+        let engine = SyncEngine(syncing: replica, transport: server)
+        _ = try await engine.syncAll()
+        replica.state.withLock {
+            $0.outbox = [PendingOperation(sequence: 3, operation: Self.op("Tea", ms: 20))]
+        }
+        server.state.withLock { $0.member = false }
+        let pullsBefore = server.state.withLock { $0.pulls.count }
+        let reports = try await engine.syncAll()
+        #expect(reports.count == 1)
+        #expect(reports.first?.noLongerMember == true && reports.first?.unsent == 1)
+        #expect(server.state.withLock { $0.pulls.count } == pullsBefore)
+        #expect(server.state.withLock { $0.pushed.flatMap { $0 }.map(\.value) } == [])
+        #expect(replica.state.withLock { $0.outbox.count } == 1)
     }
 }
