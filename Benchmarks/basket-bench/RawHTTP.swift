@@ -4,9 +4,12 @@ import Foundation
 /// own cost per request would hide the server's.
 final class RawConnection {
     let fd: Int32
+    /// The server's port.
+    let port: Int
     private var buffer: [UInt8] = []
 
     init(port: Int) throws {
+        self.port = port
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()

@@ -183,9 +183,11 @@ struct ServerBenchmark {
     }
 
     /// Waits until the instances behind `setups` hold `count` parked long-polls between them.
-    /// On a timeout the error says what the watchers' connections got instead, if anything.
+    /// On a timeout the error says which counts it saw and what the watchers' connections got
+    /// meanwhile (an empty page: a long-poll that ran out before the others were parked).
     func waitForWatchers(_ count: Int, setups: [RawConnection], watching: [RawConnection] = []) throws {
         let deadline = Date().addingTimeInterval(60)
+        var seen: [Int] = []
         while Date() < deadline {
             var total = 0
             for setup in setups {
@@ -197,22 +199,27 @@ struct ServerBenchmark {
                 }
             }
             if total >= count { return }
+            if seen.last != total { seen.append(total) }
             usleep(20_000)
         }
-        var early: [String: Int] = [:]
+        var answers: [String: Int] = [:]
         for connection in watching {
             do {
                 if let answer = try connection.readAvailable() {
-                    early["\(answer.status) \(String(decoding: answer.body.prefix(200), as: UTF8.self))", default: 0] +=
-                        1
+                    let body = String(decoding: answer.body, as: UTF8.self)
+                    let kind =
+                        answer.status == 200 && body.contains("\"count\":0")
+                        ? "200 empty" : "\(answer.status) \(body.prefix(200))"
+                    answers[kind, default: 0] += 1
                 }
             } catch {
-                early["\(error)", default: 0] += 1
+                answers["\(error)", default: 0] += 1
             }
         }
-        let answered = early.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
+        let answered = answers.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
         throw BenchError(
-            "the server never held \(count) watchers" + (answered.isEmpty ? "" : "; answered at once: \(answered)"))
+            "the server never held \(count) watchers (counts seen: \(seen.suffix(12).map(String.init).joined(separator: ", ")))"
+                + (answered.isEmpty ? "" : "; answered meanwhile: \(answered)"))
     }
 
     /// Watchers spread over the instances at `ports` (in turn) long-poll one list; pushes go to
@@ -408,9 +415,12 @@ struct BenchSession {
         self.token = token
     }
 
+    /// A new list, made over a new connection: `setup` may have sat idle past the server's
+    /// 90-second keep-alive timeout during a long phase.
     func newList() throws -> ListID {
         let list = ListID.random()
-        let answer = try setup.call("POST", "/v1/lists", token: token, body: Array("{\"id\":\"\(list)\"}".utf8))
+        let answer = try RawConnection(port: setup.port).call(
+            "POST", "/v1/lists", token: token, body: Array("{\"id\":\"\(list)\"}".utf8))
         guard answer.status == 201 else { throw BenchError("list creation: \(answer.status)") }
         return list
     }
