@@ -103,6 +103,7 @@ struct LifecycleCLITests {
         try bob.ok("sync")
         try bob.ok("add", "Coffee")  // not sent yet
         let unsent = try pending(bob)
+        #expect(unsent == 3)  // Coffee: its name, checked and deleted registers
         #expect(try alice.ok("sync").contains("received"))
         let members = try #require(
             try json(try alice.ok("invites", "--json")) as? [[String: Any]])
