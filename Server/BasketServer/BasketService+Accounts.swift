@@ -69,7 +69,7 @@ extension BasketService {
 
     /// Refuses a sign-in attempt while its address, or this name from it, is being throttled.
     func checkThrottle(name: String, address: String) throws {
-        let now = LoginLimiter.monotonic()
+        let now = configuration.monotonicClock()
         if let retryAfter = logins.addressBlocked(address, now: now) {
             throw HTTPError(
                 429, "rate_limited", "too many failed sign-ins from this address; try again in \(retryAfter) s",
@@ -87,7 +87,7 @@ extension BasketService {
     func verify(_ password: String, of account: Account?, name: String, address: String) throws -> Account {
         let verified = Passwords.verify(password, against: account?.passwordHash ?? decoyHash)
         guard let account, verified else {
-            logins.failed(name, address, now: LoginLimiter.monotonic())
+            logins.failed(name, address, now: configuration.monotonicClock())
             throw HTTPError(401, "invalid_credentials", "wrong account name or password")
         }
         logins.succeeded(name, address)

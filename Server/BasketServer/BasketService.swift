@@ -52,6 +52,8 @@ public final class BasketService: Sendable {
         public var maxBytesPerList: Int64 = 64 << 20
         /// The server's wall clock in Unix milliseconds.
         public var clock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
+        /// Milliseconds that never step back, for sign-in throttling (tests set one of their own).
+        public var monotonicClock: @Sendable () -> UInt64 = { LoginLimiter.monotonic() }
 
         public init() {}
     }

@@ -107,7 +107,10 @@ final class LoginLimiter: Sendable {
     /// Entries remembered (for tests and /metrics).
     var size: Int { memory.withLock { $0.events.count + $0.delays.count } }
 
-    private static func seconds(_ milliseconds: UInt64) -> Int { Int(min(milliseconds / 1000 + 1, 3_600)) }
+    /// Whole seconds, rounded up (a wait of exactly 1,000 ms is 1 s), at least 1.
+    private static func seconds(_ milliseconds: UInt64) -> Int {
+        Int(min(max(1, milliseconds.addingSaturated(999) / 1000), 3_600))
+    }
 }
 
 extension UInt64 {
