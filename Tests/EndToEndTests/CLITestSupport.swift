@@ -43,6 +43,12 @@ struct Device {
         return try JSONDecoder().decode(Listing.self, from: Data(output.utf8))
     }
 
+    /// The bearer token `basket login` saved in this device's config.
+    func token() throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/config.json"))
+        return try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? String)
+    }
+
     /// Everything this device knows, as the canonical export encoding.
     func exported() throws -> String { try ok("export", "-") }
 

@@ -29,11 +29,6 @@ struct CompactionTests {
             })
     }
 
-    func token(of device: Device) throws -> String {
-        let data = try Data(contentsOf: URL(fileURLWithPath: device.directory + "/config.json"))
-        return try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? String)
-    }
-
     /// `basket-server compact --retention-days 0` drops exactly the superseded writes; a device
     /// joining afterwards gets the same state, and `basket history` tells it that older writes are
     /// missing, while the device that saw them all keeps a complete history.
@@ -76,7 +71,7 @@ struct CompactionTests {
         let alice = try aliceWithHistory(server)
         let aliceReplica = try Replica(path: alice.directory + "/basket.sqlite")
         let list = try #require(try aliceReplica.lists().first?.id)
-        let transport = HTTPSyncTransport(baseURL: try #require(URL(string: server.url)), token: try token(of: alice))
+        let transport = HTTPSyncTransport(baseURL: try #require(URL(string: server.url)), token: try alice.token())
         let reader = try Replica(path: root.file("reader.sqlite"))
 
         let first = try await transport.pull(list, after: 0, limit: 3, wait: 0)

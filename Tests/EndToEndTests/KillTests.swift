@@ -20,7 +20,7 @@ struct KillTests {
         operations: Set<Op>, rows: Int
     ) {
         let rows = try server.storedOperationRows()
-        let token = try token(of: reader.directory)
+        let token = try reader.token()
         var operations = Set<Op>()
         var cursor = 0
         while true {
@@ -33,11 +33,6 @@ struct KillTests {
             if page?["more"] as? Bool != true { break }
         }
         return (operations, rows)
-    }
-
-    func token(of directory: String) throws -> String {
-        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/config.json"))
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? String ?? ""
     }
 
     /// What a client's replica holds of `list`: all its operations, and those still unsynced.
