@@ -57,6 +57,7 @@ public enum BasketCLI {
             let commandContext = Context(arguments: parsed, environment: environment, console: console)
             context = commandContext
             try command.run(commandContext)
+            if command.writes { SyncCommands.sendAfterWrite(commandContext) }
             return 0
         } catch let error as UsageError {
             console.error("Error: \(error.message)")

@@ -8,6 +8,8 @@ struct CommandSpec: Sendable {
     var details: String = ""
     var valueOptions: Set<String> = []
     var flagOptions: Set<String> = []
+    /// Whether the command writes to the replica: with a server, what it wrote is sent before it exits.
+    var writes = false
     var run: @Sendable (Context) throws -> Void
 
     var help: String {
@@ -20,6 +22,7 @@ struct CommandSpec: Sendable {
                                Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
               --list NAME      Work on this list instead of the current one.
               --json           Print data as JSON (commands that print data).
+              --no-sync        Keep this command's changes here: do not send them now (see 'basket remote').
               -h, --help       Show help.
               --version        Show the version.
 
@@ -35,7 +38,7 @@ struct CommandSpec: Sendable {
 
 enum Commands {
     static let globalValueOptions: Set<String> = ["--db", "--list"]
-    static let globalFlagOptions: Set<String> = ["--json", "--help", "-h", "--version"]
+    static let globalFlagOptions: Set<String> = ["--json", "--help", "-h", "--version", "--no-sync"]
 
     static let all: [CommandSpec] = [
         CommandSpec(
@@ -55,19 +58,19 @@ enum Commands {
                 Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
                 are refused; nothing is written then.
                 """,
-            valueOptions: ["--from"], run: ItemCommands.add),
+            valueOptions: ["--from"], writes: true, run: ItemCommands.add),
         CommandSpec(
             path: ["check"], summary: "Cross an item off.", usage: "basket check ITEM",
-            details: itemArgument, run: { try ItemCommands.setChecked($0, .check) }),
+            details: itemArgument, writes: true, run: { try ItemCommands.setChecked($0, .check) }),
         CommandSpec(
             path: ["uncheck"], summary: "Put a checked item back on the list.", usage: "basket uncheck ITEM",
-            details: itemArgument, run: { try ItemCommands.setChecked($0, .uncheck) }),
+            details: itemArgument, writes: true, run: { try ItemCommands.setChecked($0, .uncheck) }),
         CommandSpec(
             path: ["toggle"], summary: "Check an unchecked item, uncheck a checked one.", usage: "basket toggle ITEM",
-            details: itemArgument, run: { try ItemCommands.setChecked($0, .toggle) }),
+            details: itemArgument, writes: true, run: { try ItemCommands.setChecked($0, .toggle) }),
         CommandSpec(
             path: ["rm"], summary: "Remove an item (adding it again brings it back).", usage: "basket rm ITEM",
-            details: itemArgument, run: ItemCommands.remove),
+            details: itemArgument, writes: true, run: ItemCommands.remove),
         CommandSpec(
             path: ["rename"], summary: "Rename an item.",
             usage: "basket rename ITEM NEW-NAME | basket rename ITEM… --to NEW-NAME",
@@ -77,13 +80,13 @@ enum Commands {
                 OPTIONS:
                   --to NAME        The new name (then every argument before it is the item).
                 """,
-            valueOptions: ["--to"], run: ItemCommands.rename),
+            valueOptions: ["--to"], writes: true, run: ItemCommands.rename),
         CommandSpec(
             path: ["set"], summary: "Set or clear an item's quantity, note or category.",
             usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]",
             details: "OPTIONS:\n  --quantity Q, --note TEXT, --category C   An empty value clears the field.\n"
                 + "Quantities and categories hold up to 256 bytes, notes up to 4,096; control characters are refused.",
-            valueOptions: ["--quantity", "--note", "--category"], run: ItemCommands.set),
+            valueOptions: ["--quantity", "--note", "--category"], writes: true, run: ItemCommands.set),
         CommandSpec(
             path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all]",
             details: """
@@ -121,13 +124,13 @@ enum Commands {
             usage: "basket history ITEM", details: itemArgument, run: ItemCommands.history),
         CommandSpec(
             path: ["list", "new"], summary: "Create a list and make it the current one.", usage: "basket list new NAME",
-            run: ListCommands.new),
+            writes: true, run: ListCommands.new),
         CommandSpec(
             path: ["list", "use"], summary: "Make a list the current one.", usage: "basket list use NAME",
             run: ListCommands.use),
         CommandSpec(
             path: ["list", "rename"], summary: "Rename the current list (or --list NAME).",
-            usage: "basket list rename NEW-NAME", run: ListCommands.rename),
+            usage: "basket list rename NEW-NAME", writes: true, run: ListCommands.rename),
         CommandSpec(
             path: ["lists"], summary: "Show the lists on this replica.", usage: "basket lists", run: ListCommands.lists),
         CommandSpec(
@@ -141,15 +144,21 @@ enum Commands {
         CommandSpec(
             path: ["import"], summary: "Merge operations exported by another replica.", usage: "basket import FILE|-",
             details: "All operations are applied in one transaction, or none (a bad file changes nothing).",
-            run: ListCommands.importFile),
+            writes: true, run: ListCommands.importFile),
         CommandSpec(
-            path: ["remote"], summary: "Show or set the sync server.", usage: "basket remote [set URL]",
+            path: ["remote"], summary: "Show or set the sync server.",
+            usage: SyncCommands.remoteUsage,
             details: """
                 The server and the token live in config.json next to the replica (mode 0600). Use https:// for
                 a server on another machine: over plain http the password and token travel in clear (a warning
                 says so). Redirects are never followed: the token would go along.
+                OPTIONS:
+                  --auto-sync on|off  With a server, every command that changes a list sends the change before
+                                   it exits (waiting about 2 s; what is not sent by then waits for the next sync),
+                                   and the interactive mode sends each change at once. On by default; off keeps
+                                   changes here until 'basket sync' (one command: --no-sync).
                 """,
-            run: SyncCommands.remote),
+            valueOptions: ["--auto-sync"], run: SyncCommands.remote),
         CommandSpec(
             path: ["signup"], summary: "Create an account on the server and sign in.",
             usage: "basket signup NAME [--password-stdin] [--device NAME] [--invite CODE]",

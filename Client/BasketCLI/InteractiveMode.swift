@@ -49,6 +49,10 @@ final class InteractiveMode {
     var history: [(item: Item, times: [UInt64])] = []
     /// Set by the sync watcher when another device changed the list.
     let remoteChanged = ChangeFlag()
+    /// Set when the sync status changed (the status line is drawn again).
+    let statusChanged = ChangeFlag()
+    /// Keeps the list in sync while the screen is open (nil without a server).
+    var live: LiveSync?
 
     init(context: Context) throws {
         self.context = context
@@ -74,7 +78,7 @@ final class InteractiveMode {
     }
 
     func run() throws {
-        startWatching()
+        startSyncing()
         Terminal.enterRawMode()
         defer { Terminal.restore() }
         try reload()
@@ -85,12 +89,36 @@ final class InteractiveMode {
                 try reload()
                 state.message = "Updated from another device"
                 draw()
+            } else if statusChanged.take() {
+                draw()
             }
             guard !bytes.isEmpty else { continue }
             for key in Key.decode(bytes) {
-                if try !handle(key) { return }
+                if try !handle(key) {
+                    leave()
+                    return
+                }
             }
             draw()
+        }
+    }
+
+    /// On the way out: sends what is still waiting, for about 2 s at most, saying so on screen.
+    func leave() {
+        guard let live, live.sends, live.status.pending > 0 || (try? replica.pendingCount(in: list.id)) ?? 0 > 0
+        else {
+            self.live?.stop()
+            return
+        }
+        state.message = "Sending your changes…"
+        draw()
+        let waiting = (try? runBlocking { await live.flush(within: SyncCommands.sendSeconds) }) ?? 0
+        live.stop()
+        if waiting > 0 {
+            Terminal.restore()
+            context.console.error(
+                "Saved here; \(waiting) change\(waiting == 1 ? "" : "s") waiting for the server (sent at the next sync)."
+            )
         }
     }
 
@@ -135,11 +163,13 @@ final class InteractiveMode {
                 return
             }
             let updated = try replica.toggle(match.item.id, in: list.id)
+            live?.changed()
             state.message = updated.isChecked ? "Checked \(updated.name)" : "Unchecked \(updated.name)"
             try reload()
         } else if state.selection < state.result.matches.count + state.suggestions.count {
             let suggestion = state.suggestions[state.selection - state.result.matches.count]
             let added = try replica.add([suggestion.name], to: list.id)
+            live?.changed()
             state.message = "Added \(added.first?.item.name ?? suggestion.name) again"
             state.query = ""
             state.selection = 0
@@ -148,6 +178,7 @@ final class InteractiveMode {
             let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
             let entry = EntryParser.parse(offer, existingKeys: keys)
             let added = try replica.add([Replica.NewItem(name: entry.name, quantity: entry.quantity)], to: list.id)
+            live?.changed()
             state.message = "Added \(added.first?.item.name ?? offer)"
             state.query = ""
             state.selection = 0
@@ -176,7 +207,7 @@ final class InteractiveMode {
         }
         if rowTexts.isEmpty { lines.append("  (nothing on the list yet: type a name and press Enter)") }
         while lines.count < rows - 1 { lines.append("") }
-        lines.append(truncate(state.message, columns))
+        lines.append(bottomLine(columns))
         var screen = "\u{1B}[H\u{1B}[2J"
         screen += lines.prefix(rows).joined(separator: "\r\n")
         Terminal.write(screen)
@@ -186,19 +217,37 @@ final class InteractiveMode {
 
     func truncate(_ text: String, _ width: Int) -> String { DisplayWidth.truncate(text, to: width) }
 
-    /// With a server configured, long-polls the list in the background and flags changes.
-    func startWatching() {
-        guard let (transport, _) = try? context.transport() else { return }
+    /// The last line: the message on the left, where the list stands with the server on the right.
+    func bottomLine(_ columns: Int) -> String {
+        let status = syncLine
+        let statusWidth = DisplayWidth.columns(of: status)
+        guard statusWidth + 2 < columns else { return truncate(state.message, columns) }
+        let message = truncate(state.message, columns - statusWidth - 2)
+        let gap = columns - DisplayWidth.columns(of: message) - statusWidth
+        return message + String(repeating: " ", count: max(1, gap)) + status
+    }
+
+    /// The sync status as the status line shows it.
+    var syncLine: String {
+        guard let live else { return "this device only" }
+        return live.status.description
+    }
+
+    /// With a server configured: keeps the list in sync in the background (each change sent
+    /// within a second; other devices' changes flag a reload), unless auto-sync is off.
+    func startSyncing() {
+        guard let (transport, config) = try? context.transport() else { return }
         let engine = SyncEngine(replica: replica, transport: transport)
-        let listID = list.id
-        let flag = remoteChanged
-        Thread.detachNewThread {
-            while true {
-                let report = try? runBlocking { try await engine.watchOnce(listID, wait: 25) }
-                if let report, report.changedItems > 0 { flag.raise() }
-                if report == nil { sleep(2) }
+        let (remote, status) = (remoteChanged, statusChanged)
+        let sends = config.autoSync != false && !context.arguments.has("--no-sync")
+        let live = LiveSync(engine: engine, list: list.id, sends: sends) { event in
+            switch event {
+            case .received(let report): if report.changedItems > 0 { remote.raise() }
+            case .status: status.raise()
             }
         }
+        self.live = live
+        live.start()
     }
 }
 

@@ -136,6 +136,8 @@ final class ScenarioRunner {
             for device in scenario.devices {
                 try basket(device, ["remote", "set", url], line: 0)
                 try basket(device, ["signup", device], line: 0)
+                // A scenario says when each device syncs: its changes leave only at a sync step.
+                try basket(device, ["remote", "set", "--auto-sync", "off"], line: 0)
             }
             try basket(owner, ["list", "new", "Shopping"], line: 0)
             try basket(owner, ["sync"], line: 0)

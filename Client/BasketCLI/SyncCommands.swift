@@ -9,6 +9,8 @@ struct RemoteConfig: Codable {
     var server: String?
     var account: String?
     var token: String?
+    /// Whether write commands send their changes before they exit (nil: on).
+    var autoSync: Bool?
 }
 
 extension Context {
@@ -75,43 +77,91 @@ enum SyncCommands {
         return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
+    static let remoteUsage = "basket remote [set [URL] [--auto-sync on|off]]"
+
     static func remote(_ context: Context) throws {
         let args = context.arguments.positionals
         var config = try context.loadConfig()
+        let autoSync = context.arguments.value("--auto-sync")
         if args.first == "set" {
-            guard args.count == 2, let url = URL(string: args[1]), ["http", "https"].contains(url.scheme ?? ""),
-                url.host != nil
-            else {
-                throw UsageError(
-                    message: "give the server's URL, like http://127.0.0.1:8080", usage: "basket remote set URL")
+            guard args.count <= 2, args.count == 2 || autoSync != nil else {
+                throw UsageError(message: "give the server's URL, like http://127.0.0.1:8080", usage: remoteUsage)
             }
-            if config.server != args[1] {
-                config.token = nil  // a token belongs to its server
-                config.account = nil
+            if let autoSync {
+                guard autoSync == "on" || autoSync == "off" else {
+                    throw UsageError(message: "--auto-sync is on or off", usage: remoteUsage)
+                }
+                config.autoSync = autoSync == "on"
             }
-            config.server = args[1]
+            var url: URL?
+            if args.count == 2 {
+                guard let given = URL(string: args[1]), ["http", "https"].contains(given.scheme ?? ""),
+                    given.host != nil
+                else {
+                    throw UsageError(message: "give the server's URL, like http://127.0.0.1:8080", usage: remoteUsage)
+                }
+                if config.server != args[1] {
+                    config.token = nil  // a token belongs to its server
+                    config.account = nil
+                }
+                config.server = args[1]
+                url = given
+            }
             try context.saveConfig(config)
-            context.console.print("Server set to \(args[1])")
-            if url.scheme == "http", let host = url.host, !Self.isLoopback(host) {
+            if let url { context.console.print("Server set to \(url.absoluteString)") }
+            if autoSync != nil {
+                context.console.print(
+                    config.autoSync == false
+                        ? "Auto-sync off: changes stay here until 'basket sync'"
+                        : "Auto-sync on: each change is sent as it is made")
+            }
+            if let url, url.scheme == "http", let host = url.host, !Self.isLoopback(host) {
                 context.console.error(
                     "Warning: \(host) is reached over plain http: your password and token travel in clear."
                         + " Use https:// (docs/deploy.md puts the server behind TLS).")
             }
             return
         }
-        guard args.isEmpty else {
-            throw UsageError(message: "unknown remote command '\(args[0])'", usage: "basket remote [set URL]")
+        guard args.isEmpty, autoSync == nil else {
+            throw UsageError(message: "unknown remote command '\(args.first ?? "--auto-sync")'", usage: remoteUsage)
         }
         if context.json {
             struct Output: Encodable {
                 var server: String?
                 var account: String?
+                var autoSync: Bool
             }
-            return try context.console.json(Output(server: config.server, account: config.account))
+            return try context.console.json(
+                Output(server: config.server, account: config.account, autoSync: config.autoSync ?? true))
         }
         context.console.print(
             config.server.map { "Server: \($0)" + (config.account.map { " (signed in as \($0))" } ?? "") }
                 ?? "No server configured.")
+        if config.server != nil {
+            context.console.print(
+                "Auto-sync: \(config.autoSync == false ? "off (changes wait for 'basket sync')" : "on")")
+        }
+    }
+
+    /// How long a write command waits for the server before it leaves its changes in the outbox.
+    static let sendSeconds = 2.0
+
+    /// After a write command: with a server, signed in and auto-sync on (and no `--no-sync`),
+    /// sends every list's waiting changes, for about 2 s at most. What is not sent is said on
+    /// stderr; the command still succeeds (its changes are saved here).
+    static func sendAfterWrite(_ context: Context) {
+        guard !context.arguments.has("--no-sync"), let config = try? context.loadConfig(), config.server != nil,
+            config.token != nil, config.autoSync != false, let replica = try? context.replica(),
+            let pending = try? replica.pendingCount(), pending > 0, let engine = try? engine(context)
+        else { return }
+        let outcome = (try? runBlocking { await engine.sendPending(within: sendSeconds) }) ?? SendOutcome()
+        guard outcome.waiting > 0 else { return }
+        let why =
+            outcome.timedOut
+            ? "the server did not answer within \(Int(sendSeconds)) s"
+            : outcome.failure ?? "the server did not take them"
+        context.console.error(
+            "Saved here; \(outcome.waiting) change\(outcome.waiting == 1 ? "" : "s") waiting for the server (\(why)).")
     }
 
     static func account(_ context: Context, signUp: Bool) throws {
@@ -221,7 +271,8 @@ enum SyncCommands {
         if reports.isEmpty { context.console.print("Nothing to sync.") }
     }
 
-    /// `sync --watch`: stays connected and prints every change as it arrives. Ends with Ctrl-C.
+    /// `sync --watch`: stays connected and prints every change as it arrives; sends what this or
+    /// another process writes to the list within a second (unless auto-sync is off). Ends with Ctrl-C.
     static func watch(_ context: Context, _ engine: SyncEngine) throws {
         let replica = try context.replica()
         guard let list = try context.list(create: false) else {
@@ -230,16 +281,29 @@ enum SyncCommands {
         _ = try runBlocking { try await engine.sync(list.id) }
         context.console.print("Watching \(list.title) (Ctrl-C to stop)")
         context.console.flush()
+        let sends = try context.loadConfig().autoSync != false && !context.arguments.has("--no-sync")
+        let wake = DispatchSemaphore(value: 0)
+        let problems = Mutex<[String]>([])
+        let live = LiveSync(engine: engine, list: list.id, sends: sends) { event in
+            switch event {
+            case .received: wake.signal()
+            case .status(let status):
+                switch status {
+                case .offline, .failed:
+                    problems.withLock { $0.append("Sync: \(status)") }
+                    wake.signal()
+                default: break
+                }
+            }
+        }
+        live.start()
+        defer { live.stop() }
         var before = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
         while true {
-            let listID = list.id
-            do {
-                _ = try runBlocking { try await engine.watchOnce(listID, wait: 25) }
-            } catch let error as SyncError {
-                context.console.error("Sync failed: \(error); retrying in 2 s")
-                sleep(2)
-                continue
-            }
+            wake.wait()
+            for problem in problems.withLock({ p in
+                defer { p = [] }; return p
+            }) { context.console.error(problem) }
             let after = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
             for (id, item) in after.sorted(by: { $0.value.name < $1.value.name }) where before[id] != item {
                 let change: String

@@ -106,6 +106,21 @@ extension Replica {
         try locked { Int(try $0.scalar("SELECT count(*) FROM outbox")?.integerValue ?? 0) }
     }
 
+    /// The number of local writes of one list waiting for the server (read from the file, so
+    /// writes by other processes count too).
+    public func pendingCount(in list: ListID) throws -> Int {
+        try locked {
+            Int(try $0.scalar("SELECT count(*) FROM outbox WHERE list = ?", .blob(list.raw.bytes))?.integerValue ?? 0)
+        }
+    }
+
+    /// The lists with local writes waiting for the server.
+    public func listsWithPendingChanges() throws -> [ListID] {
+        try locked { db in
+            try db.query("SELECT DISTINCT list FROM outbox", map: { ListID(raw: ID128($0.blob128(0))) })
+        }
+    }
+
     /// The correction added to the wall clock (server time minus local time, in milliseconds).
     public func clockOffset() throws -> Int64 {
         try locked { try $0.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0 }

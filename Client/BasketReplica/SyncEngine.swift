@@ -95,12 +95,7 @@ public final class SyncEngine: Sendable {
     public func sync(_ list: ListID) async throws -> ListSyncReport {
         var report = ListSyncReport(list: list)
         var state = try replica.syncState(of: list)
-        if !state.isRegistered {
-            let remote = try await transport.createList(list)
-            if state.epoch == nil { state.epoch = remote.epoch }
-            state.isRegistered = true
-            try replica.saveSyncState(state)
-        }
+        try await register(list, &state)
         try await pushPending(list, &state, &report)
         try await pullAll(list, &state, &report)
         state.lastSync = HybridClock.wallClockMilliseconds()
@@ -109,11 +104,43 @@ public final class SyncEngine: Sendable {
         return report
     }
 
-    /// One long-poll round: push what is pending, wait up to `wait` seconds for news, apply it.
-    public func watchOnce(_ list: ListID, wait: Int = 25) async throws -> ListSyncReport {
+    /// Sends a list's local changes without pulling: registers the list on the server when it is
+    /// not there yet, then pushes the outbox in batches. What a write command, or a
+    /// ``LiveSync`` after a local change, runs; the next sync or watch round pulls. Safe beside
+    /// a running ``watchOnce(_:wait:sending:)`` of the same list: it never moves the list's cursor (a
+    /// push sent twice is stored once).
+    public func send(_ list: ListID) async throws -> ListSyncReport {
         var report = ListSyncReport(list: list)
         var state = try replica.syncState(of: list)
+        try await register(list, &state)
+        let knewEpoch = state.epoch != nil
         try await pushPending(list, &state, &report)
+        if !knewEpoch, state.epoch != nil {
+            var fresh = try replica.syncState(of: list)
+            if fresh.epoch == nil {
+                fresh.epoch = state.epoch
+                try replica.saveSyncState(fresh)
+            }
+        }
+        report.clockOffset = try replica.clockOffset()
+        return report
+    }
+
+    /// Creates the list on the server when this replica made it and has not registered it yet.
+    private func register(_ list: ListID, _ state: inout SyncState) async throws {
+        guard !state.isRegistered else { return }
+        let remote = try await transport.createList(list)
+        if state.epoch == nil { state.epoch = remote.epoch }
+        state.isRegistered = true
+        try replica.saveSyncState(state)
+    }
+
+    /// One long-poll round: push what is pending (unless `sending` is false), wait up to `wait`
+    /// seconds for news, apply it.
+    public func watchOnce(_ list: ListID, wait: Int = 25, sending: Bool = true) async throws -> ListSyncReport {
+        var report = ListSyncReport(list: list)
+        var state = try replica.syncState(of: list)
+        if sending { try await pushPending(list, &state, &report) }
         let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: wait)
         if let epoch = state.epoch, epoch != page.epoch {
             try await rebuild(list, &state, &report, newEpoch: page.epoch)

@@ -12,6 +12,10 @@ protocol SyncableReplica: Sendable {
     func saveSyncState(_ state: SyncState) throws
     /// Local writes of `list` not yet acknowledged, oldest first, at most `limit`.
     func pendingOperations(in list: ListID, limit: Int) throws -> [PendingOperation]
+    /// The lists with local writes waiting.
+    func listsWithPendingChanges() throws -> [ListID]
+    /// How many local writes of `list` are waiting (written by any process using the file).
+    func pendingCount(in list: ListID) throws -> Int
     /// Drops the acknowledged writes of `list` up to and including `sequence`.
     func acknowledge(_ list: ListID, through sequence: Int64) throws
     /// Every write this device knows of `list` (a rebuild pushes them all).

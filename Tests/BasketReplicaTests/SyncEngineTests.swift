@@ -43,6 +43,12 @@ struct SyncEngineTests {
         func pendingOperations(in list: ListID, limit: Int) throws -> [PendingOperation] {
             state.withLock { Array($0.outbox.filter { $0.operation.list == list }.prefix(limit)) }
         }
+        func listsWithPendingChanges() throws -> [ListID] {
+            state.withLock { Array(Set($0.outbox.map(\.operation.list))) }
+        }
+        func pendingCount(in list: ListID) throws -> Int {
+            state.withLock { $0.outbox.count { $0.operation.list == list } }
+        }
         func acknowledge(_ list: ListID, through sequence: Int64) throws {
             state.withLock { $0.outbox.removeAll { $0.operation.list == list && $0.sequence <= sequence } }
         }
@@ -88,6 +94,12 @@ struct SyncEngineTests {
             /// Whether the account is a viewer: every push is refused with 403 forbidden.
             var viewer = false
             var serverTime: UInt64 = 1
+            /// How long each push takes to be answered (a server that does not answer in time).
+            var pushDelay: Duration = .zero
+            /// Whether the server cannot be reached: every call fails as unreachable.
+            var offline = false
+            /// Pushes tried, answered or not.
+            var pushAttempts = 0
         }
         let state: Mutex<State>
 
@@ -110,7 +122,13 @@ struct SyncEngineTests {
             RemoteList(id: id, role: .owner, epoch: state.withLock { $0.epoch }, cursor: 0)
         }
         func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
-            try state.withLock { state in
+            let delay = try state.withLock { state in
+                state.pushAttempts += 1
+                if state.offline { throw SyncError.unreachable("scripted: offline") }
+                return state.pushDelay
+            }
+            if delay > .zero { try await Task.sleep(for: delay) }
+            return try state.withLock { state in
                 if state.viewer { throw SyncError.server(status: 403, code: "forbidden", message: "a viewer") }
                 if !state.pushAnswers.isEmpty, let error = state.pushAnswers.removeFirst() { throw error }
                 state.pushed.append(operations)
@@ -121,7 +139,15 @@ struct SyncEngineTests {
             }
         }
         func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
-            try state.withLock { state in
+            // A long-poll with nothing new waits until something arrives or `wait` seconds pass.
+            for _ in 0..<(wait * 50) {
+                guard state.withLock({ $0.log.count == Int(cursor) && $0.pullErrors.isEmpty && !$0.offline }) else {
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return try state.withLock { state in
+                if state.offline { throw SyncError.unreachable("scripted: offline") }
                 state.pulls.append(cursor)
                 if let error = state.pullErrors[state.pulls.count - 1] { throw error }
                 let page = Array(state.log.dropFirst(Int(cursor)).prefix(min(limit, state.pageSize)))

@@ -35,7 +35,7 @@ struct DamagedReplicaTests {
 
     @Test func doctorRebuildsADamagedItemsTableAndKeepsTheUnsyncedChanges() throws {
         let (server, alice) = try synced((0..<300).map { "Item \($0)" }.joined(separator: ", "))
-        try alice.ok("add", "Unsynced one, Unsynced two")  // in the outbox only
+        try alice.ok("add", "--no-sync", "Unsynced one, Unsynced two")  // in the outbox only
         let path = alice.directory + "/basket.sqlite"
         try smash(page: try rootPage(of: "items", in: path), of: path)
 

@@ -38,7 +38,7 @@ struct DiskFullTests {
 
         // Fill the file system to the last block.
         _ = try Executables.runShell("dd if=/dev/zero of='\(disk)/filler' bs=16k 2>/dev/null; sync")
-        try alice.ok("add", (0..<3_000).map { "Item \($0)" }.joined(separator: ", "))
+        try alice.ok("add", "--no-sync", (0..<3_000).map { "Item \($0)" }.joined(separator: ", "))
         let refused = try alice.run("sync")
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("storage is full"), "\(refused.stderr)")

@@ -35,7 +35,7 @@ struct GettingStartedTests {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
         let blocks = try Self.codeBlocks()
-        #expect(blocks.count == 4)
+        #expect(blocks.count == 5)
         for block in blocks {
             #expect(source.contains(block.joined(separator: "\n")), "not in the test: \(block.joined(separator: "\n"))")
         }
@@ -80,5 +80,21 @@ struct GettingStartedTests {
         print("sent \(reports.reduce(0) { $0 + $1.pushed }) changes")
         #expect(reports.reduce(0) { $0 + $1.pushed } > 0)
         #expect(try replica.pendingCount() == 0)
+
+        // Keep a list live while the app is open
+        let live = LiveSync(engine: engine, list: list.id) { event in
+            if case .status(let status) = event { print("sync: \(status)") }
+        }
+        live.start()
+        try replica.add(["Coffee"], to: list.id)
+        live.changed()  // send now rather than at the next look (every 250 ms)
+        let waiting = await live.flush(within: 2)  // before the app goes away: what is still unsent
+        live.stop()
+        #expect(waiting == 0)
+        #expect(try replica.pendingCount() == 0)
+        let elsewhere = try Replica(path: directory + "/other.sqlite")
+        _ = try await SyncEngine(replica: elsewhere, transport: HTTPSyncTransport(baseURL: serverURL, token: token))
+            .syncAll()
+        #expect(try elsewhere.items(in: list.id).map(\.name).contains("Coffee"))
     }
 }

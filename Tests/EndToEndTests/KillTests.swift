@@ -60,7 +60,8 @@ struct KillTests {
         var killedMidway = 0
         for round in 0..<50 {
             for (index, client) in clients.enumerated() {
-                try client.ok("add", (0..<20).map { "R\(round) C\(index) item \($0)" }.joined(separator: ", "))
+                try client.ok(
+                    "add", "--no-sync", (0..<20).map { "R\(round) C\(index) item \($0)" }.joined(separator: ", "))
             }
             let syncs = try clients.map {
                 try Subprocess(Executables.path("basket"), ["--db", $0.directory, "sync"], stdout: .discard)
@@ -108,7 +109,7 @@ struct KillTests {
         var random = SeededGenerator(seed: 11)
         var killedMidway = 0
         for round in 0..<50 {
-            try alice.ok("add", (0..<100).map { "R\(round) item \($0)" }.joined(separator: ", "))
+            try alice.ok("add", "--no-sync", (0..<100).map { "R\(round) item \($0)" }.joined(separator: ", "))
             let device = round % 2 == 0 ? alice : bob
             let sync = try Subprocess(
                 Executables.path("basket"), ["--db", device.directory, "sync"], stdout: .discard, stderr: .discard)

@@ -33,7 +33,7 @@ struct LifecycleCLITests {
         let listed = try phone.ok("devices")
         #expect(listed.contains("laptop") && listed.contains("(this device)"))
 
-        try laptop.ok("add", "Bread, Eggs")
+        try laptop.ok("add", "--no-sync", "Bread, Eggs")
         let waiting = try pending(laptop)
         #expect(waiting > 0)
         #expect(try phone.ok("devices", "revoke", laptopID).contains("Signed out device"))
@@ -101,7 +101,7 @@ struct LifecycleCLITests {
         try carol.ok("join", code)
         try bob.ok("add", "Tea")
         try bob.ok("sync")
-        try bob.ok("add", "Coffee")  // not sent yet
+        try bob.ok("add", "Coffee", "--no-sync")  // not sent yet
         let unsent = try pending(bob)
         #expect(unsent == 3)  // Coffee: its name, checked and deleted registers
         #expect(try alice.ok("sync").contains("received"))

@@ -204,7 +204,7 @@ struct SyncTests {
     @Test func aFailedSyncSaysWhyAndKeepsTheOutbox() throws {
         let server = try start()
         let (alice, _, _) = try family(server)
-        try alice.ok("add", "Milk")
+        try alice.ok("--no-sync", "add", "Milk")
         server.stop()
         let failed = try alice.run("sync")
         #expect(failed.status == 1 && failed.stderr.contains("cannot reach the server"))
@@ -236,7 +236,8 @@ struct ClockSkewSyncTests {
         // Bob's device is 10 minutes ahead: the server refuses his writes, his client corrects
         // its clock from the server's time, re-stamps them and sends them again.
         let skewed = ["BASKET_CLOCK_SKEW_MS": "600000"]
-        let add = try Executables.run("basket", ["--db", bob.directory, "add", "Milk, Bread"], environment: skewed)
+        let add = try Executables.run(
+            "basket", ["--db", bob.directory, "add", "--no-sync", "Milk, Bread"], environment: skewed)
         #expect(add.status == 0)
         let sync = try Executables.run("basket", ["--db", bob.directory, "sync"], environment: skewed)
         #expect(sync.status == 0, "\(sync.stderr)")
