@@ -74,6 +74,19 @@ public enum BasketCLI {
                 "Run 'basket doctor' to rebuild it from the server, keeping the unsynced changes that can still be read."
             )
             return 1
+        } catch ReplicaError.readOnly(let list, let role) {
+            let title = context?.title(of: list) ?? "this list"
+            console.error("Error: you can only view \(title) (your role: \(role.rawValue)); nothing was changed.")
+            console.error(
+                "An owner of the list can make you an editor ('basket members' shows who); then run 'basket sync'.")
+            return 1
+        } catch ReplicaError.noLongerMember(let list) {
+            let title = context?.title(of: list) ?? "this list"
+            console.error(
+                "Error: \(title) is no longer shared with you on the server (its owner removed you or deleted it,"
+                    + " or you left it); its copy here is read-only, nothing was changed.")
+            console.error("'basket list rm \(title)' removes it from this device; 'basket export' keeps what it holds.")
+            return 1
         } catch let error as ReplicaError {
             console.error("Error: \(error)")
             return 1
@@ -160,6 +173,11 @@ final class Context {
         } catch {
             throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
         }
+    }
+
+    /// A list's title as this device knows it, for messages.
+    func title(of list: ListID) -> String? {
+        (try? replica().lists())?.first { $0.id == list }?.title
     }
 
     static let currentListSetting = "current_list"

@@ -132,6 +132,16 @@ enum Commands {
             path: ["list", "rename"], summary: "Rename the current list (or --list NAME).",
             usage: "basket list rename NEW-NAME", writes: true, run: ListCommands.rename),
         CommandSpec(
+            path: ["list", "rm"], summary: "Delete a list (an owner: for everyone) or remove a copy from this device.",
+            usage: "basket list rm [NAME]",
+            details: """
+                A shared list you own is deleted on the server with its history, members and invites; the other
+                members' next sync says so, and their copies stay (read-only) until they remove them. A list on
+                this device only, or no longer shared with you, is removed from this device. An editor or a
+                viewer cannot delete a shared list: 'basket leave' leaves it.
+                """,
+            run: MemberCommands.removeList),
+        CommandSpec(
             path: ["lists"], summary: "Show the lists on this replica.", usage: "basket lists", run: ListCommands.lists),
         CommandSpec(
             path: ["export"], summary: "Write every operation this replica knows to a file.",
@@ -198,14 +208,19 @@ enum Commands {
                 """,
             flagOptions: ["--password-stdin"], run: AccountCommands.password),
         CommandSpec(
-            path: ["sync"], summary: "Send local changes and receive everyone else's.", usage: "basket sync [--watch]",
+            path: ["sync"], summary: "Send local changes and receive everyone else's.",
+            usage: "basket sync [--watch | --discard-refused]",
             details: """
                 OPTIONS:
-                  --watch          Stay connected to the current list and print changes as they arrive (Ctrl-C stops).
+                  --watch          Stay connected to the current list and print changes as they arrive (Ctrl-C stops);
+                                   what other basket processes write to it is sent within a second.
+                  --discard-refused  Drop the changes the server refuses (made as a viewer, or to a list no longer
+                                   shared with you; 'basket status' lists them) and put those lists back to the
+                                   server's state, so that every device shows the same.
                 Lists made on this device are registered on the server; lists joined on another device are fetched.
                 When the server cannot be reached the changes stay in the outbox for the next sync.
                 """,
-            flagOptions: ["--watch"], run: SyncCommands.sync),
+            flagOptions: ["--watch", "--discard-refused"], run: SyncCommands.sync),
         CommandSpec(
             path: ["share"], summary: "Print an invite code for the current list.",
             usage: SyncCommands.shareUsage,
@@ -227,6 +242,24 @@ enum Commands {
                 when it expires, and when its maker leaves the list or is removed from it.
                 """,
             run: AccountCommands.invites),
+        CommandSpec(
+            path: ["members"], summary: "Who shares the current list, and their roles; remove one or change a role.",
+            usage: MemberCommands.membersUsage,
+            details: """
+                SUBCOMMANDS:
+                  rm NAME          Remove a member (owners): their copy stays with them, read-only.
+                  role NAME ROLE   Make a member an owner, editor or viewer (owners). The last owner cannot step
+                                   down; a member made a viewer loses the invites it made.
+                Editors may change the list and invite; viewers may only read it (their writes are refused).
+                """,
+            run: MemberCommands.members),
+        CommandSpec(
+            path: ["leave"], summary: "Leave the current list (it stays here, read-only).", usage: "basket leave",
+            details: """
+                Sends what waits first. The last owner cannot leave while others are members: make one an
+                owner first ('basket members role NAME owner'). 'basket list rm' then removes the copy here.
+                """,
+            run: MemberCommands.leave),
         CommandSpec(
             path: ["join"], summary: "Join a list with an invite code and make it current.", usage: "basket join CODE",
             run: SyncCommands.join),
@@ -305,16 +338,16 @@ enum Commands {
         }
         if name == "list" {
             let group = CommandSpec(
-                path: ["list"], summary: "Manage lists.", usage: "basket list new|use|rename NAME",
+                path: ["list"], summary: "Manage lists.", usage: "basket list new|use|rename|rm NAME",
                 details:
                     "SUBCOMMANDS:\n  new NAME       Create a list and use it.\n  use NAME       Make a list current.\n"
-                    + "  rename NAME    Rename the current list.",
+                    + "  rename NAME    Rename the current list.\n  rm [NAME]      Delete a list (see 'basket list rm --help').",
                 run: { context in
                     throw UsageError(
                         message: context.arguments.positionals.isEmpty
                             ? "'basket list' needs a subcommand"
                             : "unknown subcommand '\(context.arguments.positionals[0])'",
-                        usage: "basket list new|use|rename NAME")
+                        usage: "basket list new|use|rename|rm NAME")
                 })
             return (["list"], group, leading + rest.dropFirst())
         }

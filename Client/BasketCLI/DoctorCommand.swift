@@ -51,7 +51,7 @@ enum DoctorCommand {
                 var pushed = 0
                 var pulled = 0
                 for list in remote {
-                    let report = try await engine.adopt(list.id)
+                    let report = try await engine.adopt(list.id, role: list.role)
                     pushed += report.pushed
                     pulled += report.pulled
                 }

@@ -17,6 +17,8 @@ struct Scenario {
     enum Action: Equatable {
         /// A `basket` command run on the device (`add`, `check`, `rename`, …).
         case command([String])
+        /// A command that must be refused (exit status 1) and change nothing.
+        case refused([String])
         case offline
         case online
         case sync
@@ -101,6 +103,22 @@ struct Scenario {
         guard let verb = words.first else { throw fail("missing action") }
         let rest = words.dropFirst().joined(separator: " ")
         switch verb {
+        case "cannot":
+            // "bob: cannot add Cake": the action must be refused, and change nothing.
+            guard case .command(let arguments) = try action(rest, fail) else {
+                throw fail("'cannot' is followed by an action that changes the list")
+            }
+            return .refused(arguments)
+        case "share":
+            // "alice: share bob viewer": the member's role becomes viewer (or editor, owner).
+            guard words.count == 3, Scenario.isName(words[1]), ["owner", "editor", "viewer"].contains(words[2]) else {
+                throw fail("share DEVICE owner|editor|viewer")
+            }
+            return .command(["members", "role", words[1], words[2]])
+        case "remove" where words.count == 3 && words[1] == "member":
+            return .command(["members", "rm", words[2]])
+        case "discard" where rest == "refused":
+            return .command(["sync", "--discard-refused"])
         case "offline", "online", "sync":
             guard words.count == 1 else { throw fail("'\(verb)' takes nothing after it") }
             return verb == "offline" ? .offline : verb == "online" ? .online : .sync
@@ -132,7 +150,8 @@ struct Scenario {
         default:
             throw fail(
                 "unknown action '\(verb)': add, check, uncheck, toggle, remove, rename, quantity, title, "
-                    + "offline, online, sync, clock")
+                    + "offline, online, sync, clock, share DEVICE ROLE, remove member DEVICE, discard refused, cannot ACTION"
+            )
         }
     }
 

@@ -158,6 +158,18 @@ final class ScenarioRunner {
             case .device(let device, let action):
                 switch action {
                 case .command(let arguments): try basket(device, arguments, line: line)
+                case .refused(let arguments):
+                    let state = { [self] in
+                        try basket(device, ["ls", "--all", "--json"], line: line)
+                            + basket(device, ["status", "--json"], line: line)
+                    }
+                    let before = try state()
+                    try basket(device, arguments, line: line, expecting: 1)
+                    guard try state() == before else {
+                        throw Failure(
+                            line: line,
+                            message: "\(device): basket \(arguments.joined(separator: " ")) changed the list")
+                    }
                 case .offline: offline.insert(device)
                 case .online: offline.remove(device)
                 case .sync: if !offline.contains(device) { try basket(device, ["sync"], line: line) }
@@ -196,9 +208,10 @@ final class ScenarioRunner {
             }
         }
 
-        /// Runs a `basket` command on `device`; a failure fails the scenario at `line`.
+        /// Runs a `basket` command on `device`; an exit status other than `expecting` (0: success)
+        /// fails the scenario at `line`.
         @discardableResult
-        func basket(_ device: String, _ arguments: [String], line: Int) throws -> String {
+        func basket(_ device: String, _ arguments: [String], line: Int, expecting: Int32 = 0) throws -> String {
             let console = Console.capturing()
             var environment = ProcessInfo.processInfo.environment
             environment["BASKET_PASSWORD"] = "password-of-\(device)"
@@ -206,10 +219,11 @@ final class ScenarioRunner {
             let status = BasketCLI.run(
                 ["--db", folder + "/" + device] + arguments, environment: environment, console: console)
             console.flush()
-            guard status == 0 else {
+            guard status == expecting else {
                 throw Failure(
                     line: line,
-                    message: "\(device): basket \(arguments.joined(separator: " ")) failed (\(status)):\n"
+                    message: "\(device): basket \(arguments.joined(separator: " ")) "
+                        + (expecting == 0 ? "failed (\(status))" : "was not refused (exit status \(status))") + ":\n"
                         + (console.capturedErrors ?? ""))
             }
             return console.capturedOutput ?? ""

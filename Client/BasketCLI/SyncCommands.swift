@@ -223,6 +223,25 @@ enum SyncCommands {
         if context.arguments.has("--watch") { return try watch(context, engine) }
         let reports = try runBlocking { try await engine.syncAll() }
         let lists = Dictionary(try context.replica().lists().map { ($0.id, $0.title) }) { a, _ in a }
+        // Changes the server will not take (a viewer's, a former member's): dropped on request,
+        // after the sync has learnt every list's role, so each copy ends as the server has it.
+        var discarded: [ListID: [PendingOperation]] = [:]
+        if context.arguments.has("--discard-refused") {
+            let replica = try context.replica()
+            for state in try replica.syncStates() where state.role == .viewer || state.noLongerMember {
+                let pending = try replica.pendingOperations(in: state.list)
+                let described = Self.describe(pending, in: state.list, replica: replica)
+                let dropped = try replica.discardPending(in: state.list)
+                guard !dropped.isEmpty else { continue }
+                discarded[state.list] = dropped
+                if !context.json {
+                    context.console.print(
+                        "Dropped \(dropped.count) change\(dropped.count == 1 ? "" : "s") to"
+                            + " \(lists[state.list] ?? state.list.description) that the server refused:")
+                    for line in described { context.console.print("  \(line)") }
+                }
+            }
+        }
         if context.json {
             struct Row: Encodable {
                 var list: String
@@ -234,21 +253,28 @@ enum SyncCommands {
                 var refusedPending: Int
                 var noLongerMember: Bool
                 var unsent: Int
+                var discarded: Int
             }
             return try context.console.json(
                 reports.map {
-                    Row(
+                    let dropped = discarded[$0.list]?.count ?? 0
+                    return Row(
                         list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed, pulled: $0.pulled,
-                        epochChanged: $0.epochChanged, restamped: $0.restamped, refusedPending: $0.refusedPending,
-                        noLongerMember: $0.noLongerMember, unsent: $0.unsent)
+                        epochChanged: $0.epochChanged, restamped: $0.restamped,
+                        refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
+                        unsent: max(0, $0.unsent - dropped), discarded: dropped)
                 })
         }
         for report in reports where report.noLongerMember {
             let title = lists[report.list] ?? report.list.description
+            let unsent = report.unsent - (discarded[report.list]?.count ?? 0)
             context.console.error(
-                "You are no longer a member of \(title) on the server (an owner removed you, or you left it). It stays on"
-                    + " this device\(report.unsent > 0 ? " with \(report.unsent) changes that were not sent" : "");"
-                    + " ask a member for a new invite to share it again.")
+                "You are no longer a member of \(title) on the server (its owner removed you or deleted the list, or you"
+                    + " left it). It stays on this device, read-only"
+                    + (unsent > 0
+                        ? ", with \(unsent) changes that were not sent ('basket status' lists them;"
+                            + " 'basket sync --discard-refused' drops them)" : "")
+                    + "; 'basket list rm \(title)' removes it, a new invite shares it again.")
         }
         for report in reports where !report.noLongerMember {
             var line =
@@ -262,13 +288,47 @@ enum SyncCommands {
                     "This device's clock was off by \(report.clockOffset / 1000) s; corrected it and re-stamped \(report.restamped) changes"
                 )
             }
-            if report.refusedPending > 0 {
+            if report.refusedPending > 0 && discarded[report.list] == nil {
                 context.console.print(
-                    "\(report.refusedPending) local changes to this list were not sent: you can only view it (they stay here)"
-                )
+                    "\(report.refusedPending) local changes to this list were not sent: you can only view it. They stay here:"
+                        + " 'basket status' lists them, 'basket sync --discard-refused' drops them.")
             }
         }
         if reports.isEmpty { context.console.print("Nothing to sync.") }
+    }
+
+    /// Changes waiting in the outbox as a person reads them: one line per item, at most 50.
+    static func describe(_ pending: [PendingOperation], in list: ListID, replica: Replica) -> [String] {
+        var order: [ItemID] = []
+        var writes: [ItemID: [Op]] = [:]
+        for entry in pending {
+            if writes[entry.operation.item] == nil { order.append(entry.operation.item) }
+            writes[entry.operation.item, default: []].append(entry.operation)
+        }
+        var lines = order.prefix(50).map { item -> String in
+            let ops = writes[item] ?? []
+            let last = Dictionary(ops.map { ($0.field, $0.value) }) { _, later in later }
+            if item == .list { return "the list's title: \(Printable.escaped(last[.title]?.textValue ?? ""))" }
+            let name =
+                last[.name]?.textValue ?? (try? replica.item(item, in: list))?.map(\.name) ?? "an item"
+            var parts: [String] = []
+            if last[.deleted] == .bool(true) {
+                parts.append("removed")
+            } else if last[.deleted] == .bool(false) {
+                parts.append(last[.name] != nil ? "added" : "brought back")
+            }
+            if let checked = last[.checked]?.boolValue, !(checked == false && last[.deleted] == .bool(false)) {
+                parts.append(checked ? "checked" : "unchecked")
+            }
+            for field in [Field.quantity, .note, .category] {
+                guard let value = last[field] else { continue }
+                parts.append("\(field.rawValue) " + (value.textValue.map { "'\(Printable.escaped($0))'" } ?? "cleared"))
+            }
+            if parts.isEmpty { parts.append("renamed") }
+            return "\(Printable.escaped(name)): \(parts.joined(separator: ", "))"
+        }
+        if order.count > 50 { lines.append("… and \(order.count - 50) more items") }
+        return lines
     }
 
     /// `sync --watch`: stays connected and prints every change as it arrives; sends what this or
@@ -402,7 +462,7 @@ enum SyncCommands {
         let replica = try context.replica()
         let joined = try runBlocking {
             let remote = try await transport.join(code: code)
-            _ = try await engine.adopt(remote.id)
+            _ = try await engine.adopt(remote.id, role: remote.role)
             return remote
         }
         try replica.setSetting(Context.currentListSetting, joined.id.description)
@@ -433,6 +493,10 @@ enum SyncCommands {
                 var lastSync: UInt64?
                 var cursor: Int64
                 var pending: Int
+                var role: Role?
+                var noLongerMember: Bool
+                /// Changes the server will not take (a viewer's, a former member's), as a person reads them.
+                var refused: [String]
             }
             struct Output: Encodable {
                 var server: String?
@@ -445,10 +509,14 @@ enum SyncCommands {
                 Output(
                     server: config.server, account: config.account, pending: pending, clockOffsetMilliseconds: offset,
                     lists: try lists.map { list in
-                        ListStatus(
-                            id: list.id.description, title: list.title, synced: states[list.id]?.isRegistered ?? false,
-                            lastSync: states[list.id]?.lastSync, cursor: states[list.id]?.cursor ?? 0,
-                            pending: try replica.pendingOperations(in: list.id).count)
+                        let state = states[list.id]
+                        let pending = try replica.pendingOperations(in: list.id)
+                        let refuses = state.map { $0.role == .viewer || $0.noLongerMember } ?? false
+                        return ListStatus(
+                            id: list.id.description, title: list.title, synced: state?.isRegistered ?? false,
+                            lastSync: state?.lastSync, cursor: state?.cursor ?? 0, pending: pending.count,
+                            role: state?.role, noLongerMember: state?.noLongerMember ?? false,
+                            refused: refuses ? Self.describe(pending, in: list.id, replica: replica) : [])
                     }))
         }
         context.console.print(
@@ -463,6 +531,23 @@ enum SyncCommands {
                 ?? "never"
             let waiting = try replica.pendingOperations(in: list.id).count
             context.console.print("  \(list.title): last sync \(when), \(waiting) pending")
+        }
+        // Changes the server will not take: what they were, and the way out.
+        var refused = false
+        for list in lists {
+            guard let state = states[list.id], state.role == .viewer || state.noLongerMember else { continue }
+            let pending = try replica.pendingOperations(in: list.id)
+            guard !pending.isEmpty else { continue }
+            refused = true
+            let why = state.noLongerMember ? "it is no longer shared with you" : "you can only view it"
+            context.console.print(
+                "\(list.title): \(pending.count) change\(pending.count == 1 ? "" : "s") the server will not take (\(why)):"
+            )
+            for line in Self.describe(pending, in: list.id, replica: replica) { context.console.print("  \(line)") }
+        }
+        if refused {
+            context.console.print(
+                "'basket sync --discard-refused' drops them and puts those lists back to the server's state.")
         }
     }
 }

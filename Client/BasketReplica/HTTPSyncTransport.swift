@@ -140,6 +140,35 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         _ = try await send("DELETE", "/v1/lists/\(list)/invites/\(escaped)")
     }
 
+    /// The list's members and their roles (`GET /v1/lists/{id}/members`).
+    public func members(of list: ListID) async throws -> [Wire.Member] {
+        let answer: Wire.Members = try await call("GET", "/v1/lists/\(list)/members")
+        return answer.members.prefix(10_000).map {
+            Wire.Member(account: Self.printable(String($0.account.prefix(64))), role: $0.role)
+        }
+    }
+
+    /// Gives a member another role (an owner's call).
+    public func setRole(_ role: Role, of account: String, in list: ListID) async throws {
+        let _: Wire.Member = try await call(
+            "PUT", "/v1/lists/\(list)/members/\(Self.pathSegment(account))", sending: Wire.RoleChange(role: role))
+    }
+
+    /// Removes a member (an owner's call), or the account itself (leaving the list).
+    public func removeMember(_ account: String, from list: ListID) async throws {
+        _ = try await send("DELETE", "/v1/lists/\(list)/members/\(Self.pathSegment(account))")
+    }
+
+    /// Deletes the list on the server, with its log, members and invites (an owner's call).
+    public func deleteList(_ list: ListID) async throws {
+        _ = try await send("DELETE", "/v1/lists/\(list)")
+    }
+
+    /// Text made safe as one segment of a path.
+    static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
     /// Joins the list an invite code is for. The code goes in the body, never in the URL.
     public func join(code: String) async throws -> RemoteList {
         try Self.checked(try await call("POST", "/v1/invites", sending: Wire.InviteCode(code: code)))

@@ -92,11 +92,7 @@ extension Replica {
         var outcome = MergeOutcome()
         var batch = try group(operations, db)
         let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
-        let write = try db.cached(
-            """
-            INSERT OR REPLACE INTO items(list, id, name, checked, deleted, quantity, note, category, registers, history)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-            """)
+        let write = try db.cached(Self.writeRow)
         for rowIndex in batch.order {
             let key = batch.rows[rowIndex]
             var row = batch.newLists.contains(key.listNo) ? RowState() : try load(key, select)
@@ -120,6 +116,12 @@ extension Replica {
         }
         return outcome
     }
+
+    /// Writes one row back (``store(_:at:_:)`` binds it).
+    static let writeRow = """
+        INSERT OR REPLACE INTO items(list, id, name, checked, deleted, quantity, note, category, registers, history)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        """
 
     /// Step 1: numbers the rows the batch touches (creating lists it is the first to mention) and
     /// counting-sorts the operation indices by row, without an array per row.

@@ -16,12 +16,20 @@ public struct SyncState: Hashable, Sendable {
     /// Whether the server had dropped superseded writes (compaction) before this replica pulled
     /// them: the state is exact, but item histories lack those writes.
     public var historyIncomplete: Bool
+    /// This account's role on the list, as the server last said it; nil when not known (a list
+    /// never shared, or synced by an older build).
+    public var role: Role?
+    /// The list was on the server for this account and is no longer (an owner removed the
+    /// account or deleted the list, or the account left): the copy here is read-only.
+    public var noLongerMember: Bool
 
     /// A list's sync state.
     public init(
         list: ListID, epoch: String? = nil, cursor: Int64 = 0, isRegistered: Bool = false, lastSync: UInt64? = nil,
-        historyIncomplete: Bool = false
+        historyIncomplete: Bool = false, role: Role? = nil, noLongerMember: Bool = false
     ) {
+        self.role = role
+        self.noLongerMember = noLongerMember
         self.list = list
         self.epoch = epoch
         self.cursor = cursor
@@ -41,22 +49,23 @@ extension Replica {
     /// The sync states of every list that has one.
     public func syncStates() throws -> [SyncState] {
         try locked { db in
-            try db.query("SELECT list, epoch, cursor, registered, last_sync, history_incomplete FROM sync_lists") {
-                Self.syncState(from: $0)
-            }
+            try db.query("SELECT \(Self.syncColumns) FROM sync_lists") { Self.syncState(from: $0) }
         }
     }
+
+    static let syncColumns = "list, epoch, cursor, registered, last_sync, history_incomplete, role, gone"
 
     static func syncState(from row: Row) -> SyncState {
         SyncState(
             list: ListID(raw: ID128(row.blob128(0))), epoch: row.string(1), cursor: row.int64(2),
             isRegistered: row.int64(3) != 0, lastSync: row.isNull(4) ? nil : UInt64(row.int64(4)),
-            historyIncomplete: row.int64(5) != 0)
+            historyIncomplete: row.int64(5) != 0, role: row.string(6).flatMap(Role.init(rawValue:)),
+            noLongerMember: row.int64(7) != 0)
     }
 
     static func loadSyncState(_ list: ListID, _ db: Connection) throws -> SyncState {
         try db.query(
-            "SELECT list, epoch, cursor, registered, last_sync, history_incomplete FROM sync_lists WHERE list = ?",
+            "SELECT \(syncColumns) FROM sync_lists WHERE list = ?",
             .blob(list.raw.bytes),
             map: syncState(from:)
         ).first ?? SyncState(list: list)
@@ -65,12 +74,12 @@ extension Replica {
     static func saveSyncState(_ state: SyncState, _ db: Connection) throws {
         try db.run(
             """
-            INSERT OR REPLACE INTO sync_lists(list, epoch, cursor, registered, last_sync, history_incomplete)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO sync_lists(\(syncColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .blob(state.list.raw.bytes), state.epoch.map(SQLValue.text) ?? .null, .integer(state.cursor),
             .integer(state.isRegistered ? 1 : 0), state.lastSync.map { .integer(Int64($0)) } ?? .null,
-            .integer(state.historyIncomplete ? 1 : 0))
+            .integer(state.historyIncomplete ? 1 : 0), state.role.map { .text($0.rawValue) } ?? .null,
+            .integer(state.noLongerMember ? 1 : 0))
     }
 
     func saveSyncState(_ state: SyncState) throws {

@@ -33,6 +33,7 @@ extension Replica {
                     wall: UInt64(max(0, Int64(configuration.wallClock()) + offset)))
                 let value = try body(&writer)
                 guard !writer.operations.isEmpty else { return (value, MergeOutcome()) }
+                try Self.checkWritable(Set(writer.operations.map(\.list)), db)
                 let outcome = try merge(writer.operations, db)
                 for op in writer.operations { try Self.queue(op, db) }
                 try saveClock(writer.clock, db)
@@ -41,6 +42,16 @@ extension Replica {
         }
         notify(ReplicaChange(origin: .local, lists: outcome.lists, items: outcome.items))
         return value
+    }
+
+    /// Refuses a write to a list this account may only view, or that is no longer shared with
+    /// it: the transaction rolls back, nothing is written.
+    static func checkWritable(_ lists: Set<ListID>, _ db: Connection) throws {
+        for list in lists {
+            let state = try loadSyncState(list, db)
+            if state.noLongerMember { throw ReplicaError.noLongerMember(list) }
+            if let role = state.role, role == .viewer { throw ReplicaError.readOnly(list: list, role: role) }
+        }
     }
 
     /// Puts a local write in the outbox (in the transaction that merged it).

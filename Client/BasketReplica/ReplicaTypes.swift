@@ -113,6 +113,10 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
     case corrupt(String)
     /// A server's clock this far (milliseconds, server minus device) from this device's: not taken.
     case implausibleServerClock(Int64)
+    /// The account may only view the list (its role there): nothing was written.
+    case readOnly(list: ListID, role: Role)
+    /// The list is no longer shared with this account on the server: its copy here is read-only.
+    case noLongerMember(ListID)
 
     /// A stable code for scripts (`invalid_name`, `no_such_list`, …).
     public var code: String {
@@ -127,6 +131,8 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .newerSchema: "newer_schema"
         case .corrupt: "corrupt"
         case .implausibleServerClock: "implausible_server_clock"
+        case .readOnly: "read_only"
+        case .noLongerMember: "no_longer_member"
         }
     }
 
@@ -147,6 +153,10 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the server's clock is \(hours) hours "
                 + "\(offset > 0 ? "ahead of" : "behind") this device's; a clock more than a day away is not taken"
                 + " (check this device's date, or the server)"
+        case .readOnly(_, let role):
+            return "you can only view this list (your role: \(role.rawValue)); nothing was changed"
+        case .noLongerMember:
+            return "this list is no longer shared with you on the server; its copy here is read-only"
         }
     }
 }

@@ -53,6 +53,13 @@ enum Schema {
         -- historyComplete = false): item histories of the list lack the superseded writes.
         ALTER TABLE sync_lists ADD COLUMN history_incomplete INTEGER NOT NULL DEFAULT 0;
         """,
+        """
+        -- This account's role on the list as the server last said it (NULL: not known), and
+        -- whether the server no longer has the account as a member (removed, left, list deleted):
+        -- writes to a viewer's or a former member's copy are refused before anything is written.
+        ALTER TABLE sync_lists ADD COLUMN role TEXT;
+        ALTER TABLE sync_lists ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     static func migrate(_ db: Connection) throws {

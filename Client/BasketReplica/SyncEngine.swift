@@ -67,9 +67,14 @@ public final class SyncEngine: Sendable {
         let remoteIDs = Set(remote.map(\.id))
         var reports: [ListSyncReport] = []
         for list in try replica.listIDs() where !remoteIDs.contains(list) {
-            let state = try replica.syncState(of: list)
+            var state = try replica.syncState(of: list)
             if state.isRegistered {
-                // It was on the server, and this account is no longer a member: keep it here, and say so.
+                // It was on the server, and this account is no longer a member: keep it here
+                // (read-only), and say so.
+                if !state.noLongerMember {
+                    state.noLongerMember = true
+                    try replica.saveSyncState(state)
+                }
                 var report = ListSyncReport(list: list)
                 report.noLongerMember = true
                 report.unsent = try replica.pendingOperations(in: list, limit: .max).count
@@ -78,15 +83,27 @@ public final class SyncEngine: Sendable {
             }
             reports.append(try await sync(list))
         }
-        for list in remote { reports.append(try await sync(list.id)) }
+        for list in remote {
+            var state = try replica.syncState(of: list.id)
+            if state.role != list.role || state.noLongerMember {
+                // The server's word on this account's role (promoted, demoted, joined again).
+                state.role = list.role
+                state.noLongerMember = false
+                try replica.saveSyncState(state)
+            }
+            reports.append(try await sync(list.id))
+        }
         return reports
     }
 
     /// Syncs a list that already exists on the server (joined with an invite code, or pulled again
     /// into a rebuilt replica): it is marked as known there, so the sync does not create it.
-    public func adopt(_ list: ListID) async throws -> ListSyncReport {
+    /// `role` is the account's role on it, as the server said when it joined.
+    public func adopt(_ list: ListID, role: Role? = nil) async throws -> ListSyncReport {
         var state = try replica.syncState(of: list)
         state.isRegistered = true
+        state.noLongerMember = false
+        if let role { state.role = role }
         try replica.saveSyncState(state)
         return try await sync(list)
     }
@@ -113,14 +130,14 @@ public final class SyncEngine: Sendable {
         var report = ListSyncReport(list: list)
         var state = try replica.syncState(of: list)
         try await register(list, &state)
-        let knewEpoch = state.epoch != nil
+        let (epochBefore, roleBefore) = (state.epoch, state.role)
         try await pushPending(list, &state, &report)
-        if !knewEpoch, state.epoch != nil {
+        if (epochBefore == nil && state.epoch != nil) || state.role != roleBefore {
+            // Only what a push learns; the cursor stays as a running watch round left it.
             var fresh = try replica.syncState(of: list)
-            if fresh.epoch == nil {
-                fresh.epoch = state.epoch
-                try replica.saveSyncState(fresh)
-            }
+            if fresh.epoch == nil { fresh.epoch = state.epoch }
+            fresh.role = state.role
+            try replica.saveSyncState(fresh)
         }
         report.clockOffset = try replica.clockOffset()
         return report
@@ -132,6 +149,7 @@ public final class SyncEngine: Sendable {
         let remote = try await transport.createList(list)
         if state.epoch == nil { state.epoch = remote.epoch }
         state.isRegistered = true
+        state.role = remote.role
         try replica.saveSyncState(state)
     }
 
@@ -168,8 +186,11 @@ public final class SyncEngine: Sendable {
                 correctedOnce = true
                 continue
             } catch SyncError.server(403, "forbidden", _) {
-                // A viewer: the changes stay here. (Other 403s, a full list, are errors to show.)
+                // A viewer: the changes stay here (listed by `basket status`, dropped on request);
+                // later writes are refused before they are made. (Other 403s, a full list, are
+                // errors to show.)
                 report.refusedPending = try replica.pendingOperations(in: list, limit: .max).count
+                state.role = .viewer
                 return
             }
             if let epoch = state.epoch, epoch != outcome.epoch {
@@ -202,6 +223,7 @@ public final class SyncEngine: Sendable {
                 _ = try await transport.push(batch, to: list)
             } catch SyncError.server(403, "forbidden", _) {
                 refused = true  // a viewer: the writers rebuild the server; this replica only pulls
+                state.role = .viewer
                 break
             }
             start += batchSize

@@ -82,6 +82,41 @@ extension BasketService {
         return HTTPResponse(status: 204)
     }
 
+    /// Gives a member another role: an owner's call. Making the last owner an editor or viewer
+    /// is refused (409 last_owner): a list always has someone who can manage it.
+    func changeRole(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, list, role) = try membership(request)
+        guard role == .owner else { throw HTTPError(403, "forbidden", "only an owner can change roles") }
+        let body = try JSONBody.decode(Wire.RoleChange.self, from: request)
+        guard let newRole = Role(rawValue: body.role) else {
+            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
+        }
+        let name = request.pathParameters["account"]?.lowercased() ?? ""
+        guard let target = try store.account(named: name), try store.role(of: target.id, in: list) != nil else {
+            throw HTTPError.notFound("'\(name.prefix(64))' is not a member of this list")
+        }
+        do {
+            try store.setRole(newRole, of: target.id, in: list)
+        } catch StoreError.lastOwner {
+            throw HTTPError(
+                409, "last_owner",
+                "the list's last owner cannot become an \(newRole.rawValue); make another member an owner first")
+        } catch StoreError.noSuchMember {
+            throw HTTPError.notFound("'\(name.prefix(64))' is not a member of this list")
+        }
+        return answer(Wire.Member(account: target.name, role: newRole))
+    }
+
+    /// Deletes a list with its log, members and invites: an owner's call. Every parked long-poll
+    /// on it is answered 404 at once; the members' next sync finds it gone.
+    func deleteList(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, list, role) = try membership(request)
+        guard role == .owner else { throw HTTPError(403, "forbidden", "only an owner can delete the list") }
+        guard try store.deleteList(list) else { throw HTTPError.notFound("no such list") }
+        watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
+        return HTTPResponse(status: 204)
+    }
+
     // MARK: Invites
 
     static func wire(_ invite: InviteInfo) -> Wire.Invite {

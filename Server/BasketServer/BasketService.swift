@@ -133,6 +133,8 @@ public final class BasketService: Sendable {
             r.on("POST", "/v1/lists", answer: createList)
             r.on("GET", "/v1/lists", answer: listLists)
             r.on("GET", "/v1/lists/{id}/members", answer: listMembers)
+            r.on("DELETE", "/v1/lists/{id}", answer: deleteList)
+            r.on("PUT", "/v1/lists/{id}/members/{account}", answer: changeRole)
             r.on("DELETE", "/v1/lists/{id}/members/{account}", answer: removeMember)
             r.on("POST", "/v1/lists/{id}/invites", answer: createInvite)
             r.on("GET", "/v1/lists/{id}/invites", answer: listInvites)

@@ -256,21 +256,57 @@ public final class PostgresStore: Store, @unchecked Sendable {
     public func removeMember(_ account: Int64, from list: ListID) throws {
         try connected { db in
             try db.transaction {
-                // Locking the list's row serializes membership changes of one list across instances.
-                let found = try db.prepared("SELECT no FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
-                guard found.count == 1 else { throw StoreError.noSuchList }
-                let no = found.string(0, 0)
-                let counts = try db.prepared(
-                    """
-                    SELECT (SELECT role FROM members WHERE list = $1 AND account = $2),
-                        (SELECT count(*) FROM members WHERE list = $1 AND role = 'owner'),
-                        (SELECT count(*) FROM members WHERE list = $1)
-                    """, [no, "\(account)"])
-                guard let role = counts.string(0, 0) else { throw StoreError.noSuchMember }
-                if role == "owner" && counts.int64(0, 1) == 1 && counts.int64(0, 2) > 1 { throw StoreError.lastOwner }
+                let (no, role, owners, members) = try Self.lockMember(account, of: list, db)
+                if role == "owner" && owners == 1 && members > 1 { throw StoreError.lastOwner }
                 _ = try db.prepared("DELETE FROM members WHERE list = $1 AND account = $2", [no, "\(account)"])
                 // Who may no longer invite has no invites out.
                 _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
+            }
+        }
+    }
+
+    /// Locks the list's row (membership changes of one list are serialized across instances) and
+    /// reads the member's role and the list's owner and member counts. Call inside a transaction.
+    private static func lockMember(_ account: Int64, of list: ListID, _ db: PostgresConnection) throws -> (
+        no: String?, role: String, owners: Int64, members: Int64
+    ) {
+        let found = try db.prepared("SELECT no FROM lists WHERE id = $1 FOR UPDATE", [listParameter(list)])
+        guard found.count == 1 else { throw StoreError.noSuchList }
+        let no = found.string(0, 0)
+        let counts = try db.prepared(
+            """
+            SELECT (SELECT role FROM members WHERE list = $1 AND account = $2),
+                (SELECT count(*) FROM members WHERE list = $1 AND role = 'owner'),
+                (SELECT count(*) FROM members WHERE list = $1)
+            """, [no, "\(account)"])
+        guard let role = counts.string(0, 0) else { throw StoreError.noSuchMember }
+        return (no, role, counts.int64(0, 1), counts.int64(0, 2))
+    }
+
+    public func setRole(_ role: Role, of account: Int64, in list: ListID) throws {
+        try connected { db in
+            try db.transaction {
+                let (no, current, owners, _) = try Self.lockMember(account, of: list, db)
+                if current == Role.owner.rawValue && role != .owner && owners == 1 { throw StoreError.lastOwner }
+                _ = try db.prepared(
+                    "UPDATE members SET role = $3 WHERE list = $1 AND account = $2", [no, "\(account)", role.rawValue])
+                if role == .viewer {
+                    _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
+                }
+            }
+        }
+    }
+
+    public func deleteList(_ list: ListID) throws -> Bool {
+        try connected { db in
+            try db.transaction {
+                let found = try db.prepared("SELECT no FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
+                guard found.count == 1, let no = found.string(0, 0) else { return false }
+                for table in ["ops", "list_items", "invites", "members"] {
+                    _ = try db.prepared("DELETE FROM \(table) WHERE list = $1", [no])
+                }
+                _ = try db.prepared("DELETE FROM lists WHERE no = $1", [no])
+                return true
             }
         }
     }

@@ -359,6 +359,44 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    public func setRole(_ role: Role, of account: Int64, in list: ListID) throws {
+        try locked { db in
+            try db.transaction {
+                guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
+                guard
+                    let current = try db.scalar(
+                        "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))?
+                        .textValue
+                else { throw StoreError.noSuchMember }
+                if current == Role.owner.rawValue && role != .owner {
+                    let owners =
+                        try db.scalar("SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?
+                        .integerValue ?? 0
+                    if owners == 1 { throw StoreError.lastOwner }
+                }
+                try db.run(
+                    "UPDATE members SET role = ? WHERE list = ? AND account = ?", .text(role.rawValue), .integer(no),
+                    .integer(account))
+                if role == .viewer {
+                    try db.run("DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(no), .integer(account))
+                }
+            }
+        }
+    }
+
+    public func deleteList(_ list: ListID) throws -> Bool {
+        try locked { db in
+            try db.transaction {
+                guard let no = try listNo(list, db) else { return false }
+                for table in ["ops", "list_items", "invites", "members"] {
+                    try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
+                }
+                try db.run("DELETE FROM lists WHERE no = ?", .integer(no))
+                return true
+            }
+        }
+    }
+
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
         uses: Int

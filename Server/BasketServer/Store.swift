@@ -151,6 +151,12 @@ public protocol Store: Sendable {
     /// Removes a member, and the invites it made to the list (it may no longer invite); the last
     /// owner cannot leave while others remain.
     func removeMember(_ account: Int64, from list: ListID) throws
+    /// Gives a member another role. A member made a viewer loses the invites it made (a viewer
+    /// may not invite); the last owner cannot become an editor or a viewer.
+    /// - Throws: ``StoreError/noSuchList``, ``StoreError/noSuchMember``, ``StoreError/lastOwner``.
+    func setRole(_ role: Role, of account: Int64, in list: ListID) throws
+    /// Deletes a list: its log, members and invites. Returns false when there was no such list.
+    func deleteList(_ list: ListID) throws -> Bool
     /// Stores an invite by its code's hash, usable `uses` times until `expiresAt`.
     func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,

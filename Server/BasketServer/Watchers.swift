@@ -134,6 +134,16 @@ final class Watchers: Sendable {
         for watcher in dismissed { watcher.responder.respond(response) }
     }
 
+    /// Answers every watcher of `list` with `response` (the list was deleted).
+    func dismissAll(list: ListID, with response: HTTPResponse) {
+        let dismissed: [Watcher] = state.withLock { state in
+            let gone = state.waiting.removeValue(forKey: list) ?? []
+            for watcher in gone { state.unpark(watcher.account) }
+            return gone
+        }
+        for watcher in dismissed { watcher.responder.respond(response) }
+    }
+
     /// Answers every watcher with what it has (an empty page); later parks answer at once.
     func close() {
         let all: [(ListID, Watcher)] = state.withLock { state in

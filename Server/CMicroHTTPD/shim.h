@@ -2,12 +2,26 @@
 #define BASKET_CMICROHTTPD_SHIM_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+
+// Percent-decodes a URL or query value in place, as libmicrohttpd does by default, except one
+// holding an encoded NUL ("%00"): decoded, it would cut the path short ("/v1/lists/ID%00/ops"
+// would reach the route of "/v1/lists/ID"), so it is left as sent and matches no route.
+static size_t basket_unescape(void *cls, struct MHD_Connection *connection, char *value)
+{
+    (void) cls;
+    (void) connection;
+    for (const char *p = value; p[0] != '\0'; p++) {
+        if (p[0] == '%' && p[1] == '0' && p[2] == '0') return strlen(value);
+    }
+    return MHD_http_unescape(value);
+}
 
 // MHD_start_daemon is variadic: Swift cannot call it. This wrapper fixes the options we use.
 static inline struct MHD_Daemon *basket_mhd_start(
@@ -25,6 +39,7 @@ static inline struct MHD_Daemon *basket_mhd_start(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
+        MHD_OPTION_UNESCAPE_CALLBACK, basket_unescape, NULL,
         MHD_OPTION_END);
 }
 

@@ -111,7 +111,7 @@ final class World: @unchecked Sendable {
             try runBlocking {
                 let code = try await owner.transport.invite(to: list, role: .editor)
                 let remote = try await device.transport.join(code: code.code ?? "")
-                _ = try await device.engine.adopt(remote.id)
+                _ = try await device.engine.adopt(remote.id, role: remote.role)
             }
         }
         try perform(.backupServer)

@@ -156,6 +156,23 @@ public enum Wire {
         }
     }
 
+    /// `PUT /v1/lists/{id}/members/{account}`: gives a member another role (an owner's call).
+    public struct RoleChange: WireRequest, Hashable {
+        /// `owner`, `editor` or `viewer`.
+        public var role: String
+
+        /// A change to `role`.
+        public init(role: Role) { self.role = role.rawValue }
+
+        /// The JSON keys of the body.
+        public enum CodingKeys: String, CodingKey, CaseIterable { case role }
+        public static let fields = CodingKeys.allCases.map(\.rawValue)
+
+        public func check() throws(Refusal) {
+            try Refusal.text(role, CodingKeys.role, maxBytes: 16)
+        }
+    }
+
     /// `POST /v1/invites`: joins the list of an invite. The code travels in a body, never a URL.
     public struct InviteCode: WireRequest, Hashable {
         /// The code as its maker passed it on (case, dashes and spaces do not matter).

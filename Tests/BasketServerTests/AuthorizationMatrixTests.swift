@@ -26,6 +26,12 @@ struct AuthorizationMatrixTests {
         try #require(try await harness.call("DELETE", "/v1/tokens/current", token: tokens[.revoked]).status == 204)
         let target = try await harness.signUp("target")
         try await harness.join(list, owner: owner, member: target, role: "editor")
+        let promoted = try await harness.signUp("promoted")
+        try await harness.join(list, owner: owner, member: promoted, role: "viewer")
+        // A second list with the same members, for the owner to delete.
+        let doomed = try await harness.newList(owner)
+        try await harness.join(doomed, owner: owner, member: tokens[.viewer]!, role: "viewer")
+        try await harness.join(doomed, owner: owner, member: tokens[.editor]!, role: "editor")
         // Each caller pushes an item named after it: what is stored afterwards shows whose push went in.
         let encoded = { (caller: Caller) in
             String(decoding: OperationCodec.encode(harness.operations(list, names: [caller.rawValue])), as: UTF8.self)
@@ -89,6 +95,15 @@ struct AuthorizationMatrixTests {
             // Removing another member is the owner's right (the owner comes last: the target goes once).
             Case(route: "DELETE /v1/lists/{id}/members/{account}", expected: member(403, 403, 204)) { _, token in
                 try await harness.call("DELETE", "/v1/lists/\(list)/members/target", token: token)
+            },
+            // Roles are the owner's to give.
+            Case(route: "PUT /v1/lists/{id}/members/{account}", expected: member(403, 403, 200)) { _, token in
+                try await harness.call(
+                    "PUT", "/v1/lists/\(list)/members/promoted", token: token, json: ["role": "editor"])
+            },
+            // Deleting a list too (its members get 403, everyone else cannot tell it exists).
+            Case(route: "DELETE /v1/lists/{id}", expected: member(403, 403, 204)) { _, token in
+                try await harness.call("DELETE", "/v1/lists/\(doomed)", token: token)
             },
             // Any signed-in account may redeem a code (that is what it is for); members keep their list.
             Case(route: "POST /v1/invites", expected: signedIn(200)) { _, token in
@@ -158,7 +173,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 21)  // the README's count
+        #expect(served.count == 23)  // the README's count
 
         for entry in cases {
             for caller in Caller.allCases {
@@ -176,5 +191,17 @@ struct AuthorizationMatrixTests {
         let stored = try OperationCodec.decode(harness.store.page(of: list, after: 0, limit: 100).encoded)
         #expect(Set(stored.compactMap(\.value.textValue)) == ["editor", "owner"])
         #expect(try harness.store.statistics().operations == 2)
+        // The owner's calls took effect: a new editor, a list gone for everyone.
+        let members = try harness.store.members(of: list)
+        #expect(members.first { $0.account == "promoted" }?.role == .editor)
+        #expect(throws: StoreError.noSuchList) { try harness.store.head(of: doomed) }
+        // (Every token above was signed out by the last cases: the editor signs in again.)
+        let editor = try await harness.call(
+            "POST", "/v1/tokens", json: ["name": "editor", "password": "editor-password"])
+        let fresh = try #require(editor.json["token"] as? String)
+        #expect(try await harness.call("GET", "/v1/lists/\(doomed)/ops", token: fresh).status == 404)
+        let lists = try await harness.call("GET", "/v1/lists", token: fresh)
+        #expect(lists.status == 200 && String(decoding: lists.body, as: UTF8.self).contains(list.description))
+        #expect(!String(decoding: lists.body, as: UTF8.self).contains(doomed.description))
     }
 }

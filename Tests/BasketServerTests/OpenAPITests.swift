@@ -142,6 +142,7 @@ struct WireSchemaTests {
             ("NewList", Wire.NewList(id: list), Wire.NewList(id: list)),
             ("InviteRequest", Wire.InviteRequest(role: .viewer, uses: 2, expiresIn: 60), Wire.InviteRequest()),
             ("InviteCode", Wire.InviteCode(code: "c"), Wire.InviteCode(code: "c")),
+            ("RoleChange", Wire.RoleChange(role: .viewer), Wire.RoleChange(role: .viewer)),
             ("Push", Wire.Push(ops: OperationText(bytes: [])), Wire.Push(ops: OperationText(bytes: []))),
             ("Health", Wire.Health(status: "ok"), Wire.Health(status: "ok")),
             ("ServerTime", Wire.ServerTime(serverTime: 1), Wire.ServerTime(serverTime: 1)),

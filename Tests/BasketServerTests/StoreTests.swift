@@ -192,6 +192,49 @@ struct StoreTests {
         #expect(try store.memberships(of: alice).isEmpty)
     }
 
+    @Test(arguments: backends) func rolesChangeAndListsAreDeleted(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let bob = try store.createAccount(name: "bob", passwordHash: "b").id
+        let carol = try store.createAccount(name: "carol", passwordHash: "c").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        try store.saveInvite(
+            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 2)
+        _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
+        try store.saveInvite(
+            hash: "b", id: "by-bob", list: list, role: .editor, createdBy: bob, createdAt: 1, expiresAt: 1_000, uses: 1)
+
+        // The only owner cannot step down; with a second owner either may.
+        #expect(throws: StoreError.lastOwner) { try store.setRole(.editor, of: alice, in: list) }
+        #expect(throws: StoreError.noSuchMember) { try store.setRole(.viewer, of: carol, in: list) }
+        #expect(throws: StoreError.noSuchList) { try store.setRole(.viewer, of: bob, in: .random()) }
+        try store.setRole(.owner, of: bob, in: list)
+        try store.setRole(.editor, of: alice, in: list)
+        #expect(try store.members(of: list).map { "\($0.account):\($0.role)" } == ["alice:editor", "bob:owner"])
+        // A member made a viewer may no longer invite: its invites go.
+        try store.setRole(.viewer, of: alice, in: list)
+        #expect(try store.invites(of: list, now: 5).map(\.id) == ["by-bob"])
+        #expect(throws: StoreError.lastOwner) { try store.setRole(.viewer, of: bob, in: list) }
+
+        // Deleting takes the log, the members and the invites; another list is untouched.
+        let other = ListID.random()
+        _ = try store.createList(other, owner: bob)
+        _ = try store.append([Self.op(list, "Milk"), Self.op(list, "Tea", counter: 1)], to: list, receivedAt: 10)
+        _ = try store.append([Self.op(other, "Jam")], to: other, receivedAt: 10)
+        #expect(try store.deleteList(list))
+        #expect(try !store.deleteList(list))
+        #expect(try store.role(of: bob, in: list) == nil)
+        #expect(try store.memberships(of: alice).isEmpty)
+        #expect(try store.memberships(of: bob).map(\.list) == [other])
+        #expect(try store.statistics().operations == 1)
+        #expect(throws: StoreError.noSuchList) { try store.head(of: list) }
+        // The id is free again: a client may register it anew (say, a member's copy pushed again).
+        #expect(try store.createList(list, owner: carol).cursor == 0)
+    }
+
     @Test(arguments: backends) func theLogNumbersNewOperationsAndSkipsKnownOnes(_ backend: Backend) throws {
         let storage = try TestStore(backend)
         let store = try storage.open()

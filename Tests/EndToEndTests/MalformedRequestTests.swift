@@ -144,6 +144,11 @@ struct MalformedRequestTests {
                 request("POST /v1/invites/..%2F..%2Fadmin HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: 0\r\n\r\n")
             ),
             ("a NUL in the path", request("GET /v1/lists/\(list)%00/ops HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")),
+            // Decoded, the NUL would cut the path to DELETE /v1/lists/{id}: the owner's list would go.
+            (
+                "a NUL cutting a DELETE short",
+                request("DELETE /v1/lists/\(list)%00/invites/x HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")
+            ),
             // The routes of tokens, passwords and invites.
             (
                 "an invite code that is not a string",
@@ -220,6 +225,7 @@ struct MalformedRequestTests {
             "a wait of 1e99": 400, "a huge Content-Length": 413, "a negative Content-Length": 400,
             "a text/plain body": 415, "a form body": 415, "path traversal in a list id": 404,
             "encoded path traversal": 404, "traversal in an invite code": 404, "a NUL in the path": 404,
+            "a NUL cutting a DELETE short": 404,
             "an invite code that is not a string": 400, "an invite code of 100 bytes": 400, "uses as a string": 400,
             "uses of 1e300": 400, "traversal in an invite id": 404, "a device id of 10 KB": 404,
             "a device name with an escape": 400, "a new password nested 50,000 deep": 400, "a token of 10 KB": 401,
@@ -235,6 +241,9 @@ struct MalformedRequestTests {
                 Self.exchange(port, Self.request("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")) == 200, "after \(name)")
         }
         print("malformed requests: " + outcomes.joined(separator: "; "))
+        // Nothing above changed Alice's list: it is still there for her.
+        #expect(
+            Self.exchange(port, Self.request("GET /v1/lists/\(list)/ops HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")) == 200)
 
         // A slow sender (a byte every 50 ms, for about 5 s) does not hold up anyone else: 20
         // requests meanwhile take about what 20 took before it started on this machine today,

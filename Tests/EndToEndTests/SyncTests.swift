@@ -71,17 +71,21 @@ struct SyncTests {
         }
     }
 
-    @Test func aViewersPushIsRefusedAndNothingChanges() throws {
+    @Test func aViewersWriteIsRefusedBeforeItIsMadeAndTheServerRefusesItsPush() throws {
         let server = try start()
         let (alice, _, carol) = try family(server)
         try alice.ok("add", "Milk")
         try alice.ok("sync")
         try carol.ok("sync")
         let before = try alice.exported()
-        try carol.ok("check", "milk")  // works offline on carol's replica
-        let sync = try carol.ok("sync")
-        #expect(sync.contains("not sent"))
-        #expect(try carol.ok("status", "--json").jsonObject["pending"] as? Int == 1)
+        let carolBefore = try carol.exported()
+        // Carol's device knows she is a viewer: the write is refused, with who can change that.
+        let refused = try carol.run("check", "milk")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("you can only view Family (your role: viewer)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("An owner of the list can make you an editor"))
+        #expect(try carol.exported() == carolBefore)
+        #expect(try carol.ok("status", "--json").jsonObject["pending"] as? Int == 0)
         try alice.ok("sync")
         #expect(try alice.exported() == before)
         #expect(try alice.listing().items.map(\.checked) == [false])

@@ -1,0 +1,125 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Managing a shared list through the CLI: members, roles, leaving, deleting; and what a device
+/// does with changes the server refuses. Real `basket` processes against a real server.
+@Suite(.serialized)
+struct MembershipTests {
+    let root = TemporaryDirectory("membership")
+
+    func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+    func names(_ device: Device) throws -> [String] { try device.listing().items.map(\.name).sorted() }
+
+    /// Alice owns "Family"; Bob is an editor, Carol a viewer.
+    func family(_ server: ServerProcess, _ tag: String) throws -> (alice: Device, bob: Device, carol: Device) {
+        let alice = try Device.signedUp("alice\(tag)", on: server, in: root)
+        let bob = try Device.signedUp("bob\(tag)", on: server, in: root)
+        let carol = try Device.signedUp("carol\(tag)", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", "Milk")
+        try alice.share(with: bob)
+        try alice.share(with: carol, role: "viewer")
+        return (alice, bob, carol)
+    }
+
+    @Test func membersAreListedAndAnOwnerChangesRolesAndRemovesMembers() throws {
+        let server = try ServerProcess(dataDirectory: root.file("members-server"))
+        let (alice, bob, carol) = try family(server, "m")
+        let listed = try alice.ok("members")
+        #expect(listed.contains("Family: 3 members"))
+        #expect(listed.contains("alicem") && listed.contains("owner  (you)"))
+        let rows = try #require(try json(try bob.ok("members", "--json")) as? [[String: Any]])
+        #expect(
+            rows.map { "\($0["account"] as? String ?? ""):\($0["role"] as? String ?? "")" }.sorted() == [
+                "alicem:owner", "bobm:editor", "carolm:viewer",
+            ])
+        #expect(rows.filter { $0["you"] as? Bool == true }.map { $0["account"] as? String } == ["bobm"])
+
+        // Only an owner changes roles or removes members; the server's refusal is shown.
+        let notOwner = try bob.run("members", "role", "carolm", "editor")
+        #expect(notOwner.status == 1 && notOwner.stderr.contains("only an owner can change roles"))
+        #expect(try carol.run("add", "Cake").status == 1)
+        #expect(try alice.ok("members", "role", "carolm", "editor").contains("carolm is now an editor of Family"))
+        try carol.ok("sync")  // her device learns the new role
+        try carol.ok("add", "Cake")
+        try alice.ok("sync")
+        #expect(try names(alice) == ["Cake", "Milk"])
+        let lastOwner = try alice.run("members", "role", "alicem", "editor")
+        #expect(lastOwner.status == 1 && lastOwner.stderr.contains("last owner"), "\(lastOwner.stderr)")
+        let bad = try alice.run("members", "role", "carolm", "boss")
+        #expect(bad.status == 64 && bad.stderr.contains("a role is owner, editor or viewer"))
+
+        #expect(try alice.ok("members", "rm", "bobm").contains("Removed bobm from Family"))
+        let told = try bob.run("sync")
+        #expect(told.status == 0 && told.stderr.contains("You are no longer a member of Family on the server"))
+        let write = try bob.run("add", "Jam")
+        #expect(write.status == 1 && write.stderr.contains("no longer shared with you"), "\(write.stderr)")
+        #expect(try names(bob) == ["Milk"])  // the copy stays as he last synced it, read-only
+        #expect(try bob.ok("list", "rm", "Family").contains("Removed Family from this device"))
+        #expect(!(try bob.ok("lists")).contains("Family"))
+    }
+
+    @Test func aMemberLeavesAndTheLastOwnerCannot() throws {
+        let server = try ServerProcess(dataDirectory: root.file("leave-server"))
+        let (alice, bob, _) = try family(server, "l")
+        try bob.ok("--no-sync", "add", "Bread")
+        let left = try bob.ok("leave")
+        #expect(left.contains("Left Family") && left.contains("read-only"))
+        try alice.ok("sync")
+        #expect(try names(alice) == ["Bread", "Milk"])  // what waited went first
+        #expect(try alice.ok("members").contains("2 members"))
+        let owner = try alice.run("leave")
+        #expect(owner.status == 1 && owner.stderr.contains("last owner"), "\(owner.stderr)")
+        #expect(try bob.run("check", "milk").status == 1)
+    }
+
+    @Test func anOwnerDeletesTheListAndTheOthersAreToldAndKeepACopy() throws {
+        let server = try ServerProcess(dataDirectory: root.file("delete-server"))
+        let (alice, bob, carol) = try family(server, "d")
+        let refused = try bob.run("list", "rm", "Family")
+        #expect(refused.status == 1 && refused.stderr.contains("only an owner can delete Family"), "\(refused.stderr)")
+        #expect(try alice.ok("list", "rm", "Family").contains("Deleted Family for everyone"))
+        #expect(!(try alice.ok("lists").contains("Family")))
+        let told = try carol.run("sync")
+        #expect(told.status == 0)
+        #expect(told.stderr.contains("You are no longer a member of Family on the server"), "\(told.stderr)")
+        #expect(told.stderr.contains("'basket list rm Family' removes it"))
+        #expect(try names(carol) == ["Milk"])
+        try bob.ok("sync")
+        #expect(try bob.ok("list", "rm", "Family").contains("Removed Family from this device"))
+        let gone = try RawHTTP.request(
+            port: server.port, "GET", "/v1/lists/\(try #require(try carol.listing().list?.id))/ops",
+            headers: ["Authorization": "Bearer \(try carol.token())"])
+        #expect(gone.status == 404)
+    }
+
+    /// Bob is made a viewer while he adds offline: `status` lists what the server refused, and
+    /// `sync --discard-refused` puts his copy back to the server's, the same as Alice's.
+    @Test func refusedChangesAreListedAndDiscardedOnRequest() throws {
+        let server = try ServerProcess(dataDirectory: root.file("refused-server"))
+        let (alice, bob, _) = try family(server, "r")
+        try bob.ok("--no-sync", "add", "2 Chocolate")
+        try bob.ok("--no-sync", "check", "milk")
+        try alice.ok("members", "role", "bobr", "viewer")
+        let sync = try bob.ok("sync")
+        #expect(sync.contains("5 local changes to this list were not sent: you can only view it"), "\(sync)")
+        let status = try bob.ok("status")
+        #expect(status.contains("Family: 5 changes the server will not take (you can only view it):"), "\(status)")
+        #expect(status.contains("Chocolate: added, quantity '2'"), "\(status)")
+        #expect(status.contains("Milk: checked"), "\(status)")
+        #expect(status.contains("basket sync --discard-refused"))
+        let refusedJSON = try #require(
+            (try json(try bob.ok("status", "--json")) as? [String: Any])?["lists"] as? [[String: Any]])
+        #expect(refusedJSON.first?["refused"] as? [String] == ["Chocolate: added, quantity '2'", "Milk: checked"])
+        #expect(refusedJSON.first?["role"] as? String == "viewer")
+
+        let discarded = try bob.ok("sync", "--discard-refused")
+        #expect(discarded.contains("Dropped 5 changes to Family that the server refused:"), "\(discarded)")
+        #expect((try json(try bob.ok("status", "--json")) as? [String: Any])?["pending"] as? Int == 0)
+        try alice.ok("sync")
+        #expect(try bob.exported() == alice.exported())
+        #expect(try bob.listing().items.map { "\($0.name) \($0.checked)" } == ["Milk false"])
+    }
+}
