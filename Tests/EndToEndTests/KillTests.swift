@@ -15,24 +15,33 @@ import Testing
 struct KillTests {
     let root = TemporaryDirectory("kills")
 
-    /// The operations of `list` on the server (pulled as `reader`), and how many rows its log has.
+    /// The operations of `list` on the server (pulled as `reader`), and how many rows its log has,
+    /// read while the log stood still: with PostgreSQL, a COMMIT a killed instance had sent can
+    /// still land after the client saw the connection drop, so the row count is read before and
+    /// after the pull, again until the two agree (at most ten times).
     func serverLog(_ server: ServerProcess, _ list: ListID, as reader: Device) throws -> (
         operations: Set<Op>, rows: Int
     ) {
-        let rows = try server.storedOperationRows()
         let token = try reader.token()
-        var operations = Set<Op>()
-        var cursor = 0
-        while true {
-            let answer = try Executables.runShell(
-                "curl -s -H 'Authorization: Bearer \(token)' '\(server.url)/v1/lists/\(list)/ops?after=\(cursor)&limit=5000'"
-            )
-            let page = try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any]
-            operations.formUnion(try OperationCodec.decode(Array((page?["ops"] as? String ?? "").utf8)))
-            cursor = (page?["cursor"] as? NSNumber)?.intValue ?? cursor
-            if page?["more"] as? Bool != true { break }
+        var result: (operations: Set<Op>, rows: Int) = ([], -1)
+        for _ in 0..<10 {
+            let rows = try server.storedOperationRows()
+            var operations = Set<Op>()
+            var cursor = 0
+            while true {
+                let answer = try Executables.runShell(
+                    "curl -s -H 'Authorization: Bearer \(token)' '\(server.url)/v1/lists/\(list)/ops?after=\(cursor)&limit=5000'"
+                )
+                let page = try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any]
+                operations.formUnion(try OperationCodec.decode(Array((page?["ops"] as? String ?? "").utf8)))
+                cursor = (page?["cursor"] as? NSNumber)?.intValue ?? cursor
+                if page?["more"] as? Bool != true { break }
+            }
+            result = (operations, rows)
+            if try server.storedOperationRows() == rows { break }
+            usleep(100_000)
         }
-        return (operations, rows)
+        return result
     }
 
     /// What a client's replica holds of `list`: all its operations, and those still unsynced.
