@@ -88,6 +88,15 @@ enum Commands {
                 + "Quantities and categories hold up to 256 bytes, notes up to 4,096; control characters are refused.",
             valueOptions: ["--quantity", "--note", "--category"], writes: true, run: ItemCommands.set),
         CommandSpec(
+            path: ["undo"], summary: "Undo the last change made on this device (again: the one before).",
+            usage: "basket undo",
+            details: """
+                Writes the values the last command replaced, as new changes that sync like any other: an item it
+                added is removed again, one it removed comes back as it was, a check, a rename or a quantity goes
+                back. The last 50 commands can be undone, one at a time; in the interactive mode, Ctrl-Z.
+                """,
+            writes: true, run: ItemCommands.undo),
+        CommandSpec(
             path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all]",
             details: """
                 OPTIONS:
@@ -310,9 +319,11 @@ enum Commands {
         path: [], summary: "Basket: an offline-first shared shopping list.",
         usage: "basket [--db PATH] [--list NAME] [--json] [COMMAND [ARGS]]",
         details: "With no command on a terminal: the interactive search. Type to narrow the list; ↑/↓ move;\n"
-            + "Enter toggles the selected item or adds what you typed; Tab completes a name or an is: token;\n"
-            + "Ctrl-U clears; Esc or Ctrl-C leaves. Changes from other devices appear while it is open when a\n"
-            + "server is configured. NO_COLOR turns colour off. Without a terminal it prints the list.\n\n"
+            + "Enter toggles the selected item or adds what you typed ('tea, 2 milk' adds two); Tab completes a\n"
+            + "name or an is: token; Ctrl-U clears; Ctrl-Z undoes the last change; Esc or Ctrl-C leaves. With a\n"
+            + "server, each change is sent as it is made, others' appear while it is open, and the last line says\n"
+            + "synced, sending, or offline with what waits. NO_COLOR turns colour off. Without a terminal it\n"
+            + "prints the list.\n\n"
             + "COMMANDS:\n"
             + all.map {
                 "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary

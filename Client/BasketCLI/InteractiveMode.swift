@@ -71,6 +71,13 @@ final class InteractiveMode {
     }
 
     func refresh() {
+        if EntryParser.split(state.query).count > 1 {
+            // Several items typed at once ("tea, coffee"): the one row is adding them all.
+            state.result = SearchResult(query: state.query, offer: state.query, matches: [])
+            state.suggestions = []
+            state.clampSelection()
+            return
+        }
         state.result = session.search(state.query, limit: 200)
         state.suggestions = Suggestions.rank(
             history, now: HybridClock.wallClockMilliseconds(), query: state.query, limit: state.query.isEmpty ? 5 : 3)
@@ -150,6 +157,19 @@ final class InteractiveMode {
             }
         case .enter:
             try act()
+        case .undo:
+            do {
+                if let undone = try replica.undo() {
+                    live?.changed()
+                    state.message =
+                        "Undid: " + SyncCommands.describe(undone.writes, replica: replica).joined(separator: "; ")
+                } else {
+                    state.message = "Nothing to undo"
+                }
+            } catch ReplicaError.cannotUndo(let why) {
+                state.message = "Cannot undo: \(why)"
+            }
+            try reload()
         }
         return true
     }
@@ -175,11 +195,13 @@ final class InteractiveMode {
             state.selection = 0
             try reload()
         } else if let offer = state.result.offer {
-            let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
-            let entry = EntryParser.parse(offer, existingKeys: keys)
-            let added = try replica.add([Replica.NewItem(name: entry.name, quantity: entry.quantity)], to: list.id)
+            // Commas, semicolons and newlines separate items, quantities are parsed: as `basket add`.
+            let entries = try entries(offer)
+            guard !entries.isEmpty else { return }
+            let added = try replica.add(
+                entries.map { Replica.NewItem(name: $0.name, quantity: $0.quantity) }, to: list.id)
             live?.changed()
-            state.message = "Added \(added.first?.item.name ?? offer)"
+            state.message = "Added " + added.map(\.item.name).joined(separator: ", ")
             state.query = ""
             state.selection = 0
             try reload()
@@ -195,7 +217,7 @@ final class InteractiveMode {
         let available = max(1, rows - 4)
         var rowTexts: [String] = state.result.matches.map { ItemCommands.line(for: $0.item) }
         rowTexts += state.suggestions.map { "\u{21BA} \($0.name)  (had it before)" }
-        if let offer = state.result.offer { rowTexts.append("+ Add \u{2039}\(offer)\u{203A}") }
+        if let offer = state.result.offer { rowTexts.append(createRow(offer)) }
         let start = max(0, min(state.selection - available + 1, rowTexts.count - available))
         for (i, text) in rowTexts.enumerated().dropFirst(start).prefix(available) {
             let line = truncate(text, columns - 2)
@@ -216,6 +238,20 @@ final class InteractiveMode {
     func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
 
     func truncate(_ text: String, _ width: Int) -> String { DisplayWidth.truncate(text, to: width) }
+
+    /// What Enter on the create row adds: each piece of `text` with its quantity.
+    func entries(_ text: String) throws -> [Entry] {
+        let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
+        return EntryParser.parseAll(text, existingKeys: keys)
+    }
+
+    /// The create row: how many items Enter adds, and which ("+ Add 2 items: ‹Tea›, ‹Coffee› (2)").
+    func createRow(_ offer: String) -> String {
+        let entries = (try? entries(offer)) ?? []
+        let named = entries.map { "\u{2039}\($0.name)\u{203A}" + ($0.quantity.map { " (\($0))" } ?? "") }
+        if entries.count > 1 { return "+ Add \(entries.count) items: " + named.joined(separator: ", ") }
+        return "+ Add " + (named.first ?? "\u{2039}\(offer)\u{203A}")
+    }
 
     /// The last line: the message on the left, where the list stands with the server on the right.
     func bottomLine(_ columns: Int) -> String {

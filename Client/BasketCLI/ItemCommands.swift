@@ -380,3 +380,27 @@ enum ItemCommands {
         }
     }
 }
+
+extension ItemCommands {
+    /// `basket undo`: the last command of this device, reversed by new writes; again for the one before.
+    static func undo(_ context: Context) throws {
+        guard context.arguments.positionals.isEmpty else {
+            throw UsageError(message: "undo takes no argument", usage: "basket undo")
+        }
+        let replica = try context.replica()
+        guard let undone = try replica.undo() else {
+            throw CommandError(message: "nothing to undo on this device", code: "nothing_to_undo")
+        }
+        let lines = SyncCommands.describe(undone.writes, replica: replica)
+        if context.json {
+            struct Output: Encodable {
+                var list: String
+                var undone: [String]
+            }
+            return try context.console.json(Output(list: undone.list.description, undone: lines))
+        }
+        let title = context.title(of: undone.list) ?? undone.list.description
+        context.console.print("Undid in \(title):")
+        for line in lines { context.console.print("  \(line)") }
+    }
+}

@@ -299,18 +299,23 @@ enum SyncCommands {
 
     /// Changes waiting in the outbox as a person reads them: one line per item, at most 50.
     static func describe(_ pending: [PendingOperation], in list: ListID, replica: Replica) -> [String] {
+        describe(pending.map(\.operation), replica: replica)
+    }
+
+    /// Writes as a person reads them: one line per item ("Milk: checked, quantity '2'"), at most 50.
+    static func describe(_ operations: [Op], replica: Replica) -> [String] {
         var order: [ItemID] = []
         var writes: [ItemID: [Op]] = [:]
-        for entry in pending {
-            if writes[entry.operation.item] == nil { order.append(entry.operation.item) }
-            writes[entry.operation.item, default: []].append(entry.operation)
+        for op in operations {
+            if writes[op.item] == nil { order.append(op.item) }
+            writes[op.item, default: []].append(op)
         }
         var lines = order.prefix(50).map { item -> String in
             let ops = writes[item] ?? []
             let last = Dictionary(ops.map { ($0.field, $0.value) }) { _, later in later }
             if item == .list { return "the list's title: \(Printable.escaped(last[.title]?.textValue ?? ""))" }
             let name =
-                last[.name]?.textValue ?? (try? replica.item(item, in: list))?.map(\.name) ?? "an item"
+                last[.name]?.textValue ?? ops.first.flatMap { try? replica.item(item, in: $0.list) }?.name ?? "an item"
             var parts: [String] = []
             if last[.deleted] == .bool(true) {
                 parts.append("removed")

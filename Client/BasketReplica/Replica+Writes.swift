@@ -23,8 +23,9 @@ extension Replica {
         }
     }
 
-    /// Runs one local transaction; `body` reads state and queues writes.
-    func performLocal<T>(_ body: (inout LocalWriter) throws -> T) throws -> T {
+    /// Runs one local transaction; `body` reads state and queues writes. With `journal`, the
+    /// registers the writes replace go to the undo journal as one step (``undo()``).
+    func performLocal<T>(journal: Bool = true, _ body: (inout LocalWriter) throws -> T) throws -> T {
         let (value, outcome) = try locked { db in
             try db.transaction {
                 let offset = try db.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0
@@ -34,6 +35,7 @@ extension Replica {
                 let value = try body(&writer)
                 guard !writer.operations.isEmpty else { return (value, MergeOutcome()) }
                 try Self.checkWritable(Set(writer.operations.map(\.list)), db)
+                if journal { try Self.journal(writer.operations, db) }
                 let outcome = try merge(writer.operations, db)
                 for op in writer.operations { try Self.queue(op, db) }
                 try saveClock(writer.clock, db)

@@ -117,6 +117,8 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly(list: ListID, role: Role)
     /// The list is no longer shared with this account on the server: its copy here is read-only.
     case noLongerMember(ListID)
+    /// There is no earlier state to go back to; the text says why.
+    case cannotUndo(String)
 
     /// A stable code for scripts (`invalid_name`, `no_such_list`, …).
     public var code: String {
@@ -133,6 +135,7 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .implausibleServerClock: "implausible_server_clock"
         case .readOnly: "read_only"
         case .noLongerMember: "no_longer_member"
+        case .cannotUndo: "cannot_undo"
         }
     }
 
@@ -157,6 +160,7 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "you can only view this list (your role: \(role.rawValue)); nothing was changed"
         case .noLongerMember:
             return "this list is no longer shared with you on the server; its copy here is read-only"
+        case .cannotUndo(let why): return "cannot undo: \(why)"
         }
     }
 }

@@ -60,6 +60,25 @@ enum Schema {
         ALTER TABLE sync_lists ADD COLUMN role TEXT;
         ALTER TABLE sync_lists ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
         """,
+        """
+        -- The undo journal: one step per local command (its writes), newest last, at most 50;
+        -- for each (item, field) it wrote, the register before it (NULL: none) and whether the
+        -- item existed. A step too large to journal is a barrier (journaled = 0).
+        CREATE TABLE undo_steps(
+            step INTEGER PRIMARY KEY,
+            writes INTEGER NOT NULL,
+            journaled INTEGER NOT NULL
+        );
+        CREATE TABLE undo(
+            step INTEGER NOT NULL,
+            list BLOB NOT NULL,
+            item BLOB NOT NULL,
+            field INTEGER NOT NULL,
+            existed INTEGER NOT NULL,
+            before BLOB,
+            PRIMARY KEY(step, list, item, field)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static func migrate(_ db: Connection) throws {

@@ -84,15 +84,23 @@ struct InteractiveTests {
         pane.wait("accents folded") { $0.contains("Crème fraîche") && !$0.contains("Milk") }
         try pane.send("C-u")
         try pane.type("2 kimchi")
-        pane.wait("the offer for kimchi") { $0.contains("+ Add ‹2 kimchi›") }
+        pane.wait("the offer for kimchi, its quantity apart") { $0.contains("+ Add ‹kimchi› (2)") }
         try pane.send("Enter")
         pane.wait("added") { $0.contains("Added kimchi") }
+        // Several items at once, as `basket add` takes them: the create row says how many.
+        try pane.type("tea, coffee; 3 jam")
+        pane.wait("the row adding three") { $0.contains("+ Add 3 items: ‹tea›, ‹coffee›, ‹jam› (3)") }
+        try pane.send("Enter")
+        pane.wait("three added") { $0.contains("Added tea, coffee, jam") && $0.contains("[ ] coffee") }
         try pane.send("Escape")
         let deadline = Date().addingTimeInterval(5)
         while pane.isAlive && Date() < deadline { usleep(50_000) }
         #expect(!pane.isAlive)
         let listing = try device.ok("ls", "--json")
         #expect(listing.contains("\"name\":\"kimchi\"") && listing.contains("\"quantity\":\"2\""))
+        let added = try device.listing().items.map(\.name)
+        #expect(["tea", "coffee", "jam"].allSatisfy(added.contains) && !added.contains { $0.contains(",") })
+        #expect(listing.contains("\"quantity\":\"3\""))
         #expect(try device.listing("--checked").items.map(\.name) == ["Oat milk"])
     }
 

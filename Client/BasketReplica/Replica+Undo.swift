@@ -1,0 +1,156 @@
+public import BasketCore
+import SQLite
+
+/// Undo: each local command is one step of a journal; undoing writes the values its writes
+/// replaced, as new writes, so an undo syncs and merges like any other edit.
+extension Replica {
+    /// Steps the journal keeps; older ones cannot be undone.
+    public static let undoDepth = 50
+    /// Writes one command may make and still be undone (a larger one is a barrier in the journal).
+    public static let maxUndoableWrites = 5_000
+
+    /// What ``undo()`` did.
+    public struct Undone: Hashable, Sendable {
+        /// The list the undone command changed.
+        public var list: ListID
+        /// The writes that restored the earlier values.
+        public var writes: [Op]
+    }
+
+    /// Records, before `operations` are merged, the registers they will replace (one step).
+    static func journal(_ operations: [Op], _ db: Connection) throws {
+        guard operations.count <= maxUndoableWrites else {
+            try db.run("INSERT INTO undo_steps(writes, journaled) VALUES (?, 0)", .integer(Int64(operations.count)))
+            try trimJournal(db)
+            return
+        }
+        try db.run("INSERT INTO undo_steps(writes, journaled) VALUES (?, 1)", .integer(Int64(operations.count)))
+        let step = db.lastInsertRowID
+        let select = try db.cached(
+            "SELECT registers FROM items WHERE list = (SELECT no FROM lists WHERE id = ?1) AND id = ?2")
+        let insert = try db.cached(
+            "INSERT OR IGNORE INTO undo(step, list, item, field, existed, before) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        var rows: [ItemKeyPair: [Field: Register]?] = [:]
+        for op in operations {
+            let key = ItemKeyPair(list: op.list, item: op.item)
+            if rows[key] == nil {
+                select.reset()
+                try select.bind(op.list.raw.bytes, at: 1)
+                try select.bind(op.item.raw.bytes, at: 2)
+                var registers: [Field: Register]?
+                if let found = try select.step() {
+                    var read: [Field: Register] = [:]
+                    try found.withBlob(0) { blob in try Records.forEach(in: blob) { read[$0] = $1 } }
+                    registers = read
+                }
+                select.reset()
+                rows[key] = .some(registers)
+            }
+            let registers = rows[key] ?? nil
+            var before: [UInt8]?
+            if let register = registers?[op.field] {
+                var bytes: [UInt8] = []
+                Records.append(field: op.field, register: register, to: &bytes)
+                before = bytes
+            }
+            insert.reset()
+            try insert.bind(step, at: 1)
+            try insert.bind(op.list.raw.bytes, at: 2)
+            try insert.bind(op.item.raw.bytes, at: 3)
+            try insert.bind(Int64(op.field.code), at: 4)
+            try insert.bind(registers == nil ? 0 : 1, at: 5)
+            if let before { try insert.bind(before, at: 6) } else { try insert.bindNull(at: 6) }
+            try insert.runToCompletion()
+        }
+        try trimJournal(db)
+    }
+
+    struct ItemKeyPair: Hashable {
+        var list: ListID
+        var item: ItemID
+    }
+
+    static func trimJournal(_ db: Connection) throws {
+        let cutoff = (try db.scalar("SELECT max(step) FROM undo_steps")?.integerValue ?? 0) - Int64(undoDepth)
+        guard cutoff > 0 else { return }
+        try db.run("DELETE FROM undo WHERE step <= ?", .integer(cutoff))
+        try db.run("DELETE FROM undo_steps WHERE step <= ?", .integer(cutoff))
+    }
+
+    /// Whether a command can be undone now.
+    public func canUndo() throws -> Bool {
+        try locked { try $0.scalar("SELECT count(*) FROM undo_steps")?.integerValue ?? 0 } > 0
+    }
+
+    /// Undoes the last local command that is not undone yet: every register it wrote gets the
+    /// value it had before, by a new write (an item it added is removed again, an item it removed
+    /// comes back as it was). Again, it undoes the command before. Nil when there is nothing to undo.
+    /// - Throws: ``ReplicaError/cannotUndo(_:)`` when the last command was too large to journal
+    ///   (the journal ends there), the errors of a write (a list you may only view).
+    @discardableResult
+    public func undo() throws -> Undone? {
+        // A barrier (a command too large to journal) ends the journal: it is emptied, in a
+        // transaction of its own (the error below must not roll that back).
+        let barrier = try locked { db -> Int64? in
+            try db.transaction {
+                guard
+                    let (writes, journaled) = try db.query(
+                        "SELECT writes, journaled FROM undo_steps ORDER BY step DESC LIMIT 1",
+                        map: { ($0.int64(0), $0.int64(1)) }
+                    ).first, journaled == 0
+                else { return nil }
+                try db.run("DELETE FROM undo_steps")
+                try db.run("DELETE FROM undo")
+                return writes
+            }
+        }
+        if let barrier {
+            throw ReplicaError.cannotUndo("the last change wrote \(barrier) values, more than undo keeps")
+        }
+        return try performLocal(journal: false) { writer -> Undone? in
+            let db = writer.db
+            guard
+                let step = try db.query(
+                    "SELECT step FROM undo_steps WHERE journaled = 1 ORDER BY step DESC LIMIT 1",
+                    map: { $0.int64(0) }
+                ).first
+            else { return nil }
+            let rows = try db.query(
+                "SELECT list, item, field, existed, before FROM undo WHERE step = ? ORDER BY item, field",
+                .integer(step)
+            ) { row -> (ListID, ItemID, Field?, Bool, [UInt8]?) in
+                (
+                    ListID(raw: ID128(row.blob128(0))), ItemID(raw: ID128(row.blob128(1))),
+                    Field(code: UInt8(truncatingIfNeeded: row.int64(2))), row.int64(3) != 0,
+                    row.isNull(4) ? nil : row.blob(4)
+                )
+            }
+            var removedAgain: Set<ItemID> = []
+            var list: ListID?
+            for (rowList, item, field, existed, before) in rows {
+                guard let field else { continue }
+                list = rowList
+                if !existed {
+                    // The command made the item: undoing it removes it again (a list row: nothing).
+                    if item != .list, removedAgain.insert(item).inserted {
+                        writer.write(rowList, item, .deleted, .bool(true))
+                    }
+                    continue
+                }
+                if let before, let entry = try Records.decode(before).first {
+                    writer.write(rowList, item, field, entry.register.value)
+                } else {
+                    switch field {
+                    case .checked, .deleted: writer.write(rowList, item, field, .bool(false))
+                    case .quantity, .note, .category: writer.write(rowList, item, field, .null)
+                    case .name, .title: break
+                    }
+                }
+            }
+            try db.run("DELETE FROM undo WHERE step = ?", .integer(step))
+            try db.run("DELETE FROM undo_steps WHERE step = ?", .integer(step))
+            guard let list else { return nil }
+            return Undone(list: list, writes: writer.operations)
+        }
+    }
+}
