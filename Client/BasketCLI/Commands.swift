@@ -97,15 +97,27 @@ enum Commands {
                 """,
             writes: true, run: ItemCommands.undo),
         CommandSpec(
-            path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all]",
+            path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all] [--flat]",
             details: """
                 OPTIONS:
                   --unchecked      Only items still to buy.
                   --checked        Only items crossed off.
                   --all            Everything, removed items included.
-                Unchecked items come first, then checked ones ([x]), by name.
+                  --flat           One list by name, without the aisle groups.
+                Items to buy come first, grouped by category in the list's aisle order ('basket aisles'), then
+                the other categories, then those without one; then checked ones ([x]), by name.
                 """,
-            flagOptions: ["--all", "--checked", "--unchecked"], run: ItemCommands.list),
+            flagOptions: ["--all", "--checked", "--unchecked", "--flat"], run: ItemCommands.list),
+        CommandSpec(
+            path: ["aisles"], summary: "Show or set the order of the shop's aisles (categories) for the list.",
+            usage: ListCommands.aislesUsage,
+            details: """
+                'basket aisles set "produce, dairy, bakery"' makes 'basket ls' (and the interactive mode) walk the
+                list in that order; categories not named come after, items without a category last. The order
+                syncs like the list's title. 'basket set milk --category dairy' puts an item in an aisle; the
+                category stays with the item, so adding milk again later puts it there again.
+                """,
+            writes: true, run: ListCommands.aisles),
         CommandSpec(
             path: ["search"], summary: "Find items; offers to add what you typed when no item has that name.",
             usage: "basket search QUERY [--limit N]",
@@ -151,7 +163,14 @@ enum Commands {
                 """,
             run: MemberCommands.removeList),
         CommandSpec(
-            path: ["lists"], summary: "Show the lists on this replica.", usage: "basket lists", run: ListCommands.lists),
+            path: ["list", "archive"], summary: "Archive a list: read-only on every device, out of the way (owners).",
+            usage: "basket list archive [NAME]", writes: true, run: { try ListCommands.archive($0, true) }),
+        CommandSpec(
+            path: ["list", "unarchive"], summary: "Bring an archived list back.", usage: "basket list unarchive NAME",
+            writes: true, run: { try ListCommands.archive($0, false) }),
+        CommandSpec(
+            path: ["lists"], summary: "Show the lists on this replica (archived ones with --all).",
+            usage: "basket lists [--all]", flagOptions: ["--all"], run: ListCommands.lists),
         CommandSpec(
             path: ["export"], summary: "Write every operation this replica knows to a file.",
             usage: "basket export FILE|-",
@@ -349,16 +368,17 @@ enum Commands {
         }
         if name == "list" {
             let group = CommandSpec(
-                path: ["list"], summary: "Manage lists.", usage: "basket list new|use|rename|rm NAME",
+                path: ["list"], summary: "Manage lists.", usage: "basket list new|use|rename|rm|archive|unarchive NAME",
                 details:
                     "SUBCOMMANDS:\n  new NAME       Create a list and use it.\n  use NAME       Make a list current.\n"
-                    + "  rename NAME    Rename the current list.\n  rm [NAME]      Delete a list (see 'basket list rm --help').",
+                    + "  rename NAME    Rename the current list.\n  rm [NAME]      Delete a list (see 'basket list rm --help').\n"
+                    + "  archive [NAME] Archive a list (read-only, hidden).\n  unarchive NAME Bring it back.",
                 run: { context in
                     throw UsageError(
                         message: context.arguments.positionals.isEmpty
                             ? "'basket list' needs a subcommand"
                             : "unknown subcommand '\(context.arguments.positionals[0])'",
-                        usage: "basket list new|use|rename|rm NAME")
+                        usage: "basket list new|use|rename|rm|archive|unarchive NAME")
                 })
             return (["list"], group, leading + rest.dropFirst())
         }

@@ -7,8 +7,36 @@ import Synchronization
 /// The state of the interactive search, apart from the terminal: what was typed, what is
 /// selected, and what to show. Tests drive it directly; the terminal loop feeds it keys.
 struct InteractiveState {
+    /// Which part of the list is shown, as the seed's scope bar has it; Ctrl-S goes to the next.
+    enum Scope: Hashable {
+        case all, toBuy, checked
+        case category(String)
+
+        /// The query token that narrows a search to the scope.
+        var token: String {
+            switch self {
+            case .all: ""
+            case .toBuy: "is:todo"
+            case .checked: "is:done"
+            case .category(let name): "in:" + name.split(separator: " ").joined(separator: "-")
+            }
+        }
+
+        var label: String {
+            switch self {
+            case .all: "all"
+            case .toBuy: "to buy"
+            case .checked: "checked"
+            case .category(let name): name
+            }
+        }
+    }
+
     var query = ""
     var selection = 0
+    var scope = Scope.all
+    /// Group headings shown before some matches (by match index): the aisles of the items to buy.
+    var headings: [Int: String] = [:]
     var result = SearchResult(query: "", offer: nil, matches: [])
     /// Removed items to bring back, ranked by how often and how recently they were added.
     var suggestions: [Item] = []
@@ -40,7 +68,7 @@ struct InteractiveState {
 final class InteractiveMode {
     let context: Context
     let replica: Replica
-    let list: ListInfo
+    var list: ListInfo
     let color: Bool
     var state = InteractiveState()
     var index: SearchIndex
@@ -64,6 +92,7 @@ final class InteractiveMode {
     }
 
     func reload() throws {
+        if let fresh = try replica.lists().first(where: { $0.id == list.id }) { list = fresh }
         index = SearchIndex(items: try replica.items(in: list.id))
         session = SearchSession(index: index)
         history = try replica.addTimes(in: list.id).filter { $0.item.isDeleted }
@@ -71,6 +100,7 @@ final class InteractiveMode {
     }
 
     func refresh() {
+        state.headings = [:]
         if EntryParser.split(state.query).count > 1 {
             // Several items typed at once ("tea, coffee"): the one row is adding them all.
             state.result = SearchResult(query: state.query, offer: state.query, matches: [])
@@ -78,7 +108,9 @@ final class InteractiveMode {
             state.clampSelection()
             return
         }
-        state.result = session.search(state.query, limit: 200)
+        state.result = session.search(
+            state.scope == .all ? state.query : state.query + " " + state.scope.token, limit: 200)
+        if state.query.trimmingCharacters(in: .whitespaces).isEmpty { groupByAisle() }
         state.suggestions = Suggestions.rank(
             history, now: HybridClock.wallClockMilliseconds(), query: state.query, limit: state.query.isEmpty ? 5 : 3)
         state.clampSelection()
@@ -157,6 +189,13 @@ final class InteractiveMode {
             }
         case .enter:
             try act()
+        case .scope:
+            let all = scopes()
+            let at = all.firstIndex(of: state.scope) ?? 0
+            state.scope = all[(at + 1) % all.count]
+            state.selection = 0
+            state.message = "Showing \(state.scope.label)"
+            refresh()
         case .undo:
             do {
                 if let undone = try replica.undo() {
@@ -208,26 +247,72 @@ final class InteractiveMode {
         }
     }
 
+    /// The list as a shop walk: items to buy by aisle (with a heading per aisle, when any item
+    /// has a category), then the checked ones.
+    func groupByAisle() {
+        let matches = state.result.matches
+        let toBuy = matches.filter { !$0.item.isChecked }
+        guard toBuy.contains(where: { $0.item.category != nil }) else { return }
+        let byID = Dictionary(toBuy.map { ($0.item.id, $0) }) { first, _ in first }
+        var ordered: [SearchMatch] = []
+        for group in Replica.groupedByAisle(toBuy.map(\.item), aisles: list.aisles) {
+            state.headings[ordered.count] = group.category ?? "(no category)"
+            ordered += group.items.compactMap { byID[$0.id] }
+        }
+        let checked = matches.filter(\.item.isChecked)
+        if !checked.isEmpty { state.headings[ordered.count] = "checked" }
+        state.result.matches = ordered + checked
+    }
+
+    /// The scopes Ctrl-S goes through: all, to buy, checked, then each category of the list.
+    func scopes() -> [InteractiveState.Scope] {
+        let items = (try? replica.items(in: list.id)) ?? []
+        let categories = Replica.groupedByAisle(items, aisles: list.aisles).compactMap(\.category)
+        return [.all, .toBuy, .checked] + categories.map { .category($0) }
+    }
+
     func draw() {
         let (columns, rows) = Terminal.size()
         var lines: [String] = []
         let title = "\(list.title) — Search or add items (↑↓ move, Enter toggle/add, Tab complete, Esc quit)"
         lines.append(bold(truncate(title, columns)))
-        lines.append("> " + DisplayWidth.truncateHead(state.query, to: columns - 2))
+        let scope = "scope: \(state.scope.label) (^S)"
+        let scopeWidth = DisplayWidth.columns(of: scope)
+        if columns - 2 > scopeWidth + 10 {
+            let query = DisplayWidth.truncateHead(state.query, to: columns - 2 - scopeWidth - 2)
+            let gap = columns - 2 - DisplayWidth.columns(of: query) - scopeWidth
+            lines.append("> " + query + String(repeating: " ", count: max(1, gap)) + scope)
+        } else {
+            lines.append("> " + DisplayWidth.truncateHead(state.query, to: columns - 2))
+        }
         let available = max(1, rows - 4)
-        var rowTexts: [String] = state.result.matches.map { ItemCommands.line(for: $0.item) }
-        rowTexts += state.suggestions.map { "\u{21BA} \($0.name)  (had it before)" }
-        if let offer = state.result.offer { rowTexts.append(createRow(offer)) }
-        let start = max(0, min(state.selection - available + 1, rowTexts.count - available))
-        for (i, text) in rowTexts.enumerated().dropFirst(start).prefix(available) {
-            let line = truncate(text, columns - 2)
-            if i == state.selection {
+        // Display rows: headings (not selectable) before the matches they head.
+        var display: [(text: String, row: Int?)] = []
+        for (i, match) in state.result.matches.enumerated() {
+            if let heading = state.headings[i] { display.append((heading, nil)) }
+            display.append((ItemCommands.line(for: match.item, showingCategory: state.headings.isEmpty), i))
+        }
+        var next = state.result.matches.count
+        for suggestion in state.suggestions {
+            display.append(("\u{21BA} \(suggestion.name)  (had it before)", next))
+            next += 1
+        }
+        if let offer = state.result.offer { display.append((createRow(offer), next)) }
+        let selected = display.firstIndex { $0.row == state.selection } ?? 0
+        let start = max(0, min(selected - available + 1, display.count - available))
+        for entry in display.dropFirst(start).prefix(available) {
+            guard let row = entry.row else {
+                lines.append(bold(truncate(entry.text, columns)))
+                continue
+            }
+            let line = truncate(entry.text, columns - 2)
+            if row == state.selection {
                 lines.append(color ? "\u{1B}[7m> \(line)\u{1B}[0m" : "> \(line)")
             } else {
                 lines.append("  \(line)")
             }
         }
-        if rowTexts.isEmpty { lines.append("  (nothing on the list yet: type a name and press Enter)") }
+        if display.isEmpty { lines.append("  (nothing on the list yet: type a name and press Enter)") }
         while lines.count < rows - 1 { lines.append("") }
         lines.append(bottomLine(columns))
         var screen = "\u{1B}[H\u{1B}[2J"

@@ -211,15 +211,30 @@ enum ItemCommands {
             return try context.console.json(Listing(list: ListJSON(list), items: items.map(ItemJSON.init)))
         }
         context.console.print(
-            "\(list.title) (\(list.uncheckedCount) to buy, \(list.itemCount - list.uncheckedCount) checked)")
-        for item in items { context.console.print(line(for: item)) }
+            "\(list.title) (\(list.uncheckedCount) to buy, \(list.itemCount - list.uncheckedCount) checked)"
+                + (list.isArchived ? ", archived" : ""))
+        let toBuy = items.filter { !$0.isChecked && !$0.isDeleted }
+        // Items to buy in the order of the shop's aisles, when any has a category.
+        guard !args.has("--flat"), toBuy.contains(where: { $0.category != nil }) else {
+            for item in items { context.console.print(line(for: item)) }
+            return
+        }
+        for group in Replica.groupedByAisle(toBuy, aisles: list.aisles) {
+            context.console.print(group.category.map { Printable.escaped($0) } ?? "(no category)")
+            for item in group.items { context.console.print("  " + line(for: item, showingCategory: false)) }
+        }
+        let rest = items.filter { $0.isChecked || $0.isDeleted }
+        if !rest.isEmpty {
+            context.console.print("checked")
+            for item in rest { context.console.print("  " + line(for: item)) }
+        }
     }
 
-    static func line(for item: Item) -> String {
+    static func line(for item: Item, showingCategory: Bool = true) -> String {
         var text = item.isDeleted ? "[-] " : item.isChecked ? "[x] " : "[ ] "
         if let quantity = item.quantity { text += "\(quantity) " }
         text += item.name
-        if let category = item.category { text += "  #\(category)" }
+        if showingCategory, let category = item.category { text += "  #\(category)" }
         if let note = item.note { text += "  (\(note))" }
         if item.isDeleted { text += "  (removed)" }
         return text

@@ -1,5 +1,6 @@
 import BasketCore
 import BasketReplica
+import BasketSearch
 import Foundation
 import SQLite
 
@@ -46,7 +47,9 @@ enum ListCommands {
                 message: "unexpected argument '\(context.arguments.positionals[0])'", usage: "basket lists")
         }
         let replica = try context.replica()
-        let lists = try replica.lists()
+        let all = try replica.lists()
+        // Archived lists are out of the way unless asked for.
+        let lists = context.arguments.has("--all") ? all : all.filter { !$0.isArchived }
         let current = try context.list(create: false)?.id
         if context.json {
             struct Row: Encodable {
@@ -55,19 +58,78 @@ enum ListCommands {
                 var items: Int
                 var unchecked: Int
                 var current: Bool
+                var archived: Bool
             }
             return try context.console.json(
                 lists.map {
                     Row(
                         id: $0.id.description, title: $0.title, items: $0.itemCount, unchecked: $0.uncheckedCount,
-                        current: $0.id == current)
+                        current: $0.id == current, archived: $0.isArchived)
                 })
         }
-        if lists.isEmpty { context.console.print("No lists yet: 'basket add NAME' starts one.") }
+        if all.isEmpty { context.console.print("No lists yet: 'basket add NAME' starts one.") }
         for list in lists {
             let mark = list.id == current ? "*" : " "
             context.console.print(
-                "\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items)  \(list.id)")
+                "\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items)"
+                    + (list.isArchived ? "  archived" : "") + "  \(list.id)")
+        }
+        let hidden = all.count - lists.count
+        if hidden > 0 {
+            context.console.print("(\(hidden) archived list\(hidden == 1 ? "" : "s") not shown: 'basket lists --all')")
+        }
+    }
+
+    /// `basket list archive|unarchive [NAME]`: an owner puts a list out of the way (read-only on
+    /// every device) or back.
+    static func archive(_ context: Context, _ archived: Bool) throws {
+        let name = context.arguments.positionals.joined(separator: " ")
+        let replica = try context.replica()
+        let list: ListInfo
+        if name.isEmpty {
+            guard let current = try context.list(create: false) else {
+                throw CommandError(message: "no list to \(archived ? "archive" : "unarchive")", code: "no_such_list")
+            }
+            list = current
+        } else {
+            list = try Context.findList(name, in: try replica.lists())
+        }
+        try replica.setArchived(archived, list: list.id)
+        context.console.print(
+            archived
+                ? "Archived \(list.title): read-only on every device, hidden from 'basket lists' ('basket list unarchive \(list.title)' brings it back)"
+                : "Unarchived \(list.title)")
+    }
+
+    static let aislesUsage = "basket aisles [set \"AISLE, AISLE, …\" | clear]"
+
+    /// `basket aisles`: shows or sets the order of the shop's aisles (categories) for the list.
+    static func aisles(_ context: Context) throws {
+        let args = context.arguments.positionals
+        guard let list = try context.list(create: args.first == "set") else {
+            throw CommandError(message: "no list yet: 'basket add NAME' starts one", code: "no_such_list")
+        }
+        let replica = try context.replica()
+        switch args.first {
+        case nil:
+            if context.json {
+                struct Output: Encodable { var aisles: [String] }
+                return try context.console.json(Output(aisles: list.aisles))
+            }
+            context.console.print(
+                list.aisles.isEmpty
+                    ? "No aisle order for \(list.title): 'basket aisles set \"produce, dairy, bakery\"' sets one."
+                    : "Aisles of \(list.title): " + list.aisles.joined(separator: ", "))
+        case "set" where args.count >= 2:
+            let names = EntryParser.split(args.dropFirst().joined(separator: " "))
+            try replica.setAisles(names, of: list.id)
+            let saved = try replica.lists().first { $0.id == list.id }?.aisles ?? []
+            context.console.print("Aisles of \(list.title): " + saved.joined(separator: ", "))
+        case "clear" where args.count == 1:
+            try replica.setAisles([], of: list.id)
+            context.console.print("Cleared the aisle order of \(list.title)")
+        default:
+            throw UsageError(message: "aisles takes 'set' with the aisles, or 'clear'", usage: aislesUsage)
         }
     }
 

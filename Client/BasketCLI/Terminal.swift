@@ -73,7 +73,7 @@ private func restoreAndExit(_ signal: Int32) {
 /// A key, decoded from the bytes a terminal sends.
 enum Key: Equatable {
     case character(String)
-    case up, down, enter, tab, backspace, clear, escape, interrupt, undo
+    case up, down, enter, tab, backspace, clear, escape, interrupt, undo, scope
 
     /// Decodes every key in `bytes`.
     static func decode(_ bytes: [UInt8]) -> [Key] {
@@ -108,6 +108,7 @@ enum Key: Equatable {
             case 0x7F, 0x08: flushText(); keys.append(.backspace)
             case 0x15: flushText(); keys.append(.clear)
             case 0x1A: flushText(); keys.append(.undo)  // Ctrl-Z (raw mode: no suspend)
+            case 0x13: flushText(); keys.append(.scope)  // Ctrl-S (raw mode: no flow control)
             case 0x03, 0x04: flushText(); keys.append(.interrupt)
             case 0x10: flushText(); keys.append(.up)  // Ctrl-P
             case 0x0E: flushText(); keys.append(.down)  // Ctrl-N

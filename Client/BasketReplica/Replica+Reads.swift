@@ -11,16 +11,34 @@ extension Replica {
                 SELECT l.id, l.title,
                        (SELECT count(*) FROM items i WHERE i.list = l.no AND i.name IS NOT NULL AND i.deleted = 0),
                        (SELECT count(*) FROM items i WHERE i.list = l.no AND i.name IS NOT NULL AND i.deleted = 0
-                                                          AND i.checked = 0)
+                                                          AND i.checked = 0),
+                       (SELECT registers FROM items i WHERE i.list = l.no AND i.id = zeroblob(16))
                 FROM lists l
                 """
             ) { row in
-                ListInfo(
+                var info = ListInfo(
                     id: ListID(raw: ID128(row.blob128(0))), title: row.string(1) ?? "(untitled)",
                     itemCount: Int(row.int64(2)), uncheckedCount: Int(row.int64(3)))
+                if !row.isNull(4) {
+                    try row.withBlob(4) { blob in
+                        try Records.forEach(in: blob) { field, register in
+                            switch (field, register.value) {
+                            case (.aisles, .text(let text)): info.aisles = Self.aisleNames(text)
+                            case (.archived, .bool(let archived)): info.isArchived = archived
+                            default: break
+                            }
+                        }
+                    }
+                }
+                return info
             }
             .sorted { ($0.title.lowercased(), $0.id) < ($1.title.lowercased(), $1.id) }
         }
+    }
+
+    /// The category names of an aisle order as stored ("produce, dairy").
+    static func aisleNames(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }
     }
 
     /// The items of a list, unchecked first, then by name.
@@ -202,5 +220,37 @@ extension Replica {
             for time in times.sorted() where distinct.last.map({ time - $0 > 1_000 }) ?? true { distinct.append(time) }
             return (item, distinct)
         }
+    }
+}
+
+/// Items of one aisle (category) of a list, as a shop walk shows them.
+public struct AisleGroup: Hashable, Sendable {
+    /// The category as the items name it; nil for items without one.
+    public var category: String?
+    /// The group's items, by name.
+    public var items: [Item]
+}
+
+extension Replica {
+    /// Groups items by category in the order of `aisles` (matched without case or accents),
+    /// then the categories the aisle order does not name (alphabetically), then the items
+    /// without a category; each group by name. What `basket ls` shows for the items to buy.
+    public static func groupedByAisle(_ items: [Item], aisles: [String]) -> [AisleGroup] {
+        var byKey: [String: AisleGroup] = [:]
+        var uncategorised: [Item] = []
+        for item in sortedForDisplay(items) {
+            guard let category = item.category, !ItemKey.normalize(category).isEmpty else {
+                uncategorised.append(item)
+                continue
+            }
+            byKey[ItemKey.normalize(category), default: AisleGroup(category: category, items: [])].items.append(item)
+        }
+        // A group the aisle order names is headed as the order spells it.
+        var groups: [AisleGroup] = aisles.compactMap { aisle in
+            byKey.removeValue(forKey: ItemKey.normalize(aisle)).map { AisleGroup(category: aisle, items: $0.items) }
+        }
+        groups += byKey.sorted { $0.key < $1.key }.map(\.value)
+        if !uncategorised.isEmpty { groups.append(AisleGroup(category: nil, items: uncategorised)) }
+        return groups
     }
 }

@@ -141,8 +141,8 @@ extension Replica {
                     writer.write(rowList, item, field, entry.register.value)
                 } else {
                     switch field {
-                    case .checked, .deleted: writer.write(rowList, item, field, .bool(false))
-                    case .quantity, .note, .category: writer.write(rowList, item, field, .null)
+                    case .checked, .deleted, .archived: writer.write(rowList, item, field, .bool(false))
+                    case .quantity, .note, .category, .aisles: writer.write(rowList, item, field, .null)
                     case .name, .title: break
                     }
                 }

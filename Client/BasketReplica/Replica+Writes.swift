@@ -34,7 +34,7 @@ extension Replica {
                     wall: UInt64(max(0, Int64(configuration.wallClock()) + offset)))
                 let value = try body(&writer)
                 guard !writer.operations.isEmpty else { return (value, MergeOutcome()) }
-                try Self.checkWritable(Set(writer.operations.map(\.list)), db)
+                try Self.checkWritable(writer.operations, db)
                 if journal { try Self.journal(writer.operations, db) }
                 let outcome = try merge(writer.operations, db)
                 for op in writer.operations { try Self.queue(op, db) }
@@ -48,12 +48,34 @@ extension Replica {
 
     /// Refuses a write to a list this account may only view, or that is no longer shared with
     /// it: the transaction rolls back, nothing is written.
-    static func checkWritable(_ lists: Set<ListID>, _ db: Connection) throws {
-        for list in lists {
+    static func checkWritable(_ operations: [Op], _ db: Connection) throws {
+        for list in Set(operations.map(\.list)) {
             let state = try loadSyncState(list, db)
             if state.noLongerMember { throw ReplicaError.noLongerMember(list) }
             if let role = state.role, role == .viewer { throw ReplicaError.readOnly(list: list, role: role) }
+            // An archived list takes nothing but its unarchiving.
+            if try isArchived(list, db),
+                operations.contains(where: { $0.list == list && !($0.field == .archived && $0.value == .bool(false)) })
+            {
+                throw ReplicaError.archived(list)
+            }
         }
+    }
+
+    static func isArchived(_ list: ListID, _ db: Connection) throws -> Bool {
+        guard
+            let blob = try db.query(
+                "SELECT registers FROM items WHERE list = (SELECT no FROM lists WHERE id = ?) AND id = zeroblob(16)",
+                .blob(list.raw.bytes), map: { $0.blob(0) }
+            ).first
+        else { return false }
+        var archived = false
+        try blob.withUnsafeBytes { buffer in
+            try Records.forEach(in: buffer) { field, register in
+                if field == .archived { archived = register.value == .bool(true) }
+            }
+        }
+        return archived
     }
 
     /// Puts a local write in the outbox (in the transaction that merged it).
@@ -88,6 +110,38 @@ extension Replica {
         try performLocal { writer in
             guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
             writer.write(list, .list, .title, .text(clean))
+        }
+    }
+
+    /// Sets a list's aisle order: category names in the order of the shop (an empty array
+    /// clears it). Each name is cleaned like a category; a name holding a comma is refused.
+    public func setAisles(_ aisles: [String], of list: ListID) throws {
+        var names: [String] = []
+        for name in aisles {
+            let clean = try Self.cleanName(name, for: .category)
+            guard !clean.contains(",") else { throw ReplicaError.invalidOperation("an aisle name holds no comma") }
+            if !names.contains(where: { ItemKey.normalize($0) == ItemKey.normalize(clean) }) { names.append(clean) }
+        }
+        let text = names.joined(separator: ", ")
+        do throws(ItemName.Problem) {
+            if !names.isEmpty { try ItemName.check(text, for: .aisles) }
+        } catch {
+            throw ReplicaError.invalidName(error)
+        }
+        try performLocal { writer in
+            guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
+            writer.write(list, .list, .aisles, names.isEmpty ? .null : .text(text))
+        }
+    }
+
+    /// Archives a list (read-only on every device until unarchived) or unarchives it. On a
+    /// shared list only an owner may (the server refuses others).
+    public func setArchived(_ archived: Bool, list: ListID) throws {
+        try performLocal { writer in
+            guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
+            let state = try Self.loadSyncState(list, writer.db)
+            if let role = state.role, role != .owner { throw ReplicaError.notOwner(list: list, role: role) }
+            writer.write(list, .list, .archived, .bool(archived))
         }
     }
 

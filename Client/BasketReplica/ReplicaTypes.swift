@@ -10,6 +10,10 @@ public struct ListInfo: Hashable, Sendable, Identifiable {
     public var itemCount: Int
     /// Items still to buy.
     public var uncheckedCount: Int
+    /// The aisle order: category names in the order of the shop (empty when not set).
+    public var aisles: [String] = []
+    /// Whether the list is archived (read-only until an owner unarchives it).
+    public var isArchived = false
 }
 
 /// Which items ``Replica/items(in:filter:)`` returns.
@@ -119,6 +123,10 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
     case noLongerMember(ListID)
     /// There is no earlier state to go back to; the text says why.
     case cannotUndo(String)
+    /// The list is archived: nothing but unarchiving is written to it.
+    case archived(ListID)
+    /// Only an owner of the list may do this (archive it); the account's role is given.
+    case notOwner(list: ListID, role: Role)
 
     /// A stable code for scripts (`invalid_name`, `no_such_list`, …).
     public var code: String {
@@ -136,6 +144,8 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .readOnly: "read_only"
         case .noLongerMember: "no_longer_member"
         case .cannotUndo: "cannot_undo"
+        case .archived: "archived"
+        case .notOwner: "forbidden"
         }
     }
 
@@ -161,6 +171,9 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noLongerMember:
             return "this list is no longer shared with you on the server; its copy here is read-only"
         case .cannotUndo(let why): return "cannot undo: \(why)"
+        case .archived: return "the list is archived: unarchive it first ('basket list unarchive')"
+        case .notOwner(_, let role):
+            return "only an owner of the list can do this (your role: \(role.rawValue))"
         }
     }
 }

@@ -4,8 +4,9 @@ import BasketCore
 ///
 /// Syntax: free words (all must match, in any order); `is:checked` / `is:done` and
 /// `is:unchecked` / `is:todo` filter by state; `-word` or `!word` excludes items containing it;
-/// `"a phrase"` must appear as typed (folded); `^word` must start the name. Any other `x:y` is
-/// plain text.
+/// `"a phrase"` must appear as typed (folded); `^word` must start the name; `in:dairy` keeps
+/// items whose category starts with "dairy" (folded; a dash for a space: `in:frozen-food`). Any
+/// other `x:y` is plain text.
 public struct Query: Hashable, Sendable {
     /// The state `is:` asks for.
     public enum State: Hashable, Sendable {
@@ -27,6 +28,8 @@ public struct Query: Hashable, Sendable {
     public var excluded: [[UInt8]]
     /// The state asked for with `is:`; nil for any.
     public var state: State?
+    /// The folded category asked for with `in:` (a prefix of the item's category); nil for any.
+    public var category: [UInt8]?
 
     /// The folded key of the free text (what an exact match must equal).
     public var key: [UInt8] { Array(ItemKey.normalize(freeText).utf8) }
@@ -39,6 +42,7 @@ public struct Query: Hashable, Sendable {
         var anchors: [[UInt8]] = []
         var excluded: [[UInt8]] = []
         var state: State?
+        var category: [UInt8]?
         var rest = Substring(text)
         while let first = rest.first {
             if first.isWhitespace {
@@ -70,6 +74,13 @@ public struct Query: Hashable, Sendable {
                 continue
             default: break
             }
+            if lower.hasPrefix("in:") && token.count > 3 {
+                let folded = Array(ItemKey.normalize(String(token.dropFirst(3))).utf8)
+                if !folded.isEmpty {
+                    category = folded
+                    continue
+                }
+            }
             if token.count > 1 && (token.hasPrefix("-") || token.hasPrefix("!")) {
                 let folded = Array(ItemKey.normalize(String(token.dropFirst())).utf8)
                 if !folded.isEmpty { excluded.append(folded) }
@@ -93,11 +104,14 @@ public struct Query: Hashable, Sendable {
         self.anchors = anchors
         self.excluded = excluded
         self.state = state
+        self.category = category
     }
 
     /// Whether the query has any text to match (beyond filters).
     public var hasText: Bool { !words.isEmpty || !phrases.isEmpty || !anchors.isEmpty }
 
     /// Whether the query filters beyond its words (state, phrases, anchors, exclusions).
-    public var hasFilters: Bool { state != nil || !phrases.isEmpty || !anchors.isEmpty || !excluded.isEmpty }
+    public var hasFilters: Bool {
+        state != nil || category != nil || !phrases.isEmpty || !anchors.isEmpty || !excluded.isEmpty
+    }
 }

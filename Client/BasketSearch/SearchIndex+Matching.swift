@@ -10,6 +10,11 @@ extension SearchIndex {
         case .unchecked?: if entry.pointee.item.isChecked { return false }
         case nil: break
         }
+        if let category = query.category {
+            guard let own = entry.pointee.item.category,
+                Array(ItemKey.normalize(own).utf8).starts(with: category)
+            else { return false }
+        }
         for phrase in query.phrases where Self.find(phrase, in: entry.pointee.key) == nil { return false }
         for anchor in query.anchors where !entry.pointee.key.starts(with: anchor) { return false }
         for word in query.excluded where Self.find(word, in: entry.pointee.key) != nil { return false }

@@ -221,7 +221,8 @@ public final class SearchIndex: Sendable {
             query.freeText.isEmpty || keys.contains(query.key) ? nil : try? ItemName.clean(query.freeText)
         let key = query.key
         var answer: [Hit]?
-        if key.count <= 2, query.words == [key], query.state == nil, query.phrases.isEmpty, query.anchors.isEmpty,
+        if key.count <= 2, query.words == [key], query.state == nil, query.category == nil, query.phrases.isEmpty,
+            query.anchors.isEmpty,
             query.excluded.isEmpty, limit <= ShortAnswers.depth
         {
             answer = shortAnswers.answer(key)

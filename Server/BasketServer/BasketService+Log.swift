@@ -26,6 +26,9 @@ extension BasketService {
         if let stray = operations.first(where: { $0.list != list }) {
             throw HTTPError.badRequest("operation for list \(stray.list) pushed to list \(list)", code: "wrong_list")
         }
+        if role != .owner, operations.contains(where: { $0.field == .archived }) {
+            throw HTTPError(403, "owner_only", "only an owner can archive or unarchive the list; nothing was stored")
+        }
         let now = configuration.clock()
         if let latest = operations.map(\.timestamp).max() {
             do throws(ClockSkewError) {

@@ -14,6 +14,11 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     case note
     /// Free text such as `Dairy`; null when unset.
     case category
+    /// The list's aisle order: category names separated by commas ("produce, dairy, bakery"),
+    /// in the order of the shop (written to ``ItemID/list``); null when unset.
+    case aisles
+    /// Whether the list is archived: kept, read-only, out of the way (written to ``ItemID/list``).
+    case archived
 
     /// A stable small number for compact storage.
     public var code: UInt8 {
@@ -25,6 +30,8 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case .quantity: 4
         case .note: 5
         case .category: 6
+        case .aisles: 7
+        case .archived: 8
         }
     }
 
@@ -38,6 +45,8 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case 4: self = .quantity
         case 5: self = .note
         case 6: self = .category
+        case 7: self = .aisles
+        case 8: self = .archived
         default: return nil
         }
     }
@@ -48,13 +57,13 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         switch self {
         case .title, .name: 2_048
         case .quantity, .category: 256
-        case .note: 4_096
-        case .checked, .deleted: 0
+        case .note, .aisles: 4_096
+        case .checked, .deleted, .archived: 0
         }
     }
 
     /// Whether the field belongs to the list rather than to an item.
-    public var isListField: Bool { self == .title }
+    public var isListField: Bool { self == .title || self == .aisles || self == .archived }
 
     /// Item fields that a rename to another key copies to the new item.
     public static let itemFields: [Field] = [.name, .checked, .deleted, .quantity, .note, .category]
@@ -181,7 +190,7 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
         if field.isListField != (item == .list) { throw .wrongTarget(field) }
         if version.replica.rawValue == 0 { throw .zeroReplica }
         switch (field, value) {
-        case (.checked, .bool), (.deleted, .bool): return
+        case (.checked, .bool), (.deleted, .bool), (.archived, .bool), (.aisles, .null): return
         case (.name, .text(let name)), (.title, .text(let name)):
             do throws(ItemName.Problem) {
                 try ItemName.check(name, for: field)
@@ -189,7 +198,8 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
                 throw .invalidName(error)
             }
         case (.quantity, .null), (.note, .null), (.category, .null): return
-        case (.quantity, .text(let text)), (.note, .text(let text)), (.category, .text(let text)):
+        case (.quantity, .text(let text)), (.note, .text(let text)), (.category, .text(let text)),
+            (.aisles, .text(let text)):
             do throws(ItemName.Problem) {
                 try ItemName.check(text, for: field)
             } catch {

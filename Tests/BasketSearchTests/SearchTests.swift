@@ -11,6 +11,24 @@ struct SearchTests {
         }
     }
 
+    @Test func inNarrowsToACategoryByItsFoldedPrefix() {
+        let stock = [("Milk", "Dairy"), ("Cheese", "dairy"), ("Milk chocolate", "Sweets"), ("Peas", "Frozen food")]
+        let all =
+            stock.map {
+                Item(id: ItemID(list: list, key: ItemKey.normalize($0.0)), name: $0.0, category: $0.1)
+            } + items(["Mint"])
+        let names = { (query: String) in Search.search(query, in: all).matches.map(\.item.name).sorted() }
+        #expect(Query("in:dai milk").category == Array("dai".utf8))
+        #expect(names("in:DAÍ") == ["Cheese", "Milk"])
+        #expect(names("in:dairy milk") == ["Milk"])
+        #expect(names("in:frozen-food") == ["Peas"])
+        #expect(names("in:sweets m") == ["Milk chocolate"])
+        #expect(names("in:tools").isEmpty)
+        // "in:" alone is plain text, and the offer is what was typed without the token.
+        #expect(Query("in:").category == nil)
+        #expect(Search.search("in:dairy butter", in: all).offer == "butter")
+    }
+
     @Test func exactKeyMatchIsPinnedFirstAndSuppressesTheOffer() {
         let all = items(["Oat milk", "Milk chocolate", "Milk"])
         let result = Search.search("MILK", in: all)

@@ -177,7 +177,8 @@ struct CLIMoreTests {
         let device = Device(root, "d")
         try device.ok("add", "Milk")
         try device.ok("set", "milk", "--quantity", "2 l", "--note", "organic", "--category", "dairy")
-        #expect(try device.ok("ls").contains("[ ] 2 l Milk  #dairy  (organic)"))
+        #expect(try device.ok("ls").contains("dairy\n  [ ] 2 l Milk  (organic)\n"))  // under its aisle
+        #expect(try device.ok("ls", "--flat").contains("[ ] 2 l Milk  #dairy  (organic)"))
         let json = try device.ok("ls", "--json")
         #expect(json.contains("\"quantity\":\"2 l\"") && json.contains("\"note\":\"organic\""))
         try device.ok("set", "milk", "--note", "")
