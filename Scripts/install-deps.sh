@@ -3,8 +3,10 @@
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-# python3: the tests' lying server (Tests/HostileServer) and the schemathesis and nginx checks.
-packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libpq-dev zlib1g-dev libcurl4-openssl-dev pkg-config curl tmux python3)
+# python3: the tests' lying server (Tests/HostileServer) and the schemathesis and nginx checks;
+# groff-base: the check of the man page Scripts/install.sh installs.
+packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libpq-dev zlib1g-dev libcurl4-openssl-dev pkg-config curl tmux python3
+    groff-base)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -10,30 +10,33 @@ struct CommandSpec: Sendable {
     var flagOptions: Set<String> = []
     /// Whether the command writes to the replica: with a server, what it wrote is sent before it exits.
     var writes = false
+    /// Left out of `basket --help` and the man page (plumbing for shell completion).
+    var hidden = false
     var run: @Sendable (Context) throws -> Void
 
     var help: String {
         var text = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
         if !details.isEmpty { text += "\n\(details)\n" }
-        text += """
-
-            GLOBAL OPTIONS:
-              --db PATH        The replica: a directory (basket.sqlite inside) or a .sqlite/.db file.
-                               Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
-              --list NAME      Work on this list instead of the current one.
-              --json           Print data as JSON (commands that print data).
-              --no-sync        Keep this command's changes here: do not send them now (see 'basket remote').
-              -h, --help       Show help.
-              --version        Show the version.
-
-            ENVIRONMENT:
-              BASKET_HOME, XDG_DATA_HOME   Where the replica lives (see --db).
-              BASKET_PASSWORD              The password for signup and login.
-              BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
-                                           (for testing conflicts and clock correction).
-            """
+        text += "\n" + Self.globalHelp
         return text
     }
+
+    static let globalHelp = """
+        GLOBAL OPTIONS:
+          --db PATH        The replica: a directory (basket.sqlite inside) or a .sqlite/.db file.
+                           Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
+          --list NAME      Work on this list instead of the current one.
+          --json           Print data as JSON (commands that print data).
+          --no-sync        Keep this command's changes here: do not send them now (see 'basket remote').
+          -h, --help       Show help.
+          --version        Show the version.
+
+        ENVIRONMENT:
+          BASKET_HOME, XDG_DATA_HOME   Where the replica lives (see --db).
+          BASKET_PASSWORD              The password for signup and login.
+          BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
+                                       (for testing conflicts and clock correction).
+        """
 }
 
 enum Commands {
@@ -305,6 +308,24 @@ enum Commands {
                 """,
             run: DoctorCommand.run),
         CommandSpec(
+            path: ["completion"], summary: "Print a shell completion script (bash, zsh or fish).",
+            usage: "basket completion bash|zsh|fish",
+            details: """
+                Completes commands and options, and the names of items and lists from the replica. Install:
+                  bash   basket completion bash > ~/.local/share/bash-completion/completions/basket
+                  zsh    basket completion zsh > "${fpath[1]}/_basket"
+                  fish   basket completion fish > ~/.config/fish/completions/basket.fish
+                Scripts/install.sh installs all three.
+                """,
+            run: Completion.script),
+        CommandSpec(
+            path: ["__complete"], summary: "Names for shell completion.",
+            usage: "basket __complete commands|items|lists",
+            hidden: true, run: Completion.names),
+        CommandSpec(
+            path: ["__man"], summary: "The man page, in roff.", usage: "basket __man", hidden: true,
+            run: Completion.manPage),
+        CommandSpec(
             path: ["scenario", "run"], summary: "Run conflict scenarios against a real server.",
             usage: "basket scenario run [--server PATH] FILE…",
             details: """
@@ -344,7 +365,7 @@ enum Commands {
             + "synced, sending, or offline with what waits. NO_COLOR turns colour off. Without a terminal it\n"
             + "prints the list.\n\n"
             + "COMMANDS:\n"
-            + all.map {
+            + all.filter { !$0.hidden }.map {
                 "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary
             }
             .joined(separator: "\n") + "\n\nSee 'basket COMMAND --help' for a command's options.",

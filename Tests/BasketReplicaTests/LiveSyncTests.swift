@@ -75,10 +75,11 @@ struct LiveSyncTests {
         let server = ScriptedServer()
         server.state.withLock { $0.pushDelay = .seconds(30) }
         let engine = SyncEngine(syncing: replica, transport: server)
-        let started = ContinuousClock.now
+        // The push would be answered after 30 s: the outcome is the deadline's. (How long it took
+        // is not asserted here: on a loaded test run the task pool may be busy with other tests;
+        // AutoSyncTests times the real command against a server that never answers.)
         let outcome = await engine.sendPending(within: 0.3)
         #expect(outcome.timedOut && outcome.waiting == 1 && outcome.sent == 0)
-        #expect(ContinuousClock.now - started < .seconds(10), "the deadline did not hold")
         #expect(replica.state.withLock { $0.outbox.count } == 1)
 
         let refused = ScriptedServer()

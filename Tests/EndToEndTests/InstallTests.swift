@@ -1,0 +1,100 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `Scripts/install.sh` into a temporary prefix (with the binaries under test), then what a
+/// person gets: the programs, a man page groff reads without a warning that names every
+/// command, and completions that bash really runs.
+struct InstallTests {
+    let root = TemporaryDirectory("install")
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test func installsTheProgramsTheManPageAndCompletionsThatWork() throws {
+        let prefix = root.file("prefix")
+        let installed = try Executables.runShell(
+            "'\(Self.repository.path)/Scripts/install.sh' '\(prefix)'",
+            environment: ["BASKET_INSTALL_BINARIES": Executables.productsDirectory.path])
+        #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        #expect(installed.stdout.contains("Installed basket \(Self.version)"))
+        let files = [
+            "bin/basket", "bin/basket-server", "share/man/man1/basket.1", "share/bash-completion/completions/basket",
+            "share/zsh/site-functions/_basket", "share/fish/vendor_completions.d/basket.fish",
+        ]
+        for file in files {
+            let mode = try FileManager.default.attributesOfItem(atPath: "\(prefix)/\(file)")[.posixPermissions] as? Int
+            #expect(
+                mode == (file.hasPrefix("bin/") ? 0o755 : 0o644),
+                "\(file): \(mode.map { String($0, radix: 8) } ?? "missing")")
+        }
+
+        // The man page: groff reads it without a warning, and it has every command of --help.
+        let page = "\(prefix)/share/man/man1/basket.1"
+        let check = try Executables.runShell("groff -man -Tutf8 -ww -z '\(page)' 2>&1")
+        #expect(check.status == 0 && check.stdout.isEmpty, "\(check.stdout)")
+        // (Words joined by single spaces: groff justifies lines with more.)
+        let rendered = try Executables.runShell("groff -man -Tascii -P-cbou '\(page)' 2>/dev/null").stdout
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let help = try Executables.run(executable: "\(prefix)/bin/basket", ["--help"]).stdout
+        let commands = help.components(separatedBy: "COMMANDS:")[1].components(separatedBy: "\n\n")[0]
+            .split(separator: "\n")
+            .compactMap { line -> String? in
+                let words = line.split(separator: " ")
+                guard line.hasPrefix("  "), let first = words.first else { return nil }
+                return words.count > 1
+                    && ["new", "use", "rename", "rm", "archive", "unarchive", "run"]
+                        .contains(String(words[1]))
+                    ? "\(first) \(words[1])" : String(first)
+            }
+        #expect(commands.count >= 35)
+        for command in commands {
+            #expect(rendered.contains("basket \(command)"), "the man page lacks basket \(command)")
+        }
+        #expect(!rendered.contains("__complete") && !help.contains("__complete"))
+
+        // Bash completes commands, items (without case, quoted) and lists from the replica.
+        let data = root.file("data")
+        let basket = "\(prefix)/bin/basket"
+        _ = try Executables.run(executable: basket, ["--db", data, "add", "Milk, Oat milk, Bread"])
+        _ = try Executables.run(executable: basket, ["--db", data, "list", "new", "Hard ware"])
+        _ = try Executables.run(executable: basket, ["--db", data, "list", "use", "Shopping"])
+        let completion = "\(prefix)/share/bash-completion/completions/basket"
+        func complete(_ words: [String]) throws -> [String] {
+            let script = """
+                export PATH='\(prefix)/bin':"$PATH"
+                source '\(completion)'
+                COMP_WORDS=(\(words.map { "'\($0)'" }.joined(separator: " ")))
+                COMP_CWORD=\(words.count - 1)
+                _basket
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let result = try Executables.run(executable: "/bin/bash", ["-c", script])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(try complete(["basket", "ch"]) == ["check"])
+        #expect(try complete(["basket", "--db", data, "list", "new", "x"]) == [])
+        #expect(try complete(["basket", "--db", data, "--list", "sh"]) == ["Shopping"])
+        #expect(try complete(["basket", "--db", data, "check", "o"]) == ["Oat\\ milk"])
+        #expect(try complete(["basket", "--db", data, "--list", "Hard ware", "check", "o"]) == [])
+        #expect(try complete(["basket", "--db", data, "rm", "M"]) == ["Milk"])
+        #expect(try complete(["basket", "--db", data, "list", "use", "h"]) == ["Hard\\ ware"])
+        #expect(try complete(["basket", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try complete(["basket", "--no"]) == ["--no-sync"])
+
+        // zsh and fish get their own scripts with the same names.
+        let zsh = try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_basket", encoding: .utf8)
+        let fish = try String(contentsOfFile: "\(prefix)/share/fish/vendor_completions.d/basket.fish", encoding: .utf8)
+        #expect(zsh.hasPrefix("#compdef basket") && zsh.contains("__complete items"))
+        #expect(fish.contains("complete -c basket") && fish.contains("__complete items"))
+
+        let usage = try Executables.runShell("'\(Self.repository.path)/Scripts/install.sh' --help")
+        #expect(usage.status == 64 && usage.stderr.contains("usage: Scripts/install.sh [PREFIX]"))
+    }
+
+    static var version: String {
+        (try? Executables.run("basket", ["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "basket ", with: "")) ?? "?"
+    }
+}
