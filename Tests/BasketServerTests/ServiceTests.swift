@@ -403,6 +403,29 @@ struct ListAccessTests {
         #expect((lists.json["lists"] as? [Any])?.isEmpty == true)
     }
 
+    /// Archiving is an owner's write: an editor's push carrying `archived` is refused whole.
+    @Test func onlyAnOwnersPushMayArchiveTheList() async throws {
+        let harness = try Harness()
+        let owner = try await harness.signUp("owner")
+        let bob = try await harness.signUp("bob")
+        let list = try await harness.newList(owner)
+        try await harness.join(list, owner: owner, member: bob, role: "editor")
+        func archive(_ archived: Bool, replica: UInt64) -> Op {
+            Op(
+                list: list, item: .list, field: .archived, value: .bool(archived),
+                version: Version(
+                    timestamp: HybridTimestamp(milliseconds: harness.clock.milliseconds, counter: 0),
+                    replica: ReplicaID(rawValue: replica)))
+        }
+        let items = harness.operations(list, names: ["Milk"])
+        let refused = try await harness.push(items + [archive(true, replica: 9)], to: list, token: bob)
+        #expect(refused.status == 403 && refused.error == "owner_only")
+        #expect(try harness.store.statistics().operations == 0)
+        #expect(try await harness.push(items, to: list, token: bob).status == 200)
+        let archived = try await harness.push([archive(true, replica: 8)], to: list, token: owner)
+        #expect(archived.status == 200 && archived.json["accepted"] as? Int == 1)
+    }
+
     @Test func listsAreCreatedOnceAndInvitesExpire() async throws {
         let harness = try Harness { $0.inviteSeconds = 60 }
         let owner = try await harness.signUp("owner")
