@@ -142,7 +142,10 @@ final class InteractiveMode {
         }
     }
 
-    /// On the way out: sends what is still waiting, for about 2 s at most, saying so on screen.
+    /// How long leaving waits for the server to take what is still waiting.
+    static let leaveSeconds = 5.0
+
+    /// On the way out: sends what is still waiting, for 5 s at most, saying so on screen.
     func leave() {
         guard let live, live.sends, live.status.pending > 0 || (try? replica.pendingCount(in: list.id)) ?? 0 > 0
         else {
@@ -151,7 +154,7 @@ final class InteractiveMode {
         }
         state.message = "Sending your changes…"
         draw()
-        let waiting = (try? runBlocking { await live.flush(within: SyncCommands.sendSeconds) }) ?? 0
+        let waiting = (try? runBlocking { await live.flush(within: Self.leaveSeconds) }) ?? 0
         live.stop()
         if waiting > 0 {
             Terminal.restore()
