@@ -81,6 +81,9 @@ final class InteractiveMode {
     let statusChanged = ChangeFlag()
     /// Keeps the list in sync while the screen is open (nil without a server).
     var live: LiveSync?
+    /// The keys of every item of the list, removed ones included (what entry parsing needs), read
+    /// once per reload rather than once per keystroke.
+    var keys: Set<String> = []
 
     init(context: Context) throws {
         self.context = context
@@ -93,7 +96,9 @@ final class InteractiveMode {
 
     func reload() throws {
         if let fresh = try replica.lists().first(where: { $0.id == list.id }) { list = fresh }
-        index = SearchIndex(items: try replica.items(in: list.id))
+        let all = try replica.items(in: list.id, filter: .all)
+        keys = Set(all.map(\.key))
+        index = SearchIndex(items: all.filter { !$0.isDeleted })
         session = SearchSession(index: index)
         history = try replica.addTimes(in: list.id).filter { $0.item.isDeleted }
         refresh()
@@ -329,8 +334,7 @@ final class InteractiveMode {
 
     /// What Enter on the create row adds: each piece of `text` with its quantity.
     func entries(_ text: String) throws -> [Entry] {
-        let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
-        return EntryParser.parseAll(text, existingKeys: keys)
+        EntryParser.parseAll(text, existingKeys: keys)
     }
 
     /// The create row: how many items Enter adds, and which ("+ Add 2 items: ‹Tea›, ‹Coffee› (2)").
