@@ -277,17 +277,24 @@ public struct SendOutcome: Hashable, Sendable {
 }
 
 extension SyncEngine {
-    /// Sends the local changes of `lists` (every list with changes waiting when nil), waiting at
-    /// most `seconds` for the server: what a command-line write runs before it exits. What is not
-    /// sent by then stays in the outbox for the next sync; a request still under way goes on in
-    /// the background (or ends with the process).
+    /// Sends the local changes of `lists` (when nil: every list with changes waiting that the
+    /// server may take, not those this account may only view or is no longer a member of),
+    /// waiting at most `seconds` for the server: what a command-line write runs before it exits.
+    /// What is not sent by then stays in the outbox for the next sync; a request still under way
+    /// goes on in the background (or ends with the process).
     public func sendPending(of lists: [ListID]? = nil, within seconds: Double) async -> SendOutcome {
         let box = ResultBox()
         let replica = self.replica
+        let lists =
+            lists
+            ?? ((try? replica.listsWithPendingChanges()) ?? []).filter { list in
+                guard let state = try? replica.syncState(of: list) else { return true }
+                return !state.noLongerMember && state.role != .viewer
+            }
         let work = Task.detached { [self] in
             var outcome = SendOutcome()
             do {
-                for list in try lists ?? replica.listsWithPendingChanges() {
+                for list in lists {
                     let report = try await send(list)
                     outcome.sent += report.pushed
                     if report.refusedPending > 0 {
@@ -307,8 +314,7 @@ extension SyncEngine {
         var outcome = finished ?? SendOutcome()
         outcome.timedOut = finished == nil
         if outcome.timedOut { work.cancel() }
-        let listed = (try? lists ?? replica.listsWithPendingChanges()) ?? []
-        outcome.waiting = listed.reduce(0) { $0 + ((try? replica.pendingCount(in: $1)) ?? 0) }
+        outcome.waiting = lists.reduce(0) { $0 + ((try? replica.pendingCount(in: $1)) ?? 0) }
         return outcome
     }
 }
