@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Basket builds against, when they are missing.
 # Needs root (or sudo) only when something is missing.
+#   Scripts/install-deps.sh               what building and running need
+#   Scripts/install-deps.sh --for-tests   and what only the tests use: groff-base (the man page
+#                                         check), zsh and fish (the completion checks)
 set -euo pipefail
 
-# python3: the tests' lying server (Tests/HostileServer) and the schemathesis and nginx checks;
-# groff-base: the check of the man page Scripts/install.sh installs.
-packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libpq-dev zlib1g-dev libcurl4-openssl-dev pkg-config curl tmux python3
-    groff-base)
+# python3: the tests' lying server (Tests/HostileServer) and the schemathesis and nginx checks.
+packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libpq-dev zlib1g-dev libcurl4-openssl-dev pkg-config curl tmux python3)
+if [ "${1:-}" = --for-tests ]; then packages+=(groff-base zsh fish); fi
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Scripts/install-deps.sh
+Scripts/install-deps.sh --for-tests
 Scripts/format-check.sh
 Scripts/check-layers.sh
 swift build --build-tests

@@ -102,15 +102,19 @@ enum Completion {
         #compdef basket
         # zsh completion for basket (basket completion zsh)
         _basket() {
-            local -a db
+            local -a db rest
             local i
             for ((i = 2; i < CURRENT; i++)); do
-                [[ ${words[i]} == --db || ${words[i]} == --list ]] && db+=(${words[i]} ${words[i + 1]})
+                case ${words[i]} in
+                    (--db|--list) db+=(${words[i]} ${words[i + 1]}); ((i++)) ;;
+                    (-*) ;;
+                    (*) rest+=(${words[i]}) ;;
+                esac
             done
-            local -a rest
-            rest=(${words[2,CURRENT-1]:#-*})
             if [[ ${words[CURRENT-1]} == --list ]]; then
-                compadd -- ${(f)"$(basket $db __complete lists 2>/dev/null)"}
+                compadd -- ${(f)"$(basket ${db[1,2]} __complete lists 2>/dev/null)"}
+            elif [[ ${words[CURRENT]} == -* ]]; then
+                compadd -- --db --list --json --no-sync --help
             elif (( ${#rest} == 0 )); then
                 compadd -- ${(f)"$(basket __complete commands 2>/dev/null)"}
             else
@@ -119,10 +123,10 @@ enum Completion {
                     (list)
                         if (( ${#rest} == 1 )); then
                             compadd -- ${(f)"$(basket __complete list-subcommands 2>/dev/null)"}
-                        else
+                        elif [[ ${rest[2]} == (\(listSubcommands.joined(separator: "|"))) ]]; then
                             compadd -- ${(f)"$(basket $db __complete lists 2>/dev/null)"}
                         fi ;;
-                    (completion) compadd bash zsh fish ;;
+                    (completion) compadd -- bash zsh fish ;;
                 esac
             fi
         }
@@ -133,12 +137,24 @@ enum Completion {
     static var fish: String {
         """
         # fish completion for basket (basket completion fish)
+        # Names from the replica the command line names (--db, --list), like basket itself.
+        function __basket_complete
+            set -l tokens (commandline -opc)
+            set -l options
+            for i in (seq 2 (count $tokens))
+                if contains -- $tokens[$i] --db --list; and test $i -lt (count $tokens)
+                    set options $options $tokens[$i] $tokens[(math $i + 1)]
+                end
+            end
+            basket $options __complete $argv 2>/dev/null
+        end
         complete -c basket -f
-        complete -c basket -n __fish_use_subcommand -a '(basket __complete commands 2>/dev/null)'
-        complete -c basket -n '__fish_seen_subcommand_from \(itemCommands.joined(separator: " "))' -a '(basket __complete items 2>/dev/null)'
-        complete -c basket -n '__fish_seen_subcommand_from list' -a '(basket __complete list-subcommands 2>/dev/null) (basket __complete lists 2>/dev/null)'
+        complete -c basket -n __fish_use_subcommand -a '(__basket_complete commands)'
+        complete -c basket -n '__fish_seen_subcommand_from \(itemCommands.joined(separator: " "))' -a '(__basket_complete items)'
+        complete -c basket -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from \(listSubcommands.joined(separator: " "))' -a '(__basket_complete list-subcommands)'
+        complete -c basket -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from \(listSubcommands.joined(separator: " "))' -a '(__basket_complete lists)'
         complete -c basket -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
-        complete -c basket -l list -r -a '(basket __complete lists 2>/dev/null)' -d 'Work on this list'
+        complete -c basket -l list -x -a '(__basket_complete lists)' -d 'Work on this list'
         complete -c basket -l db -r -F -d 'The replica'
         complete -c basket -l json -d 'Print data as JSON'
         complete -c basket -l no-sync -d 'Keep the changes here for now'

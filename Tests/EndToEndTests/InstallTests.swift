@@ -83,11 +83,39 @@ struct InstallTests {
         #expect(try complete(["basket", "completion", ""]) == ["bash", "zsh", "fish"])
         #expect(try complete(["basket", "--no"]) == ["--no-sync"])
 
-        // zsh and fish get their own scripts with the same names.
-        let zsh = try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_basket", encoding: .utf8)
-        let fish = try String(contentsOfFile: "\(prefix)/share/fish/vendor_completions.d/basket.fish", encoding: .utf8)
-        #expect(zsh.hasPrefix("#compdef basket") && zsh.contains("__complete items"))
-        #expect(fish.contains("complete -c basket") && fish.contains("__complete items"))
+        // fish completes for real (`complete -C` asks it what it would offer).
+        let fishScript = "\(prefix)/share/fish/vendor_completions.d/basket.fish"
+        func fish(_ line: String) throws -> [String] {
+            let result = try Executables.run(
+                executable: "/usr/bin/fish",
+                ["-c", "set -gx PATH '\(prefix)/bin' $PATH; source '\(fishScript)'; complete -C '\(line)'"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+        }
+        #expect(try fish("basket --db \(data) check o") == ["Oat milk"])
+        #expect(try fish("basket --db \(data) list use h") == ["Hard ware"])
+        #expect(try fish("basket --db \(data) --list ") == ["Hard ware", "Shopping"])
+        #expect(try fish("basket --db \(data) list a") == ["archive"])
+
+        // zsh: the function runs with compadd standing in for the completion system, which
+        // receives the candidates (zsh itself then matches them against what is typed).
+        let zshScript = "\(prefix)/share/zsh/site-functions/_basket"
+        func zsh(_ words: [String]) throws -> [String] {
+            let script = """
+                export PATH='\(prefix)/bin':"$PATH"
+                compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }
+                words=(\(words.map { "'\($0)'" }.joined(separator: " ")))
+                CURRENT=\(words.count)
+                source '\(zshScript)'
+                """
+            let result = try Executables.run(executable: "/usr/bin/zsh", ["-c", script])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(try zsh(["basket", "--db", data, "check", "o"]) == ["Bread", "Milk", "Oat milk"])
+        #expect(try zsh(["basket", "--db", data, "list", "use", "h"]) == ["Hard ware", "Shopping"])
+        #expect(try zsh(["basket", "ch"]).contains("check"))
+        #expect(try zsh(["basket", "completion", ""]) == ["bash", "zsh", "fish"])
 
         let usage = try Executables.runShell("'\(Self.repository.path)/Scripts/install.sh' --help")
         #expect(usage.status == 64 && usage.stderr.contains("usage: Scripts/install.sh [PREFIX]"))
