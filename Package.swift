@@ -73,7 +73,7 @@ let package = Package(
             name: "basket-bench",
             dependencies: [
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer", "Postgres",
-                "BasketSimulation",
+                "BasketSimulation", "Spawn",
             ],
             path: "Benchmarks/basket-bench"),
 

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Builds in release mode and runs the benchmarks; prints tables (see README "Performance").
 #   Scripts/bench.sh                 every benchmark
-#   Scripts/bench.sh backends        one of them (replica, server, search, backends), with its options
+#   Scripts/bench.sh backends        one of them (replica, server, search, quality, backends), with its options
 # The backends benchmark needs PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
 # cluster is started (Scripts/postgres.sh, installing postgresql if missing) and stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 Scripts/install-deps.sh
+# fzf: the second baseline of the search-quality benchmark.
+if ! command -v fzf >/dev/null; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends fzf >/dev/null ||
+        { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends fzf >/dev/null; }
+fi
 # Statically linked like a shipped CLI: process start drops from ~50 ms to a few ms.
 swift build -c release --static-swift-stdlib --product basket
 swift build -c release --static-swift-stdlib --product basket-server
@@ -23,5 +30,6 @@ else
     .build/release/basket-bench replica
     .build/release/basket-bench server
     .build/release/basket-bench search
+    .build/release/basket-bench quality
     .build/release/basket-bench backends
 fi

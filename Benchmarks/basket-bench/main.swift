@@ -9,6 +9,7 @@ let usage = """
     usage: basket-bench replica [--ops N] [--items N] [--runs N]
            basket-bench server [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
            basket-bench search [--items N] [--queries N]
+           basket-bench quality [--corpus DIR] [--seed N] [--per-kind N] [--no-fzf]   (fzf from Debian for its baseline)
            basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)
     """
 if arguments.first == "--help" || arguments.first == "-h" {
@@ -29,6 +30,7 @@ let rest = Array(arguments.dropFirst())
 switch arguments.first {
 case "replica", nil: run { try ReplicaBenchmark(arguments: rest).run() }
 case "search": run { try SearchBenchmark(arguments: rest).run() }
+case "quality": run { try QualityBenchmark(arguments: rest).run() }
 case "server": run { try ServerBenchmark(arguments: rest).run() }
 case "backends": run { try BackendBenchmark(arguments: rest).run() }
 default:
