@@ -127,8 +127,9 @@ enum Commands {
             details: """
                 Matches without case, accents or width, best first: the item whose name is the query, then
                 names starting with it, words starting with its words ("gr yog"), names containing it (also
-                across separators: "cocacola"), fuzzy subsequences, and typos. Tokens: is:checked (is:done),
-                is:unchecked (is:todo), -word or !word to exclude, "a phrase", ^word for the start of the name.
+                across separators: "cocacola"), typos (one slip in a word of 4 to 7 letters, two from 8), then
+                fuzzy subsequences. Tokens: is:checked (is:done), is:unchecked (is:todo), in:CATEGORY, -word or
+                !word to exclude, "a phrase", ^word for the start of the name.
                 With --json: {"query", "offer": {"name"} or null, "results": [{..., "exact", "tier", "score"}]}.
                 OPTIONS:
                   --limit N        At most N results.

@@ -47,7 +47,8 @@ public enum Resolution: Hashable, Sendable {
 /// Matching is accent-, case- and width-insensitive through `ItemKey.normalize(_:)`, the same
 /// function that gives items their identity. Results come in tiers (``Tier``): the exact key,
 /// pinned first; then the key's prefix; every word a word-prefix; substrings (also across
-/// separators); fuzzy subsequences; typos. Within a tier: score, earlier match, shorter name,
+/// separators); typos (each word within one edit of a word of the item at 4 to 7 letters, two
+/// from 8); fuzzy subsequences. Within a tier: score, earlier match, shorter name,
 /// unchecked before checked, natural order ("Item 2" before "Item 10"), id. For repeated
 /// searches over the same items (every keystroke), build a ``SearchIndex`` once.
 public enum Search {

@@ -137,7 +137,7 @@ extension SearchIndex {
         var editsOf = [UInt8](repeating: 0, count: entries.count)
         for (w, word) in words.enumerated() {
             let isLast = w == words.count - 1
-            let allowed = word.count >= 9 ? 2 : word.count >= 5 ? 1 : 0
+            let allowed = word.count >= 8 ? 2 : word.count >= 4 ? 1 : 0
             var bits = [UInt64](repeating: 0, count: wordCount)
             for (candidate, list) in vocabulary[word[0]] ?? [] {
                 var edits: Int?

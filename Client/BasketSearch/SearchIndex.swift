@@ -12,11 +12,11 @@ public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
     case wordPrefix
     /// Every query word appears in the item (also with separators removed: "cocacola" → "Coca-Cola").
     case substring
+    /// Every query word is within a few edits of a word of the item (one for a word of 4 to 7
+    /// letters, two from 8; the first letter as typed), or a prefix of one for the last word.
+    case typo
     /// Every query word of 3+ letters appears in order, with gaps (scored like fzf).
     case fuzzy
-    /// Every query word is within a few edits of a word of the item (only when the tiers before
-    /// found fewer than 3 items).
-    case typo
 
     public static func < (a: Tier, b: Tier) -> Bool { a.rawValue < b.rawValue }
 
@@ -264,6 +264,13 @@ public final class SearchIndex: Sendable {
             hits += part.hits
             fuzzyCandidates += part.fuzzyCandidates
         }
+        if !words.isEmpty && words.contains(where: { $0.count >= 4 }) {
+            let already = Set(hits.map(\.entry))
+            for (index, edits) in typoMatches(words) where !already.contains(Int32(index)) && passes(index, query) {
+                hits.append(Hit(entry: Int32(index), tier: .typo, score: Int32(-edits), position: 0))
+            }
+        }
+        let typoEntries = Set(hits.filter { $0.tier == .typo }.map(\.entry))
         if hits.count < limit && words.contains(where: { $0.count >= 3 }) {
             if candidates != nil {
                 // Only the listed entries were visited: the fuzzy pass looks at every entry with the
@@ -285,7 +292,9 @@ public final class SearchIndex: Sendable {
                             let key = UnsafeBufferPointer(
                                 start: arena.baseAddress! + Int(keyStart[Int(index)]),
                                 count: Int(keyLength[Int(index)]))
-                            if let (score, position) = fuzzyScore(key, wordBytes, fuzzyWords.ends) {
+                            if !typoEntries.contains(index),
+                                let (score, position) = fuzzyScore(key, wordBytes, fuzzyWords.ends)
+                            {
                                 found.append(
                                     Hit(entry: index, tier: .fuzzy, score: Int32(score), position: Int32(position)))
                             }
@@ -295,12 +304,6 @@ public final class SearchIndex: Sendable {
                 }
             }
             for part in found { hits += part }
-        }
-        if hits.count < 3 && !words.isEmpty {
-            let already = Set(hits.map(\.entry))
-            for (index, edits) in typoMatches(words) where !already.contains(Int32(index)) && passes(index, query) {
-                hits.append(Hit(entry: Int32(index), tier: .typo, score: Int32(-edits), position: 0))
-            }
         }
         // With no text, the list in its own order: unchecked first, then by name.
         return query.hasText

@@ -83,12 +83,12 @@ let rankingCases: [RankingCase] = [
     .init(query: "strawbreries", first: "Strawberries", offer: true),
     .init(query: "cucumbre", first: "Cucumber", offer: true),
     .init(query: "brocoli", first: "Broccoli", offer: true),
-    .init(query: "brocolli", first: nil, offer: true),  // 2 edits at 8 letters: too many
+    .init(query: "brocolli", first: "Broccoli", offer: true),  // 2 edits at 8 letters: allowed
     .init(query: "spinnach", first: "Spinach", offer: true),
     .init(query: "letuce", first: "Lettuce", offer: true),
     .init(query: "orange juic", first: "Orange juice", offer: true),
     .init(query: "xilk", first: nil, offer: true),  // first letter wrong: no typo match
-    .init(query: "milj", first: nil, offer: true),  // 4 letters: no edits allowed
+    .init(query: "milj", first: "Milk", offer: true),  // 4 letters: one edit (j beside k)
     // The offer shows only when no item has the query's key.
     .init(query: "Kimchi", first: nil, offer: true),
     .init(query: "Oat Milk", first: "Oat milk", offer: false),
