@@ -58,14 +58,18 @@ public enum Search {
         SearchIndex(items: items, forTyping: false).search(Query(query), limit: limit)
     }
 
-    /// Resolves a name typed by a user: the item with its key, else the only search hit.
+    /// Resolves a name typed by a user: the item with its key, else the only search hit. Typo and
+    /// fuzzy hits count only when nothing contains what was typed ("bread" is Breads even where
+    /// "Broad" is one slip away).
     public static func resolve(_ query: String, in items: [Item]) -> Resolution {
         let result = search(query, in: items)
         if let first = result.matches.first, first.isExact { return .found(first.item) }
-        switch result.matches.count {
+        let contained = result.matches.filter { $0.tier <= .substring }
+        let hits = contained.isEmpty ? result.matches : contained
+        switch hits.count {
         case 0: return .notFound
-        case 1: return .found(result.matches[0].item)
-        default: return .ambiguous(result.matches.map(\.item))
+        case 1: return .found(hits[0].item)
+        default: return .ambiguous(hits.map(\.item))
         }
     }
 }

@@ -70,5 +70,10 @@ struct SearchTests {
             return
         }
         #expect(Set(candidates.map(\.name)) == ["Oat milk", "Soy milk"])
+        // What contains the typed text wins over slips: "bread" is Breads, not Broad (one edit away).
+        let slips = items(["Breads", "Broad", "Cream"])
+        #expect(Search.resolve("bread", in: slips) == .found(slips[0]))
+        // With nothing containing it, the only slip is the item meant ("craem" → Cream).
+        #expect(Search.resolve("craem", in: slips) == .found(slips[2]))
     }
 }
