@@ -132,8 +132,17 @@ struct QualityBenchmark {
             ranks[c.kind, default: [:]][engine, default: []].append(rank)
         }
         let started = Date()
+        // BASKET_QUALITY_MISSES=1 prints every query whose meant item Basket did not put first.
+        let showMisses = ProcessInfo.processInfo.environment["BASKET_QUALITY_MISSES"] != nil
         for c in cases {
-            record("basket", c, index.search(Query(c.query), limit: 50).matches.map(\.item.name))
+            let found = index.search(Query(c.query), limit: 50).matches
+            record("basket", c, found.map(\.item.name))
+            if showMisses, let meant = c.meant,
+                found.first.map({ ItemKey.normalize($0.item.name) }) != ItemKey.normalize(meant)
+            {
+                let first = found.first.map { "\($0.item.name) [\($0.tier.name)]" } ?? "nothing"
+                print("miss (\(c.kind)): \"\(c.query)\" meant \"\(meant)\", first \(first)")
+            }
             let needle = c.query.lowercased()
             record("contains", c, zip(texts, lowered).filter { $0.1.contains(needle) }.prefix(50).map(\.0))
         }
