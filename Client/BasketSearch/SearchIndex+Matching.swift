@@ -131,7 +131,11 @@ extension SearchIndex {
 
     /// Entries whose words are each within the allowed edits of a query word; the last query word
     /// may be the beginning of a word. Per query word, the entries are a bitset; words intersect.
-    func typoMatches(_ words: [[UInt8]]) -> [(Int, Int)] {
+    func typoMatches(_ queryWords: [[UInt8]]) -> [(Int, Int)] {
+        // The vocabulary's words are split at every separator ("d'auvergne" is "d" and
+        // "auvergne", "pb&j" is "pb" and "j"): the query's words are split the same way.
+        let words = queryWords.flatMap { $0.split(whereSeparator: Self.isSeparator).map(Array.init) }
+        guard !words.isEmpty else { return [] }
         let wordCount = (entries.count + 63) / 64
         var all: [UInt64]?
         var editsOf = [UInt8](repeating: 0, count: entries.count)

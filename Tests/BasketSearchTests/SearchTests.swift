@@ -29,6 +29,15 @@ struct SearchTests {
         #expect(Search.search("in:dairy butter", in: all).offer == "butter")
     }
 
+    /// A slip in a name whose words hold separators (an apostrophe, an ampersand) is still a typo
+    /// match: the query's words are split as the names' are.
+    @Test func typosAreFoundInWordsWithSeparators() {
+        let all = items(["Creme de bleu d'Auvergne", "Pb&J Sandwich", "Bleu cheese"])
+        #expect(Search.search("creme de bneu d'auvergne", in: all).matches.first?.item.name == all[0].name)
+        #expect(Search.search("Pb&J Sxndwich", in: all).matches.first?.item.name == all[1].name)
+        #expect(Search.search("creme de bneu d'auvergne", in: all).matches.first?.tier == .typo)
+    }
+
     @Test func exactKeyMatchIsPinnedFirstAndSuppressesTheOffer() {
         let all = items(["Oat milk", "Milk chocolate", "Milk"])
         let result = Search.search("MILK", in: all)
