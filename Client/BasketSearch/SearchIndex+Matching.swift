@@ -143,23 +143,38 @@ extension SearchIndex {
             let isLast = w == words.count - 1
             let allowed = word.count >= 8 ? 2 : word.count >= 4 ? 1 : 0
             var bits = [UInt64](repeating: 0, count: wordCount)
-            for (candidate, list) in vocabulary[word[0]] ?? [] {
-                var edits: Int?
-                if candidate.starts(with: word) || Self.find(word, in: candidate) != nil {
-                    edits = 0
-                } else if allowed > 0 {
-                    if abs(candidate.count - word.count) <= allowed {
-                        edits = Self.damerauLevenshtein(word, candidate, limit: allowed)
+            var matched = false
+            func consider(_ candidates: [(word: [UInt8], entries: [Int32])], sameFirst: Bool) {
+                for (candidate, list) in candidates {
+                    if !sameFirst && candidate[0] == word[0] { continue }  // seen in the first pass
+                    var edits: Int?
+                    if sameFirst && (candidate.starts(with: word) || Self.find(word, in: candidate) != nil) {
+                        edits = 0
+                    } else if allowed > 0 {
+                        if abs(candidate.count - word.count) <= allowed {
+                            edits = Self.damerauLevenshtein(word, candidate, limit: allowed)
+                        }
+                        if edits == nil && isLast && candidate.count > word.count {
+                            edits = Self.damerauLevenshtein(word, Array(candidate.prefix(word.count)), limit: allowed)
+                        }
                     }
-                    if edits == nil && isLast && candidate.count > word.count {
-                        edits = Self.damerauLevenshtein(word, Array(candidate.prefix(word.count)), limit: allowed)
+                    guard let edits else { continue }
+                    matched = true
+                    for entry in list {
+                        bits[Int(entry) >> 6] |= 1 << UInt64(entry & 63)
+                        if edits > 0 { editsOf[Int(entry)] = max(editsOf[Int(entry)], UInt8(edits)) }
                     }
                 }
-                guard let edits else { continue }
-                for entry in list {
-                    bits[Int(entry) >> 6] |= 1 << UInt64(entry & 63)
-                    if edits > 0 { editsOf[Int(entry)] = max(editsOf[Int(entry)], UInt8(edits)) }
-                }
+            }
+            consider(vocabulary[word[0]] ?? [], sameFirst: true)
+            // Nothing with the same first letter: the slip may be in the first letter. Swapped or
+            // added in front ("rfuit", "xfruit"): words starting with the query's second letter;
+            // replaced or missing ("dream", "ream"): words whose second letter is the query's
+            // second or first.
+            if !matched && allowed > 0 && word.count >= 4 {
+                consider(vocabulary[word[1]] ?? [], sameFirst: false)
+                consider(vocabularyBySecond[word[1]] ?? [], sameFirst: false)
+                if word[0] != word[1] { consider(vocabularyBySecond[word[0]] ?? [], sameFirst: false) }
             }
             if var current = all {
                 for i in 0..<wordCount { current[i] &= bits[i] }

@@ -13,7 +13,8 @@ public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
     /// Every query word appears in the item (also with separators removed: "cocacola" → "Coca-Cola").
     case substring
     /// Every query word is within a few edits of a word of the item (one for a word of 4 to 7
-    /// letters, two from 8; the first letter as typed), or a prefix of one for the last word.
+    /// letters, two from 8; a slip in the first letter only when no word with the same first letter
+    /// is close), or a prefix of one for the last word.
     case typo
     /// Every query word of 3+ letters appears in order, with gaps (scored like fzf).
     case fuzzy
@@ -92,6 +93,8 @@ public final class SearchIndex: Sendable {
     let keys: Set<[UInt8]>
     /// Distinct words → entries containing them, by first byte (for the typo tier).
     let vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]]
+    /// The same words by their second byte: where a slip in a word's first letter is looked for.
+    let vocabularyBySecond: [UInt8: [(word: [UInt8], entries: [Int32])]]
 
     /// Builds an index for searching as the user types.
     public convenience init(items: [Item]) { self.init(items: items, forTyping: true) }
@@ -116,7 +119,11 @@ public final class SearchIndex: Sendable {
                     nameLength: Int32(item.name.count), natural: NaturalOrder.key(key)))
         }
         var vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
-        for (word, list) in words { vocabulary[word[0], default: []].append((word, list)) }
+        var vocabularyBySecond: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
+        for (word, list) in words {
+            vocabulary[word[0], default: []].append((word, list))
+            if word.count >= 4 { vocabularyBySecond[word[1], default: []].append((word, list)) }
+        }
         self.nameLengths = entries.map(\.nameLength)
         self.masks = entries.map(\.mask)
         self.bigramMasks = entries.map { Self.bigrams($0.key) | Self.bigrams($0.compact) }
@@ -142,6 +149,7 @@ public final class SearchIndex: Sendable {
         self.entries = entries
         self.keys = keys
         self.vocabulary = vocabulary
+        self.vocabularyBySecond = vocabularyBySecond
         let postings = forTyping ? NGramPostings(entries.map { [$0.key, $0.compact] }) : nil
         self.postings = postings
         self.letterSpans = forTyping ? Self.letterSpans(entries.map(\.key)) : []

@@ -87,7 +87,7 @@ let rankingCases: [RankingCase] = [
     .init(query: "spinnach", first: "Spinach", offer: true),
     .init(query: "letuce", first: "Lettuce", offer: true),
     .init(query: "orange juic", first: "Orange juice", offer: true),
-    .init(query: "xilk", first: nil, offer: true),  // first letter wrong: no typo match
+    .init(query: "xilk", first: "Milk", offer: true),  // a slip in the first letter is a typo too
     .init(query: "milj", first: "Milk", offer: true),  // 4 letters: one edit (j beside k)
     // The offer shows only when no item has the query's key.
     .init(query: "Kimchi", first: nil, offer: true),

@@ -38,6 +38,16 @@ struct SearchTests {
         #expect(Search.search("creme de bneu d'auvergne", in: all).matches.first?.tier == .typo)
     }
 
+    /// A slip in the first letter (swapped, replaced, missing, added in front) is a typo too.
+    @Test func slipsInTheFirstLetterAreTypos() {
+        let all = items(["Fruit salad", "Cream", "Boisson pomme", "Paprika"])
+        for (query, meant) in [("rfuit salad", 0), ("dream", 1), ("ream", 1), ("xcream", 1), ("oBisson pomme", 2)] {
+            let first = Search.search(query, in: all).matches.first
+            #expect(first?.item.name == all[meant].name, "\(query)")
+        }
+        #expect(Search.search("dream", in: all).matches.first?.tier == .typo)
+    }
+
     @Test func exactKeyMatchIsPinnedFirstAndSuppressesTheOffer() {
         let all = items(["Oat milk", "Milk chocolate", "Milk"])
         let result = Search.search("MILK", in: all)
