@@ -126,14 +126,16 @@ public final class LiveSync: Sendable {
         }
     }
 
-    /// Stops both loops. A long-poll under way is cancelled; a push under way may still finish.
+    /// Stops both loops: they end at their next look (within 50 ms), or when a request under way
+    /// is answered (a long-poll: within its wait). The tasks are not cancelled: cancelling a task
+    /// suspended in `URLSession.data(for:)` can deadlock in swift-corelibs-foundation (the
+    /// cancellation handler waits for the session's queue while the queue waits to resume the
+    /// task), which a test run here hit.
     public func stop() {
-        let tasks = state.withLock { state in
+        state.withLock { state in
             state.stopped = true
-            defer { state.tasks = [] }
-            return state.tasks
+            state.tasks = []
         }
-        for task in tasks { task.cancel() }
     }
 
     /// Tells the sender that a local write happened: it sends at once instead of at its next look.
@@ -291,7 +293,9 @@ extension SyncEngine {
                 guard let state = try? replica.syncState(of: list) else { return true }
                 return !state.noLongerMember && state.role != .viewer
             }
-        let work = Task.detached { [self] in
+        // Not cancelled when time runs out (see ``LiveSync/stop()``): a send under way ends when
+        // answered, or with the process.
+        Task.detached { [self] in
             var outcome = SendOutcome()
             do {
                 for list in lists {
@@ -313,7 +317,6 @@ extension SyncEngine {
         let finished = box.get()
         var outcome = finished ?? SendOutcome()
         outcome.timedOut = finished == nil
-        if outcome.timedOut { work.cancel() }
         outcome.waiting = lists.reduce(0) { $0 + ((try? replica.pendingCount(in: $1)) ?? 0) }
         return outcome
     }

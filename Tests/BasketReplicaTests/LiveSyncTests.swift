@@ -145,7 +145,8 @@ struct LiveSyncTests {
     @Test func stoppingEndsBothLoops() async throws {
         let (replica, server, live, _) = await started()
         live.stop()
-        try await Task.sleep(for: .milliseconds(100))
+        // A long-poll under way (1 s here) is not cancelled: it ends with its wait.
+        try await Task.sleep(for: .milliseconds(1_500))
         let (pulls, attempts) = server.state.withLock { ($0.pulls.count, $0.pushAttempts) }
         Self.append(Self.op("Late", ms: 80), to: replica)
         live.changed()
