@@ -161,16 +161,21 @@ struct AbuseTests {
         #expect(held.allSatisfy { $0 >= 0 })
         // Once the server has accepted the four, a fifth from the same address is closed unanswered
         // (polled: until it has, a fifth is still served).
+        // (A repeated run once saw the fifth still served after 5 s, alone on the machine in the
+        // heavy pass: the wait is 20 s, and the answers before the refusal are counted.)
         var refused = false
-        for _ in 0..<100 where !refused {
+        var servedBefore = 0
+        let deadline = Date().addingTimeInterval(20)
+        while !refused && Date() < deadline {
             do {
                 _ = try answer(server, from: "127.0.0.3", "GET", "/healthz")
+                servedBefore += 1
                 Thread.sleep(forTimeInterval: 0.05)
             } catch is RawHTTP.Failure {
                 refused = true
             }
         }
-        #expect(refused, "a fifth connection from 127.0.0.3 was still served after 5 s")
+        #expect(refused, "a fifth connection from 127.0.0.3 was still served after 20 s (\(servedBefore) times)")
         #expect(try answer(server, from: "127.0.0.4", "GET", "/healthz").status == 200)
         close(held[0])
         var served = false
