@@ -334,23 +334,29 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    /// The list's row number and the member's role. Call inside a transaction.
+    /// - Throws: ``StoreError/noSuchList``, ``StoreError/noSuchMember``.
+    private func member(_ account: Int64, of list: ListID, _ db: Connection) throws -> (no: Int64, role: String) {
+        guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
+        guard
+            let role = try db.scalar(
+                "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))?.textValue
+        else { throw StoreError.noSuchMember }
+        return (no, role)
+    }
+
+    private func owners(_ no: Int64, _ db: Connection) throws -> Int64 {
+        try db.scalar("SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?.integerValue ?? 0
+    }
+
     public func removeMember(_ account: Int64, from list: ListID) throws {
         try locked { db in
             try db.transaction {
-                guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
-                guard
-                    let role = try db.scalar(
-                        "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))?
-                        .textValue
-                else { throw StoreError.noSuchMember }
-                if role == "owner" {
-                    let owners =
-                        try db.scalar(
-                            "SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?
-                        .integerValue ?? 0
+                let (no, role) = try member(account, of: list, db)
+                if role == Role.owner.rawValue {
                     let others =
                         try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
-                    if owners == 1 && others > 1 { throw StoreError.lastOwner }
+                    if try owners(no, db) == 1 && others > 1 { throw StoreError.lastOwner }
                 }
                 try db.run("DELETE FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))
                 // Who may no longer invite has no invites out.
@@ -362,17 +368,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public func setRole(_ role: Role, of account: Int64, in list: ListID) throws {
         try locked { db in
             try db.transaction {
-                guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
-                guard
-                    let current = try db.scalar(
-                        "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))?
-                        .textValue
-                else { throw StoreError.noSuchMember }
-                if current == Role.owner.rawValue && role != .owner {
-                    let owners =
-                        try db.scalar("SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?
-                        .integerValue ?? 0
-                    if owners == 1 { throw StoreError.lastOwner }
+                let (no, current) = try member(account, of: list, db)
+                if current == Role.owner.rawValue && role != .owner, try owners(no, db) == 1 {
+                    throw StoreError.lastOwner
                 }
                 try db.run(
                     "UPDATE members SET role = ? WHERE list = ? AND account = ?", .text(role.rawValue), .integer(no),
