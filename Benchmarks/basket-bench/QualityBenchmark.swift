@@ -143,6 +143,9 @@ struct QualityBenchmark {
                 let first = found.first.map { "\($0.item.name) [\($0.tier.name)]" } ?? "nothing"
                 print("miss (\(c.kind)): \"\(c.query)\" meant \"\(meant)\", first \(first)")
             }
+            if showMisses, c.meant == nil, let shown = found.first {
+                print("miss (\(c.kind)): \"\(c.query)\" shows \"\(shown.item.name)\" [\(shown.tier.name)]")
+            }
             let needle = c.query.lowercased()
             record("contains", c, zip(texts, lowered).filter { $0.1.contains(needle) }.prefix(50).map(\.0))
         }

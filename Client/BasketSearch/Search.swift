@@ -10,7 +10,8 @@ public struct SearchMatch: Hashable, Sendable {
     public var position: Int
     /// How it matched.
     public var tier: Tier
-    /// Within a tier, higher is better (fuzzy: fzf-like score; typo: minus the edits).
+    /// Within a tier's group, higher is better: for substring, typo and fuzzy hits their
+    /// `Closeness`; for word-prefix hits how much of the item the words begin.
     public var score: Int
 }
 
@@ -46,16 +47,22 @@ public enum Resolution: Hashable, Sendable {
 ///
 /// Matching is accent-, case- and width-insensitive through `ItemKey.normalize(_:)`, the same
 /// function that gives items their identity. Results come in tiers (``Tier``): the exact key,
-/// pinned first; then the key's prefix; every word a word-prefix; substrings (also across
-/// separators); typos (each word within one edit of a word of the item at 4 to 7 letters, two
-/// from 8); fuzzy subsequences. Within a tier: score, earlier match, shorter name,
-/// unchecked before checked, natural order ("Item 2" before "Item 10"), id. For repeated
-/// searches over the same items (every keystroke), build a ``SearchIndex`` once.
+/// pinned first; then the key's prefix; then every word a word-prefix (items whose words the
+/// query begins more of first, then the words in the order typed). After them, together on one
+/// scale (`Closeness`): substrings (also across separators), typos (slips weighed by
+/// `EditDistance`: one edit at 4 and 5 letters, two from 7, in characters) and fuzzy
+/// subsequences, by how much of the query and of the item's name they cover and how well, so a
+/// slip in a whole short name beats letters spread over a long one. Ties: for prefix and
+/// word-prefix hits the earlier match, then shorter name, unchecked before checked, more recently
+/// added (`lastUsed`), natural order ("Item 2" before "Item 10"), id. For repeated searches over
+/// the same items (every keystroke), build a ``SearchIndex`` once.
 public enum Search {
-    /// Runs `query` over `items`.
+    /// Runs `query` over `items`; `lastUsed` says when items were last added (Unix ms).
     /// - Complexity: O(n · m) for n items and a query of length m; each item's key is folded once.
-    public static func search(_ query: String, in items: [Item], limit: Int = .max) -> SearchResult {
-        SearchIndex(items: items, forTyping: false).search(Query(query), limit: limit)
+    public static func search(
+        _ query: String, in items: [Item], lastUsed: [ItemID: UInt64] = [:], limit: Int = .max
+    ) -> SearchResult {
+        SearchIndex(items: items, lastUsed: lastUsed, forTyping: false).search(Query(query), limit: limit)
     }
 
     /// Resolves a name typed by a user: the item with its key, else the only search hit. Typo and

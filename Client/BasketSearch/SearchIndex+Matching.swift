@@ -94,8 +94,13 @@ extension SearchIndex {
     }
 
     /// fzf-like: every word of 3+ letters in order with gaps; bonuses at word starts and for
-    /// consecutive letters, a penalty per gap. Shorter words must be substrings. `words` holds
-    /// the query words back to back; word k ends at `ends[k]`.
+    /// consecutive letters, a penalty per gap (``Closeness``). Shorter words must be substrings.
+    /// Letters scattered by chance are not a match: a word whose letters fall in more of the
+    /// item's words than half its letters, or over several words in too many short runs (one or
+    /// two letters) inside them (more than one, two from 6 letters), was not what was typed.
+    /// "bttrmlk" is "Buttermilk" and "brdcrm" "Bread crumbs"; "cpgmpl" is not "Comstock, Pie
+    /// Filling & Topping, Simply Cherry". `words` holds the query words back to back; word k
+    /// ends at `ends[k]`.
     func fuzzyScore(
         _ key: UnsafeBufferPointer<UInt8>, _ words: UnsafeBufferPointer<UInt8>, _ ends: [Int]
     ) -> (Int, Int)? {
@@ -108,117 +113,219 @@ extension SearchIndex {
             if word.count < 3 {
                 guard let position = Self.find(word, in: key) else { return nil }
                 first = min(first, position)
-                total += 2 * word.count
+                total += Closeness.word(word.count, cost: 0, start: false, whole: false)
                 continue
             }
             var i = 0
             var score = 0
             var previous = -2
+            // The current run of consecutive letters: its length and whether it starts a word.
+            var run = 0
+            var runAtStart = false
+            var weakRuns = 0
+            var itemWords = 0
+            var lastWordStart = -1
             for byte in word {
                 while i < key.count && key[i] != byte { i += 1 }
                 guard i < key.count else { return nil }
                 first = min(first, i)
-                score += 16
-                if i == 0 || Self.isSeparator(key[i - 1]) { score += 8 }  // a word start
-                if i == previous + 1 { score += 6 } else if previous >= 0 { score -= min(i - previous - 1, 6) }
+                score += Closeness.letter
+                let atStart = i == 0 || Self.isSeparator(key[i - 1])
+                if atStart { score += Closeness.wordStart }
+                var wordStart = i
+                while wordStart > 0 && !Self.isSeparator(key[wordStart - 1]) { wordStart -= 1 }
+                if wordStart != lastWordStart {
+                    itemWords += 1
+                    lastWordStart = wordStart
+                }
+                if i == previous + 1 {
+                    score += Closeness.consecutive
+                    run += 1
+                } else {
+                    if previous >= 0 { score -= min(i - previous - 1, 6) }
+                    if run > 0 && run <= 2 && !runAtStart { weakRuns += 1 }
+                    run = 1
+                    runAtStart = atStart
+                }
                 previous = i
                 i += 1
+            }
+            if run <= 2 && !runAtStart { weakRuns += 1 }
+            if itemWords > (word.count + 1) / 2 || (itemWords > 1 && weakRuns > (word.count >= 6 ? 2 : 1)) {
+                return nil
             }
             total += score
         }
         return (total, first)
     }
 
-    /// Entries whose words are each within the allowed edits of a query word; the last query word
-    /// may be the beginning of a word. Per query word, the entries are a bitset; words intersect.
-    func typoMatches(_ queryWords: [[UInt8]]) -> [(Int, Int)] {
+    /// The closeness (``Closeness``) of a substring hit: per word its best occurrence in the key,
+    /// else its occurrence once separators are removed.
+    func substringScore(_ index: Int, _ words: [[UInt8]]) -> Int {
+        words.reduce(0) {
+            $0
+                + (typedScore(index, $1)
+                    ?? Closeness.word($1.count, cost: 0, start: false, whole: false) - Closeness.acrossSeparators)
+        }
+    }
+
+    /// Entries whose words are each close to a query word, with at least one slip among them, and
+    /// their closeness (``Closeness``): per query word the best of the entry's words, summed, and
+    /// the bonus for the share of the entry's letters those words cover.
+    ///
+    /// A query word may be ``EditDistance/allowance(_:)`` away from a word of the entry, or from
+    /// the beginning of one when it is the last word (it may be unfinished). In a query of several
+    /// words a word of 5 or more letters may have two slips, as long as the whole query stays
+    /// within the sum of its words' allowances: the other words vouch for it. The candidate words
+    /// are those with the query word's first letter, and, when no word holds it as typed, those
+    /// where the slip is in the first letter; when that finds nothing, every query word is looked
+    /// for with a slip in its first letter too.
+    func typoMatches(_ queryWords: [[UInt8]]) -> [(entry: Int, score: Int)] {
         // The vocabulary's words are split at every separator ("d'auvergne" is "d" and
         // "auvergne", "pb&j" is "pb" and "j"): the query's words are split the same way.
         let words = queryWords.flatMap { $0.split(whereSeparator: Self.isSeparator).map(Array.init) }
-        guard !words.isEmpty else { return [] }
-        let wordCount = (entries.count + 63) / 64
-        var all: [UInt64]?
-        var editsOf = [UInt8](repeating: 0, count: entries.count)
+        guard !words.isEmpty, words.count < 255 else { return [] }
+        let found = typoMatches(words, alwaysFirstLetter: false)
+        return found.isEmpty ? typoMatches(words, alwaysFirstLetter: true) : found
+    }
+
+    private func typoMatches(_ words: [[UInt8]], alwaysFirstLetter: Bool) -> [(entry: Int, score: Int)] {
+        // Per query word, the entries with a word a slip or two away. An entry is a typo hit when
+        // it has such a word for one query word at least and holds every other as typed, which
+        // its key says directly.
+        var slipped: [Slips] = []
+        let budget = words.reduce(0) { $0 + EditDistance.allowance(EditDistance.characters($1)) }
         for (w, word) in words.enumerated() {
-            let isLast = w == words.count - 1
-            let allowed = word.count >= 8 ? 2 : word.count >= 4 ? 1 : 0
-            var bits = [UInt64](repeating: 0, count: wordCount)
-            var matched = false
-            func consider(_ candidates: [(word: [UInt8], entries: [Int32])], sameFirst: Bool) {
-                for (candidate, list) in candidates {
-                    if !sameFirst && candidate[0] == word[0] { continue }  // seen in the first pass
-                    var edits: Int?
-                    if sameFirst && (candidate.starts(with: word) || Self.find(word, in: candidate) != nil) {
-                        edits = 0
-                    } else if allowed > 0 {
-                        if abs(candidate.count - word.count) <= allowed {
-                            edits = Self.damerauLevenshtein(word, candidate, limit: allowed)
-                        }
-                        if edits == nil && isLast && candidate.count > word.count {
-                            edits = Self.damerauLevenshtein(word, Array(candidate.prefix(word.count)), limit: allowed)
-                        }
-                    }
-                    guard let edits else { continue }
-                    matched = true
-                    for entry in list {
-                        bits[Int(entry) >> 6] |= 1 << UInt64(entry & 63)
-                        if edits > 0 { editsOf[Int(entry)] = max(editsOf[Int(entry)], UInt8(edits)) }
-                    }
-                }
-            }
-            consider(vocabulary[word[0]] ?? [], sameFirst: true)
-            // Nothing with the same first letter: the slip may be in the first letter. Swapped or
-            // added in front ("rfuit", "xfruit"): words starting with the query's second letter;
-            // replaced or missing ("dream", "ream"): words whose second letter is the query's
-            // second or first.
-            if !matched && allowed > 0 && word.count >= 4 {
-                consider(vocabulary[word[1]] ?? [], sameFirst: false)
-                consider(vocabularyBySecond[word[1]] ?? [], sameFirst: false)
-                if word[0] != word[1] { consider(vocabularyBySecond[word[0]] ?? [], sameFirst: false) }
-            }
-            if var current = all {
-                for i in 0..<wordCount { current[i] &= bits[i] }
-                all = current
-            } else {
-                all = bits
-            }
+            let length = EditDistance.characters(word)
+            let allowed =
+                words.count > 1 && length >= 5
+                ? max(2 * EditDistance.edit, EditDistance.allowance(length)) : EditDistance.allowance(length)
+            slipped.append(
+                slips(
+                    of: word, allowed: allowed, unfinished: w == words.count - 1, alwaysFirstLetter: alwaysFirstLetter))
         }
-        guard let all else { return [] }
-        var result: [(Int, Int)] = []
-        for (i, word) in all.enumerated() where word != 0 {
-            var remaining = word
-            while remaining != 0 {
-                let bit = remaining.trailingZeroBitCount
-                remaining &= remaining - 1
-                let entry = Int32(i * 64 + bit)
-                if editsOf[Int(entry)] > 0 { result.append((Int(entry), Int(editsOf[Int(entry)]))) }
+        var result: [(entry: Int, score: Int)] = []
+        var seen = Set<Int32>()
+        for (s, slips) in slipped.enumerated() {
+            next: for entry in slips.touched {
+                if words.count > 1 {
+                    // Looked at already from an earlier word's slips.
+                    if slipped[..<s].contains(where: { $0.best[Int(entry)].score >= 0 }) { continue }
+                    guard seen.insert(entry).inserted else { continue }
+                }
+                var total = Match(score: 0, covered: 0, cost: 0)
+                for (w, word) in words.enumerated() {
+                    let slip = slipped[w].best[Int(entry)]
+                    let asTyped = w == s ? nil : typedScore(Int(entry), word)
+                    let chosen: Match
+                    if let asTyped, asTyped >= slip.score {
+                        chosen = Match(score: Int32(asTyped), covered: Int32(word.count), cost: 0)
+                    } else if slip.score >= 0 {
+                        chosen = slip
+                    } else {
+                        continue next
+                    }
+                    total.score += chosen.score
+                    total.covered += chosen.covered
+                    total.cost += chosen.cost
+                }
+                guard total.cost > 0 && total.cost <= budget else { continue }
+                let letters = Int(compactLength[Int(entry)])
+                result.append((Int(entry), Int(total.score) + Closeness.covering(Int(total.covered), of: letters)))
             }
         }
         return result
     }
 
-    /// The optimal-string-alignment distance, or nil when above `limit`.
-    static func damerauLevenshtein(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int? {
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) <= limit ? max(a.count, b.count) : nil }
-        var previous2 = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            var rowMin = current[0]
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                    value = min(value, previous2[j - 2] + 1)
+    /// A query word's match in one entry: its closeness, the letters it covers, its slips.
+    struct Match {
+        var score: Int32
+        var covered: Int32
+        var cost: Int32
+    }
+
+    /// One query word's slips: the best match per entry (score -1: none) and the entries that have one.
+    struct Slips {
+        var best: [Match]
+        var touched: [Int32] = []
+    }
+
+    /// The entries with a word (or, for the `unfinished` last word, the beginning of one) a slip
+    /// or more but at most `allowed` away from `word`, with the best such match of each.
+    func slips(of word: [UInt8], allowed: Int, unfinished: Bool, alwaysFirstLetter: Bool) -> Slips {
+        var best = [Match](repeating: Match(score: -1, covered: 0, cost: 0), count: entries.count)
+        var touched: [Int32] = []
+        guard allowed > 0 else { return Slips(best: best) }
+        var heldAsTyped = false
+        let mask = Self.mask(word)
+        func consider(_ candidates: [VocabularyWord], sameFirst: Bool) {
+            for vocabularyWord in candidates {
+                let candidate = vocabularyWord.word
+                if !sameFirst && candidate[0] == word[0] { continue }  // seen in the first pass
+                if sameFirst && (candidate.starts(with: word) || Self.find(word, in: candidate) != nil) {
+                    heldAsTyped = true
+                    continue
                 }
-                current[j] = value
-                rowMin = min(rowMin, value)
+                // Each letter of one missing from the other costs 3 at least (a replacement on a
+                // neighbouring key, or a doubled letter dropped twice); the letters after an
+                // unfinished word's end are free.
+                let missing = max(
+                    (mask & ~vocabularyWord.mask).nonzeroBitCount,
+                    unfinished ? 0 : (vocabularyWord.mask & ~mask).nonzeroBitCount)
+                if missing * EditDistance.neighbour > allowed { continue }
+                var match: Match?
+                if let edits = EditDistance.distance(word, candidate, limit: allowed) {
+                    let score = Closeness.word(word.count, cost: edits, start: true, whole: true)
+                    match = Match(score: Int32(score), covered: Int32(candidate.count), cost: Int32(edits))
+                } else if unfinished && candidate.count > word.count,
+                    let edits = EditDistance.distance(word, candidate, limit: allowed, prefix: true)
+                {
+                    // A slip in an unfinished word is less sure than in a whole one.
+                    let score = Closeness.word(word.count, cost: edits, start: true, whole: false) - Closeness.wholeWord
+                    match = Match(score: Int32(score), covered: Int32(word.count), cost: Int32(edits))
+                }
+                guard let match else { continue }
+                best.withUnsafeMutableBufferPointer { best in
+                    for entry in vocabularyWord.entries where match.score > best[Int(entry)].score {
+                        if best[Int(entry)].score < 0 { touched.append(entry) }
+                        best[Int(entry)] = match
+                    }
+                }
             }
-            if rowMin > limit { return nil }
-            (previous2, previous, current) = (previous, current, previous2)
         }
-        return previous[b.count] <= limit ? previous[b.count] : nil
+        consider(vocabulary[word[0]] ?? [], sameFirst: true)
+        // No word holds it as typed: the slip may be in the first letter. Swapped or added in
+        // front ("rfuit", "xfruit"): words starting with the query's second letter; replaced or
+        // missing ("dream", "ream"): words whose second letter is the query's second or first.
+        if (alwaysFirstLetter || !heldAsTyped) && word.count >= 4 {
+            consider(vocabulary[word[1]] ?? [], sameFirst: false)
+            consider(vocabularyBySecond[word[1]] ?? [], sameFirst: false)
+            if word[0] != word[1] { consider(vocabularyBySecond[word[0]] ?? [], sameFirst: false) }
+        }
+        return Slips(best: best, touched: touched)
+    }
+
+    /// The closeness of `word` typed as it is in the entry: its best occurrence in the key (a
+    /// whole word, then the beginning of one, then inside one), or nil when the key lacks it.
+    func typedScore(_ index: Int, _ word: [UInt8]) -> Int? {
+        entries[index].key.withUnsafeBufferPointer { key in
+            word.withUnsafeBufferPointer { needle in
+                var best: Int?
+                var from = 0
+                while from + needle.count <= key.count,
+                    let offset = Self.find(needle, in: UnsafeBufferPointer(rebasing: key[from...]))
+                {
+                    let at = from + offset
+                    let start = at == 0 || Self.isSeparator(key[at - 1])
+                    let end = at + needle.count
+                    let whole = start && (end == key.count || Self.isSeparator(key[end]))
+                    best = max(best ?? 0, Closeness.word(needle.count, cost: 0, start: start, whole: whole))
+                    if whole { break }
+                    from = at + 1
+                }
+                return best
+            }
+        }
     }
 
     /// The first position of `needle` in `haystack`.

@@ -21,6 +21,10 @@ public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
 
     public static func < (a: Tier, b: Tier) -> Bool { a.rawValue < b.rawValue }
 
+    /// What ranks first: exact, then prefix, then word-prefix hits, each tier before the next;
+    /// substrings, typos and fuzzy matches after them, together, by their ``Closeness``.
+    var group: Int { min(rawValue, Tier.substring.rawValue) }
+
     /// The tier's name as the CLI prints it (`exact`, `prefix`, …).
     public var name: String {
         switch self {
@@ -52,6 +56,8 @@ public final class SearchIndex: Sendable {
         /// The name's length in characters and its natural-order key, for ranking without recomputing.
         let nameLength: Int32
         let natural: [UInt8]
+        /// When the item was last added (Unix ms; 0 when not known): the more recent first among equals.
+        let lastUsed: UInt64
     }
 
     /// One hit before ranking: cheap to sort, materialised only for the results kept.
@@ -92,15 +98,29 @@ public final class SearchIndex: Sendable {
     /// Keys of every item, to decide the offer.
     let keys: Set<[UInt8]>
     /// Distinct words → entries containing them, by first byte (for the typo tier).
-    let vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]]
+    let vocabulary: [UInt8: [VocabularyWord]]
     /// The same words by their second byte: where a slip in a word's first letter is looked for.
-    let vocabularyBySecond: [UInt8: [(word: [UInt8], entries: [Int32])]]
+    let vocabularyBySecond: [UInt8: [VocabularyWord]]
 
-    /// Builds an index for searching as the user types.
-    public convenience init(items: [Item]) { self.init(items: items, forTyping: true) }
+    /// A distinct word of the items, for the typo tier.
+    struct VocabularyWord: Sendable {
+        let word: [UInt8]
+        /// Which of a–z and 0–9 it holds: a letter of the typed word that it lacks needs an edit,
+        /// which rules most words out before their distance is computed.
+        let mask: UInt64
+        /// The entries holding it.
+        let entries: [Int32]
+    }
+
+    /// Builds an index for searching as the user types. `lastUsed` says when items were last
+    /// added (Unix ms, as the replica's `addTimes(in:)` gives them): among equal matches the more
+    /// recently added ranks first.
+    public convenience init(items: [Item], lastUsed: [ItemID: UInt64] = [:]) {
+        self.init(items: items, lastUsed: lastUsed, forTyping: true)
+    }
 
     /// `forTyping: false` skips the pair and triple lists and the one-letter answers: for one search.
-    init(items: [Item], forTyping: Bool) {
+    init(items: [Item], lastUsed: [ItemID: UInt64] = [:], forTyping: Bool) {
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
         var keys = Set<[UInt8]>()
@@ -116,13 +136,15 @@ public final class SearchIndex: Sendable {
             entries.append(
                 Entry(
                     item: item, key: key, compact: compact, mask: Self.mask(key),
-                    nameLength: Int32(item.name.count), natural: NaturalOrder.key(key)))
+                    nameLength: Int32(item.name.count), natural: NaturalOrder.key(key),
+                    lastUsed: lastUsed[item.id] ?? 0))
         }
-        var vocabulary: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
-        var vocabularyBySecond: [UInt8: [(word: [UInt8], entries: [Int32])]] = [:]
+        var vocabulary: [UInt8: [VocabularyWord]] = [:]
+        var vocabularyBySecond: [UInt8: [VocabularyWord]] = [:]
         for (word, list) in words {
-            vocabulary[word[0], default: []].append((word, list))
-            if word.count >= 4 { vocabularyBySecond[word[1], default: []].append((word, list)) }
+            let entry = VocabularyWord(word: word, mask: Self.mask(word), entries: list)
+            vocabulary[word[0], default: []].append(entry)
+            if word.count >= 4 { vocabularyBySecond[word[1], default: []].append(entry) }
         }
         self.nameLengths = entries.map(\.nameLength)
         self.masks = entries.map(\.mask)
@@ -272,10 +294,33 @@ public final class SearchIndex: Sendable {
             hits += part.hits
             fuzzyCandidates += part.fuzzyCandidates
         }
-        if !words.isEmpty && words.contains(where: { $0.count >= 4 }) {
+        // Hits of the strict tiers (exact, prefix) and of word beginnings: when they fill the
+        // limit, nothing after them can be shown, and is neither scored nor looked for.
+        var strict = 0
+        var beginnings = 0
+        for hit in hits where hit.tier.group < Tier.substring.group {
+            strict += 1
+            if hit.tier == .wordPrefix { beginnings += 1 }
+        }
+        let needCloseness = strict < limit
+        if query.hasText {
+            // Word beginnings: the more of the item's words they begin, the better, then in the
+            // order typed. Substrings are scored on the scale of typos and fuzzy matches.
+            for h in hits.indices {
+                let entry = Int(hits[h].entry)
+                switch hits[h].tier {
+                case .wordPrefix where strict - beginnings < limit:
+                    hits[h].score = Int32(wordPrefixScore(entry, words))
+                case .substring where needCloseness:
+                    hits[h].score = Int32(substringScore(entry, words) + covering(entry, words))
+                default: break
+                }
+            }
+        }
+        if needCloseness && words.contains(where: { EditDistance.characters($0) >= 4 }) {
             let already = Set(hits.map(\.entry))
-            for (index, edits) in typoMatches(words) where !already.contains(Int32(index)) && passes(index, query) {
-                hits.append(Hit(entry: Int32(index), tier: .typo, score: Int32(-edits), position: 0))
+            for (index, score) in typoMatches(words) where !already.contains(Int32(index)) && passes(index, query) {
+                hits.append(Hit(entry: Int32(index), tier: .typo, score: Int32(score), position: 0))
             }
         }
         let typoEntries = Set(hits.filter { $0.tier == .typo }.map(\.entry))
@@ -304,7 +349,9 @@ public final class SearchIndex: Sendable {
                                 let (score, position) = fuzzyScore(key, wordBytes, fuzzyWords.ends)
                             {
                                 found.append(
-                                    Hit(entry: index, tier: .fuzzy, score: Int32(score), position: Int32(position)))
+                                    Hit(
+                                        entry: index, tier: .fuzzy, score: Int32(score + covering(Int(index), words)),
+                                        position: Int32(position)))
                             }
                         }
                         return found
@@ -436,11 +483,11 @@ public final class SearchIndex: Sendable {
         entries.withUnsafeBufferPointer { passesFilters($0.baseAddress! + index, query) }
     }
 
-    /// The tier, score, position, name length and checked state packed so that a smaller number
-    /// ranks first; ties fall back to ``rank(_:_:)``.
+    /// The tier's group, score, position, name length and checked state packed so that a smaller
+    /// number ranks first; ties fall back to ``rank(_:_:)``.
     func packed(_ hit: Hit) -> UInt64 {
         let score = UInt64(max(0, min(32_767, 16_383 - Int(hit.score))))
-        return UInt64(hit.tier.rawValue) << 60 | score << 45 | UInt64(min(Int(hit.position), 0x7FFF)) << 30
+        return UInt64(hit.tier.group) << 60 | score << 45 | UInt64(min(Self.position(hit), 0x7FFF)) << 30
             | UInt64(min(Int(nameLengths[Int(hit.entry)]), 0x7FFF)) << 15 | (checkedFlags[Int(hit.entry)] ? 1 << 14 : 0)
     }
 
@@ -480,17 +527,54 @@ public final class SearchIndex: Sendable {
         return Array(hits.filter { packed($0) <= cutoff }.sorted(by: rank).prefix(limit))
     }
 
-    /// Tier; score (higher first); earlier match; shorter name; unchecked first; natural order; id.
+    /// The ranking (see ``Search``): the tier's group; score (higher first); for prefix and
+    /// word-prefix hits, the earlier match; shorter name; unchecked first; more recently added;
+    /// natural order; id.
     func rank(_ a: Hit, _ b: Hit) -> Bool {
-        if a.tier != b.tier { return a.tier < b.tier }
+        if a.tier.group != b.tier.group { return a.tier.group < b.tier.group }
         if a.score != b.score { return a.score > b.score }
-        if a.position != b.position { return a.position < b.position }
+        let (p, q) = (Self.position(a), Self.position(b))
+        if p != q { return p < q }
         let x = entries[Int(a.entry)]
         let y = entries[Int(b.entry)]
         if x.nameLength != y.nameLength { return x.nameLength < y.nameLength }
         if x.item.isChecked != y.item.isChecked { return !x.item.isChecked }
+        if x.lastUsed != y.lastUsed { return x.lastUsed > y.lastUsed }
         if x.natural != y.natural { return x.natural.lexicographicallyPrecedes(y.natural) }
         return x.item.id < y.item.id
+    }
+
+    /// Where a hit starts, as ranking uses it: in the closeness group the score already says it.
+    static func position(_ hit: Hit) -> Int { hit.tier.group == Tier.substring.group ? 0 : Int(hit.position) }
+
+    /// The ``Closeness`` bonus for the share of the entry's letters the query words cover.
+    func covering(_ index: Int, _ words: [[UInt8]]) -> Int {
+        Closeness.covering(words.reduce(0) { $0 + $1.count }, of: Int(compactLength[index]))
+    }
+
+    /// The score of a word-prefix hit: twice the share (in 64ths) of the item's words that the
+    /// query's words begin, plus one when they begin them in the order typed. "Myrtille
+    /// Cranberry" is all of "Cranberry Myrtille" but a third of a long product that holds the
+    /// two words; "heu bis" is "Heudebert biscottes" before "Biscotte Heudebert".
+    func wordPrefixScore(_ index: Int, _ words: [[UInt8]]) -> Int {
+        let key = entries[index].key
+        var itemWords = 0
+        var inWord = false
+        for byte in key {
+            let separator = Self.isSeparator(byte)
+            if !separator && !inWord { itemWords += 1 }
+            inWord = !separator
+        }
+        let share = 64 * min(words.count, itemWords) / max(itemWords, 1)
+        let inOrder = key.withUnsafeBufferPointer { key in
+            var last = -1
+            for word in words {
+                guard let at = wordPrefixPosition(key, [word]), at > last else { return false }
+                last = at
+            }
+            return true
+        }
+        return 2 * share + (inOrder ? 1 : 0)
     }
 }
 
