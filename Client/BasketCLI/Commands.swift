@@ -136,11 +136,15 @@ enum Commands {
                 """,
             valueOptions: ["--limit"], run: ItemCommands.search),
         CommandSpec(
-            path: ["suggest"], summary: "Items bought or removed before, by how often and how recently you added them.",
+            path: ["suggest"],
+            summary: "What to add: items bought or removed before, then common groceries matching QUERY.",
             usage: "basket suggest [QUERY] [--limit N]",
             details: """
-                Each add counts half as much every 14 days. With a QUERY, only suggestions matching it (same tiers
-                as search). OPTIONS:
+                First the list's own items bought or removed before, "(bought before)", by how often and how
+                recently they were added: each add counts half as much every 14 days. With a QUERY, only those
+                matching it (same ranking as search), then names from a bundled catalogue of about 100 common
+                groceries the list never had, "(catalogue: LANGUAGE)", in the language of LC_ALL, LC_MESSAGES or
+                LANG (ar de en es fa fr id it ja ko pt ru tr zh; else English). OPTIONS:
                   --limit N        At most N suggestions (default 10).
                 """,
             valueOptions: ["--limit"], run: ItemCommands.suggest),

@@ -40,10 +40,14 @@ struct InteractiveState {
     var result = SearchResult(query: "", offer: nil, matches: [])
     /// Removed items to bring back, ranked by how often and how recently they were added.
     var suggestions: [Item] = []
+    /// Common groceries from the bundled catalogue, when nothing on the list matches.
+    var catalogue: [String] = []
     var message = ""
 
-    /// Rows that can be selected: the matches, the suggestions, then the offer.
-    var rowCount: Int { result.matches.count + suggestions.count + (result.offer == nil ? 0 : 1) }
+    /// Rows that can be selected: the matches, the suggestions, the catalogue's, then the offer.
+    var rowCount: Int {
+        result.matches.count + suggestions.count + catalogue.count + (result.offer == nil ? 0 : 1)
+    }
 
     mutating func clampSelection() {
         selection = max(0, min(selection, max(0, rowCount - 1)))
@@ -60,7 +64,11 @@ struct InteractiveState {
             return nil
         }
         if selection < result.matches.count { return result.matches[selection].item.name }
-        return nil
+        // A suggestion's name; on the create row, the first suggestion's.
+        let names = suggestions.map(\.name) + catalogue
+        let at = selection - result.matches.count
+        if at < names.count { return names[at] }
+        return names.first
     }
 }
 
@@ -70,6 +78,8 @@ final class InteractiveMode {
     let replica: Replica
     var list: ListInfo
     let color: Bool
+    /// The catalogue's language (from LC_ALL, LC_MESSAGES or LANG).
+    let language: String
     var state = InteractiveState()
     var index: SearchIndex
     var session: SearchSession
@@ -90,6 +100,7 @@ final class InteractiveMode {
         replica = try context.replica()
         list = try context.requireList()
         color = context.environment["NO_COLOR"] == nil && context.environment["TERM"] != "dumb"
+        language = Catalogue.language(environment: context.environment)
         index = SearchIndex(items: try replica.items(in: list.id))
         session = SearchSession(index: index)
     }
@@ -98,9 +109,10 @@ final class InteractiveMode {
         if let fresh = try replica.lists().first(where: { $0.id == list.id }) { list = fresh }
         let all = try replica.items(in: list.id, filter: .all)
         keys = Set(all.map(\.key))
-        index = SearchIndex(items: all.filter { !$0.isDeleted })
+        let added = try replica.addTimes(in: list.id)
+        index = SearchIndex(items: all.filter { !$0.isDeleted }, lastUsed: ItemCommands.lastAdded(added))
         session = SearchSession(index: index)
-        history = try replica.addTimes(in: list.id).filter { $0.item.isDeleted }
+        history = added.filter { $0.item.isDeleted }
         refresh()
     }
 
@@ -110,6 +122,7 @@ final class InteractiveMode {
             // Several items typed at once ("tea, coffee"): the one row is adding them all.
             state.result = SearchResult(query: state.query, offer: state.query, matches: [])
             state.suggestions = []
+            state.catalogue = []
             state.clampSelection()
             return
         }
@@ -118,6 +131,10 @@ final class InteractiveMode {
         if state.query.trimmingCharacters(in: .whitespaces).isEmpty { groupByAisle() }
         state.suggestions = Suggestions.rank(
             history, now: HybridClock.wallClockMilliseconds(), query: state.query, limit: state.query.isEmpty ? 5 : 3)
+        state.catalogue =
+            state.result.matches.isEmpty
+            ? Catalogue.suggestions(
+                state.query, language: language, excluding: keys.union(state.suggestions.map(\.key)), limit: 3) : []
         state.clampSelection()
     }
 
@@ -233,11 +250,13 @@ final class InteractiveMode {
             live?.changed()
             state.message = updated.isChecked ? "Checked \(updated.name)" : "Unchecked \(updated.name)"
             try reload()
-        } else if state.selection < state.result.matches.count + state.suggestions.count {
-            let suggestion = state.suggestions[state.selection - state.result.matches.count]
-            let added = try replica.add([suggestion.name], to: list.id)
+        } else if state.selection < state.result.matches.count + state.suggestions.count + state.catalogue.count {
+            let at = state.selection - state.result.matches.count
+            let fromHistory = at < state.suggestions.count
+            let name = fromHistory ? state.suggestions[at].name : state.catalogue[at - state.suggestions.count]
+            let added = try replica.add([name], to: list.id)
             live?.changed()
-            state.message = "Added \(added.first?.item.name ?? suggestion.name) again"
+            state.message = "Added \(added.first?.item.name ?? name)" + (fromHistory ? " again" : "")
             state.query = ""
             state.selection = 0
             try reload()
@@ -303,6 +322,10 @@ final class InteractiveMode {
         var next = state.result.matches.count
         for suggestion in state.suggestions {
             display.append(("\u{21BA} \(suggestion.name)  (had it before)", next))
+            next += 1
+        }
+        for name in state.catalogue {
+            display.append(("+ \(name)  (suggested)", next))
             next += 1
         }
         if let offer = state.result.offer { display.append((createRow(offer), next)) }

@@ -249,8 +249,13 @@ enum ItemCommands {
             }
             limit = n
         }
-        let items = try context.list(create: false).map { try context.replica().items(in: $0.id) } ?? []
-        let result = Search.search(query, in: items, limit: limit)
+        var items: [Item] = []
+        var lastUsed: [ItemID: UInt64] = [:]
+        if let list = try context.list(create: false) {
+            items = try context.replica().items(in: list.id)
+            lastUsed = Self.lastAdded(try context.replica().addTimes(in: list.id))
+        }
+        let result = Search.search(query, in: items, lastUsed: lastUsed, limit: limit)
         if context.json {
             struct Offer: Encodable { var name: String }
             struct Hit: Encodable {
@@ -310,9 +315,37 @@ enum ItemCommands {
         let query = context.arguments.positionals.joined(separator: " ")
         let suggestions = Suggestions.rank(
             history, now: HybridClock.wallClockMilliseconds(), query: query, limit: limit)
-        if context.json { return try context.console.json(suggestions.map(ItemJSON.init)) }
-        if suggestions.isEmpty { context.console.print("Nothing to suggest yet.") }
-        for item in suggestions { context.console.print(item.name) }
+        // Below the user's own history: the bundled catalogue, for what the list never had.
+        let language = Catalogue.language(environment: context.environment)
+        let catalogue = Catalogue.suggestions(
+            query, language: language, excluding: Set(history.map(\.item.key)),
+            limit: limit - suggestions.count)
+        if context.json {
+            struct Suggestion: Encodable {
+                var name: String
+                var source: String
+                var item: ItemJSON?
+                var language: String?
+            }
+            return try context.console.json(
+                suggestions.map { Suggestion(name: $0.name, source: "history", item: ItemJSON($0)) }
+                    + catalogue.map { Suggestion(name: $0, source: "catalogue", language: language) })
+        }
+        if suggestions.isEmpty && catalogue.isEmpty { context.console.print("Nothing to suggest yet.") }
+        let rows = suggestions.map { ($0.name, "bought before") } + catalogue.map { ($0, "catalogue: \(language)") }
+        let width = rows.map { DisplayWidth.columns(of: $0.0) }.max() ?? 0
+        for (name, source) in rows {
+            context.console.print(
+                name + String(repeating: " ", count: width - DisplayWidth.columns(of: name)) + "  (\(source))")
+        }
+    }
+
+    /// When each item was last added (Unix ms), from the replica's `addTimes(in:)`: equal search
+    /// matches rank the more recently added first.
+    static func lastAdded(_ added: [(item: Item, times: [UInt64])]) -> [ItemID: UInt64] {
+        var last: [ItemID: UInt64] = [:]
+        for (item, times) in added { last[item.id] = times.max() }
+        return last
     }
 
     static func shellQuoted(_ s: String) -> String {

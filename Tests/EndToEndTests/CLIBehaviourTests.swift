@@ -266,9 +266,34 @@ struct CLISuggestTests {
         try device.ok("add", "milk")  // bought again: a second add
         try device.ok("check", "milk")
         try device.ok("rm", "eggs")
-        #expect(try device.ok("suggest") == "Milk\nEggs\n")
-        #expect(try device.ok("suggest", "eg") == "Eggs\n")
-        let json = try device.ok("suggest", "--json", "--limit", "1")
-        #expect(json.contains("\"name\":\"Milk\"") && !json.contains("Eggs"))
+        let english = ["LC_ALL": "en_GB.UTF-8"]
+        #expect(try device.ok("suggest", environment: english) == "Milk  (bought before)\nEggs  (bought before)\n")
+        // Then the catalogue's names the list never had ("eggs" it had: not again).
+        #expect(
+            try device.ok("suggest", "eg", environment: english)
+                == "Eggs      (bought before)\neggplant  (catalogue: en)\n")
+        let json = try device.ok("suggest", "--json", "--limit", "1", environment: english)
+        #expect(json.contains("\"name\":\"Milk\"") && json.contains("\"source\":\"history\"") && !json.contains("Eggs"))
+    }
+
+    @Test func theCatalogueSuggestsInTheUsersLanguageBelowTheirOwnHistory() throws {
+        let device = Device(root, "lang")
+        try device.ok("add", "Oat milk")
+        try device.ok("check", "oat milk")
+        // `basket suggest milk`: both, marked, the history first.
+        #expect(
+            try device.ok("suggest", "milk", environment: ["LANG": "en_US.UTF-8"])
+                == "Oat milk  (bought before)\nmilk      (catalogue: en)\n")
+        // A slip is forgiven in the catalogue too; LC_ALL wins over LANG.
+        let cheese = try device.ok("suggest", "chese", environment: ["LANG": "fr_FR.UTF-8", "LC_ALL": "en_US.UTF-8"])
+        #expect(cheese.split(separator: "\n").first?.split(separator: " ") == ["cheese", "(catalogue:", "en)"])
+        #expect(
+            try device.ok("suggest", "lait", environment: ["LANG": "fr_FR.UTF-8"]) == "verre de lait  (catalogue: fr)\n"
+        )
+        // A language the catalogue lacks falls back to English.
+        let bread = try device.ok("suggest", "bread", environment: ["LANG": "nl_NL.UTF-8"])
+        #expect(bread.split(separator: "\n").first?.split(separator: " ") == ["bread", "(catalogue:", "en)"])
+        let json = try device.ok("suggest", "milk", "--json", environment: ["LANG": "en_US.UTF-8"])
+        #expect(json.contains("\"source\":\"catalogue\"") && json.contains("\"language\":\"en\""))
     }
 }

@@ -15,10 +15,11 @@ struct Device {
         try Executables.run("basket", ["--db", directory] + arguments, stdin: stdin.map { Data($0.utf8) })
     }
 
-    /// Runs a command that must succeed.
+    /// Runs a command that must succeed (`environment` adds to the test's own).
     @discardableResult
-    func ok(_ arguments: String..., stdin: String? = nil) throws -> String {
-        let result = try Executables.run("basket", ["--db", directory] + arguments, stdin: stdin.map { Data($0.utf8) })
+    func ok(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) throws -> String {
+        let result = try Executables.run(
+            "basket", ["--db", directory] + arguments, stdin: stdin.map { Data($0.utf8) }, environment: environment)
         #expect(result.status == 0, "basket \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         return result.stdout
     }

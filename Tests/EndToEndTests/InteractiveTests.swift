@@ -59,9 +59,10 @@ final class TmuxPane {
 struct InteractiveTests {
     let root = TemporaryDirectory("interactive")
 
-    func start(_ device: Device) throws -> TmuxPane {
+    func start(_ device: Device, environment: [String: String] = [:]) throws -> TmuxPane {
         let pane = try TmuxPane(
-            command: "\(Executables.path("basket")) --db \(device.directory)", environment: ["NO_COLOR": "1"])
+            command: "\(Executables.path("basket")) --db \(device.directory)",
+            environment: environment.merging(["NO_COLOR": "1"]) { a, _ in a })
         pane.wait("the prompt") { $0.contains("Search or add items") }
         return pane
     }
@@ -185,6 +186,25 @@ struct InteractiveTests {
         try pane.send("Enter")
         pane.wait("eggs back") { $0.contains("Added Eggs again") && $0.contains("[ ] Eggs") }
         #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "Milk"])
+    }
+
+    @Test func theCatalogueSuggestsWhatTheListNeverHadAndEnterAddsIt() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Eggs")
+        let pane = try start(device, environment: ["LC_ALL": "en_US.UTF-8"])
+        try pane.type("tomat")
+        pane.wait("the catalogue's row above the create row") {
+            $0.contains("> + tomatoes  (suggested)") && $0.contains("+ Add ‹tomat›")
+        }
+        // Tab completes the query to it; Enter adds it.
+        try pane.send("Tab")
+        pane.wait("the name completed") { $0.contains("> tomatoes") }
+        try pane.send("Enter")
+        pane.wait("tomatoes added") { $0.contains("Added tomatoes") }
+        #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "tomatoes"])
+        // Something on the list matches: no catalogue rows.
+        try pane.type("egg")
+        pane.wait("the list's own match") { $0.contains("[ ] Eggs") && !$0.contains("(suggested)") }
     }
 
     @Test func aSignalRestoresTheTerminal() throws {
