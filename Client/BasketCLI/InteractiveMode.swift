@@ -44,9 +44,32 @@ struct InteractiveState {
     var catalogue: [String] = []
     var message = ""
 
-    /// Rows that can be selected: the matches, the suggestions, the catalogue's, then the offer.
+    /// Rows that can be selected: the matches, the suggestions, the offer, then the catalogue's
+    /// (below the offer: Enter on a new name adds it as typed, not a catalogue name like it).
     var rowCount: Int {
-        result.matches.count + suggestions.count + catalogue.count + (result.offer == nil ? 0 : 1)
+        result.matches.count + suggestions.count + (result.offer == nil ? 0 : 1) + catalogue.count
+    }
+
+    /// What a selectable row is.
+    enum Row {
+        case match(SearchMatch)
+        case suggestion(Item)
+        case offer(String)
+        case catalogue(String)
+    }
+
+    /// The row at `index` (in ``rowCount``'s order).
+    func row(_ index: Int) -> Row? {
+        var at = index
+        if at < result.matches.count { return .match(result.matches[at]) }
+        at -= result.matches.count
+        if at < suggestions.count { return .suggestion(suggestions[at]) }
+        at -= suggestions.count
+        if let offer = result.offer {
+            if at == 0 { return .offer(offer) }
+            at -= 1
+        }
+        return at >= 0 && at < catalogue.count ? .catalogue(catalogue[at]) : nil
     }
 
     mutating func clampSelection() {
@@ -63,12 +86,14 @@ struct InteractiveState {
             }
             return nil
         }
-        if selection < result.matches.count { return result.matches[selection].item.name }
-        // A suggestion's name; on the create row, the first suggestion's.
-        let names = suggestions.map(\.name) + catalogue
-        let at = selection - result.matches.count
-        if at < names.count { return names[at] }
-        return names.first
+        switch row(selection) {
+        case .match(let match): return match.item.name
+        case .suggestion(let item): return item.name
+        case .catalogue(let name): return name
+        // On the create row, the first suggestion's name (history first, then the catalogue).
+        case .offer: return suggestions.first?.name ?? catalogue.first
+        case nil: return nil
+        }
     }
 }
 
@@ -134,7 +159,9 @@ final class InteractiveMode {
         state.catalogue =
             state.result.matches.isEmpty
             ? Catalogue.suggestions(
-                state.query, language: language, excluding: keys.union(state.suggestions.map(\.key)), limit: 3) : []
+                state.query, language: language,
+                excluding: keys.union(state.suggestions.map(\.key)).union([ItemKey.normalize(state.query)]), limit: 3)
+            : []
         state.clampSelection()
     }
 
@@ -240,8 +267,8 @@ final class InteractiveMode {
 
     /// Enter: toggle the selected item, or take the offer.
     func act() throws {
-        if state.selection < state.result.matches.count {
-            let match = state.result.matches[state.selection]
+        switch state.row(state.selection) {
+        case .match(let match):
             if match.isExact && !match.item.isChecked && state.selection == 0 && !state.query.isEmpty {
                 state.message = "\(match.item.name) is already on the list"
                 return
@@ -250,17 +277,11 @@ final class InteractiveMode {
             live?.changed()
             state.message = updated.isChecked ? "Checked \(updated.name)" : "Unchecked \(updated.name)"
             try reload()
-        } else if state.selection < state.result.matches.count + state.suggestions.count + state.catalogue.count {
-            let at = state.selection - state.result.matches.count
-            let fromHistory = at < state.suggestions.count
-            let name = fromHistory ? state.suggestions[at].name : state.catalogue[at - state.suggestions.count]
-            let added = try replica.add([name], to: list.id)
-            live?.changed()
-            state.message = "Added \(added.first?.item.name ?? name)" + (fromHistory ? " again" : "")
-            state.query = ""
-            state.selection = 0
-            try reload()
-        } else if let offer = state.result.offer {
+        case .suggestion(let item):
+            try add(item.name, message: "again")
+        case .catalogue(let name):
+            try add(name, message: nil)
+        case .offer(let offer):
             // Commas, semicolons and newlines separate items, quantities are parsed: as `basket add`.
             let entries = try entries(offer)
             guard !entries.isEmpty else { return }
@@ -271,7 +292,19 @@ final class InteractiveMode {
             state.query = ""
             state.selection = 0
             try reload()
+        case nil:
+            return
         }
+    }
+
+    /// Adds a suggested name and clears the query.
+    func add(_ name: String, message: String?) throws {
+        let added = try replica.add([name], to: list.id)
+        live?.changed()
+        state.message = "Added \(added.first?.item.name ?? name)" + (message.map { " " + $0 } ?? "")
+        state.query = ""
+        state.selection = 0
+        try reload()
     }
 
     /// The list as a shop walk: items to buy by aisle (with a heading per aisle, when any item
@@ -324,11 +357,14 @@ final class InteractiveMode {
             display.append(("\u{21BA} \(suggestion.name)  (had it before)", next))
             next += 1
         }
+        if let offer = state.result.offer {
+            display.append((createRow(offer), next))
+            next += 1
+        }
         for name in state.catalogue {
             display.append(("+ \(name)  (suggested)", next))
             next += 1
         }
-        if let offer = state.result.offer { display.append((createRow(offer), next)) }
         let selected = display.firstIndex { $0.row == state.selection } ?? 0
         let start = max(0, min(selected - available + 1, display.count - available))
         for entry in display.dropFirst(start).prefix(available) {

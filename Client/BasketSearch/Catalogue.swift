@@ -25,21 +25,20 @@ public enum Catalogue {
     /// The names of one language (empty for a language the catalogue lacks).
     public static func names(in language: String) -> [String] { names[language] ?? [] }
 
-    /// Catalogue names matching `query` in `language`, best first (the search's ranking, without
-    /// fuzzy matches, and without substrings for words of one or two letters), leaving out those
-    /// whose key is in `excluding` (on the list, or suggested from history already). Nothing for
-    /// a query without text.
+    /// Catalogue names matching `query` in `language`, best first (the search's ranking; names,
+    /// words and their beginnings, and slips, not letters inside words), leaving out those whose
+    /// key is in `excluding` (on the list, or suggested from history already). Nothing for a
+    /// query without text.
     public static func suggestions(
         _ query: String, language: String, excluding: Set<String> = [], limit: Int = 5
     ) -> [String] {
         let parsed = Query(query)
         guard parsed.hasText, limit > 0, let index = index(for: language) else { return [] }
-        // Letters scattered over a name are too loose a reason to suggest it, and so is a
-        // substring of one or two letters ("eg" in "chicken legs").
-        let short = parsed.words.allSatisfy { $0.count < 3 }
+        // Letters inside a word or scattered over a name are too loose a reason to suggest it
+        // ("tea" in "steak").
         return Array(
             index.search(parsed, limit: limit + excluding.count + 16).matches
-                .filter { $0.tier != .fuzzy && !(short && $0.tier == .substring) }
+                .filter { $0.tier != .fuzzy && $0.tier != .substring }
                 .map(\.item.name).filter { !excluding.contains(ItemKey.normalize($0)) }.prefix(limit))
     }
 

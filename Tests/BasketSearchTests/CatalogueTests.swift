@@ -31,5 +31,8 @@ struct CatalogueTests {
         #expect(Catalogue.suggestions("", language: "en").isEmpty)
         #expect(Catalogue.suggestions("zzqx", language: "en").isEmpty)
         #expect(Catalogue.suggestions("mil", language: "xx").isEmpty)
+        // Words and their beginnings, not letters inside a word.
+        #expect(Catalogue.suggestions("tea", language: "en").contains("bubble tea"))
+        #expect(!Catalogue.suggestions("tea", language: "en").contains("steak"))
     }
 }

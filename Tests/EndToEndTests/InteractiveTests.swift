@@ -188,20 +188,32 @@ struct InteractiveTests {
         #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "Milk"])
     }
 
-    @Test func theCatalogueSuggestsWhatTheListNeverHadAndEnterAddsIt() throws {
+    @Test func theCatalogueSuggestsWhatTheListNeverHadBelowTheCreateRow() throws {
         let device = Device(root, "d")
         try device.ok("add", "Eggs")
         let pane = try start(device, environment: ["LC_ALL": "en_US.UTF-8"])
-        try pane.type("tomat")
-        pane.wait("the catalogue's row above the create row") {
-            $0.contains("> + tomatoes  (suggested)") && $0.contains("+ Add ‹tomat›")
+        // Enter on a new name adds it as typed, whatever the catalogue has.
+        try pane.type("Tea")
+        pane.wait("the create row selected") {
+            $0.contains("> + Add ‹Tea›") && $0.contains("  + bubble tea  (suggested)")
         }
-        // Tab completes the query to it; Enter adds it.
+        try pane.send("Enter")
+        pane.wait("Tea added as typed") { $0.contains("Added Tea") }
+        // A beginning: the catalogue's names below the create row; Tab completes to the first.
+        try pane.type("tomat")
+        pane.wait("the catalogue's row below the create row") {
+            $0.contains("> + Add ‹tomat›") && $0.contains("  + tomatoes  (suggested)")
+        }
         try pane.send("Tab")
         pane.wait("the name completed") { $0.contains("> tomatoes") }
+        try pane.send("C-u")
+        // Down to the suggestion, Enter adds it.
+        try pane.type("chees")
+        pane.wait("cheese suggested") { $0.contains("  + cheese  (suggested)") }
+        try pane.send("Down")
         try pane.send("Enter")
-        pane.wait("tomatoes added") { $0.contains("Added tomatoes") }
-        #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "tomatoes"])
+        pane.wait("cheese added") { $0.contains("Added cheese") }
+        #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "Tea", "cheese"])
         // Something on the list matches: no catalogue rows.
         try pane.type("egg")
         pane.wait("the list's own match") { $0.contains("[ ] Eggs") && !$0.contains("(suggested)") }
