@@ -43,19 +43,33 @@ extension SearchIndex {
         return first
     }
 
-    func substringPosition(
+    /// Where every word occurs in `key` (the earliest of them), or in `compact` (the key without
+    /// separators), and the closeness (``Closeness``) of their first occurrences: a word start, a
+    /// whole word, or inside a word; found only once separators are removed costs more.
+    func substringMatch(
         _ key: UnsafeBufferPointer<UInt8>, _ compact: UnsafeBufferPointer<UInt8>, _ words: [[UInt8]]
-    ) -> Int? {
+    ) -> (position: Int, score: Int)? {
         guard !words.isEmpty else { return nil }
         var first = Int.max
+        var score = 0
         for word in words {
-            let position = word.withUnsafeBufferPointer { needle in
-                Self.find(needle, in: key) ?? (needle.count >= 2 ? Self.find(needle, in: compact) : nil)
+            let found: (Int, Int)? = word.withUnsafeBufferPointer { needle in
+                if let at = Self.find(needle, in: key) {
+                    let start = at == 0 || Self.isSeparator(key[at - 1])
+                    let end = at + needle.count
+                    let whole = start && (end == key.count || Self.isSeparator(key[end]))
+                    return (at, Closeness.word(needle.count, cost: 0, start: start, whole: whole))
+                }
+                guard needle.count >= 2, let at = Self.find(needle, in: compact) else { return nil }
+                return (
+                    at, Closeness.word(needle.count, cost: 0, start: false, whole: false) - Closeness.acrossSeparators
+                )
             }
-            guard let position else { return nil }
+            guard let (position, wordScore) = found else { return nil }
             first = min(first, position)
+            score += wordScore
         }
-        return first
+        return (first, score)
     }
 
     /// The entries in `range` that have every letter of the query (`mask`) and, for each two
@@ -159,16 +173,6 @@ extension SearchIndex {
         return (total, first)
     }
 
-    /// The closeness (``Closeness``) of a substring hit: per word its best occurrence in the key,
-    /// else its occurrence once separators are removed.
-    func substringScore(_ index: Int, _ words: [[UInt8]]) -> Int {
-        words.reduce(0) {
-            $0
-                + (typedScore(index, $1)
-                    ?? Closeness.word($1.count, cost: 0, start: false, whole: false) - Closeness.acrossSeparators)
-        }
-    }
-
     /// Entries whose words are each close to a query word, with at least one slip among them, and
     /// their closeness (``Closeness``): per query word the best of the entry's words, summed, and
     /// the bonus for the share of the entry's letters those words cover.
@@ -178,18 +182,22 @@ extension SearchIndex {
     /// words a word of 5 or more letters may have two slips, as long as the whole query stays
     /// within the sum of its words' allowances: the other words vouch for it. The candidate words
     /// are those with the query word's first letter, and, when no word holds it as typed, those
-    /// where the slip is in the first letter; when that finds nothing, every query word is looked
-    /// for with a slip in its first letter too.
-    func typoMatches(_ queryWords: [[UInt8]]) -> [(entry: Int, score: Int)] {
+    /// where the slip is in the first letter. Only when that finds nothing, and `mayWiden` (the
+    /// caller found nothing else either), the wider search: every query word with a slip in its
+    /// first letter too, and the two slips beside other words (they touch many more entries).
+    func typoMatches(_ queryWords: [[UInt8]], mayWiden: Bool = true) -> [(entry: Int, score: Int)] {
         // The vocabulary's words are split at every separator ("d'auvergne" is "d" and
         // "auvergne", "pb&j" is "pb" and "j"): the query's words are split the same way.
         let words = queryWords.flatMap { $0.split(whereSeparator: Self.isSeparator).map(Array.init) }
         guard !words.isEmpty, words.count < 255 else { return [] }
-        let found = typoMatches(words, alwaysFirstLetter: false)
-        return found.isEmpty ? typoMatches(words, alwaysFirstLetter: true) : found
+        // The wider search only when the narrow one finds nothing: it touches many more entries.
+        let found = typoMatches(words, widened: false)
+        return found.isEmpty && mayWiden ? typoMatches(words, widened: true) : found
     }
 
-    private func typoMatches(_ words: [[UInt8]], alwaysFirstLetter: Bool) -> [(entry: Int, score: Int)] {
+    /// `widened`: slips in the first letter for every word, and two slips from 5 letters in a
+    /// query of several words.
+    private func typoMatches(_ words: [[UInt8]], widened: Bool) -> [(entry: Int, score: Int)] {
         // Per query word, the entries with a word a slip or two away. An entry is a typo hit when
         // it has such a word for one query word at least and holds every other as typed, which
         // its key says directly.
@@ -198,11 +206,10 @@ extension SearchIndex {
         for (w, word) in words.enumerated() {
             let length = EditDistance.characters(word)
             let allowed =
-                words.count > 1 && length >= 5
+                widened && words.count > 1 && length >= 5
                 ? max(2 * EditDistance.edit, EditDistance.allowance(length)) : EditDistance.allowance(length)
             slipped.append(
-                slips(
-                    of: word, allowed: allowed, unfinished: w == words.count - 1, alwaysFirstLetter: alwaysFirstLetter))
+                slips(of: word, allowed: allowed, unfinished: w == words.count - 1, alwaysFirstLetter: widened))
         }
         var result: [(entry: Int, score: Int)] = []
         var seen = Set<Int32>()
@@ -210,12 +217,12 @@ extension SearchIndex {
             next: for entry in slips.touched {
                 if words.count > 1 {
                     // Looked at already from an earlier word's slips.
-                    if slipped[..<s].contains(where: { $0.best[Int(entry)].score >= 0 }) { continue }
+                    if slipped[..<s].contains(where: { $0.match(entry).score >= 0 }) { continue }
                     guard seen.insert(entry).inserted else { continue }
                 }
                 var total = Match(score: 0, covered: 0, cost: 0)
                 for (w, word) in words.enumerated() {
-                    let slip = slipped[w].best[Int(entry)]
+                    let slip = slipped[w].match(entry)
                     let asTyped = w == s ? nil : typedScore(Int(entry), word)
                     let chosen: Match
                     if let asTyped, asTyped >= slip.score {
@@ -244,16 +251,21 @@ extension SearchIndex {
         var cost: Int32
     }
 
-    /// One query word's slips: the best match per entry (score -1: none) and the entries that have one.
+    /// One query word's slips: the best match per entry (score -1: none; empty when no entry
+    /// has one, so a word without slips allocates nothing) and the entries that have one.
     struct Slips {
         var best: [Match]
         var touched: [Int32] = []
+
+        func match(_ entry: Int32) -> Match {
+            best.isEmpty ? Match(score: -1, covered: 0, cost: 0) : best[Int(entry)]
+        }
     }
 
     /// The entries with a word (or, for the `unfinished` last word, the beginning of one) a slip
     /// or more but at most `allowed` away from `word`, with the best such match of each.
     func slips(of word: [UInt8], allowed: Int, unfinished: Bool, alwaysFirstLetter: Bool) -> Slips {
-        var best = [Match](repeating: Match(score: -1, covered: 0, cost: 0), count: entries.count)
+        var best: [Match] = []
         var touched: [Int32] = []
         guard allowed > 0 else { return Slips(best: best) }
         var heldAsTyped = false
@@ -285,6 +297,7 @@ extension SearchIndex {
                     match = Match(score: Int32(score), covered: Int32(word.count), cost: Int32(edits))
                 }
                 guard let match else { continue }
+                if best.isEmpty { best = Array(repeating: Match(score: -1, covered: 0, cost: 0), count: entries.count) }
                 best.withUnsafeMutableBufferPointer { best in
                     for entry in vocabularyWord.entries where match.score > best[Int(entry)].score {
                         if best[Int(entry)].score < 0 { touched.append(entry) }
@@ -308,7 +321,7 @@ extension SearchIndex {
     /// The closeness of `word` typed as it is in the entry: its best occurrence in the key (a
     /// whole word, then the beginning of one, then inside one), or nil when the key lacks it.
     func typedScore(_ index: Int, _ word: [UInt8]) -> Int? {
-        entries[index].key.withUnsafeBufferPointer { key in
+        withKey(index) { key in
             word.withUnsafeBufferPointer { needle in
                 var best: Int?
                 var from = 0
@@ -325,6 +338,14 @@ extension SearchIndex {
                 }
                 return best
             }
+        }
+    }
+
+    /// Calls `body` with entry `index`'s key, read in place from the arena (copying the entry
+    /// would retain and release each of its arrays: that costs more than the scoring).
+    func withKey<T>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        arena.withUnsafeBufferPointer { arena in
+            body(UnsafeBufferPointer(rebasing: arena[Int(keyStart[index])..<Int(keyStart[index] + keyLength[index])]))
         }
     }
 

@@ -312,14 +312,15 @@ public final class SearchIndex: Sendable {
                 case .wordPrefix where strict - beginnings < limit:
                     hits[h].score = Int32(wordPrefixScore(entry, words))
                 case .substring where needCloseness:
-                    hits[h].score = Int32(substringScore(entry, words) + covering(entry, words))
+                    hits[h].score += Int32(covering(entry, words))
                 default: break
                 }
             }
         }
         if needCloseness && words.contains(where: { EditDistance.characters($0) >= 4 }) {
             let already = Set(hits.map(\.entry))
-            for (index, score) in typoMatches(words) where !already.contains(Int32(index)) && passes(index, query) {
+            for (index, score) in typoMatches(words, mayWiden: hits.isEmpty)
+            where !already.contains(Int32(index)) && passes(index, query) {
                 hits.append(Hit(entry: Int32(index), tier: .typo, score: Int32(score), position: 0))
             }
         }
@@ -412,8 +413,8 @@ public final class SearchIndex: Sendable {
         // Once `limit` hits exist in tiers up to `worst`, later entries only need checking up to it.
         var perTier = [Int](repeating: 0, count: Tier.allCases.count)
         var worst = Tier.substring
-        func found(_ index: Int32, _ tier: Tier, _ position: Int) {
-            hits.append(Hit(entry: index, tier: tier, score: 0, position: Int32(position)))
+        func found(_ index: Int32, _ tier: Tier, _ position: Int, score: Int = 0) {
+            hits.append(Hit(entry: index, tier: tier, score: Int32(score), position: Int32(position)))
             perTier[tier.rawValue] += 1
             if tier < worst {
                 var total = 0
@@ -467,8 +468,8 @@ public final class SearchIndex: Sendable {
                         if worst == .wordPrefix { continue }
                         let compact = UnsafeBufferPointer(
                             start: arenaBase + Int(compactStart[i]), count: Int(compactLength[i]))
-                        if let position = substringPosition(key, compact, words) {
-                            found(index, .substring, position)
+                        if let (position, score) = substringMatch(key, compact, words) {
+                            found(index, .substring, position, score: score)
                             continue
                         }
                         fuzzyCandidates.append(index)
@@ -557,24 +558,26 @@ public final class SearchIndex: Sendable {
     /// Cranberry" is all of "Cranberry Myrtille" but a third of a long product that holds the
     /// two words; "heu bis" is "Heudebert biscottes" before "Biscotte Heudebert".
     func wordPrefixScore(_ index: Int, _ words: [[UInt8]]) -> Int {
-        let key = entries[index].key
-        var itemWords = 0
-        var inWord = false
-        for byte in key {
-            let separator = Self.isSeparator(byte)
-            if !separator && !inWord { itemWords += 1 }
-            inWord = !separator
-        }
-        let share = 64 * min(words.count, itemWords) / max(itemWords, 1)
-        let inOrder = key.withUnsafeBufferPointer { key in
+        withKey(index) { key in
+            var itemWords = 0
+            var inWord = false
+            for byte in key {
+                let separator = Self.isSeparator(byte)
+                if !separator && !inWord { itemWords += 1 }
+                inWord = !separator
+            }
+            let share = 64 * min(words.count, itemWords) / max(itemWords, 1)
             var last = -1
+            var inOrder = true
             for word in words {
-                guard let at = wordPrefixPosition(key, [word]), at > last else { return false }
+                guard let at = wordPrefixPosition(key, [word]), at > last else {
+                    inOrder = false
+                    break
+                }
                 last = at
             }
-            return true
+            return 2 * share + (inOrder ? 1 : 0)
         }
-        return 2 * share + (inOrder ? 1 : 0)
     }
 }
 
