@@ -212,13 +212,11 @@ extension SearchIndex {
                 slips(of: word, allowed: allowed, unfinished: w == words.count - 1, alwaysFirstLetter: widened))
         }
         var result: [(entry: Int, score: Int)] = []
-        var seen = Set<Int32>()
         for (s, slips) in slipped.enumerated() {
             next: for entry in slips.touched {
                 if words.count > 1 {
                     // Looked at already from an earlier word's slips.
                     if slipped[..<s].contains(where: { $0.match(entry).score >= 0 }) { continue }
-                    guard seen.insert(entry).inserted else { continue }
                 }
                 var total = Match(score: 0, covered: 0, cost: 0)
                 for (w, word) in words.enumerated() {
