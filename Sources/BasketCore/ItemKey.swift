@@ -1,15 +1,18 @@
-internal import Foundation
-
 /// The identity of an item's name: two names with the same key are the same item.
 ///
-/// Version 1, locale-free, in this order:
-/// 1. every Unicode white space (NBSP and the ideographic space included) and every dash
+/// Version 1 is defined by data pinned to Unicode 15.0.0, so every client on every platform
+/// computes the same key (docs/encoding.md has the rules; `Scripts/make-itemkey.py` generates
+/// the table from the Unicode Character Database, for this code and for the web client's). In
+/// short, each code point is replaced by what the table says, in this order of rules:
+/// 1. every white space (NBSP and the ideographic space included) and every dash
 ///    (`-`, `‐`, `–`, `—`, `－`, …) becomes a space, so "Coca-Cola" and "coca cola" are one item;
-///    typographic apostrophes (`’ ‘ ʼ ´ ′`) become `'`;
-/// 2. case, diacritics and width are folded (`String.folding` with no locale): "Crème" → "creme",
-///    "Ｍｉｌｋ" → "milk";
+///    typographic apostrophes (`’ ‘ ʼ ´ ′`) become `'`; controls and format characters go;
+/// 2. case, diacritics and width are folded: "Crème" → "creme", "Ｍｉｌｋ" → "milk". Letters of
+///    the Latin, Greek and Cyrillic scripts lose their marks; other scripts keep theirs
+///    (が, 가 and क़ stay as they are);
 /// 3. the letters that folding leaves are mapped: ß→ss, ı→i, ø→o, ł→l, æ→ae, œ→oe, đ→d, ð→d, þ→th;
-/// 4. runs of spaces collapse to one; leading and trailing spaces are removed.
+///
+/// then runs of spaces collapse to one and leading and trailing spaces are removed.
 ///
 /// Other punctuation is kept ("7up" and "7-up" differ from "7 up" only by the dash rule:
 /// "7-up" = "7 up", "7up" is another key). Search (BasketSearch) also matches across separators.
@@ -27,48 +30,73 @@ public enum ItemKey {
         }
         if asciiOnly { return collapse(asciiLowered(name)) }
 
-        var mapped = String.UnicodeScalarView()
+        var out = KeyBuilder(capacity: name.utf8.count)
+        let table = Table.shared
         for scalar in name.unicodeScalars {
-            if scalar.value >= 0x20 && scalar.value < 0x7F {
-                mapped.append(scalar == "-" ? " " : scalar)
-            } else if scalar.properties.isWhitespace || scalar.properties.generalCategory == .dashPunctuation {
-                mapped.append(" ")
-            } else if apostrophes.contains(scalar.value) {
-                mapped.append("'")
-            } else if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format {
-                continue
+            let value = scalar.value
+            if value >= 0x20 && value < 0x7F {
+                out.append(value >= 0x41 && value <= 0x5A ? value + 32 : value == 0x2D ? 0x20 : value)
+            } else if let range = table.replacement(of: value) {
+                for index in range { out.append(tableValues[index]) }
             } else {
-                mapped.append(scalar)
+                out.append(value)
             }
         }
-        let folded = String(mapped).folding(
-            options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        var result = String.UnicodeScalarView()
-        for scalar in folded.unicodeScalars {
-            if let replacement = letterMap[scalar.value] {
-                result.append(contentsOf: replacement.unicodeScalars)
-            } else if scalar.properties.isWhitespace {
-                result.append(" ")
-            } else {
-                result.append(scalar)
-            }
-        }
-        return collapse(String(result))
+        return out.string
     }
 
-    private static let apostrophes: Set<UInt32> = [0x2019, 0x2018, 0x02BC, 0x00B4, 0x2032]
+    /// The generated table in a form that is quick to search: the code points, and where each
+    /// one's replacement starts in ``tableValues``.
+    private struct Table: Sendable {
+        static let shared = Table()
+        let starts: [Int]
 
-    private static let letterMap: [UInt32: String] = [
-        0x00DF: "ss", 0x1E9E: "ss",  // ß ẞ
-        0x0131: "i",  // ı
-        0x00F8: "o", 0x00D8: "o",  // ø Ø
-        0x0142: "l", 0x0141: "l",  // ł Ł
-        0x00E6: "ae", 0x00C6: "ae",  // æ Æ
-        0x0153: "oe", 0x0152: "oe",  // œ Œ
-        0x0111: "d", 0x0110: "d",  // đ Đ
-        0x00F0: "d", 0x00D0: "d",  // ð Ð
-        0x00FE: "th", 0x00DE: "th",  // þ Þ
-    ]
+        init() {
+            var starts: [Int] = []
+            starts.reserveCapacity(tableLengths.count + 1)
+            var offset = 0
+            for length in tableLengths {
+                starts.append(offset)
+                offset += Int(length)
+            }
+            starts.append(offset)
+            self.starts = starts
+        }
+
+        /// The indices in ``tableValues`` of what `value` becomes; nil when it stays itself.
+        func replacement(of value: UInt32) -> Range<Int>? {
+            var low = 0
+            var high = tableScalars.count
+            while low < high {
+                let middle = (low + high) / 2
+                let candidate = tableScalars[middle]
+                if candidate == value { return starts[middle]..<starts[middle + 1] }
+                if candidate < value { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+    }
+
+    /// UTF-8 of a key, with runs of spaces collapsed and the ends trimmed as it is built.
+    private struct KeyBuilder {
+        var bytes: [UInt8] = []
+        var pendingSpace = false
+
+        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+        mutating func append(_ value: UInt32) {
+            if value == 0x20 {
+                pendingSpace = !bytes.isEmpty
+                return
+            }
+            if pendingSpace { bytes.append(0x20) }
+            pendingSpace = false
+            guard let scalar = Unicode.Scalar(value) else { return }
+            bytes.append(contentsOf: scalar.utf8)
+        }
+
+        var string: String { String(decoding: bytes, as: UTF8.self) }
+    }
 
     private static func asciiLowered(_ s: String) -> String {
         var bytes = Array(s.utf8)
