@@ -111,6 +111,10 @@ let package = Package(
             dependencies: ["BasketReplica", "BasketCore", "SQLite", "TestSupport"],
             path: "Tests/BasketReplicaTests"),
         .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "TestSupport"],
+            path: "Tests/ConformanceTests"),
+        .testTarget(
             name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,580 @@
+import BasketCore
+import BasketReplica
+import BasketSearch
+import Foundation
+import TestSupport
+
+/// The conformance vectors (Tests/Vectors/conformance-v1.json) and how the Swift implementation
+/// makes them. Every value a second client must reproduce is computed here by the code the CLI
+/// runs: keys and ids by `ItemKey` and `ItemID`, merged states by a real SQLite `Replica`,
+/// clocks by `HybridClock`, rankings by `Search`, entries by `EntryParser`.
+struct Vectors: Codable, Equatable {
+    var about: String
+    /// The list id the keys' item ids are computed in.
+    var list: String
+    var keys: [KeyCase]
+    var invalidOps: [InvalidOps]
+    var merges: [MergeCase]
+    var clocks: Clocks
+    var searches: [SearchCase]
+    var entries: [EntryCase]
+
+    struct KeyCase: Codable, Equatable {
+        var name: String
+        var key: String
+        var id: String
+    }
+
+    /// An encoding a client must refuse, and the line it must name.
+    struct InvalidOps: Codable, Equatable {
+        var about: String
+        var ops: String
+        var line: Int
+    }
+
+    /// Operations (canonical encoding), orders to apply them in one at a time (indices into the
+    /// encoding's operation lines, in order; some repeat an operation), and the state every
+    /// order must reach.
+    struct MergeCase: Codable, Equatable {
+        var about: String
+        var ops: String
+        var orders: [[Int]]
+        var state: State
+    }
+
+    /// A list's merged state: its registers, and every item with a name (removed ones too), by id.
+    struct State: Codable, Equatable {
+        var title: String
+        var aisles: [String]
+        var archived: Bool
+        var items: [ItemState]
+    }
+
+    struct ItemState: Codable, Equatable {
+        var id: String
+        var name: String
+        var checked: Bool
+        var deleted: Bool
+        var quantity: String?
+        var note: String?
+        var category: String?
+
+        // Optional fields are written as null rather than left out: a reader sees them all.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(name, forKey: .name)
+            try c.encode(checked, forKey: .checked)
+            try c.encode(deleted, forKey: .deleted)
+            try c.encode(quantity, forKey: .quantity)
+            try c.encode(note, forKey: .note)
+            try c.encode(category, forKey: .category)
+        }
+    }
+
+    struct Clocks: Codable, Equatable {
+        /// `now`: a clock whose last timestamp is `last` reads `wall` and issues `next`.
+        var now: [NowCase]
+        /// `receive`: a clock at `last` takes in `remote` at `wall`: it moves to `last` after, or
+        /// refuses with clock_skew and `offset` milliseconds (then `after` is null).
+        var receive: [ReceiveCase]
+        /// Which of two writes to one register wins: the later version, ties by replica id, and
+        /// writes with the same version by value (`-` < `f` < `t` < text, texts by UTF-8 bytes).
+        var order: [OrderCase]
+    }
+
+    struct NowCase: Codable, Equatable {
+        var last: String
+        var wall: UInt64
+        var next: String
+    }
+
+    struct ReceiveCase: Codable, Equatable {
+        var last: String
+        var remote: String
+        var wall: UInt64
+        var after: String?
+        var offset: UInt64?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(last, forKey: .last)
+            try c.encode(remote, forKey: .remote)
+            try c.encode(wall, forKey: .wall)
+            try c.encode(after, forKey: .after)
+            try c.encode(offset, forKey: .offset)
+        }
+    }
+
+    /// Two writes as operation lines' last three fields: timestamp, replica, value.
+    struct OrderCase: Codable, Equatable {
+        var a: [String]
+        var b: [String]
+        var winner: String
+    }
+
+    struct SearchItem: Codable, Equatable {
+        var name: String
+        var checked: Bool
+        var category: String?
+        var lastUsed: UInt64?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(checked, forKey: .checked)
+            try c.encodeIfPresent(category, forKey: .category)
+            try c.encodeIfPresent(lastUsed, forKey: .lastUsed)
+        }
+    }
+
+    /// A query over `items` (of the set `set`, in the list `list`), with the limit, the offer and
+    /// the ranked results: every match, best first.
+    struct SearchCase: Codable, Equatable {
+        var set: String
+        var query: String
+        var limit: Int?
+        var offer: String?
+        var results: [Hit]
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(set, forKey: .set)
+            try c.encode(query, forKey: .query)
+            try c.encodeIfPresent(limit, forKey: .limit)
+            try c.encode(offer, forKey: .offer)
+            try c.encode(results, forKey: .results)
+        }
+    }
+
+    struct Hit: Codable, Equatable {
+        var name: String
+        var tier: String
+        var exact: Bool
+    }
+
+    struct EntryCase: Codable, Equatable {
+        var text: String
+        var existing: [String]
+        var entries: [EntryValue]
+    }
+
+    struct EntryValue: Codable, Equatable {
+        var name: String
+        var quantity: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(quantity, forKey: .quantity)
+        }
+    }
+
+    /// The item sets the searches run over, by name.
+    var searchSets: [String: [SearchItem]]
+
+    static func load(from url: URL) throws -> Vectors {
+        try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+    }
+}
+
+extension Vectors {
+    static let listID = ListID(hex: "0123456789abcdef0123456789abcdef")!
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../..").standardized
+
+    static func make() throws -> Vectors {
+        var random = SeededGenerator(seed: 15)
+        let sets = try searchSets(&random)
+        return Vectors(
+            about: """
+                Conformance vectors of Basket, version 1 (docs/encoding.md), made by the Swift \
+                implementation (Tests/ConformanceTests). Every client must compute exactly these: item \
+                keys and ids, which encodings to refuse, merged states whatever the order and \
+                duplication of operations, hybrid clocks, search rankings and parsed entries.
+                """,
+            list: listID.description, keys: try keyCases(&random), invalidOps: invalidOps(),
+            merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
+            entries: entryCases(), searchSets: sets)
+    }
+
+    // MARK: Keys
+
+    static func keyCases(_ random: inout SeededGenerator) throws -> [KeyCase] {
+        var names = [
+            "Milk", "  MILK ", "Ｍｉｌｋ", "Crème Fraîche", "Cre\u{300}me fraiche", "Straße", "STRASSE", "Coca-Cola",
+            "Coca–Cola", "Øl", "Łódź", "Æble", "Œufs", "Đakovo", "Ðe", "Þorri", "ıspanak", "İstanbul",
+            "Ben & Jerry’s", "ＡＢＣ　ｄｅｆ", "Jalapeño", "7 Up", "7up", "7-up", "Milk\u{200B}", "Milk\u{A0}2%",
+            "I ♥️ NY", "ガム", "カム", "ｶﾞﾑ", "パン", "가지", "क़ीमा", "ﬁsh", "ŉ", "ᾀ", "Ω", "Ω", "\u{301}x",
+            "ᲀ", "ﾡ", "≠", "↚", "a\u{5B0}", "中\u{20D7}", "Ἀθῆναι", "ЁЛКА", "ёлка", "Йогурт", "ꭰꭱ", "ᏀᏁ",
+            "tab\there", "\u{FEFF}bom", "line\u{2028}separator", "ǅ", "ǆemo", "Ꮳ", "Ⓐ",
+        ]
+        names += try sample(lines("Benchmarks/quality/products.txt"), 160, &random)
+        let everyday = try lines("Benchmarks/quality/everyday.tsv").compactMap {
+            $0.split(separator: "\t").last.map(String.init)
+        }
+        names += sample(everyday, 120, &random)
+        names += sample(try Corpus.names(), 60, &random)
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }.compactMap { name in
+            let key = ItemKey.normalize(name)
+            guard !key.isEmpty else { return nil }
+            return KeyCase(name: name, key: key, id: ItemID(list: listID, key: key).description)
+        }
+    }
+
+    // MARK: Encodings to refuse
+
+    static func invalidOps() -> [InvalidOps] {
+        let list = "L " + listID.description
+        let item = ItemID(list: listID, key: "milk").description
+        let ok = "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Milk"
+        func make(_ about: String, _ line: String, header: String = "basket-ops 1") -> InvalidOps {
+            InvalidOps(about: about, ops: [header, list, ok, line].joined(separator: "\n") + "\n", line: 4)
+        }
+        return [
+            InvalidOps(about: "another format version", ops: "basket-ops 2\n\(list)\n\(ok)\n", line: 1),
+            InvalidOps(about: "an operation before a list line", ops: "basket-ops 1\n\(ok)\n", line: 2),
+            make("four fields", "\(item)\tname\t0191c2b0a1230000\t=Milk"),
+            make("an unknown field", "\(item)\tprice\t0191c2b0a1230000\t00000000000000a1\t=2"),
+            make("a short timestamp", "\(item)\tname\t0191c2b0a123\t00000000000000a1\t=Milk"),
+            make("replica 0", "\(item)\tname\t0191c2b0a1230000\t0000000000000000\t=Milk"),
+            make("a list field on an item", "\(item)\ttitle\t0191c2b0a1230000\t00000000000000a1\t=Home"),
+            make("an item field on the list", "-\tname\t0191c2b0a1230000\t00000000000000a1\t=Milk"),
+            make("text in checked", "\(item)\tchecked\t0191c2b0a1230000\t00000000000000a1\t=yes"),
+            make("a null name", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t-"),
+            make("an empty name", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t="),
+            make("a name of dashes only", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=--"),
+            make("a control character", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Mi\u{1B}lk"),
+            make("an escaped tab in a name", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Mi\\tlk"),
+            make("white space not collapsed", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Oat  milk"),
+            make("a bad escape", "\(item)\tnote\t0191c2b0a1230000\t00000000000000a1\t=a\\qb"),
+            make(
+                "a name over 2,048 bytes",
+                "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=" + String(repeating: "é", count: 1_025)),
+            make(
+                "a quantity over 256 bytes",
+                "\(item)\tquantity\t0191c2b0a1230000\t00000000000000a1\t=" + String(repeating: "9", count: 257)),
+            make(
+                "an accent flood",
+                "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=a" + String(repeating: "\u{301}", count: 31)),
+            make("a bad item id", "0123\tname\t0191c2b0a1230000\t00000000000000a1\t=Milk"),
+        ]
+    }
+
+    // MARK: Merges
+
+    static func mergeCases(_ random: inout SeededGenerator) throws -> [MergeCase] {
+        let names = ["Milk", "milk ", "MILK", "Crème fraîche", "creme fraiche", "Brot", "Äpfel", "eggs", "Ｅｇｇｓ"]
+        let replicas: [UInt64] = [0x1, 0x2, 0x8000_0000_0000_0001, 0xFFFF_FFFF_FFFF_FFFE]
+        let base: UInt64 = 1_764_000_000_000
+        var cases: [MergeCase] = []
+        for index in 0..<16 {
+            var ops: [Op] = []
+            var identities = Set<Op.Identity>()
+            func add(_ item: ItemID, _ field: Field, _ value: Value, _ ms: UInt64, _ counter: UInt16, _ replica: UInt64)
+            {
+                let op = Op(
+                    list: listID, item: item, field: field, value: value,
+                    version: Version(
+                        timestamp: HybridTimestamp(milliseconds: ms, counter: counter),
+                        replica: ReplicaID(rawValue: replica)))
+                if identities.insert(op.identity).inserted { ops.append(op) }
+            }
+            // Few distinct times, so equal timestamps and replica tie-breaks are common.
+            func time() -> (UInt64, UInt16) {
+                (base + UInt64(random.below(3)) * 1_000, UInt16(random.below(2)))
+            }
+            func replica() -> UInt64 { replicas[random.below(replicas.count)] }
+            let title = ["Home", "Family", "Wochenmarkt", "Épicerie"]
+            let (tMs, tCounter) = time()
+            add(.list, .title, .text(title[random.below(title.count)]), tMs, tCounter, replica())
+            for _ in 0..<(6 + random.below(10)) {
+                let name = names[random.below(names.count)]
+                let item = ItemID(list: listID, key: ItemKey.normalize(name))
+                let (ms, counter) = time()
+                let who = replica()
+                switch random.below(9) {
+                case 0, 1: add(item, .name, .text(name.trimmingCharacters(in: .whitespaces)), ms, counter, who)
+                case 2: add(item, .checked, .bool(random.chance(50)), ms, counter, who)
+                case 3: add(item, .deleted, .bool(random.chance(30)), ms, counter, who)
+                case 4:
+                    add(
+                        item, .quantity, random.chance(30) ? .null : .text(["2", "500 g", "1 ½"][random.below(3)]), ms,
+                        counter, who)
+                case 5:
+                    add(
+                        item, .note, random.chance(30) ? .null : .text(["bio", "the big one\\n"][random.below(2)]), ms,
+                        counter, who)
+                case 6:
+                    add(
+                        item, .category,
+                        random.chance(30) ? .null : .text(["Dairy", "bakery", "Obst"][random.below(3)]), ms, counter,
+                        who)
+                case 7: add(.list, .title, .text(title[random.below(title.count)]), ms, counter, who)
+                default:
+                    if random.chance(50) {
+                        add(.list, .aisles, random.chance(20) ? .null : .text("bakery, Dairy, Obst"), ms, counter, who)
+                    } else {
+                        add(.list, .archived, .bool(random.chance(50)), ms, counter, who)
+                    }
+                }
+            }
+            // Most items touched also get a name (earlier), so the state shows them.
+            for op in ops where op.item != .list && op.field != .name && random.chance(80) {
+                let name = names.first { ItemID(list: listID, key: ItemKey.normalize($0)) == op.item } ?? "?"
+                add(op.item, .name, .text(name.trimmingCharacters(in: .whitespaces)), base - 1_000, 0, replica())
+            }
+            let canonical = ops.sorted(by: OperationCodec.canonicalLess)
+            let encoded = String(decoding: OperationCodec.encode(canonical), as: UTF8.self)
+            var orders: [[Int]] = [Array(canonical.indices), Array(canonical.indices.reversed())]
+            for _ in 0..<3 {
+                var order = Array(canonical.indices)
+                order.shuffle(using: &random)
+                // Duplicates: some operations delivered twice, as a retried push or pull does.
+                for _ in 0..<random.below(4) {
+                    order.insert(order[random.below(order.count)], at: random.below(order.count))
+                }
+                orders.append(order)
+            }
+            let state = try merged(orders[0].map { canonical[$0] })
+            cases.append(
+                MergeCase(
+                    about: "case \(index): \(canonical.count) operations, \(orders.count) orders", ops: encoded,
+                    orders: orders, state: state))
+        }
+        return cases
+    }
+
+    /// The state a fresh SQLite replica reaches by applying `ops` one at a time.
+    static func merged(_ ops: [Op]) throws -> State {
+        let directory = TemporaryDirectory("basket-vectors")
+        var configuration = Replica.Configuration()
+        configuration.synchronous = .off
+        configuration.wallClock = { 1_764_000_100_000 }
+        let replica = try Replica(path: directory.file("replica.sqlite"), configuration: configuration)
+        for op in ops { try replica.apply([op]) }
+        guard let info = try replica.lists().first(where: { $0.id == listID }) else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        let items = try replica.items(in: listID, filter: .all).sorted { $0.id.description < $1.id.description }
+        return State(
+            title: info.title, aisles: info.aisles, archived: info.isArchived,
+            items: items.map {
+                ItemState(
+                    id: $0.id.description, name: $0.name, checked: $0.isChecked, deleted: $0.isDeleted,
+                    quantity: $0.quantity, note: $0.note, category: $0.category)
+            })
+    }
+
+    // MARK: Clocks
+
+    static func clockCases() -> Clocks {
+        func hex(_ t: HybridTimestamp) -> String { String(format: "%016llx", t.rawValue) }
+        let base: UInt64 = 1_764_000_000_000
+        var now: [NowCase] = []
+        for (last, wall) in [
+            (HybridTimestamp.zero, base), (HybridTimestamp(milliseconds: base, counter: 0), base + 1),
+            (HybridTimestamp(milliseconds: base, counter: 0), base),
+            (HybridTimestamp(milliseconds: base, counter: 7), base - 60_000),
+            (HybridTimestamp(milliseconds: base, counter: 0xFFFF), base),
+            (HybridTimestamp(milliseconds: base + 5, counter: 3), base),
+            (HybridTimestamp(milliseconds: base, counter: 0xFFFE), base),
+        ] {
+            var clock = HybridClock(last: last)
+            let next = clock.now(wallMilliseconds: wall)
+            now.append(NowCase(last: hex(last), wall: wall, next: hex(next)))
+        }
+        var receive: [ReceiveCase] = []
+        for (last, remote, wall) in [
+            (
+                HybridTimestamp(milliseconds: base, counter: 0),
+                HybridTimestamp(milliseconds: base + 1_000, counter: 2), base
+            ),
+            (HybridTimestamp(milliseconds: base, counter: 9), HybridTimestamp(milliseconds: base, counter: 3), base),
+            (
+                HybridTimestamp(milliseconds: base, counter: 0),
+                HybridTimestamp(milliseconds: base + 300_000, counter: 0), base
+            ),
+            (
+                HybridTimestamp(milliseconds: base, counter: 0),
+                HybridTimestamp(milliseconds: base + 300_001, counter: 0), base
+            ),
+            (HybridTimestamp.zero, HybridTimestamp(milliseconds: base + 3_600_000, counter: 5), base),
+            (
+                HybridTimestamp(milliseconds: base + 10, counter: 0),
+                HybridTimestamp(milliseconds: base + 10, counter: 0), base
+            ),
+        ] {
+            var clock = HybridClock(last: last)
+            do {
+                try clock.receive(remote, wallMilliseconds: wall)
+                receive.append(ReceiveCase(last: hex(last), remote: hex(remote), wall: wall, after: hex(clock.last)))
+            } catch {
+                receive.append(
+                    ReceiveCase(
+                        last: hex(last), remote: hex(remote), wall: wall, after: nil, offset: error.offsetMilliseconds))
+            }
+        }
+        let t1 = HybridTimestamp(milliseconds: base, counter: 0)
+        let t2 = HybridTimestamp(milliseconds: base, counter: 1)
+        let t3 = HybridTimestamp(milliseconds: base + 1, counter: 0)
+        let pairs: [((HybridTimestamp, UInt64, Value), (HybridTimestamp, UInt64, Value))] = [
+            ((t1, 2, .text("a")), (t2, 1, .text("b"))),
+            ((t2, 0xFFFF_FFFF_FFFF_FFFF, .bool(true)), (t3, 1, .bool(false))),
+            ((t1, 0x7FFF_FFFF_FFFF_FFFF, .text("x")), (t1, 0x8000_0000_0000_0000, .text("y"))),
+            ((t1, 0xA, .text("x")), (t1, 0x9, .text("y"))),
+            ((t1, 5, .null), (t1, 5, .bool(false))),
+            ((t1, 5, .bool(false)), (t1, 5, .bool(true))),
+            ((t1, 5, .bool(true)), (t1, 5, .text(""))),
+            ((t1, 5, .text("Zebra")), (t1, 5, .text("apple"))),
+            ((t1, 5, .text("é")), (t1, 5, .text("z"))),
+            ((t1, 5, .text("milk")), (t1, 5, .text("milk 2"))),
+        ]
+        var order: [OrderCase] = []
+        for (a, b) in pairs {
+            let ra = Register(value: a.2, version: Version(timestamp: a.0, replica: ReplicaID(rawValue: a.1)))
+            let winner =
+                ra.isBeaten(by: Version(timestamp: b.0, replica: ReplicaID(rawValue: b.1)), value: b.2) ? "b" : "a"
+            func fields(_ w: (HybridTimestamp, UInt64, Value)) -> [String] {
+                [hex(w.0), String(format: "%016llx", w.1), encodedValue(w.2)]
+            }
+            order.append(OrderCase(a: fields(a), b: fields(b), winner: winner))
+        }
+        return Clocks(now: now, receive: receive, order: order)
+    }
+
+    static func encodedValue(_ value: Value) -> String {
+        switch value {
+        case .null: "-"
+        case .bool(let b): b ? "t" : "f"
+        case .text(let s): "=" + s
+        }
+    }
+
+    // MARK: Searches
+
+    static func searchSets(_ random: inout SeededGenerator) throws -> [String: [SearchItem]] {
+        let family: [(String, Bool, String?)] = [
+            ("Milk", false, "Dairy"), ("Oat milk", false, "Dairy"), ("Milk chocolate", true, "Sweets"),
+            ("Crème fraîche", false, "Dairy"), ("Greek yogurt", false, "Dairy"), ("Bread", false, "Bakery"),
+            ("Breadcrumbs", false, nil), ("Brown bread", true, "Bakery"), ("Eggs", false, nil),
+            ("Spaghetti", false, "Pasta"), ("Jalapeño peppers", false, nil), ("Tomatoes", false, "Produce"),
+            ("Cherry tomatoes", true, "Produce"), ("Toilet paper", false, "Household"), ("Coca-Cola", false, "Drinks"),
+            ("7 Up", false, "Drinks"), ("Item 2", false, nil), ("Item 10", false, nil), ("Äpfel", false, "Obst"),
+            ("Apfelsaft", false, "Getränke"), ("Straße Kreide", false, nil), ("Øl", true, nil),
+            ("パン", false, nil), ("キュウリ", false, nil), ("пицца", false, nil), ("Ben & Jerry’s", false, "Frozen food"),
+            ("Peanut butter", false, nil), ("Butter", false, "Dairy"), ("Buttermilk", false, "Dairy"),
+            ("Chicken breast", false, "Meat"), ("Chickpeas", false, nil), ("Coffee beans", false, nil),
+            ("Washing-up liquid", false, "Household"), ("Bananas", false, "Produce"), ("Banana bread", false, "Bakery"),
+        ]
+        var used: UInt64 = 1_764_000_000_000
+        let familyItems = family.map { name, checked, category -> SearchItem in
+            used += 60_000
+            return SearchItem(
+                name: name, checked: checked, category: category, lastUsed: name.count % 3 == 0 ? used : nil)
+        }
+        let products = try sample(lines("Benchmarks/quality/products.txt"), 400, &random)
+        let everyday = try lines("Benchmarks/quality/everyday.tsv").compactMap {
+            $0.split(separator: "\t").last.map(String.init)
+        }
+        var seen = Set<String>()
+        let shop = (products + sample(everyday, 200, &random)).filter { seen.insert(ItemKey.normalize($0)).inserted }
+            .map { SearchItem(name: $0, checked: random.chance(15), category: nil, lastUsed: nil) }
+        return ["family": familyItems, "shop": shop]
+    }
+
+    static func searchCases(_ sets: [String: [SearchItem]], _ random: inout SeededGenerator) -> [SearchCase] {
+        var queries: [(String, String, Int?)] = []
+        let typed = [
+            "Milk", "milk", "MILK", "mil", "m", "bread", "brea", "creme", "crème fraiche", "fraiche", "yog", "yoghurt",
+            "jalapeno", "tomato", "tomatoes", "cola", "coca cola", "coca-cola", "7up", "7 up", "item", "item 1",
+            "apfel", "apfle", "strasse", "ol", "pan", "パ", "キュ", "пиц", "пица", "ben", "jerry's", "peanut", "butter",
+            "buter", "buttr", "chick", "chikcen", "cofee beans", "washing up", "liquid wash", "banana", "bananna",
+            "bnana", "choc", "chocolate milk", "milk choc", "is:checked", "is:unchecked bread", "-bread bread",
+            "\"peanut butter\"", "^butter", "in:dairy", "in:frozen-food", "milk !oat", "cheese", "zzz", "Kiwi fruit",
+            "eggs", "eg", "toilet", "paper", "cherry", "sp", "spagetti", "spghetti", "x", "",
+        ]
+        for query in typed { queries.append(("family", query, nil)) }
+        let shop = sets["shop"] ?? []
+        for _ in 0..<40 {
+            let name = shop[random.below(shop.count)].name
+            let words = name.split(separator: " ")
+            switch random.below(4) {
+            case 0: queries.append(("shop", String(name.prefix(1 + random.below(max(1, min(name.count, 8))))), 12))
+            case 1: queries.append(("shop", String(words[random.below(words.count)]), 12))
+            case 2:
+                var letters = Array(name.prefix(9))
+                if letters.count > 4 { letters.swapAt(2, 3) }
+                queries.append(("shop", String(letters), 12))
+            default: queries.append(("shop", ItemKey.normalize(name), 12))
+            }
+        }
+        for query in ["a", "the", "chocolate", "lait", "käse", "oignon", "tomate", "wasser"] {
+            queries.append(("shop", query, 12))
+        }
+        return queries.map { set, query, limit in
+            let items = (sets[set] ?? []).map(searchItem)
+            var lastUsed: [ItemID: UInt64] = [:]
+            for item in sets[set] ?? [] {
+                if let used = item.lastUsed { lastUsed[ItemID(list: listID, key: ItemKey.normalize(item.name))] = used }
+            }
+            let result = Search.search(query, in: items, lastUsed: lastUsed, limit: limit ?? .max)
+            return SearchCase(
+                set: set, query: query, limit: limit, offer: result.offer,
+                results: result.matches.map { Hit(name: $0.item.name, tier: $0.tier.name, exact: $0.isExact) })
+        }
+    }
+
+    static func searchItem(_ item: SearchItem) -> Item {
+        Item(
+            id: ItemID(list: listID, key: ItemKey.normalize(item.name)), name: item.name, isChecked: item.checked,
+            category: item.category)
+    }
+
+    // MARK: Entries
+
+    static func entryCases() -> [EntryCase] {
+        let existing = ["7 Up", "2 Minute Noodles"]
+        let texts = [
+            "milk", "2 milk", "milk x2", "milk x 2", "milk ×3", "500 g flour", "1/2 lemon", "½ lemon",
+            "1 1/2 cups sugar",
+            "1½ kg potatoes", "milk, bread, eggs", "milk; bread\neggs", "mac and cheese", "7 Up", "7 up",
+            "2 Minute Noodles",
+            "3 2 Minute Noodles", "1.5 l water", "2 kg", "kg flour", " oat   milk ", ",, milk ,",
+            "12 eggs, 2 pack yoghurt",
+            "x2", "milk x", "3 bottles of wine", "Ｍｉｌｋ x2",
+        ]
+        let keys = Set(existing.map(ItemKey.normalize))
+        return texts.map { text in
+            EntryCase(
+                text: text, existing: existing,
+                entries: EntryParser.parseAll(text, existingKeys: keys).map {
+                    EntryValue(name: $0.name, quantity: $0.quantity)
+                })
+        }
+    }
+
+    // MARK: Inputs
+
+    static func lines(_ path: String) throws -> [String] {
+        try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
+            .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    static func sample(_ pool: [String], _ count: Int, _ random: inout SeededGenerator) -> [String] {
+        (0..<count).map { _ in pool[random.below(pool.count)] }
+    }
+}
+
+/// Names for the key vectors: a few letters of every kind the Swift tests compare.
+enum Corpus {
+    static func names() throws -> [String] {
+        var names: [String] = []
+        for value in UInt32(0xC0)...0x24F { if let s = Unicode.Scalar(value) { names.append(String(Character(s))) } }
+        for value in UInt32(0x386)...0x3CE { if let s = Unicode.Scalar(value) { names.append(String(Character(s))) } }
+        for value in UInt32(0x400)...0x45F { if let s = Unicode.Scalar(value) { names.append(String(Character(s))) } }
+        for value in UInt32(0xFF21)...0xFF5A { if let s = Unicode.Scalar(value) { names.append(String(Character(s))) } }
+        return names.filter { !ItemKey.normalize($0).isEmpty }
+    }
+}
