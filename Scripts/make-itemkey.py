@@ -199,6 +199,23 @@ def swift_source(table):
     )
 
 
+def combining_ranges():
+    """Code points with a canonical combining class other than 0, as "first-last" ranges (hex)."""
+    codes = []
+    with open(os.path.join(UCD, "UnicodeData.txt"), encoding="utf-8") as f:
+        for line in f:
+            fields = line.split(";")
+            if fields[3] != "0":
+                codes.append(int(fields[0], 16))
+    spans = []
+    for c in codes:
+        if spans and spans[-1][1] == c - 1:
+            spans[-1][1] = c
+        else:
+            spans.append([c, c])
+    return ";".join("%X-%X" % (a, b) for a, b in spans)
+
+
 def js_source(table):
     entries = []
     for c in sorted(table):
@@ -212,8 +229,17 @@ def js_source(table):
         "// Sources/BasketCore/ItemKey+Table.swift.\n"
         "export const ITEM_KEY_TABLE =\n"
         + " +\n".join("  \"%s\"" % line for line in lines)
+        + ";\n\n"
+        "// Code points with a canonical combining class other than 0 (the marks ItemName counts in\n"
+        "// an accent flood), as \"first-last\" ranges.\n"
+        "export const COMBINING_RANGES =\n"
+        + " +\n".join("  \"%s\"" % line for line in chunks(combining_ranges()))
         + ";\n"
     )
+
+
+def chunks(text):
+    return [text[i:i + 100] for i in range(0, len(text), 100)]
 
 
 def main():

@@ -116,9 +116,10 @@ public final class BasketService: Sendable {
     }
 
     /// Every route of the API; `/metrics` too unless `servingMetrics` is false (it is then
-    /// served on its own address, ``metricsRouter()``).
-    public func router(servingMetrics: Bool = true) -> Router {
+    /// served on its own address, ``metricsRouter()``), and the web client's when there is one.
+    public func router(servingMetrics: Bool = true, web: WebApp? = nil) -> Router {
         Router { r in
+            web?.register(&r)
             r.on("GET", "/healthz") { _ in answer(Wire.Health(status: "ok")) }
             if servingMetrics { r.on("GET", "/metrics", answer: metricsPage) }
             r.on("GET", "/v1/time") { [self] _ in answer(Wire.ServerTime(serverTime: configuration.clock())) }

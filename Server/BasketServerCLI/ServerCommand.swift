@@ -14,6 +14,7 @@ public enum ServerCommand {
         + " [--trust-proxy]"
         + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--password-iterations N]"
         + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N] [--max-watches N]"
+        + " [--web DIR | --no-web]"
         + " | backup PATH | restore PATH | export PATH | import PATH | compact | renew-epochs"
         + " | signup-invite [--uses N] [--expires-days N]"
 
@@ -65,6 +66,9 @@ public enum ServerCommand {
           --max-watches N      BASKET_MAX_WATCHES default 64: long-polls one account may have parked at once
           --password-iterations N  BASKET_PASSWORD_ITERATIONS  default 600000 (PBKDF2-SHA256, at least 1000;
                                                   lower only for tests: it is what a stolen store costs to crack)
+          --web DIR            BASKET_WEB         the web client to serve at / (default: Client/web of this
+                                                  checkout, found from the current folder or the executable)
+          --no-web             BASKET_WEB=none    serve the API only
           --quiet              BASKET_QUIET=1     no access log
           -h, --help           Show help.
           --version            Show the version.
@@ -96,6 +100,8 @@ public enum ServerCommand {
         var maxWatches = BasketService.Configuration().maxWatchersPerAccount
         var inviteUses = 1
         var inviteDays = 7.0
+        /// The web client's folder; nil for the default one, "none" for none.
+        var web: String?
     }
 
     struct UsageError: Error { var message: String }
@@ -130,6 +136,7 @@ public enum ServerCommand {
         }
         if let value = environment["BASKET_LISTEN"], !value.isEmpty { try listen(value) }
         if let value = environment["BASKET_DATA"], !value.isEmpty { settings.data = value }
+        if let value = environment["BASKET_WEB"], !value.isEmpty { settings.web = value }
         func store(_ name: String, _ value: String) throws {
             guard PostgresStore.isURL(value) else {
                 throw UsageError(
@@ -208,6 +215,8 @@ public enum ServerCommand {
             switch arg {
             case "--listen": try listen(try value())
             case "--data": settings.data = try value()
+            case "--web": settings.web = try value()
+            case "--no-web": settings.web = "none"
             case "--store": try store(arg, try value())
             case "--connections": settings.connections = max(1, Int(try number(arg, try value())))
             case "--retention-days": settings.retentionDays = try number(arg, try value())
@@ -359,6 +368,19 @@ public enum ServerCommand {
         }
     }
 
+    /// The web client to serve: `--web DIR`, none with `--no-web`, else the checkout's when found.
+    static func webApp(_ settings: Settings) throws -> WebApp? {
+        switch settings.web {
+        case "none": return nil
+        case let directory?: return try WebApp(directory: directory)
+        case nil:
+            let executable =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+            return try WebApp.defaultDirectory(executable: executable).map { try WebApp(directory: $0) }
+        }
+    }
+
     static func serve(_ settings: Settings) throws -> Int32 {
         raiseOpenFileLimit()
         signal(SIGPIPE, SIG_IGN)
@@ -375,7 +397,8 @@ public enum ServerCommand {
         serviceConfiguration.maxWatchersPerAccount = settings.maxWatches
         let service = BasketService(store: store, configuration: serviceConfiguration)
         let separateMetrics = settings.metricsHost != nil
-        let router = service.router(servingMetrics: !separateMetrics)
+        let web = try webApp(settings)
+        let router = service.router(servingMetrics: !separateMetrics, web: web)
         var configuration = HTTPListener.Configuration(host: settings.host, port: settings.port)
         configuration.threads = settings.threads
         configuration.connectionsPerAddress = settings.connectionsPerAddress ?? (settings.trustProxy ? 0 : 256)
@@ -400,6 +423,11 @@ public enum ServerCommand {
         let hostText = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         let place = settings.store.map { "the PostgreSQL database \(redacted($0))" } ?? "data in \(settings.data)"
         print("basket-server \(version) listening on http://\(hostText):\(http.port) with \(place)")
+        if let web {
+            print("basket-server: the web client (version \(web.version)) at http://\(hostText):\(http.port)/")
+        } else {
+            print("basket-server: no web client (--web DIR serves one)")
+        }
         if let last = store.appliedMigrations.last {
             print("basket-server: migrated the store from schema \(store.appliedMigrations.lowerBound) to \(last + 1)")
         }

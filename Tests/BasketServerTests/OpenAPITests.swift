@@ -31,7 +31,8 @@ struct OpenAPITests {
 
     @Test func everyServedRouteIsDocumentedAndBack() throws {
         let store = try SQLiteStore(path: ":memory:")
-        let served = Set(BasketService(store: store).router().routes.map { "\($0.method) \($0.pattern)" })
+        let web = try WebApp(directory: WebAppTests.directory)
+        let served = Set(BasketService(store: store).router(web: web).routes.map { "\($0.method) \($0.pattern)" })
         let documented = try Self.documented()
         #expect(served.count > 10)
         #expect(

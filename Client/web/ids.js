@@ -1,0 +1,49 @@
+// Ids: lists (128 random bits), replicas (64 random bits, never 0), items (from list and key).
+import { sha256, hex, fromHex } from "./sha256.js";
+import { normalize } from "./key.js";
+
+/** The item id of a list's own registers (title, aisles, archived). */
+export const LIST_ITEM = "-";
+
+const itemPrefix = new TextEncoder().encode("basket-item-v1\0");
+const utf8 = new TextEncoder();
+
+/** The id of the item with key `key` in `list` (32 hex digits): SHA-256 of
+ * "basket-item-v1" 0x00, the list id's 16 bytes and the key's UTF-8, first 16 bytes. */
+export function itemID(list, key) {
+  const keyBytes = utf8.encode(key);
+  const input = new Uint8Array(itemPrefix.length + 16 + keyBytes.length);
+  input.set(itemPrefix);
+  input.set(fromHex(list), itemPrefix.length);
+  input.set(keyBytes, itemPrefix.length + 16);
+  return hex(sha256(input).subarray(0, 16));
+}
+
+/** The id of the item named `name` in `list`. */
+export function itemIDOfName(list, name) {
+  return itemID(list, normalize(name));
+}
+
+function randomHex(bytes) {
+  const buffer = new Uint8Array(bytes);
+  crypto.getRandomValues(buffer);
+  return hex(buffer);
+}
+
+/** A new list id. */
+export function randomListID() {
+  return randomHex(16);
+}
+
+/** A new replica id (never 0). */
+export function randomReplicaID() {
+  for (;;) {
+    const id = randomHex(8);
+    if (id !== "0000000000000000") return id;
+  }
+}
+
+/** Whether `text` is 32 lowercase hex digits. */
+export function isID128(text) {
+  return typeof text === "string" && /^[0-9a-f]{32}$/.test(text);
+}

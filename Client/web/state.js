@@ -1,0 +1,108 @@
+// A list's merged state: one last-writer-wins register per (item, field), as BasketCore's
+// Register and the replica keep them. Applying the same operations in any order, any number of
+// times, gives the same state.
+import { LIST_ITEM } from "./ids.js";
+
+/** Orders values written with the same version (a correct replica never writes two):
+ * null < false < true < text, texts by their UTF-8 bytes. Returns whether a < b. */
+export function valueLess(a, b) {
+  const rank = (v) => (v === null ? 0 : v === false ? 1 : v === true ? 2 : 3);
+  if (rank(a) !== rank(b)) return rank(a) < rank(b);
+  if (typeof a !== "string") return false;
+  return compareUTF8(a, b) < 0;
+}
+
+const utf8 = new TextEncoder();
+
+/** Compares two strings by their UTF-8 bytes (JavaScript compares UTF-16 units). */
+export function compareUTF8(a, b) {
+  if (a === b) return 0;
+  const x = utf8.encode(a);
+  const y = utf8.encode(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/** Whether a write (ts, replica, value) beats the register `current` ({ ts, replica, value }). */
+export function beats(write, current) {
+  if (current === undefined) return true;
+  if (write.ts !== current.ts) return write.ts > current.ts;
+  if (write.replica !== current.replica) return write.replica > current.replica;
+  return valueLess(current.value, write.value);
+}
+
+/** The registers of one list. */
+export class ListState {
+  constructor(list) {
+    this.list = list;
+    /** item id → { field → { ts, replica, value } } */
+    this.items = new Map();
+  }
+
+  /** Applies one operation; returns whether a register changed. */
+  apply(op) {
+    let registers = this.items.get(op.item);
+    if (registers === undefined) {
+      registers = {};
+      this.items.set(op.item, registers);
+    }
+    if (!beats(op, registers[op.field])) return false;
+    registers[op.field] = { ts: op.ts, replica: op.replica, value: op.value };
+    return true;
+  }
+
+  /** The value of a register (undefined when never written). */
+  value(item, field) {
+    return this.items.get(item)?.[field]?.value;
+  }
+
+  /** The list's title, aisle order (names) and whether it is archived. */
+  get info() {
+    const title = this.value(LIST_ITEM, "title");
+    const aisles = this.value(LIST_ITEM, "aisles");
+    return {
+      title: typeof title === "string" ? title : "(untitled)",
+      aisles: typeof aisles === "string" ? aisleNames(aisles) : [],
+      archived: this.value(LIST_ITEM, "archived") === true,
+    };
+  }
+
+  /** Every item with a name (removed ones too), as { id, name, checked, deleted, quantity, note, category }. */
+  allItems() {
+    const out = [];
+    for (const [id, registers] of this.items) {
+      if (id === LIST_ITEM || typeof registers.name?.value !== "string") continue;
+      out.push(itemOf(id, registers));
+    }
+    return out;
+  }
+
+  /** The item `id`, or undefined when it has no name. */
+  item(id) {
+    const registers = this.items.get(id);
+    if (registers === undefined || typeof registers.name?.value !== "string") return undefined;
+    return itemOf(id, registers);
+  }
+}
+
+function itemOf(id, registers) {
+  const text = (field) => (typeof registers[field]?.value === "string" ? registers[field].value : null);
+  return {
+    id,
+    name: registers.name.value,
+    checked: registers.checked?.value === true,
+    deleted: registers.deleted?.value === true,
+    quantity: text("quantity"),
+    note: text("note"),
+    category: text("category"),
+  };
+}
+
+/** The category names of a stored aisle order ("produce, dairy"). */
+export function aisleNames(text) {
+  return text
+    .split(",")
+    .map((name) => name.split(" ").filter((word) => word !== "").join(" "))
+    .filter((name) => name !== "");
+}

@@ -1,0 +1,39 @@
+// The service worker: keeps this version of the app (the page and every file) so that Basket
+// starts without a network. The API (/v1/…) is never cached: the app keeps its data itself.
+const VERSION = "__BASKET_VERSION__";
+const CACHE = "basket-" + VERSION;
+const ASSETS = __BASKET_ASSETS__;
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      await cache.addAll(["/", ...ASSETS]);
+      await self.skipWaiting();
+    })(),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith("basket-") && name !== CACHE) await caches.delete(name);
+      }
+      await self.clients.claim();
+    })(),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (url.pathname.startsWith("/a/")) {
+    // Versioned files never change: the cache answers, the network only for what it lacks.
+    event.respondWith(caches.match(event.request).then((hit) => hit ?? fetch(event.request)));
+  } else if (url.pathname === "/") {
+    // The page: this version's from the cache at once; the network refreshes the service
+    // worker itself when a new version is served (the browser checks sw.js on every start).
+    event.respondWith(caches.match("/").then((hit) => hit ?? fetch(event.request)));
+  }
+});

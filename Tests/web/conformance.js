@@ -1,0 +1,114 @@
+// Checks Tests/Vectors/conformance-v1.json against the web client's modules, in the browser.
+// tests.py evaluates this function in the page with the vectors and the address of the modules;
+// it returns how many cases of each kind were checked and every failure.
+async ({ vectors, base }) => {
+  const key = await import(base + "key.js");
+  const ids = await import(base + "ids.js");
+  const clock = await import(base + "clock.js");
+  const ops = await import(base + "ops.js");
+  const state = await import(base + "state.js");
+  const search = await import(base + "search.js");
+  const entry = await import(base + "entry.js");
+  const failures = [];
+  const checked = {};
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const fail = (kind, about, expected, got) => {
+    if (failures.length < 40) failures.push({ kind, about, expected, got });
+  };
+  const count = (kind) => (checked[kind] = (checked[kind] ?? 0) + 1);
+
+  for (const c of vectors.keys) {
+    count("keys");
+    const k = key.normalize(c.name);
+    if (k !== c.key) fail("key", c.name, c.key, k);
+    const id = ids.itemID(vectors.list, c.key);
+    if (id !== c.id) fail("id", c.key, c.id, id);
+  }
+
+  for (const c of vectors.invalidOps) {
+    count("invalidOps");
+    try {
+      ops.decode(c.ops);
+      fail("invalidOps", c.about, `refused at line ${c.line}`, "accepted");
+    } catch (error) {
+      if (!(error instanceof ops.DecodeError) || error.line !== c.line) fail("invalidOps", c.about, c.line, String(error));
+    }
+  }
+
+  for (const c of vectors.merges) {
+    const decoded = ops.decode(c.ops);
+    if (ops.encode(decoded, true) !== c.ops) fail("encode", c.about, c.ops, ops.encode(decoded, true));
+    for (const order of c.orders) {
+      count("mergeOrders");
+      const list = new state.ListState(decoded[0].list);
+      for (const index of order) list.apply(decoded[index]);
+      const info = list.info;
+      const got = {
+        title: info.title,
+        aisles: info.aisles,
+        archived: info.archived,
+        items: list.allItems().sort((a, b) => (a.id < b.id ? -1 : 1)).map((i) => ({
+          category: i.category, checked: i.checked, deleted: i.deleted, id: i.id, name: i.name, note: i.note, quantity: i.quantity,
+        })),
+      };
+      const expected = {
+        title: c.state.title,
+        aisles: c.state.aisles,
+        archived: c.state.archived,
+        items: c.state.items.map((i) => ({
+          category: i.category, checked: i.checked, deleted: i.deleted, id: i.id, name: i.name, note: i.note, quantity: i.quantity,
+        })),
+      };
+      if (!same(got, expected)) fail("merge", `${c.about} order ${order.join(",")}`, expected, got);
+    }
+  }
+
+  for (const c of vectors.clocks.now) {
+    count("clockNow");
+    const next = clock.next(c.last, c.wall);
+    if (next !== c.next) fail("clockNow", c, c.next, next);
+  }
+  for (const c of vectors.clocks.receive) {
+    count("clockReceive");
+    try {
+      const after = clock.receive(c.last, c.remote, c.wall);
+      if (after !== c.after) fail("clockReceive", c, c.after, after);
+    } catch (error) {
+      if (c.after !== null || error.offset !== c.offset) fail("clockReceive", c, c, String(error));
+    }
+  }
+  const parseValue = (v) => (v === "-" ? null : v === "t" ? true : v === "f" ? false : v.slice(1));
+  for (const c of vectors.clocks.order) {
+    count("order");
+    const a = { ts: c.a[0], replica: c.a[1], value: parseValue(c.a[2]) };
+    const b = { ts: c.b[0], replica: c.b[1], value: parseValue(c.b[2]) };
+    const winner = state.beats(b, a) ? "b" : "a";
+    if (winner !== c.winner) fail("order", c, c.winner, winner);
+  }
+
+  const sets = {};
+  for (const [name, items] of Object.entries(vectors.searchSets)) {
+    const lastUsed = new Map();
+    const list = items.map((i) => {
+      const id = ids.itemID(vectors.list, key.normalize(i.name));
+      if (i.lastUsed !== undefined) lastUsed.set(id, i.lastUsed);
+      return { id, name: i.name, checked: i.checked, category: i.category ?? null };
+    });
+    sets[name] = new search.Index(list, lastUsed);
+  }
+  for (const c of vectors.searches) {
+    count("searches");
+    const result = sets[c.set].search(new search.Query(c.query), c.limit ?? Infinity);
+    const got = { offer: result.offer, results: result.matches.map((m) => ({ exact: m.exact, name: m.item.name, tier: m.tier })) };
+    const expected = { offer: c.offer, results: c.results.map((h) => ({ exact: h.exact, name: h.name, tier: h.tier })) };
+    if (!same(got, expected)) fail("search", `${c.set}: ${c.query}`, expected, got);
+  }
+
+  for (const c of vectors.entries) {
+    count("entries");
+    const keys = new Set(c.existing.map((n) => key.normalize(n)));
+    const got = entry.parseAll(c.text, keys).map((e) => ({ name: e.name, quantity: e.quantity }));
+    if (!same(got, c.entries)) fail("entry", c.text, c.entries, got);
+  }
+  return { checked, failures };
+}
