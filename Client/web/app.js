@@ -1,1 +1,573 @@
-// app
+// Basket in the browser: sign in, lists, one list with search-as-you-type. Every value is put
+// on the page as text (textContent, never HTML), the token stays in IndexedDB, and everything
+// works offline: edits go to the replica and its outbox, and sync sends them when it can.
+import { open } from "./store.js";
+import { Replica } from "./replica.js";
+import { Sync } from "./sync.js";
+import { request, Unreachable } from "./api.js";
+import { Index, Query, groupByAisle, sortForDisplay } from "./search.js";
+import { parseAll } from "./entry.js";
+import { normalize } from "./key.js";
+import { isID128 } from "./ids.js";
+
+const root = document.getElementById("app");
+let replica;
+let sync;
+/** The screen on show: { name, list?, update() }. */
+let screen = null;
+/** The last action, for undo: { label, undo }. */
+let lastAction = null;
+let toastTimer = null;
+
+/** An element: `h("button", { class: "x", onclick }, "text", child)`. Strings become text nodes. */
+function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else if (name === "class") element.className = value;
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+function statusText() {
+  const { state, message, pending } = sync.status();
+  const waiting = pending === 1 ? "1 change to send" : `${pending} changes to send`;
+  switch (state) {
+    case "offline":
+      return pending > 0 ? `Offline · ${pending} pending` : "Offline";
+    case "signedOut":
+      return "Signed out: sign in again to sync";
+    case "error":
+      return `Not synced: ${message}`;
+    case "syncing":
+      return "Syncing…";
+    default:
+      return pending > 0 ? `Sending · ${waiting}` : "Synced";
+  }
+}
+
+function statusLine() {
+  return h(
+    "footer",
+    { class: "footer" },
+    h("p", { id: "status", class: "status", role: "status", "aria-live": "polite" }, statusText()),
+    h("a", { id: "signin-again", href: "#/signin", hidden: true }, "Sign in"),
+  );
+}
+
+function updateStatus() {
+  const line = document.getElementById("status");
+  if (line) {
+    line.textContent = statusText();
+    line.dataset.state = sync.status().state;
+  }
+  const again = document.getElementById("signin-again");
+  if (again) again.hidden = Boolean(replica.meta.account?.token);
+}
+
+function showToast(text, undo) {
+  lastAction = undo ? { label: text, undo } : null;
+  document.getElementById("toast")?.remove();
+  clearTimeout(toastTimer);
+  const toast = h(
+    "div",
+    { id: "toast", class: "toast", role: "status" },
+    h("span", {}, text),
+    undo
+      ? h(
+          "button",
+          {
+            class: "link",
+            onclick: async () => {
+              const action = lastAction;
+              lastAction = null;
+              toast.remove();
+              if (action) await run(action.undo);
+            },
+          },
+          "Undo",
+        )
+      : null,
+  );
+  document.body.append(toast);
+  toastTimer = setTimeout(() => toast.remove(), 8000);
+}
+
+/** Runs an action; a refused value or a failure is said in the toast, nothing is lost. */
+async function run(action) {
+  try {
+    await action();
+  } catch (error) {
+    showToast(error?.message ?? String(error));
+  }
+}
+
+function go(hash) {
+  if (location.hash !== hash) location.hash = hash;
+  else route();
+}
+
+// MARK: Screens
+
+function route() {
+  const hash = location.hash;
+  const join = /^#join=([A-Za-z0-9 -]{1,64})$/.exec(hash);
+  if (join) {
+    sessionStorage.setItem("basket-join", join[1]);
+    history.replaceState(null, "", "/#/");
+  }
+  if (!replica.meta.account?.token && (!replica.meta.account?.name || location.hash === "#/signin")) {
+    return showSignIn(replica.meta.account?.name ? "Sign in again to sync this device's lists." : "");
+  }
+  const match = /^#\/list\/([0-9a-f]{32})$/.exec(location.hash);
+  if (match && replica.state(match[1])) return showList(match[1]);
+  showLists();
+}
+
+function mount(next, ...children) {
+  screen = next;
+  sync.watch(next.list ?? null);
+  root.replaceChildren(...children);
+}
+
+function showSignIn(message = "") {
+  const name = h("input", { id: "name", name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" });
+  const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true });
+  const invite = h("input", { id: "invite", name: "invite", autocomplete: "off" });
+  const error = h("p", { class: "error", role: "alert" }, message);
+  if (replica.meta.account?.name) name.value = replica.meta.account.name;
+  async function signIn(create) {
+    error.textContent = "";
+    try {
+      if (create) {
+        const body = { name: name.value.trim(), password: password.value };
+        if (invite.value.trim()) body.invite = invite.value.trim();
+        await request("POST", "/v1/accounts", { body });
+      }
+      const answer = await request("POST", "/v1/tokens", {
+        body: { name: name.value.trim(), password: password.value, device: "web" },
+      });
+      if (typeof answer.token !== "string") throw new Error("the server's answer has no token");
+      await replica.setMeta({ account: { name: answer.account ?? name.value.trim(), token: answer.token, tokenID: answer.id } });
+      password.value = "";
+      go("#/");
+      sync.syncAll();
+    } catch (e) {
+      error.textContent = e instanceof Unreachable ? "The server cannot be reached. Try again when online." : e.message;
+    }
+  }
+  const form = h(
+    "form",
+    {
+      class: "card",
+      onsubmit: (event) => {
+        event.preventDefault();
+        signIn(event.submitter?.value === "create");
+      },
+    },
+    h("h1", {}, "Basket"),
+    h("p", { class: "hint" }, "The shared shopping list that works offline."),
+    h("label", { for: "name" }, "Account name"),
+    name,
+    h("label", { for: "password" }, "Password (8 characters or more)"),
+    password,
+    h("details", {}, h("summary", {}, "Have a signup invite?"), h("label", { for: "invite" }, "Invite code"), invite),
+    error,
+    h("div", { class: "actions" }, h("button", { type: "submit", value: "signin", class: "primary" }, "Sign in"), h("button", { type: "submit", value: "create" }, "Create account")),
+  );
+  mount({ name: "signIn", update() {} }, form);
+  name.focus();
+}
+
+function showLists() {
+  const rows = h("ul", { class: "lists", "aria-label": "Your lists" });
+  const title = h("input", { id: "new-list", placeholder: "New list, e.g. Groceries", autocomplete: "off", enterkeyhint: "done" });
+  const code = h("input", { id: "join-code", placeholder: "XXXX-XXXX-XXXX-XXXX", autocomplete: "off", autocapitalize: "characters", enterkeyhint: "go" });
+  function update() {
+    const lists = replica.allLists();
+    rows.replaceChildren(
+      ...lists.map((list) =>
+        h(
+          "li",
+          {},
+          h(
+            "a",
+            { href: `#/list/${list.id}`, class: "list-row" },
+            h("span", { class: "title" }, list.title),
+            h("span", { class: "count" }, list.total === 0 ? "empty" : `${list.toBuy} to buy`),
+          ),
+        ),
+      ),
+    );
+    if (lists.length === 0) rows.append(h("li", { class: "hint" }, "No lists yet: make one below, or join one with a code."));
+    updateStatus();
+  }
+  const account = replica.meta.account?.name ?? "";
+  mount(
+    { name: "lists", update },
+    h(
+      "header",
+      { class: "bar" },
+      h("h1", {}, "Basket"),
+      h("span", { class: "account" }, account),
+      h("button", { class: "link", onclick: () => run(signOut) }, "Sign out"),
+    ),
+    rows,
+    h(
+      "form",
+      {
+        class: "inline",
+        onsubmit: (event) => {
+          event.preventDefault();
+          run(async () => {
+            const id = await replica.createList(title.value);
+            title.value = "";
+            sync.kick(id);
+            go(`#/list/${id}`);
+          });
+        },
+      },
+      h("label", { for: "new-list" }, "New list"),
+      h("div", { class: "row" }, title, h("button", { type: "submit" }, "Create")),
+    ),
+    h(
+      "form",
+      {
+        class: "inline",
+        onsubmit: (event) => {
+          event.preventDefault();
+          run(() => joinList(code.value));
+        },
+      },
+      h("label", { for: "join-code" }, "Join a list with an invite code"),
+      h("div", { class: "row" }, code, h("button", { type: "submit" }, "Join")),
+    ),
+    statusLine(),
+  );
+  update();
+  const pendingJoin = sessionStorage.getItem("basket-join");
+  if (pendingJoin) {
+    sessionStorage.removeItem("basket-join");
+    run(() => joinList(pendingJoin));
+  }
+}
+
+async function joinList(code) {
+  const answer = await request("POST", "/v1/invites", { body: { code: code.trim() }, token: replica.meta.account?.token });
+  if (!isID128(answer.id)) throw new Error("the server's answer has no list");
+  await replica.saveSync(answer.id, { registered: true, role: answer.role, epoch: answer.epoch ?? null });
+  await sync.syncList(answer.id);
+  go(`#/list/${answer.id}`);
+}
+
+async function signOut() {
+  const token = replica.meta.account?.token;
+  if (token) {
+    try {
+      await request("DELETE", "/v1/tokens/current", { token });
+    } catch {
+      // Offline: the token stays valid on the server until it expires; this device forgets it.
+    }
+  }
+  sync.stop();
+  await replica.store.clear();
+  location.hash = "#/";
+  location.reload();
+}
+
+function showList(list) {
+  const input = h("input", {
+    id: "query",
+    type: "search",
+    placeholder: "Add or find an item",
+    autocomplete: "off",
+    autocapitalize: "sentences",
+    enterkeyhint: "enter",
+    "aria-describedby": "query-help",
+    "aria-controls": "items",
+  });
+  const help = h("p", { id: "query-help", class: "hint" }, "Type to search; Enter adds what you typed. Commas add several: 2 milk, bread.");
+  const items = h("div", { id: "items", class: "items", "aria-live": "off" });
+  const heading = h("h1", { class: "list-title" });
+  let index = null;
+  let indexVersion = -1;
+  let version = 0;
+
+  function role() {
+    return replica.sync(list)?.role;
+  }
+
+  function itemRow(item) {
+    const label = item.quantity ? `${item.quantity} ${item.name}` : item.name;
+    const row = h(
+      "li",
+      { class: item.checked ? "item checked" : "item", "data-id": item.id },
+      h(
+        "button",
+        {
+          class: "check",
+          role: "checkbox",
+          "aria-checked": item.checked ? "true" : "false",
+          disabled: role() === "viewer",
+          onclick: () => run(() => toggle(item)),
+        },
+        h("span", { class: "box", "aria-hidden": "true" }),
+        h("span", { class: "name" }, item.name),
+        item.quantity ? h("span", { class: "quantity" }, item.quantity) : null,
+        item.note ? h("span", { class: "note" }, item.note) : null,
+      ),
+      h(
+        "button",
+        { class: "remove", "aria-label": `Remove ${label}`, title: "Remove", disabled: role() === "viewer", onclick: () => run(() => removeItem(item)) },
+        "×",
+      ),
+    );
+    swipeToRemove(row, item);
+    return row;
+  }
+
+  async function toggle(item) {
+    const before = await replica.setChecked(list, item.id, !item.checked);
+    sync.kick(list);
+    showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, async () => {
+      await replica.restore(list, before, ["checked"]);
+      sync.kick(list);
+    });
+  }
+
+  async function removeItem(item) {
+    const before = await replica.remove(list, item.id);
+    sync.kick(list);
+    showToast(`Removed ${item.name}`, async () => {
+      await replica.restore(list, before, ["deleted", "checked"]);
+      sync.kick(list);
+    });
+  }
+
+  function swipeToRemove(row, item) {
+    let start = null;
+    row.addEventListener("pointerdown", (event) => {
+      if (event.pointerType !== "mouse") start = { x: event.clientX, y: event.clientY };
+    });
+    row.addEventListener("pointermove", (event) => {
+      if (!start) return;
+      const dx = event.clientX - start.x;
+      if (Math.abs(event.clientY - start.y) > 30) start = null;
+      else row.style.transform = dx < 0 ? `translateX(${dx}px)` : "";
+    });
+    const end = (event) => {
+      if (!start) return;
+      const dx = event.clientX - start.x;
+      start = null;
+      row.style.transform = "";
+      if (dx < -96 && role() !== "viewer") run(() => removeItem(item));
+    };
+    row.addEventListener("pointerup", end);
+    row.addEventListener("pointercancel", () => {
+      start = null;
+      row.style.transform = "";
+    });
+  }
+
+  function currentIndex(all) {
+    if (indexVersion !== version) {
+      index = new Index(all, replica.lastUsed(list));
+      indexVersion = version;
+    }
+    return index;
+  }
+
+  function keys(all) {
+    return new Set(all.map((i) => normalize(i.name)));
+  }
+
+  /** What Enter would do with the text: [{ name, quantity }] to add, or null. */
+  function entriesFor(text, all) {
+    if (text.trim() === "") return null;
+    const parsed = parseAll(text, keys(all));
+    if (parsed.length === 0) return null;
+    return parsed;
+  }
+
+  async function addEntries(entries) {
+    const results = await replica.add(list, entries);
+    sync.kick(list);
+    input.value = "";
+    update();
+    const names = results.map((r) => r.item.name);
+    const verb = results.every((r) => r.outcome === "alreadyOnList") ? "Already on the list:" : "Added";
+    showToast(`${verb} ${names.join(", ")}`, async () => {
+      for (const r of results) {
+        if (r.before === null) await replica.remove(list, r.item.id);
+        else await replica.restore(list, r.before, ["deleted", "checked", "quantity", "name"]);
+      }
+      sync.kick(list);
+    });
+  }
+
+  function update() {
+    version += 1;
+    const state = replica.state(list);
+    if (!state) return go("#/");
+    const info = state.info;
+    heading.textContent = info.title;
+    document.title = `${info.title} · Basket`;
+    const all = state.allItems().filter((i) => !i.deleted);
+    const text = input.value;
+    const readOnly = role() === "viewer" || info.archived;
+    input.disabled = readOnly;
+    input.placeholder = readOnly ? "Find an item" : "Add or find an item";
+    const children = [];
+    if (text.trim() === "") {
+      const toBuy = all.filter((i) => !i.checked);
+      const checked = sortForDisplay(all.filter((i) => i.checked));
+      if (all.length === 0) children.push(h("p", { class: "hint empty" }, "Nothing on the list yet. Type a name above and press Enter."));
+      const grouped = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, info.aisles) : [{ category: null, items: sortForDisplay(toBuy) }];
+      for (const group of grouped) {
+        if (grouped.length > 1 || group.category !== null) children.push(h("h2", { class: "group" }, group.category ?? "No category"));
+        children.push(h("ul", { class: "rows", "aria-label": group.category ?? "To buy" }, group.items.map(itemRow)));
+      }
+      if (checked.length > 0) {
+        children.push(h("h2", { class: "group" }, `Checked (${checked.length})`));
+        children.push(h("ul", { class: "rows done", "aria-label": "Checked" }, checked.map(itemRow)));
+      }
+    } else {
+      const entries = readOnly ? null : entriesFor(text, all);
+      const several = entries !== null && entries.length > 1;
+      const result = currentIndex(all).search(new Query(text));
+      if (several) {
+        const label = entries.map((e) => (e.quantity ? `${e.name} (${e.quantity})` : e.name)).join(", ");
+        children.push(h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add ${entries.length} items: ${label}`));
+      } else if (!readOnly && result.offer !== null && entries !== null) {
+        const e = entries[0];
+        children.push(
+          h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add “${e.name}”`, e.quantity ? ` (${e.quantity})` : ""),
+        );
+      }
+      children.push(h("ul", { class: "rows", "aria-label": "Matches" }, result.matches.slice(0, 50).map((m) => itemRow(m.item))));
+      if (result.matches.length === 0 && (readOnly || result.offer === null)) children.push(h("p", { class: "hint" }, "No items match."));
+    }
+    items.replaceChildren(...children);
+    updateStatus();
+  }
+
+  input.addEventListener("input", update);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      input.value = "";
+      update();
+    }
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    const state = replica.state(list);
+    const all = state.allItems().filter((i) => !i.deleted);
+    const entries = entriesFor(input.value, all);
+    if (entries === null || role() === "viewer") return;
+    run(() => addEntries(entries));
+  });
+
+  async function share() {
+    const dialog = h("dialog", { class: "card", "aria-labelledby": "share-title" });
+    const body = h("div", {}, h("p", {}, "Making an invite…"));
+    dialog.append(h("h2", { id: "share-title" }, "Share this list"), body, h("form", { method: "dialog" }, h("button", {}, "Close")));
+    document.body.append(dialog);
+    dialog.addEventListener("close", () => dialog.remove());
+    dialog.showModal();
+    try {
+      await sync.syncList(list);
+      const invite = await request("POST", `/v1/lists/${list}/invites`, { body: { role: "editor" }, token: replica.meta.account?.token });
+      const link = `${location.origin}/#join=${invite.code}`;
+      body.replaceChildren(
+        h("p", {}, "Anyone with this code can join as an editor, once, for 7 days:"),
+        h("p", { class: "code", id: "invite-code" }, invite.code),
+        h("p", {}, "Or send this link:"),
+        h("input", { class: "link-text", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
+      );
+    } catch (error) {
+      body.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Sharing needs a connection to the server." : error.message));
+    }
+  }
+
+  async function rename() {
+    const field = h("input", { id: "rename", value: replica.state(list).info.title, autocomplete: "off" });
+    const dialog = h(
+      "dialog",
+      { class: "card", "aria-labelledby": "rename-title" },
+      h(
+        "form",
+        {
+          method: "dialog",
+          onsubmit: (event) => {
+            if (event.submitter?.value !== "save") return;
+            run(async () => {
+              await replica.renameList(list, field.value);
+              sync.kick(list);
+            });
+          },
+        },
+        h("h2", { id: "rename-title" }, "Rename the list"),
+        h("label", { for: "rename" }, "Title"),
+        field,
+        h("div", { class: "actions" }, h("button", { value: "save", class: "primary" }, "Save"), h("button", { value: "cancel" }, "Cancel")),
+      ),
+    );
+    document.body.append(dialog);
+    dialog.addEventListener("close", () => dialog.remove());
+    dialog.showModal();
+  }
+
+  mount(
+    { name: "list", list, update },
+    h(
+      "header",
+      { class: "bar" },
+      h("a", { href: "#/", class: "back", "aria-label": "All lists" }, "‹ Lists"),
+      heading,
+      h("button", { class: "link", onclick: () => run(rename) }, "Rename"),
+      h("button", { class: "link", onclick: () => run(share) }, "Share"),
+    ),
+    h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), input),
+    help,
+    items,
+    statusLine(),
+  );
+  update();
+}
+
+// MARK: Start
+
+async function start() {
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/sw.js").catch(() => {});
+  }
+  let store;
+  try {
+    store = await open();
+  } catch (error) {
+    root.replaceChildren(h("p", { class: "error" }, `Basket cannot keep data in this browser: ${error.message}`));
+    return;
+  }
+  replica = await Replica.open(store);
+  sync = new Sync(replica, () => updateStatus());
+  let pending = false;
+  replica.subscribe(() => {
+    if (pending) return;
+    pending = true;
+    queueMicrotask(() => {
+      pending = false;
+      screen?.update();
+    });
+  });
+  addEventListener("hashchange", route);
+  route();
+  if (replica.meta.account?.token) sync.syncAll();
+  document.documentElement.dataset.ready = "true";
+}
+
+start();

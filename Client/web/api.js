@@ -1,0 +1,104 @@
+// The sync API on this origin (docs/api.md). Answers are untrusted: bodies are read up to a
+// bound, JSON is checked for the fields used, and errors carry the server's code.
+
+/** Answers larger than this are refused (a pulled page is about 1 MiB at most). */
+export const MAX_ANSWER_BYTES = 8 << 20;
+
+/** An answer of the server that is an error: `status`, `code` and `message` as it sent them. */
+export class ApiError extends Error {
+  constructor(status, code, message, body = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.body = body;
+  }
+}
+
+/** The server could not be reached (offline, or it is down). */
+export class Unreachable extends Error {
+  constructor(cause) {
+    super("the server cannot be reached");
+    this.cause = cause;
+  }
+}
+
+async function readBounded(response) {
+  const length = Number(response.headers.get("content-length") ?? "0");
+  if (length > MAX_ANSWER_BYTES) throw new ApiError(response.status, "answer_too_large", "the server's answer is too large");
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      throw new ApiError(response.status, "answer_too_large", "the server's answer is too large");
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * One request: `body` is sent as JSON, the answer parsed as JSON (null for 204). Throws
+ * ApiError for an error answer, Unreachable when there is no answer.
+ */
+export async function request(method, path, { body, token, signal, timeout = 15000 } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = "Bearer " + token;
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal?.addEventListener("abort", abort);
+  const timer = setTimeout(abort, timeout);
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: controller.signal,
+      cache: "no-store",
+      credentials: "omit",
+      redirect: "error",
+    });
+  } catch (error) {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", abort);
+    if (signal?.aborted) throw new DOMException("aborted", "AbortError");
+    throw new Unreachable(error);
+  }
+  try {
+    const text = await readBounded(response);
+    if (response.status === 204) return null;
+    let json = null;
+    try {
+      json = text === "" ? null : JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    if (!response.ok) {
+      const code = typeof json?.error === "string" ? json.error : `http_${response.status}`;
+      const message = typeof json?.message === "string" ? json.message : `the server answered ${response.status}`;
+      throw new ApiError(response.status, code, message, json ?? {});
+    }
+    if (json === null || typeof json !== "object") throw new ApiError(response.status, "bad_answer", "the server's answer is not JSON");
+    return json;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (signal?.aborted) throw new DOMException("aborted", "AbortError");
+    throw new Unreachable(error);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", abort);
+  }
+}

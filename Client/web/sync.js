@@ -1,0 +1,304 @@
+// Sync with the server, as the CLI's SyncEngine does: register lists made here, push the
+// outbox, pull after the list's cursor, and keep one long-poll parked on the open list so
+// another device's change shows within a second or two. Offline, it waits and tries again (at
+// once when the browser says the network is back); nothing is lost meanwhile.
+import { request, ApiError, Unreachable } from "./api.js";
+import { decode, encode } from "./ops.js";
+import { ClockSkew } from "./clock.js";
+import { isID128 } from "./ids.js";
+
+/** Operations per push at most (the server takes 10,000). */
+const PUSH_BATCH = 2000;
+/** Seconds a long-poll asks the server to wait. */
+const WAIT = 25;
+
+export class Sync {
+  constructor(replica, onStatus = () => {}) {
+    this.replica = replica;
+    this.onStatus = onStatus;
+    this.current = null;
+    this.state = "idle";
+    this.message = "";
+    this.locks = new Map();
+    this.watchController = null;
+    this.watching = null;
+    this.retryDelay = 1000;
+    this.wakeRetry = null;
+    this.stopped = false;
+    addEventListener("online", () => this.wake());
+    addEventListener("offline", () => {
+      // A long-poll in flight would hang until its timeout: start it again when back.
+      this.setState("offline");
+      this.restartWatch();
+    });
+  }
+
+  restartWatch() {
+    const list = this.watching;
+    this.watching = null;
+    this.watchController?.abort();
+    if (list !== null) this.watch(list);
+  }
+
+  get token() {
+    return this.replica.meta.account?.token ?? null;
+  }
+
+  status() {
+    const pending = this.replica.pendingCount();
+    return { state: this.state, message: this.message, pending };
+  }
+
+  setState(state, message = "") {
+    this.state = state;
+    this.message = message;
+    this.onStatus(this.status());
+  }
+
+  /** Runs `body` with the list's lock: pushes and merges of one list never interleave. */
+  async locked(list, body) {
+    const before = this.locks.get(list) ?? Promise.resolve();
+    let release;
+    const mine = new Promise((resolve) => (release = resolve));
+    this.locks.set(list, before.then(() => mine));
+    await before;
+    try {
+      return await body();
+    } finally {
+      release();
+    }
+  }
+
+  async call(method, path, options = {}) {
+    try {
+      return await request(method, path, { ...options, token: this.token });
+    } catch (error) {
+      if (error instanceof ApiError && (error.code === "unauthorized" || error.code === "token_expired")) {
+        await this.replica.setMeta({ account: { ...this.replica.meta.account, token: null } });
+        this.setState("signedOut", error.message);
+      }
+      throw error;
+    }
+  }
+
+  /** Everything: the memberships, then every list (pushed, then pulled). */
+  async syncAll() {
+    if (!this.token) return this.setState("signedOut");
+    this.setState("syncing");
+    try {
+      await this.refreshMemberships();
+      for (const { id } of this.replica.allLists()) await this.syncList(id);
+      this.settled();
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  settled() {
+    this.retryDelay = 1000;
+    this.setState("synced");
+  }
+
+  failed(error) {
+    if (error instanceof Unreachable) this.setState("offline");
+    else if (error?.name === "AbortError") return;
+    else if (this.state !== "signedOut") this.setState("error", error?.message ?? String(error));
+  }
+
+  /** The server's lists of this account: roles, epochs; lists this account lost are forgotten. */
+  async refreshMemberships() {
+    const answer = await this.call("GET", "/v1/lists");
+    if (!Array.isArray(answer.lists)) throw new Error("the server's list of lists is malformed");
+    const seen = new Set();
+    for (const m of answer.lists.slice(0, 1000)) {
+      if (!isID128(m?.id) || typeof m.role !== "string") continue;
+      seen.add(m.id);
+      const sync = this.replica.entry(m.id).sync;
+      const changes = { registered: true, role: m.role };
+      if (sync.epoch !== null && m.epoch !== sync.epoch) Object.assign(changes, await this.epochChanged(m.id));
+      if (sync.epoch === null) changes.epoch = m.epoch;
+      await this.replica.saveSync(m.id, changes);
+    }
+    for (const list of this.replica.allLists()) {
+      if (list.sync.registered && !seen.has(list.id)) await this.replica.forgetList(list.id);
+    }
+  }
+
+  /** The server was restored from a backup: push the whole state again, pull from the start. */
+  async epochChanged(list) {
+    const all = this.replica.registersAsOps(list);
+    for (let i = 0; i < all.length; i += PUSH_BATCH) {
+      await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(all.slice(i, i + PUSH_BATCH)) } });
+    }
+    return { cursor: 0, epoch: null };
+  }
+
+  /** Registers (when made here), pushes and pulls one list. */
+  async syncList(list) {
+    await this.locked(list, async () => {
+      const sync = this.replica.sync(list);
+      if (!sync) return;
+      if (!sync.registered) {
+        const m = await this.call("POST", "/v1/lists", { body: { id: list } });
+        await this.replica.saveSync(list, { registered: true, role: m.role, epoch: m.epoch ?? null });
+      }
+      await this.pushLocked(list);
+      await this.pullLocked(list, false);
+    });
+  }
+
+  async pushLocked(list) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const pending = [...(this.replica.outbox.get(list)?.values() ?? [])];
+      if (pending.length === 0) return;
+      const batch = pending.slice(0, PUSH_BATCH);
+      try {
+        const answer = await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(batch) } });
+        if (typeof answer.accepted !== "number") throw new Error("the server's push answer is malformed");
+        await this.replica.acknowledge(list, batch);
+        attempt = -1; // the next batch
+      } catch (error) {
+        if (error instanceof ApiError && error.code === "clock_skew" && typeof error.body.serverTime === "number") {
+          await this.replica.correctClock(error.body.serverTime);
+          continue;
+        }
+        if (error instanceof ApiError && error.status === 404) {
+          await this.replica.forgetList(list);
+          return;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Pulls pages until the list is up to date; with `wait`, one long-poll. */
+  async pullLocked(list, wait, signal) {
+    for (let pages = 0; pages < 10000; pages++) {
+      const sync = this.replica.sync(list);
+      if (!sync) return;
+      const query = `after=${sync.cursor}` + (wait ? `&wait=${WAIT}` : "");
+      const page = await this.call("GET", `/v1/lists/${list}/ops?${query}`, { signal, timeout: (WAIT + 10) * 1000 });
+      if (!(await this.applyPage(list, page))) return;
+      if (!page.more) return;
+      wait = false;
+    }
+  }
+
+  /** Merges one pulled page; returns false when the list had to start over (a new epoch). */
+  async applyPage(list, page) {
+    const sync = this.replica.sync(list);
+    if (typeof page.cursor !== "number" || typeof page.ops !== "string" || typeof page.epoch !== "string") {
+      throw new Error("the server's page is malformed");
+    }
+    if (sync.epoch !== null && page.epoch !== sync.epoch) {
+      await this.replica.saveSync(list, await this.epochChanged(list));
+      return false;
+    }
+    const ops = decode(page.ops);
+    if (ops.some((op) => op.list !== list)) throw new Error("the server sent operations of another list");
+    try {
+      await this.replica.merge(list, ops, {
+        cursor: Math.max(sync.cursor, page.cursor),
+        epoch: page.epoch,
+        historyComplete: page.historyComplete !== false && sync.historyComplete !== false,
+      });
+    } catch (error) {
+      if (error instanceof ClockSkew && typeof page.serverTime === "number") {
+        // This device's clock is behind: take the server's, then the page again.
+        await this.replica.correctClock(page.serverTime);
+        await this.replica.merge(list, ops, { cursor: Math.max(sync.cursor, page.cursor), epoch: page.epoch });
+      } else throw error;
+    }
+    return true;
+  }
+
+  /** Pushes the list's outbox now (after a local change); the watcher keeps pulling. */
+  async kick(list) {
+    if (!this.token) return this.onStatus(this.status());
+    this.onStatus(this.status());
+    try {
+      await this.locked(list, async () => {
+        const sync = this.replica.sync(list);
+        if (!sync) return;
+        if (!sync.registered) {
+          const m = await this.call("POST", "/v1/lists", { body: { id: list } });
+          await this.replica.saveSync(list, { registered: true, role: m.role, epoch: m.epoch ?? null });
+        }
+        await this.pushLocked(list);
+      });
+      if (this.state === "offline" || this.state === "error") this.settled();
+      else this.onStatus(this.status());
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** Keeps a long-poll parked on `list` (null: none) until another list is watched. */
+  watch(list) {
+    if (this.watching === list) return;
+    this.watchController?.abort();
+    this.watching = list;
+    if (list === null) return;
+    const controller = new AbortController();
+    this.watchController = controller;
+    this.watchLoop(list, controller.signal);
+  }
+
+  async watchLoop(list, signal) {
+    while (!signal.aborted && !this.stopped) {
+      if (!this.token || !this.replica.sync(list)) return;
+      try {
+        await this.syncList(list);
+        if (this.state !== "synced") this.settled();
+        for (;;) {
+          if (signal.aborted) return;
+          await this.locked(list, () => Promise.resolve());
+          const sync = this.replica.sync(list);
+          if (!sync) return;
+          const page = await this.call("GET", `/v1/lists/${list}/ops?after=${sync.cursor}&wait=${WAIT}`, {
+            signal,
+            timeout: (WAIT + 10) * 1000,
+          });
+          await this.locked(list, async () => {
+            if (await this.applyPage(list, page)) {
+              if (page.more) await this.pullLocked(list, false);
+            }
+          });
+          if (this.state !== "synced") this.settled();
+        }
+      } catch (error) {
+        if (signal.aborted || error?.name === "AbortError") return;
+        this.failed(error);
+        if (this.state === "signedOut") return;
+        await this.pause(this.retryDelay, signal);
+        this.retryDelay = Math.min(this.retryDelay * 2, 30000);
+      }
+    }
+  }
+
+  /** Waits `ms`, or less when the network comes back or the watch is stopped. */
+  pause(ms, signal) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeRetry = done;
+      signal.addEventListener("abort", done);
+    });
+  }
+
+  /** The network is back: try at once. */
+  wake() {
+    this.retryDelay = 1000;
+    this.wakeRetry?.();
+    if (this.watching === null) this.syncAll();
+    else this.restartWatch();
+  }
+
+  stop() {
+    this.stopped = true;
+    this.watchController?.abort();
+  }
+}
