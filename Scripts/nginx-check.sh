@@ -2,8 +2,9 @@
 # Runs docs/deploy/nginx-basket.conf for real: nginx terminates TLS (a self-signed certificate
 # made here) in front of basket-server instances on 127.0.0.1, and curl checks what a client
 # relies on: the certificate is checked, plain HTTP redirects, an account and a list can be
-# made, a long-poll parked behind nginx is woken by a push, and a long-poll that runs its whole
-# wait is answered, not cut by the proxy.
+# made, a long-poll parked behind nginx is woken by a push, a long-poll that runs its whole
+# wait is answered, not cut by the proxy, and the web client is served with its policy (and,
+# when Scripts/web-test.sh has installed Playwright, works in Chromium through the proxy).
 # With BASKET_TEST_POSTGRES set, two instances share a new database there (the documented
 # deployment); otherwise one instance with its SQLite file.
 #   Scripts/nginx-check.sh [path/to/basket-server]
@@ -160,7 +161,23 @@ waited=$(($(date +%s%3N) - started))
 grep -q '"count":0' <<<"$answer" || fail "the idle long-poll answered '$answer'"
 [ "$waited" -ge 4000 ] || fail "the idle long-poll returned after $waited ms, before its wait"
 echo "long-poll: an idle wait was answered after ${waited} ms"
-# 6. The public side's limits: /metrics is not served through nginx, and sign-in attempts beyond
+# 6. The web client through nginx: the page with its Content-Security-Policy, and its versioned
+#    files cached for a year.
+"${tls[@]}" -D "$dir/page.headers" -o "$dir/page.html" "$base/" || fail "GET / through nginx"
+grep -qi "^content-security-policy: default-src 'none'; script-src 'self'" "$dir/page.headers" ||
+    fail "the page came without its Content-Security-Policy: $(cat "$dir/page.headers")"
+script=$(grep -o '/a/[0-9a-f]*/app.js' "$dir/page.html" | head -n 1)
+[ -n "$script" ] || fail "the page names no app.js"
+"${tls[@]}" -D "$dir/script.headers" -o /dev/null "$base$script" || fail "GET $script through nginx"
+grep -qi "^cache-control: public, max-age=31536000, immutable" "$dir/script.headers" || fail "$script is not cached for a year"
+echo "web client: / and $script through nginx, with the policy and the caching"
+# 7. And in a browser (when the web tests' Playwright is installed): sign up, make a list, add an
+#    item, and see it synced, all over TLS through nginx.
+if [ -x .build/web-venv/bin/python ] && command -v chromium >/dev/null; then
+    .build/web-venv/bin/python Tests/web/behind_proxy.py "$base" "$https_port" || fail "the web client in a browser through nginx"
+fi
+# 8. The public side's limits (last: they use up this address's sign-ins): /metrics is not
+#    served through nginx, and sign-in attempts beyond
 #    the burst are refused by nginx (limit_req) before they cost the server a password hash.
 code=$("${tls[@]}" -o /dev/null -w '%{http_code}' "$base/metrics")
 [ "$code" = 404 ] || fail "/metrics through nginx answered $code"
@@ -172,4 +189,5 @@ done
 grep -q 429 <<<"$codes" || fail "ten sign-ins in a row were all let through: $codes"
 grep -q 401 <<<"$codes" || fail "no sign-in reached the server: $codes"
 echo "limits: /metrics is private; sign-ins through nginx: $codes"
+
 echo "nginx TLS: passed ($instances instance(s))"

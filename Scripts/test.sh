@@ -9,8 +9,9 @@
 #   2. the server tests again on PostgreSQL (with the multi-instance tests), then the end-to-end
 #      tests again with every server as two instances on one PostgreSQL database behind a
 #      round-robin proxy (BASKET_TEST_STORE=postgres), load and kills one at a time;
-#   3. schemathesis against the OpenAPI description, and nginx TLS termination in front of a
-#      real server (Scripts/nginx-check.sh).
+#   3. schemathesis against the OpenAPI description, the web client in Chromium with CLI devices
+#      (Scripts/web-test.sh), and nginx TLS termination in front of a real server, the web client
+#      through it too (Scripts/nginx-check.sh).
 # A pass fails when a test it selects is skipped (a missing database or capability) or when it
 # runs another number of tests than its filter selects; the run fails when a test is in no pass.
 # PostgreSQL is stopped at the end. About 15 minutes on 2 cores from a clean clone, build included.
@@ -132,6 +133,15 @@ if Scripts/schemathesis.sh .build/debug/basket-server >"$log.api" 2>&1; then
 else
     cat "$log.api"
     summaries+=("schemathesis: FAILED")
+    status=1
+fi
+# The web client in Chromium (Playwright) against a real server and CLI devices.
+if Scripts/web-test.sh >"$log.web" 2>&1; then
+    tail -n 3 "$log.web"
+    summaries+=("web client in Chromium: $(grep -oE '[0-9]+ passed' "$log.web" | tail -n 1)")
+else
+    cat "$log.web"
+    summaries+=("web client in Chromium: FAILED")
     status=1
 fi
 # TLS termination as docs/deploy.md configures it: nginx with a self-signed certificate, curl.

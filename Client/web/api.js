@@ -88,7 +88,10 @@ export async function request(method, path, { body, token, signal, timeout = 150
     }
     if (!response.ok) {
       const code = typeof json?.error === "string" ? json.error : `http_${response.status}`;
-      const message = typeof json?.message === "string" ? json.message : `the server answered ${response.status}`;
+      // A server's words are shown to the user: at most 500 characters, no control characters.
+      const message = typeof json?.message === "string"
+        ? json.message.replace(/\p{Cc}/gu, " ").slice(0, 500)
+        : `the server answered ${response.status}`;
       throw new ApiError(response.status, code, message, json ?? {});
     }
     if (json === null || typeof json !== "object") throw new ApiError(response.status, "bad_answer", "the server's answer is not JSON");

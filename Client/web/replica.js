@@ -8,6 +8,9 @@ import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
 import { validate } from "./ops.js";
 
+/** The most a server may move this device's clock, in milliseconds: a day (as the CLI). */
+export const MAX_CLOCK_CORRECTION = 24 * 60 * 60 * 1000;
+
 export class Replica {
   constructor(store) {
     this.store = store;
@@ -284,7 +287,12 @@ export class Replica {
    * that was far ahead does not keep them refused.
    */
   async correctClock(serverTime) {
-    this.meta.clockOffset = serverTime - Date.now();
+    const offset = serverTime - Date.now();
+    // A server whose clock is a day away from this device's is not believed.
+    if (!Number.isFinite(offset) || Math.abs(offset) > MAX_CLOCK_CORRECTION) {
+      throw new Error("the server's clock is more than a day away from this device's: not corrected");
+    }
+    this.meta.clockOffset = offset;
     await this.store.write({ meta: { clockOffset: this.meta.clockOffset } });
     for (const [list, map] of this.outbox) {
       const stale = [...map.values()];

@@ -7,6 +7,10 @@ import { decode, encode } from "./ops.js";
 import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
 
+function decodedCount(page) {
+  return typeof page.count === "number" ? page.count : page.ops.split("\n").length - 2;
+}
+
 /** Operations per push at most (the server takes 10,000). */
 const PUSH_BATCH = 2000;
 /** Seconds a long-poll asks the server to wait. */
@@ -154,11 +158,15 @@ export class Sync {
       const batch = pending.slice(0, PUSH_BATCH);
       try {
         const answer = await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(batch) } });
-        if (typeof answer.accepted !== "number") throw new Error("the server's push answer is malformed");
+        // Nothing leaves the outbox unless the answer accounts for every operation sent.
+        if (!Number.isInteger(answer.accepted) || !Number.isInteger(answer.duplicates) ||
+            answer.accepted + answer.duplicates !== batch.length) {
+          throw new Error("the server's push answer does not account for the operations sent");
+        }
         await this.replica.acknowledge(list, batch);
         attempt = -1; // the next batch
       } catch (error) {
-        if (error instanceof ApiError && error.code === "clock_skew" && typeof error.body.serverTime === "number") {
+        if (error instanceof ApiError && error.code === "clock_skew" && typeof error.body.serverTime === "number" && attempt < 2) {
           await this.replica.correctClock(error.body.serverTime);
           continue;
         }
@@ -173,13 +181,20 @@ export class Sync {
 
   /** Pulls pages until the list is up to date; with `wait`, one long-poll. */
   async pullLocked(list, wait, signal) {
+    let rebuilds = 0;
     for (let pages = 0; pages < 10000; pages++) {
       const sync = this.replica.sync(list);
       if (!sync) return;
       const query = `after=${sync.cursor}` + (wait ? `&wait=${WAIT}` : "");
       const page = await this.call("GET", `/v1/lists/${list}/ops?${query}`, { signal, timeout: (WAIT + 10) * 1000 });
-      if (!(await this.applyPage(list, page))) return;
+      const before = sync.cursor;
+      if (!(await this.applyPage(list, page))) {
+        rebuilds += 1;
+        if (rebuilds > 2) throw new Error("the server changed the list's epoch again and again");
+        continue;
+      }
       if (!page.more) return;
+      if (decodedCount(page) === 0 || page.cursor <= before) throw new Error("the server's page says more but moves nothing");
       wait = false;
     }
   }
@@ -203,7 +218,8 @@ export class Sync {
         historyComplete: page.historyComplete !== false && sync.historyComplete !== false,
       });
     } catch (error) {
-      if (error instanceof ClockSkew && typeof page.serverTime === "number") {
+      if (error instanceof ClockSkew && typeof page.serverTime === "number" && !this.corrected) {
+        this.corrected = true;
         // This device's clock is behind: take the server's, then the page again.
         await this.replica.correctClock(page.serverTime);
         await this.replica.merge(list, ops, { cursor: Math.max(sync.cursor, page.cursor), epoch: page.epoch });

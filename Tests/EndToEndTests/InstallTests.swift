@@ -21,6 +21,8 @@ struct InstallTests {
         let files = [
             "bin/basket", "bin/basket-server", "share/man/man1/basket.1", "share/bash-completion/completions/basket",
             "share/zsh/site-functions/_basket", "share/fish/vendor_completions.d/basket.fish",
+            "share/basket/web/index.html", "share/basket/web/app.js", "share/basket/web/sw.js",
+            "share/basket/web/manifest.webmanifest",
         ]
         for file in files {
             let mode = try FileManager.default.attributesOfItem(atPath: "\(prefix)/\(file)")[.posixPermissions] as? Int

@@ -1,0 +1,222 @@
+"""Fixtures of the web client's tests: a real basket-server on 127.0.0.1 serving Client/web,
+Debian's Chromium driven by Playwright, and CLI devices (the real `basket` executable).
+
+    Scripts/web-test.sh            installs what is missing and runs these tests
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("BASKET_BUILD", os.path.join(ROOT, ".build", "debug"))
+CHROMIUM = os.environ.get("BASKET_CHROMIUM", "/usr/bin/chromium")
+PASSWORD = "correct horse battery"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, directory):
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, BASKET_PASSWORD_ITERATIONS="10000", BASKET_CONNECTIONS_PER_ADDRESS="0", BASKET_QUIET="1")
+        self.log = open(os.path.join(directory, "server.log"), "w+")
+        self.process = subprocess.Popen(
+            [os.path.join(BUILD, "basket-server"), "--listen", f"127.0.0.1:{self.port}", "--data",
+             os.path.join(directory, "data"), "--web", os.path.join(ROOT, "Client", "web")],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            self.log.seek(0)
+            if "listening on" in self.log.read():
+                return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.log.seek(0)
+        raise RuntimeError("basket-server did not start: " + self.log.read())
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class Device:
+    """A CLI device: its own replica folder, signed in to the server."""
+
+    def __init__(self, directory, server):
+        self.home = directory
+        self.server = server
+
+    def run(self, *args, stdin=None, check=True, env=None):
+        result = subprocess.run(
+            [os.path.join(BUILD, "basket"), "--db", self.home, *args], input=stdin, capture_output=True, text=True,
+            timeout=60, env=dict(os.environ, NO_COLOR="1", BASKET_PASSWORD=PASSWORD, **(env or {})))
+        if check and result.returncode != 0:
+            raise AssertionError(f"basket {' '.join(args)} failed ({result.returncode}): {result.stderr}")
+        return result
+
+    def json(self, *args):
+        return json.loads(self.run("--json", *args).stdout)
+
+    def items(self):
+        """{name: checked} of the current list, as `basket ls --json` shows it."""
+        return {i["name"]: i["checked"] for i in self.json("ls")["items"]}
+
+
+@pytest.fixture(scope="session")
+def workspace():
+    directory = tempfile.mkdtemp(prefix="basket-web-")
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server(workspace):
+    server = Server(workspace)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def device(workspace, server):
+    counter = {"n": 0}
+
+    def make(name):
+        counter["n"] += 1
+        home = os.path.join(workspace, f"cli-{name}-{time.time_ns()}")
+        d = Device(home, server)
+        d.run("remote", "set", server.url)
+        d.run("signup", name)
+        return d
+
+    return make
+
+
+_names = iter(range(1, 1_000_000))
+
+
+def unique(prefix):
+    return f"{prefix}{next(_names)}{os.getpid() % 1000}"
+
+
+class Client:
+    """One browser context (a phone) on the web client, with every page error and CSP report kept."""
+
+    def __init__(self, browser, server, **options):
+        self.server = server
+        self.context = browser.new_context(viewport={"width": 390, "height": 844}, **options)
+        self.page = self.context.new_page()
+        self.problems = []
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("console", self._console)
+        self.page.on("dialog", lambda d: (self.problems.append(f"dialog: {d.message}"), d.dismiss()))
+
+    def _console(self, message):
+        if message.type == "error" or "Content Security Policy" in message.text:
+            # An offline page's failed requests are expected; anything else is a problem.
+            if "net::ERR_INTERNET_DISCONNECTED" not in message.text and "Failed to fetch" not in message.text:
+                self.problems.append(f"console {message.type}: {message.text}")
+
+    def open(self, path="/"):
+        self.page.goto(self.server.url + path)
+        self.page.wait_for_selector("html[data-ready=true]")
+
+    def signup(self, name):
+        self.open()
+        self.page.fill("#name", name)
+        self.page.fill("#password", PASSWORD)
+        self.page.click("button[value=create]")
+        self.page.wait_for_selector("#new-list")
+
+    def create_list(self, title):
+        self.page.fill("#new-list", title)
+        self.page.press("#new-list", "Enter")
+        self.page.wait_for_selector("#query")
+        self.wait_status("Synced")
+
+    def add(self, text):
+        self.page.fill("#query", text)
+        self.page.press("#query", "Enter")
+
+    def items(self):
+        """{name: checked} of the open list, as the page shows it (removed ones are not shown)."""
+        self.page.fill("#query", "")
+        return self.page.evaluate(
+            """() => Object.fromEntries([...document.querySelectorAll('#items li.item')].map(li =>
+                [li.querySelector('.name').textContent, li.classList.contains('checked')]))""")
+
+    def share_code(self):
+        self.page.click("button:text('Share')")
+        self.page.wait_for_selector("#invite-code")
+        code = self.page.inner_text("#invite-code")
+        self.page.click("dialog button:text('Close')")
+        return code
+
+    def status(self):
+        return self.page.inner_text("#status")
+
+    def wait_status(self, text, timeout=15000):
+        self.page.wait_for_function(
+            "text => document.getElementById('status')?.textContent.startsWith(text)", arg=text, timeout=timeout)
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def client(browser, server):
+    made = []
+
+    def make(**options):
+        c = Client(browser, server, **options)
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        problems = c.problems
+        c.close()
+        assert problems == [], problems
+
+
+def wait_until(condition, timeout=15, interval=0.1):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    return condition()
+
+
+def version_of(page):
+    return page.get_attribute("meta[name=basket-version]", "content")
+
+
+def strip(text):
+    return re.sub(r"\s+", " ", text).strip()

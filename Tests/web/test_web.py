@@ -1,0 +1,211 @@
+"""The web client in a real headless Chromium against a real basket-server, with CLI devices.
+
+Each test says what a person would see. Run by Scripts/web-test.sh (from Scripts/test.sh).
+"""
+import json
+import os
+import time
+
+from conftest import PASSWORD, ROOT, unique, version_of, wait_until
+
+
+def test_the_conformance_vectors_pass_in_the_browser(client):
+    phone = client()
+    phone.open()
+    vectors = json.load(open(os.path.join(ROOT, "Tests", "Vectors", "conformance-v1.json"), encoding="utf-8"))
+    check = open(os.path.join(ROOT, "Tests", "web", "conformance.js"), encoding="utf-8").read()
+    result = phone.page.evaluate(check, {"vectors": vectors, "base": f"/a/{version_of(phone.page)}/"})
+    assert result["failures"] == []
+    assert result["checked"]["keys"] == len(vectors["keys"]) > 300
+    assert result["checked"]["mergeOrders"] == sum(len(m["orders"]) for m in vectors["merges"])
+    assert result["checked"]["searches"] == len(vectors["searches"])
+    assert result["checked"]["invalidOps"] == len(vectors["invalidOps"])
+    assert result["checked"]["entries"] == len(vectors["entries"])
+
+
+def test_two_phones_and_a_terminal_converge_after_one_phone_was_offline(client, device):
+    alice = client()
+    alice.signup(unique("alice"))
+    alice.create_list("Family")
+    alice.add("Milk")
+    alice.add("2 bread, eggs")
+    alice.wait_status("Synced")
+    code_for_bob = alice.share_code()
+    code_for_cli = alice.share_code()
+
+    bob = client()
+    bob.signup(unique("bob"))
+    # The link a share gives: the code travels in the fragment, the page joins and opens the list.
+    bob.page.goto(f"{bob.server.url}/#join={code_for_bob}")
+    bob.page.wait_for_selector("#query")
+    assert wait_until(lambda: bob.items() == {"Milk": False, "bread": False, "eggs": False})
+
+    terminal = device(unique("carol"))
+    terminal.run("join", code_for_cli)
+    assert terminal.items() == {"Milk": False, "bread": False, "eggs": False}
+
+    # Bob's phone has the app cached: it goes offline, changes the list, reloads, still works.
+    bob.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    bob.context.set_offline(True)
+    bob.add("Apples")
+    bob.page.click("li.item:has-text('Milk') button.check")
+    bob.page.click("li.item:has-text('eggs') button.remove")
+    bob.wait_status("Offline")
+    assert "pending" in bob.status()
+    bob.page.reload()
+    bob.page.wait_for_selector("#query")
+    assert bob.items() == {"Apples": False, "Milk": True, "bread": False}
+    assert bob.status().startswith("Offline")
+
+    # Meanwhile the others go on.
+    alice.add("Cheese")
+    terminal.run("add", "Tea")
+    terminal.run("check", "bread")
+
+    bob.context.set_offline(False)
+    bob.page.evaluate("dispatchEvent(new Event('online'))")
+    bob.wait_status("Synced", timeout=20000)
+    terminal.run("sync")
+    expected = {"Apples": False, "Milk": True, "bread": True, "Cheese": False, "Tea": False}
+    assert wait_until(lambda: bob.items() == expected), bob.items()
+    assert wait_until(lambda: alice.items() == expected), alice.items()
+    assert terminal.items() == expected
+
+
+def test_a_change_made_in_the_terminal_shows_in_the_browser_within_two_seconds(client, device):
+    phone = client()
+    phone.signup(unique("dana"))
+    phone.create_list("Weekend")
+    phone.add("Coffee")
+    phone.wait_status("Synced")
+    code = phone.share_code()
+    terminal = device(unique("erin"))
+    terminal.run("join", code)
+    time.sleep(1)  # the page's long-poll is parked
+    for name in ["Croissants", "Orange juice", "Jam"]:
+        started = time.time()
+        terminal.run("add", name)
+        phone.page.wait_for_selector(f"li.item:has-text('{name}')", timeout=2000)
+        assert time.time() - started < 2.0
+    terminal.run("check", "Coffee")
+    phone.page.wait_for_selector("li.item.checked:has-text('Coffee')", timeout=2000)
+
+
+def test_search_as_you_type_ranks_like_basket_search(client, device):
+    terminal = device(unique("frank"))
+    terminal.run("list", "new", "Shop")
+    names = [
+        "Milk", "Oat milk", "Milk chocolate", "Buttermilk", "Crème fraîche", "Greek yogurt", "Bread", "Brown bread",
+        "Breadcrumbs", "Jalapeño peppers", "Chicken breast", "Coffee beans", "Coca-Cola", "Washing-up liquid",
+        "Peanut butter", "Butter", "Bananas", "Banana bread", "Item 2", "Item 10",
+    ]
+    terminal.run("add", "--from", "-", stdin="\n".join(names))
+    terminal.run("check", "Brown bread")
+    code = terminal.run("share").stdout.split(": ")[1].split()[0]
+    phone = client()
+    phone.signup(unique("gina"))
+    phone.page.goto(f"{phone.server.url}/#join={code}")
+    phone.page.wait_for_selector("li.item:has-text('Item 10')")
+    assert len(phone.items()) == len(names)
+    queries = ["milk", "mil", "bread", "brea", "creme", "yoghurt", "jalapeno", "chikcen", "cocacola", "buter",
+               "washing up", "item", "ban", "bnana", "c", "is:checked", "-milk butter", "^butter", "zzz"]
+    for query in queries:
+        cli = json.loads(terminal.run("--json", "search", "--", query).stdout)
+        phone.page.fill("#query", query)
+        shown = phone.page.evaluate(
+            "() => [...document.querySelectorAll('#items li.item .name')].map(n => n.textContent)")
+        assert shown == [hit["name"] for hit in cli["results"]], query
+        offer = phone.page.query_selector("button.offer")
+        if cli["offer"] is None:
+            assert offer is None, query
+        else:
+            assert offer is not None and cli["offer"]["name"] in offer.inner_text(), query
+
+
+def test_an_item_name_is_shown_as_text_never_as_html(client, device):
+    phone = client()
+    phone.signup(unique("hana"))
+    phone.create_list("<b>Tricky</b> list")
+    phone.add("<img src=x onerror=alert(1)>")
+    code = phone.share_code()
+    terminal = device(unique("ivan"))
+    terminal.run("join", code)
+    terminal.run("add", "<script>alert(2)</script>")
+    terminal.run("add", '" onmouseover="alert(3)')
+    phone.page.wait_for_selector("li.item:has-text('<script>')")
+    phone.page.wait_for_selector("li.item:has-text('onmouseover')")
+    names = phone.page.evaluate("() => [...document.querySelectorAll('#items .name')].map(n => n.textContent)")
+    assert sorted(names) == sorted(['" onmouseover="alert(3)', "<img src=x onerror=alert(1)>", "<script>alert(2)</script>"])
+    assert phone.page.query_selector_all("#items img, #items script, #items b") == []
+    assert phone.page.inner_text("h1.list-title") == "<b>Tricky</b> list"
+    phone.page.hover("li.item:has-text('onmouseover')")
+    # The client fixture fails the test on any dialog, page error or CSP report.
+
+
+def test_the_app_is_installable_and_starts_offline(client):
+    phone = client()
+    phone.signup(unique("jo"))
+    manifest = phone.page.evaluate("fetch('/manifest.webmanifest').then(r => r.json())")
+    assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
+    assert {icon["sizes"] for icon in manifest["icons"]} >= {"192x192", "512x512"}
+    policy = phone.page.evaluate("fetch('/').then(r => r.headers.get('content-security-policy'))")
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    phone.create_list("Holiday")
+    phone.add("Sun cream")
+    phone.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    phone.page.reload()
+    phone.page.wait_for_function("navigator.serviceWorker.controller !== null")
+    phone.context.set_offline(True)
+    phone.page.goto(phone.server.url + "/")
+    phone.page.wait_for_selector("a.list-row:has-text('Holiday')")
+    phone.page.click("a.list-row:has-text('Holiday')")
+    assert phone.items() == {"Sun cream": False}
+    phone.context.set_offline(False)
+
+
+def test_the_list_is_usable_with_the_keyboard_and_labelled(client):
+    phone = client()
+    phone.signup(unique("kim"))
+    phone.create_list("Keys")
+    phone.page.focus("#query")
+    phone.page.keyboard.type("Rice, 2 lemons")
+    phone.page.keyboard.press("Enter")
+    phone.page.wait_for_selector("li.item:has-text('lemons')")
+    assert phone.page.inner_text("li.item:has-text('lemons') .quantity") == "2"
+    # Tab to the first item's checkbox and press Space: it is checked.
+    phone.page.focus("li.item:has-text('Rice') button.check")
+    phone.page.keyboard.press("Space")
+    phone.page.wait_for_selector("li.item.checked:has-text('Rice')")
+    assert phone.page.get_attribute("li.item:has-text('Rice') button.check", "aria-checked") == "true"
+    assert phone.page.get_attribute("li.item:has-text('lemons') button.remove", "aria-label") == "Remove 2 lemons"
+    assert phone.page.get_attribute("#status", "role") == "status"
+    # Undo brings the last change back.
+    phone.page.click("#toast button:text('Undo')")
+    phone.page.wait_for_selector("li.item:not(.checked):has-text('Rice')")
+
+
+def test_screenshots_of_the_list_in_light_and_dark(client, device):
+    out = os.environ.get("BASKET_SCREENSHOTS") or os.path.join(ROOT, ".build", "web-screenshots")
+    os.makedirs(out, exist_ok=True)
+    name = unique("lee")
+    terminal = device(name)
+    terminal.run("list", "new", "Family")
+    terminal.run("add", "Milk, Greek yogurt, Bread, Tomatoes, Bananas, Coffee, Crème fraîche, Eggs")
+    for item, category in [("Milk", "Dairy"), ("Greek yogurt", "Dairy"), ("Crème fraîche", "Dairy"),
+                           ("Bread", "Bakery"), ("Tomatoes", "Produce"), ("Bananas", "Produce")]:
+        terminal.run("set", item, "--category", category)
+    terminal.run("set", "Eggs", "--quantity", "12")
+    terminal.run("aisles", "set", "Produce, Bakery, Dairy")
+    terminal.run("check", "Coffee")
+    for scheme in ["light", "dark"]:
+        phone = client(color_scheme=scheme)
+        phone.open()
+        phone.page.fill("#name", name)
+        phone.page.fill("#password", PASSWORD)
+        phone.page.click("button[value=signin]")
+        phone.page.click("a.list-row:has-text('Family')")
+        phone.page.wait_for_selector("li.item:has-text('Tomatoes')")
+        phone.wait_status("Synced")
+        path = os.path.join(out, f"web-list-{scheme}.png")
+        phone.page.screenshot(path=path)
+        assert os.path.getsize(path) > 10_000
