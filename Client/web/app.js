@@ -453,7 +453,12 @@ function showList(list) {
       children.push(h("ul", { class: "rows", "aria-label": "Matches" }, result.matches.slice(0, 50).map((m) => itemRow(m.item))));
       if (result.matches.length === 0 && (readOnly || result.offer === null)) children.push(h("p", { class: "hint" }, "No items match."));
     }
+    // Keep the keyboard where it was: the rows are new elements after every change.
+    const focused = document.activeElement?.closest?.("#items li.item");
+    const focusedClass = document.activeElement?.classList?.[0];
+    const focusedID = focused?.dataset.id;
     items.replaceChildren(...children);
+    if (focusedID) items.querySelector(`li.item[data-id="${focusedID}"] button.${focusedClass}`)?.focus();
     updateStatus();
   }
 

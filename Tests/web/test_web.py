@@ -179,6 +179,16 @@ def test_the_list_is_usable_with_the_keyboard_and_labelled(client):
     assert phone.page.get_attribute("li.item:has-text('Rice') button.check", "aria-checked") == "true"
     assert phone.page.get_attribute("li.item:has-text('lemons') button.remove", "aria-label") == "Remove 2 lemons"
     assert phone.page.get_attribute("#status", "role") == "status"
+    # On a 360-pixel-wide screen nothing runs off the side, even a long name.
+    phone.page.set_viewport_size({"width": 360, "height": 740})
+    phone.add("Extra virgin olive oil from the little shop at the corner of the market square")
+    phone.page.wait_for_selector("li.item:has-text('olive oil')")
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= 360
+    phone.page.focus("li.item:has-text('Rice') button.check")
+    phone.page.keyboard.press("Space")
+    phone.page.wait_for_selector("li.item:not(.checked):has-text('Rice')")
+    phone.page.keyboard.press("Space")
+    phone.page.wait_for_selector("li.item.checked:has-text('Rice')")
     # Undo brings the last change back.
     phone.page.click("#toast button:text('Undo')")
     phone.page.wait_for_selector("li.item:not(.checked):has-text('Rice')")
