@@ -154,7 +154,7 @@ def test_the_app_is_installable_and_starts_offline(client):
     phone.add("Sun cream")
     phone.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     phone.page.reload()
-    phone.page.wait_for_function("navigator.serviceWorker.controller !== null")
+    assert wait_until(lambda: phone.page.evaluate("navigator.serviceWorker.controller !== null"))
     phone.context.set_offline(True)
     phone.page.goto(phone.server.url + "/")
     phone.page.wait_for_selector("a.list-row:has-text('Holiday')")
