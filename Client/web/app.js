@@ -199,7 +199,7 @@ function showLists() {
           h(
             "a",
             { href: `#/list/${list.id}`, class: "list-row" },
-            h("span", { class: "title" }, list.title),
+            h("span", { class: "title" }, list.title, list.sync.gone ? h("span", { class: "hint" }, " · no longer shared") : null),
             h("span", { class: "count" }, list.total === 0 ? "empty" : `${list.toBuy} to buy`),
           ),
         ),
@@ -295,12 +295,17 @@ function showList(list) {
   const help = h("p", { id: "query-help", class: "hint" }, "Type to search; Enter adds what you typed. Commas add several: 2 milk, bread.");
   const items = h("div", { id: "items", class: "items", "aria-live": "off" });
   const heading = h("h1", { class: "list-title" });
+  const notice = h("p", { class: "hint notice", role: "note" });
   let index = null;
   let indexVersion = -1;
   let version = 0;
 
   function role() {
     return replica.sync(list)?.role;
+  }
+
+  function readOnly() {
+    return role() === "viewer" || replica.sync(list)?.gone === true || replica.state(list)?.info.archived === true;
   }
 
   function itemRow(item) {
@@ -314,7 +319,7 @@ function showList(list) {
           class: "check",
           role: "checkbox",
           "aria-checked": item.checked ? "true" : "false",
-          disabled: role() === "viewer",
+          disabled: readOnly(),
           onclick: () => run(() => toggle(item)),
         },
         h("span", { class: "box", "aria-hidden": "true" }),
@@ -324,7 +329,7 @@ function showList(list) {
       ),
       h(
         "button",
-        { class: "remove", "aria-label": `Remove ${label}`, title: "Remove", disabled: role() === "viewer", onclick: () => run(() => removeItem(item)) },
+        { class: "remove", "aria-label": `Remove ${label}`, title: "Remove", disabled: readOnly(), onclick: () => run(() => removeItem(item)) },
         "×",
       ),
     );
@@ -366,7 +371,7 @@ function showList(list) {
       const dx = event.clientX - start.x;
       start = null;
       row.style.transform = "";
-      if (dx < -96 && role() !== "viewer") run(() => removeItem(item));
+      if (dx < -96 && !readOnly()) run(() => removeItem(item));
     };
     row.addEventListener("pointerup", end);
     row.addEventListener("pointercancel", () => {
@@ -420,9 +425,22 @@ function showList(list) {
     document.title = `${info.title} · Basket`;
     const all = state.allItems().filter((i) => !i.deleted);
     const text = input.value;
-    const readOnly = role() === "viewer" || info.archived;
-    input.disabled = readOnly;
-    input.placeholder = readOnly ? "Find an item" : "Add or find an item";
+    const gone = replica.sync(list)?.gone === true;
+    const locked = role() === "viewer" || info.archived || gone;
+    notice.replaceChildren(
+      ...(gone
+        ? [
+            "This list is no longer shared with you: it stays here, read-only. ",
+            h("button", { class: "link", onclick: () => run(async () => { await replica.forgetList(list); go("#/"); }) }, "Remove it from this device"),
+          ]
+        : info.archived
+          ? ["This list is archived: read-only."]
+          : role() === "viewer"
+            ? ["You can view this list; its owners can let you change it."]
+            : []),
+    );
+    input.disabled = locked;
+    input.placeholder = locked ? "Find an item" : "Add or find an item";
     const children = [];
     if (text.trim() === "") {
       const toBuy = all.filter((i) => !i.checked);
@@ -438,20 +456,20 @@ function showList(list) {
         children.push(h("ul", { class: "rows done", "aria-label": "Checked" }, checked.map(itemRow)));
       }
     } else {
-      const entries = readOnly ? null : entriesFor(text, all);
+      const entries = locked ? null : entriesFor(text, all);
       const several = entries !== null && entries.length > 1;
       const result = currentIndex(all).search(new Query(text));
       if (several) {
         const label = entries.map((e) => (e.quantity ? `${e.name} (${e.quantity})` : e.name)).join(", ");
         children.push(h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add ${entries.length} items: ${label}`));
-      } else if (!readOnly && result.offer !== null && entries !== null) {
+      } else if (!locked && result.offer !== null && entries !== null) {
         const e = entries[0];
         children.push(
           h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add “${e.name}”`, e.quantity ? ` (${e.quantity})` : ""),
         );
       }
       children.push(h("ul", { class: "rows", "aria-label": "Matches" }, result.matches.slice(0, 50).map((m) => itemRow(m.item))));
-      if (result.matches.length === 0 && (readOnly || result.offer === null)) children.push(h("p", { class: "hint" }, "No items match."));
+      if (result.matches.length === 0 && (locked || result.offer === null)) children.push(h("p", { class: "hint" }, "No items match."));
     }
     // Keep the keyboard where it was: the rows are new elements after every change.
     const focused = document.activeElement?.closest?.("#items li.item");
@@ -473,7 +491,7 @@ function showList(list) {
     const state = replica.state(list);
     const all = state.allItems().filter((i) => !i.deleted);
     const entries = entriesFor(input.value, all);
-    if (entries === null || role() === "viewer") return;
+    if (entries === null || readOnly()) return;
     run(() => addEntries(entries));
   });
 
@@ -539,6 +557,7 @@ function showList(list) {
     ),
     h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), input),
     help,
+    notice,
     items,
     statusLine(),
   );

@@ -78,7 +78,6 @@ export class Replica {
   allLists() {
     const out = [];
     for (const [id, { state, sync }] of this.lists) {
-      if (sync.gone) continue;
       const items = state.allItems().filter((i) => !i.deleted);
       const info = state.info;
       out.push({

@@ -91,7 +91,7 @@ export class Sync {
     this.setState("syncing");
     try {
       await this.refreshMemberships();
-      for (const { id } of this.replica.allLists()) await this.syncList(id);
+      for (const { id, sync } of this.replica.allLists()) if (!sync.gone) await this.syncList(id);
       this.settled();
     } catch (error) {
       this.failed(error);
@@ -118,13 +118,15 @@ export class Sync {
       if (!isID128(m?.id) || typeof m.role !== "string") continue;
       seen.add(m.id);
       const sync = this.replica.entry(m.id).sync;
-      const changes = { registered: true, role: m.role };
+      const changes = { registered: true, role: m.role, gone: false };
       if (sync.epoch !== null && m.epoch !== sync.epoch) Object.assign(changes, await this.epochChanged(m.id));
       if (sync.epoch === null) changes.epoch = m.epoch;
       await this.replica.saveSync(m.id, changes);
     }
+    // A list this account was removed from (or whose owner deleted it) stays here, read-only,
+    // with what was not sent yet, until the person removes it from the device.
     for (const list of this.replica.allLists()) {
-      if (list.sync.registered && !seen.has(list.id)) await this.replica.forgetList(list.id);
+      if (list.sync.registered && !seen.has(list.id) && !list.sync.gone) await this.replica.saveSync(list.id, { gone: true });
     }
   }
 
@@ -171,7 +173,7 @@ export class Sync {
           continue;
         }
         if (error instanceof ApiError && error.status === 404) {
-          await this.replica.forgetList(list);
+          await this.replica.saveSync(list, { gone: true });
           return;
         }
         throw error;
@@ -262,7 +264,7 @@ export class Sync {
 
   async watchLoop(list, signal) {
     while (!signal.aborted && !this.stopped) {
-      if (!this.token || !this.replica.sync(list)) return;
+      if (!this.token || !this.replica.sync(list) || this.replica.sync(list).gone) return;
       try {
         await this.syncList(list);
         if (this.state !== "synced") this.settled();
@@ -284,6 +286,12 @@ export class Sync {
         }
       } catch (error) {
         if (signal.aborted || error?.name === "AbortError") return;
+        if (error instanceof ApiError && error.status === 404) {
+          // Removed from the list, or it was deleted: it stays here, read-only.
+          await this.replica.saveSync(list, { gone: true });
+          this.settled();
+          return;
+        }
         this.failed(error);
         if (this.state === "signedOut") return;
         await this.pause(this.retryDelay, signal);

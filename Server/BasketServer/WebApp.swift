@@ -45,7 +45,7 @@ public struct WebApp: Sendable {
 
     /// The policy every answer of the web client carries.
     public static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self';"
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self';"
         + " manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// Reads the web client in `directory` (index.html, sw.js and manifest.webmanifest required;

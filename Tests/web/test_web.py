@@ -219,3 +219,23 @@ def test_screenshots_of_the_list_in_light_and_dark(client, device):
         path = os.path.join(out, f"web-list-{scheme}.png")
         phone.page.screenshot(path=path)
         assert os.path.getsize(path) > 10_000
+
+
+def test_a_member_removed_keeps_the_list_read_only_and_can_remove_it(client, device):
+    owner = device(unique("mia"))
+    owner.run("list", "new", "Party")
+    owner.run("add", "Crisps, Lemonade")
+    code = owner.run("share").stdout.split(": ")[1].split()[0]
+    phone = client()
+    name = unique("noah")
+    phone.signup(name)
+    phone.page.goto(f"{phone.server.url}/#join={code}")
+    phone.page.wait_for_selector("li.item:has-text('Lemonade')")
+    owner.run("members", "rm", name)
+    phone.page.wait_for_selector("text=no longer shared with you", timeout=5000)
+    assert phone.items() == {"Crisps": False, "Lemonade": False}
+    assert phone.page.is_disabled("#query")
+    assert phone.page.is_disabled("li.item:has-text('Crisps') button.check")
+    phone.page.click("button:text('Remove it from this device')")
+    phone.page.wait_for_selector("#new-list")
+    assert phone.page.query_selector("a.list-row:has-text('Party')") is None
