@@ -51,6 +51,12 @@ final class Console {
         }
     }
 
+    /// Writes bytes as they are (JSON made by hand, ``ListingJSON``).
+    func raw(_ bytes: [UInt8]) {
+        out.append(contentsOf: bytes)
+        if out.count > 64 * 1024 { flush() }
+    }
+
     /// Prints a JSON value with sorted keys (stable output for scripts and tests).
     func json(_ value: some Encodable) throws {
         let encoder = JSONEncoder()

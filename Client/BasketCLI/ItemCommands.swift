@@ -192,24 +192,12 @@ enum ItemCommands {
         let filter: ItemFilter =
             args.has("--all") ? .all : args.has("--checked") ? .checked : args.has("--unchecked") ? .unchecked : .onList
         guard let list = try context.list(create: false) else {
-            if context.json {
-                struct Empty: Encodable {
-                    var list: ListJSON?
-                    var items: [ItemJSON]
-                }
-                return try context.console.json(Empty(list: nil, items: []))
-            }
+            if context.json { return context.console.raw(ListingJSON.bytes(list: nil, items: [])) }
             context.console.print("No lists yet: 'basket add NAME' starts one.")
             return
         }
         let items = try context.replica().items(in: list.id, filter: filter)
-        if context.json {
-            struct Listing: Encodable {
-                var list: ListJSON
-                var items: [ItemJSON]
-            }
-            return try context.console.json(Listing(list: ListJSON(list), items: items.map(ItemJSON.init)))
-        }
+        if context.json { return context.console.raw(ListingJSON.bytes(list: ListJSON(list), items: items)) }
         context.console.print(
             "\(list.title) (\(list.uncheckedCount) to buy, \(list.itemCount - list.uncheckedCount) checked)"
                 + (list.isArchived ? ", archived" : ""))

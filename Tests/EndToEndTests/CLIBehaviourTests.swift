@@ -173,6 +173,54 @@ struct CLIMoreTests {
         #expect(try device.listing().items.count == 40)
     }
 
+    /// `ls --json` is written by hand (for speed): byte for byte what `JSONEncoder` writes for the
+    /// listing, with quotes, backslashes, slashes, accents, emoji and null fields.
+    @Test func theListingJSONIsWhatJSONEncoderWrites() throws {
+        let device = Device(root, "json")
+        #expect(try device.ok("ls", "--json") == "{\"items\":[]}\n")
+        let names = ["Milk \"2%\"", #"C:\Temp"#, "AC/DC album", "Crème fraîche", "🍌 Bananas", "plain", "<b>x</b>"]
+        try device.ok("add", "--from", "-", stdin: names.joined(separator: "\n"))
+        try device.ok(
+            "set", "milk \"2%\"", "--quantity", "1/2 l", "--note", "the \"good\" one \\ ok", "--category", "Dairy")
+        try device.ok("check", "plain")
+        try device.ok("rm", "<b>x</b>")
+        let output = try device.ok("ls", "--all", "--json")
+        struct Item: Codable, Equatable {
+            var category: String?
+            var checked: Bool
+            var deleted: Bool
+            var id: String
+            var name: String
+            var note: String?
+            var quantity: String?
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(category, forKey: .category)
+                try c.encode(checked, forKey: .checked)
+                try c.encode(deleted, forKey: .deleted)
+                try c.encode(id, forKey: .id)
+                try c.encode(name, forKey: .name)
+                try c.encode(note, forKey: .note)
+                try c.encode(quantity, forKey: .quantity)
+            }
+        }
+        struct List: Codable, Equatable {
+            var id: String
+            var title: String
+        }
+        struct Listing: Codable, Equatable {
+            var items: [Item]
+            var list: List
+        }
+        let decoded = try JSONDecoder().decode(Listing.self, from: Data(output.utf8))
+        #expect(decoded.items.count == names.count)
+        #expect(decoded.items.contains { $0.note == #"the "good" one \ ok"# && $0.quantity == "1/2 l" })
+        #expect(decoded.items.contains { $0.name == "<b>x</b>" && $0.deleted })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(output == String(decoding: try encoder.encode(decoded), as: UTF8.self) + "\n")
+    }
+
     @Test func optionalFieldsAreSetShownAndCleared() throws {
         let device = Device(root, "d")
         try device.ok("add", "Milk")
