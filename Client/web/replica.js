@@ -24,10 +24,18 @@ export class Replica {
     const replica = new Replica(store);
     const { meta, lists, registers, outbox } = await store.loadAll();
     replica.meta = meta;
-    if (!meta.replica) {
-      replica.meta.replica = randomReplicaID();
+    if (!meta.clock) {
       replica.meta.clock = clock.ZERO;
-      await store.write({ meta: { replica: replica.meta.replica, clock: clock.ZERO } });
+      await store.write({ meta: { clock: clock.ZERO } });
+    }
+    // Each open page writes under a replica id of its own: two tabs share the IndexedDB data and
+    // could otherwise stamp two different writes with the same (timestamp, replica), which the
+    // server would keep only one of.
+    replica.sessionReplica = randomReplicaID();
+    // Other tabs' writes, as they make them (they saved them already; the writer pushes them).
+    if (typeof BroadcastChannel === "function") {
+      replica.channel = new BroadcastChannel("basket-writes");
+      replica.channel.onmessage = (event) => replica.receiveFromTab(event.data);
     }
     for (const sync of lists) replica.lists.set(sync.id, { state: new ListState(sync.id), sync });
     for (const op of registers) replica.entry(op.list).state.apply(op);
@@ -36,7 +44,18 @@ export class Replica {
   }
 
   get replicaID() {
-    return this.meta.replica;
+    return this.sessionReplica;
+  }
+
+  /** Applies writes another tab made and saved ({ list, ops, clock }). */
+  receiveFromTab(message) {
+    if (!message || typeof message.list !== "string" || !Array.isArray(message.ops)) return;
+    const entry = this.entry(message.list);
+    let changed = false;
+    for (const op of message.ops) changed = entry.state.apply(op) || changed;
+    if (typeof message.clock === "string" && message.clock > (this.meta.clock ?? clock.ZERO)) this.meta.clock = message.clock;
+    if (message.sync) Object.assign(entry.sync, message.sync);
+    if (changed || message.sync) this.notify(message.list);
   }
 
   /** Milliseconds now, corrected by what the server said its clock reads. */
@@ -138,6 +157,7 @@ export class Replica {
     this.meta.clock = last;
     if (syncChanges) Object.assign(entry.sync, syncChanges);
     await this.store.write({ meta: { clock: last }, lists: [entry.sync], registers: winners, outboxAdd: ops });
+    this.channel?.postMessage({ list, ops, clock: last, sync: { ...entry.sync } });
     this.notify(list);
     return ops;
   }

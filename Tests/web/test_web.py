@@ -239,3 +239,36 @@ def test_a_member_removed_keeps_the_list_read_only_and_can_remove_it(client, dev
     phone.page.click("button:text('Remove it from this device')")
     phone.page.wait_for_selector("#new-list")
     assert phone.page.query_selector("a.list-row:has-text('Party')") is None
+
+
+def test_two_tabs_of_one_phone_see_each_others_changes_even_offline(client):
+    phone = client()
+    phone.signup(unique("olga"))
+    phone.create_list("Tabs")
+    phone.add("Butter")
+    phone.wait_status("Synced")
+    second = phone.context.new_page()
+    second.on("pageerror", lambda e: phone.problems.append(f"second tab: {e}"))
+    second.goto(phone.server.url + "/#/")
+    second.click("a.list-row:has-text('Tabs')")
+    second.wait_for_selector("li.item:has-text('Butter')")
+    phone.context.set_offline(True)
+    phone.add("Jam")
+    second.wait_for_selector("li.item:has-text('Jam')", timeout=3000)
+    second.fill("#query", "Honey")
+    second.press("#query", "Enter")
+    phone.page.wait_for_selector("li.item:has-text('Honey')", timeout=3000)
+    # Both tabs wrote while offline: each under its own replica id, so the server keeps both.
+    phone.context.set_offline(False)
+    for page in (phone.page, second):
+        page.evaluate("dispatchEvent(new Event('online'))")
+    phone.wait_status("Synced", timeout=20000)
+    replicas = phone.page.evaluate("""() => new Promise((resolve) => {
+        const open = indexedDB.open('basket');
+        open.onsuccess = () => {
+            const all = open.result.transaction('registers').objectStore('registers').getAll();
+            all.onsuccess = () => resolve([...new Set(all.result.map((r) => r.replica))].length);
+        };
+    })""")
+    assert replicas >= 2
+    second.close()
