@@ -93,11 +93,14 @@ extension Replica {
         var batch = try group(operations, db)
         let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
         let write = try db.cached(Self.writeRow)
+        // Sorting by version reads only the versions: comparing through `operations[i]` copied
+        // each operation (retaining its text) twice per comparison.
+        let versions = operations.map(\.version)
         for rowIndex in batch.order {
             let key = batch.rows[rowIndex]
             var row = batch.newLists.contains(key.listNo) ? RowState() : try load(key, select)
             let writes = batch.start[rowIndex]..<batch.start[rowIndex + 1]
-            batch.grouped[writes].sort { operations[$0].version < operations[$1].version }
+            batch.grouped[writes].sort { versions[$0] < versions[$1] }
             try mergeWrites(batch.grouped[writes].lazy.map { operations[$0] }, into: &row, counting: &outcome.result)
             guard row.historyChanged else { continue }
             try store(row, at: key, write)
