@@ -21,7 +21,7 @@ enum ListingJSON {
             out += Array(#","id":""#.utf8)
             out += Array(item.id.description.utf8)
             out += Array(#"","name":"#.utf8)
-            appendString(item.name, to: &out)
+            JSONText.appendQuoted(item.name, to: &out)
             out += Array(#","note":"#.utf8)
             appendOptional(item.note, to: &out)
             out += Array(#","quantity":"#.utf8)
@@ -32,9 +32,9 @@ enum ListingJSON {
         // No list yet: `{"items":[]}`, as before.
         if let list {
             out += Array(#","list":{"id":"#.utf8)
-            appendString(list.id, to: &out)
+            JSONText.appendQuoted(list.id, to: &out)
             out += Array(#","title":"#.utf8)
-            appendString(list.title, to: &out)
+            JSONText.appendQuoted(list.title, to: &out)
             out.append(UInt8(ascii: "}"))
         }
         out += Array("}\n".utf8)
@@ -42,11 +42,6 @@ enum ListingJSON {
     }
 
     static func appendOptional(_ value: String?, to out: inout [UInt8]) {
-        if let value { appendString(value, to: &out) } else { out += Array("null".utf8) }
+        if let value { JSONText.appendQuoted(value, to: &out) } else { out += Array("null".utf8) }
     }
-
-    static func appendString(_ value: String, to out: inout [UInt8]) {
-        JSONText.appendQuoted(value, to: &out)
-    }
-
 }

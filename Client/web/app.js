@@ -7,7 +7,6 @@ import { Sync } from "./sync.js";
 import { request, Unreachable } from "./api.js";
 import { Index, Query, groupByAisle, sortForDisplay } from "./search.js";
 import { parseAll } from "./entry.js";
-import { normalize } from "./key.js";
 import { isID128 } from "./ids.js";
 
 const root = document.getElementById("app");
@@ -388,14 +387,11 @@ function showList(list) {
     return index;
   }
 
-  function keys(all) {
-    return new Set(all.map((i) => normalize(i.name)));
-  }
-
   /** What Enter would do with the text: [{ name, quantity }] to add, or null. */
   function entriesFor(text, all) {
     if (text.trim() === "") return null;
-    const parsed = parseAll(text, keys(all));
+    // The index holds every name's key already: typing does not fold the whole list again.
+    const parsed = parseAll(text, currentIndex(all).keys);
     if (parsed.length === 0) return null;
     return parsed;
   }

@@ -1,6 +1,5 @@
 // Ids: lists (128 random bits), replicas (64 random bits, never 0), items (from list and key).
 import { sha256, hex, fromHex } from "./sha256.js";
-import { normalize } from "./key.js";
 
 /** The item id of a list's own registers (title, aisles, archived). */
 export const LIST_ITEM = "-";
@@ -17,11 +16,6 @@ export function itemID(list, key) {
   input.set(fromHex(list), itemPrefix.length);
   input.set(keyBytes, itemPrefix.length + 16);
   return hex(sha256(input).subarray(0, 16));
-}
-
-/** The id of the item named `name` in `list`. */
-export function itemIDOfName(list, name) {
-  return itemID(list, normalize(name));
 }
 
 function randomHex(bytes) {

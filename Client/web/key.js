@@ -64,15 +64,9 @@ export class TextProblem extends Error {
   }
 }
 
-const encoder = new TextEncoder();
 const whiteSpace = /^\p{White_Space}$/u;
 const control = /^\p{Cc}$/u;
 let segmenter;
-
-/** UTF-8 length of a string. */
-export function byteLength(text) {
-  return encoder.encode(text).length;
-}
 
 /**
  * The value `raw` cleaned for `field` ("name" by default): white space collapsed and trimmed,

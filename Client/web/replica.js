@@ -6,7 +6,7 @@ import { ListState } from "./state.js";
 import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
-import { validate } from "./ops.js";
+import { validate, identity as identityOf } from "./ops.js";
 
 /** The most a server may move this device's clock, in milliseconds: a day (as the CLI). */
 export const MAX_CLOCK_CORRECTION = 24 * 60 * 60 * 1000;
@@ -164,16 +164,16 @@ export class Replica {
 
   /** A new list on this device; the server learns of it at the next sync. */
   async createList(title) {
-    const clean_ = cleanOrThrow(title, "title");
+    const cleaned = clean(title, "title");
     const id = randomListID();
     this.entry(id);
-    await this.writeLocal(id, [{ item: LIST_ITEM, field: "title", value: clean_ }], { role: "owner" });
+    await this.writeLocal(id, [{ item: LIST_ITEM, field: "title", value: cleaned }], { role: "owner" });
     this.notify(null);
     return id;
   }
 
   async renameList(list, title) {
-    await this.writeLocal(list, [{ item: LIST_ITEM, field: "title", value: cleanOrThrow(title, "title") }]);
+    await this.writeLocal(list, [{ item: LIST_ITEM, field: "title", value: clean(title, "title") }]);
   }
 
   /**
@@ -183,8 +183,8 @@ export class Replica {
    */
   async add(list, entries) {
     const cleaned = entries.map((e) => ({
-      name: cleanOrThrow(e.name, "name"),
-      quantity: e.quantity == null ? null : cleanOrThrow(e.quantity, "quantity"),
+      name: clean(e.name, "name"),
+      quantity: e.quantity == null ? null : clean(e.quantity, "quantity"),
     }));
     const state = this.entry(list).state;
     const writes = [];
@@ -339,14 +339,6 @@ export class Replica {
   }
 }
 
-function identityOf(op) {
-  return `${op.item}\t${op.field}\t${op.ts}\t${op.replica}`;
-}
-
 function newSync(list) {
   return { id: list, role: null, epoch: null, cursor: 0, registered: false, gone: false, historyComplete: true };
-}
-
-function cleanOrThrow(text, field) {
-  return clean(text, field);
 }

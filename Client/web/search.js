@@ -305,7 +305,8 @@ export class Query {
       for (const word of normalize(token).split(" ")) if (word !== "") this.words.push(utf8.encode(word));
     }
     this.freeText = free.join(" ");
-    this.key = utf8.encode(normalize(this.freeText));
+    this.keyText = normalize(this.freeText);
+    this.key = utf8.encode(this.keyText);
   }
 
   get hasText() {
@@ -332,8 +333,9 @@ export class Index {
     this.keys = new Set();
     const words = new Map();
     for (const item of items) {
-      const key = utf8.encode(normalize(item.name));
-      this.keys.add(normalize(item.name));
+      const keyText = normalize(item.name);
+      const key = utf8.encode(keyText);
+      this.keys.add(keyText);
       const compact = key.filter((b) => !isSeparator(b));
       const index = this.entries.length;
       for (const word of splitWords(key)) {
@@ -366,7 +368,7 @@ export class Index {
 
   search(query, limit = Infinity) {
     let offer = null;
-    if (query.freeText !== "" && !this.keys.has(new TextDecoder().decode(query.key))) {
+    if (query.freeText !== "" && !this.keys.has(query.keyText)) {
       try {
         offer = clean(query.freeText);
       } catch {

@@ -142,15 +142,20 @@ export class Sync {
   /** Registers (when made here), pushes and pulls one list. */
   async syncList(list) {
     await this.locked(list, async () => {
-      const sync = this.replica.sync(list);
-      if (!sync) return;
-      if (!sync.registered) {
-        const m = await this.call("POST", "/v1/lists", { body: { id: list } });
-        await this.replica.saveSync(list, { registered: true, role: m.role, epoch: m.epoch ?? null });
-      }
-      await this.pushLocked(list);
-      await this.pullLocked(list, false);
+      if (await this.registerAndPushLocked(list)) await this.pullLocked(list, false);
     });
+  }
+
+  /** Registers the list when it was made here, then pushes its outbox; false when it is not here. */
+  async registerAndPushLocked(list) {
+    const sync = this.replica.sync(list);
+    if (!sync) return false;
+    if (!sync.registered) {
+      const m = await this.call("POST", "/v1/lists", { body: { id: list } });
+      await this.replica.saveSync(list, { registered: true, role: m.role, epoch: m.epoch ?? null });
+    }
+    await this.pushLocked(list);
+    return true;
   }
 
   async pushLocked(list) {
@@ -235,15 +240,7 @@ export class Sync {
     if (!this.token) return this.onStatus(this.status());
     this.onStatus(this.status());
     try {
-      await this.locked(list, async () => {
-        const sync = this.replica.sync(list);
-        if (!sync) return;
-        if (!sync.registered) {
-          const m = await this.call("POST", "/v1/lists", { body: { id: list } });
-          await this.replica.saveSync(list, { registered: true, role: m.role, epoch: m.epoch ?? null });
-        }
-        await this.pushLocked(list);
-      });
+      await this.locked(list, () => this.registerAndPushLocked(list));
       if (this.state === "offline" || this.state === "error") this.settled();
       else this.onStatus(this.status());
     } catch (error) {
