@@ -437,20 +437,25 @@ final class Counter: Sendable {
 final class ServerUnderTest {
     let process = Process()
     var port = 0
+    /// The server's HTTP threads (its default).
+    let threads = 4
     var pid: Int32 { process.processIdentifier }
 
-    init(data: String, arguments extra: [String] = []) throws {
+    /// With `accessLog`, the server writes its access log (its standard output) to that file;
+    /// otherwise it runs `--quiet`.
+    init(data: String, arguments extra: [String] = [], accessLog: String? = nil) throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("basket-server")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw BenchError("build basket-server next to basket-bench (Scripts/bench.sh does)")
         }
         process.executableURL = executable
-        // Every load connection comes from 127.0.0.1: no per-address limit.
-        process.arguments  // The load is one list and one account far past a family's: the quotas would refuse it.
-        =
-            ["--listen", "127.0.0.1:0", "--data", data, "--quiet", "--connections-per-address", "0"]
-            + ["--max-items", "100000000", "--max-list-mb", "100000", "--max-watches", "100000"] + extra
+        // Every load connection comes from 127.0.0.1: no per-address limit. The load is one list
+        // and one account far past a family's: the quotas would refuse it.
+        let limits = ["--max-items", "100000000", "--max-list-mb", "100000", "--max-watches", "100000"]
+        process.arguments =
+            ["--listen", "127.0.0.1:0", "--data", data, "--connections-per-address", "0"]
+            + (accessLog == nil ? ["--quiet"] : []) + limits + extra
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -462,6 +467,15 @@ final class ServerUnderTest {
             text += String(decoding: data, as: UTF8.self)
             if let range = text.range(of: "listening on http://127.0.0.1:") {
                 port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+                if let accessLog {
+                    // The log is copied to its file as it comes, as a shell redirect would.
+                    _ = FileManager.default.createFile(atPath: accessLog, contents: nil)
+                    let file = FileHandle(forWritingAtPath: accessLog)
+                    let reader = pipe.fileHandleForReading
+                    Thread {
+                        while case let data = reader.availableData, !data.isEmpty { file?.write(data) }
+                    }.start()
+                }
                 return
             }
         }

@@ -94,6 +94,7 @@ extension BasketService {
         if Passwords.iterations(of: account.passwordHash) < configuration.passwordIterations {
             try store.setPasswordHash(
                 Passwords.hash(password, iterations: configuration.passwordIterations), of: account.id)
+            sessions.forget(account: account.id)
         }
         return account
     }
@@ -133,21 +134,36 @@ extension BasketService {
             throw HTTPError(401, "unauthorized", "this route needs 'Authorization: Bearer TOKEN'", headers: challenge)
         }
         let hash = Passwords.tokenHash(token)
-        guard let (account, info) = try store.session(forTokenHash: hash) else {
-            throw HTTPError(401, "unauthorized", "the token is unknown or revoked", headers: challenge)
+        let clock = configuration.monotonicClock()
+        let (cached, generation) = sessions.lookup(hash, now: clock)
+        let account: Account
+        var info: TokenInfo
+        if let cached {
+            (account, info) = (cached.account, cached.token)
+        } else {
+            guard let (stored, storedInfo) = try store.session(forTokenHash: hash) else {
+                throw HTTPError(401, "unauthorized", "the token is unknown or revoked", headers: challenge)
+            }
+            (account, info) = (stored, storedInfo)
+            sessions.insert(hash, account: account, token: info, ifUnchangedSince: generation, now: clock)
         }
         let now = Int64(configuration.clock())
         let idle = Int64(configuration.tokenIdleSeconds) * 1000
         let lifetime = Int64(configuration.tokenLifetimeSeconds) * 1000
         if now - info.lastUsed > idle || now - info.created > lifetime {
             try store.revokeToken(hash: hash)
+            sessions.forget(account: account.id)
             throw HTTPError(
                 401, "token_expired",
                 "this device's sign-in expired (unused for \(configuration.tokenIdleSeconds / 86_400) days, or older "
                     + "than \(configuration.tokenLifetimeSeconds / 86_400) days): sign in again", headers: challenge)
         }
         // The last use is written at most once an hour, not on every request.
-        if now - info.lastUsed > 3_600_000 { try store.touchToken(hash: hash, at: now) }
+        if now - info.lastUsed > 3_600_000 {
+            try store.touchToken(hash: hash, at: now)
+            sessions.touched(hash, at: now)
+            info.lastUsed = now
+        }
         return Session(account: account, token: info, tokenHash: hash)
     }
 
@@ -169,7 +185,9 @@ extension BasketService {
     }
 
     func revokeCurrentToken(_ request: HTTPRequest) throws -> HTTPResponse {
-        try store.revokeToken(hash: try session(request).tokenHash)
+        let current = try session(request)
+        try store.revokeToken(hash: current.tokenHash)
+        sessions.forget(account: current.account.id)
         return HTTPResponse(status: 204)
     }
 
@@ -179,13 +197,16 @@ extension BasketService {
         guard try store.revokeToken(id: id, of: current.account.id) else {
             throw HTTPError.notFound("this account has no device '\(id.prefix(32))'")
         }
+        sessions.forget(account: current.account.id)
         return HTTPResponse(status: 204)
     }
 
     /// Signs out every device of the account, this one included ("sign out everywhere").
     func revokeAllTokens(_ request: HTTPRequest) throws -> HTTPResponse {
         let current = try session(request)
-        return answer(Wire.Revoked(revoked: try store.revokeTokens(of: current.account.id, keeping: nil)))
+        let revoked = try store.revokeTokens(of: current.account.id, keeping: nil)
+        sessions.forget(account: current.account.id)
+        return answer(Wire.Revoked(revoked: revoked))
     }
 
     /// Changes the password (the current one is checked, as at sign-in) and signs out every other device.
@@ -202,6 +223,7 @@ extension BasketService {
             try store.setPasswordHash(
                 Passwords.hash(newPassword, iterations: configuration.passwordIterations), of: account.id)
             let revoked = try store.revokeTokens(of: account.id, keeping: current.tokenHash)
+            sessions.forget(account: account.id)
             return answer(Wire.Revoked(revoked: revoked))
         }
     }

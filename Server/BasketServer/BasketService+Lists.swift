@@ -53,7 +53,8 @@ extension BasketService {
 
     func listLists(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
-        return answer(Wire.Lists(lists: try store.memberships(of: account.id).map(Self.wire)))
+        let lists = Wire.Lists(lists: try store.memberships(of: account.id).map(Self.wire))
+        return .body(lists.jsonBytes(), contentType: "application/json")
     }
 
     func listMembers(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -50,6 +50,11 @@ public final class BasketService: Sendable {
         /// about 700,000 operations of a real shopping list.
         public var maxItemsPerList: Int64 = 20_000
         public var maxBytesPerList: Int64 = 64 << 20
+        /// Signed-in sessions kept in memory (``SessionCache``), and how long one is trusted before
+        /// the store is asked again: the longest a revocation made where no notification reaches
+        /// this instance can take to be seen.
+        public var sessionCacheEntries = 10_000
+        public var sessionCacheSeconds = 30.0
         /// The server's wall clock in Unix milliseconds.
         public var clock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
         /// Milliseconds that never step back, for sign-in throttling (tests set one of their own).
@@ -64,6 +69,7 @@ public final class BasketService: Sendable {
     let watchers: Watchers
     let logins: LoginLimiter
     let passwords: PasswordWork
+    let sessions: SessionCache
     /// Verified when a sign-in names no account, so an unknown name costs what a known one does.
     let decoyHash: String
 
@@ -84,6 +90,7 @@ public final class BasketService: Sendable {
         self.store = store
         self.configuration = configuration
         logins = LoginLimiter(perAddress: configuration.failedLoginsPerAddress)
+        sessions = SessionCache(capacity: configuration.sessionCacheEntries, seconds: configuration.sessionCacheSeconds)
         passwords = PasswordWork(threads: configuration.passwordThreads, queueLimit: configuration.passwordQueue)
         decoyHash = Passwords.hash("decoy password", iterations: configuration.passwordIterations)
         watchers = Watchers(maxPerAccount: configuration.maxWatchersPerAccount) { list, after, limit in
@@ -96,12 +103,17 @@ public final class BasketService: Sendable {
                 return HTTPError(500, "internal", "internal error").response
             }
         }
-        // Pushes to other instances on the same store wake this one's long-polls too.
+        // Pushes to other instances on the same store wake this one's long-polls too, and their
+        // revocations reach this one's session cache.
         let watchers = self.watchers
+        let sessions = self.sessions
         store.watchCommits { event in
             switch event {
             case .committed(let list, let cursor): watchers.publish(list: list, cursor: cursor)
-            case .resumed: watchers.refresh { try store.head(of: $0).cursor }
+            case .accountChanged(let account): sessions.forget(account: account)
+            case .resumed:
+                sessions.forgetAll()
+                watchers.refresh { try store.head(of: $0).cursor }
             }
         }
     }
@@ -120,7 +132,7 @@ public final class BasketService: Sendable {
     public func router(servingMetrics: Bool = true, web: WebApp? = nil) -> Router {
         Router { r in
             web?.register(&r)
-            r.on("GET", "/healthz") { _ in answer(Wire.Health(status: "ok")) }
+            r.on("GET", "/healthz") { _ in Self.health }
             if servingMetrics { r.on("GET", "/metrics", answer: metricsPage) }
             r.on("GET", "/v1/time") { [self] _ in answer(Wire.ServerTime(serverTime: configuration.clock())) }
             r.on("POST", "/v1/accounts", createAccount)
@@ -146,10 +158,13 @@ public final class BasketService: Sendable {
         }
     }
 
+    /// The answer of `/healthz`, encoded once.
+    static let health = answer(Wire.Health(status: "ok"))
+
     /// `/metrics` and `/healthz` alone, for a private address (`--metrics-listen`).
     public func metricsRouter() -> Router {
         Router { r in
-            r.on("GET", "/healthz") { _ in answer(Wire.Health(status: "ok")) }
+            r.on("GET", "/healthz") { _ in Self.health }
             r.on("GET", "/metrics", answer: metricsPage)
         }
     }

@@ -5,8 +5,12 @@ import Synchronization
 /// Counters and a latency histogram, rendered in Prometheus' text format.
 public final class Metrics: Sendable {
     private static let buckets: [Double] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30]
+    private struct RouteStatus: Hashable {
+        var route: String
+        var status: Int
+    }
     private struct Counts {
-        var requests: [String: Int] = [:]  // "route|status"
+        var requests: [RouteStatus: Int] = [:]
         var bucketCounts = [Int](repeating: 0, count: buckets.count)
         var latencyCount = 0
         var latencySum = 0.0
@@ -17,13 +21,17 @@ public final class Metrics: Sendable {
     public init() {}
 
     public func record(_ request: HTTPListener.CompletedRequest) {
+        let key = RouteStatus(route: request.route, status: request.status)
+        // Long-polls wait on purpose: they would only blur the latency of real work.
+        let timed = !(request.seconds > 0.5 && request.method == "GET" && request.route.hasSuffix("/ops"))
+        let bucket = Self.buckets.firstIndex { request.seconds <= $0 }
         counts.withLock { c in
-            c.requests["\(request.route)|\(request.status)", default: 0] += 1
-            // Long-polls wait on purpose: they would only blur the latency of real work.
-            guard !(request.route.hasSuffix("/ops") && request.method == "GET" && request.seconds > 0.5) else { return }
+            c.requests[key, default: 0] += 1
+            guard timed else { return }
             c.latencyCount += 1
             c.latencySum += request.seconds
-            for (i, bound) in Self.buckets.enumerated() where request.seconds <= bound { c.bucketCounts[i] += 1 }
+            // Buckets are cumulative: the first that holds the time, and every one above it.
+            if let bucket { for i in bucket..<Self.buckets.count { c.bucketCounts[i] += 1 } }
         }
     }
 
@@ -33,9 +41,9 @@ public final class Metrics: Sendable {
         let c = counts.withLock { $0 }
         var out = "# HELP basket_http_requests_total Requests answered, by route and status.\n"
         out += "# TYPE basket_http_requests_total counter\n"
-        for (key, count) in c.requests.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "|", maxSplits: 1)
-            out += "basket_http_requests_total{route=\"\(parts[0])\",status=\"\(parts[1])\"} \(count)\n"
+        let sorted = c.requests.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }
+        for (key, count) in sorted {
+            out += "basket_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)\n"
         }
         out += "# HELP basket_http_request_duration_seconds Time to answer (long-polls that waited excluded).\n"
         out += "# TYPE basket_http_request_duration_seconds histogram\n"

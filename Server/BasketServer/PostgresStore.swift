@@ -16,8 +16,15 @@ public final class PostgresStore: Store, @unchecked Sendable {
     let pool: ConnectionPool
     private let listener: CommitListener
 
-    /// The NOTIFY channel: payload "<list id hex> <last sequence number>".
+    /// The NOTIFY channel: payload "<list id hex> <last sequence number>" for a push, or
+    /// "account <id>" when an account's tokens or password changed.
     static let channel = "basket_ops"
+
+    /// SQL that notifies every instance that the account in column `account` of `rows` changed.
+    /// PostgreSQL sends one notification per distinct payload, at commit.
+    static func notifyingAccounts(_ rows: String) -> String {
+        "WITH changed AS (\(rows)) SELECT pg_notify('\(channel)', 'account ' || account) FROM changed"
+    }
 
     /// Connects (with up to `connections` in the pool) and migrates the schema. Instances that
     /// start at once migrate one after the other (an advisory lock), so each sees the last version.
@@ -135,7 +142,11 @@ public final class PostgresStore: Store, @unchecked Sendable {
     }
 
     public func setPasswordHash(_ hash: String, of account: Int64) throws {
-        try connected { _ = try $0.prepared("UPDATE accounts SET password = $1 WHERE id = $2", [hash, "\(account)"]) }
+        try connected {
+            _ = try $0.prepared(
+                Self.notifyingAccounts("UPDATE accounts SET password = $1 WHERE id = $2 RETURNING id AS account"),
+                [hash, "\(account)"])
+        }
     }
 
     public func saveToken(hash: String, id: String, account: Int64, device: String, createdAt: Int64) throws {
@@ -181,20 +192,25 @@ public final class PostgresStore: Store, @unchecked Sendable {
     }
 
     public func revokeToken(hash: String) throws {
-        try connected { _ = try $0.prepared("DELETE FROM tokens WHERE hash = $1", [hash]) }
+        try connected {
+            _ = try $0.prepared(Self.notifyingAccounts("DELETE FROM tokens WHERE hash = $1 RETURNING account"), [hash])
+        }
     }
 
     public func revokeToken(id: String, of account: Int64) throws -> Bool {
         try connected { db in
-            try db.prepared("DELETE FROM tokens WHERE id = $1 AND account = $2 RETURNING id", [id, "\(account)"])
-                .count == 1
+            try db.prepared(
+                Self.notifyingAccounts("DELETE FROM tokens WHERE id = $1 AND account = $2 RETURNING account"),
+                [id, "\(account)"]
+            ).count == 1
         }
     }
 
     public func revokeTokens(of account: Int64, keeping: String?) throws -> Int {
         try connected { db in
             try db.prepared(
-                "DELETE FROM tokens WHERE account = $1 AND hash IS DISTINCT FROM $2 RETURNING id",
+                Self.notifyingAccounts(
+                    "DELETE FROM tokens WHERE account = $1 AND hash IS DISTINCT FROM $2 RETURNING account"),
                 ["\(account)", keeping]
             ).count
         }
@@ -624,6 +640,10 @@ final class CommitListener: Sendable {
                     _ = poll(&descriptor, 1, 200)
                     for (_, payload) in try connection.notifications() {
                         let parts = payload.split(separator: " ")
+                        if parts.count == 2, parts[0] == "account", let account = Int64(parts[1]) {
+                            handler(.accountChanged(account))
+                            continue
+                        }
                         guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])),
                             let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
                         else { continue }

@@ -99,10 +99,13 @@ public enum StoreError: Error, Equatable, Sendable {
     case database(String)
 }
 
-/// What a store reports about pushes committed by other instances (``Store/watchCommits(_:)``).
+/// What a store reports about pushes and account changes committed by other instances
+/// (``Store/watchCommits(_:)``).
 public enum CommitEvent: Sendable, Equatable {
     /// A push committed operations to `list`, up to this sequence number.
     case committed(ListID, Int64)
+    /// The account's tokens or password changed (a token revoked, a new password).
+    case accountChanged(Int64)
     /// Reports were lost for a while (the store's connection dropped): any list may have moved.
     case resumed
 }
@@ -110,8 +113,9 @@ public enum CommitEvent: Sendable, Equatable {
 /// Where the server keeps its state: ``SQLiteStore`` (the embedded default) or ``PostgresStore``
 /// (several instances on one database). Both pass the same tests (Tests/BasketServerTests/StoreTests).
 public protocol Store: Sendable {
-    /// Calls `handler` for pushes committed by other server instances on the same store, so their
-    /// long-polls wake here too. A store that one process owns never calls it.
+    /// Calls `handler` for pushes and token or password changes committed by other server instances
+    /// on the same store, so their long-polls wake here too and their revocations reach this one's
+    /// session cache. A store that one process owns never calls it.
     func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void)
     /// Stops reporting commits and closes connections (the server is stopping).
     func close()

@@ -407,7 +407,7 @@ public enum ServerCommand {
         Router.onInternalError { text in printError("basket-server: internal error: \(AccessLog.escaped(text))") }
         configuration.onRequestCompleted = { request in
             metrics.record(request)
-            if !quiet { FileHandle.standardOutput.write(Data(AccessLog.line(request).utf8)) }
+            if !quiet { AccessLog.write(AccessLog.line(request)) }
         }
         let http = HTTPListener(configuration: configuration, handler: router.handle)
         try http.start()
@@ -484,10 +484,34 @@ public enum ServerCommand {
 /// cuts long paths, so a request cannot write escape sequences or fake lines into it.
 enum AccessLog {
     static func line(_ request: HTTPListener.CompletedRequest) -> String {
-        let time = Date().formatted(.iso8601)
         let milliseconds = (request.seconds * 10_000).rounded() / 10
-        return "\(time) \"\(escaped(request.method)) \(escaped(redacted(request.path)))\" \(request.status)"
+        return "\(timestamp()) \"\(escaped(request.method)) \(escaped(redacted(request.path)))\" \(request.status)"
             + " \(request.responseBytes) \(milliseconds)ms\(request.completed ? "" : " (client gone)")\n"
+    }
+
+    /// Now in UTC as `2026-12-02T15:46:57Z` (what `Date().formatted(.iso8601)` wrote, at a
+    /// fraction of its cost: it is paid on every request).
+    static func timestamp(_ seconds: time_t = time(nil)) -> String {
+        var now = seconds
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
+            + "\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// Writes a line to standard output in one call (lines from several threads never interleave).
+    static func write(_ line: String) {
+        var line = line
+        line.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return }  // a closed or full log loses the line, never the request
+                offset += n
+            }
+        }
     }
 
     /// The path with secrets replaced: invite codes (`/v1/invites/CODE`).

@@ -66,7 +66,7 @@ public final class HTTPListener: @unchecked Sendable {
     /// Whether the daemon runs: a response that arrives after stop() must not touch it.
     let running = Mutex(false)
     /// Requests begun and not yet completed (answered and sent, or abandoned by the client).
-    let inFlight = Mutex(0)
+    let inFlight = Atomic(0)
     /// Bytes of request bodies held now (``Configuration/maxBufferedBodyBytes``).
     let bufferedBodyBytes = Mutex(0)
 
@@ -132,7 +132,7 @@ public final class HTTPListener: @unchecked Sendable {
         // Let every request in flight (the resumed long-polls included) finish sending its answer:
         // a queued answer is not yet a sent one.
         let deadline = Date().addingTimeInterval(2)
-        while inFlight.withLock({ $0 > 0 }) && Date() < deadline { usleep(2_000) }
+        while inFlight.load(ordering: .acquiring) > 0 && Date() < deadline { usleep(2_000) }
         running.withLock { $0 = false }
         MHD_stop_daemon(daemon)
         self.daemon = nil
@@ -208,6 +208,8 @@ final class RequestContext: @unchecked Sendable {
     let remoteAddress: String
     var dispatched = false
     var isSuspended = false
+    /// Whether the request was ever suspended (so its completion has a table entry to remove).
+    var wasSuspended = false
     var status = 0
     var responseBytes = 0
     let started = DispatchTime.now().uptimeNanoseconds
@@ -264,7 +266,7 @@ private func basketAccessHandler(
             }
         }
         requestContext.pointee = pointer
-        server.inFlight.withLock { $0 += 1 }
+        server.inFlight.wrappingAdd(1, ordering: .relaxed)
         return MHD_Result.YES
     }
     let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
@@ -327,6 +329,7 @@ private func basketAccessHandler(
     let unmanaged = Unmanaged.passUnretained(context)
     let ready = context.responder.takeOrSuspend {
         context.isSuspended = true
+        context.wasSuspended = true
         server.suspended.withLock { $0[ObjectIdentifier(context)] = context }
         MHD_suspend_connection(connection)
     } resume: {
@@ -372,9 +375,9 @@ private func basketRequestCompleted(
     let server = Unmanaged<HTTPListener>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext?.pointee = nil
-    server.inFlight.withLock { $0 -= 1 }
+    server.inFlight.wrappingSubtract(1, ordering: .releasing)
     server.releaseBody(context.reserved)
-    server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
+    if context.wasSuspended { server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) } }
     if let log = server.configuration.onRequestCompleted {
         log(
             HTTPListener.CompletedRequest(

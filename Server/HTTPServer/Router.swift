@@ -66,6 +66,8 @@ public final class Router: Sendable {
     struct Route: Sendable {
         var method: String
         var pattern: String
+        /// "METHOD pattern", for logs and metrics.
+        var name: String
         var segments: [Segment]
         var handler: Handler
     }
@@ -110,7 +112,7 @@ public final class Router: Sendable {
                 methodMismatch = true
                 continue
             }
-            responder.route = "\(route.method) \(route.pattern)"
+            responder.route = route.name
             var request = request
             request.pathParameters = parameters
             do {
@@ -161,7 +163,9 @@ public struct RouterBuilder {
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
-        routes.append(Router.Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        routes.append(
+            Router.Route(
+                method: method, pattern: pattern, name: "\(method) \(pattern)", segments: segments, handler: handler))
     }
 
     /// A handler that answers at once.

@@ -108,6 +108,54 @@ struct MultiInstanceTests {
         }
     }
 
+    /// Waits (up to 5 s) until `token` gets `status` from `harness`; returns the seconds it took.
+    static func until(_ harness: Harness, _ token: String, answers status: Int) async throws -> Double {
+        let start = Date()
+        for _ in 0..<500 {
+            if try await harness.call("GET", "/v1/account", token: token).status == status { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await harness.call("GET", "/v1/account", token: token).status == status)
+        return Date().timeIntervalSince(start)
+    }
+
+    /// A token revoked, or a password changed, on one instance stops working on the other at once,
+    /// although the other holds the session in its cache (trusted for 30 s without a notification).
+    @Test func aRevocationOnOneInstanceReachesTheOthersSessionCache() async throws {
+        let a = try Harness(backend: .postgres)
+        let b = try Harness(sharing: a)
+        let phone = try await a.signUp("alice")
+        func login(_ device: String) async throws -> (token: String, id: String) {
+            let answer = try await a.call(
+                "POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password", "device": device])
+            return (answer.json["token"] as! String, answer.json["id"] as! String)
+        }
+        let (laptop, tablet, watch) = (try await login("laptop"), try await login("tablet"), try await login("watch"))
+        for token in [phone, laptop.token, tablet.token, watch.token] {
+            #expect(try await b.call("GET", "/v1/account", token: token).status == 200)  // cached on B
+        }
+        // One device signed out by id, one signs itself out, then a new password signs out the rest.
+        #expect(try await a.call("DELETE", "/v1/tokens/\(tablet.id)", token: laptop.token).status == 204)
+        #expect(try await Self.until(b, tablet.token, answers: 401) < 5)
+        #expect(try await a.call("DELETE", "/v1/tokens/current", token: watch.token).status == 204)
+        #expect(try await Self.until(b, watch.token, answers: 401) < 5)
+        let changed = try await a.call(
+            "POST", "/v1/account/password", token: phone,
+            json: ["password": "alice-password", "newPassword": "new-secret-1"])
+        #expect(changed.status == 200 && changed.json["revoked"] as? Int == 1)
+        #expect(try await Self.until(b, laptop.token, answers: 401) < 5)
+        #expect(try await b.call("GET", "/v1/account", token: phone).status == 200)
+        // B's cached copy of the account holds the old password hash: B must not check against it.
+        let again = try await b.call(
+            "POST", "/v1/account/password", token: phone,
+            json: ["password": "alice-password", "newPassword": "new-secret-2"])
+        #expect(again.status == 401 && again.error == "invalid_credentials")
+        // Sign out everywhere, on B this time: A sees it.
+        #expect(try await a.call("GET", "/v1/account", token: phone).status == 200)
+        #expect(try await b.call("DELETE", "/v1/tokens", token: phone).status == 200)
+        #expect(try await Self.until(a, phone, answers: 401) < 5)
+    }
+
     /// Every connection of the instances is cut (as when PostgreSQL restarts): the next requests
     /// are served on new connections, with no error reaching a client.
     @Test func cutConnectionsAreReplacedWithoutAnError() async throws {

@@ -205,4 +205,19 @@ struct WireSchemaTests {
         #expect(try JSONSerialization.jsonObject(with: Data(handWritten)) as? NSDictionary == reference)
         #expect(try page.ops.operations() == operations)
     }
+
+    /// `GET /v1/lists` is written by hand too: byte for byte what `JSONEncoder` writes.
+    @Test func theHandWrittenListsAnswerIsWhatTheEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for count in [0, 1, 3] {
+            let lists = Wire.Lists(
+                lists: (0..<count).map { i in
+                    Wire.Membership(
+                        id: ListID.random(), role: Role.allCases[i % Role.allCases.count],
+                        epoch: i == 2 ? "e/\"\\\u{1}é" : "0123456789abcdef", cursor: Int64(i) * 1_000_000_007)
+                })
+            #expect(lists.jsonBytes() == Array(try encoder.encode(lists)), "\(count) lists")
+        }
+    }
 }

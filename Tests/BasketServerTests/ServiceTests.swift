@@ -163,6 +163,10 @@ struct LifecycleTests {
         #expect(rows.map { $0["device"] as? String } == ["unnamed device", "laptop", "tablet"])
         #expect(rows.map { $0["current"] as? Bool } == [false, true, false])
         #expect(!String(decoding: listed.body, as: UTF8.self).contains(phone))  // never a token
+        // Every token is in use (so in the server's session cache) before it is revoked.
+        for token in [phone, tablet.token, laptop.token, bob] {
+            #expect(try await harness.call("GET", "/v1/account", token: token).status == 200)
+        }
         // Bob cannot sign out Alice's tablet; Alice can, from her laptop.
         #expect(try await harness.call("DELETE", "/v1/tokens/\(tablet.id)", token: bob).status == 404)
         #expect(try await harness.call("DELETE", "/v1/tokens/\(tablet.id)", token: laptop.token).status == 204)
@@ -182,6 +186,7 @@ struct LifecycleTests {
         let laptop = try await harness.call(
             "POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
         let laptopToken = try #require(laptop.json["token"] as? String)
+        #expect(try await harness.call("GET", "/v1/account", token: laptopToken).status == 200)  // cached now
         let wrong = try await harness.call(
             "POST", "/v1/account/password", token: phone,
             json: ["password": "not-it-at-all", "newPassword": "new-secret-1"])
@@ -195,6 +200,11 @@ struct LifecycleTests {
         #expect(changed.status == 200 && changed.json["revoked"] as? Int == 1)
         #expect(try await harness.call("GET", "/v1/account", token: phone).status == 200)
         #expect(try await harness.call("GET", "/v1/account", token: laptopToken).status == 401)
+        // The device that changed it checks the new password, not a cached copy of the old one.
+        let again = try await harness.call(
+            "POST", "/v1/account/password", token: phone,
+            json: ["password": "alice-password", "newPassword": "new-secret-2"])
+        #expect(again.status == 401 && again.error == "invalid_credentials")
         let old = try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
         #expect(old.status == 401)
         let new = try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "new-secret-1"])
