@@ -259,7 +259,7 @@ enum Passwords {
     static func newToken() -> String { Secrets.randomHex(bytes: 32) }
 
     /// Tokens are stored as SHA-256 hashes: a stolen database does not hold usable tokens.
-    static func tokenHash(_ token: String) -> String { Hex.encode(SHA256.hash(Array(token.utf8))) }
+    static func tokenHash(_ token: String) -> String { Hex.encode(Secrets.sha256(token)) }
 
     /// Invite codes are stored as the SHA-256 of their canonical form (upper case, no dashes or
     /// spaces), so "abcd efgh…" as typed finds "ABCD-EFGH-…".

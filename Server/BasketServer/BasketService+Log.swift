@@ -67,7 +67,8 @@ extension BasketService {
     }
 
     func pull(_ request: HTTPRequest, _ responder: Responder) throws {
-        let (account, list, _) = try membership(request)
+        let account = try authenticate(request)
+        let list = try listID(request)
         func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
             guard let raw = request.query[name] else { return value }
             guard let number = Int64(raw), range.contains(number) else {
@@ -82,7 +83,14 @@ extension BasketService {
             try integer("limit", default: Int64(configuration.maxPage), range: 1...Int64(configuration.maxPage)))
         let asked = try integer("wait", default: 0, range: 0...Int64(Self.longestWait))
         let wait = min(Double(asked), configuration.maxWaitSeconds)
-        let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
+        // The membership is checked in the page's own read.
+        let page: Page
+        do {
+            page = try store.page(
+                of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes, member: account.id)
+        } catch StoreError.noSuchList {
+            throw HTTPError.notFound("no such list")
+        }
         if page.count > 0 || wait <= 0 {
             responder.respond(Self.pageResponse(page, serverTime: configuration.clock()))
             return

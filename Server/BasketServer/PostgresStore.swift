@@ -471,7 +471,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> Page {
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
         try connected { db in
             // One statement, one snapshot: the list's head and the page agree. The page stops where the
             // text before a row reaches `maxBytes` (a row's encoded line is its text and ~70 bytes),
@@ -486,8 +486,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
                             - (coalesce(octet_length(value_text), 0) + 72) AS before
                         FROM (SELECT * FROM ops WHERE ops.list = l.no AND ops.seq > $2 ORDER BY ops.seq LIMIT $3) p
                     ) w WHERE w.before < $4) o ON true
-                WHERE l.id = $1 ORDER BY o.seq
-                """, [Self.listParameter(list), "\(cursor)", "\(limit)", "\(maxBytes)"])
+                WHERE l.id = $1
+                    AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = $5))
+                ORDER BY o.seq
+                """, [Self.listParameter(list), "\(cursor)", "\(limit)", "\(maxBytes)", member.map { "\($0)" }])
             guard rows.count > 0 else { throw StoreError.noSuchList }
             var page = PageBuilder(list: list, after: cursor, head: rows.int64(0, 0), maxBytes: maxBytes)
             for row in 0..<rows.count where !rows.isNull(row, 3) && !page.isFull {

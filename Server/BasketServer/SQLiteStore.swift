@@ -3,12 +3,16 @@ import Foundation
 import SQLite
 import Synchronization
 
-/// The embedded store: one SQLite file (WAL), one connection behind a lock.
+/// The embedded store: one SQLite file (WAL). Every write goes through one connection behind a
+/// lock; the reads requests make most (sessions, lists, pages, heads) go through a few read-only
+/// connections of their own, so they neither wait for a push's commit nor queue on one lock.
 public final class SQLiteStore: Store, @unchecked Sendable {
     // `@unchecked Sendable`: `db` is only used while `lock` is held (an NSLock: a connection is not
-    // Sendable, so it cannot live inside a Mutex; state that is lives in one).
+    // Sendable, so it cannot live inside a Mutex; state that is lives in one); each reader likewise.
     private let lock = NSLock()
     private let db: Connection
+    private let readers: [Reader]
+    private let nextReader = Atomic(0)
     public let path: String
     /// The schema versions opening this store applied (empty when it was up to date).
     public let appliedMigrations: Range<Int>
@@ -154,6 +158,41 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         } catch let error as SchemaTooNewError {
             throw StoreError.newerSchema(found: error.found, supported: error.supported)
         }
+        // A private in-memory database has no file for other connections to open.
+        readers = try path == ":memory:" ? [] : (0..<Self.readerCount).map { _ in try Reader(path: path) }
+    }
+
+    /// Read connections: as many as the server's default HTTP threads.
+    static let readerCount = 4
+
+    /// A read-only connection and its lock.
+    private final class Reader: @unchecked Sendable {
+        let lock = NSLock()
+        let db: Connection
+
+        init(path: String) throws {
+            db = try Connection(path: path)
+            try db.execute("PRAGMA query_only = 1; PRAGMA cache_size = -16384; PRAGMA mmap_size = 268435456")
+        }
+    }
+
+    /// Runs `body` on a read connection: the first one free, else the next in turn (waiting for
+    /// it); without read connections, under the store's lock. With `snapshot`, in one read
+    /// transaction (for more than one statement: they see one state, and take the lock once).
+    func reading<T>(snapshot: Bool = false, _ body: (Connection) throws -> T) throws -> T {
+        func run(_ db: Connection) throws -> T {
+            try Self.translatingErrors { snapshot ? try db.reading { try body(db) } : try body(db) }
+        }
+        guard !readers.isEmpty else { return try lock.withLock { try run(db) } }
+        let start = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        for offset in 0..<readers.count {
+            let reader = readers[(start &+ offset) % readers.count]
+            guard reader.lock.try() else { continue }
+            defer { reader.lock.unlock() }
+            return try run(reader.db)
+        }
+        let reader = readers[start % readers.count]
+        return try reader.lock.withLock { try run(reader.db) }
     }
 
     /// Runs `body` with the connection, under the store's lock.
@@ -231,7 +270,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func session(forTokenHash hash: String) throws -> (Account, TokenInfo)? {
-        try locked { db in
+        try reading { db in
             try db.query(
                 """
                 SELECT a.id, a.name, a.password, t.id, t.device, t.created, t.last_used
@@ -300,7 +339,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func memberships(of account: Int64) throws -> [Membership] {
-        try locked { db in
+        try reading { db in
             try db.query(
                 """
                 SELECT l.id, m.role, l.epoch, l.last_seq FROM members m JOIN lists l ON l.no = m.list
@@ -315,7 +354,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func role(of account: Int64, in list: ListID) throws -> Role? {
-        try locked { db in
+        try reading { db in
             try db.scalar(
                 "SELECT m.role FROM members m JOIN lists l ON l.no = m.list WHERE l.id = ? AND m.account = ?",
                 .blob(list.raw.bytes), .integer(account)
@@ -605,37 +644,47 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
     }
 
-    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> Page {
-        try locked { db in
-            guard
-                let head = try db.query(
-                    "SELECT no, last_seq, epoch, compacted_through FROM lists WHERE id = ?", .blob(list.raw.bytes),
-                    map: { ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
-                ).first
-            else { throw StoreError.noSuchList }
-            var page = PageBuilder(list: list, after: cursor, head: head.1, maxBytes: maxBytes)
-            let statement = try db.cached(
-                "SELECT seq, item, field, ts, replica, value FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
-            )
-            try statement.bind(head.0, at: 1)
-            try statement.bind(cursor, at: 2)
-            try statement.bind(Int64(limit), at: 3)
-            while !page.isFull, let row = try statement.step() {
-                let value: Value
-                if row.isNull(5) {
-                    value = .null
-                } else if let text = row.string(5), !row.isInteger(5) {
-                    value = .text(text)
-                } else {
-                    value = .bool(row.int64(5) != 0)
-                }
-                page.append(
-                    seq: row.int64(0), item: ItemID(raw: ID128(row.blob128(1))), field: row.int64(2), value: value,
-                    timestamp: row.int64(3), replica: row.int64(4))
-            }
-            statement.reset()
-            return page.page(epoch: head.2, compactedThrough: head.3)
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
+        try reading(snapshot: true) { db in try page(db, list, after: cursor, limit: limit, maxBytes: maxBytes, member)
         }
+    }
+
+    private func page(
+        _ db: Connection, _ list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, _ member: Int64?
+    )
+        throws -> Page
+    {
+        guard
+            let head = try db.query(
+                """
+                SELECT no, last_seq, epoch, compacted_through FROM lists l WHERE id = ?1
+                AND (?2 IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = ?2))
+                """, .blob(list.raw.bytes), member.map { .integer($0) } ?? .null,
+                map: { ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
+            ).first
+        else { throw StoreError.noSuchList }
+        var page = PageBuilder(list: list, after: cursor, head: head.1, maxBytes: maxBytes)
+        let statement = try db.cached(
+            "SELECT seq, item, field, ts, replica, value FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+        )
+        try statement.bind(head.0, at: 1)
+        try statement.bind(cursor, at: 2)
+        try statement.bind(Int64(limit), at: 3)
+        while !page.isFull, let row = try statement.step() {
+            let value: Value
+            if row.isNull(5) {
+                value = .null
+            } else if let text = row.string(5), !row.isInteger(5) {
+                value = .text(text)
+            } else {
+                value = .bool(row.int64(5) != 0)
+            }
+            page.append(
+                seq: row.int64(0), item: ItemID(raw: ID128(row.blob128(1))), field: row.int64(2), value: value,
+                timestamp: row.int64(3), replica: row.int64(4))
+        }
+        statement.reset()
+        return page.page(epoch: head.2, compactedThrough: head.3)
     }
 
     public func usage(of list: ListID) throws -> (items: Int64, bytes: Int64) {
@@ -651,7 +700,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
-        try locked { db in
+        try reading { db in
             guard
                 let head = try db.query(
                     "SELECT last_seq, epoch FROM lists WHERE id = ?", .blob(list.raw.bytes),

@@ -15,6 +15,19 @@ enum Secrets {
     /// `count` random bytes as hex: ids of tokens, invites and epochs.
     static func randomHex(bytes count: Int) -> String { Hex.encode(randomBytes(count)) }
 
+    /// SHA-256 of the UTF-8 of `text` (libcrypto's, with the CPU's SHA instructions where it has them).
+    static func sha256(_ text: String) -> [UInt8] {
+        var text = text
+        var digest = [UInt8](repeating: 0, count: 32)
+        let ok = text.withUTF8 { bytes in
+            digest.withUnsafeMutableBufferPointer { out in
+                EVP_Digest(bytes.baseAddress, bytes.count, out.baseAddress, nil, EVP_sha256(), nil)
+            }
+        }
+        precondition(ok == 1, "EVP_Digest failed")
+        return digest
+    }
+
     /// PBKDF2-HMAC-SHA256 of `password` with `salt`.
     static func pbkdf2SHA256(password: String, salt: [UInt8], iterations: Int, length: Int = 32) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: length)

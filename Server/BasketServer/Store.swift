@@ -184,8 +184,10 @@ public protocol Store: Sendable {
     /// not merge) and stored bytes (``ListLimits/bytes(of:)`` summed over its log).
     func usage(of list: ListID) throws -> (items: Int64, bytes: Int64)
     /// Operations after `cursor`: at most `limit`, and no more once the encoded page holds
-    /// `maxBytes` (it always holds at least one operation when one follows the cursor).
-    func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> Page
+    /// `maxBytes` (it always holds at least one operation when one follows the cursor). With
+    /// `member`, only for a member of the list (checked in the same read: one round trip).
+    /// - Throws: ``StoreError/noSuchList`` when there is no such list, or `member` is not one of it.
+    func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page
     /// The last sequence number and epoch of a list.
     func head(of list: ListID) throws -> (cursor: Int64, epoch: String)
     /// Drops operations superseded in their register and received before `before`.
@@ -228,7 +230,12 @@ extension Store {
 
     /// A page cut at ``Page/defaultMaxBytes``.
     public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> Page {
-        try page(of: list, after: cursor, limit: limit, maxBytes: Page.defaultMaxBytes)
+        try page(of: list, after: cursor, limit: limit, maxBytes: Page.defaultMaxBytes, member: nil)
+    }
+
+    /// A page for anyone (the caller checked who asks).
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> Page {
+        try page(of: list, after: cursor, limit: limit, maxBytes: maxBytes, member: nil)
     }
 
     public func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void) {}

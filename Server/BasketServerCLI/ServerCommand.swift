@@ -516,6 +516,7 @@ enum AccessLog {
 
     /// The path with secrets replaced: invite codes (`/v1/invites/CODE`).
     static func redacted(_ path: String) -> String {
+        guard path.utf8.starts(with: "/v1/invites/".utf8) else { return path }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[1] == "v1", parts[2] == "invites" else { return path }
         return (["", "v1", "invites", "…"] + parts.dropFirst(4).map(String.init)).joined(separator: "/")
@@ -523,6 +524,10 @@ enum AccessLog {
 
     /// Control characters and backslashes as `\xNN`, at most 512 bytes of text.
     static func escaped(_ text: String) -> String {
+        // Most paths are short printable ASCII: nothing to change.
+        if text.utf8.count <= 512, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C && $0 != 0x22 }) {
+            return text
+        }
         var out = ""
         var bytes = 0
         for scalar in text.unicodeScalars {

@@ -29,10 +29,16 @@ public struct HTTPRequest: Sendable {
 
     /// The bearer token of the `Authorization` header, if any.
     public var bearerToken: String? {
-        guard let value = header("authorization") else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingWhitespace()
+        guard let value = headers["authorization"] else { return nil }
+        // "Bearer" in any case, then one or more spaces: read on the bytes, it is on every request.
+        let bytes = value.utf8
+        let scheme = "bearer".utf8
+        guard bytes.count > scheme.count + 1,
+            zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }),
+            bytes[bytes.index(bytes.startIndex, offsetBy: scheme.count)] == UInt8(ascii: " ")
+        else { return nil }
+        let token = value.utf8.dropFirst(scheme.count + 1)
+        return String(Substring(token)).trimmingWhitespace()
     }
 
     /// Whether the client accepts a gzip-encoded answer.

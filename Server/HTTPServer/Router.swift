@@ -104,7 +104,7 @@ public final class Router: Sendable {
     /// Dispatches a request: a matching route's handler, else 404 (or 405 when only the method differs).
     /// A thrown ``HTTPError`` becomes its JSON answer; any other error a 500.
     public func handle(_ request: HTTPRequest, _ responder: Responder) {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
         var methodMismatch = false
         for route in table {
             guard let parameters = Self.match(route.segments, parts) else { continue }
@@ -140,13 +140,13 @@ public final class Router: Sendable {
         return responder.take()
     }
 
-    static func match(_ segments: [Segment], _ parts: [String]) -> [String: String]? {
+    static func match(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
         guard segments.count == parts.count else { return nil }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
             switch segment {
             case .literal(let text): if text != part { return nil }
-            case .parameter(let name): parameters[name] = part
+            case .parameter(let name): parameters[name] = String(part)
             }
         }
         return parameters

@@ -12,6 +12,18 @@ public enum Hex {
         }
     }
 
+    /// Two lowercase hex digits per byte (the common case, without generic dispatch per byte:
+    /// token hashes are written on every authenticated request).
+    public static func encode(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (i, byte) in bytes.enumerated() {
+                buffer[2 * i] = digits[Int(byte >> 4)]
+                buffer[2 * i + 1] = digits[Int(byte & 0xF)]
+            }
+            return bytes.count * 2
+        }
+    }
+
     /// Two lowercase hex digits per byte.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []

@@ -120,6 +120,20 @@ public final class Connection {
         }
     }
 
+    /// Runs `body` in one read transaction (`BEGIN` deferred): its statements see one snapshot,
+    /// and a WAL database takes its read lock once for all of them instead of once each.
+    public func reading<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            try? run("ROLLBACK")
+            throw error
+        }
+    }
+
     /// `PRAGMA user_version`, the schema version ``migrate(_:)`` keeps.
     public var userVersion: Int {
         get throws { Int(try scalar("PRAGMA user_version")?.integerValue ?? 0) }

@@ -1,3 +1,4 @@
+import BasketCore
 import Testing
 
 @testable import BasketServer
@@ -60,5 +61,16 @@ struct SessionCacheTests {
         let cache = SessionCache(capacity: 0, seconds: 30)
         cache.insert("h", account: Self.account(1), token: Self.token, ifUnchangedSince: 0, now: 0)
         #expect(cache.count == 0)
+    }
+}
+
+/// Token hashes come from libcrypto: the same digests as the client's SHA-256, in hex.
+struct TokenHashTests {
+    @Test func tokenHashesAreSHA256InHex() {
+        #expect(Passwords.tokenHash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Passwords.tokenHash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        for text in ["token", "é🙂", String(repeating: "x", count: 1_000)] {
+            #expect(Passwords.tokenHash(text) == Hex.encode(SHA256.hash(Array(text.utf8))))
+        }
     }
 }

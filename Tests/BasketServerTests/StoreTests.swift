@@ -224,6 +224,15 @@ struct StoreTests {
         _ = try store.createList(other, owner: bob)
         _ = try store.append([Self.op(list, "Milk"), Self.op(list, "Tea", counter: 1)], to: list, receivedAt: 10)
         _ = try store.append([Self.op(other, "Jam")], to: other, receivedAt: 10)
+        // A page for a member is read with the membership check; anyone else finds no such list.
+        #expect(try store.page(of: list, after: 0, limit: 10, maxBytes: 1 << 20, member: alice).count == 2)
+        #expect(try store.page(of: list, after: 1, limit: 10, maxBytes: 1 << 20, member: bob).count == 1)
+        #expect(throws: StoreError.noSuchList) {
+            try store.page(of: list, after: 0, limit: 10, maxBytes: 1 << 20, member: carol)
+        }
+        #expect(throws: StoreError.noSuchList) {
+            try store.page(of: .random(), after: 0, limit: 10, maxBytes: 1 << 20, member: alice)
+        }
         #expect(try store.deleteList(list))
         #expect(try !store.deleteList(list))
         #expect(try store.role(of: bob, in: list) == nil)
