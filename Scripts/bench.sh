@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Builds in release mode and runs the benchmarks; prints tables (see README "Performance").
 #   Scripts/bench.sh                 every benchmark
-#   Scripts/bench.sh backends        one of them (replica, server, search, quality, backends), with its options
+#   Scripts/bench.sh backends        one of them (replica, server, http, search, quality, backends), with its options
 # The backends benchmark needs PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
 # cluster is started (Scripts/postgres.sh, installing postgresql if missing) and stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 Scripts/install-deps.sh
-# fzf: the second baseline of the search-quality benchmark.
-if ! command -v fzf >/dev/null; then
+# fzf: the second baseline of the search-quality benchmark; wrk and nginx: the load and the
+# baseline of the HTTP benchmark.
+missing=()
+command -v fzf >/dev/null || missing+=(fzf)
+command -v wrk >/dev/null || missing+=(wrk)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends fzf >/dev/null ||
-        { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends fzf >/dev/null; }
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+        { $sudo apt-get update -qq &&
+            DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 fi
 # Statically linked like a shipped CLI: process start drops from ~50 ms to a few ms.
 swift build -c release --static-swift-stdlib --product basket
@@ -29,6 +35,7 @@ if [ $# -gt 0 ]; then
 else
     .build/release/basket-bench replica
     .build/release/basket-bench server
+    .build/release/basket-bench http
     .build/release/basket-bench search
     .build/release/basket-bench quality
     .build/release/basket-bench backends

@@ -8,10 +8,27 @@ final class RawConnection {
     let port: Int
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`, from the loopback address `source` when given (127.0.0.x:
+    /// each source address has its own ephemeral ports, so 100,000 connections fit).
+    init(port: Int, source: String? = nil) throws {
         self.port = port
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let message = String(cString: strerror(errno))
+                close(fd)
+                throw BenchError("bind \(source): \(message)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -25,7 +25,8 @@ extension SQLiteStore {
     /// Gives every list a new epoch: clients then see that this store forgot what they had
     /// pushed after the backup, and push everything again. Run after restoring a backup.
     public func renewEpochs() throws -> Int {
-        try locked { db in
+        defer { heads.invalidateAll() }  // once committed
+        return try locked { db in
             try db.transaction {
                 let lists = try db.query("SELECT no FROM lists") { $0.int64(0) }
                 for no in lists {
@@ -37,7 +38,8 @@ extension SQLiteStore {
     }
 
     public func compact(receivedBefore before: Int64) throws -> Int {
-        try locked { db in
+        defer { heads.invalidateAll() }  // once committed
+        return try locked { db in
             try db.transaction {
                 // One sorted pass: every operation that is not the latest of its register.
                 try db.run(

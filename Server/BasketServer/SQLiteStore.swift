@@ -13,6 +13,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let db: Connection
     private let readers: [Reader]
     private let nextReader = Atomic(0)
+    /// Lists' heads and members' roles in memory: this process is the file's only writer.
+    let heads = ListHeads(capacity: 100_000, milliseconds: 2_000)
     public let path: String
     /// The schema versions opening this store applied (empty when it was up to date).
     public let appliedMigrations: Range<Int>
@@ -172,7 +174,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
         init(path: String) throws {
             db = try Connection(path: path)
-            try db.execute("PRAGMA query_only = 1; PRAGMA cache_size = -16384; PRAGMA mmap_size = 268435456")
+            // Small caches and no mapping of their own: four readers must not each hold a copy of
+            // the pages a large pull reads (the OS's page cache holds them once).
+            try db.execute("PRAGMA query_only = 1; PRAGMA cache_size = -2048; PRAGMA mmap_size = 0")
         }
     }
 
@@ -354,12 +358,22 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func role(of account: Int64, in list: ListID) throws -> Role? {
-        try reading { db in
-            try db.scalar(
-                "SELECT m.role FROM members m JOIN lists l ON l.no = m.list WHERE l.id = ? AND m.account = ?",
-                .blob(list.raw.bytes), .integer(account)
-            )?.textValue.flatMap(Role.init(rawValue:))
+        do {
+            return try memberHead(list, account).role
+        } catch StoreError.noSuchList {
+            return nil
         }
+    }
+
+    /// The list's head and the member's role: from memory when known, else read (and kept).
+    /// - Throws: ``StoreError/noSuchList`` when there is no such list or `account` is not a member.
+    func memberHead(_ list: ListID, _ account: Int64) throws -> (head: ListHead, role: Role) {
+        let (found, generation) = heads.lookup(list, account: account)
+        if let found { return found }
+        let (head, role) = try reading { db in try self.head(db, list, account) }
+        guard let role else { throw StoreError.noSuchList }
+        heads.insert(list, head: head, account: account, role: role, ifUnchangedSince: generation)
+        return (head, role)
     }
 
     public func members(of list: ListID) throws -> [Member] {
@@ -389,6 +403,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func removeMember(_ account: Int64, from list: ListID) throws {
+        defer { heads.invalidate(list) }  // once committed
         try locked { db in
             try db.transaction {
                 let (no, role) = try member(account, of: list, db)
@@ -405,6 +420,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func setRole(_ role: Role, of account: Int64, in list: ListID) throws {
+        defer { heads.invalidate(list) }  // once committed
         try locked { db in
             try db.transaction {
                 let (no, current) = try member(account, of: list, db)
@@ -422,7 +438,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func deleteList(_ list: ListID) throws -> Bool {
-        try locked { db in
+        defer { heads.invalidate(list) }  // once committed
+        return try locked { db in
             try db.transaction {
                 guard let no = try listNo(list, db) else { return false }
                 for table in ["ops", "list_items", "invites", "members"] {
@@ -450,7 +467,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func redeemInvite(hash: String, account: Int64, now: Int64, maxMembers: Int) throws -> Membership {
-        try locked { db in
+        // A new member: nothing cached can be wrong (non-members are never cached), but a role
+        // changed by a second invite could be.
+        defer { heads.invalidateAll() }
+        return try locked { db in
             try db.transaction {
                 let rows = try db.query(
                     """
@@ -576,6 +596,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     for pending in batch { pending.result = .failure(error) }
                 }
             }
+            // Committed: pulls answered from memory see the new heads before any push is answered.
+            for pending in batch {
+                if case .success(let result)? = pending.result { heads.advanced(pending.list, to: result.cursor) }
+            }
             for pending in batch where pending !== request { pending.done.signal() }
         }
         return try Self.translatingErrors { try request.result!.get() }
@@ -645,29 +669,50 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
-        try reading(snapshot: true) { db in try page(db, list, after: cursor, limit: limit, maxBytes: maxBytes, member)
+        // Most pulls find nothing new: the list's head alone answers them, from memory when known.
+        if let member {
+            let head = try memberHead(list, member).head
+            if cursor >= head.cursor {
+                return PageBuilder(list: list, after: cursor, head: head.cursor, maxBytes: maxBytes)
+                    .page(epoch: head.epoch, compactedThrough: head.compactedThrough)
+            }
         }
+        return try reading(snapshot: true) { db in
+            try page(db, list, after: cursor, limit: limit, maxBytes: maxBytes, member)
+        }
+    }
+
+    /// The list's head, and `member`'s role in it (nil when it is not one, or none was asked).
+    private func head(_ db: Connection, _ list: ListID, _ member: Int64?) throws -> (ListHead, Role?) {
+        guard
+            let row = try db.query(
+                """
+                SELECT l.no, l.last_seq, l.epoch, l.compacted_through, m.role FROM lists l
+                LEFT JOIN members m ON m.list = l.no AND m.account = ?2 WHERE l.id = ?1
+                """, .blob(list.raw.bytes), member.map { .integer($0) } ?? .null,
+                map: {
+                    (
+                        ListHead(
+                            no: $0.int64(0), cursor: $0.int64(1), epoch: $0.string(2) ?? "",
+                            compactedThrough: $0.int64(3)),
+                        $0.string(4).flatMap(Role.init(rawValue:))
+                    )
+                }
+            ).first
+        else { throw StoreError.noSuchList }
+        return row
     }
 
     private func page(
         _ db: Connection, _ list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, _ member: Int64?
-    )
-        throws -> Page
-    {
-        guard
-            let head = try db.query(
-                """
-                SELECT no, last_seq, epoch, compacted_through FROM lists l WHERE id = ?1
-                AND (?2 IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = ?2))
-                """, .blob(list.raw.bytes), member.map { .integer($0) } ?? .null,
-                map: { ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
-            ).first
-        else { throw StoreError.noSuchList }
-        var page = PageBuilder(list: list, after: cursor, head: head.1, maxBytes: maxBytes)
+    ) throws -> Page {
+        let (head, role) = try head(db, list, member)
+        if member != nil && role == nil { throw StoreError.noSuchList }
+        var page = PageBuilder(list: list, after: cursor, head: head.cursor, maxBytes: maxBytes)
         let statement = try db.cached(
             "SELECT seq, item, field, ts, replica, value FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
         )
-        try statement.bind(head.0, at: 1)
+        try statement.bind(head.no, at: 1)
         try statement.bind(cursor, at: 2)
         try statement.bind(Int64(limit), at: 3)
         while !page.isFull, let row = try statement.step() {
@@ -684,7 +729,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 timestamp: row.int64(3), replica: row.int64(4))
         }
         statement.reset()
-        return page.page(epoch: head.2, compactedThrough: head.3)
+        return page.page(epoch: head.epoch, compactedThrough: head.compactedThrough)
     }
 
     public func usage(of list: ListID) throws -> (items: Int64, bytes: Int64) {

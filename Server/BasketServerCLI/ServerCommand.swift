@@ -3,6 +3,7 @@ import BasketServer
 import Foundation
 import HTTPServer
 import SQLite
+import Synchronization
 
 /// `basket-server`: configuration, subcommands, signals. The executable only calls ``main(_:environment:)``.
 public enum ServerCommand {
@@ -14,6 +15,7 @@ public enum ServerCommand {
         + " [--trust-proxy]"
         + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--password-iterations N]"
         + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N] [--max-watches N]"
+        + " [--max-connections N]"
         + " [--web DIR | --no-web]"
         + " | backup PATH | restore PATH | export PATH | import PATH | compact | renew-epochs"
         + " | signup-invite [--uses N] [--expires-days N]"
@@ -64,6 +66,8 @@ public enum ServerCommand {
           --max-items N        BASKET_MAX_ITEMS   default 20000: items one list may hold (removed ones too)
           --max-list-mb N      BASKET_MAX_LIST_MB default 64: MiB of stored operations one list may hold
           --max-watches N      BASKET_MAX_WATCHES default 64: long-polls one account may have parked at once
+          --max-connections N  BASKET_MAX_CONNECTIONS  default 20000: open connections at once (parked long-polls
+                                                  included; the open-file limit must allow them)
           --password-iterations N  BASKET_PASSWORD_ITERATIONS  default 600000 (PBKDF2-SHA256, at least 1000;
                                                   lower only for tests: it is what a stolen store costs to crack)
           --web DIR            BASKET_WEB         the web client to serve at / (default: Client/web of this
@@ -98,6 +102,7 @@ public enum ServerCommand {
         var maxItems: Int64 = 20_000
         var maxListMB = 64.0
         var maxWatches = BasketService.Configuration().maxWatchersPerAccount
+        var maxConnections = HTTPListener.Configuration().connectionLimit
         var inviteUses = 1
         var inviteDays = 7.0
         /// The web client's folder; nil for the default one, "none" for none.
@@ -184,11 +189,13 @@ public enum ServerCommand {
             case "--max-members", "BASKET_MAX_MEMBERS": settings.maxMembers = Int(min(n, 1e9))
             case "--max-items", "BASKET_MAX_ITEMS": settings.maxItems = Int64(min(n, 1e15))
             case "--max-watches", "BASKET_MAX_WATCHES": settings.maxWatches = Int(min(n, 1e9))
+            case "--max-connections", "BASKET_MAX_CONNECTIONS": settings.maxConnections = Int(min(n, 1e7))
             default: settings.maxListMB = min(n, 1e9)
             }
         }
         for name in [
             "BASKET_MAX_LISTS", "BASKET_MAX_MEMBERS", "BASKET_MAX_ITEMS", "BASKET_MAX_LIST_MB", "BASKET_MAX_WATCHES",
+            "BASKET_MAX_CONNECTIONS",
         ] {
             if let value = environment[name], !value.isEmpty { try quota(name, value) }
         }
@@ -227,7 +234,7 @@ public enum ServerCommand {
             case "--trust-proxy": settings.trustProxy = true
             case "--metrics-listen": try metricsListen(try value())
             case "--password-iterations": try iterations(arg, try value())
-            case "--max-lists", "--max-members", "--max-items", "--max-list-mb", "--max-watches":
+            case "--max-lists", "--max-members", "--max-items", "--max-list-mb", "--max-watches", "--max-connections":
                 try quota(arg, try value())
             case "--connections-per-address": settings.connectionsPerAddress = Int(try number(arg, try value()))
             case "--durability": try durability(try value())
@@ -401,13 +408,17 @@ public enum ServerCommand {
         let router = service.router(servingMetrics: !separateMetrics, web: web)
         var configuration = HTTPListener.Configuration(host: settings.host, port: settings.port)
         configuration.threads = settings.threads
+        configuration.connectionLimit = settings.maxConnections
         configuration.connectionsPerAddress = settings.connectionsPerAddress ?? (settings.trustProxy ? 0 : 256)
         let metrics = service.metrics
         let quiet = settings.quiet
         Router.onInternalError { text in printError("basket-server: internal error: \(AccessLog.escaped(text))") }
+        // Lines are written in batches: at most every 100 ms, or at 32 KiB (as nginx's
+        // `access_log … buffer= flush=`), instead of a write(2) per request.
+        let accessLog = AccessLog.Buffer(flushBytes: 32 << 10, flushMilliseconds: 100)
         configuration.onRequestCompleted = { request in
             metrics.record(request)
-            if !quiet { AccessLog.write(AccessLog.line(request)) }
+            if !quiet { accessLog.append(AccessLog.line(request)) }
         }
         let http = HTTPListener(configuration: configuration, handler: router.handle)
         try http.start()
@@ -460,6 +471,7 @@ public enum ServerCommand {
         http.stop()
         metricsServer?.stop()
         store.close()
+        accessLog.flush()
         print("basket-server: stopped")
         fflush(nil)
         _ = sources
@@ -500,16 +512,53 @@ enum AccessLog {
             + "\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
-    /// Writes a line to standard output in one call (lines from several threads never interleave).
-    static func write(_ line: String) {
-        var line = line
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return }  // a closed or full log loses the line, never the request
-                offset += n
+    /// Lines waiting for standard output: written whole, in order, once `flushBytes` are waiting
+    /// or within `flushMilliseconds`, whichever comes first.
+    final class Buffer: @unchecked Sendable {
+        // `@unchecked Sendable`: the timer is only set up in init and cancelled in deinit; the
+        // lines live in Mutexes.
+        private let pending = Mutex<[UInt8]>([])
+        /// One writer at a time, so batches keep their order.
+        private let writing = Mutex(())
+        let flushBytes: Int
+        private let timer: any DispatchSourceTimer
+
+        init(flushBytes: Int, flushMilliseconds: Int) {
+            self.flushBytes = flushBytes
+            timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "basket-server.access-log"))
+            timer.schedule(
+                deadline: .now() + .milliseconds(flushMilliseconds), repeating: .milliseconds(flushMilliseconds))
+            timer.setEventHandler { [weak self] in self?.flush() }
+            timer.resume()
+        }
+
+        deinit { timer.cancel() }
+
+        func append(_ line: String) {
+            let full = pending.withLock { bytes in
+                bytes.append(contentsOf: line.utf8)
+                return bytes.count >= flushBytes
+            }
+            if full { flush() }
+        }
+
+        /// Writes what is waiting now.
+        func flush() {
+            writing.withLock { _ in
+                let bytes = pending.withLock { bytes in
+                    defer { bytes = [] }
+                    return bytes
+                }
+                guard !bytes.isEmpty else { return }
+                bytes.withUnsafeBytes { buffer in
+                    var offset = 0
+                    while offset < buffer.count {
+                        let n = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                        if n < 0 && errno == EINTR { continue }
+                        guard n > 0 else { return }  // a closed or full log loses lines, never a request
+                        offset += n
+                    }
+                }
             }
         }
     }

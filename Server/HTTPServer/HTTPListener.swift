@@ -29,6 +29,10 @@ public final class HTTPListener: @unchecked Sendable {
         /// Open connections from one client address at most; 0 for no limit (behind a proxy every
         /// connection comes from the proxy's address, and the proxy limits per client instead).
         public var connectionsPerAddress = 0
+        /// libmicrohttpd's memory for one connection: the request's head and read buffer, the
+        /// answer's head. A head that does not fit is refused (431). libmicrohttpd clears it after
+        /// every request, so it costs time on each request as well as memory on each connection.
+        public var connectionMemoryBytes = 64 * 1024
         /// Request bodies held in memory at once, over every connection, in bytes. A request
         /// whose body would pass it is answered 503 (Retry-After) without being read.
         public var maxBufferedBodyBytes = 256 << 20
@@ -110,7 +114,8 @@ public final class HTTPListener: @unchecked Sendable {
         let started = basket_mhd_start(
             UInt32(flags), fd, basketAccessHandler, context, basketRequestCompleted, context,
             UInt32(configuration.threads), UInt32(configuration.connectionTimeoutSeconds),
-            UInt32(configuration.connectionLimit), 64 * 1024, UInt32(max(0, configuration.connectionsPerAddress)))
+            UInt32(configuration.connectionLimit), configuration.connectionMemoryBytes,
+            UInt32(max(0, configuration.connectionsPerAddress)))
         guard let started else {
             close(fd)
             listenSocket = -1

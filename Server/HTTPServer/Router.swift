@@ -104,7 +104,8 @@ public final class Router: Sendable {
     /// Dispatches a request: a matching route's handler, else 404 (or 405 when only the method differs).
     /// A thrown ``HTTPError`` becomes its JSON answer; any other error a 500.
     public func handle(_ request: HTTPRequest, _ responder: Responder) {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        // Split on the bytes: splitting a String by Character walks grapheme clusters.
+        let parts = request.path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         var methodMismatch = false
         for route in table {
             guard let parameters = Self.match(route.segments, parts) else { continue }
@@ -145,7 +146,7 @@ public final class Router: Sendable {
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
             switch segment {
-            case .literal(let text): if text != part { return nil }
+            case .literal(let text): if !text.utf8.elementsEqual(part.utf8) { return nil }
             case .parameter(let name): parameters[name] = String(part)
             }
         }

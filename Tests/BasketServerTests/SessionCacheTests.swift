@@ -74,3 +74,44 @@ struct TokenHashTests {
         }
     }
 }
+
+/// Lists' heads in memory (SQLite): never older than the last write this process made.
+struct ListHeadsTests {
+    static let head = ListHead(no: 1, cursor: 10, epoch: "e", compactedThrough: 0)
+
+    @Test func aPushAdvancesAKnownHeadAndAnOlderReadCannotReplaceIt() {
+        let heads = ListHeads(capacity: 10, milliseconds: 60_000)
+        let list = ListID.random()
+        let (missed, generation) = heads.lookup(list, account: 7, now: 0)
+        #expect(missed == nil)
+        heads.insert(list, head: Self.head, account: 7, role: .editor, ifUnchangedSince: generation, now: 0)
+        #expect(heads.lookup(list, account: 7, now: 1).found?.0.cursor == 10)
+        #expect(heads.lookup(list, account: 8, now: 1).found == nil)  // another member: not known yet
+        // A read of the store began (cursor 10), then a push committed 11…12.
+        let (_, before) = heads.lookup(list, account: 8, now: 1)
+        heads.advanced(list, to: 12)
+        heads.insert(list, head: Self.head, account: 8, role: .viewer, ifUnchangedSince: before, now: 1)
+        #expect(heads.lookup(list, account: 7, now: 2).found?.0.cursor == 12)
+        #expect(heads.lookup(list, account: 8, now: 2).found == nil)
+    }
+
+    @Test func changedMembersAreReadAgainAndOldEntriesExpire() {
+        let heads = ListHeads(capacity: 10, milliseconds: 2_000)
+        let list = ListID.random()
+        heads.insert(list, head: Self.head, account: 7, role: .owner, ifUnchangedSince: 0, now: 0)
+        #expect(heads.lookup(list, account: 7, now: 1_999).found?.1 == .owner)
+        #expect(heads.lookup(list, account: 7, now: 2_000).found == nil)
+        heads.insert(list, head: Self.head, account: 7, role: .owner, ifUnchangedSince: 0, now: 3_000)
+        heads.invalidate(list)
+        #expect(heads.lookup(list, account: 7, now: 3_001).found == nil)
+    }
+
+    @Test func holdsAtMostItsCapacity() {
+        let heads = ListHeads(capacity: 50, milliseconds: 60_000)
+        for _ in 0..<500 {
+            let list = ListID.random()
+            heads.insert(list, head: Self.head, account: 1, role: .owner, ifUnchangedSince: 0, now: 0)
+        }
+        #expect(heads.count == 50)
+    }
+}

@@ -244,6 +244,45 @@ struct StoreTests {
         #expect(try store.createList(list, owner: carol).cursor == 0)
     }
 
+    /// What a pull and a membership check read is never older than the last write: the SQLite
+    /// store answers them from memory, and must see each push, role change and removal at once.
+    @Test(arguments: backends) func readsFollowEveryWriteAtOnce(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let bob = try store.createAccount(name: "bob", passwordHash: "b").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        try store.saveInvite(
+            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1)
+        _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
+        func pull(_ account: Int64, after: Int64) throws -> Page {
+            try store.page(of: list, after: after, limit: 100, maxBytes: 1 << 20, member: account)
+        }
+        for round in 1...3 {
+            // Both ask (and so are known), then a push: the next empty-looking pull has it.
+            #expect(try pull(bob, after: Int64(round - 1)).cursor == Int64(round - 1))
+            #expect(try store.role(of: bob, in: list) == .editor)
+            _ = try store.append([Self.op(list, "Item \(round)", counter: UInt16(round))], to: list, receivedAt: 10)
+            let page = try pull(bob, after: Int64(round - 1))
+            #expect(page.count == 1 && page.cursor == Int64(round))
+            #expect(try pull(alice, after: Int64(round)).cursor == Int64(round))
+        }
+        try store.setRole(.viewer, of: bob, in: list)
+        #expect(try store.role(of: bob, in: list) == .viewer)
+        try store.removeMember(bob, from: list)
+        #expect(try store.role(of: bob, in: list) == nil)
+        #expect(throws: StoreError.noSuchList) { try pull(bob, after: 3) }
+        #expect(try store.deleteList(list))
+        #expect(try store.role(of: alice, in: list) == nil)
+        #expect(throws: StoreError.noSuchList) { try pull(alice, after: 3) }
+        // The same id registered anew starts from nothing.
+        _ = try store.createList(list, owner: bob)
+        #expect(try pull(bob, after: 0).cursor == 0)
+        #expect(throws: StoreError.noSuchList) { try pull(alice, after: 0) }
+    }
+
     @Test(arguments: backends) func theLogNumbersNewOperationsAndSkipsKnownOnes(_ backend: Backend) throws {
         let storage = try TestStore(backend)
         let store = try storage.open()
