@@ -15,6 +15,11 @@ final class RawConnection {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
         if let source {
+            // The port is chosen at connect (by the whole 4-tuple), not at bind: binding port 0
+            // on a busy address searches the bound ports one by one.
+            var one: Int32 = 1
+            setsockopt(
+                fd, Int32(IPPROTO_IP), 24 /* IP_BIND_ADDRESS_NO_PORT */, &one, socklen_t(MemoryLayout<Int32>.size))
             var local = sockaddr_in()
             local.sin_family = sa_family_t(AF_INET)
             local.sin_addr.s_addr = inet_addr(source)
