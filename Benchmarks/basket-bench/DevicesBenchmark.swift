@@ -139,6 +139,8 @@ struct DevicesBenchmark {
         var errors = 0
         var cpu = 0.0
         var cursor: Int64 = 1
+        // Between rounds, the hot watchers park again; the others may have run out their 30 s.
+        var parkedBefore = devices
         for round in 0..<rounds {
             if round > 0 {
                 for (i, watcher) in watchers.enumerated() {
@@ -146,8 +148,9 @@ struct DevicesBenchmark {
                         RawConnection.request("GET", "/v1/lists/\(ids[0])/ops?after=\(cursor)&wait=30", token: token))
                     fds[i].events = Int16(POLLIN)
                 }
-                try pushes.waitForWatchers(devices, setups: [setup])
+                try pushes.waitForWatchers(parkedBefore, setups: [setup])
             }
+            parkedBefore = try watcherCount(setup)
             let cpuBefore = processCPUSeconds(pid: server.pid)
             let begin = DispatchTime.now().uptimeNanoseconds
             try pusher.send(
@@ -183,11 +186,16 @@ struct DevicesBenchmark {
             p99.append(latencies[min(latencies.count - 1, latencies.count * 99 / 100)])
             last.append(latencies.last!)
         }
-        // The other devices were never woken: none may have been answered.
+        // The other devices were never woken by a push: none may have had an operation (an empty
+        // answer is a long-poll that ran out its 30 s).
         var idleAnswered = 0
         for (t, list) in connections.enumerated() {
             for (i, connection) in list.enumerated() where t + i * threads >= hot {
-                if (try? connection.readAvailable()) != nil { idleAnswered += 1 }
+                if let answer = try? connection.readAvailable(),
+                    answer.status != 200 || integerField("count", in: answer.body) != 0
+                {
+                    idleAnswered += 1
+                }
             }
         }
         errors += idleAnswered
@@ -235,4 +243,13 @@ func processCPUSeconds(pid: Int32) -> Double {
     let fields = text[text.index(after: end)...].split(separator: " ")
     guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// The long-polls the server holds now (its /metrics).
+func watcherCount(_ setup: RawConnection) throws -> Int {
+    let metrics = String(decoding: try setup.call("GET", "/metrics").body, as: UTF8.self)
+    guard let line = metrics.split(separator: "\n").first(where: { $0.hasPrefix("basket_watchers ") }),
+        let value = Double(line.split(separator: " ")[1])
+    else { throw BenchError("no basket_watchers in /metrics") }
+    return Int(value)
 }

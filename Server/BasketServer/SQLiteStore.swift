@@ -15,6 +15,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let nextReader = Atomic(0)
     /// Lists' heads and members' roles in memory: this process is the file's only writer.
     let heads = ListHeads(capacity: 100_000, milliseconds: 2_000)
+    /// The items lists have held, for their quota; used only under `lock`.
+    private var itemSets = ItemSets(capacity: 1_000_000)
     public let path: String
     /// The schema versions opening this store applied (empty when it was up to date).
     public let appliedMigrations: Range<Int>
@@ -121,19 +123,25 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             item BLOB NOT NULL,
             PRIMARY KEY(list, item)
         ) WITHOUT ROWID;
-        \(recountUsage)
+        DELETE FROM list_items;
+        INSERT OR IGNORE INTO list_items(list, item) SELECT list, item FROM ops;
+        UPDATE lists SET bytes = (SELECT coalesce(sum(\(rowBytes)), 0) FROM ops WHERE ops.list = lists.no),
+            items = (SELECT count(*) FROM list_items WHERE list_items.list = lists.no);
         """,
+        // 4: no list_items: a row per item, keyed by its random id, dirtied a page of its own for
+        // every new item and halved push ingest. The items a list has held are its log's distinct
+        // items (compaction keeps every register's latest operation), read when a push first needs
+        // them (``ItemSets``); lists.items keeps the count.
+        "DROP TABLE list_items;",
     ]
 
     /// The bytes an operation row counts against its list's quota (``ListLimits/bytes(of:)``).
     static let rowBytes = "(coalesce(length(CAST(value AS BLOB)) * (typeof(value) = 'text'), 0) + 64)"
 
-    /// Sets every list's items and bytes from its log (migration 3, and after an import).
+    /// Sets every list's items and bytes from its log (after an import).
     static let recountUsage = """
-        DELETE FROM list_items;
-        INSERT OR IGNORE INTO list_items(list, item) SELECT list, item FROM ops;
         UPDATE lists SET bytes = (SELECT coalesce(sum(\(rowBytes)), 0) FROM ops WHERE ops.list = lists.no),
-            items = (SELECT count(*) FROM list_items WHERE list_items.list = lists.no);
+            items = (SELECT count(DISTINCT item) FROM ops WHERE ops.list = lists.no);
         """
 
     /// Adds `lists.dropped` and fills it from the log (migration 2).
@@ -442,9 +450,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try locked { db in
             try db.transaction {
                 guard let no = try listNo(list, db) else { return false }
-                for table in ["ops", "list_items", "invites", "members"] {
+                for table in ["ops", "invites", "members"] {
                     try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
                 }
+                itemSets.forget(no)
                 try db.run("DELETE FROM lists WHERE no = ?", .integer(no))
                 return true
             }
@@ -579,21 +588,28 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             if batch.isEmpty { break }
             // The body keeps every failure in the requests' results, so `locked` has none to throw.
             try? locked { db in
+                // Items new to their lists, by list, from the pushes of this commit that were kept.
+                var added: [Int64: Set<ItemID>] = [:]
                 do {
                     try db.transaction {
                         for pending in batch {
                             try db.execute("SAVEPOINT push")
                             do {
-                                pending.result = .success(try appendLocked(pending, db))
+                                let (result, no, items) = try appendLocked(pending, added, db)
+                                pending.result = .success(result)
                                 try db.execute("RELEASE push")
+                                added[no, default: []].formUnion(items)
                             } catch {
                                 try db.execute("ROLLBACK TO push; RELEASE push")
                                 pending.result = .failure(error)
                             }
                         }
                     }
+                    for (no, items) in added { itemSets.add(items, to: no) }
                 } catch {
                     for pending in batch { pending.result = .failure(error) }
+                    // Sets read inside the failed transaction may hold its items.
+                    itemSets.forget()
                 }
             }
             // Committed: pulls answered from memory see the new heads before any push is answered.
@@ -605,7 +621,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try Self.translatingErrors { try request.result!.get() }
     }
 
-    private func appendLocked(_ request: PendingAppend, _ db: Connection) throws -> AppendResult {
+    /// One push inside the commit's transaction; `added` holds the items earlier pushes of the same
+    /// commit brought. Returns the list's row number and the items new to it.
+    private func appendLocked(_ request: PendingAppend, _ added: [Int64: Set<ItemID>], _ db: Connection) throws -> (
+        AppendResult, Int64, Set<ItemID>
+    ) {
         guard
             let row = try db.query(
                 "SELECT no, last_seq, epoch, items, bytes FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
@@ -618,9 +638,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         var seq = lastSeq
         var accepted = 0
         var addedBytes: Int64 = 0
-        var touched = Set<ItemID>()
-        let addItem = try db.cached("INSERT OR IGNORE INTO list_items(list, item) VALUES (?1, ?2)")
-        var addedItems: Int64 = 0
+        let known = try itemSets.items(of: no) {
+            Set(
+                try db.query("SELECT DISTINCT item FROM ops WHERE list = ?", .integer(no)) {
+                    ItemID(raw: ID128($0.blob128(0)))
+                })
+        }
+        let earlier = added[no] ?? []
+        var newItems = Set<ItemID>()
         let insert = try db.cached(
             """
             INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, value, received)
@@ -646,17 +671,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 seq += 1
                 accepted += 1
                 addedBytes += ListLimits.bytes(of: op.value)
-                if touched.insert(op.item).inserted {
-                    try addItem.bind(no, at: 1)
-                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
-                        try addItem.bind($0, at: 2)
-                    }
-                    try addItem.runToCompletion()
-                    addedItems += Int64(db.changes)
-                }
+                if !known.contains(op.item) && !earlier.contains(op.item) { newItems.insert(op.item) }
             }
         }
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
+        let addedItems = Int64(newItems.count)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
         if addedBytes > 0 && bytes + addedBytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if seq != lastSeq {
@@ -664,8 +683,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 "UPDATE lists SET last_seq = ?, items = items + ?, bytes = bytes + ? WHERE no = ?", .integer(seq),
                 .integer(addedItems), .integer(addedBytes), .integer(no))
         }
-        return AppendResult(
+        let result = AppendResult(
             accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
+        return (result, no, newItems)
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {

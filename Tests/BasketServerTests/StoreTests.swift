@@ -1,6 +1,7 @@
 import BasketCore
 import BasketServer
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -402,6 +403,45 @@ struct StoreTests {
         #expect(try store.usage(of: list) == (3, before - (3 + 64)))
     }
 
+    /// The items a list has held are known again after a restart (SQLite reads them from the log),
+    /// and pushes committed together do not count one new item twice.
+    @Test(arguments: backends) func itemQuotasHoldAcrossRestartsAndConcurrentPushes(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let list = ListID.random()
+        let limits = ListLimits(maxItems: 40, maxBytes: 1 << 20)
+        do {
+            let store = try storage.open()
+            defer { store.close() }
+            let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+            _ = try store.createList(list, owner: alice)
+            _ = try store.append(
+                (0..<10).map { Self.op(list, "Item \($0)", ms: 1_000 + UInt64($0)) }, to: list, receivedAt: 1,
+                limits: limits)
+        }
+        let store = try storage.open()
+        defer { store.close() }
+        // Known items again (a new value each), and 30 new ones pushed by eight threads at once,
+        // each new item by two of them.
+        _ = try store.append(
+            (0..<10).map { Self.op(list, "Item \($0)", value: .text("again \($0)"), ms: 2_000 + UInt64($0)) },
+            to: list, receivedAt: 2, limits: limits)
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            let ops = (0..<30).filter { $0 % 4 == thread % 4 }.map {
+                Self.op(list, "New \($0)", ms: 3_000 + UInt64($0), replica: UInt64(100 + thread))
+            }
+            do { _ = try store.append(ops, to: list, receivedAt: 3, limits: limits) } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(try store.usage(of: list).items == 40)
+        #expect(throws: StoreError.tooManyItems) {
+            try store.append([Self.op(list, "One too many", ms: 4_000)], to: list, receivedAt: 4, limits: limits)
+        }
+        #expect(try store.usage(of: list).items == 40)
+    }
+
     /// Several writers (threads, each with its own store handle as a server instance has) push
     /// overlapping batches to one list at once: every operation lands once, numbered 1…N.
     @Test(arguments: backends) func concurrentWritersNumberWithoutGapsOrRepeats(_ backend: Backend) throws {
@@ -498,8 +538,8 @@ struct StoreTests {
             #expect(failures == [])
             #expect(stores.count == 8)
             let applied = stores.map(\.appliedMigrations).filter { !$0.isEmpty }
-            #expect(applied == [0..<3], "migrations applied by the eight: \(applied)")
-            #expect(try storage.schemaVersion() == 3)
+            #expect(applied == [0..<Self.latest(backend)], "migrations applied by the eight: \(applied)")
+            #expect(try storage.schemaVersion() == Self.latest(backend))
             for (index, store) in stores.enumerated() {
                 _ = try store.createAccount(name: "user\(index)", passwordHash: "x")
             }
@@ -514,7 +554,7 @@ struct StoreTests {
         try storage.open().close()
         try storage.execute(
             sqlite: "PRAGMA user_version = 9", postgres: "UPDATE basket_schema SET version = 9")
-        #expect(throws: StoreError.newerSchema(found: 9, supported: 3)) { _ = try storage.open() }
+        #expect(throws: StoreError.newerSchema(found: 9, supported: Self.latest(backend))) { _ = try storage.open() }
         #expect(try storage.schemaVersion() == 9)
     }
 
@@ -543,16 +583,19 @@ struct StoreTests {
         #expect(failures == [])
         #expect(try stores.first?.statistics().operations == 2)
         #expect(try stores.first?.page(of: list, after: 0, limit: 10).count == 2)
-        #expect(try storage.schemaVersion() == 3)
+        #expect(try storage.schemaVersion() == Self.latest(backend))
     }
 
-    /// Schema 3 taken back to schema 2, as the previous build left it (tokens without id, device and
+    /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 3 : 4 }
+
+    /// Schema 3 (or SQLite's 4) taken back to schema 2, as the previous build left it (tokens without id, device and
     /// last use; invites in plain text).
     static func undoSchema3(postgres: Bool) -> String {
         """
         DROP INDEX tokens_by_id; DROP INDEX tokens_by_account;
         ALTER TABLE tokens DROP COLUMN id; ALTER TABLE tokens DROP COLUMN device; ALTER TABLE tokens DROP COLUMN last_used;
-        DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE list_items;
+        DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE IF EXISTS list_items;
         ALTER TABLE lists DROP COLUMN bytes; ALTER TABLE lists DROP COLUMN items;
         \(postgres ? "DROP FUNCTION basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);" : "")
         CREATE TABLE invites(code TEXT PRIMARY KEY, list \(postgres ? "bigint" : "INTEGER") NOT NULL, role TEXT NOT NULL,
@@ -591,7 +634,7 @@ struct StoreTests {
         #expect(try migrated.invites(of: list, now: 0).isEmpty)
         // What the list holds is counted from its log: one item, two operations.
         #expect(try migrated.usage(of: list) == (1, (4 + 64) + (3 + 64)))
-        #expect(try storage.schemaVersion() == 3)
+        #expect(try storage.schemaVersion() == Self.latest(backend))
     }
 
     /// A store written by a newer build (a higher schema version) is refused, not written to.
