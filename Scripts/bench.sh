@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds in release mode and runs the benchmarks; prints tables (see README "Performance").
 #   Scripts/bench.sh                 every benchmark
-#   Scripts/bench.sh backends        one of them (replica, server, http, search, quality, backends), with its options
+#   Scripts/bench.sh backends        one of them (replica, server, http, devices, curves, search, quality,
+#                                    backends), with its options
+# The full run also draws the curves (docs/images/curves.png) with matplotlib from PyPI.
 # The backends benchmark needs PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
 # cluster is started (Scripts/postgres.sh, installing postgresql if missing) and stopped after.
 set -euo pipefail
@@ -36,6 +38,9 @@ else
     .build/release/basket-bench replica
     .build/release/basket-bench server
     .build/release/basket-bench http
+    .build/release/basket-bench devices
+    .build/release/basket-bench curves --csv .build/curves.csv
+    Scripts/plot-curves.sh .build/curves.csv docs/images/curves.png
     .build/release/basket-bench search
     .build/release/basket-bench quality
     .build/release/basket-bench backends

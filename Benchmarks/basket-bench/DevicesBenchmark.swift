@@ -51,21 +51,10 @@ struct DevicesBenchmark {
     }
 
     func runMeasured() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "basket-bench-devices-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerUnderTest(
-            data: directory.appendingPathComponent("data").path,
-            arguments: [
-                "--max-connections", "\(devices + 1_000)", "--max-watches", "\(devices + 1_000)", "--max-lists",
-                "\(lists + 10)",
-            ])
-        defer { server.stop() }
         print(
-            "Devices benchmark: basket-server (release) pid \(server.pid); \(devices) long-polls from 127.0.0.x over "
+            "Devices benchmark: basket-server (release); \(devices) long-polls from 127.0.0.x over "
                 + "\(lists) lists, \(hot) of them on one list; load from this process")
-        let result = try measure(server)
+        let result = try measured()
         var table = Table(
             title: "Connected devices: \(devices) parked long-polls on one instance",
             header: ["measure", "value", "target"])
@@ -88,6 +77,22 @@ struct DevicesBenchmark {
         table.add("errors (refused, closed or non-200 answers)", "\(result.errors)", "0")
         print(table.render())
         guard result.errors == 0 else { throw BenchError("\(result.errors) devices saw an error") }
+    }
+
+    /// One run on a new server process of its own.
+    func measured() throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "basket-bench-devices-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServerUnderTest(
+            data: directory.appendingPathComponent("data").path,
+            arguments: [
+                "--max-connections", "\(devices + 1_000)", "--max-watches", "\(devices + 1_000)", "--max-lists",
+                "\(lists + 10)",
+            ])
+        defer { server.stop() }
+        return try measure(server)
     }
 
     func measure(_ server: ServerUnderTest) throws -> Result {

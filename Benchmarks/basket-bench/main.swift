@@ -10,6 +10,7 @@ let usage = """
            basket-bench server [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
            basket-bench search [--items N] [--queries N]
            basket-bench quality [--corpus DIR] [--seed N] [--per-kind N] [--no-fzf]   (fzf from Debian for its baseline)
+           basket-bench curves [--csv PATH] [--max-items N] [--max-watchers N]
            basket-bench devices [--devices N] [--hot N] [--lists N] [--rounds N]   (as root: raises the open-file limit)
            basket-bench http [--runs N] [--seconds N] [--connections N]   (wrk and nginx from Debian)
            basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)
@@ -34,6 +35,7 @@ case "replica", nil: run { try ReplicaBenchmark(arguments: rest).run() }
 case "search": run { try SearchBenchmark(arguments: rest).run() }
 case "quality": run { try QualityBenchmark(arguments: rest).run() }
 case "server": run { try ServerBenchmark(arguments: rest).run() }
+case "curves": run { try CurvesBenchmark(arguments: rest).run() }
 case "devices": run { try DevicesBenchmark(arguments: rest).run() }
 case "http": run { try HTTPBenchmark(arguments: rest).run() }
 case "backends": run { try BackendBenchmark(arguments: rest).run() }

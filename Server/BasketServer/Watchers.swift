@@ -16,7 +16,9 @@ final class Watchers: Sendable {
     }
 
     private struct State {
-        var waiting: [ListID: [Watcher]] = [:]
+        /// Parked watchers by list, then by id: a watcher whose wait ran out is found without a
+        /// scan of its list's others (10,000 on one list expire every 30 s).
+        var waiting: [ListID: [UInt64: Watcher]] = [:]
         var heads: [ListID: Int64] = [:]
         var nextID: UInt64 = 0
         /// Parked watchers per account, bounded by `maxPerAccount`.
@@ -66,8 +68,8 @@ final class Watchers: Sendable {
             }
             state.perAccount[account, default: 0] += 1
             state.nextID += 1
-            state.waiting[list, default: []].append(
-                Watcher(id: state.nextID, after: after, limit: limit, account: account, responder: responder))
+            state.waiting[list, default: [:]][state.nextID] = Watcher(
+                id: state.nextID, after: after, limit: limit, account: account, responder: responder)
             return state.nextID
         }
         guard let id = parked else {
@@ -81,8 +83,7 @@ final class Watchers: Sendable {
 
     private func expire(list: ListID, id: UInt64) {
         let watcher: Watcher? = state.withLock { state in
-            guard let index = state.waiting[list]?.firstIndex(where: { $0.id == id }) else { return nil }
-            let watcher = state.waiting[list]!.remove(at: index)
+            guard let watcher = state.waiting[list]?.removeValue(forKey: id) else { return nil }
             if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
             state.unpark(watcher.account)
             return watcher
@@ -95,8 +96,12 @@ final class Watchers: Sendable {
         let woken: [Watcher] = state.withLock { state in
             state.heads[list] = max(state.heads[list] ?? 0, cursor)
             guard let all = state.waiting[list] else { return [] }
-            let (wake, keep) = (all.filter { $0.after < cursor }, all.filter { $0.after >= cursor })
-            state.waiting[list] = keep.isEmpty ? nil : keep
+            let wake = all.values.filter { $0.after < cursor }
+            if wake.count == all.count {
+                state.waiting[list] = nil
+            } else {
+                for watcher in wake { state.waiting[list]![watcher.id] = nil }
+            }
             for watcher in wake { state.unpark(watcher.account) }
             return wake
         }
@@ -126,8 +131,9 @@ final class Watchers: Sendable {
     func dismiss(account: Int64, list: ListID, with response: HTTPResponse) {
         let dismissed: [Watcher] = state.withLock { state in
             guard let all = state.waiting[list] else { return [] }
-            let (gone, keep) = (all.filter { $0.account == account }, all.filter { $0.account != account })
-            state.waiting[list] = keep.isEmpty ? nil : keep
+            let gone = all.values.filter { $0.account == account }
+            for watcher in gone { state.waiting[list]![watcher.id] = nil }
+            if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
             for watcher in gone { state.unpark(watcher.account) }
             return gone
         }
@@ -137,7 +143,7 @@ final class Watchers: Sendable {
     /// Answers every watcher of `list` with `response` (the list was deleted).
     func dismissAll(list: ListID, with response: HTTPResponse) {
         let dismissed: [Watcher] = state.withLock { state in
-            let gone = state.waiting.removeValue(forKey: list) ?? []
+            let gone = Array((state.waiting.removeValue(forKey: list) ?? [:]).values)
             for watcher in gone { state.unpark(watcher.account) }
             return gone
         }
@@ -152,7 +158,7 @@ final class Watchers: Sendable {
                 state.waiting.removeAll()
                 state.perAccount.removeAll()
             }
-            return state.waiting.flatMap { list, watchers in watchers.map { (list, $0) } }
+            return state.waiting.flatMap { list, watchers in watchers.values.map { (list, $0) } }
         }
         for (list, watcher) in all { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
     }
