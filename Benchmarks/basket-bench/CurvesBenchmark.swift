@@ -10,7 +10,7 @@ struct CurvesBenchmark {
     var items = [1_000, 10_000, 100_000]
     var lists = [1, 100, 10_000]
     var watchers = [1_000, 10_000, 100_000]
-    var spreadOperations = 20_000
+    var spreadOperations = 10_000  // one push at most (the server's batch limit)
     var csv: String?
 
     init(arguments: [String]) throws {
@@ -67,7 +67,11 @@ struct CurvesBenchmark {
                     for body in bodies {
                         let answer = try connection.call(
                             "POST", "/v1/lists/\(list)/ops", token: session.token, body: body)
-                        guard answer.status == 200 else { throw BenchError("push answered \(answer.status)") }
+                        guard answer.status == 200 else {
+                            throw BenchError(
+                                "push answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))"
+                            )
+                        }
                     }
                 }
                 var pulled = 0
@@ -120,7 +124,11 @@ struct CurvesBenchmark {
                     for (list, body) in zip(ids, bodies) {
                         let answer = try connection.call(
                             "POST", "/v1/lists/\(list)/ops", token: session.token, body: body)
-                        guard answer.status == 200 else { throw BenchError("push answered \(answer.status)") }
+                        guard answer.status == 200 else {
+                            throw BenchError(
+                                "push answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))"
+                            )
+                        }
                     }
                 }
                 points.append(
@@ -145,7 +153,9 @@ struct CurvesBenchmark {
                     curve: "server CPU per delivery by watchers", size: count, value: result.cpuPerDelivery * 1e6,
                     unit: "µs"))
             points.append(
-                Point(curve: "server RSS by watchers", size: count, value: Double(result.parkedRSS) / 1e6, unit: "MB"))
+                Point(
+                    curve: "server RSS above idle by watchers", size: count,
+                    value: Double(result.parkedRSS - result.idleRSS) / 1e6, unit: "MB"))
             if count < wanted {
                 print("Curves benchmark: \(count) watchers instead of \(wanted): the open-file limit here is \(limit)")
             }
