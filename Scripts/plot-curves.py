@@ -12,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 
 def main(source, target):
@@ -32,12 +33,18 @@ def main(source, target):
         for size, value in points:
             axis.annotate(f"{value:,.0f}" if value >= 100 else f"{value:.1f}", (size, value),
                           textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
-        axis.set_xscale("log")
+        # A log scale where sizes span more than 20x; else linear, where a straight line is linear growth.
+        if max(sizes) > 20 * min(sizes):
+            axis.set_xscale("log")
+            axis.set_xlim(min(sizes) / 2, max(sizes) * 2)
+        else:
+            axis.set_xlim(0, max(sizes) * 1.1)
         axis.set_xticks(sizes)
         axis.set_xticklabels([f"{size:,}" for size in sizes], fontsize=8)
         axis.set_ylim(bottom=0, top=max(values) * 1.25)
         axis.set_title(name, fontsize=10)
         axis.set_ylabel(unit)
+        axis.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:,.0f}"))
         axis.grid(True, alpha=0.3)
     for axis in list(axes.flat)[len(curves):]:
         axis.set_visible(False)
