@@ -11,23 +11,28 @@ struct ItemSets {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// The items of list `no`, read by `load` when not known.
-    mutating func items(of no: Int64, load: () throws -> Set<ItemID>) rethrows -> Set<ItemID> {
-        if let known = sets[no] { return known }
+    /// Makes sure list `no`'s items are known, reading them with `load` when they are not.
+    mutating func load(_ no: Int64, _ load: () throws -> Set<ItemID>) rethrows {
+        guard sets[no] == nil else { return }
         let loaded = try load()
         sets[no] = loaded
         total += loaded.count
-        return loaded
     }
 
-    /// Adds items a committed push brought to list `no` (if its set is known), then keeps the
-    /// total within ``capacity``.
-    mutating func add(_ items: Set<ItemID>, to no: Int64) {
-        guard !items.isEmpty, var set = sets.removeValue(forKey: no) else { return }
-        total -= set.count
-        set.formUnion(items)
-        total += set.count
-        sets[no] = set
+    /// Records `item` in list `no` (loaded first); true when the list had not held it.
+    mutating func insert(_ item: ItemID, into no: Int64) -> Bool {
+        guard sets[no]?.insert(item).inserted == true else { return false }
+        total += 1
+        return true
+    }
+
+    /// Takes back items of a push that was not kept (refused, or its commit failed).
+    mutating func remove(_ items: [ItemID], from no: Int64) {
+        for item in items where sets[no]?.remove(item) != nil { total -= 1 }
+    }
+
+    /// Keeps the total within ``capacity`` (after a commit: never while a push needs its list's).
+    mutating func trim() {
         while total > capacity, let (evicted, items) = sets.first {
             sets[evicted] = nil
             total -= items.count

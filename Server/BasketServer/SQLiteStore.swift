@@ -588,27 +588,26 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             if batch.isEmpty { break }
             // The body keeps every failure in the requests' results, so `locked` has none to throw.
             try? locked { db in
-                // Items new to their lists, by list, from the pushes of this commit that were kept.
-                var added: [Int64: Set<ItemID>] = [:]
                 do {
                     try db.transaction {
                         for pending in batch {
                             try db.execute("SAVEPOINT push")
+                            // The items this push recorded as new, taken back if it is not kept.
+                            var recorded: (no: Int64, items: [ItemID])?
                             do {
-                                let (result, no, items) = try appendLocked(pending, added, db)
-                                pending.result = .success(result)
+                                pending.result = .success(try appendLocked(pending, db, recorded: &recorded))
                                 try db.execute("RELEASE push")
-                                added[no, default: []].formUnion(items)
                             } catch {
                                 try db.execute("ROLLBACK TO push; RELEASE push")
                                 pending.result = .failure(error)
+                                if let recorded { itemSets.remove(recorded.items, from: recorded.no) }
                             }
                         }
                     }
-                    for (no, items) in added { itemSets.add(items, to: no) }
+                    itemSets.trim()
                 } catch {
                     for pending in batch { pending.result = .failure(error) }
-                    // Sets read inside the failed transaction may hold its items.
+                    // The sets hold items of the commit that failed.
                     itemSets.forget()
                 }
             }
@@ -621,11 +620,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try Self.translatingErrors { try request.result!.get() }
     }
 
-    /// One push inside the commit's transaction; `added` holds the items earlier pushes of the same
-    /// commit brought. Returns the list's row number and the items new to it.
-    private func appendLocked(_ request: PendingAppend, _ added: [Int64: Set<ItemID>], _ db: Connection) throws -> (
-        AppendResult, Int64, Set<ItemID>
-    ) {
+    /// One push inside the commit's transaction. Items new to the list are recorded in
+    /// `itemSets` as they come (and in `recorded`, for the caller to take back if it is not kept).
+    private func appendLocked(
+        _ request: PendingAppend, _ db: Connection, recorded: inout (no: Int64, items: [ItemID])?
+    ) throws -> AppendResult {
         guard
             let row = try db.query(
                 "SELECT no, last_seq, epoch, items, bytes FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
@@ -638,14 +637,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         var seq = lastSeq
         var accepted = 0
         var addedBytes: Int64 = 0
-        let known = try itemSets.items(of: no) {
+        try itemSets.load(no) {
             Set(
                 try db.query("SELECT DISTINCT item FROM ops WHERE list = ?", .integer(no)) {
                     ItemID(raw: ID128($0.blob128(0)))
                 })
         }
-        let earlier = added[no] ?? []
-        var newItems = Set<ItemID>()
+        recorded = (no, [])
         let insert = try db.cached(
             """
             INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, value, received)
@@ -671,11 +669,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 seq += 1
                 accepted += 1
                 addedBytes += ListLimits.bytes(of: op.value)
-                if !known.contains(op.item) && !earlier.contains(op.item) { newItems.insert(op.item) }
+                if itemSets.insert(op.item, into: no) { recorded!.items.append(op.item) }
             }
         }
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
-        let addedItems = Int64(newItems.count)
+        let addedItems = Int64(recorded!.items.count)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
         if addedBytes > 0 && bytes + addedBytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if seq != lastSeq {
@@ -683,9 +681,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 "UPDATE lists SET last_seq = ?, items = items + ?, bytes = bytes + ? WHERE no = ?", .integer(seq),
                 .integer(addedItems), .integer(addedBytes), .integer(no))
         }
-        let result = AppendResult(
+        return AppendResult(
             accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
-        return (result, no, newItems)
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
