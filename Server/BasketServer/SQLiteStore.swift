@@ -337,7 +337,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func createList(_ list: ListID, owner: Int64) throws -> Membership {
-        try locked { db in
+        defer { heads.invalidateMemberships(of: owner) }  // once committed
+        return try locked { db in
             try db.transaction {
                 if try listNo(list, db) != nil { throw StoreError.listExists }
                 let epoch = StoredOps.newEpoch()
@@ -351,18 +352,27 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func memberships(of account: Int64) throws -> [Membership] {
-        try reading { db in
-            try db.query(
-                """
-                SELECT l.id, m.role, l.epoch, l.last_seq FROM members m JOIN lists l ON l.no = m.list
-                WHERE m.account = ? ORDER BY l.no
-                """, .integer(account)
-            ) { row in
-                Membership(
-                    list: ListID(raw: ID128(row.blob128(0))), role: Role(rawValue: row.string(1) ?? "") ?? .viewer,
-                    epoch: row.string(2) ?? "", cursor: row.int64(3))
+        let (found, generation) = heads.memberships(of: account)
+        let lists =
+            try found
+            ?? reading { db in
+                try db.query(
+                    """
+                    SELECT l.id, m.role, l.no, l.last_seq, l.epoch, l.compacted_through
+                    FROM members m JOIN lists l ON l.no = m.list WHERE m.account = ? ORDER BY l.no
+                    """, .integer(account)
+                ) { row in
+                    (
+                        list: ListID(raw: ID128(row.blob128(0))),
+                        head: ListHead(
+                            no: row.int64(2), cursor: row.int64(3), epoch: row.string(4) ?? "",
+                            compactedThrough: row.int64(5)),
+                        role: Role(rawValue: row.string(1) ?? "") ?? .viewer
+                    )
+                }
             }
-        }
+        if found == nil { heads.insertMemberships(of: account, lists, ifUnchangedSince: generation) }
+        return lists.map { Membership(list: $0.list, role: $0.role, epoch: $0.head.epoch, cursor: $0.head.cursor) }
     }
 
     public func role(of account: Int64, in list: ListID) throws -> Role? {

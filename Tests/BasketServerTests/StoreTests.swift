@@ -269,19 +269,32 @@ struct StoreTests {
             let page = try pull(bob, after: Int64(round - 1))
             #expect(page.count == 1 && page.cursor == Int64(round))
             #expect(try pull(alice, after: Int64(round)).cursor == Int64(round))
+            #expect(try store.memberships(of: bob).map(\.cursor) == [Int64(round)])
         }
+        // A list made, and one deleted: each account's lists follow.
+        let other = ListID.random()
+        _ = try store.createList(other, owner: bob)
+        #expect(try store.memberships(of: bob).map(\.list) == [list, other])
+        #expect(try store.deleteList(other))
+        #expect(try store.memberships(of: bob).map(\.list) == [list])
         try store.setRole(.viewer, of: bob, in: list)
         #expect(try store.role(of: bob, in: list) == .viewer)
+        #expect(try store.memberships(of: bob).map(\.role) == [.viewer])
         try store.removeMember(bob, from: list)
         #expect(try store.role(of: bob, in: list) == nil)
+        #expect(try store.memberships(of: bob).isEmpty)
+        #expect(try store.memberships(of: alice).map(\.list) == [list])
         #expect(throws: StoreError.noSuchList) { try pull(bob, after: 3) }
         #expect(try store.deleteList(list))
         #expect(try store.role(of: alice, in: list) == nil)
+        #expect(try store.memberships(of: alice).isEmpty)
         #expect(throws: StoreError.noSuchList) { try pull(alice, after: 3) }
         // The same id registered anew starts from nothing.
         _ = try store.createList(list, owner: bob)
         #expect(try pull(bob, after: 0).cursor == 0)
         #expect(throws: StoreError.noSuchList) { try pull(alice, after: 0) }
+        #expect(try store.memberships(of: bob).map(\.cursor) == [0])
+        #expect(try store.memberships(of: alice).isEmpty)
     }
 
     @Test(arguments: backends) func theLogNumbersNewOperationsAndSkipsKnownOnes(_ backend: Backend) throws {
