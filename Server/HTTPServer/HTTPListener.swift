@@ -66,7 +66,7 @@ public final class HTTPListener: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private var listenSocket: Int32 = -1
     private(set) public var port = 0
-    let suspended = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    let suspended = SuspendedRequests()
     /// Whether the daemon runs: a response that arrives after stop() must not touch it.
     let running = Mutex(false)
     /// Requests begun and not yet completed (answered and sent, or abandoned by the client).
@@ -132,7 +132,7 @@ public final class HTTPListener: @unchecked Sendable {
         guard let daemon else { return }
         // No new connections from here on; the listening socket stays ours to close.
         _ = MHD_quiesce_daemon(daemon)
-        let waiting = suspended.withLock { Array($0.values) }
+        let waiting = suspended.all
         for context in waiting { context.responder.respond(shutdownResponse) }
         // Let every request in flight (the resumed long-polls included) finish sending its answer:
         // a queued answer is not yet a sent one.
@@ -146,7 +146,7 @@ public final class HTTPListener: @unchecked Sendable {
     }
 
     /// The number of requests waiting for an answer (long-polls).
-    public var suspendedCount: Int { suspended.withLock { $0.count } }
+    public var suspendedCount: Int { suspended.count }
 
     static func bind(host: String, port: Int) throws -> Int32 {
         var hints = addrinfo()
@@ -195,6 +195,31 @@ public final class HTTPListener: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
         }
     }
+}
+
+/// The requests waiting for an answer (long-polls), for stop() to answer. Split over 16 locks by
+/// request: every long-poll enters and leaves it, from every HTTP thread at once, and one lock
+/// was where 10,000 watchers woken together queued.
+final class SuspendedRequests: Sendable {
+    private final class Shard: Sendable {
+        let table = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    }
+    private let shards = (0..<16).map { _ in Shard() }
+
+    private func shard(_ context: RequestContext) -> Shard {
+        // By address: objects are 16-byte aligned, so the bits above the lowest four.
+        shards[Int((UInt(bitPattern: Unmanaged.passUnretained(context).toOpaque()) >> 4) % UInt(shards.count))]
+    }
+
+    func insert(_ context: RequestContext) { shard(context).table.withLock { $0[ObjectIdentifier(context)] = context } }
+
+    func remove(_ context: RequestContext) {
+        shard(context).table.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
+    }
+
+    var all: [RequestContext] { shards.flatMap { shard in shard.table.withLock { Array($0.values) } } }
+
+    var count: Int { shards.reduce(0) { total, shard in total + shard.table.withLock { $0.count } } }
 }
 
 /// The state of one request between libmicrohttpd's calls.
@@ -300,7 +325,7 @@ private func basketAccessHandler(
     if context.isSuspended {
         // Resumed: the answer is ready.
         context.isSuspended = false
-        server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
+        server.suspended.remove(context)
         return queue(
             context.responder.take() ?? .error(status: 500, code: "internal", message: "no answer"), context, server)
     }
@@ -335,7 +360,7 @@ private func basketAccessHandler(
     let ready = context.responder.takeOrSuspend {
         context.isSuspended = true
         context.wasSuspended = true
-        server.suspended.withLock { $0[ObjectIdentifier(context)] = context }
+        server.suspended.insert(context)
         MHD_suspend_connection(connection)
     } resume: {
         // The context stays alive while suspended: the request-completed callback releases it.
@@ -382,7 +407,7 @@ private func basketRequestCompleted(
     requestContext?.pointee = nil
     server.inFlight.wrappingSubtract(1, ordering: .releasing)
     server.releaseBody(context.reserved)
-    if context.wasSuspended { server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) } }
+    if context.wasSuspended { server.suspended.remove(context) }
     if let log = server.configuration.onRequestCompleted {
         log(
             HTTPListener.CompletedRequest(
