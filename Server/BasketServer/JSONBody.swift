@@ -122,6 +122,13 @@ extension JSONBody {
         var out: [UInt8] = []
         out.reserveCapacity(n)
         while i < n {
+            // A run of plain bytes is copied whole: most of a push is plain text.
+            let run = i
+            body.withUnsafeBufferPointer { bytes in
+                while i < n, bytes[i] >= 0x20, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\") { i += 1 }
+            }
+            if i > run { out.append(contentsOf: body[run..<i]) }
+            guard i < n else { break }
             let byte = body[i]
             i += 1
             switch byte {

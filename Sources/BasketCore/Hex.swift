@@ -35,6 +35,27 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The value of each byte as a hex digit (either case), or 0xFF.
+    private static let nibbles: [UInt8] = (0...255).map { nibble(UInt8($0)) ?? 0xFF }
+
+    /// The value of 1 to 16 hex digits (either case); nil when they are not. (The decoder reads
+    /// four of these per operation: a table, not a switch per digit.)
+    public static func decode(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+        guard bytes.count <= 16, !bytes.isEmpty else { return nil }
+        return nibbles.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { digits in
+                var value: UInt64 = 0
+                var invalid: UInt8 = 0
+                for byte in digits {
+                    let nibble = table[Int(byte)]
+                    invalid |= nibble & 0xF0
+                    value = value << 4 | UInt64(nibble & 0x0F)
+                }
+                return invalid == 0 ? value : nil
+            }
+        }
+    }
+
     /// The value of 1 to 16 hex digits (either case); nil when they are not.
     public static func decode(_ bytes: some Collection<UInt8>) -> UInt64? {
         guard bytes.count <= 16, !bytes.isEmpty else { return nil }
