@@ -41,18 +41,21 @@ public enum Hex {
     /// The value of 1 to 16 hex digits (either case); nil when they are not. (The decoder reads
     /// four of these per operation: a table, not a switch per digit.)
     public static func decode(_ bytes: ArraySlice<UInt8>) -> UInt64? {
-        guard bytes.count <= 16, !bytes.isEmpty else { return nil }
+        bytes.withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    /// The value of 1 to 16 hex digits (either case) in `digits`; nil when they are not.
+    static func decode(buffer digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard digits.count <= 16, !digits.isEmpty else { return nil }
         return nibbles.withUnsafeBufferPointer { table in
-            bytes.withUnsafeBufferPointer { digits in
-                var value: UInt64 = 0
-                var invalid: UInt8 = 0
-                for byte in digits {
-                    let nibble = table[Int(byte)]
-                    invalid |= nibble & 0xF0
-                    value = value << 4 | UInt64(nibble & 0x0F)
-                }
-                return invalid == 0 ? value : nil
+            var value: UInt64 = 0
+            var invalid: UInt8 = 0
+            for byte in digits {
+                let nibble = table[Int(byte)]
+                invalid |= nibble & 0xF0
+                value = value << 4 | UInt64(nibble & 0x0F)
             }
+            return invalid == 0 ? value : nil
         }
     }
 

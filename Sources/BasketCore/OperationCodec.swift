@@ -105,6 +105,18 @@ public enum OperationCodec {
         guard bytes.starts(with: header.dropLast()) else {
             throw DecodeError(line: 1, message: "not a Basket operations file (expected the header 'basket-ops 1')")
         }
+        // Read in place: slices of the array would retain and release its buffer at every field.
+        let decoded: Result<[Op], DecodeError> = bytes.withUnsafeBufferPointer { buffer in
+            do throws(DecodeError) {
+                return .success(try decode(buffer: buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try decoded.get()
+    }
+
+    private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>) throws(DecodeError) -> [Op] {
         var operations: [Op] = []
         operations.reserveCapacity(bytes.count / 80)
         var list: ListID?
@@ -124,12 +136,13 @@ public enum OperationCodec {
                 continue
             }
             if stop == start { continue }
-            let line = bytes[start..<stop]
-            if line.first == UInt8(ascii: "L") {
-                guard line.count == 34, line[start + 1] == UInt8(ascii: " "),
-                    let id = ID128(hex: String(decoding: line.dropFirst(2), as: UTF8.self))
+            let line = UnsafeBufferPointer(rebasing: bytes[start..<stop])
+            if line[0] == UInt8(ascii: "L") {
+                guard line.count == 34, line[1] == UInt8(ascii: " "),
+                    let high = Hex.decode(buffer: UnsafeBufferPointer(rebasing: line[2..<18])),
+                    let low = Hex.decode(buffer: UnsafeBufferPointer(rebasing: line[18..<34]))
                 else { throw DecodeError(line: lineNumber, message: "a list line is 'L' and 32 hex digits") }
-                list = ListID(raw: id)
+                list = ListID(raw: ID128(high: high, low: low))
                 continue
             }
             guard let list else {
@@ -140,43 +153,65 @@ public enum OperationCodec {
         return operations
     }
 
-    private static func decodeOperation(_ line: ArraySlice<UInt8>, list: ListID, lineNumber: Int) throws(DecodeError)
-        -> Op
+    private static func decodeOperation(_ line: UnsafeBufferPointer<UInt8>, list: ListID, lineNumber: Int)
+        throws(DecodeError) -> Op
     {
         func fail(_ message: String) -> DecodeError { DecodeError(line: lineNumber, message: message) }
-        var fields: [ArraySlice<UInt8>] = []
-        fields.reserveCapacity(5)
-        var fieldStart = line.startIndex
-        for i in line.indices where line[i] == tab && fields.count < 4 {
-            fields.append(line[fieldStart..<i])
-            fieldStart = i + 1
+        // The four tabs of the five fields; the fifth field (the value) may hold none.
+        var tabs = (0, 0, 0, 0)
+        var found = 0
+        var i = 0
+        while i < line.count && found < 4 {
+            if line[i] == tab {
+                switch found {
+                case 0: tabs.0 = i
+                case 1: tabs.1 = i
+                case 2: tabs.2 = i
+                default: tabs.3 = i
+                }
+                found += 1
+            }
+            i += 1
         }
-        fields.append(line[fieldStart..<line.endIndex])
-        guard fields.count == 5 else { throw fail("an operation has 5 tab-separated fields") }
+        guard found == 4 else { throw fail("an operation has 5 tab-separated fields") }
+        func field(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: line[from..<to])
+        }
+        let itemField = field(0, tabs.0)
+        let nameField = field(tabs.0 + 1, tabs.1)
+        let timestampField = field(tabs.1 + 1, tabs.2)
+        let replicaField = field(tabs.2 + 1, tabs.3)
+        let raw = field(tabs.3 + 1, line.count)
 
         let item: ItemID
-        if fields[0].count == 1 && fields[0].first == UInt8(ascii: "-") {
+        if itemField.count == 1 && itemField[0] == UInt8(ascii: "-") {
             item = .list
-        } else if fields[0].count == 32, let high = Hex.decode(fields[0].prefix(16)),
-            let low = Hex.decode(fields[0].suffix(16))
+        } else if itemField.count == 32,
+            let high = Hex.decode(buffer: UnsafeBufferPointer(rebasing: itemField[0..<16])),
+            let low = Hex.decode(buffer: UnsafeBufferPointer(rebasing: itemField[16..<32]))
         {
             item = ItemID(raw: ID128(high: high, low: low))
         } else {
             throw fail("bad item id")
         }
-        guard let field = Field(rawValue: String(decoding: fields[1], as: UTF8.self)) else {
-            throw fail("unknown field '\(String(decoding: fields[1], as: UTF8.self))'")
+        guard let field = Field(rawValue: String(decoding: nameField, as: UTF8.self)) else {
+            throw fail("unknown field '\(String(decoding: nameField, as: UTF8.self))'")
         }
-        guard fields[2].count == 16, let timestamp = Hex.decode(fields[2]) else { throw fail("bad timestamp") }
-        guard fields[3].count == 16, let replica = Hex.decode(fields[3]) else { throw fail("bad replica id") }
+        guard timestampField.count == 16, let timestamp = Hex.decode(buffer: timestampField) else {
+            throw fail("bad timestamp")
+        }
+        guard replicaField.count == 16, let replica = Hex.decode(buffer: replicaField) else {
+            throw fail("bad replica id")
+        }
         let value: Value
-        let raw = fields[4]
         switch raw.first {
         case UInt8(ascii: "-") where raw.count == 1: value = .null
         case UInt8(ascii: "t") where raw.count == 1: value = .bool(true)
         case UInt8(ascii: "f") where raw.count == 1: value = .bool(false)
         case UInt8(ascii: "="):
-            guard let text = unescape(raw.dropFirst()) else { throw fail("bad text value (invalid UTF-8 or escape)") }
+            guard let text = unescape(UnsafeBufferPointer(rebasing: raw[1...])) else {
+                throw fail("bad text value (invalid UTF-8 or escape)")
+            }
             value = .text(text)
         default: throw fail("bad value")
         }
@@ -191,7 +226,7 @@ public enum OperationCodec {
         return op
     }
 
-    private static func unescape(_ raw: ArraySlice<UInt8>) -> String? {
+    private static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> String? {
         guard raw.contains(backslash) else { return String(validating: raw, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
