@@ -224,21 +224,6 @@ private final class Built: @unchecked Sendable {
     var all: [[RawConnection]] { lock.withLock { connections } }
 }
 
-/// Raises this process's open-file limit (soft, and hard where allowed: root with
-/// CAP_SYS_RESOURCE) to `count`; children inherit it. Returns the soft limit now in force.
-func raiseOpenFileLimit(to count: Int) -> Int? {
-    var limit = rlimit()
-    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
-    if limit.rlim_cur >= rlim_t(count) { return Int(limit.rlim_cur) }
-    var wanted = limit
-    wanted.rlim_cur = rlim_t(count)
-    wanted.rlim_max = max(limit.rlim_max, rlim_t(count))
-    if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &wanted) == 0 { return count }
-    limit.rlim_cur = limit.rlim_max
-    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-    return Int(limit.rlim_max)
-}
-
 /// CPU seconds (user + system) another process used so far, from /proc.
 func processCPUSeconds(pid: Int32) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

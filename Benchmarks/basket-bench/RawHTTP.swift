@@ -131,12 +131,21 @@ func jsonObject(_ bytes: [UInt8]) -> [String: Any] {
 }
 
 /// Raises this process's open-file limit to its hard limit (thousands of sockets).
-func raiseOpenFileLimit() {
+func raiseOpenFileLimit() { _ = raiseOpenFileLimit(to: Int(Int32.max)) }
+
+/// Raises this process's open-file limit (soft, and hard where allowed: root with
+/// CAP_SYS_RESOURCE) to `count`; children inherit it. Returns the soft limit now in force.
+func raiseOpenFileLimit(to count: Int) -> Int? {
     var limit = rlimit()
-    if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 {
-        limit.rlim_cur = limit.rlim_max
-        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-    }
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+    if limit.rlim_cur >= rlim_t(count) { return Int(limit.rlim_cur) }
+    var wanted = limit
+    wanted.rlim_cur = rlim_t(count)
+    wanted.rlim_max = max(limit.rlim_max, rlim_t(count))
+    if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &wanted) == 0 { return count }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    return Int(limit.rlim_max)
 }
 
 /// Resident memory of a process, in bytes.

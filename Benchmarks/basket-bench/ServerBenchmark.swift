@@ -189,15 +189,7 @@ struct ServerBenchmark {
         let deadline = Date().addingTimeInterval(60)
         var seen: [Int] = []
         while Date() < deadline {
-            var total = 0
-            for setup in setups {
-                let metrics = String(decoding: try setup.call("GET", "/metrics").body, as: UTF8.self)
-                if let line = metrics.split(separator: "\n").first(where: { $0.hasPrefix("basket_watchers ") }),
-                    let value = Double(line.split(separator: " ")[1])
-                {
-                    total += Int(value)
-                }
-            }
+            let total = try setups.reduce(0) { $0 + (try watcherCount($1)) }
             if total >= count { return }
             if seen.last != total { seen.append(total) }
             usleep(20_000)

@@ -48,6 +48,4 @@ struct ItemSets {
         }
         total -= sets.removeValue(forKey: no)?.count ?? 0
     }
-
-    var itemCount: Int { total }
 }
