@@ -15,8 +15,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let nextReader = Atomic(0)
     /// Lists' heads and members' roles in memory: this process is the file's only writer.
     let heads = ListHeads(capacity: 100_000, milliseconds: 2_000)
-    /// The items lists have held, for their quota; used only under `lock`.
-    private var itemSets = ItemSets(capacity: 1_000_000)
+    /// The items lists have held and their operations' identities, for pushes; used only under `lock`.
+    private var logs = ListLogs(capacity: 2_000_000)
+    /// The file's `data_version` when `logs` was last known to be up to date; used only under `lock`.
+    private var dataVersion: Int64?
     public let path: String
     /// The schema versions opening this store applied (empty when it was up to date).
     public let appliedMigrations: Range<Int>
@@ -133,6 +135,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         // items (compaction keeps every register's latest operation), read when a push first needs
         // them (``ItemSets``); lists.items keeps the count.
         "DROP TABLE list_items;",
+        // 5: no identity index: its insert was half of a push's cost. The writer knows the
+        // identities of each list's operations from its log (``ListLogs``), as it knows its items.
+        "DROP INDEX ops_identity;",
     ]
 
     /// The bytes an operation row counts against its list's quota (``ListLimits/bytes(of:)``).
@@ -463,7 +468,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 for table in ["ops", "invites", "members"] {
                     try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
                 }
-                itemSets.forget(no)
+                logs.forget(no)
                 try db.run("DELETE FROM lists WHERE no = ?", .integer(no))
                 return true
             }
@@ -600,25 +605,32 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try? locked { db in
                 do {
                     try db.transaction {
+                        // Another connection wrote the file since this one last did (a second
+                        // server on it, or a subcommand run by hand): what `logs` holds may be old.
+                        let version = try db.scalar("PRAGMA data_version")?.integerValue
+                        if version != dataVersion {
+                            logs.forget()
+                            dataVersion = version
+                        }
                         for pending in batch {
                             try db.execute("SAVEPOINT push")
-                            // The items this push recorded as new, taken back if it is not kept.
-                            var recorded: (no: Int64, items: [ItemID])?
+                            // What this push recorded in `logs`, taken back if it is not kept.
+                            var journal: ListLogs.Journal?
                             do {
-                                pending.result = .success(try appendLocked(pending, db, recorded: &recorded))
+                                pending.result = .success(try appendLocked(pending, db, journal: &journal))
                                 try db.execute("RELEASE push")
                             } catch {
                                 try db.execute("ROLLBACK TO push; RELEASE push")
                                 pending.result = .failure(error)
-                                if let recorded { itemSets.remove(recorded.items, from: recorded.no) }
+                                if let journal { logs.takeBack(journal) }
                             }
                         }
                     }
-                    itemSets.trim()
+                    logs.trim()
                 } catch {
                     for pending in batch { pending.result = .failure(error) }
-                    // The sets hold items of the commit that failed.
-                    itemSets.forget()
+                    // The logs hold operations of the commit that failed.
+                    logs.forget()
                 }
             }
             // Committed: pulls answered from memory see the new heads before any push is answered.
@@ -630,44 +642,57 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try Self.translatingErrors { try request.result!.get() }
     }
 
-    /// One push inside the commit's transaction. Items new to the list are recorded in
-    /// `itemSets` as they come (and in `recorded`, for the caller to take back if it is not kept).
+    /// One push inside the commit's transaction. Operations and items new to the list are
+    /// recorded in `logs` as they come (and in `journal`, for the caller to take back if the push
+    /// is not kept).
     private func appendLocked(
-        _ request: PendingAppend, _ db: Connection, recorded: inout (no: Int64, items: [ItemID])?
+        _ request: PendingAppend, _ db: Connection, journal: inout ListLogs.Journal?
     ) throws -> AppendResult {
         guard
             let row = try db.query(
-                "SELECT no, last_seq, epoch, items, bytes FROM lists WHERE id = ?", .blob(request.list.raw.bytes),
+                "SELECT no, last_seq, epoch, items, bytes, dropped FROM lists WHERE id = ?",
+                .blob(request.list.raw.bytes),
                 map: {
-                    ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3), $0.int64(4))
+                    ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3), $0.int64(4), $0.int64(5))
                 }
             ).first
         else { throw StoreError.noSuchList }
-        let (no, lastSeq, epoch, items, bytes) = row
+        let (no, lastSeq, epoch, items, bytes, dropped) = row
         var seq = lastSeq
-        var accepted = 0
         var addedBytes: Int64 = 0
-        try itemSets.load(no) {
-            Set(
-                try db.query("SELECT DISTINCT item FROM ops WHERE list = ?", .integer(no)) {
-                    ItemID(raw: ID128($0.blob128(0)))
-                })
+        journal = try logs.load(no, expected: Int(clamping: lastSeq - dropped)) { visit in
+            let scan = try db.prepare("SELECT seq, item, field, ts, replica FROM ops WHERE list = ?")
+            try scan.bind(no, at: 1)
+            while let row = try scan.step() {
+                visit(row.int64(0), Self.identity(row, from: 1))
+            }
         }
-        recorded = (no, [])
+        let stored = try db.cached("SELECT item, field, ts, replica FROM ops WHERE list = ?1 AND seq = ?2")
         let insert = try db.cached(
             """
-            INSERT OR IGNORE INTO ops(list, seq, item, field, ts, replica, value, received)
+            INSERT INTO ops(list, seq, item, field, ts, replica, value, received)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
         for op in request.operations {
+            let identity = ListLogs.Identity(
+                item: op.item, field: Int64(op.field.code), timestamp: StoredOps.column(op.timestamp),
+                replica: StoredOps.column(op.replica))
+            let new = try logs.admit(identity, at: seq + 1, journal: &journal!) { earlier in
+                try stored.bind(no, at: 1)
+                try stored.bind(earlier, at: 2)
+                defer { stored.reset() }
+                return try stored.step().map { Self.identity($0, from: 0) }
+            }
+            guard new else { continue }
+            seq += 1
             try insert.bind(no, at: 1)
-            try insert.bind(seq + 1, at: 2)
+            try insert.bind(seq, at: 2)
             try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
                 try insert.bind($0, at: 3)
             }
-            try insert.bind(Int64(op.field.code), at: 4)
-            try insert.bind(StoredOps.column(op.timestamp), at: 5)
-            try insert.bind(StoredOps.column(op.replica), at: 6)
+            try insert.bind(identity.field, at: 4)
+            try insert.bind(identity.timestamp, at: 5)
+            try insert.bind(identity.replica, at: 6)
             switch op.value {
             case .null: try insert.bindNull(at: 7)
             case .bool(let b): try insert.bind(b ? 1 : 0, at: 7)
@@ -675,15 +700,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             }
             try insert.bind(request.receivedAt, at: 8)
             try insert.runToCompletion()
-            if db.changes == 1 {
-                seq += 1
-                accepted += 1
-                addedBytes += ListLimits.bytes(of: op.value)
-                if itemSets.insert(op.item, into: no) { recorded!.items.append(op.item) }
-            }
+            addedBytes += ListLimits.bytes(of: op.value)
         }
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
-        let addedItems = Int64(recorded!.items.count)
+        let addedItems = Int64(journal!.items.count)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
         if addedBytes > 0 && bytes + addedBytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if seq != lastSeq {
@@ -691,8 +711,16 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 "UPDATE lists SET last_seq = ?, items = items + ?, bytes = bytes + ? WHERE no = ?", .integer(seq),
                 .integer(addedItems), .integer(addedBytes), .integer(no))
         }
+        let accepted = Int(seq - lastSeq)
         return AppendResult(
             accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
+    }
+
+    /// An operation's identity from four columns of a row: item, field, ts, replica.
+    private static func identity(_ row: Row, from column: Int32) -> ListLogs.Identity {
+        ListLogs.Identity(
+            item: ItemID(raw: ID128(row.blob128(column))), field: row.int64(column + 1),
+            timestamp: row.int64(column + 2), replica: row.int64(column + 3))
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {

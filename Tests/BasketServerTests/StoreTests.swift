@@ -455,6 +455,44 @@ struct StoreTests {
         #expect(try store.usage(of: list).items == 40)
     }
 
+    /// A push is idempotent whatever the store remembers: across a restart, after a push that was
+    /// refused (its new operations were not kept, so they are new next time), with a replica's
+    /// high-bit id, and after compaction dropped an operation (pushed again, it is new again).
+    @Test(arguments: backends) func duplicatesAreRecognisedAcrossRestartsRefusalsAndCompaction(_ backend: Backend)
+        throws
+    {
+        let storage = try TestStore(backend)
+        let list = ListID.random()
+        let first = (0..<20).map { Self.op(list, "Item \($0 % 7)", ms: 1_000 + UInt64($0)) }
+        do {
+            let store = try storage.open()
+            defer { store.close() }
+            let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+            _ = try store.createList(list, owner: alice)
+            #expect(try store.append(first, to: list, receivedAt: 1).accepted == 20)
+        }
+        let store = try storage.open()
+        defer { store.close() }
+        let again = try store.append(first + first.prefix(3), to: list, receivedAt: 2)
+        #expect(again.accepted == 0 && again.duplicates == 23 && again.cursor == 20)
+        // A push past the item quota is refused; what it held is new when pushed within it.
+        let refused = (0..<5).map { Self.op(list, "New \($0)", ms: 2_000 + UInt64($0), replica: 1 << 63 | 5) }
+        #expect(throws: StoreError.tooManyItems) {
+            try store.append(
+                first.suffix(2) + refused, to: list, receivedAt: 3, limits: ListLimits(maxItems: 8, maxBytes: 1 << 20))
+        }
+        let kept = try store.append(refused + first.suffix(2), to: list, receivedAt: 3)
+        #expect(kept.accepted == 5 && kept.duplicates == 2 && kept.cursor == 25)
+        #expect(try store.usage(of: list).items == 12)
+        // A newer value of "Item 0" makes its first operation superseded, and compaction drops it.
+        let newer = Self.op(list, "Item 0", value: .text("Item 0, newer"), ms: 5_000)
+        #expect(try store.append([newer], to: list, receivedAt: 4).accepted == 1)
+        #expect(try store.compact(receivedBefore: 2) > 0)
+        let afterCompaction = try store.append([first[0], newer, refused[0]], to: list, receivedAt: 5)
+        #expect(afterCompaction.accepted == 1 && afterCompaction.duplicates == 2 && afterCompaction.cursor == 27)
+        #expect(try Self.decoded(store.page(of: list, after: 26, limit: 10)) == [first[0]])
+    }
+
     /// Several writers (threads, each with its own store handle as a server instance has) push
     /// overlapping batches to one list at once: every operation lands once, numbered 1…N.
     @Test(arguments: backends) func concurrentWritersNumberWithoutGapsOrRepeats(_ backend: Backend) throws {
@@ -599,10 +637,11 @@ struct StoreTests {
         #expect(try storage.schemaVersion() == Self.latest(backend))
     }
 
-    /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 3 : 4 }
+    /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`, its 5
+    /// the identity index.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 3 : 5 }
 
-    /// Schema 3 (or SQLite's 4) taken back to schema 2, as the previous build left it (tokens without id, device and
+    /// Schema 3 (or SQLite's 4 and 5) taken back to schema 2, as the previous build left it (tokens without id, device and
     /// last use; invites in plain text).
     static func undoSchema3(postgres: Bool) -> String {
         """
@@ -610,6 +649,7 @@ struct StoreTests {
         ALTER TABLE tokens DROP COLUMN id; ALTER TABLE tokens DROP COLUMN device; ALTER TABLE tokens DROP COLUMN last_used;
         DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE IF EXISTS list_items;
         ALTER TABLE lists DROP COLUMN bytes; ALTER TABLE lists DROP COLUMN items;
+        \(postgres ? "" : "CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);")
         \(postgres ? "DROP FUNCTION basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);" : "")
         CREATE TABLE invites(code TEXT PRIMARY KEY, list \(postgres ? "bigint" : "INTEGER") NOT NULL, role TEXT NOT NULL,
             created_by \(postgres ? "bigint" : "INTEGER") NOT NULL, expires \(postgres ? "bigint" : "INTEGER") NOT NULL);
