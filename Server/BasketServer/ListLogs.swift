@@ -8,10 +8,11 @@ import BasketCore
 /// a list's; bounded over all lists, the lists pushed to least recently forgotten first (the list
 /// being pushed to is always whole, and its quota bounds it).
 ///
-/// An operation is known by a keyed 64-bit hash of its identity and the sequence number it was
-/// stored at. A hash found is confirmed against the stored row, so two operations whose hashes
-/// collide are still told apart: the second is kept whole in `collisions`. Before schema 5 a
-/// unique index on the log held the identities, and its insert was the largest cost of a push.
+/// Operations and items are found by keyed 64-bit hashes (``Hashed``), made before the writer's
+/// lock is taken, in ``KeyTable``s. An item is kept whole and compared. An operation is kept as
+/// the sequence number it was stored at, and a hash found is confirmed against the stored row, so
+/// operations whose hashes collide are still told apart. Before schema 5 a unique index on the
+/// log held the identities, and its insert was the largest cost of a push.
 struct ListLogs {
     /// What makes an operation the same operation: its register and its version. The value is
     /// not part of it (a replica never gives one version two values).
@@ -20,119 +21,90 @@ struct ListLogs {
         var field: Int64
         var timestamp: Int64
         var replica: Int64
+    }
 
-        /// The identity's keyed hash (Swift's `Hasher`, seeded at random per process).
-        var key: Int {
+    /// An operation's identity with its keys: hashes keyed at random per process (Swift's
+    /// `Hasher`), so nobody outside can choose operations or items whose keys collide.
+    struct Hashed {
+        var identity: Identity
+        var key: UInt64
+        var itemKey: UInt64
+
+        init(_ identity: Identity) {
+            self.identity = identity
             var hasher = Hasher()
-            hasher.combine(item.raw.high)
-            hasher.combine(item.raw.low)
-            hasher.combine(field)
-            hasher.combine(timestamp)
-            hasher.combine(replica)
-            return hasher.finalize()
+            hasher.combine(identity.item.raw.high)
+            hasher.combine(identity.item.raw.low)
+            hasher.combine(identity.field)
+            hasher.combine(identity.timestamp)
+            hasher.combine(identity.replica)
+            key = UInt64(bitPattern: Int64(hasher.finalize()))
+            itemKey = UInt64(bitPattern: Int64(identity.item.hashValue))
+        }
+
+        /// For tests: keys chosen by the caller (colliding ones, say).
+        init(_ identity: Identity, key: UInt64, itemKey: UInt64) {
+            self.identity = identity
+            self.key = key
+            self.itemKey = itemKey
         }
     }
 
     /// One list's log, as far as pushes need it.
-    private struct Log {
-        var items: Set<ItemID> = []
-        /// Sequence numbers by identity hash.
-        var operations: [Int: Int64] = [:]
-        /// Operations whose hash an earlier one of the log has.
-        var collisions: Set<Identity> = []
+    fileprivate struct Log {
+        var items = KeyTable(filler: ItemID(raw: ID128(high: 0, low: 0)))
+        /// The sequence number each operation is stored at.
+        var operations = KeyTable(filler: Int64(0))
         var lastUse: UInt64 = 0
-        var size: Int { items.count + operations.count + collisions.count }
-    }
-
-    /// What one push recorded, for taking it back when the push is not kept.
-    struct Journal {
-        let list: Int64
-        fileprivate(set) var items: [ItemID] = []
-        fileprivate var keys: [Int] = []
-        fileprivate var collisions: [Identity] = []
-        fileprivate var replaced: [(key: Int, seq: Int64)] = []
+        var size: Int { items.count + operations.count }
     }
 
     private var logs: [Int64: Log] = [:]
+    /// Entries in `logs` (a list being pushed to is out of it).
     private var total = 0
     private var clock: UInt64 = 0
     /// The most entries (items and operations) kept over all lists.
     let capacity: Int
-    /// The hash operations are known by: ``Identity/key``, or a worse one in tests.
-    private let key: (Identity) -> Int
+    /// How a log read from the store is hashed: as pushes are (``Hashed/init(_:)``), unless a test
+    /// wants collisions.
+    private let hashing: (Identity) -> Hashed
 
-    init(capacity: Int, key: @escaping (Identity) -> Int = \.key) {
+    init(capacity: Int, hashing: @escaping (Identity) -> Hashed = { Hashed($0) }) {
         self.capacity = capacity
-        self.key = key
+        self.hashing = hashing
     }
 
-    /// Makes sure list `no`'s log is known, reading it with `load` when it is not: `load` calls
-    /// its argument with every operation of the log. `expected` is how many there are, or about.
-    mutating func load(
+    /// List `no`'s log, taken out for one push (``close(_:kept:)`` puts it back), read with `load`
+    /// when it is not known: `load` calls its argument with every operation of the log.
+    /// `expected` is how many there are, or about.
+    mutating func open(
         _ no: Int64, expected: Int, _ load: ((Int64, Identity) -> Void) throws -> Void
-    ) rethrows -> Journal {
+    ) rethrows -> Push {
         clock += 1
-        if logs[no] != nil {
-            logs[no]!.lastUse = clock
-            return Journal(list: no)
+        if var log = logs.removeValue(forKey: no) {
+            total -= log.size
+            log.lastUse = clock
+            return Push(list: no, log: log)
         }
         var log = Log(lastUse: clock)
-        log.operations.reserveCapacity(max(0, expected))
+        log.operations.reserve(max(0, expected))
         try load { seq, identity in
-            log.items.insert(identity.item)
-            let key = key(identity)
-            if log.operations[key] == nil {
-                log.operations[key] = seq
-            } else {
-                log.collisions.insert(identity)
+            let hashed = hashing(identity)
+            log.operations.insert(hashed.key, seq)
+            if log.items.first(hashed.itemKey, where: { $0 == identity.item }) == nil {
+                log.items.insert(hashed.itemKey, identity.item)
             }
         }
-        total += log.size
-        logs[no] = log
-        return Journal(list: no)
+        return Push(list: no, log: log)
     }
 
-    /// Whether the operation `identity` is new to the journal's list (loaded first). A new one is
-    /// recorded as stored at `seq`, and its item as held; both go into `journal`. `stored` reads
-    /// the identity of the operation stored at a sequence number (nil when there is none).
-    mutating func admit(
-        _ identity: Identity, at seq: Int64, journal: inout Journal, stored: (Int64) throws -> Identity?
-    ) rethrows -> Bool {
-        let no = journal.list
-        let key = key(identity)
-        if let earlier = logs[no]!.operations[key] {
-            let found = try stored(earlier)
-            if found == identity || logs[no]!.collisions.contains(identity) { return false }
-            if found == nil {
-                // Compaction dropped the operation the hash named: the entry is stale.
-                logs[no]!.operations[key] = seq
-                journal.replaced.append((key, earlier))
-            } else {
-                logs[no]!.collisions.insert(identity)
-                journal.collisions.append(identity)
-                total += 1
-            }
-        } else {
-            logs[no]!.operations[key] = seq
-            journal.keys.append(key)
-            total += 1
-        }
-        if logs[no]!.items.insert(identity.item).inserted {
-            journal.items.append(identity.item)
-            total += 1
-        }
-        return true
-    }
-
-    /// Takes back what a push recorded when it is not kept (refused, or rolled back).
-    mutating func takeBack(_ journal: Journal) {
-        guard logs[journal.list] != nil else { return }
-        for key in journal.keys where logs[journal.list]!.operations.removeValue(forKey: key) != nil { total -= 1 }
-        for identity in journal.collisions where logs[journal.list]!.collisions.remove(identity) != nil {
-            total -= 1
-        }
-        for item in journal.items where logs[journal.list]!.items.remove(item) != nil { total -= 1 }
-        for (key, seq) in journal.replaced { logs[journal.list]!.operations[key] = seq }
+    /// Puts a list's log back after its push: as the push left it when it was kept, as it was
+    /// before when it was not (refused, or rolled back).
+    mutating func close(_ push: Push, kept: Bool) {
+        var push = push
+        if !kept { push.takeBack() }
+        total += push.log.size
+        logs[push.list] = push.log
     }
 
     /// Keeps the total within ``capacity`` (after a commit: never while a push needs its list's),
@@ -159,4 +131,65 @@ struct ListLogs {
 
     /// How many entries are kept, over all lists.
     var count: Int { total }
+
+    /// One push to a list: its log, and what the push recorded in it.
+    struct Push {
+        let list: Int64
+        fileprivate var log: Log
+        /// The items new to the list.
+        private var items: [(key: UInt64, item: ItemID)] = []
+        private var operations: [(key: UInt64, seq: Int64)] = []
+        /// Entries whose row was gone, pointed at a new one: the sequence numbers they had.
+        private var replaced: [(key: UInt64, was: Int64, now: Int64)] = []
+
+        fileprivate init(list: Int64, log: Log) {
+            self.list = list
+            self.log = log
+        }
+
+        /// How many items the push added to the list.
+        var newItems: Int { items.count }
+
+        /// Whether the operation is new to the list. A new one is recorded as stored at `seq`, and
+        /// its item as held. `stored` reads the identity of the operation stored at a sequence
+        /// number (nil when there is none).
+        mutating func admit(_ op: Hashed, at seq: Int64, stored: (Int64) throws -> Identity?) rethrows -> Bool {
+            var gone: Int64?
+            let known = try log.operations.first(op.key) { earlier in
+                guard let found = try stored(earlier) else {
+                    gone = gone ?? earlier
+                    return false
+                }
+                return found == op.identity
+            }
+            if known != nil { return false }
+            if let earlier = gone {
+                // Compaction dropped the operation an entry named: the entry names this one now.
+                let slot = log.operations.first(op.key) { $0 == earlier }!.slot
+                log.operations.replace(at: slot, with: seq)
+                replaced.append((op.key, earlier, seq))
+            } else {
+                log.operations.insert(op.key, seq)
+                operations.append((op.key, seq))
+            }
+            if log.items.first(op.itemKey, where: { $0 == op.identity.item }) == nil {
+                log.items.insert(op.itemKey, op.identity.item)
+                items.append((op.itemKey, op.identity.item))
+            }
+            return true
+        }
+
+        fileprivate mutating func takeBack() {
+            for (key, seq) in operations { log.operations.remove(key) { $0 == seq } }
+            for (key, item) in items { log.items.remove(key) { $0 == item } }
+            for (key, was, now) in replaced.reversed() {
+                if let slot = log.operations.first(key, where: { $0 == now })?.slot {
+                    log.operations.replace(at: slot, with: was)
+                }
+            }
+            operations = []
+            items = []
+            replaced = []
+        }
+    }
 }

@@ -614,16 +614,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                         }
                         for pending in batch {
                             try db.execute("SAVEPOINT push")
-                            // What this push recorded in `logs`, taken back if it is not kept.
-                            var journal: ListLogs.Journal?
+                            // The list's log in `logs`, out of it while the push is written.
+                            var push: ListLogs.Push?
+                            var kept = false
                             do {
-                                pending.result = .success(try appendLocked(pending, db, journal: &journal))
+                                pending.result = .success(try appendLocked(pending, db, push: &push))
                                 try db.execute("RELEASE push")
+                                kept = true
                             } catch {
-                                try db.execute("ROLLBACK TO push; RELEASE push")
                                 pending.result = .failure(error)
-                                if let journal { logs.takeBack(journal) }
+                                if let push { logs.close(push, kept: false) }
+                                try db.execute("ROLLBACK TO push; RELEASE push")
                             }
+                            if kept, let push { logs.close(push, kept: true) }
                         }
                     }
                     logs.trim()
@@ -643,10 +646,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// One push inside the commit's transaction. Operations and items new to the list are
-    /// recorded in `logs` as they come (and in `journal`, for the caller to take back if the push
-    /// is not kept).
+    /// recorded in its log from `logs`, taken out as `push` (for the caller to put back, kept or not).
     private func appendLocked(
-        _ request: PendingAppend, _ db: Connection, journal: inout ListLogs.Journal?
+        _ request: PendingAppend, _ db: Connection, push: inout ListLogs.Push?
     ) throws -> AppendResult {
         guard
             let row = try db.query(
@@ -660,7 +662,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         let (no, lastSeq, epoch, items, bytes, dropped) = row
         var seq = lastSeq
         var addedBytes: Int64 = 0
-        journal = try logs.load(no, expected: Int(clamping: lastSeq - dropped)) { visit in
+        push = try logs.open(no, expected: Int(clamping: lastSeq - dropped)) { visit in
             let scan = try db.prepare("SELECT seq, item, field, ts, replica FROM ops WHERE list = ?")
             try scan.bind(no, at: 1)
             while let row = try scan.step() {
@@ -673,11 +675,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             INSERT INTO ops(list, seq, item, field, ts, replica, value, received)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
-        for op in request.operations {
-            let identity = ListLogs.Identity(
-                item: op.item, field: Int64(op.field.code), timestamp: StoredOps.column(op.timestamp),
-                replica: StoredOps.column(op.replica))
-            let new = try logs.admit(identity, at: seq + 1, journal: &journal!) { earlier in
+        for (op, hashed) in zip(request.operations, request.hashed) {
+            let identity = hashed.identity
+            let new = try push!.admit(hashed, at: seq + 1) { earlier in
                 try stored.bind(no, at: 1)
                 try stored.bind(earlier, at: 2)
                 defer { stored.reset() }
@@ -703,7 +703,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             addedBytes += ListLimits.bytes(of: op.value)
         }
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
-        let addedItems = Int64(journal!.items.count)
+        let addedItems = Int64(push!.newItems)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
         if addedBytes > 0 && bytes + addedBytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if seq != lastSeq {
@@ -819,6 +819,8 @@ private final class PendingAppend: @unchecked Sendable {
     // `@unchecked Sendable`: `result` is written by the writing thread before `done` is signalled
     // and read by the waiting thread after it.
     let operations: [Op]
+    /// The operations' identities and keys, made by the pushing thread, not under the writer's lock.
+    let hashed: [ListLogs.Hashed]
     let limits: ListLimits
     let list: ListID
     let receivedAt: Int64
@@ -827,6 +829,12 @@ private final class PendingAppend: @unchecked Sendable {
 
     init(operations: [Op], list: ListID, receivedAt: Int64, limits: ListLimits) {
         self.operations = operations
+        hashed = operations.map {
+            ListLogs.Hashed(
+                ListLogs.Identity(
+                    item: $0.item, field: Int64($0.field.code), timestamp: StoredOps.column($0.timestamp),
+                    replica: StoredOps.column($0.replica)))
+        }
         self.limits = limits
         self.list = list
         self.receivedAt = receivedAt

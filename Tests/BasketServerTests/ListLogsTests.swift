@@ -21,78 +21,89 @@ struct ListLogsTests {
         func stored(_ seq: Int64) -> Identity? { rows[seq] }
     }
 
-    /// Admits `identities` into list `no` as a push would, storing the new ones after `rows`'s last.
-    static func push(_ identities: [Identity], _ logs: inout ListLogs, _ rows: Rows, list no: Int64 = 1)
-        -> (accepted: Int, journal: ListLogs.Journal)
-    {
-        var journal = logs.load(no, expected: rows.rows.count) { visit in
+    /// Keys that are all the same.
+    static func colliding(_ identity: Identity) -> ListLogs.Hashed { .init(identity, key: 7, itemKey: 7) }
+
+    static func logs(capacity: Int = 1_000, collide: Bool) -> ListLogs {
+        ListLogs(capacity: capacity, hashing: collide ? { colliding($0) } : { ListLogs.Hashed($0) })
+    }
+
+    /// Admits `identities` into list `no` as a push would, storing the new ones after `rows`'s
+    /// last; with `collide`, every operation and item has the same keys. The log is put back as
+    /// kept unless `keep` is false (the store rolled the push back: the caller drops its rows).
+    static func push(
+        _ identities: [Identity], _ logs: inout ListLogs, _ rows: Rows, list no: Int64 = 1, collide: Bool = false,
+        keep: Bool = true
+    ) -> (accepted: Int, newItems: Int) {
+        var push = logs.open(no, expected: rows.rows.count) { visit in
             for (seq, identity) in rows.rows.sorted(by: { $0.key < $1.key }) { visit(seq, identity) }
         }
         var accepted = 0
         for identity in identities {
             let seq = rows.last + 1
-            if logs.admit(identity, at: seq, journal: &journal, stored: rows.stored) {
+            let hashed = collide ? Self.colliding(identity) : ListLogs.Hashed(identity)
+            if push.admit(hashed, at: seq, stored: rows.stored) {
                 rows.rows[seq] = identity
                 rows.last = seq
                 accepted += 1
             }
         }
-        return (accepted, journal)
+        logs.close(push, kept: keep)
+        return (accepted, push.newItems)
     }
 
     @Test(arguments: [false, true]) func duplicatesAreFoundAndNewOperationsKept(collide: Bool) {
-        var logs = ListLogs(capacity: 1_000, key: collide ? { _ in 7 } : \.key)
+        var logs = Self.logs(collide: collide)
         let rows = Rows()
         let first = (0..<50).map { Self.identity($0, item: $0 % 5) }
-        #expect(Self.push(first, &logs, rows).accepted == 50)
-        #expect(Self.push(first, &logs, rows).accepted == 0)
-        // Half known, half new, and one new operation twice in the same push.
+        #expect(Self.push(first, &logs, rows, collide: collide) == (50, 5))
+        #expect(Self.push(first, &logs, rows, collide: collide) == (0, 0))
+        // Half known, half new, and one new operation twice in the same push; no new item.
         let mixed = (25..<75).map { Self.identity($0, item: $0 % 5) } + [Self.identity(74, item: 4)]
-        let (accepted, journal) = Self.push(mixed, &logs, rows)
-        #expect(accepted == 25)
-        #expect(journal.items.isEmpty)  // items 0…4 were all held before
+        #expect(Self.push(mixed, &logs, rows, collide: collide) == (25, 0))
         #expect(logs.count == 75 + 5)
     }
 
     @Test(arguments: [false, true]) func aLogReadAgainKnowsItsOperations(collide: Bool) {
         let rows = Rows()
-        var before = ListLogs(capacity: 1_000, key: collide ? { _ in 7 } : \.key)
-        _ = Self.push((0..<20).map { Self.identity($0) }, &before, rows)
-        var after = ListLogs(capacity: 1_000, key: collide ? { _ in 7 } : \.key)
-        #expect(Self.push((0..<20).map { Self.identity($0) }, &after, rows).accepted == 0)
-        #expect(Self.push([Self.identity(20)], &after, rows).accepted == 1)
+        var before = Self.logs(collide: collide)
+        _ = Self.push((0..<20).map { Self.identity($0, item: $0 % 3) }, &before, rows, collide: collide)
+        var after = Self.logs(collide: collide)
+        #expect(Self.push((0..<20).map { Self.identity($0, item: $0 % 3) }, &after, rows, collide: collide) == (0, 0))
+        #expect(Self.push([Self.identity(20, item: 3)], &after, rows, collide: collide) == (1, 1))
+        #expect(after.count == 21 + 4)
     }
 
-    @Test(arguments: [false, true]) func aPushTakenBackLeavesNothing(collide: Bool) {
-        var logs = ListLogs(capacity: 1_000, key: collide ? { _ in 7 } : \.key)
+    @Test(arguments: [false, true]) func aPushNotKeptLeavesNothing(collide: Bool) {
+        var logs = Self.logs(collide: collide)
         let rows = Rows()
-        _ = Self.push((0..<10).map { Self.identity($0) }, &logs, rows)
+        _ = Self.push((0..<10).map { Self.identity($0) }, &logs, rows, collide: collide)
         let saved = rows.rows
-        let (accepted, journal) = Self.push((10..<20).map { Self.identity($0, item: $0) }, &logs, rows)
-        #expect(accepted == 10 && journal.items.count == 10)
-        // The store rolled the push back: its rows are gone, and so must its entries be.
+        let refused = (10..<20).map { Self.identity($0, item: $0) }
+        #expect(Self.push(refused, &logs, rows, collide: collide, keep: false) == (10, 10))
+        // The store rolled the push back: its rows are gone, and so are its entries.
         rows.rows = saved
         rows.last = 10
-        logs.takeBack(journal)
         #expect(logs.count == 10 + 1)
-        let (again, journalAgain) = Self.push((10..<20).map { Self.identity($0, item: $0) }, &logs, rows)
-        #expect(again == 10 && journalAgain.items.count == 10)
+        #expect(Self.push(refused, &logs, rows, collide: collide) == (10, 10))
+        #expect(logs.count == 20 + 11)
     }
 
-    /// Compaction dropped the row a hash named: the operation is new again (as with an index), and
-    /// taking that push back names the old row again.
-    @Test func anEntryWhoseRowIsGoneIsNew() {
-        var logs = ListLogs(capacity: 1_000)
+    /// Compaction dropped the row an entry named: the operation is new again (as with an index),
+    /// and a push of it that is not kept leaves the entry naming the old row.
+    @Test(arguments: [false, true]) func anEntryWhoseRowIsGoneIsNew(collide: Bool) {
+        var logs = Self.logs(collide: collide)
         let rows = Rows()
-        _ = Self.push([Self.identity(1), Self.identity(2)], &logs, rows)
+        _ = Self.push([Self.identity(1), Self.identity(2)], &logs, rows, collide: collide)
         rows.rows[1] = nil
-        let (accepted, journal) = Self.push([Self.identity(1)], &logs, rows)
-        #expect(accepted == 1 && rows.rows[3] == Self.identity(1))
+        #expect(Self.push([Self.identity(1)], &logs, rows, collide: collide, keep: false) == (1, 0))
         rows.rows[3] = nil
         rows.last = 2
-        logs.takeBack(journal)
         #expect(logs.count == 2 + 1)
-        #expect(Self.push([Self.identity(1), Self.identity(2)], &logs, rows).accepted == 1)
+        #expect(Self.push([Self.identity(1), Self.identity(2)], &logs, rows, collide: collide) == (1, 0))
+        #expect(rows.rows[3] == Self.identity(1))
+        #expect(Self.push([Self.identity(1)], &logs, rows, collide: collide) == (0, 0))
+        #expect(logs.count == 2 + 1)
     }
 
     @Test func listsPushedToLeastRecentlyAreForgottenFirst() {
@@ -114,5 +125,41 @@ struct ListLogsTests {
         logs.trim()
         #expect(logs.count == 201)
         #expect(Self.push((0..<200).map { Self.identity($0) }, &logs, large, list: 9).accepted == 0)
+    }
+}
+
+/// The hash table alone, against a plain array of entries: keys that share slots, wrap around the
+/// end of the table and are removed from the middle of their runs.
+struct KeyTableTests {
+    @Test func agreesWithAListOfEntriesUnderRandomChanges() {
+        var table = KeyTable(filler: -1)
+        var reference: [(key: UInt64, value: Int)] = []
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        for step in 0..<20_000 {
+            // Few keys, some of them 0 (stored as 1) and some with the table's top slots.
+            let keys: [UInt64] = [0, 1, 7, 15, 16, 31, 1 << 40 | 7, UInt64.max]
+            let key = keys[next(8)]
+            let stored = max(key, 1)  // the table keeps 0 as 1 (values tell entries apart)
+            let value = next(6)
+            switch next(3) {
+            case 0 where reference.count < 300:
+                table.insert(key, value)
+                reference.append((stored, value))
+            case 1:
+                let removed = table.remove(key) { $0 == value }
+                let index = reference.firstIndex { $0.key == stored && $0.value == value }
+                #expect(removed == (index != nil), "step \(step)")
+                if let index { reference.remove(at: index) }
+            default:
+                let found = table.first(key) { $0 == value }
+                #expect((found?.value == value) == reference.contains { $0.key == stored && $0.value == value })
+            }
+            #expect(table.count == reference.count)
+        }
+        for (key, value) in reference { #expect(table.first(key) { $0 == value } != nil) }
     }
 }
