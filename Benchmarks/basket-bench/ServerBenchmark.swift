@@ -21,6 +21,7 @@ struct ServerBenchmark {
         try parseNumericOptions(arguments) { name, n in
             switch name {
             case "--batches": batchesPerClient = n
+            case "--clients": pushClients = n
             case "--watchers": watchers = n
             case "--idle-watchers": idleWatchers = n
             case "--burst": burst = n

@@ -2,8 +2,18 @@ import BasketCore
 import Foundation
 import HTTPServer
 
-/// Accounts, sign-in, tokens (devices), passwords. Password work runs on ``PasswordWork``.
+/// Accounts, sign-in, tokens (devices), passwords. Password work runs on a ``WorkPool`` of its own.
 extension BasketService {
+    /// Answers `responder` with what `work` returns, computed on a password thread.
+    /// - Throws: 503 `busy` with Retry-After when the password queue is full.
+    func onPasswordThread(_ responder: Responder, _ work: @escaping @Sendable () throws -> HTTPResponse) throws {
+        guard passwords.answer(responder, work) else {
+            throw HTTPError(
+                503, "busy", "the server is busy with other sign-ins; try again in a second",
+                headers: [("Retry-After", "1")])
+        }
+    }
+
     static let namePattern = "3 to 64 characters: letters, digits, '.', '_' or '-'"
 
     /// The client's address: the connection's peer, or behind a trusted proxy the address it
@@ -43,7 +53,7 @@ extension BasketService {
         let signupInvite = configuration.signup == .inviteOnly ? invite.map(Passwords.codeHash) : nil
         let iterations = configuration.passwordIterations
         let now = Int64(configuration.clock())
-        try passwords.answer(responder) { [store] in
+        try onPasswordThread(responder) { [store] in
             let hash = Passwords.hash(password, iterations: iterations)
             do {
                 let account = try store.createAccount(
@@ -107,7 +117,7 @@ extension BasketService {
         let address = clientAddress(request)
         try checkThrottle(name: name, address: address)
         let account = try store.account(named: name)
-        try passwords.answer(responder) { [self] in
+        try onPasswordThread(responder) { [self] in
             let account = try verify(password, of: account, name: name, address: address)
             let token = Passwords.newToken()
             let id = Secrets.randomHex(bytes: 8)
@@ -218,7 +228,7 @@ extension BasketService {
         let address = clientAddress(request)
         let name = current.account.name
         try checkThrottle(name: name, address: address)
-        try passwords.answer(responder) { [self] in
+        try onPasswordThread(responder) { [self] in
             let account = try verify(password, of: current.account, name: name, address: address)
             try store.setPasswordHash(
                 Passwords.hash(newPassword, iterations: configuration.passwordIterations), of: account.id)

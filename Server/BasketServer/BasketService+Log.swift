@@ -3,6 +3,21 @@ import HTTPServer
 
 /// Each list's operation log: push, pull, long-poll.
 extension BasketService {
+    /// Bodies from this size on (16 KiB, a couple of hundred operations) are decoded and stored on
+    /// a push thread (``pushWork``). libmicrohttpd serves each connection on the thread that
+    /// accepted it, and one thread often accepts a burst of them: four clients pushing at once
+    /// were served one after another by one thread, with the other core idle. One push of
+    /// thousands of operations takes milliseconds, which no other connection of its thread should
+    /// wait for; on push threads, pushes decode while the store writes others.
+    static let offloadedPushBytes = 16 << 10
+
+    func push(_ request: HTTPRequest, _ responder: Responder) throws {
+        if request.body.count >= Self.offloadedPushBytes, pushWork.answer(responder, { [self] in try push(request) }) {
+            return
+        }
+        responder.respond(try push(request))
+    }
+
     func push(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, list, role) = try membership(request)
         guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }

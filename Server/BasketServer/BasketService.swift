@@ -15,6 +15,10 @@ public final class BasketService: Sendable {
         public var passwordThreads = 1
         /// Signups and sign-ins that may wait for a password thread; more get 503 `busy`.
         public var passwordQueue = 16
+        /// Threads that decode and store large pushes (off the HTTP threads).
+        public var pushThreads = 4
+        /// Large pushes that may wait for a push thread; more run on their HTTP thread.
+        public var pushQueue = 64
         /// Who may create an account.
         public var signup = Signup.open
         /// Take the client's address from the last `X-Forwarded-For` entry (the proxy's view)
@@ -68,7 +72,9 @@ public final class BasketService: Sendable {
     public let metrics = Metrics()
     let watchers: Watchers
     let logins: LoginLimiter
-    let passwords: PasswordWork
+    let passwords: WorkPool
+    /// Threads for large pushes (``offloadedPushBytes``).
+    let pushWork: WorkPool
     let sessions: SessionCache
     /// Verified when a sign-in names no account, so an unknown name costs what a known one does.
     let decoyHash: String
@@ -91,7 +97,9 @@ public final class BasketService: Sendable {
         self.configuration = configuration
         logins = LoginLimiter(perAddress: configuration.failedLoginsPerAddress)
         sessions = SessionCache(capacity: configuration.sessionCacheEntries, seconds: configuration.sessionCacheSeconds)
-        passwords = PasswordWork(threads: configuration.passwordThreads, queueLimit: configuration.passwordQueue)
+        passwords = WorkPool(
+            name: "password", threads: configuration.passwordThreads, queueLimit: configuration.passwordQueue)
+        pushWork = WorkPool(name: "push", threads: configuration.pushThreads, queueLimit: configuration.pushQueue)
         decoyHash = Passwords.hash("decoy password", iterations: configuration.passwordIterations)
         watchers = Watchers(maxPerAccount: configuration.maxWatchersPerAccount) { list, after, limit in
             do {
@@ -125,6 +133,7 @@ public final class BasketService: Sendable {
     public func shutdown() {
         watchers.close()
         passwords.close()
+        pushWork.close()
     }
 
     /// Every route of the API; `/metrics` too unless `servingMetrics` is false (it is then
@@ -153,7 +162,7 @@ public final class BasketService: Sendable {
             r.on("GET", "/v1/lists/{id}/invites", answer: listInvites)
             r.on("DELETE", "/v1/lists/{id}/invites/{invite}", answer: revokeInvite)
             r.on("POST", "/v1/invites", answer: redeemInvite)
-            r.on("POST", "/v1/lists/{id}/ops", answer: push)
+            r.on("POST", "/v1/lists/{id}/ops", push)
             r.on("GET", "/v1/lists/{id}/ops", pull)
         }
     }

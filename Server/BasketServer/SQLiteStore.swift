@@ -669,15 +669,45 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 visit(row.int64(0), Self.identity(row, from: 1))
             }
         }
+        // New operations are written up to 64 rows a statement: a statement's own cost (its step,
+        // the opening and closing of its program) is paid once for them.
+        var waiting: [Int] = []  // indices in `request.operations`, numbered after `written`
+        waiting.reserveCapacity(Self.rowsPerInsert.last!)
+        var written = lastSeq
+        func write() throws {
+            var start = 0
+            while start < waiting.count {
+                let rows = Self.rowsPerInsert.last { $0 <= waiting.count - start }!
+                let insert = try db.cached(Self.insertSQL(rows: rows))
+                for row in 0..<rows {
+                    let op = request.operations[waiting[start + row]]
+                    let identity = request.hashed[waiting[start + row]].identity
+                    let base = Int32(row * 8)
+                    try insert.bind(no, at: base + 1)
+                    try insert.bind(written + Int64(start + row) + 1, at: base + 2)
+                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
+                        try insert.bind($0, at: base + 3)
+                    }
+                    try insert.bind(identity.field, at: base + 4)
+                    try insert.bind(identity.timestamp, at: base + 5)
+                    try insert.bind(identity.replica, at: base + 6)
+                    switch op.value {
+                    case .null: try insert.bindNull(at: base + 7)
+                    case .bool(let b): try insert.bind(b ? 1 : 0, at: base + 7)
+                    case .text(let text): try insert.bind(text, at: base + 7)
+                    }
+                    try insert.bind(request.receivedAt, at: base + 8)
+                }
+                try insert.runToCompletion()
+                start += rows
+            }
+            written += Int64(waiting.count)
+            waiting.removeAll(keepingCapacity: true)
+        }
         let stored = try db.cached("SELECT item, field, ts, replica FROM ops WHERE list = ?1 AND seq = ?2")
-        let insert = try db.cached(
-            """
-            INSERT INTO ops(list, seq, item, field, ts, replica, value, received)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            """)
-        for (op, hashed) in zip(request.operations, request.hashed) {
-            let identity = hashed.identity
+        for (index, hashed) in request.hashed.enumerated() {
             let new = try push!.admit(hashed, at: seq + 1) { earlier in
+                if earlier > written { try write() }  // it may be one of those waiting
                 try stored.bind(no, at: 1)
                 try stored.bind(earlier, at: 2)
                 defer { stored.reset() }
@@ -685,23 +715,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             }
             guard new else { continue }
             seq += 1
-            try insert.bind(no, at: 1)
-            try insert.bind(seq, at: 2)
-            try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
-                try insert.bind($0, at: 3)
-            }
-            try insert.bind(identity.field, at: 4)
-            try insert.bind(identity.timestamp, at: 5)
-            try insert.bind(identity.replica, at: 6)
-            switch op.value {
-            case .null: try insert.bindNull(at: 7)
-            case .bool(let b): try insert.bind(b ? 1 : 0, at: 7)
-            case .text(let text): try insert.bind(text, at: 7)
-            }
-            try insert.bind(request.receivedAt, at: 8)
-            try insert.runToCompletion()
-            addedBytes += ListLimits.bytes(of: op.value)
+            waiting.append(index)
+            if waiting.count == Self.rowsPerInsert.last! { try write() }
+            addedBytes += ListLimits.bytes(of: request.operations[index].value)
         }
+        try write()
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
@@ -714,6 +732,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         let accepted = Int(seq - lastSeq)
         return AppendResult(
             accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
+    }
+
+    /// The sizes of the statements that write operations, the largest last.
+    static let rowsPerInsert = [1, 2, 4, 8, 16, 32, 64]
+
+    /// The statement that writes `rows` operations.
+    static func insertSQL(rows: Int) -> String {
+        insertSQLs[rowsPerInsert.firstIndex(of: rows)!]
+    }
+
+    private static let insertSQLs = rowsPerInsert.map { rows in
+        "INSERT INTO ops(list, seq, item, field, ts, replica, value, received) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
     /// An operation's identity from four columns of a row: item, field, ts, replica.

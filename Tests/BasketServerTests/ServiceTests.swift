@@ -475,6 +475,37 @@ struct LogTests {
         #expect(rest.json["more"] as? Bool == false)
     }
 
+    /// Pushes past ``BasketService/offloadedPushBytes`` are decoded and stored on the push threads:
+    /// answered as small ones are, several at once, bad ones with their 4xx.
+    @Test func largePushesAreAnsweredFromThePushThreads() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        var lists: [ListID] = []
+        for _ in 0..<6 { lists.append(try await harness.newList(token)) }
+        let batches = lists.map { list in harness.operations(list, names: (0..<400).map { "Item number \($0)" }) }
+        #expect(OperationCodec.encode(batches[0]).count > BasketService.offloadedPushBytes)
+        let answers = try await withThrowingTaskGroup(of: (Int, Int, Int).self) { group in
+            for (list, ops) in zip(lists, batches) {
+                group.addTask {
+                    let answer = try await harness.push(ops, to: list, token: token)
+                    return (answer.status, answer.json["accepted"] as? Int ?? -1, answer.json["cursor"] as? Int ?? -1)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 6 && answers.allSatisfy { $0 == (200, 400, 400) })
+        let again = try await harness.push(batches[0], to: lists[0], token: token)
+        #expect(again.json["accepted"] as? Int == 0 && again.json["duplicates"] as? Int == 400)
+        let page = try await harness.call("GET", "/v1/lists/\(lists[5])/ops?after=0", token: token)
+        #expect(try harness.pulled(page) == batches[5])
+        let garbage = "basket-ops 1\n" + String(repeating: "not an operation\n", count: 2_000)
+        let invalid = try await harness.call("POST", "/v1/lists/\(lists[0])/ops", token: token, json: ["ops": garbage])
+        #expect(invalid.status == 400 && invalid.error == "invalid_ops")
+        let stranger = try await harness.signUp("mallory")
+        let refused = try await harness.push(batches[1], to: lists[1], token: stranger)
+        #expect(refused.status == 404)
+    }
+
     @Test func badPushesAre4xxAndStoreNothing() async throws {
         let harness = try Harness { $0.maxBatch = 5 }
         let token = try await harness.signUp("alice")

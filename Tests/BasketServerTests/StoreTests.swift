@@ -481,8 +481,9 @@ struct StoreTests {
             try store.append(
                 first.suffix(2) + refused, to: list, receivedAt: 3, limits: ListLimits(maxItems: 8, maxBytes: 1 << 20))
         }
-        let kept = try store.append(refused + first.suffix(2), to: list, receivedAt: 3)
-        #expect(kept.accepted == 5 && kept.duplicates == 2 && kept.cursor == 25)
+        // One of them twice in the push: the second is a duplicate of the first.
+        let kept = try store.append(refused + [refused[1]] + first.suffix(2), to: list, receivedAt: 3)
+        #expect(kept.accepted == 5 && kept.duplicates == 3 && kept.cursor == 25)
         #expect(try store.usage(of: list).items == 12)
         // A newer value of "Item 0" makes its first operation superseded, and compaction drops it.
         let newer = Self.op(list, "Item 0", value: .text("Item 0, newer"), ms: 5_000)

@@ -1,11 +1,15 @@
 import Foundation
 import HTTPServer
 
-/// Runs password hashing (PBKDF2, about 0.3 s of one core at 600,000 iterations) on a few threads
-/// of its own, off libmicrohttpd's request threads, with a bounded queue: signups in a loop can
-/// keep these threads busy, but never the ones that serve pushes and pulls. When the queue is
-/// full a request is refused at once (503 with Retry-After) instead of waiting.
-final class PasswordWork: @unchecked Sendable {
+/// Runs long work on a few threads of its own, off libmicrohttpd's request threads, with a bounded
+/// queue. Two pools use it:
+/// - password hashing (PBKDF2, about 0.3 s of one core at 600,000 iterations): signups in a loop
+///   can keep its threads busy, but never the ones that serve pushes and pulls; when its queue is
+///   full a request is refused at once (503 with Retry-After) instead of waiting;
+/// - large pushes (``BasketService/offloadedPushBytes``): decoded and stored there, so the other
+///   connections of the HTTP thread that read one do not wait behind it, and decoding overlaps
+///   the store's writer; when its queue is full a push runs on its HTTP thread as small ones do.
+final class WorkPool: @unchecked Sendable {
     // `@unchecked Sendable`: `jobs` and `closed` are behind `condition`; the threads are only
     // started in init.
     private let condition = NSCondition()
@@ -14,11 +18,11 @@ final class PasswordWork: @unchecked Sendable {
     /// Jobs that may wait for a thread; more are refused.
     let queueLimit: Int
 
-    init(threads: Int, queueLimit: Int) {
+    init(name: String, threads: Int, queueLimit: Int) {
         self.queueLimit = queueLimit
         for index in 0..<max(1, threads) {
             let thread = Thread { [self] in work() }
-            thread.name = "basket-password-\(index)"
+            thread.name = "basket-\(name)-\(index)"
             thread.start()
         }
     }
@@ -36,20 +40,15 @@ final class PasswordWork: @unchecked Sendable {
         }
     }
 
-    /// Answers `responder` with what `work` returns, computed on a password thread.
-    /// - Throws: 503 `busy` with Retry-After when the queue is full.
-    func answer(_ responder: Responder, _ work: @escaping @Sendable () throws -> HTTPResponse) throws {
-        let queued = submit {
+    /// Answers `responder` with what `work` returns, computed on one of the pool's threads; false
+    /// when the queue is full (nothing ran).
+    func answer(_ responder: Responder, _ work: @escaping @Sendable () throws -> HTTPResponse) -> Bool {
+        submit {
             do {
                 responder.respond(try work())
             } catch {
                 responder.fail(error)
             }
-        }
-        guard queued else {
-            throw HTTPError(
-                503, "busy", "the server is busy with other sign-ins; try again in a second",
-                headers: [("Retry-After", "1")])
         }
     }
 
