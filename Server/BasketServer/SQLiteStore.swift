@@ -15,8 +15,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let nextReader = Atomic(0)
     /// Lists' heads and members' roles in memory: this process is the file's only writer.
     let heads = ListHeads(capacity: 100_000, milliseconds: 2_000)
-    /// The items lists have held and their operations' identities, for pushes; used only under `lock`.
-    private var logs = ListLogs(capacity: 2_000_000)
+    /// The items lists have held and their operations' identities, for pushes; used only under
+    /// `lock`. At most 4M entries (about 16 to 40 bytes each): past it, the lists pushed to least
+    /// recently are read again from the file at their next push, which costs a scan of their log.
+    private var logs = ListLogs(capacity: 4_000_000)
     /// The file's `data_version` when `logs` was last known to be up to date; used only under `lock`.
     private var dataVersion: Int64?
     public let path: String
@@ -175,6 +177,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
         // A private in-memory database has no file for other connections to open.
         readers = try path == ":memory:" ? [] : (0..<Self.readerCount).map { _ in try Reader(path: path) }
+    }
+
+    public func gauges() -> [StoreGauge] {
+        [
+            StoreGauge(
+                name: "basket_sqlite_log_entries",
+                help: "Operations and items of lists' logs kept in memory for pushes (at most 4,000,000).",
+                value: Double(lock.withLock { logs.count }))
+        ]
     }
 
     /// Read connections: as many as the server's default HTTP threads.

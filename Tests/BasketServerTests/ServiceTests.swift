@@ -667,5 +667,9 @@ struct LogTests {
         #expect(metrics.contains("basket_operations_stored 2"))
         #expect(metrics.contains("basket_watchers 0"))
         #expect(metrics.contains("basket_http_request_duration_seconds_bucket"))
+        if harness.store is SQLiteStore {
+            // Two operations and their two items, known to the writer.
+            #expect(metrics.contains("basket_sqlite_log_entries 4"))
+        }
     }
 }
