@@ -26,6 +26,8 @@ extension Replica {
         var known: Set<HistoryKey>?
         var registersChanged = false
         var historyChanged = false
+        /// Whether the file has the row (read by ``load(_:_:)``): it is then updated in place.
+        var exists = false
 
         subscript(field: Field) -> Register? {
             get { registers[Int(field.code)] }
@@ -93,6 +95,7 @@ extension Replica {
         var batch = try group(operations, db)
         let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
         let write = try db.cached(Self.writeRow)
+        let update = try db.cached(Self.updateRow)
         // Sorting by version reads only the versions: comparing through `operations[i]` copied
         // each operation (retaining its text) twice per comparison.
         let versions = operations.map(\.version)
@@ -103,7 +106,7 @@ extension Replica {
             batch.grouped[writes].sort { versions[$0] < versions[$1] }
             try mergeWrites(batch.grouped[writes].lazy.map { operations[$0] }, into: &row, counting: &outcome.result)
             guard row.historyChanged else { continue }
-            try store(row, at: key, write)
+            try store(row, at: key, row.exists ? update : write)
             if row.registersChanged {
                 outcome.result.changedItems += 1
                 outcome.lists.insert(batch.listIDs[key.listNo]!)
@@ -124,6 +127,13 @@ extension Replica {
     static let writeRow = """
         INSERT OR REPLACE INTO items(list, id, name, checked, deleted, quantity, note, category, registers, history)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        """
+
+    /// Rewrites a row the file has (``store(_:at:_:)`` binds it as it binds ``writeRow``).
+    static let updateRow = """
+        UPDATE items SET name = ?3, checked = ?4, deleted = ?5, quantity = ?6, note = ?7, category = ?8,
+            registers = ?9, history = ?10
+        WHERE list = ?1 AND id = ?2
         """
 
     /// Step 1: numbers the rows the batch touches (creating lists it is the first to mention) and
@@ -187,6 +197,7 @@ extension Replica {
                     try Records.forEach(in: blob) { field, register in row[field] = register }
                 }
                 row.history = found.blob(1)
+                row.exists = true
             }
             select.reset()
         }
