@@ -7,7 +7,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: basket-bench replica [--ops N] [--items N] [--runs N]
-           basket-bench server [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
+           basket-bench server [--clients N] [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
            basket-bench search [--items N] [--queries N]
            basket-bench quality [--corpus DIR] [--seed N] [--per-kind N] [--no-fzf]   (fzf from Debian for its baseline)
            basket-bench curves [--csv PATH] [--max-items N] [--max-watchers N]
