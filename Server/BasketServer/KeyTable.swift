@@ -19,6 +19,9 @@ struct KeyTable<Value> {
         reserve(minimumCapacity)
     }
 
+    /// The bytes the table's slots take.
+    var bytes: Int { entries.count * MemoryLayout<Entry>.stride }
+
     /// Makes room for `count` entries without growing.
     mutating func reserve(_ count: Int) {
         var size = 8

@@ -132,6 +132,9 @@ struct ListLogs {
     /// How many entries are kept, over all lists.
     var count: Int { total }
 
+    /// The bytes the kept entries' tables take, over all lists (one pass over the lists).
+    var bytes: Int { logs.values.reduce(0) { $0 + $1.items.bytes + $1.operations.bytes } }
+
     /// One push to a list: its log, and what the push recorded in it.
     struct Push {
         let list: Int64

@@ -16,7 +16,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Lists' heads and members' roles in memory: this process is the file's only writer.
     let heads = ListHeads(capacity: 100_000, milliseconds: 2_000)
     /// The items lists have held and their operations' identities, for pushes; used only under
-    /// `lock`. At most 4M entries (about 16 to 40 bytes each): past it, the lists pushed to least
+    /// `lock`. At most 4M entries (their tables take 27 to 80 bytes each): past it, the lists pushed to least
     /// recently are read again from the file at their next push, which costs a scan of their log.
     var logs = ListLogs(capacity: 4_000_000)
     /// The file's `data_version` when `logs` was last known to be up to date; used only under `lock`.
@@ -180,11 +180,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func gauges() -> [StoreGauge] {
-        [
+        let (entries, bytes) = lock.withLock { (logs.count, logs.bytes) }
+        return [
             StoreGauge(
                 name: "basket_sqlite_log_entries",
                 help: "Operations and items of lists' logs kept in memory for pushes (at most 4,000,000).",
-                value: Double(lock.withLock { logs.count }))
+                value: Double(entries)),
+            StoreGauge(
+                name: "basket_sqlite_log_bytes", help: "Bytes of the tables that keep those entries.",
+                value: Double(bytes)),
         ]
     }
 

@@ -670,6 +670,7 @@ struct LogTests {
         if harness.store is SQLiteStore {
             // Two operations and their two items, known to the writer.
             #expect(metrics.contains("basket_sqlite_log_entries 4"))
+            #expect(!metrics.contains("basket_sqlite_log_bytes 0\n") && metrics.contains("basket_sqlite_log_bytes "))
         }
     }
 }

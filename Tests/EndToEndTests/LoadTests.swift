@@ -30,6 +30,7 @@ struct LoadTests {
         let deliveries = Locked(0)
         let deadline = Date().addingTimeInterval(seconds)
         var memory: [Int] = []
+        var cache: [Int] = []
         try await withThrowingTaskGroup(of: Void.self) { group in
             for client in 0..<200 {
                 let token = tokens[client % tokens.count]
@@ -67,7 +68,10 @@ struct LoadTests {
             group.addTask {}
             try await Task.sleep(for: .seconds(min(10, seconds / 3)))
             while Date() < deadline {
-                if let bytes = server.residentBytes { memory.append(bytes) }
+                if let bytes = server.residentBytes {
+                    memory.append(bytes)
+                    cache.append(Self.logCacheBytes(server.url))
+                }
                 try await Task.sleep(for: .seconds(min(5, seconds / 6)))
             }
             try await group.waitForAll()
@@ -91,14 +95,29 @@ struct LoadTests {
         let pushed = acknowledged.withLock { $0 }
         #expect(pushed.isSubset(of: onServer), "\(pushed.subtracting(onServer).count) acknowledged operations missing")
         #expect(rows == onServer.count)
-        // Memory is flat: the last reading is within 25% (and 32 MB) of the first after warm-up.
+        // Memory is flat: the last reading is within 25% (and 32 MB) of the first after warm-up,
+        // apart from the SQLite writer's tables of lists' logs, which grow with the operations
+        // stored up to their bound (counted twice: a table that grew leaves its old one to malloc).
         let first = try #require(memory.first)
         let last = try #require(memory.last)
-        #expect(last <= first + max(first / 4, 32 << 20), "RSS grew from \(first >> 20) MB to \(last >> 20) MB")
+        let cacheGrowth = max(0, (cache.last ?? 0) - (cache.first ?? 0))
+        #expect(
+            last <= first + max(first / 4, 32 << 20) + 2 * cacheGrowth,
+            "RSS grew from \(first >> 20) MB to \(last >> 20) MB, the log tables by \(cacheGrowth >> 20) MB")
         print(
             "load: 200 clients for \(Int(seconds)) s, \(pushed.count) operations pushed, "
                 + "\(deliveries.withLock { $0 }) delivered to watchers, \(errors.count) errors, server RSS "
-                + memory.map { "\($0 >> 20)" }.joined(separator: "/") + " MB")
+                + memory.map { "\($0 >> 20)" }.joined(separator: "/") + " MB, of which log tables "
+                + cache.map { "\($0 >> 20)" }.joined(separator: "/") + " MB")
         #expect(server.stop() == 0)
+    }
+
+    /// `basket_sqlite_log_bytes` from the server's /metrics (0 on PostgreSQL, which has none).
+    static func logCacheBytes(_ url: String) -> Int {
+        guard let answer = try? Executables.runShell("curl -s '\(url)/metrics'") else { return 0 }
+        for line in answer.stdout.split(separator: "\n") where line.hasPrefix("basket_sqlite_log_bytes ") {
+            return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+        }
+        return 0
     }
 }
