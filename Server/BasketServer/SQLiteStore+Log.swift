@@ -6,73 +6,100 @@ import Synchronization
 /// The log of the embedded store: pushes (group commit, with what the writer knows of each list's
 /// log in ``ListLogs``), pages and heads.
 extension SQLiteStore {
-    /// Stores a push. Concurrent pushes share one transaction and one commit (group commit): the
-    /// first to arrive writes everything queued meanwhile, each push in its own savepoint, so one
-    /// bad push fails alone and the fsync is paid once for all of them.
+    /// Stores a push. Pushes are written by one writer thread, and those that wait for it share
+    /// one transaction and one commit (group commit): each push in its own savepoint, so one bad
+    /// push fails alone, and the fsync is paid once for all of them.
+    ///
+    /// One thread writes, not the first pusher to arrive: the writer's working set (the hot pages
+    /// of the log's B-tree, the lists' tables in ``ListLogs``) then stays in one core's cache.
+    /// When the pushing threads took turns, a push's writing took half as long again as the same
+    /// writes from one thread. The thread ends after a second without pushes.
     public func append(
         _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
     ) throws -> AppendResult {
         let request = PendingAppend(operations: operations, list: list, receivedAt: receivedAt, limits: limits)
-        let leads: Bool = queue.withLock { queue in
+        let start: Bool = queue.withLock { queue in
             queue.pending.append(request)
-            if queue.isWriting { return false }
-            queue.isWriting = true
+            if queue.writerRunning { return false }
+            queue.writerRunning = true
             return true
         }
-        if !leads {
-            request.done.wait()
-            return try request.result!.get()
+        if start {
+            let writer = Thread { [self] in writePushes() }
+            writer.name = "basket-sqlite-writer"
+            writer.start()
+        } else {
+            writerWake.signal()
         }
+        request.done.wait()
+        return try Self.translatingErrors { try request.result!.get() }
+    }
+
+    /// The writer thread: writes what is queued, batch after batch, until a second passes with
+    /// nothing queued.
+    private func writePushes() {
         while true {
             let batch: [PendingAppend] = queue.withLock { queue in
-                let batch = queue.pending
-                queue.pending.removeAll()
-                if batch.isEmpty { queue.isWriting = false }
-                return batch
+                defer { queue.pending.removeAll() }
+                return queue.pending
             }
-            if batch.isEmpty { break }
-            // The body keeps every failure in the requests' results, so `locked` has none to throw.
-            try? locked { db in
-                do {
-                    try db.transaction {
-                        // Another connection wrote the file since this one last did (a second
-                        // server on it, or a subcommand run by hand): what `logs` holds may be old.
-                        let version = try db.scalar("PRAGMA data_version")?.integerValue
-                        if version != dataVersion {
-                            logs.forget()
-                            dataVersion = version
-                        }
-                        for pending in batch {
-                            try db.execute("SAVEPOINT push")
-                            // The list's log in `logs`, out of it while the push is written.
-                            var push: ListLogs.Push?
-                            var kept = false
-                            do {
-                                pending.result = .success(try appendLocked(pending, db, push: &push))
-                                try db.execute("RELEASE push")
-                                kept = true
-                            } catch {
-                                pending.result = .failure(error)
-                                if let push { logs.close(push, kept: false) }
-                                try db.execute("ROLLBACK TO push; RELEASE push")
-                            }
-                            if kept, let push { logs.close(push, kept: true) }
-                        }
-                    }
-                    logs.trim()
-                } catch {
-                    for pending in batch { pending.result = .failure(error) }
-                    // The logs hold operations of the commit that failed.
-                    logs.forget()
-                }
+            if !batch.isEmpty {
+                write(batch)
+                continue
             }
-            // Committed: pulls answered from memory see the new heads before any push is answered.
-            for pending in batch {
-                if case .success(let result)? = pending.result { heads.advanced(pending.list, to: result.cursor) }
+            if writerWake.wait(timeout: .now() + 1) == .success { continue }
+            // Stop, unless a push came meanwhile (it saw the writer running and only signalled).
+            let stop: Bool = queue.withLock { queue in
+                guard queue.pending.isEmpty else { return false }
+                queue.writerRunning = false
+                return true
             }
-            for pending in batch where pending !== request { pending.done.signal() }
+            if stop { return }
         }
-        return try Self.translatingErrors { try request.result!.get() }
+    }
+
+    /// Writes one batch of pushes in one transaction and answers them.
+    private func write(_ batch: [PendingAppend]) {
+        // The body keeps every failure in the requests' results, so `locked` has none to throw.
+        try? locked { db in
+            do {
+                try db.transaction {
+                    // Another connection wrote the file since this one last did (a second
+                    // server on it, or a subcommand run by hand): what `logs` holds may be old.
+                    let version = try db.scalar("PRAGMA data_version")?.integerValue
+                    if version != dataVersion {
+                        logs.forget()
+                        dataVersion = version
+                    }
+                    for pending in batch {
+                        try db.execute("SAVEPOINT push")
+                        // The list's log in `logs`, out of it while the push is written.
+                        var push: ListLogs.Push?
+                        var kept = false
+                        do {
+                            pending.result = .success(try appendLocked(pending, db, push: &push))
+                            try db.execute("RELEASE push")
+                            kept = true
+                        } catch {
+                            pending.result = .failure(error)
+                            if let push { logs.close(push, kept: false) }
+                            try db.execute("ROLLBACK TO push; RELEASE push")
+                        }
+                        if kept, let push { logs.close(push, kept: true) }
+                    }
+                }
+                logs.trim()
+            } catch {
+                for pending in batch { pending.result = .failure(error) }
+                // The logs hold operations of the commit that failed.
+                logs.forget()
+            }
+        }
+        // Committed: pulls answered from memory see the new heads before any push is answered.
+        for pending in batch {
+            if case .success(let result)? = pending.result { heads.advanced(pending.list, to: result.cursor) }
+        }
+        for pending in batch { pending.done.signal() }
     }
 
     /// One push inside the commit's transaction. Operations and items new to the list are

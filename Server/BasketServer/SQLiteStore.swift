@@ -24,12 +24,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public let path: String
     /// The schema versions opening this store applied (empty when it was up to date).
     public let appliedMigrations: Range<Int>
-    /// Group commit: pushes waiting for the writer, and whether one is writing.
+    /// Group commit: pushes waiting for the writer thread, and whether it runs.
     struct AppendQueue {
         var pending: [PendingAppend] = []
-        var isWriting = false
+        var writerRunning = false
     }
     let queue = Mutex(AppendQueue())
+    /// Signalled for every push queued while the writer thread runs.
+    let writerWake = DispatchSemaphore(value: 0)
 
     static let migrations: [String] = [
         """

@@ -1,4 +1,8 @@
 import BasketCore
+import Dispatch
+import Foundation
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import BasketServer
@@ -161,5 +165,31 @@ struct KeyTableTests {
             #expect(table.count == reference.count)
         }
         for (key, value) in reference { #expect(table.first(key) { $0 == value } != nil) }
+    }
+}
+
+/// The SQLite store's writer thread.
+struct SQLiteWriterTests {
+    /// SQLite's writer thread ends a second after the last push, and the next push starts another;
+    /// pushes that arrive together are all answered.
+    @Test func theSQLiteWriterThreadEndsWhenIdleAndStartsAgain() throws {
+        let directory = TemporaryDirectory("writer")
+        let store = try SQLiteStore(path: directory.file("store.sqlite"))
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        #expect(try store.append([StoreTests.op(list, "Milk", ms: 1_000)], to: list, receivedAt: 1).cursor == 1)
+        #expect(store.queue.withLock { $0.writerRunning })
+        let deadline = Date().addingTimeInterval(5)
+        while store.queue.withLock({ $0.writerRunning }) && Date() < deadline { usleep(50_000) }
+        #expect(!store.queue.withLock { $0.writerRunning })
+        let cursors = Mutex<[Int64]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            let result = try? store.append(
+                [StoreTests.op(list, "Item \(index)", ms: 2_000 + UInt64(index))], to: list, receivedAt: 2)
+            cursors.withLock { $0.append(result?.cursor ?? -1) }
+        }
+        #expect(cursors.withLock { $0.sorted() } != [] && cursors.withLock { $0.allSatisfy { $0 > 1 } })
+        #expect(try store.head(of: list).cursor == 9)
     }
 }
