@@ -117,7 +117,6 @@ extension SQLiteStore {
             ).first
         else { throw StoreError.noSuchList }
         let (no, lastSeq, epoch, items, bytes, dropped) = row
-        var seq = lastSeq
         var addedBytes: Int64 = 0
         push = try logs.open(no, expected: Int(clamping: lastSeq - dropped)) { visit in
             let scan = try db.prepare("SELECT seq, item, field, ts, replica FROM ops WHERE list = ?")
@@ -131,7 +130,7 @@ extension SQLiteStore {
         var waiting: [Int] = []  // indices in `request.operations`, numbered after `written`
         waiting.reserveCapacity(Self.rowsPerInsert.last!)
         var written = lastSeq
-        func write() throws {
+        func flush() throws {
             var start = 0
             while start < waiting.count {
                 let rows = Self.rowsPerInsert.last { $0 <= waiting.count - start }!
@@ -163,20 +162,20 @@ extension SQLiteStore {
         }
         let stored = try db.cached("SELECT item, field, ts, replica FROM ops WHERE list = ?1 AND seq = ?2")
         for (index, hashed) in request.hashed.enumerated() {
-            let new = try push!.admit(hashed, at: seq + 1) { earlier in
-                if earlier > written { try write() }  // it may be one of those waiting
+            let new = try push!.admit(hashed, at: written + Int64(waiting.count) + 1) { earlier in
+                if earlier > written { try flush() }  // it may be one of those waiting
                 try stored.bind(no, at: 1)
                 try stored.bind(earlier, at: 2)
                 defer { stored.reset() }
                 return try stored.step().map { Self.identity($0, from: 0) }
             }
             guard new else { continue }
-            seq += 1
             waiting.append(index)
-            if waiting.count == Self.rowsPerInsert.last! { try write() }
+            if waiting.count == Self.rowsPerInsert.last! { try flush() }
             addedBytes += ListLimits.bytes(of: request.operations[index].value)
         }
-        try write()
+        try flush()
+        let seq = written
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }

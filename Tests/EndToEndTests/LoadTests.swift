@@ -70,7 +70,7 @@ struct LoadTests {
             while Date() < deadline {
                 if let bytes = server.residentBytes {
                     memory.append(bytes)
-                    cache.append(Self.logCacheBytes(server.url))
+                    cache.append(Self.logCacheBytes(port: server.port))
                 }
                 try await Task.sleep(for: .seconds(min(5, seconds / 6)))
             }
@@ -113,9 +113,10 @@ struct LoadTests {
     }
 
     /// `basket_sqlite_log_bytes` from the server's /metrics (0 on PostgreSQL, which has none).
-    static func logCacheBytes(_ url: String) -> Int {
-        guard let answer = try? Executables.runShell("curl -s '\(url)/metrics'") else { return 0 }
-        for line in answer.stdout.split(separator: "\n") where line.hasPrefix("basket_sqlite_log_bytes ") {
+    static func logCacheBytes(port: Int) -> Int {
+        guard let answer = try? RawHTTP.request(port: port, "GET", "/metrics") else { return 0 }
+        for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n")
+        where line.hasPrefix("basket_sqlite_log_bytes ") {
             return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
         }
         return 0
