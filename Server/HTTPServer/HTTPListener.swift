@@ -61,13 +61,15 @@ public final class HTTPListener: @unchecked Sendable {
 
     public let configuration: Configuration
     let handler: @Sendable (HTTPRequest, Responder) -> Void
-    // `@unchecked Sendable`: `daemon` and `listenSocket` are written in start()/stop() only,
+    // `@unchecked Sendable`: `loops` and `listenSocket` are written in start()/stop() only,
     // which the owner calls from one thread; `suspended` is behind its Mutex.
-    private var daemon: OpaquePointer?
+    private var loops: [EventLoop] = []
     private var listenSocket: Int32 = -1
     private(set) public var port = 0
     let suspended = SuspendedRequests()
-    /// Whether the daemon runs: a response that arrives after stop() must not touch it.
+    /// Open connections, over every loop (``Configuration/connectionLimit``, ``Configuration/connectionsPerAddress``).
+    let connections: ConnectionCounts
+    /// Whether the daemons run: a response that arrives after stop() must not touch them.
     let running = Mutex(false)
     /// Requests begun and not yet completed (answered and sent, or abandoned by the client).
     let inFlight = Atomic(0)
@@ -91,9 +93,14 @@ public final class HTTPListener: @unchecked Sendable {
     /// Bytes of request bodies held in memory now.
     public var bufferedBodies: Int { bufferedBodyBytes.withLock { $0 } }
 
+    /// Connections open now.
+    public var openConnections: Int { connections.open }
+
     public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest, Responder) -> Void) {
         self.configuration = configuration
         self.handler = handler
+        connections = ConnectionCounts(
+            total: configuration.connectionLimit, perAddress: configuration.connectionsPerAddress)
     }
 
     deinit { stop() }
@@ -102,36 +109,47 @@ public final class HTTPListener: @unchecked Sendable {
         public var description: String
     }
 
-    /// Binds the socket and starts serving.
+    /// Binds the socket and starts serving: one libmicrohttpd daemon per thread
+    /// (``Configuration/threads``), each driven by its own ``EventLoop`` and all accepting on the
+    /// one listening socket.
+    ///
+    /// Not libmicrohttpd's own thread pool: its loop (0.9.75, Debian's) waits again with the full
+    /// timeout after a wait that returned exactly as many events as its buffer holds (128), with
+    /// those 128 connections still unserved, until some other event comes. Watchers re-polling
+    /// together after a fan-out waited 30 s that way (128 or 256 of 1,000, their requests unread
+    /// in the socket). Our loop waits itself and runs the daemon without blocking (``EventLoop``).
     public func start() throws {
         let fd = try Self.bind(host: configuration.host, port: configuration.port)
         listenSocket = fd
         port = Self.boundPort(fd)
-        let flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-            | MHD_USE_ERROR_LOG.rawValue
+        let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let started = basket_mhd_start(
-            UInt32(flags), fd, basketAccessHandler, context, basketRequestCompleted, context,
-            UInt32(configuration.threads), UInt32(configuration.connectionTimeoutSeconds),
-            UInt32(configuration.connectionLimit), configuration.connectionMemoryBytes,
-            UInt32(max(0, configuration.connectionsPerAddress)))
-        guard let started else {
-            close(fd)
-            listenSocket = -1
-            throw StartError(description: "libmicrohttpd did not start on \(configuration.host):\(port)")
+        for index in 0..<max(1, configuration.threads) {
+            let daemon = basket_mhd_start(
+                UInt32(flags), fd, basketAccessHandler, context, basketRequestCompleted, context,
+                basketAcceptPolicy, basketConnectionNotice, context,
+                UInt32(configuration.connectionTimeoutSeconds), UInt32(configuration.connectionLimit),
+                configuration.connectionMemoryBytes)
+            guard let daemon, let loop = EventLoop(daemon: daemon, name: "basket-http-\(index)") else {
+                if let daemon { MHD_stop_daemon(daemon) }
+                stopLoops()
+                close(fd)
+                listenSocket = -1
+                throw StartError(description: "libmicrohttpd did not start on \(configuration.host):\(port)")
+            }
+            loops.append(loop)
         }
-        daemon = started
         running.withLock { $0 = true }
+        for loop in loops { loop.start() }
     }
 
     /// Stops accepting, answers every suspended request with `shutdownResponse`, then stops.
     public func stop(
         shutdownResponse: HTTPResponse = .error(status: 503, code: "shutting_down", message: "the server is stopping")
     ) {
-        guard let daemon else { return }
+        guard !loops.isEmpty else { return }
         // No new connections from here on; the listening socket stays ours to close.
-        _ = MHD_quiesce_daemon(daemon)
+        for loop in loops { loop.quiesce() }
         let waiting = suspended.all
         for context in waiting { context.responder.respond(shutdownResponse) }
         // Let every request in flight (the resumed long-polls included) finish sending its answer:
@@ -139,10 +157,20 @@ public final class HTTPListener: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(2)
         while inFlight.load(ordering: .acquiring) > 0 && Date() < deadline { usleep(2_000) }
         running.withLock { $0 = false }
-        MHD_stop_daemon(daemon)
-        self.daemon = nil
+        stopLoops()
         if listenSocket >= 0 { close(listenSocket) }
         listenSocket = -1
+    }
+
+    /// The loop that serves `connection` (on that loop's thread, while it runs).
+    func loop(serving connection: OpaquePointer) -> EventLoop? {
+        let daemon = basket_mhd_connection_daemon(connection)
+        return loops.first { $0.daemon == daemon }
+    }
+
+    private func stopLoops() {
+        for loop in loops { loop.finish() }
+        loops = []
     }
 
     /// The number of requests waiting for an answer (long-polls).
@@ -245,11 +273,14 @@ final class RequestContext: @unchecked Sendable {
     let started = DispatchTime.now().uptimeNanoseconds
     let responder = Responder()
     let connection: OpaquePointer
+    /// The loop whose thread serves the connection, to wake when the answer comes.
+    let loop: EventLoop?
 
-    init(method: String, path: String, connection: OpaquePointer) {
+    init(method: String, path: String, connection: OpaquePointer, loop: EventLoop?) {
         self.method = method
         self.path = path
         self.connection = connection
+        self.loop = loop
         var buffer = [CChar](repeating: 0, count: 64)
         remoteAddress =
             basket_mhd_client_address(connection, &buffer, socklen_t(buffer.count)) == 0
@@ -283,7 +314,7 @@ private func basketAccessHandler(
     guard let existing = requestContext.pointee else {
         let context = RequestContext(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-            connection: connection)
+            connection: connection, loop: server.loop(serving: connection))
         let pointer = Unmanaged.passRetained(context).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectValue, pointer)
         MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, pointer)
@@ -365,7 +396,10 @@ private func basketAccessHandler(
     } resume: {
         // The context stays alive while suspended: the request-completed callback releases it.
         server.running.withLock { isRunning in
-            if isRunning { MHD_resume_connection(unmanaged.takeUnretainedValue().connection) }
+            guard isRunning else { return }
+            let context = unmanaged.takeUnretainedValue()
+            MHD_resume_connection(context.connection)
+            context.loop?.resumed()
         }
     }
     if let ready { return queue(ready, context, server) }
@@ -395,6 +429,31 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
     let result = MHD_queue_response(context.connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
     return result
+}
+
+private func basketAcceptPolicy(
+    _ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t
+) -> MHD_Result {
+    guard let cls else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPListener>.fromOpaque(cls).takeUnretainedValue()
+    var key = ConnectionCounts.Address(high: 0, low: 0)
+    let known = basket_address_key(address, &key.high, &key.low) == 0
+    return server.connections.admits(known ? key : nil) ? MHD_Result.YES : MHD_Result.NO
+}
+
+private func basketConnectionNotice(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection else { return }
+    let server = Unmanaged<HTTPListener>.fromOpaque(cls).takeUnretainedValue()
+    var key = ConnectionCounts.Address(high: 0, low: 0)
+    let address = basket_mhd_connection_key(connection, &key.high, &key.low) == 0 ? key : nil
+    if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+        server.connections.opened(address)
+    } else {
+        server.connections.closed(address)
+    }
 }
 
 private func basketRequestCompleted(

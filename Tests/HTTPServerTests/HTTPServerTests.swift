@@ -14,7 +14,7 @@ final class TestServer: Sendable {
     let parked = Locked<[Responder]>([])
     let log = Locked<[HTTPListener.CompletedRequest]>([])
 
-    init(maxBodyBytes: Int = 1_000, maxBufferedBodyBytes: Int = 256 << 20) throws {
+    init(maxBodyBytes: Int = 1_000, maxBufferedBodyBytes: Int = 256 << 20, threads: Int = 2) throws {
         let parked = self.parked
         let router = Router { r in
             r.on("GET", "/healthz") { _ in .body(Array("ok".utf8), contentType: "text/plain") }
@@ -43,6 +43,7 @@ final class TestServer: Sendable {
         var configuration = HTTPListener.Configuration(host: "127.0.0.1", port: 0)
         configuration.maxBodyBytes = maxBodyBytes
         configuration.maxBufferedBodyBytes = maxBufferedBodyBytes
+        configuration.threads = threads
         let log = self.log
         configuration.onRequestCompleted = { record in log.withLock { $0.append(record) } }
         server = HTTPListener(configuration: configuration, handler: router.handle)
@@ -161,6 +162,62 @@ struct HTTPServerTests {
         #expect(woke.body == "2")
         #expect(try await first.body == "news")
         #expect(try await second.body == "news")
+    }
+
+    /// Hundreds of keep-alive long-polls answered at once, each asking again at once on its
+    /// connection, as watchers do after a push: every new request is read and parked. On
+    /// libmicrohttpd's own thread pool a wait that returned exactly 128 ready connections left
+    /// them unread until some later event (30 s in the fan-out benchmark, 90 s here).
+    @Test(arguments: [1, 2])
+    func longPollsAskingAgainTogetherAreAllRead(threads: Int) throws {
+        let test = try TestServer(threads: threads)
+        defer { test.server.stop() }
+        let watchers = 300
+        let connections = (0..<watchers).map { _ in Loopback.connect(port: test.server.port) }
+        defer { connections.forEach { close($0) } }
+        #expect(connections.allSatisfy { $0 >= 0 })
+        var wait = timeval(tv_sec: 10, tv_usec: 0)
+        for fd in connections { setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size)) }
+        let ask = Array("GET /wait HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        func parkAll() throws {
+            for fd in connections { #expect(send(fd, ask, ask.count, Int32(MSG_NOSIGNAL)) == ask.count) }
+            let deadline = Date().addingTimeInterval(5)
+            while test.parked.withLock({ $0.count }) < watchers && Date() < deadline { usleep(5_000) }
+            let parked = test.parked.withLock { $0.count }
+            try #require(parked == watchers, "\(watchers - parked) of \(watchers) requests unread after 5 s")
+        }
+        try parkAll()
+        for round in 0..<24 {
+            let news = Array("round \(round)".utf8)
+            #expect(
+                try RawHTTP.request(port: test.server.port, "POST", "/wake", body: news).body
+                    == Array("\(watchers)".utf8))
+            for fd in connections {
+                #expect(try Self.readAnswer(fd).body == news)
+            }
+            try parkAll()
+        }
+    }
+
+    /// One answer from a keep-alive connection: its head and `Content-Length` bytes of body.
+    static func readAnswer(_ fd: Int32) throws -> (head: String, body: [UInt8]) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let separator = Array("\r\n\r\n".utf8)
+        while received.count < 1 << 20 {
+            if let end = (0..<max(0, received.count - 3)).first(where: { Array(received[$0..<($0 + 4)]) == separator })
+            {
+                let head = String(decoding: received[..<end], as: UTF8.self)
+                let length =
+                    head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if received.count >= end + 4 + length { return (head, Array(received[(end + 4)..<(end + 4 + length)])) }
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw RawHTTP.Failure(description: "the connection ended or timed out mid-answer") }
+            received += buffer[0..<n]
+        }
+        throw RawHTTP.Failure(description: "an answer over 1 MiB")
     }
 
     @Test func stoppingAnswersSuspendedRequests() async throws {

@@ -229,19 +229,20 @@ public enum RawHTTP {
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Sends the request and reads the whole answer (at most `timeout` seconds, 16 MiB).
     public static func request(
         port: Int, from source: String = "127.0.0.1", _ method: String, _ path: String,
-        headers: [String: String] = [:], json: [String: Any]? = nil, timeout: Double = 30
+        headers: [String: String] = [:], json: [String: Any]? = nil, body raw: [UInt8]? = nil, timeout: Double = 30
     ) throws -> Answer {
         let fd = Loopback.connect(port: port, from: source)
         guard fd >= 0 else { throw Failure(description: "cannot connect from \(source) to port \(port)") }
         defer { close(fd) }
         var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
+        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? raw ?? []
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if json != nil { head += "Content-Type: application/json\r\n" }

@@ -1,0 +1,156 @@
+internal import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// One libmicrohttpd daemon and the thread that runs it. The thread waits on the daemon's epoll
+/// descriptor itself, with the daemon's own timeout, and then lets the daemon work without
+/// waiting (`MHD_run`): libmicrohttpd never blocks inside, so nothing it has already been told
+/// about waits for a later event (see ``HTTPListener/start()`` for what did).
+///
+/// A resumed long-poll wakes the thread through `wake` (``resumed()``), as do ``quiesce()`` and
+/// ``finish()``. The daemon's own inter-thread channel is not enough: `MHD_run` takes in resumed
+/// connections first and then empties that channel, so a resume that comes in between would
+/// wait for the next event.
+final class EventLoop: @unchecked Sendable {
+    // `@unchecked Sendable`: `daemon` is used by the loop's thread only, except in finish(),
+    // which runs after that thread has left its loop; `phase` is atomic and `wake` is an eventfd.
+    let daemon: OpaquePointer
+    private let epoll: Int32
+    private let wake: Int32
+    private let name: String
+    /// 0 serving, 1 quiesce (accept no more), 2 stop.
+    private let phase = Atomic(0)
+    private let quiesced = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private var started = false
+
+    /// Nil when the daemon has no epoll descriptor or no eventfd can be made.
+    init?(daemon: OpaquePointer, name: String) {
+        let epoll = basket_mhd_epoll_fd(daemon)
+        let wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        guard epoll >= 0, wake >= 0 else {
+            if wake >= 0 { close(wake) }
+            return nil
+        }
+        self.daemon = daemon
+        self.epoll = epoll
+        self.wake = wake
+        self.name = name
+    }
+
+    func start() {
+        started = true
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        // Handlers run on this thread: give it a process's usual stack, not a secondary thread's.
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    private func run() {
+        var didQuiesce = false
+        var fds = [
+            pollfd(fd: epoll, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let now = phase.load(ordering: .acquiring)
+            if now >= 1 && !didQuiesce {
+                // The listening socket is shared and stays open: the listener closes it.
+                _ = MHD_quiesce_daemon(daemon)
+                didQuiesce = true
+                quiesced.signal()
+            }
+            if now >= 2 { break }
+            var timeout: UInt64 = 0
+            // At most a second: a lost wake-up costs a second, never the connection timeout.
+            let milliseconds = MHD_get_timeout(daemon, &timeout) == MHD_Result.YES ? Int32(min(timeout, 1_000)) : 1_000
+            fds[0].revents = 0
+            fds[1].revents = 0
+            _ = poll(&fds, 2, milliseconds)
+            if fds[1].revents != 0 {
+                var value: UInt64 = 0
+                _ = read(wake, &value, 8)
+            }
+            MHD_run(daemon)
+        }
+        finished.signal()
+    }
+
+    /// Call after `MHD_resume_connection` on one of this loop's connections.
+    func resumed() { signal() }
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+    }
+
+    /// Stops accepting connections; returns once the loop has (or after a second).
+    func quiesce() {
+        guard started else { return }
+        phase.store(1, ordering: .releasing)
+        signal()
+        _ = quiesced.wait(timeout: .now() + 1)
+    }
+
+    /// Stops the loop's thread, then the daemon (which closes its connections).
+    func finish() {
+        if started {
+            phase.store(2, ordering: .releasing)
+            signal()
+            finished.wait()
+        } else {
+            _ = MHD_quiesce_daemon(daemon)
+        }
+        MHD_stop_daemon(daemon)
+        close(wake)
+    }
+}
+
+/// Open connections, over every daemon: libmicrohttpd counts (and limits) per daemon only.
+/// A connection is admitted when both counts are under their limits (the accept policy) and
+/// counted once the daemon has it (the connection notice), so nothing is counted for a connection
+/// the daemon then drops; daemons accepting at the same instant may pass a limit by one each.
+final class ConnectionCounts: Sendable {
+    struct Address: Hashable {
+        var high: UInt64
+        var low: UInt64
+    }
+    private struct State {
+        var open = 0
+        var byAddress: [Address: Int] = [:]
+    }
+    private let state = Mutex(State())
+    let total: Int
+    /// 0 for no limit per address.
+    let perAddress: Int
+
+    init(total: Int, perAddress: Int) {
+        self.total = total
+        self.perAddress = max(0, perAddress)
+    }
+
+    var open: Int { state.withLock { $0.open } }
+
+    func admits(_ address: Address?) -> Bool {
+        state.withLock { state in
+            guard state.open < total else { return false }
+            guard perAddress > 0, let address else { return true }
+            return state.byAddress[address, default: 0] < perAddress
+        }
+    }
+
+    func opened(_ address: Address?) {
+        state.withLock { state in
+            state.open += 1
+            if perAddress > 0, let address { state.byAddress[address, default: 0] += 1 }
+        }
+    }
+
+    func closed(_ address: Address?) {
+        state.withLock { state in
+            state.open -= 1
+            guard perAddress > 0, let address, let count = state.byAddress[address] else { return }
+            state.byAddress[address] = count > 1 ? count - 1 : nil
+        }
+    }
+}
