@@ -14,7 +14,10 @@ final class TestServer: Sendable {
     let parked = Locked<[Responder]>([])
     let log = Locked<[HTTPListener.CompletedRequest]>([])
 
-    init(maxBodyBytes: Int = 1_000, maxBufferedBodyBytes: Int = 256 << 20, threads: Int = 2) throws {
+    init(
+        maxBodyBytes: Int = 1_000, maxBufferedBodyBytes: Int = 256 << 20, threads: Int = 2,
+        connectionLimit: Int = 20_000
+    ) throws {
         let parked = self.parked
         let router = Router { r in
             r.on("GET", "/healthz") { _ in .body(Array("ok".utf8), contentType: "text/plain") }
@@ -44,6 +47,7 @@ final class TestServer: Sendable {
         configuration.maxBodyBytes = maxBodyBytes
         configuration.maxBufferedBodyBytes = maxBufferedBodyBytes
         configuration.threads = threads
+        configuration.connectionLimit = connectionLimit
         let log = self.log
         configuration.onRequestCompleted = { record in log.withLock { $0.append(record) } }
         server = HTTPListener(configuration: configuration, handler: router.handle)
@@ -197,6 +201,34 @@ struct HTTPServerTests {
             }
             try parkAll()
         }
+    }
+
+    /// The connection limit holds over every HTTP thread's daemon (each counts only its own): with
+    /// four open, a fifth is closed unanswered, and once one of the four goes another is served.
+    @Test func theConnectionLimitCountsEveryThread() throws {
+        let test = try TestServer(threads: 3, connectionLimit: 4)
+        defer { test.server.stop() }
+        let ask = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        func served(_ fd: Int32) -> Bool {
+            var wait = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            guard send(fd, ask, ask.count, Int32(MSG_NOSIGNAL)) == ask.count else { return false }
+            return (try? Self.readAnswer(fd).body) == Array("ok".utf8)
+        }
+        let held = (0..<4).map { _ in Loopback.connect(port: test.server.port) }
+        defer { held.dropFirst().forEach { close($0) } }
+        #expect(held.allSatisfy { served($0) })
+        #expect(test.server.openConnections == 4)
+        let fifth = Loopback.connect(port: test.server.port)
+        #expect(!served(fifth), "a fifth connection was served past the limit of 4")
+        close(fifth)
+        close(held[0])
+        let deadline = Date().addingTimeInterval(5)
+        while test.server.openConnections > 3 && Date() < deadline { usleep(5_000) }
+        let another = Loopback.connect(port: test.server.port)
+        defer { close(another) }
+        #expect(served(another))
+        #expect(held.dropFirst().allSatisfy { served($0) })
     }
 
     /// One answer from a keep-alive connection: its head and `Content-Length` bytes of body.
