@@ -334,13 +334,13 @@ extension Replica {
             return ApplyResult(new: 0, duplicates: 0, changedItems: 0)
         }
         var latest = HybridTimestamp.zero
-        for (index, op) in remote.enumerated() {
+        for index in remote.indices {  // not `enumerated()`: it copied each operation
             do throws(Op.Problem) {
-                try op.validate()
+                try remote[index].validate()
             } catch {
                 throw ReplicaError.invalidOperation("operation \(index + 1): \(error)")
             }
-            if op.timestamp > latest { latest = op.timestamp }
+            if remote[index].timestamp > latest { latest = remote[index].timestamp }
         }
         let wall = try correctedWall()
         do throws(ClockSkewError) {
