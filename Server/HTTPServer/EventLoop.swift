@@ -22,6 +22,8 @@ final class EventLoop: @unchecked Sendable {
     private let phase = Atomic(0)
     private let quiesced = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// Whether a resume has written `wake` that the loop has not yet read.
+    private let resumeSignalled = Atomic(false)
     private var started = false
 
     /// Nil when the daemon has no epoll descriptor or no eventfd can be made.
@@ -68,6 +70,9 @@ final class EventLoop: @unchecked Sendable {
             fds[1].revents = 0
             _ = poll(&fds, 2, milliseconds)
             if fds[1].revents != 0 {
+                // Cleared before the run: a resume from here on signals again, and one before
+                // it is taken in by this run (it resumed its connection before it looked here).
+                resumeSignalled.store(false, ordering: .sequentiallyConsistent)
                 var value: UInt64 = 0
                 _ = read(wake, &value, 8)
             }
@@ -76,8 +81,12 @@ final class EventLoop: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Call after `MHD_resume_connection` on one of this loop's connections.
-    func resumed() { signal() }
+    /// Call after `MHD_resume_connection` on one of this loop's connections. Writes the eventfd
+    /// only when no resume has since the loop last looked: waking 10,000 watchers of a list
+    /// would otherwise cost 10,000 writes, where a handful of wake-ups serve them all.
+    func resumed() {
+        if !resumeSignalled.exchange(true, ordering: .sequentiallyConsistent) { signal() }
+    }
 
     private func signal() {
         var one: UInt64 = 1
