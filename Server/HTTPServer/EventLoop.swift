@@ -27,7 +27,10 @@ final class EventLoop: @unchecked Sendable {
     private var started = false
 
     /// Nil when the daemon has no epoll descriptor or no eventfd can be made.
-    init?(daemon: OpaquePointer, name: String) {
+    /// The longest the thread waits without an event (milliseconds): what a lost wake-up would cost.
+    private let idleMilliseconds: Int32
+
+    init?(daemon: OpaquePointer, name: String, idleMilliseconds: Int = 1_000) {
         let epoll = basket_mhd_epoll_fd(daemon)
         let wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
         guard epoll >= 0, wake >= 0 else {
@@ -38,6 +41,7 @@ final class EventLoop: @unchecked Sendable {
         self.epoll = epoll
         self.wake = wake
         self.name = name
+        self.idleMilliseconds = Int32(clamping: idleMilliseconds)
     }
 
     func start() {
@@ -64,17 +68,22 @@ final class EventLoop: @unchecked Sendable {
             }
             if now >= 2 { break }
             var timeout: UInt64 = 0
-            // At most a second: a lost wake-up costs a second, never the connection timeout.
-            let milliseconds = MHD_get_timeout(daemon, &timeout) == MHD_Result.YES ? Int32(min(timeout, 1_000)) : 1_000
+            // At most a second by default: a lost wake-up costs a second, never the connection timeout.
+            let milliseconds =
+                MHD_get_timeout(daemon, &timeout) == MHD_Result.YES
+                ? Int32(clamping: min(timeout, UInt64(idleMilliseconds))) : idleMilliseconds
             fds[0].revents = 0
             fds[1].revents = 0
             _ = poll(&fds, 2, milliseconds)
             if fds[1].revents != 0 {
-                // Cleared before the run: a resume from here on signals again, and one before
-                // it is taken in by this run (it resumed its connection before it looked here).
-                resumeSignalled.store(false, ordering: .sequentiallyConsistent)
+                // Read, then cleared, then the run: a resume after the clearing writes again, and
+                // one before it is taken in by this run (it resumed its connection before it
+                // found the flag set). Cleared before the read, a resume in between had its
+                // write read here while the flag it set stayed: later resumes wrote nothing,
+                // and waited for the loop's one-second timeout.
                 var value: UInt64 = 0
                 _ = read(wake, &value, 8)
+                resumeSignalled.store(false, ordering: .sequentiallyConsistent)
             }
             MHD_run(daemon)
         }

@@ -38,6 +38,10 @@ public final class HTTPListener: @unchecked Sendable {
         public var maxBufferedBodyBytes = 256 << 20
         /// Answers at least this large are gzip-compressed for clients that accept it.
         public var gzipMinimumBytes = 1_024
+        /// The longest an HTTP thread waits for an event before it looks at its connections again
+        /// (milliseconds). Nothing should need it: it bounds what a lost wake-up would cost.
+        /// Tests raise it, so that one would show.
+        public var idleWakeMilliseconds = 1_000
         /// Called once per finished request, after the answer went out (the access log, metrics).
         public var onRequestCompleted: (@Sendable (CompletedRequest) -> Void)?
 
@@ -130,7 +134,10 @@ public final class HTTPListener: @unchecked Sendable {
                 basketAcceptPolicy, basketConnectionNotice, context,
                 UInt32(configuration.connectionTimeoutSeconds), UInt32(configuration.connectionLimit),
                 configuration.connectionMemoryBytes)
-            guard let daemon, let loop = EventLoop(daemon: daemon, name: "basket-http-\(index)") else {
+            guard let daemon,
+                let loop = EventLoop(
+                    daemon: daemon, name: "basket-http-\(index)", idleMilliseconds: configuration.idleWakeMilliseconds)
+            else {
                 if let daemon { MHD_stop_daemon(daemon) }
                 stopLoops()
                 close(fd)
