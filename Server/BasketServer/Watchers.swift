@@ -23,6 +23,13 @@ final class Watchers: Sendable {
         var nextID: UInt64 = 0
         /// Parked watchers per account, bounded by `maxPerAccount`.
         var perAccount: [Int64: Int] = [:]
+        /// Who may expire at each tick of the sweep (``tick``): a watcher already answered is
+        /// simply not found then.
+        var expiries: [Int64: [(list: ListID, id: UInt64)]] = [:]
+        /// The last tick swept.
+        var swept: Int64
+        /// Whether a sweep is scheduled (one is while any expiry is pending).
+        var sweeping = false
         var closed = false
 
         /// Forgets one parked watcher of `account`.
@@ -31,7 +38,12 @@ final class Watchers: Sendable {
             perAccount[account] = left > 0 ? left : nil
         }
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// The period of the sweep that answers watchers whose wait ran out: one timer at a time
+    /// for all of them (and none while nobody waits), not one each. 10,000 watchers parked
+    /// again after every push made 10,000 timers, each alive for the whole wait. A wait runs
+    /// out at most this late.
+    static let tick = 0.1
     let maxPerAccount: Int
     /// Answers a watcher: the page after its cursor.
     private let answer: @Sendable (ListID, Int64, Int) -> HTTPResponse
@@ -39,6 +51,38 @@ final class Watchers: Sendable {
     init(maxPerAccount: Int = .max, answer: @escaping @Sendable (ListID, Int64, Int) -> HTTPResponse) {
         self.maxPerAccount = maxPerAccount
         self.answer = answer
+        state = Mutex(State(swept: Self.ticks(from: DispatchTime.now().uptimeNanoseconds)))
+    }
+
+    private func scheduleSweep() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.tick) { [weak self] in self?.sweep() }
+    }
+
+    /// The tick at or after `nanoseconds` of uptime.
+    private static func ticks(from nanoseconds: UInt64) -> Int64 {
+        let tickNanoseconds = UInt64(tick * 1e9)
+        return Int64((nanoseconds + tickNanoseconds - 1) / tickNanoseconds)
+    }
+
+    /// Answers the watchers whose wait has run out.
+    private func sweep() {
+        let now = Self.ticks(from: DispatchTime.now().uptimeNanoseconds)
+        let (due, again): ([(ListID, Watcher)], Bool) = state.withLock { state in
+            var due: [(ListID, Watcher)] = []
+            while state.swept < now {
+                state.swept += 1
+                for (list, id) in state.expiries.removeValue(forKey: state.swept) ?? [] {
+                    guard let watcher = state.waiting[list]?.removeValue(forKey: id) else { continue }
+                    if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
+                    state.unpark(watcher.account)
+                    due.append((list, watcher))
+                }
+            }
+            state.sweeping = !state.expiries.isEmpty
+            return (due, state.sweeping)
+        }
+        if again { scheduleSweep() }
+        for (list, watcher) in due { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
     }
 
     var count: Int { state.withLock { $0.waiting.values.reduce(0) { $0 + $1.count } } }
@@ -50,6 +94,7 @@ final class Watchers: Sendable {
         list: ListID, after: Int64, limit: Int, account: Int64, seconds: Double, responder: Responder,
         currentHead: () throws -> Int64
     ) throws {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
         let parked: UInt64? = try state.withLock { state in
             if state.closed { return nil }
             let head: Int64
@@ -70,25 +115,16 @@ final class Watchers: Sendable {
             state.nextID += 1
             state.waiting[list, default: [:]][state.nextID] = Watcher(
                 id: state.nextID, after: after, limit: limit, account: account, responder: responder)
+            // Never in a tick already swept.
+            let due = max(state.swept + 1, Self.ticks(from: deadline))
+            state.expiries[due, default: []].append((list, state.nextID))
+            if !state.sweeping {
+                state.sweeping = true
+                scheduleSweep()
+            }
             return state.nextID
         }
-        guard let id = parked else {
-            responder.respond(answer(list, after, limit))
-            return
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
-            self?.expire(list: list, id: id)
-        }
-    }
-
-    private func expire(list: ListID, id: UInt64) {
-        let watcher: Watcher? = state.withLock { state in
-            guard let watcher = state.waiting[list]?.removeValue(forKey: id) else { return nil }
-            if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
-            state.unpark(watcher.account)
-            return watcher
-        }
-        if let watcher { watcher.responder.respond(answer(list, watcher.after, watcher.limit)) }
+        if parked == nil { responder.respond(answer(list, after, limit)) }
     }
 
     /// Wakes every watcher of `list` behind `cursor`. Call after the operations are committed.
@@ -157,6 +193,7 @@ final class Watchers: Sendable {
             defer {
                 state.waiting.removeAll()
                 state.perAccount.removeAll()
+                state.expiries.removeAll()
             }
             return state.waiting.flatMap { list, watchers in watchers.values.map { (list, $0) } }
         }

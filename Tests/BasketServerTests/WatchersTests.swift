@@ -1,0 +1,81 @@
+import BasketCore
+import Foundation
+import Synchronization
+import Testing
+
+@testable import BasketServer
+@testable import HTTPServer
+
+/// Long-polls parked in `Watchers`, alone: waits run out on one sweep (no timer per watcher),
+/// each watcher is answered once, and what runs out is forgotten.
+struct WatchersTests {
+    /// Counts the pages it is asked for; each page says which cursor it answers.
+    final class Pages: Sendable {
+        let built = Atomic(0)
+        func answer(_ list: ListID, _ after: Int64, _ limit: Int) -> HTTPResponse {
+            built.wrappingAdd(1, ordering: .relaxed)
+            return .body(Array("after \(after)".utf8), contentType: "text/plain")
+        }
+    }
+
+    static func body(_ responder: Responder) -> String? {
+        responder.take().map { String(decoding: $0.body, as: UTF8.self) }
+    }
+
+    static func waitUntil(_ seconds: Double, _ done: () -> Bool) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !done() && Date() < deadline { usleep(10_000) }
+    }
+
+    @Test func watchersAreAnsweredWhenTheirWaitRunsOutAndForgotten() throws {
+        let pages = Pages()
+        let watchers = Watchers(maxPerAccount: 1_000, answer: pages.answer)
+        let lists = (0..<10).map { _ in ListID.random() }
+        let started = Date()
+        var short: [Responder] = []
+        var long: [Responder] = []
+        for index in 0..<1_000 {
+            let responder = Responder()
+            let seconds = index % 2 == 0 ? 0.3 : 30
+            try watchers.park(
+                list: lists[index % 10], after: 5, limit: 10, account: 1, seconds: seconds, responder: responder
+            ) { 5 }
+            if index % 2 == 0 { short.append(responder) } else { long.append(responder) }
+        }
+        #expect(watchers.count == 1_000)
+        #expect(!short.contains { $0.hasResponded })
+        Self.waitUntil(5) { short.allSatisfy { $0.hasResponded } }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(short.allSatisfy { Self.body($0) == "after 5" })
+        #expect(elapsed >= 0.3, "answered after \(elapsed) s, before the 0.3 s wait ran out")
+        #expect(elapsed < 3, "the 0.3 s waits ran out after \(elapsed) s")
+        #expect(!long.contains { $0.hasResponded })
+        #expect(watchers.count == 500)
+        // The account's places came back: 500 more may park under its limit of 1,000.
+        for index in 0..<500 {
+            try watchers.park(
+                list: lists[index % 10], after: 5, limit: 10, account: 1, seconds: 30, responder: Responder()
+            ) { 5 }
+        }
+        #expect(watchers.count == 1_000)
+        watchers.close()
+        #expect(long.allSatisfy { $0.hasResponded })
+        #expect(watchers.count == 0)
+    }
+
+    @Test func aWatcherWokenByAPushIsNotAnsweredAgainWhenItsWaitRunsOut() throws {
+        let pages = Pages()
+        let watchers = Watchers(answer: pages.answer)
+        let list = ListID.random()
+        let responders = (0..<100).map { _ in Responder() }
+        for responder in responders {
+            try watchers.park(list: list, after: 5, limit: 10, account: 1, seconds: 0.2, responder: responder) { 5 }
+        }
+        watchers.publish(list: list, cursor: 6)
+        #expect(responders.allSatisfy { Self.body($0) == "after 5" })
+        #expect(pages.built.load(ordering: .relaxed) == 1, "one page for 100 watchers at one cursor")
+        #expect(watchers.count == 0)
+        usleep(600_000)
+        #expect(pages.built.load(ordering: .relaxed) == 1, "a woken watcher was answered again at its expiry")
+    }
+}
