@@ -284,11 +284,15 @@ struct ServerLifecycleTests {
         try alice.ok("list", "new", "Family")
         try alice.ok("add", (0..<4_000).map { "Item \($0)" }.joined(separator: ", "))
         var interrupted = 0
-        for delay in [0.15, 0.3, 0.45, 0.6] where try killed(alice, after: delay, "sync") { interrupted += 1 }
+        // Short delays too: a sync of 4,000 items can finish within 0.15 s (the replica merges
+        // about 1.5 M operations a second), and a kill after it interrupts nothing.
+        for delay in [0.03, 0.08, 0.15, 0.3, 0.45, 0.6] where try killed(alice, after: delay, "sync") {
+            interrupted += 1
+        }
         try alice.ok("sync")
         try alice.share(with: bob)
         try bob.ok("list", "new", "Scratch")  // bob's second list, so his syncs are not trivial
-        for delay in [0.1, 0.2, 0.3] where try killed(bob, after: delay, "sync") { interrupted += 1 }
+        for delay in [0.03, 0.06, 0.1, 0.2, 0.3] where try killed(bob, after: delay, "sync") { interrupted += 1 }
         try bob.ok("sync")
         try bob.ok("list", "use", "Family")
         #expect(interrupted > 0, "no sync was killed while it ran")
