@@ -26,10 +26,10 @@ final class EventLoop: @unchecked Sendable {
     private let resumeSignalled = Atomic(false)
     private var started = false
 
-    /// Nil when the daemon has no epoll descriptor or no eventfd can be made.
     /// The longest the thread waits without an event (milliseconds): what a lost wake-up would cost.
     private let idleMilliseconds: Int32
 
+    /// Nil when the daemon has no epoll descriptor or no eventfd can be made.
     init?(daemon: OpaquePointer, name: String, idleMilliseconds: Int = 1_000) {
         let epoll = basket_mhd_epoll_fd(daemon)
         let wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))

@@ -138,7 +138,11 @@ public final class HTTPListener: @unchecked Sendable {
                 let loop = EventLoop(
                     daemon: daemon, name: "basket-http-\(index)", idleMilliseconds: configuration.idleWakeMilliseconds)
             else {
-                if let daemon { MHD_stop_daemon(daemon) }
+                if let daemon {
+                    // Quiesced first: stopped without, a daemon closes the listening socket it shares.
+                    _ = MHD_quiesce_daemon(daemon)
+                    MHD_stop_daemon(daemon)
+                }
                 stopLoops()
                 close(fd)
                 listenSocket = -1
@@ -169,7 +173,8 @@ public final class HTTPListener: @unchecked Sendable {
         listenSocket = -1
     }
 
-    /// The loop that serves `connection` (on that loop's thread, while it runs).
+    /// The loop that serves `connection` (while the daemons run: `loops` changes only in start()
+    /// and stop(), and stop() stops the loops only after `running` is false).
     func loop(serving connection: OpaquePointer) -> EventLoop? {
         let daemon = basket_mhd_connection_daemon(connection)
         return loops.first { $0.daemon == daemon }
@@ -280,14 +285,11 @@ final class RequestContext: @unchecked Sendable {
     let started = DispatchTime.now().uptimeNanoseconds
     let responder = Responder()
     let connection: OpaquePointer
-    /// The loop whose thread serves the connection, to wake when the answer comes.
-    let loop: EventLoop?
 
-    init(method: String, path: String, connection: OpaquePointer, loop: EventLoop?) {
+    init(method: String, path: String, connection: OpaquePointer) {
         self.method = method
         self.path = path
         self.connection = connection
-        self.loop = loop
         var buffer = [CChar](repeating: 0, count: 64)
         remoteAddress =
             basket_mhd_client_address(connection, &buffer, socklen_t(buffer.count)) == 0
@@ -321,7 +323,7 @@ private func basketAccessHandler(
     guard let existing = requestContext.pointee else {
         let context = RequestContext(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-            connection: connection, loop: server.loop(serving: connection))
+            connection: connection)
         let pointer = Unmanaged.passRetained(context).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectValue, pointer)
         MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, pointer)
@@ -404,9 +406,10 @@ private func basketAccessHandler(
         // The context stays alive while suspended: the request-completed callback releases it.
         server.running.withLock { isRunning in
             guard isRunning else { return }
-            let context = unmanaged.takeUnretainedValue()
-            MHD_resume_connection(context.connection)
-            context.loop?.resumed()
+            let connection = unmanaged.takeUnretainedValue().connection
+            MHD_resume_connection(connection)
+            // Looked up here, not for every request: only a suspended one needs its loop woken.
+            server.loop(serving: connection)?.resumed()
         }
     }
     if let ready { return queue(ready, context, server) }
