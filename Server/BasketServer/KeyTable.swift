@@ -3,7 +3,7 @@
 /// no hashing of its own. Several entries may share a key: the caller tells them apart by their
 /// values. One array of entries, so a probe usually stays in one cache line.
 struct KeyTable<Value> {
-    private struct Entry {
+    fileprivate struct Entry {
         var key: UInt64  // 0: empty
         var value: Value
     }
@@ -88,3 +88,6 @@ struct KeyTable<Value> {
         return true
     }
 }
+
+extension KeyTable: Sendable where Value: Sendable {}
+extension KeyTable.Entry: Sendable where Value: Sendable {}

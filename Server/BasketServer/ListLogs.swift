@@ -21,6 +21,20 @@ struct ListLogs {
         var field: Int64
         var timestamp: Int64
         var replica: Int64
+
+        init(item: ItemID, field: Int64, timestamp: Int64, replica: Int64) {
+            self.item = item
+            self.field = field
+            self.timestamp = timestamp
+            self.replica = replica
+        }
+
+        /// The identity of `op`, in the columns the stores keep.
+        init(_ op: Op) {
+            self.init(
+                item: op.item, field: Int64(op.field.code), timestamp: StoredOps.column(op.timestamp),
+                replica: StoredOps.column(op.replica))
+        }
     }
 
     /// An operation's identity with its keys: hashes keyed at random per process (Swift's
@@ -51,12 +65,22 @@ struct ListLogs {
     }
 
     /// One list's log, as far as pushes need it.
-    fileprivate struct Log {
+    fileprivate struct Log: Sendable {
         var items = KeyTable(filler: ItemID(raw: ID128(high: 0, low: 0)))
         /// The sequence number each operation is stored at.
         var operations = KeyTable(filler: Int64(0))
         var lastUse: UInt64 = 0
+        /// The last sequence number read into it, or given out by a push kept.
+        var through: Int64 = 0
         var size: Int { items.count + operations.count }
+
+        /// Adds an operation of the stored log.
+        mutating func add(_ seq: Int64, _ hashed: Hashed) {
+            operations.insert(hashed.key, seq)
+            if items.first(hashed.itemKey, where: { $0 == hashed.identity.item }) == nil {
+                items.insert(hashed.itemKey, hashed.identity.item)
+            }
+        }
     }
 
     private var logs: [Int64: Log] = [:]
@@ -67,35 +91,36 @@ struct ListLogs {
     let capacity: Int
     /// How a log read from the store is hashed: as pushes are (``Hashed/init(_:)``), unless a test
     /// wants collisions.
-    private let hashing: (Identity) -> Hashed
+    let hashing: @Sendable (Identity) -> Hashed
 
-    init(capacity: Int, hashing: @escaping (Identity) -> Hashed = { Hashed($0) }) {
+    init(capacity: Int, hashing: @escaping @Sendable (Identity) -> Hashed = { Hashed($0) }) {
         self.capacity = capacity
         self.hashing = hashing
     }
 
     /// List `no`'s log, taken out for one push (``close(_:kept:)`` puts it back), read with `load`
     /// when it is not known: `load` calls its argument with every operation of the log.
-    /// `expected` is how many there are, or about.
+    /// `expected` is how many there are, or about. For a store with one writer (SQLite).
     mutating func open(
         _ no: Int64, expected: Int, _ load: ((Int64, Identity) -> Void) throws -> Void
     ) rethrows -> Push {
+        if let push = take(no) { return push }
+        var push = Push(list: no, log: Log(), hashing: hashing)
+        push.log.operations.reserve(max(0, expected))
+        try push.read(load)
+        return push
+    }
+
+    /// List `no`'s log taken out for one push, or nil when it is not known (then make one with
+    /// ``Push/init(list:hashing:)``). For a store whose log other processes write too, where a
+    /// push takes its list's lock first and then catches the log up (``Push/catchUp(to:_:)``),
+    /// outside the lock around these logs.
+    mutating func take(_ no: Int64) -> Push? {
         clock += 1
-        if var log = logs.removeValue(forKey: no) {
-            total -= log.size
-            log.lastUse = clock
-            return Push(list: no, log: log)
-        }
-        var log = Log(lastUse: clock)
-        log.operations.reserve(max(0, expected))
-        try load { seq, identity in
-            let hashed = hashing(identity)
-            log.operations.insert(hashed.key, seq)
-            if log.items.first(hashed.itemKey, where: { $0 == identity.item }) == nil {
-                log.items.insert(hashed.itemKey, identity.item)
-            }
-        }
-        return Push(list: no, log: log)
+        guard var log = logs.removeValue(forKey: no) else { return nil }
+        total -= log.size
+        log.lastUse = clock
+        return Push(list: no, log: log, hashing: hashing)
     }
 
     /// Puts a list's log back after its push: as the push left it when it was kept, as it was
@@ -103,6 +128,13 @@ struct ListLogs {
     mutating func close(_ push: Push, kept: Bool) {
         var push = push
         if !kept { push.takeBack() }
+        push.log.lastUse = clock
+        if let other = logs[push.list] {
+            // Another push to the list closed first (its lock was let go before its log came
+            // back): the log that has read further stays.
+            guard push.log.through > other.through else { return }
+            total -= other.size
+        }
         total += push.log.size
         logs[push.list] = push.log
     }
@@ -136,7 +168,7 @@ struct ListLogs {
     var bytes: Int { logs.values.reduce(0) { $0 + $1.items.bytes + $1.operations.bytes } }
 
     /// One push to a list: its log, and what the push recorded in it.
-    struct Push {
+    struct Push: Sendable {
         let list: Int64
         fileprivate var log: Log
         /// The items new to the list.
@@ -145,10 +177,70 @@ struct ListLogs {
         /// Entries whose row was gone, pointed at a new one: the sequence numbers they had.
         private var replaced: [(key: UInt64, was: Int64, now: Int64)] = []
 
-        fileprivate init(list: Int64, log: Log) {
+        private let hashing: @Sendable (Identity) -> Hashed
+        /// The log's `through` before the push gave out any sequence number.
+        private var readThrough: Int64
+
+        fileprivate init(list: Int64, log: Log, hashing: @escaping @Sendable (Identity) -> Hashed) {
             self.list = list
             self.log = log
+            self.hashing = hashing
+            readThrough = log.through
         }
+
+        /// A push to a list whose log is not known yet (nothing read).
+        init(list: Int64, hashing: @escaping @Sendable (Identity) -> Hashed = { Hashed($0) }) {
+            self.init(list: list, log: Log(), hashing: hashing)
+        }
+
+        /// The last sequence number the log has read.
+        var through: Int64 { log.through }
+
+        /// Reads the operations `load` visits into the log.
+        fileprivate mutating func read(_ load: ((Int64, Identity) -> Void) throws -> Void) rethrows {
+            var log = self.log
+            let hashing = self.hashing
+            try load { seq, identity in
+                log.add(seq, hashing(identity))
+                log.through = max(log.through, seq)
+            }
+            self.log = log
+            readThrough = log.through
+        }
+
+        /// Brings the log up to `head`, the list's last sequence number, read under its lock:
+        /// `load` is called with the last sequence number the log has read (0 for none) and
+        /// visits every operation after it. Operations compaction has dropped since stay, and are
+        /// told apart when a push finds one (``admit(_:at:stored:)``).
+        mutating func catchUp(
+            to head: Int64, _ load: (Int64, (Int64, Identity) -> Void) throws -> Void
+        ) rethrows {
+            if log.through > head {
+                // Ahead of the store (a transaction rolled back after all): read again.
+                log = Log()
+            }
+            guard log.through < head else { return }
+            var log = self.log
+            let hashing = self.hashing
+            try load(log.through) { seq, identity in log.add(seq, hashing(identity)) }
+            log.through = head
+            self.log = log
+            readThrough = head
+        }
+
+        /// The sequence numbers of the log's operations whose key `op` has: the operations it may
+        /// be (in the order ``admit(_:at:stored:)`` asks for them).
+        func candidates(_ op: Hashed) -> [Int64] {
+            var found: [Int64] = []
+            _ = log.operations.first(op.key) { seq in
+                found.append(seq)
+                return false
+            }
+            return found
+        }
+
+        /// Records that the push gave out sequence numbers up to `seq`.
+        mutating func advance(to seq: Int64) { log.through = max(log.through, seq) }
 
         /// How many items the push added to the list.
         var newItems: Int { items.count }
@@ -183,6 +275,7 @@ struct ListLogs {
         }
 
         fileprivate mutating func takeBack() {
+            log.through = readThrough
             for (key, seq) in operations { log.operations.remove(key) { $0 == seq } }
             for (key, item) in items { log.items.remove(key) { $0 == item } }
             for (key, was, now) in replaced.reversed() {

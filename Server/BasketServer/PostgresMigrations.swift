@@ -204,9 +204,37 @@ enum PostgresMigrations {
         END
         $$;
         """,
+        // 4: the log as a row per push (``PushRecords``), duplicates found in memory
+        // (``ListLogs``): no identity index, no list_items. Existing operations go in rows of up
+        // to 1,000 in sequence order; a row's time of receipt is its latest operation's, so
+        // compaction drops none of them earlier than before.
+        """
+        CREATE TABLE pushes(
+            list bigint NOT NULL,
+            last_seq bigint NOT NULL,
+            first_seq bigint NOT NULL,
+            count integer NOT NULL,
+            received bigint NOT NULL,
+            ops bytea NOT NULL,
+            PRIMARY KEY(list, last_seq)
+        );
+        INSERT INTO pushes(list, last_seq, first_seq, count, received, ops)
+        SELECT list, max(seq), min(seq), count(*), max(received), string_agg(
+            int8send(seq) || item || int2send(field) || int8send(ts) || int8send(replica) || CASE
+                WHEN value_text IS NOT NULL THEN
+                    '\\x03'::bytea || int4send(octet_length(value_text)) || convert_to(value_text, 'UTF8')
+                WHEN value_bool THEN '\\x02'::bytea
+                WHEN NOT value_bool THEN '\\x01'::bytea
+                ELSE '\\x00'::bytea END, ''::bytea ORDER BY seq)
+        FROM ops GROUP BY list, (seq - 1) / \(PushRecords.rowLimit);
+        DROP FUNCTION IF EXISTS basket_append(
+            bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);
+        DROP TABLE list_items;
+        DROP TABLE ops;
+        """,
     ]
 
-    /// Sets every list's items and bytes from its log (migration 3, and after an import).
+    /// Sets every list's items and bytes from its log (migration 3, on the log of then).
     static let recountUsage = """
         DELETE FROM list_items;
         INSERT INTO list_items(list, item) SELECT DISTINCT list, item FROM ops;
@@ -216,7 +244,8 @@ enum PostgresMigrations {
 
         """
 
-    /// Sets `lists.dropped` from the log: every sequence number given out and no longer there.
+    /// Sets `lists.dropped` from the log of migration 2: every sequence number given out and no
+    /// longer there.
     static let recountDropped =
         "UPDATE lists SET dropped = last_seq - (SELECT count(*) FROM ops WHERE ops.list = lists.no);\n"
 

@@ -4,9 +4,10 @@ import Postgres
 import Synchronization
 
 /// The store on PostgreSQL, for several `basket-server` instances behind a load balancer. Each
-/// instance keeps a pool of connections; a push is one call of the `basket_append` function,
-/// which locks the list's row (so concurrent instances number a list's operations without gaps),
-/// skips operations the log has, and notifies every instance listening on `basket_ops`.
+/// instance keeps a pool of connections. A push locks the list's row (so concurrent instances
+/// number a list's operations without gaps), skips operations the log has (known from
+/// ``ListLogs``), writes the rest as one row of `pushes` (``PushRecords``), and notifies every
+/// instance listening on `basket_ops`.
 public final class PostgresStore: Store, @unchecked Sendable {
     // `@unchecked Sendable`: the pool and the listener guard their own state.
     public let url: String
@@ -15,6 +16,9 @@ public final class PostgresStore: Store, @unchecked Sendable {
     public let appliedMigrations: Range<Int>
     let pool: ConnectionPool
     private let listener: CommitListener
+    /// What this instance knows of each list's log, for pushes (``ListLogs``): caught up from the
+    /// log under the list's row lock, as other instances push too.
+    let logs = Mutex(ListLogs(capacity: 4_000_000))
 
     /// The NOTIFY channel: payload "<list id hex> <last sequence number>" for a push, or
     /// "account <id>" when an account's tokens or password changed.
@@ -91,8 +95,6 @@ public final class PostgresStore: Store, @unchecked Sendable {
             switch error.sqlState {
             case "53100", "53200", "54000": throw StoreError.storageFull  // disk_full, out_of_memory, …
             case "P0002": throw StoreError.noSuchList
-            case "P0011": throw StoreError.tooManyItems  // raised by basket_append (schema 3)
-            case "P0012": throw StoreError.listTooLarge
             default: throw StoreError.database(error.description)
             }
         }
@@ -318,7 +320,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
             try db.transaction {
                 let found = try db.prepared("SELECT no FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
                 guard found.count == 1, let no = found.string(0, 0) else { return false }
-                for table in ["ops", "list_items", "invites", "members"] {
+                for table in ["pushes", "invites", "members"] {
                     _ = try db.prepared("DELETE FROM \(table) WHERE list = $1", [no])
                 }
                 _ = try db.prepared("DELETE FROM lists WHERE no = $1", [no])
@@ -427,132 +429,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    // MARK: The log
-
-    public func append(
-        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
-    ) throws -> AppendResult {
-        var items: [String?] = []
-        var fields: [String?] = []
-        var stamps: [String?] = []
-        var replicas: [String?] = []
-        var texts: [String?] = []
-        var flags: [String?] = []
-        for op in operations {
-            items.append(Hex.encode(op.item.raw.bytes))
-            fields.append(String(op.field.code))
-            stamps.append(String(StoredOps.column(op.timestamp)))
-            replicas.append(String(StoredOps.column(op.replica)))
-            switch op.value {
-            case .null:
-                texts.append(nil)
-                flags.append(nil)
-            case .bool(let b):
-                texts.append(nil)
-                flags.append(b ? "t" : "f")
-            case .text(let text):
-                texts.append(text)
-                flags.append(nil)
-            }
-        }
-        return try connected { db in
-            let rows = try db.prepared(
-                "SELECT accepted, last_seq, epoch FROM basket_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                [
-                    Self.listParameter(list), PostgresConnection.array(items), PostgresConnection.array(fields),
-                    PostgresConnection.array(stamps), PostgresConnection.array(replicas),
-                    PostgresConnection.array(texts), PostgresConnection.array(flags), "\(receivedAt)",
-                    "\(limits.maxItems)", "\(limits.maxBytes)",
-                ])
-            let accepted = Int(rows.int64(0, 0))
-            return AppendResult(
-                accepted: accepted, duplicates: operations.count - accepted, cursor: rows.int64(0, 1),
-                epoch: rows.string(0, 2) ?? "")
-        }
-    }
-
-    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
-        try connected { db in
-            // One statement, one snapshot: the list's head and the page agree. The page stops where the
-            // text before a row reaches `maxBytes` (a row's encoded line is its text and ~70 bytes),
-            // so the database never sends a page much larger than the one the client gets.
-            let rows = try db.prepared(
-                """
-                SELECT l.last_seq, l.epoch, l.compacted_through, o.seq, o.item, o.field, o.ts, o.replica,
-                    o.value_text, o.value_bool
-                FROM lists l LEFT JOIN LATERAL (
-                    SELECT * FROM (
-                        SELECT *, sum(coalesce(octet_length(value_text), 0) + 72) OVER (ORDER BY seq)
-                            - (coalesce(octet_length(value_text), 0) + 72) AS before
-                        FROM (SELECT * FROM ops WHERE ops.list = l.no AND ops.seq > $2 ORDER BY ops.seq LIMIT $3) p
-                    ) w WHERE w.before < $4) o ON true
-                WHERE l.id = $1
-                    AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = $5))
-                ORDER BY o.seq
-                """, [Self.listParameter(list), "\(cursor)", "\(limit)", "\(maxBytes)", member.map { "\($0)" }])
-            guard rows.count > 0 else { throw StoreError.noSuchList }
-            var page = PageBuilder(list: list, after: cursor, head: rows.int64(0, 0), maxBytes: maxBytes)
-            for row in 0..<rows.count where !rows.isNull(row, 3) && !page.isFull {
-                let value: Value
-                if let text = rows.string(row, 8) {
-                    value = .text(text)
-                } else if let flag = rows.bool(row, 9) {
-                    value = .bool(flag)
-                } else {
-                    value = .null
-                }
-                page.append(
-                    seq: rows.int64(row, 3), item: ItemID(raw: ID128(bytes: rows.bytes(row, 4)!)!),
-                    field: rows.int64(row, 5), value: value, timestamp: rows.int64(row, 6), replica: rows.int64(row, 7))
-            }
-            return page.page(epoch: rows.string(0, 1) ?? "", compactedThrough: rows.int64(0, 2))
-        }
-    }
-
-    public func usage(of list: ListID) throws -> (items: Int64, bytes: Int64) {
-        try connected { db in
-            let rows = try db.prepared("SELECT items, bytes FROM lists WHERE id = $1", [Self.listParameter(list)])
-            guard rows.count == 1 else { throw StoreError.noSuchList }
-            return (rows.int64(0, 0), rows.int64(0, 1))
-        }
-    }
-
-    public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
-        try connected { db in
-            let rows = try db.prepared("SELECT last_seq, epoch FROM lists WHERE id = $1", [Self.listParameter(list)])
-            guard rows.count == 1 else { throw StoreError.noSuchList }
-            return (rows.int64(0, 0), rows.string(0, 1) ?? "")
-        }
-    }
-
     // MARK: Maintenance
-
-    public func compact(receivedBefore before: Int64) throws -> Int {
-        try connected { db in
-            try db.transaction {
-                // Counted from the rows actually deleted: another instance compacting at the same
-                // time may have deleted some of them first (this DELETE then skips them).
-                let rows = try db.query(
-                    """
-                    WITH doomed AS (
-                        SELECT list, seq FROM (
-                            SELECT list, seq, received, row_number() OVER (
-                                PARTITION BY list, item, field ORDER BY ts DESC, replica DESC) AS rank
-                            FROM ops) ranked
-                        WHERE rank > 1 AND received < $1),
-                    deleted AS (
-                        DELETE FROM ops USING doomed WHERE ops.list = doomed.list AND ops.seq = doomed.seq
-                        RETURNING ops.list, ops.seq, coalesce(octet_length(ops.value_text), 0) + 64 AS bytes)
-                    UPDATE lists SET compacted_through = greatest(compacted_through, d.top),
-                        dropped = dropped + d.count, bytes = lists.bytes - d.bytes
-                    FROM (SELECT list, max(seq) AS top, count(*) AS count, sum(bytes) AS bytes FROM deleted GROUP BY list) d
-                    WHERE lists.no = d.list
-                    RETURNING d.count
-                    """, ["\(before)"])
-                return (0..<rows.count).reduce(0) { $0 + Int(rows.int64($1, 0)) }
-            }
-        }
-    }
 
     public func statistics() throws -> StoreStatistics {
         try connected { db in

@@ -316,12 +316,7 @@ final class PendingAppend: @unchecked Sendable {
 
     init(operations: [Op], list: ListID, receivedAt: Int64, limits: ListLimits) {
         self.operations = operations
-        hashed = operations.map {
-            ListLogs.Hashed(
-                ListLogs.Identity(
-                    item: $0.item, field: Int64($0.field.code), timestamp: StoredOps.column($0.timestamp),
-                    replica: StoredOps.column($0.replica)))
-        }
+        hashed = operations.map { ListLogs.Hashed(ListLogs.Identity($0)) }
         self.limits = limits
         self.list = list
         self.receivedAt = receivedAt

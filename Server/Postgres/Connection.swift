@@ -75,17 +75,74 @@ public final class PostgresConnection {
 
     /// Like ``query(_:_:)``, but the statement is prepared once per connection and reused.
     public func prepared(_ sql: String, _ parameters: [String?] = []) throws -> Rows {
-        let name: String
-        if let known = prepared[sql] {
-            name = known
-        } else {
-            name = "s\(prepared.count)"
-            _ = try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))
-            prepared[sql] = name
-        }
+        let name = try statement(sql, parameters: parameters.count)
         return try withParameters(parameters) { values, count in
             try check(PQexecPrepared(handle, name, count, values, nil, nil, 0))
         }
+    }
+
+    /// Like ``prepared(_:_:)``, with parameters that may be bytes in binary format (a bytea sent
+    /// as it is, not as twice as many hex digits).
+    /// With `binaryResults` the rows come in binary format (``Rows`` reads either; a bytea then
+    /// arrives as it is, not as hex digits).
+    public func prepared(_ sql: String, binding parameters: [PostgresParameter], binaryResults: Bool = false) throws
+        -> Rows
+    {
+        let name = try statement(sql, parameters: parameters.count)
+        var texts: [UnsafeMutablePointer<CChar>?] = []
+        defer { for text in texts { free(text) } }
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var bytes: [[UInt8]] = []
+        var binary: [Int] = []  // the parameters in `bytes`
+        for (index, parameter) in parameters.enumerated() {
+            switch parameter {
+            case .text(let text):
+                texts.append(text.map { strdup($0)! })
+                lengths.append(0)
+                formats.append(0)
+            case .binary(let value) where value.isEmpty:
+                // libpq takes a null pointer for NULL: an empty bytea goes as text.
+                texts.append(strdup("\\x")!)
+                lengths.append(0)
+                formats.append(0)
+            case .binary(let value):
+                texts.append(nil)
+                lengths.append(Int32(value.count))
+                formats.append(1)
+                bytes.append(value)
+                binary.append(index)
+            }
+        }
+        // The binary values' storage, pinned while libpq reads it.
+        var values: [UnsafePointer<CChar>?] = texts.map { $0.map { UnsafePointer($0) } }
+        return try Self.pinned(bytes[...]) { pointers in
+            for (index, pointer) in zip(binary, pointers) { values[index] = pointer }
+            return try check(
+                PQexecPrepared(
+                    handle, name, Int32(parameters.count), values, lengths, formats, binaryResults ? 1 : 0),
+                binary: binaryResults)
+        }
+    }
+
+    /// Calls `body` with a pointer to each of `buffers`' bytes (valid during the call).
+    private static func pinned<T>(
+        _ buffers: ArraySlice<[UInt8]>, _ done: [UnsafePointer<CChar>?] = [],
+        _ body: ([UnsafePointer<CChar>?]) throws -> T
+    ) rethrows -> T {
+        guard let first = buffers.first else { return try body(done) }
+        return try first.withUnsafeBytes { raw in
+            try pinned(buffers.dropFirst(), done + [raw.baseAddress!.assumingMemoryBound(to: CChar.self)], body)
+        }
+    }
+
+    /// The name of `sql`'s prepared statement on this connection, prepared on first use.
+    private func statement(_ sql: String, parameters: Int) throws -> String {
+        if let known = prepared[sql] { return known }
+        let name = "s\(prepared.count)"
+        _ = try check(PQprepare(handle, name, sql, Int32(parameters), nil))
+        prepared[sql] = name
+        return name
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -123,13 +180,13 @@ public final class PostgresConnection {
         return try body(copies.map { $0.map { UnsafePointer($0) } }, Int32(parameters.count))
     }
 
-    private func check(_ result: OpaquePointer?) throws -> Rows {
+    private func check(_ result: OpaquePointer?, binary: Bool = false) throws -> Rows {
         guard let result else {
             throw PostgresError(sqlState: "", message: Self.message(handle), connectionLost: !isUsable)
         }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return Rows(result)
+            return Rows(result, binary: binary)
         default:
             let state = basket_pq_sqlstate(result).map { String(cString: $0) } ?? ""
             let message = String(cString: PQresultErrorMessage(result)).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -140,11 +197,22 @@ public final class PostgresConnection {
     }
 }
 
-/// The rows of a result, in text format.
+/// A statement's parameter: text (nil is SQL NULL), or bytes in binary format.
+public enum PostgresParameter {
+    case text(String?)
+    case binary([UInt8])
+}
+
+/// The rows of a result, in text format or (from ``PostgresConnection/prepared(_:binding:binaryResults:)``)
+/// binary format, for columns of the types read here.
 public final class Rows {
     private let result: OpaquePointer
+    private let binary: Bool
 
-    init(_ result: OpaquePointer) { self.result = result }
+    init(_ result: OpaquePointer, binary: Bool = false) {
+        self.result = result
+        self.binary = binary
+    }
     deinit { PQclear(result) }
 
     public var count: Int { Int(PQntuples(result)) }
@@ -154,29 +222,44 @@ public final class Rows {
 
     public func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
 
-    public func string(_ row: Int, _ column: Int) -> String? {
-        isNull(row, column) ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+    /// The value's bytes as they came (text's are its UTF-8 in both formats).
+    private func raw(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(
+            start: PQgetvalue(result, Int32(row), Int32(column)),
+            count: Int(PQgetlength(result, Int32(row), Int32(column))))
     }
 
+    public func string(_ row: Int, _ column: Int) -> String? {
+        isNull(row, column) ? nil : String(decoding: raw(row, column), as: UTF8.self)
+    }
+
+    /// A bigint column (in binary format: 8 bytes, big-endian; an integer or int of 4 or 2 too).
     public func int64(_ row: Int, _ column: Int) -> Int64 {
-        isNull(row, column) ? 0 : Int64(string(row, column)!) ?? 0
+        guard !isNull(row, column) else { return 0 }
+        guard binary else { return Int64(string(row, column)!) ?? 0 }
+        let bytes = raw(row, column)
+        guard bytes.count <= 8, !bytes.isEmpty else { return 0 }
+        var value: UInt64 = bytes[0] >= 0x80 ? .max : 0
+        for byte in bytes { value = value << 8 | UInt64(byte) }
+        return Int64(bitPattern: value)
     }
 
     public func bool(_ row: Int, _ column: Int) -> Bool? {
-        isNull(row, column) ? nil : PQgetvalue(result, Int32(row), Int32(column)).pointee == UInt8(ascii: "t")
+        guard !isNull(row, column), let first = raw(row, column).first else { return nil }
+        return binary ? first != 0 : first == UInt8(ascii: "t")
     }
 
-    /// A bytea column (text format: `\x` and hex digits).
+    /// A bytea column (in text format: `\x` and hex digits).
     public func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
         guard !isNull(row, column) else { return nil }
-        let text = PQgetvalue(result, Int32(row), Int32(column))!
-        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        let text = raw(row, column)
+        if binary { return Array(text) }
+        let length = text.count
         guard length >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return nil }
         var bytes = [UInt8]()
         bytes.reserveCapacity((length - 2) / 2)
-        func nibble(_ c: CChar) -> UInt8 {
-            let c = UInt8(bitPattern: c)
-            return c <= UInt8(ascii: "9") ? c &- UInt8(ascii: "0") : (c | 0x20) &- UInt8(ascii: "a") &+ 10
+        func nibble(_ c: UInt8) -> UInt8 {
+            c <= UInt8(ascii: "9") ? c &- UInt8(ascii: "0") : (c | 0x20) &- UInt8(ascii: "a") &+ 10
         }
         var i = 2
         while i + 1 < length {

@@ -29,7 +29,8 @@ struct ListLogsTests {
     static func colliding(_ identity: Identity) -> ListLogs.Hashed { .init(identity, key: 7, itemKey: 7) }
 
     static func logs(capacity: Int = 1_000, collide: Bool) -> ListLogs {
-        ListLogs(capacity: capacity, hashing: collide ? { colliding($0) } : { ListLogs.Hashed($0) })
+        if collide { return ListLogs(capacity: capacity, hashing: { identity in Self.colliding(identity) }) }
+        return ListLogs(capacity: capacity)
     }
 
     /// Admits `identities` into list `no` as a push would, storing the new ones after `rows`'s

@@ -70,6 +70,21 @@ final class TestStore: Sendable {
         }
     }
 
+    /// The operations the store's log holds, counted in its tables (the SQLite file's `ops` rows,
+    /// the records of PostgreSQL's `pushes` rows).
+    func operationCount() throws -> Int {
+        switch backend {
+        case .sqlite:
+            return Int(
+                try SQLite.Connection(path: directory.file("store.sqlite")).scalar("SELECT count(*) FROM ops")?
+                    .integerValue ?? -1)
+        case .postgres:
+            return Int(
+                try PostgresConnection(url: database!.url).query("SELECT coalesce(sum(count), 0) FROM pushes").int64(
+                    0, 0))
+        }
+    }
+
     /// The schema version recorded in the store (`user_version`, or the one row of `basket_schema`).
     func schemaVersion() throws -> Int {
         switch backend {

@@ -494,6 +494,73 @@ struct StoreTests {
         #expect(try Self.decoded(store.page(of: list, after: 26, limit: 10)) == [first[0]])
     }
 
+    /// Two instances push to one list in turn: each knows the list's log only as far as it last
+    /// pushed, catches up with what the other pushed, and finds duplicates of either's operations,
+    /// also after the other compacted some away (an operation dropped is new again).
+    @Test(arguments: backends) func instancesTakingTurnsRecogniseEachOthersOperations(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let one = try storage.open()
+        defer { one.close() }
+        let two = try storage.open()
+        defer { two.close() }
+        let list = ListID.random()
+        _ = try one.createList(list, owner: try one.createAccount(name: "alice", passwordHash: "a").id)
+        let a = (0..<30).map { Self.op(list, "A \($0)", ms: 1_000 + UInt64($0)) }
+        let b = (0..<30).map { Self.op(list, "B \($0)", ms: 2_000 + UInt64($0)) }
+        #expect(try one.append(a, to: list, receivedAt: 1).accepted == 30)
+        // `two` has not read the list: it reads it whole.
+        #expect(try two.append(a.shuffled(), to: list, receivedAt: 2).duplicates == 30)
+        #expect(try two.append(b, to: list, receivedAt: 2).accepted == 30)
+        // `one` last saw 30 operations; it catches up with `two`'s.
+        let both = try one.append((a + b).shuffled(), to: list, receivedAt: 3)
+        #expect(both.accepted == 0 && both.duplicates == 60 && both.cursor == 60)
+        // A newer "A 0" supersedes the first, which `two` compacts away; `one` still lists it.
+        let newer = Self.op(list, "A 0", value: .text("A 0, newer"), ms: 9_000)
+        #expect(try two.append([newer], to: list, receivedAt: 4).cursor == 61)
+        #expect(try two.compact(receivedBefore: 2) == 1)
+        let again = try one.append([a[0], a[1], newer, b[0]], to: list, receivedAt: 5)
+        #expect(again.accepted == 1 && again.duplicates == 3 && again.cursor == 62)
+        #expect(try two.append([a[0]], to: list, receivedAt: 6).duplicates == 1)
+        #expect(try Self.decoded(one.page(of: list, after: 61, limit: 10)) == [a[0]])
+        #expect(try one.usage(of: list).items == 60)
+        #expect(try storage.operationCount() == 61)
+    }
+
+    /// A PostgreSQL log at schema 3 (a row per operation) is migrated to rows of pushes: pages,
+    /// duplicates, usage and compaction work on it as before, over more operations than one row
+    /// holds.
+    @Test(.enabled(if: TestPostgres.url != nil)) func aPostgreSQLLogAtSchema3IsMigratedToPushes() throws {
+        let storage = try TestStore(.postgres)
+        let store = try storage.open()
+        let list = ListID.random()
+        _ = try store.createList(list, owner: try store.createAccount(name: "alice", passwordHash: "a").id)
+        let names = (0..<2_500).map { Self.op(list, "Item \($0 % 1_200)", ms: 1_000 + UInt64($0)) }
+        let kinds = [
+            Self.op(list, "Milk", field: .checked, value: .bool(true), ms: 5_000),
+            Self.op(list, "Milk", field: .checked, value: .bool(false), ms: 5_001, replica: 1 << 63 | 9),
+            Self.op(list, "Milk", field: .note, value: .null, ms: 5_002),
+            Self.op(list, "Milk", field: .note, value: .text("tab\there, é, 🥛"), ms: 5_003),
+        ]
+        _ = try store.append(Array(names[..<1_700]), to: list, receivedAt: 10)
+        _ = try store.append(Array(names[1_700...]) + kinds, to: list, receivedAt: 20)
+        let before = try store.page(of: list, after: 0, limit: 10_000)
+        let usage = try store.usage(of: list)
+        store.close()
+        try storage.execute(sqlite: "", postgres: Self.undoPostgresSchema4 + "UPDATE basket_schema SET version = 3")
+        let migrated = try storage.open()
+        defer { migrated.close() }
+        #expect((migrated as? PostgresStore)?.appliedMigrations == 3..<4)
+        let after = try migrated.page(of: list, after: 0, limit: 10_000)
+        #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
+        #expect(try migrated.usage(of: list) == usage)
+        #expect(try migrated.append(names.shuffled(), to: list, receivedAt: 30).duplicates == 2_500)
+        // "Item 0" … "Item 1199" were named twice (the first hundred thrice), and Milk's two
+        // fields set twice: the older operations are dropped.
+        #expect(try migrated.compact(receivedBefore: 25) == 1_300 + 2)
+        #expect(try storage.operationCount() == 2_504 - 1_302)
+        #expect(try migrated.page(of: list, after: 2_000, limit: 10).count == 10)
+    }
+
     /// Several writers (threads, each with its own store handle as a server instance has) push
     /// overlapping batches to one list at once: every operation lands once, numbered 1…N.
     @Test(arguments: backends) func concurrentWritersNumberWithoutGapsOrRepeats(_ backend: Backend) throws {
@@ -639,23 +706,56 @@ struct StoreTests {
     }
 
     /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`, its 5
-    /// the identity index.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 3 : 5 }
+    /// the identity index; PostgreSQL's 4 keeps a row per push.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 4 : 5 }
 
-    /// Schema 3 (or SQLite's 4 and 5) taken back to schema 2, as the previous build left it (tokens without id, device and
+    /// PostgreSQL's schema 4 taken back to 3: the log as a row per operation again (read from the
+    /// pushes' records in PL/pgSQL), with its identity index and `list_items`.
+    static let undoPostgresSchema4 = """
+        CREATE TABLE ops(list bigint NOT NULL, seq bigint NOT NULL, item bytea NOT NULL, field smallint NOT NULL,
+            ts bigint NOT NULL, replica bigint NOT NULL, value_text text, value_bool boolean, received bigint NOT NULL,
+            PRIMARY KEY(list, seq));
+        CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);
+        DO $$
+        DECLARE r record; b bytea; at integer; k integer; n integer;
+        BEGIN
+            FOR r IN SELECT list, received, ops FROM pushes LOOP
+                b := r.ops;
+                at := 0;
+                WHILE at < length(b) LOOP
+                    k := get_byte(b, at + 42);
+                    n := CASE WHEN k = 3 THEN ('x' || encode(substring(b FROM at + 44 FOR 4), 'hex'))::bit(32)::integer
+                        ELSE 0 END;
+                    INSERT INTO ops VALUES (r.list, ('x' || encode(substring(b FROM at + 1 FOR 8), 'hex'))::bit(64)::bigint,
+                        substring(b FROM at + 9 FOR 16), ('x' || encode(substring(b FROM at + 25 FOR 2), 'hex'))::bit(16)::integer,
+                        ('x' || encode(substring(b FROM at + 27 FOR 8), 'hex'))::bit(64)::bigint,
+                        ('x' || encode(substring(b FROM at + 35 FOR 8), 'hex'))::bit(64)::bigint,
+                        CASE WHEN k = 3 THEN convert_from(substring(b FROM at + 48 FOR n), 'UTF8') END,
+                        CASE WHEN k = 2 THEN true WHEN k = 1 THEN false END, r.received);
+                    at := at + 43 + CASE WHEN k = 3 THEN 4 + n ELSE 0 END;
+                END LOOP;
+            END LOOP;
+        END $$;
+        CREATE TABLE list_items(list bigint NOT NULL, item bytea NOT NULL, PRIMARY KEY(list, item));
+        INSERT INTO list_items SELECT DISTINCT list, item FROM ops;
+        DROP TABLE pushes;
+
+        """
+
+    /// Schema 3 (and SQLite's 4 and 5, PostgreSQL's 4) taken back to schema 2, as the previous build left it (tokens without id, device and
     /// last use; invites in plain text).
     static func undoSchema3(postgres: Bool) -> String {
-        """
-        DROP INDEX tokens_by_id; DROP INDEX tokens_by_account;
-        ALTER TABLE tokens DROP COLUMN id; ALTER TABLE tokens DROP COLUMN device; ALTER TABLE tokens DROP COLUMN last_used;
-        DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE IF EXISTS list_items;
-        ALTER TABLE lists DROP COLUMN bytes; ALTER TABLE lists DROP COLUMN items;
-        \(postgres ? "" : "CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);")
-        \(postgres ? "DROP FUNCTION basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);" : "")
-        CREATE TABLE invites(code TEXT PRIMARY KEY, list \(postgres ? "bigint" : "INTEGER") NOT NULL, role TEXT NOT NULL,
-            created_by \(postgres ? "bigint" : "INTEGER") NOT NULL, expires \(postgres ? "bigint" : "INTEGER") NOT NULL);
+        (postgres ? undoPostgresSchema4 : "") + """
+            DROP INDEX tokens_by_id; DROP INDEX tokens_by_account;
+            ALTER TABLE tokens DROP COLUMN id; ALTER TABLE tokens DROP COLUMN device; ALTER TABLE tokens DROP COLUMN last_used;
+            DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE IF EXISTS list_items;
+            ALTER TABLE lists DROP COLUMN bytes; ALTER TABLE lists DROP COLUMN items;
+            \(postgres ? "" : "CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);")
+            \(postgres ? "DROP FUNCTION IF EXISTS basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);" : "")
+            CREATE TABLE invites(code TEXT PRIMARY KEY, list \(postgres ? "bigint" : "INTEGER") NOT NULL, role TEXT NOT NULL,
+                created_by \(postgres ? "bigint" : "INTEGER") NOT NULL, expires \(postgres ? "bigint" : "INTEGER") NOT NULL);
 
-        """
+            """
     }
 
     /// A store at schema 2 is migrated to 3 by four instances at once: its tokens keep working (with

@@ -301,7 +301,9 @@ public final class ServerProcess: @unchecked Sendable {
     /// Rows in the store's log (read from the SQLite file or the database directly).
     public func storedOperationRows() throws -> Int {
         if let database {
-            return Int(try PostgresConnection(url: database.url).query("SELECT count(*) FROM ops").int64(0, 0))
+            return Int(
+                try PostgresConnection(url: database.url).query("SELECT coalesce(sum(count), 0) FROM pushes").int64(
+                    0, 0))
         }
         let store = try Connection(path: dataDirectory + "/basket-server.sqlite")
         return Int(try store.scalar("SELECT count(*) FROM ops")?.integerValue ?? -1)

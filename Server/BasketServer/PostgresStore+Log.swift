@@ -1,0 +1,355 @@
+public import BasketCore
+import Postgres
+import Synchronization
+
+/// How the PostgreSQL log keeps operations (schema 4): a row of `pushes` per push, its
+/// operations in one bytea, each a record of
+///
+///     seq (8 bytes) · item (16) · field (2) · timestamp (8) · replica (8) · kind (1) [· length (4) · text]
+///
+/// integers big-endian (as PostgreSQL's `int8send` writes them; timestamp and replica as the
+/// columns ``StoredOps`` makes), kind 0 null, 1 false, 2 true, 3 a text of `length` UTF-8 bytes.
+/// A row is one insert however many operations the push has, where a row per operation cost an
+/// index entry or two each: PostgreSQL's ingest was a fifth of SQLite's.
+enum PushRecords {
+    /// The bytes of a record before its text.
+    static let fixedBytes = 43
+    /// The most operations the migration and an import put in one row.
+    static let rowLimit = 1_000
+
+    /// Appends the record of `identity` with `value`, stored at `seq`.
+    static func append(seq: Int64, _ identity: ListLogs.Identity, value: Value, to out: inout [UInt8]) {
+        func integer<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
+        }
+        integer(seq)
+        integer(identity.item.raw.high)
+        integer(identity.item.raw.low)
+        integer(Int16(truncatingIfNeeded: identity.field))
+        integer(identity.timestamp)
+        integer(identity.replica)
+        switch value {
+        case .null: out.append(0)
+        case .bool(let flag): out.append(flag ? 2 : 1)
+        case .text(let text):
+            out.append(3)
+            integer(UInt32(text.utf8.count))
+            out.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// One record, read in place.
+    struct Record {
+        var seq: Int64
+        var identity: ListLogs.Identity
+        /// The record's bytes in the row.
+        var bytes: Range<Int>
+        fileprivate var kind: UInt8
+        fileprivate var text: Range<Int>
+
+        /// The operation's value (`row` is the bytes the record was read from).
+        func value(in row: UnsafeRawBufferPointer) -> Value {
+            switch kind {
+            case 1: .bool(false)
+            case 2: .bool(true)
+            case 3: .text(String(decoding: UnsafeRawBufferPointer(rebasing: row[text]), as: UTF8.self))
+            default: .null
+            }
+        }
+
+        /// What the operation counts against its list's bytes (``ListLimits/bytes(of:)``).
+        var quotaBytes: Int64 { kind == 3 ? Int64(text.count) + 64 : 64 }
+    }
+
+    /// A row that cannot be read: written by something else than this program.
+    static let damaged = StoreError.database("a row of the log (pushes) is damaged")
+
+    /// Calls `visit` with every record of `row`, in order.
+    static func read(
+        _ row: UnsafeRawBufferPointer, _ visit: (Record, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        func integer<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
+            var value: T = 0
+            withUnsafeMutableBytes(of: &value) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: row[at..<at + MemoryLayout<T>.size]))
+            }
+            return T(bigEndian: value)
+        }
+        var at = 0
+        while at < row.count {
+            guard row.count - at >= fixedBytes else { throw damaged }
+            let kind = row[at + 42]
+            var end = at + fixedBytes
+            var text = end..<end
+            if kind == 3 {
+                guard row.count - end >= 4 else { throw damaged }
+                let length = Int(integer(end, UInt32.self))
+                guard row.count - end - 4 >= length else { throw damaged }
+                text = end + 4..<end + 4 + length
+                end = text.upperBound
+            } else if kind > 3 {
+                throw damaged
+            }
+            let identity = ListLogs.Identity(
+                item: ItemID(raw: ID128(high: integer(at + 8, UInt64.self), low: integer(at + 16, UInt64.self))),
+                field: Int64(integer(at + 24, Int16.self)), timestamp: integer(at + 26, Int64.self),
+                replica: integer(at + 34, Int64.self))
+            try visit(
+                Record(seq: integer(at, Int64.self), identity: identity, bytes: at..<end, kind: kind, text: text), row)
+            at = end
+        }
+    }
+
+    /// Calls `visit` with every record of column `column` of every row of `rows`.
+    static func read(
+        _ rows: Rows, column: Int, _ visit: (Record, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        for row in 0..<rows.count { try read(rows, row: row, column: column, visit) }
+    }
+}
+
+extension PostgresStore {
+    // MARK: The log
+
+    public func append(
+        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
+    ) throws -> AppendResult {
+        // Hashed before any lock is taken.
+        let hashed = operations.map { ListLogs.Hashed(ListLogs.Identity($0)) }
+        return try connected { db in
+            var push: ListLogs.Push?
+            do {
+                let result = try db.transaction {
+                    try appendLocked(operations, hashed, list, receivedAt, limits, db, &push)
+                }
+                if let push {
+                    logs.withLock {
+                        $0.close(push, kept: true)
+                        $0.trim()
+                    }
+                }
+                return result
+            } catch {
+                if let push { logs.withLock { $0.close(push, kept: false) } }
+                throw error
+            }
+        }
+    }
+
+    /// One push, in its transaction: the list's row locked (pushes to the list from every
+    /// instance wait here, so sequence numbers have no gaps), its log in ``ListLogs`` caught up
+    /// with what other instances pushed, operations it has dropped, the rest written as one row.
+    private func appendLocked(
+        _ operations: [Op], _ hashed: [ListLogs.Hashed], _ list: ListID, _ receivedAt: Int64, _ limits: ListLimits,
+        _ db: PostgresConnection, _ push: inout ListLogs.Push?
+    ) throws -> AppendResult {
+        let head = try db.prepared(
+            "SELECT no, last_seq, epoch, items, bytes FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
+        guard head.count == 1 else { throw StoreError.noSuchList }
+        let no = head.int64(0, 0)
+        let lastSeq = head.int64(0, 1)
+        let epoch = head.string(0, 2) ?? ""
+        push = logs.withLock { $0.take(no) } ?? ListLogs.Push(list: no)
+        try push!.catchUp(to: lastSeq) { after, visit in
+            let rows = try db.prepared(
+                "SELECT ops FROM pushes WHERE list = $1 AND last_seq > $2 ORDER BY last_seq",
+                binding: [.text("\(no)"), .text("\(after)")], binaryResults: true)
+            try PushRecords.read(rows, column: 0) { record, _ in
+                if record.seq > after { visit(record.seq, record.identity) }
+            }
+        }
+        // The stored operations this push's may be (the same keys), read in one query: a push
+        // sent again finds all of its own.
+        var wanted: [Int64] = []
+        for op in hashed { wanted += push!.candidates(op).filter { $0 <= lastSeq } }
+        var stored: [Int64: ListLogs.Identity] = [:]
+        if !wanted.isEmpty {
+            let rows = try db.prepared(
+                """
+                SELECT DISTINCT ON (p.last_seq) p.ops FROM unnest($2::bigint[]) s(seq)
+                    CROSS JOIN LATERAL (
+                        SELECT last_seq, ops FROM pushes WHERE list = $1 AND last_seq >= s.seq ORDER BY last_seq LIMIT 1) p
+                """, binding: [.text("\(no)"), .text("{" + Set(wanted).map(String.init).joined(separator: ",") + "}")],
+                binaryResults: true)
+            try PushRecords.read(rows, column: 0) { record, _ in stored[record.seq] = record.identity }
+        }
+        var fresh: [ListLogs.Identity] = []  // this push's, from lastSeq + 1 on
+        var records: [UInt8] = []
+        records.reserveCapacity(operations.count * 64)
+        var addedBytes: Int64 = 0
+        for index in hashed.indices {
+            let op = hashed[index]
+            let seq = lastSeq + Int64(fresh.count) + 1
+            let new = push!.admit(op, at: seq) { earlier in
+                earlier > lastSeq ? fresh[Int(earlier - lastSeq - 1)] : stored[earlier]
+            }
+            guard new else { continue }
+            fresh.append(op.identity)
+            PushRecords.append(seq: seq, op.identity, value: operations[index].value, to: &records)
+            addedBytes += ListLimits.bytes(of: operations[index].value)
+        }
+        // Past a quota the whole push is refused (its transaction is rolled back by the caller).
+        let addedItems = Int64(push!.newItems)
+        if addedItems > 0 && head.int64(0, 3) + addedItems > limits.maxItems { throw StoreError.tooManyItems }
+        if addedBytes > 0 && head.int64(0, 4) + addedBytes > limits.maxBytes { throw StoreError.listTooLarge }
+        let seq = lastSeq + Int64(fresh.count)
+        if seq != lastSeq {
+            push!.advance(to: seq)
+            _ = try db.prepared(
+                """
+                WITH stored AS (
+                    INSERT INTO pushes(list, last_seq, first_seq, count, received, ops) VALUES ($1, $2, $3, $4, $5, $6)),
+                moved AS (UPDATE lists SET last_seq = $2, items = items + $7, bytes = bytes + $8 WHERE no = $1)
+                SELECT pg_notify('\(Self.channel)', $9)
+                """,
+                binding: [
+                    .text("\(no)"), .text("\(seq)"), .text("\(lastSeq + 1)"), .text("\(fresh.count)"),
+                    .text("\(receivedAt)"), .binary(records), .text("\(addedItems)"), .text("\(addedBytes)"),
+                    .text(Hex.encode(list.raw.bytes) + " \(seq)"),
+                ])
+        }
+        return AppendResult(
+            accepted: fresh.count, duplicates: operations.count - fresh.count, cursor: seq, epoch: epoch)
+    }
+
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
+        try connected { db in
+            // One statement, one snapshot: the list's head and the page agree. Rows are read until
+            // their records hold `maxBytes` (a record is smaller than its encoded line), so the
+            // database never sends much more than the page needs.
+            let rows = try db.prepared(
+                """
+                SELECT l.last_seq, l.epoch, l.compacted_through, p.ops
+                FROM lists l LEFT JOIN LATERAL (
+                    SELECT * FROM (
+                        SELECT last_seq, ops, sum(octet_length(ops)) OVER (ORDER BY last_seq) - octet_length(ops) AS before
+                        FROM (SELECT last_seq, ops FROM pushes WHERE pushes.list = l.no AND pushes.last_seq > $2
+                            ORDER BY last_seq LIMIT $3) q
+                    ) w WHERE w.before < $4) p ON true
+                WHERE l.id = $1
+                    AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = $5))
+                ORDER BY p.last_seq
+                """,
+                binding: [
+                    .binary(list.raw.bytes), .text("\(cursor)"), .text("\(limit)"), .text("\(maxBytes)"),
+                    .text(member.map { "\($0)" }),
+                ], binaryResults: true)
+            guard rows.count > 0 else { throw StoreError.noSuchList }
+            var page = PageBuilder(list: list, after: cursor, head: rows.int64(0, 0), maxBytes: maxBytes)
+            var count = 0
+            for row in 0..<rows.count where !rows.isNull(row, 3) {
+                try PushRecords.read(rows, row: row, column: 3) { record, bytes in
+                    guard record.seq > cursor, count < limit, !page.isFull else { return }
+                    page.append(
+                        seq: record.seq, item: record.identity.item, field: record.identity.field,
+                        value: record.value(in: bytes), timestamp: record.identity.timestamp,
+                        replica: record.identity.replica)
+                    count += 1
+                }
+            }
+            return page.page(epoch: rows.string(0, 1) ?? "", compactedThrough: rows.int64(0, 2))
+        }
+    }
+
+    public func usage(of list: ListID) throws -> (items: Int64, bytes: Int64) {
+        try connected { db in
+            let rows = try db.prepared("SELECT items, bytes FROM lists WHERE id = $1", [Self.listParameter(list)])
+            guard rows.count == 1 else { throw StoreError.noSuchList }
+            return (rows.int64(0, 0), rows.int64(0, 1))
+        }
+    }
+
+    public func head(of list: ListID) throws -> (cursor: Int64, epoch: String) {
+        try connected { db in
+            let rows = try db.prepared("SELECT last_seq, epoch FROM lists WHERE id = $1", [Self.listParameter(list)])
+            guard rows.count == 1 else { throw StoreError.noSuchList }
+            return (rows.int64(0, 0), rows.string(0, 1) ?? "")
+        }
+    }
+
+    // MARK: Compaction
+
+    /// Drops every operation a later one of its register has superseded, received before
+    /// `before`; list by list, each under its row's lock (pushes to other lists go on).
+    public func compact(receivedBefore before: Int64) throws -> Int {
+        let lists = try connected { db in
+            let rows = try db.prepared("SELECT DISTINCT list FROM pushes WHERE received < $1", ["\(before)"])
+            return (0..<rows.count).map { rows.int64($0, 0) }
+        }
+        var dropped = 0
+        for no in lists {
+            dropped += try connected { db in try db.transaction { try compact(no, receivedBefore: before, db) } }
+        }
+        return dropped
+    }
+
+    /// Compacts list `no`'s log; returns the operations dropped.
+    private func compact(_ no: Int64, receivedBefore before: Int64, _ db: PostgresConnection) throws -> Int {
+        // Locked as a push locks it: another instance compacting at the same time waits, then
+        // finds nothing left to drop.
+        guard try db.prepared("SELECT 1 FROM lists WHERE no = $1 FOR UPDATE", ["\(no)"]).count == 1 else { return 0 }
+        let rows = try db.prepared(
+            "SELECT last_seq, received, ops FROM pushes WHERE list = $1 ORDER BY last_seq",
+            binding: [.text("\(no)")], binaryResults: true)
+        struct Register: Hashable {
+            var item: ItemID
+            var field: Int64
+        }
+        // The winning version of each register.
+        var winners: [Register: (Int64, Int64)] = [:]
+        try PushRecords.read(rows, column: 2) { record, _ in
+            let id = record.identity
+            let version = (id.timestamp, id.replica)
+            let register = Register(item: id.item, field: id.field)
+            if let winner = winners[register], winner >= version { return }
+            winners[register] = version
+        }
+        var droppedCount = 0
+        var droppedBytes: Int64 = 0
+        var top: Int64 = 0
+        for row in 0..<rows.count where rows.int64(row, 1) < before {
+            var kept: [UInt8] = []
+            var keptCount = 0
+            var losers = 0
+            try PushRecords.read(rows, row: row, column: 2) { record, bytes in
+                let id = record.identity
+                if winners[Register(item: id.item, field: id.field)]! == (id.timestamp, id.replica) {
+                    kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[record.bytes]))
+                    keptCount += 1
+                } else {
+                    losers += 1
+                    droppedBytes += record.quotaBytes
+                    top = max(top, record.seq)
+                }
+            }
+            guard losers > 0 else { continue }
+            droppedCount += losers
+            if keptCount == 0 {
+                _ = try db.prepared(
+                    "DELETE FROM pushes WHERE list = $1 AND last_seq = $2", ["\(no)", "\(rows.int64(row, 0))"])
+            } else {
+                _ = try db.prepared(
+                    "UPDATE pushes SET ops = $3, count = $4 WHERE list = $1 AND last_seq = $2",
+                    binding: [.text("\(no)"), .text("\(rows.int64(row, 0))"), .binary(kept), .text("\(keptCount)")])
+            }
+        }
+        if droppedCount > 0 {
+            _ = try db.prepared(
+                """
+                UPDATE lists SET compacted_through = greatest(compacted_through, $2), dropped = dropped + $3,
+                    bytes = bytes - $4 WHERE no = $1
+                """, ["\(no)", "\(top)", "\(droppedCount)", "\(droppedBytes)"])
+        }
+        return droppedCount
+    }
+}
+
+extension PushRecords {
+    /// Calls `visit` with every record of column `column` of row `row` of `rows`.
+    static func read(
+        _ rows: Rows, row: Int, column: Int, _ visit: (Record, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard let bytes = rows.bytes(row, column) else { throw damaged }
+        try bytes.withUnsafeBytes { try read($0, visit) }
+    }
+}
