@@ -667,10 +667,10 @@ struct LogTests {
         #expect(metrics.contains("basket_operations_stored 2"))
         #expect(metrics.contains("basket_watchers 0"))
         #expect(metrics.contains("basket_http_request_duration_seconds_bucket"))
-        if harness.store is SQLiteStore {
-            // Two operations and their two items, known to the writer.
-            #expect(metrics.contains("basket_sqlite_log_entries 4"))
-            #expect(!metrics.contains("basket_sqlite_log_bytes 0\n") && metrics.contains("basket_sqlite_log_bytes "))
-        }
+        // Two operations and their two items, known to the store for the next push.
+        let backend = harness.store is SQLiteStore ? "sqlite" : "postgres"
+        #expect(metrics.contains("basket_\(backend)_log_entries 4"))
+        #expect(
+            !metrics.contains("basket_\(backend)_log_bytes 0\n") && metrics.contains("basket_\(backend)_log_bytes "))
     }
 }

@@ -112,11 +112,11 @@ struct LoadTests {
         #expect(server.stop() == 0)
     }
 
-    /// `basket_sqlite_log_bytes` from the server's /metrics (0 on PostgreSQL, which has none).
+    /// `basket_sqlite_log_bytes` or `basket_postgres_log_bytes` from the server's /metrics.
     static func logCacheBytes(port: Int) -> Int {
         guard let answer = try? RawHTTP.request(port: port, "GET", "/metrics") else { return 0 }
         for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n")
-        where line.hasPrefix("basket_sqlite_log_bytes ") {
+        where line.hasPrefix("basket_sqlite_log_bytes ") || line.hasPrefix("basket_postgres_log_bytes ") {
             return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
         }
         return 0
