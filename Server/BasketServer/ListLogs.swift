@@ -167,6 +167,18 @@ struct ListLogs {
     /// The bytes the kept entries' tables take, over all lists (one pass over the lists).
     var bytes: Int { logs.values.reduce(0) { $0 + $1.items.bytes + $1.operations.bytes } }
 
+    /// `/metrics` gauges `<prefix>_log_entries` and `<prefix>_log_bytes`.
+    func gauges(prefix: String) -> [StoreGauge] {
+        [
+            StoreGauge(
+                name: prefix + "_log_entries",
+                help: "Operations and items of lists' logs kept in memory for pushes (at most \(capacity)).",
+                value: Double(count)),
+            StoreGauge(
+                name: prefix + "_log_bytes", help: "Bytes of the tables that keep those entries.", value: Double(bytes)),
+        ]
+    }
+
     /// One push to a list: its log, and what the push recorded in it.
     struct Push: Sendable {
         let list: Int64

@@ -62,15 +62,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     }
 
     public func gauges() -> [StoreGauge] {
-        let (entries, bytes) = logs.withLock { ($0.count, $0.bytes) }
-        return [
-            StoreGauge(
-                name: "basket_postgres_log_entries",
-                help: "Operations and items of lists' logs kept in memory for pushes (at most 4,000,000).",
-                value: Double(entries)),
-            StoreGauge(
-                name: "basket_postgres_log_bytes", help: "Bytes of the tables that keep those entries.",
-                value: Double(bytes)),
+        logs.withLock { $0.gauges(prefix: "basket_postgres") } + [
             StoreGauge(
                 name: "basket_postgres_connections", help: "PostgreSQL connections open for requests (pooled).",
                 value: Double(pool.openConnections)),

@@ -182,16 +182,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func gauges() -> [StoreGauge] {
-        let (entries, bytes) = lock.withLock { (logs.count, logs.bytes) }
-        return [
-            StoreGauge(
-                name: "basket_sqlite_log_entries",
-                help: "Operations and items of lists' logs kept in memory for pushes (at most 4,000,000).",
-                value: Double(entries)),
-            StoreGauge(
-                name: "basket_sqlite_log_bytes", help: "Bytes of the tables that keep those entries.",
-                value: Double(bytes)),
-        ]
+        lock.withLock { logs.gauges(prefix: "basket_sqlite") }
     }
 
     /// Read connections: as many as the server's default HTTP threads.
