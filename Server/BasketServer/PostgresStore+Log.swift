@@ -181,7 +181,10 @@ extension PostgresStore {
             let op = hashed[index]
             let seq = lastSeq + Int64(fresh.count) + 1
             let new = push!.admit(op, at: seq) { earlier in
-                earlier > lastSeq ? fresh[Int(earlier - lastSeq - 1)] : stored[earlier]
+                guard earlier > lastSeq else { return stored[earlier] }
+                // One of this push's (the log has no entry past its head: catchUp saw to that).
+                let index = Int(earlier - lastSeq - 1)
+                return index < fresh.count ? fresh[index] : nil
             }
             guard new else { continue }
             fresh.append(op.identity)

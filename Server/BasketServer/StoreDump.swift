@@ -329,7 +329,7 @@ extension PostgresStore: DumpableStore {
             guard row.count == 8, case .integer(let list) = row[0], case .integer(let seq) = row[1],
                 case .blob(let item) = row[2], let id = ID128(bytes: item), case .integer(let field) = row[3],
                 case .integer(let timestamp) = row[4], case .integer(let replica) = row[5],
-                case .integer(let received) = row[7]
+                case .integer(let received) = row[7], Field(code: UInt8(clamping: field)) != nil, field >= 0
             else { throw StoreDump.FormatError(description: "an ops row has a value of the wrong kind") }
             let value: Value
             switch row[6] {
