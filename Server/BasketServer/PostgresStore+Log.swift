@@ -2,112 +2,6 @@ public import BasketCore
 import Postgres
 import Synchronization
 
-/// How the PostgreSQL log keeps operations (schema 4): a row of `pushes` per push, its
-/// operations in one bytea, each a record of
-///
-///     seq (8 bytes) · item (16) · field (2) · timestamp (8) · replica (8) · kind (1) [· length (4) · text]
-///
-/// integers big-endian (as PostgreSQL's `int8send` writes them; timestamp and replica as the
-/// columns ``StoredOps`` makes), kind 0 null, 1 false, 2 true, 3 a text of `length` UTF-8 bytes.
-/// A row is one insert however many operations the push has, where a row per operation cost an
-/// index entry or two each: PostgreSQL's ingest was a fifth of SQLite's.
-enum PushRecords {
-    /// The bytes of a record before its text.
-    static let fixedBytes = 43
-    /// The most operations the migration and an import put in one row.
-    static let rowLimit = 1_000
-
-    /// Appends the record of `identity` with `value`, stored at `seq`.
-    static func append(seq: Int64, _ identity: ListLogs.Identity, value: Value, to out: inout [UInt8]) {
-        func integer<T: FixedWidthInteger>(_ value: T) {
-            withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
-        }
-        integer(seq)
-        integer(identity.item.raw.high)
-        integer(identity.item.raw.low)
-        integer(Int16(truncatingIfNeeded: identity.field))
-        integer(identity.timestamp)
-        integer(identity.replica)
-        switch value {
-        case .null: out.append(0)
-        case .bool(let flag): out.append(flag ? 2 : 1)
-        case .text(let text):
-            out.append(3)
-            integer(UInt32(text.utf8.count))
-            out.append(contentsOf: text.utf8)
-        }
-    }
-
-    /// One record, read in place.
-    struct Record {
-        var seq: Int64
-        var identity: ListLogs.Identity
-        /// The record's bytes in the row.
-        var bytes: Range<Int>
-        fileprivate var kind: UInt8
-        fileprivate var text: Range<Int>
-
-        /// The operation's value (`row` is the bytes the record was read from).
-        func value(in row: UnsafeRawBufferPointer) -> Value {
-            switch kind {
-            case 1: .bool(false)
-            case 2: .bool(true)
-            case 3: .text(String(decoding: UnsafeRawBufferPointer(rebasing: row[text]), as: UTF8.self))
-            default: .null
-            }
-        }
-
-        /// What the operation counts against its list's bytes (``ListLimits/bytes(of:)``).
-        var quotaBytes: Int64 { kind == 3 ? Int64(text.count) + 64 : 64 }
-    }
-
-    /// A row that cannot be read: written by something else than this program.
-    static let damaged = StoreError.database("a row of the log (pushes) is damaged")
-
-    /// Calls `visit` with every record of `row`, in order.
-    static func read(
-        _ row: UnsafeRawBufferPointer, _ visit: (Record, UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        func integer<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
-            var value: T = 0
-            withUnsafeMutableBytes(of: &value) {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: row[at..<at + MemoryLayout<T>.size]))
-            }
-            return T(bigEndian: value)
-        }
-        var at = 0
-        while at < row.count {
-            guard row.count - at >= fixedBytes else { throw damaged }
-            let kind = row[at + 42]
-            var end = at + fixedBytes
-            var text = end..<end
-            if kind == 3 {
-                guard row.count - end >= 4 else { throw damaged }
-                let length = Int(integer(end, UInt32.self))
-                guard row.count - end - 4 >= length else { throw damaged }
-                text = end + 4..<end + 4 + length
-                end = text.upperBound
-            } else if kind > 3 {
-                throw damaged
-            }
-            let identity = ListLogs.Identity(
-                item: ItemID(raw: ID128(high: integer(at + 8, UInt64.self), low: integer(at + 16, UInt64.self))),
-                field: Int64(integer(at + 24, Int16.self)), timestamp: integer(at + 26, Int64.self),
-                replica: integer(at + 34, Int64.self))
-            try visit(
-                Record(seq: integer(at, Int64.self), identity: identity, bytes: at..<end, kind: kind, text: text), row)
-            at = end
-        }
-    }
-
-    /// Calls `visit` with every record of column `column` of every row of `rows`.
-    static func read(
-        _ rows: Rows, column: Int, _ visit: (Record, UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        for row in 0..<rows.count { try read(rows, row: row, column: column, visit) }
-    }
-}
-
 extension PostgresStore {
     // MARK: The log
 
@@ -294,60 +188,39 @@ extension PostgresStore {
         let rows = try db.prepared(
             "SELECT last_seq, received, ops FROM pushes WHERE list = $1 ORDER BY last_seq",
             binding: [.text("\(no)")], binaryResults: true)
-        struct Register: Hashable {
-            var item: ItemID
-            var field: Int64
-        }
-        // The winning version of each register.
-        var winners: [Register: (Int64, Int64)] = [:]
-        try PushRecords.read(rows, column: 2) { record, _ in
-            let id = record.identity
-            let version = (id.timestamp, id.replica)
-            let register = Register(item: id.item, field: id.field)
-            if let winner = winners[register], winner >= version { return }
-            winners[register] = version
-        }
-        var droppedCount = 0
-        var droppedBytes: Int64 = 0
-        var top: Int64 = 0
-        for row in 0..<rows.count where rows.int64(row, 1) < before {
-            var kept: [UInt8] = []
-            var keptCount = 0
-            var losers = 0
-            try PushRecords.read(rows, row: row, column: 2) { record, bytes in
-                let id = record.identity
-                if winners[Register(item: id.item, field: id.field)]! == (id.timestamp, id.replica) {
-                    kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[record.bytes]))
-                    keptCount += 1
-                } else {
-                    losers += 1
-                    droppedBytes += record.quotaBytes
-                    top = max(top, record.seq)
-                }
-            }
-            guard losers > 0 else { continue }
-            droppedCount += losers
-            if keptCount == 0 {
-                _ = try db.prepared(
-                    "DELETE FROM pushes WHERE list = $1 AND last_seq = $2", ["\(no)", "\(rows.int64(row, 0))"])
-            } else {
+        let compaction = try PushRecords.compact(
+            (0..<rows.count).map { row in
+                PushRecords.StoredRow(
+                    lastSeq: rows.int64(row, 0), received: rows.int64(row, 1), ops: rows.bytes(row, 2) ?? [])
+            }, receivedBefore: before)
+        for (lastSeq, ops, count) in compaction.rewritten {
+            if let ops {
                 _ = try db.prepared(
                     "UPDATE pushes SET ops = $3, count = $4 WHERE list = $1 AND last_seq = $2",
-                    binding: [.text("\(no)"), .text("\(rows.int64(row, 0))"), .binary(kept), .text("\(keptCount)")])
+                    binding: [.text("\(no)"), .text("\(lastSeq)"), .binary(ops), .text("\(count)")])
+            } else {
+                _ = try db.prepared("DELETE FROM pushes WHERE list = $1 AND last_seq = $2", ["\(no)", "\(lastSeq)"])
             }
         }
-        if droppedCount > 0 {
+        if compaction.dropped > 0 {
             _ = try db.prepared(
                 """
                 UPDATE lists SET compacted_through = greatest(compacted_through, $2), dropped = dropped + $3,
                     bytes = bytes - $4 WHERE no = $1
-                """, ["\(no)", "\(top)", "\(droppedCount)", "\(droppedBytes)"])
+                """, ["\(no)", "\(compaction.top)", "\(compaction.dropped)", "\(compaction.bytes)"])
         }
-        return droppedCount
+        return compaction.dropped
     }
 }
 
 extension PushRecords {
+    /// Calls `visit` with every record of column `column` of every row of `rows`.
+    static func read(
+        _ rows: Rows, column: Int, _ visit: (Record, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        for row in 0..<rows.count { try read(rows, row: row, column: column, visit) }
+    }
+
     /// Calls `visit` with every record of column `column` of row `row` of `rows`.
     static func read(
         _ rows: Rows, row: Int, column: Int, _ visit: (Record, UnsafeRawBufferPointer) throws -> Void

@@ -294,97 +294,35 @@ extension PostgresStore: DumpableStore {
             let rows = try db.query("FETCH 1000 FROM dump")
             if rows.count == 0 { break }
             for index in 0..<rows.count {
-                let list = DumpValue.integer(rows.int64(index, 0))
-                let received = DumpValue.integer(rows.int64(index, 1))
-                try PushRecords.read(rows, row: index, column: 2) { record, bytes in
-                    let id = record.identity
-                    let value: DumpValue =
-                        switch record.value(in: bytes) {
-                        case .null: .null
-                        case .bool(let flag): .integer(flag ? 1 : 0)
-                        case .text(let text): .text(text)
-                        }
-                    try visit([
-                        list, .integer(record.seq), .blob(id.item.raw.bytes), .integer(id.field),
-                        .integer(id.timestamp), .integer(id.replica), value, received,
-                    ])
+                guard let ops = rows.bytes(index, 2) else { throw PushRecords.damaged }
+                try ops.withUnsafeBytes {
+                    try PushRecords.dumpRows(list: rows.int64(index, 0), received: rows.int64(index, 1), $0, visit)
                 }
             }
         }
         try db.execute("CLOSE dump")
     }
 
-    /// Writes a dump's `ops` rows as rows of `pushes`: runs of one list received at once, in
-    /// sequence order, up to ``PushRecords/rowLimit`` a row. Sets each list's items and bytes.
+    /// Writes a dump's `ops` rows as rows of `pushes` (``PushRecords/pack(_:)``), and sets each
+    /// list's items and bytes.
     private func loadOperations(_ rows: [[DumpValue]], _ db: PostgresConnection) throws {
-        struct Row {
-            var list: Int64
-            var seq: Int64
-            var received: Int64
-            var identity: ListLogs.Identity
-            var value: Value
-        }
-        var operations: [Row] = []
-        for row in rows {
-            guard row.count == 8, case .integer(let list) = row[0], case .integer(let seq) = row[1],
-                case .blob(let item) = row[2], let id = ID128(bytes: item), case .integer(let field) = row[3],
-                case .integer(let timestamp) = row[4], case .integer(let replica) = row[5],
-                case .integer(let received) = row[7], Field(code: UInt8(clamping: field)) != nil, field >= 0
-            else { throw StoreDump.FormatError(description: "an ops row has a value of the wrong kind") }
-            let value: Value
-            switch row[6] {
-            case .null: value = .null
-            case .integer(let flag) where flag == 0 || flag == 1: value = .bool(flag == 1)
-            case .text(let text): value = .text(text)
-            default: throw StoreDump.FormatError(description: "an ops row has \(row[6]) as its value")
-            }
-            let identity = ListLogs.Identity(
-                item: ItemID(raw: id), field: field, timestamp: timestamp, replica: replica)
-            operations.append(Row(list: list, seq: seq, received: received, identity: identity, value: value))
-        }
-        operations.sort { ($0.list, $0.seq) < ($1.list, $1.seq) }
-        var items: [Int64: Set<ItemID>] = [:]
-        var bytes: [Int64: Int64] = [:]
-        var start = 0
-        while start < operations.count {
-            let first = operations[start]
-            var end = start
-            var records: [UInt8] = []
-            while end < operations.count, end - start < PushRecords.rowLimit, operations[end].list == first.list,
-                operations[end].received == first.received
-            {
-                let op = operations[end]
-                guard end == start || op.seq != operations[end - 1].seq else {
-                    throw StoreDump.FormatError(
-                        description: "two ops rows of list \(op.list) have sequence number \(op.seq)")
-                }
-                PushRecords.append(seq: op.seq, op.identity, value: op.value, to: &records)
-                items[op.list, default: []].insert(op.identity.item)
-                bytes[op.list, default: 0] += ListLimits.bytes(of: op.value)
-                end += 1
-            }
-            if end < operations.count, operations[end].list == first.list,
-                operations[end].seq == operations[end - 1].seq
-            {
-                throw StoreDump.FormatError(
-                    description: "two ops rows of list \(first.list) have sequence number \(operations[end].seq)")
-            }
+        let (packed, usage) = try PushRecords.pack(rows)
+        for row in packed {
             do {
                 _ = try db.prepared(
                     "INSERT INTO pushes(list, last_seq, first_seq, count, received, ops) VALUES ($1, $2, $3, $4, $5, $6)",
                     binding: [
-                        .text("\(first.list)"), .text("\(operations[end - 1].seq)"), .text("\(first.seq)"),
-                        .text("\(end - start)"), .text("\(first.received)"), .binary(records),
+                        .text("\(row.list)"), .text("\(row.lastSeq)"), .text("\(row.firstSeq)"), .text("\(row.count)"),
+                        .text("\(row.received)"), .binary(row.ops),
                     ])
             } catch let error as PostgresError {
                 throw StoreDump.FormatError(description: "an ops row cannot be stored: \(error.message)")
             }
-            start = end
         }
-        for (list, held) in items {
+        for (list, usage) in usage {
             _ = try db.prepared(
                 "UPDATE lists SET items = $2, bytes = $3 WHERE no = $1",
-                ["\(list)", "\(held.count)", "\(bytes[list]!)"])
+                ["\(list)", "\(usage.items)", "\(usage.bytes)"])
         }
     }
 
