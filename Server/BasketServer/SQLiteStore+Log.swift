@@ -117,97 +117,71 @@ extension SQLiteStore {
             ).first
         else { throw StoreError.noSuchList }
         let (no, lastSeq, epoch, items, bytes, dropped) = row
-        var addedBytes: Int64 = 0
         push = try logs.open(no, expected: Int(clamping: lastSeq - dropped)) { visit in
-            let scan = try db.prepare("SELECT seq, item, field, ts, replica FROM ops WHERE list = ?")
+            let scan = try db.prepare("SELECT ops FROM pushes WHERE list = ?")
             try scan.bind(no, at: 1)
             while let row = try scan.step() {
-                visit(row.int64(0), Self.identity(row, from: 1))
+                try row.withBlob(0) { try PushRecords.read($0) { record, _ in visit(record.seq, record.identity) } }
             }
         }
-        // New operations are written up to 64 rows a statement: a statement's own cost (its step,
-        // the opening and closing of its program) is paid once for them.
-        var waiting: [Int] = []  // indices in `request.operations`, numbered after `written`
-        waiting.reserveCapacity(Self.rowsPerInsert.last!)
-        var written = lastSeq
-        func flush() throws {
-            var start = 0
-            while start < waiting.count {
-                let rows = Self.rowsPerInsert.last { $0 <= waiting.count - start }!
-                let insert = try db.cached(Self.insertSQL(rows: rows))
-                for row in 0..<rows {
-                    let op = request.operations[waiting[start + row]]
-                    let identity = request.hashed[waiting[start + row]].identity
-                    let base = Int32(row * 8)
-                    try insert.bind(no, at: base + 1)
-                    try insert.bind(written + Int64(start + row) + 1, at: base + 2)
-                    try withUnsafeBytes(of: (op.item.raw.high.bigEndian, op.item.raw.low.bigEndian)) {
-                        try insert.bind($0, at: base + 3)
-                    }
-                    try insert.bind(identity.field, at: base + 4)
-                    try insert.bind(identity.timestamp, at: base + 5)
-                    try insert.bind(identity.replica, at: base + 6)
-                    switch op.value {
-                    case .null: try insert.bindNull(at: base + 7)
-                    case .bool(let b): try insert.bind(b ? 1 : 0, at: base + 7)
-                    case .text(let text): try insert.bind(text, at: base + 7)
-                    }
-                    try insert.bind(request.receivedAt, at: base + 8)
+        // A hash that matches is confirmed against the stored record: its row is read once for
+        // all the operations of the push that fall in it (a push sent again finds its own there).
+        let find = try db.cached(
+            "SELECT first_seq, ops FROM pushes WHERE list = ?1 AND last_seq >= ?2 ORDER BY last_seq LIMIT 1")
+        var found: (seqs: ClosedRange<Int64>, identities: [Int64: ListLogs.Identity])?
+        func stored(_ seq: Int64) throws -> ListLogs.Identity? {
+            if let found, found.seqs.contains(seq) { return found.identities[seq] }
+            try find.bind(no, at: 1)
+            try find.bind(seq, at: 2)
+            defer { find.reset() }
+            guard let row = try find.step() else { return nil }
+            var identities: [Int64: ListLogs.Identity] = [:]
+            var last = seq
+            try row.withBlob(1) {
+                try PushRecords.read($0) { record, _ in
+                    identities[record.seq] = record.identity
+                    last = max(last, record.seq)
                 }
-                try insert.runToCompletion()
-                start += rows
             }
-            written += Int64(waiting.count)
-            waiting.removeAll(keepingCapacity: true)
+            found = (min(row.int64(0), seq)...last, identities)
+            return identities[seq]
         }
-        let stored = try db.cached("SELECT item, field, ts, replica FROM ops WHERE list = ?1 AND seq = ?2")
-        for (index, hashed) in request.hashed.enumerated() {
-            let new = try push!.admit(hashed, at: written + Int64(waiting.count) + 1) { earlier in
-                if earlier > written { try flush() }  // it may be one of those waiting
-                try stored.bind(no, at: 1)
-                try stored.bind(earlier, at: 2)
-                defer { stored.reset() }
-                return try stored.step().map { Self.identity($0, from: 0) }
+        var fresh: [ListLogs.Identity] = []  // this push's, from lastSeq + 1 on
+        var records: [UInt8] = []
+        records.reserveCapacity(request.operations.count * 64)
+        var addedBytes: Int64 = 0
+        for index in request.hashed.indices {
+            let op = request.hashed[index]
+            let seq = lastSeq + Int64(fresh.count) + 1
+            let new = try push!.admit(op, at: seq) { earlier in
+                guard earlier > lastSeq else { return try stored(earlier) }
+                let index = Int(earlier - lastSeq - 1)
+                return index < fresh.count ? fresh[index] : nil
             }
             guard new else { continue }
-            waiting.append(index)
-            if waiting.count == Self.rowsPerInsert.last! { try flush() }
-            addedBytes += ListLimits.bytes(of: request.operations[index].value)
+            fresh.append(op.identity)
+            let value = request.operations[index].value
+            PushRecords.append(seq: seq, op.identity, value: value, to: &records)
+            addedBytes += ListLimits.bytes(of: value)
         }
-        try flush()
-        let seq = written
+        let seq = lastSeq + Int64(fresh.count)
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
         if addedBytes > 0 && bytes + addedBytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if seq != lastSeq {
+            try Self.insert(
+                [
+                    PushRecords.PackedRow(
+                        list: no, firstSeq: lastSeq + 1, lastSeq: seq, count: fresh.count, received: request.receivedAt,
+                        ops: records)
+                ], db)
             try db.run(
                 "UPDATE lists SET last_seq = ?, items = items + ?, bytes = bytes + ? WHERE no = ?", .integer(seq),
                 .integer(addedItems), .integer(addedBytes), .integer(no))
         }
-        let accepted = Int(seq - lastSeq)
         return AppendResult(
-            accepted: accepted, duplicates: request.operations.count - accepted, cursor: seq, epoch: epoch)
-    }
-
-    /// The sizes of the statements that write operations, the largest last.
-    static let rowsPerInsert = [1, 2, 4, 8, 16, 32, 64]
-
-    /// The statement that writes `rows` operations.
-    static func insertSQL(rows: Int) -> String {
-        insertSQLs[rowsPerInsert.firstIndex(of: rows)!]
-    }
-
-    private static let insertSQLs = rowsPerInsert.map { rows in
-        "INSERT INTO ops(list, seq, item, field, ts, replica, value, received) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
-    }
-
-    /// An operation's identity from four columns of a row: item, field, ts, replica.
-    private static func identity(_ row: Row, from column: Int32) -> ListLogs.Identity {
-        ListLogs.Identity(
-            item: ItemID(raw: ID128(row.blob128(column))), field: row.int64(column + 1),
-            timestamp: row.int64(column + 2), replica: row.int64(column + 3))
+            accepted: fresh.count, duplicates: request.operations.count - fresh.count, cursor: seq, epoch: epoch)
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
@@ -251,24 +225,23 @@ extension SQLiteStore {
         let (head, role) = try head(db, list, member)
         if member != nil && role == nil { throw StoreError.noSuchList }
         var page = PageBuilder(list: list, after: cursor, head: head.cursor, maxBytes: maxBytes)
-        let statement = try db.cached(
-            "SELECT seq, item, field, ts, replica, value FROM ops WHERE list = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
-        )
+        // Rows from the one that holds the sequence number after `cursor`; a row's records are
+        // read in place.
+        let statement = try db.cached("SELECT ops FROM pushes WHERE list = ?1 AND last_seq > ?2 ORDER BY last_seq")
         try statement.bind(head.no, at: 1)
         try statement.bind(cursor, at: 2)
-        try statement.bind(Int64(limit), at: 3)
-        while !page.isFull, let row = try statement.step() {
-            let value: Value
-            if row.isNull(5) {
-                value = .null
-            } else if let text = row.string(5), !row.isInteger(5) {
-                value = .text(text)
-            } else {
-                value = .bool(row.int64(5) != 0)
+        var count = 0
+        while !page.isFull, count < limit, let row = try statement.step() {
+            try row.withBlob(0) {
+                try PushRecords.read($0) { record, bytes in
+                    guard record.seq > cursor, count < limit, !page.isFull else { return }
+                    let id = record.identity
+                    page.append(
+                        seq: record.seq, item: id.item, field: id.field, value: record.value(in: bytes),
+                        timestamp: id.timestamp, replica: id.replica)
+                    count += 1
+                }
             }
-            page.append(
-                seq: row.int64(0), item: ItemID(raw: ID128(row.blob128(1))), field: row.int64(2), value: value,
-                timestamp: row.int64(3), replica: row.int64(4))
         }
         statement.reset()
         return page.page(epoch: head.epoch, compactedThrough: head.compactedThrough)

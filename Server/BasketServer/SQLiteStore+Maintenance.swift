@@ -41,26 +41,41 @@ extension SQLiteStore {
         defer { heads.invalidateAll() }  // once committed
         return try locked { db in
             try db.transaction {
-                // One sorted pass: every operation that is not the latest of its register.
-                try db.run(
-                    """
-                    CREATE TEMP TABLE doomed AS SELECT list, seq, bytes FROM (
-                        SELECT list, seq, received, \(Self.rowBytes) AS bytes, row_number() OVER (
-                            PARTITION BY list, item, field ORDER BY ts DESC, replica DESC) AS rank
-                        FROM ops)
-                    WHERE rank > 1 AND received < ?1
-                    """, .integer(before))
-                defer { try? db.execute("DROP TABLE IF EXISTS temp.doomed") }
-                try db.execute(
-                    """
-                    UPDATE lists SET compacted_through = max(compacted_through,
-                            (SELECT max(seq) FROM doomed d WHERE d.list = lists.no)),
-                        dropped = dropped + (SELECT count(*) FROM doomed d WHERE d.list = lists.no),
-                        bytes = bytes - (SELECT sum(bytes) FROM doomed d WHERE d.list = lists.no)
-                    WHERE no IN (SELECT list FROM doomed);
-                    DELETE FROM ops WHERE (list, seq) IN (SELECT list, seq FROM doomed);
-                    """)
-                return db.changes
+                // List by list: its rows read, its superseded operations' records dropped from them
+                // (``PushRecords/compact(_:receivedBefore:)``).
+                let lists = try db.query("SELECT DISTINCT list FROM pushes WHERE received < ?", .integer(before)) {
+                    $0.int64(0)
+                }
+                let read = try db.prepare("SELECT last_seq, received, ops FROM pushes WHERE list = ? ORDER BY last_seq")
+                var dropped = 0
+                for no in lists {
+                    try read.bind(no, at: 1)
+                    var rows: [PushRecords.StoredRow] = []
+                    while let row = try read.step() {
+                        rows.append(.init(lastSeq: row.int64(0), received: row.int64(1), ops: row.blob(2)))
+                    }
+                    read.reset()
+                    let compaction = try PushRecords.compact(rows, receivedBefore: before)
+                    for (lastSeq, ops, count) in compaction.rewritten {
+                        if let ops {
+                            try db.run(
+                                "UPDATE pushes SET ops = ?, count = ? WHERE list = ? AND last_seq = ?", .blob(ops),
+                                .integer(Int64(count)), .integer(no), .integer(lastSeq))
+                        } else {
+                            try db.run(
+                                "DELETE FROM pushes WHERE list = ? AND last_seq = ?", .integer(no), .integer(lastSeq))
+                        }
+                    }
+                    guard compaction.dropped > 0 else { continue }
+                    try db.run(
+                        """
+                        UPDATE lists SET compacted_through = max(compacted_through, ?), dropped = dropped + ?,
+                            bytes = bytes - ? WHERE no = ?
+                        """, .integer(compaction.top), .integer(Int64(compaction.dropped)), .integer(compaction.bytes),
+                        .integer(no))
+                    dropped += compaction.dropped
+                }
+                return dropped
             }
         }
     }

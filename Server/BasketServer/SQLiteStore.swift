@@ -142,16 +142,78 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         // 5: no identity index: its insert was half of a push's cost. The writer knows the
         // identities of each list's operations from its log (``ListLogs``), as it knows its items.
         "DROP INDEX ops_identity;",
+        // 6: the log as a row per push, its operations packed as records (``PushRecords``): a
+        // push writes one row instead of a B-tree entry per operation. ``packLog(_:)`` moves the
+        // operations of `ops` into it and drops `ops`.
+        """
+        CREATE TABLE pushes(
+            list INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            first_seq INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            received INTEGER NOT NULL,
+            ops BLOB NOT NULL,
+            PRIMARY KEY(list, last_seq)
+        );
+        """,
     ]
+
+    /// Migration 6's work in code: the operations of `ops` as rows of `pushes`, list by list
+    /// (runs received at once, up to 1,000 a row, as an import packs them); then `ops` goes.
+    static func packLog(_ db: Connection) throws {
+        let scan = try db.prepare(
+            "SELECT list, seq, item, field, ts, replica, value, received FROM ops ORDER BY list, seq")
+        var list: [[DumpValue]] = []
+        func flush() throws {
+            try insert(PushRecords.pack(list).rows, db)
+            list.removeAll(keepingCapacity: true)
+        }
+        while let row = try scan.step() {
+            if let last = list.last, last[0] != .integer(row.int64(0)) { try flush() }
+            list.append((0..<8).map { dumpValue(row.value(Int32($0))) })
+        }
+        try flush()
+        try db.execute("DROP TABLE ops")
+    }
+
+    /// Writes rows of `pushes`.
+    static func insert(_ rows: [PushRecords.PackedRow], _ db: Connection) throws {
+        let insert = try db.cached(
+            "INSERT INTO pushes(list, last_seq, first_seq, count, received, ops) VALUES (?, ?, ?, ?, ?, ?)")
+        for row in rows {
+            try insert.bind(row.list, at: 1)
+            try insert.bind(row.lastSeq, at: 2)
+            try insert.bind(row.firstSeq, at: 3)
+            try insert.bind(Int64(row.count), at: 4)
+            try insert.bind(row.received, at: 5)
+            try insert.bind(row.ops, at: 6)
+            try insert.runToCompletion()
+        }
+    }
+
+    /// A dump's value as a column has it.
+    static func sqlValue(_ value: DumpValue) -> SQLValue {
+        switch value {
+        case .null: .null
+        case .integer(let n): .integer(n)
+        case .text(let text): .text(text)
+        case .blob(let bytes): .blob(bytes)
+        }
+    }
+
+    /// A column's value as a dump has it (no column holds reals).
+    static func dumpValue(_ value: SQLValue) -> DumpValue {
+        switch value {
+        case .null: .null
+        case .integer(let n): .integer(n)
+        case .real(let d): .integer(Int64(d))
+        case .text(let text): .text(text)
+        case .blob(let bytes): .blob(bytes)
+        }
+    }
 
     /// The bytes an operation row counts against its list's quota (``ListLimits/bytes(of:)``).
     static let rowBytes = "(coalesce(length(CAST(value AS BLOB)) * (typeof(value) = 'text'), 0) + 64)"
-
-    /// Sets every list's items and bytes from its log (after an import).
-    static let recountUsage = """
-        UPDATE lists SET bytes = (SELECT coalesce(sum(\(rowBytes)), 0) FROM ops WHERE ops.list = lists.no),
-            items = (SELECT count(DISTINCT item) FROM ops WHERE ops.list = lists.no);
-        """
 
     /// Adds `lists.dropped` and fills it from the log (migration 2).
     static let countDropped = """
@@ -159,7 +221,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         \(recountDropped)
         """
 
-    /// Sets `lists.dropped` from the log: every sequence number given out and no longer there.
+    /// Sets `lists.dropped` from the log of migration 2: every sequence number given out and no
+    /// longer there.
     static let recountDropped =
         "UPDATE lists SET dropped = last_seq - (SELECT count(*) FROM ops WHERE ops.list = lists.no);"
 
@@ -173,7 +236,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         // A larger page cache and memory-mapped reads: pushes insert into a random-keyed index.
         try db.execute("PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456")
         do {
-            appliedMigrations = try db.migrate(Self.migrations)
+            appliedMigrations = try db.migrate(Self.migrations) { [db] migration in
+                if migration == 5 { try Self.packLog(db) }
+            }
         } catch let error as SchemaTooNewError {
             throw StoreError.newerSchema(found: error.found, supported: error.supported)
         }
@@ -473,7 +538,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try locked { db in
             try db.transaction {
                 guard let no = try listNo(list, db) else { return false }
-                for table in ["ops", "invites", "members"] {
+                for table in ["pushes", "invites", "members"] {
                     try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
                 }
                 logs.forget(no)

@@ -173,21 +173,21 @@ extension SQLiteStore: DumpableStore {
             try db.execute("BEGIN")
             defer { try? db.execute("COMMIT") }
             for (table, columns) in StoreDump.tables {
-                let statement = try db.prepare(
-                    "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(columns[0])"
-                        + (table == "ops" ? ", seq" : ""))
-                while let row = try statement.step() {
-                    try visit(
-                        table,
-                        (0..<columns.count).map {
-                            switch row.value(Int32($0)) {
-                            case .null: .null
-                            case .integer(let n): .integer(n)
-                            case .real(let d): .integer(Int64(d))  // no column holds reals
-                            case .text(let text): .text(text)
-                            case .blob(let bytes): .blob(bytes)
+                if table == "ops" {
+                    let statement = try db.prepare("SELECT list, received, ops FROM pushes ORDER BY list, last_seq")
+                    while let row = try statement.step() {
+                        try row.withBlob(2) {
+                            try PushRecords.dumpRows(list: row.int64(0), received: row.int64(1), $0) {
+                                try visit(table, $0)
                             }
-                        })
+                        }
+                    }
+                    continue
+                }
+                let statement = try db.prepare(
+                    "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(columns[0])")
+                while let row = try statement.step() {
+                    try visit(table, (0..<columns.count).map { Self.dumpValue(row.value(Int32($0))) })
                 }
             }
         }
@@ -199,20 +199,18 @@ extension SQLiteStore: DumpableStore {
             try db.transaction {
                 let existing = try db.scalar("SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM lists)")
                 guard existing?.integerValue == 0 else { throw StoreDump.notEmpty }
+                var operations: [[DumpValue]] = []
                 for (table, row) in rows {
+                    if table == "ops" {
+                        operations.append(row)
+                        continue
+                    }
                     let names = columns[table]!
                     let placeholders = names.map { _ in "?" }.joined(separator: ", ")
                     let insert = try db.cached(
                         "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES (\(placeholders))")
                     for (position, value) in row.enumerated() {
-                        let bound: SQLValue =
-                            switch value {
-                            case .null: .null
-                            case .integer(let n): .integer(n)
-                            case .text(let text): .text(text)
-                            case .blob(let bytes): .blob(bytes)
-                            }
-                        try insert.bind(bound, at: Int32(position + 1))
+                        try insert.bind(Self.sqlValue(value), at: Int32(position + 1))
                     }
                     do {
                         try insert.runToCompletion()
@@ -220,7 +218,20 @@ extension SQLiteStore: DumpableStore {
                         throw StoreDump.FormatError(description: "a \(table) row cannot be stored: \(error)")
                     }
                 }
-                try db.execute(Self.recountDropped + Self.recountUsage)
+                let (packed, usage) = try PushRecords.pack(operations)
+                do {
+                    try Self.insert(packed, db)
+                } catch let error as SQLiteError {
+                    throw StoreDump.FormatError(description: "an ops row cannot be stored: \(error)")
+                }
+                for (list, usage) in usage {
+                    try db.run(
+                        "UPDATE lists SET items = ?, bytes = ? WHERE no = ?", .integer(usage.items),
+                        .integer(usage.bytes), .integer(list))
+                }
+                try db.execute(
+                    "UPDATE lists SET dropped = last_seq - (SELECT coalesce(sum(count), 0) FROM pushes WHERE list = lists.no)"
+                )
             }
         }
     }

@@ -147,18 +147,24 @@ public final class Connection {
     /// statements) takes it from version `n` to `n + 1`, all the missing ones in one transaction,
     /// with `PRAGMA user_version` as the version. Several processes may migrate one file at once:
     /// the version is read again under the write lock, so exactly one of them applies each
-    /// migration. Returns the versions this call applied (empty when there was nothing to do).
+    /// migration. `code` runs after each migration's SQL, in the same transaction, with its
+    /// number, for what SQL cannot do. Returns the versions this call applied (empty when there
+    /// was nothing to do).
     /// - Throws: ``SchemaTooNewError`` when the file has a newer schema than `migrations` know
     ///   (it was written by a later build); the file is not touched.
     @discardableResult
-    public func migrate(_ migrations: [String]) throws -> Range<Int> {
+    public func migrate(_ migrations: [String], code: (_ migration: Int) throws -> Void = { _ in }) throws -> Range<Int>
+    {
         let found = try userVersion
         if found > migrations.count { throw SchemaTooNewError(found: found, supported: migrations.count) }
         guard found < migrations.count else { return migrations.count..<migrations.count }
         return try transaction {
             let current = try userVersion
             guard current < migrations.count else { return migrations.count..<migrations.count }
-            for version in current..<migrations.count { try execute(migrations[version]) }
+            for version in current..<migrations.count {
+                try execute(migrations[version])
+                try code(version)
+            }
             try setUserVersion(migrations.count)
             return current..<migrations.count
         }

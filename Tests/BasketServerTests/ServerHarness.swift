@@ -70,18 +70,14 @@ final class TestStore: Sendable {
         }
     }
 
-    /// The operations the store's log holds, counted in its tables (the SQLite file's `ops` rows,
-    /// the records of PostgreSQL's `pushes` rows).
+    /// The operations the store's log holds, counted in its tables (the records of its `pushes` rows).
     func operationCount() throws -> Int {
+        let sql = "SELECT coalesce(sum(count), 0) FROM pushes"
         switch backend {
         case .sqlite:
-            return Int(
-                try SQLite.Connection(path: directory.file("store.sqlite")).scalar("SELECT count(*) FROM ops")?
-                    .integerValue ?? -1)
+            return Int(try SQLite.Connection(path: directory.file("store.sqlite")).scalar(sql)?.integerValue ?? -1)
         case .postgres:
-            return Int(
-                try PostgresConnection(url: database!.url).query("SELECT coalesce(sum(count), 0) FROM pushes").int64(
-                    0, 0))
+            return Int(try PostgresConnection(url: database!.url).query(sql).int64(0, 0))
         }
     }
 

@@ -1,9 +1,12 @@
 import BasketCore
-import BasketServer
 import Foundation
+import Postgres
+import SQLite
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import BasketServer
 
 /// The `Store` contract, run unchanged on every backend this run has (SQLite always, PostgreSQL
 /// when BASKET_TEST_POSTGRES is set): accounts, lists, members, invites, the log's numbering and
@@ -526,11 +529,11 @@ struct StoreTests {
         #expect(try storage.operationCount() == 61)
     }
 
-    /// A PostgreSQL log at schema 3 (a row per operation) is migrated to rows of pushes: pages,
-    /// duplicates, usage and compaction work on it as before, over more operations than one row
-    /// holds.
-    @Test(.enabled(if: TestPostgres.url != nil)) func aPostgreSQLLogAtSchema3IsMigratedToPushes() throws {
-        let storage = try TestStore(.postgres)
+    /// A log of a row per operation (PostgreSQL's schema 3, SQLite's 5) is migrated to rows of
+    /// pushes: pages, duplicates, usage and compaction work on it as before, over more operations
+    /// than one row holds.
+    @Test(arguments: backends) func aLogOfARowPerOperationIsMigratedToPushes(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
         let store = try storage.open()
         let list = ListID.random()
         _ = try store.createList(list, owner: try store.createAccount(name: "alice", passwordHash: "a").id)
@@ -546,10 +549,12 @@ struct StoreTests {
         let before = try store.page(of: list, after: 0, limit: 10_000)
         let usage = try store.usage(of: list)
         store.close()
-        try storage.execute(sqlite: "", postgres: Self.undoPostgresSchema4 + "UPDATE basket_schema SET version = 3")
+        try Self.undoPushes(storage)
+        try storage.execute(sqlite: "PRAGMA user_version = 5", postgres: "UPDATE basket_schema SET version = 3")
         let migrated = try storage.open()
         defer { migrated.close() }
-        #expect((migrated as? PostgresStore)?.appliedMigrations == 3..<4)
+        let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
+        #expect(applied == (backend == .postgres ? 3..<4 : 5..<6))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -692,6 +697,7 @@ struct StoreTests {
         #expect(try store.compact(receivedBefore: 100) == 1)
         store.close()
         // Back to schema 1, as an older build left it.
+        try Self.undoPushes(storage)
         try storage.execute(
             sqlite: Self.undoSchema3(postgres: false)
                 + "ALTER TABLE lists DROP COLUMN dropped; PRAGMA user_version = 1",
@@ -706,8 +712,38 @@ struct StoreTests {
     }
 
     /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`, its 5
-    /// the identity index; PostgreSQL's 4 keeps a row per push.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 4 : 5 }
+    /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 4 : 6 }
+
+    /// The log taken back to a row per operation: PostgreSQL's schema 4 to 3 (``undoPostgresSchema4``),
+    /// SQLite's 6 to 5 (the records read here, into `ops` as schema 5 had it). The caller sets
+    /// the version.
+    static func undoPushes(_ storage: TestStore) throws {
+        guard storage.backend == .sqlite else {
+            try storage.execute(sqlite: "", postgres: undoPostgresSchema4)
+            return
+        }
+        let db = try SQLite.Connection(path: storage.directory.file("store.sqlite"))
+        try db.execute(
+            """
+            CREATE TABLE ops(list INTEGER NOT NULL, seq INTEGER NOT NULL, item BLOB NOT NULL, field INTEGER NOT NULL,
+                ts INTEGER NOT NULL, replica INTEGER NOT NULL, value, received INTEGER NOT NULL,
+                PRIMARY KEY(list, seq)) WITHOUT ROWID
+            """)
+        let insert = try db.prepare("INSERT INTO ops VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        let scan = try db.prepare("SELECT list, received, ops FROM pushes")
+        while let row = try scan.step() {
+            try row.withBlob(2) {
+                try PushRecords.dumpRows(list: row.int64(0), received: row.int64(1), $0) { values in
+                    for (index, value) in values.enumerated() {
+                        try insert.bind(SQLiteStore.sqlValue(value), at: Int32(index + 1))
+                    }
+                    try insert.runToCompletion()
+                }
+            }
+        }
+        try db.execute("DROP TABLE pushes")
+    }
 
     /// PostgreSQL's schema 4 taken back to 3: the log as a row per operation again (read from the
     /// pushes' records in PL/pgSQL), with its identity index and `list_items`.
@@ -742,20 +778,20 @@ struct StoreTests {
 
         """
 
-    /// Schema 3 (and SQLite's 4 and 5, PostgreSQL's 4) taken back to schema 2, as the previous build left it (tokens without id, device and
+    /// Schema 3 (and SQLite's 4 and 5) taken back to schema 2, after ``undoPushes(_:)``, as the previous build left it (tokens without id, device and
     /// last use; invites in plain text).
     static func undoSchema3(postgres: Bool) -> String {
-        (postgres ? undoPostgresSchema4 : "") + """
-            DROP INDEX tokens_by_id; DROP INDEX tokens_by_account;
-            ALTER TABLE tokens DROP COLUMN id; ALTER TABLE tokens DROP COLUMN device; ALTER TABLE tokens DROP COLUMN last_used;
-            DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE IF EXISTS list_items;
-            ALTER TABLE lists DROP COLUMN bytes; ALTER TABLE lists DROP COLUMN items;
-            \(postgres ? "" : "CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);")
-            \(postgres ? "DROP FUNCTION IF EXISTS basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);" : "")
-            CREATE TABLE invites(code TEXT PRIMARY KEY, list \(postgres ? "bigint" : "INTEGER") NOT NULL, role TEXT NOT NULL,
-                created_by \(postgres ? "bigint" : "INTEGER") NOT NULL, expires \(postgres ? "bigint" : "INTEGER") NOT NULL);
+        """
+        DROP INDEX tokens_by_id; DROP INDEX tokens_by_account;
+        ALTER TABLE tokens DROP COLUMN id; ALTER TABLE tokens DROP COLUMN device; ALTER TABLE tokens DROP COLUMN last_used;
+        DROP TABLE invites; DROP TABLE invite_uses; DROP TABLE signup_invites; DROP TABLE IF EXISTS list_items;
+        ALTER TABLE lists DROP COLUMN bytes; ALTER TABLE lists DROP COLUMN items;
+        \(postgres ? "" : "CREATE UNIQUE INDEX ops_identity ON ops(list, ts, replica, item, field);")
+        \(postgres ? "DROP FUNCTION IF EXISTS basket_append(bytea, text[], smallint[], bigint[], bigint[], text[], boolean[], bigint, bigint, bigint);" : "")
+        CREATE TABLE invites(code TEXT PRIMARY KEY, list \(postgres ? "bigint" : "INTEGER") NOT NULL, role TEXT NOT NULL,
+            created_by \(postgres ? "bigint" : "INTEGER") NOT NULL, expires \(postgres ? "bigint" : "INTEGER") NOT NULL);
 
-            """
+        """
     }
 
     /// A store at schema 2 is migrated to 3 by four instances at once: its tokens keep working (with
@@ -770,6 +806,7 @@ struct StoreTests {
             [Self.op(list, "Milk"), Self.op(list, "Milk", field: .note, value: .text("oat"), counter: 1)], to: list,
             receivedAt: 1)
         store.close()
+        try Self.undoPushes(storage)
         try storage.execute(
             sqlite: Self.undoSchema3(postgres: false)
                 + "INSERT INTO tokens(hash, account, created) VALUES ('old', \(alice.id), 1234);"

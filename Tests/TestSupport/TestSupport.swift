@@ -306,7 +306,7 @@ public final class ServerProcess: @unchecked Sendable {
                     0, 0))
         }
         let store = try Connection(path: dataDirectory + "/basket-server.sqlite")
-        return Int(try store.scalar("SELECT count(*) FROM ops")?.integerValue ?? -1)
+        return Int(try store.scalar("SELECT coalesce(sum(count), 0) FROM pushes")?.integerValue ?? -1)
     }
 
     /// A gauge or counter of `/metrics` (the sample without labels), or nil when absent: an
