@@ -9,7 +9,7 @@ import Postgres
 /// PostgreSQL whose user may create databases (Scripts/bench.sh starts one).
 struct BackendBenchmark {
     var clients = 4
-    var batches = 25
+    var batches = 100
     var watchers = 1_000
 
     init(arguments: [String]) throws {
