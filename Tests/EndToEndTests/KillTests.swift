@@ -122,9 +122,10 @@ struct KillTests {
             let device = round % 2 == 0 ? alice : bob
             let sync = try Subprocess(
                 Executables.path("basket"), ["--db", device.directory, "sync"], stdout: .discard, stderr: .discard)
-            // A sync of 300 operations takes some tens of milliseconds: a kill within 100 ms lands in
-            // one often (about one in five with 200 ms, once pushes had become faster).
-            usleep(UInt32(random.below(100_000)))
+            // A sync of 300 operations takes some tens of milliseconds: a kill within 50 ms lands in
+            // one often (about one in five with 200 ms, and 9 of 50 with 100 ms, as pushes and pulls
+            // got faster).
+            usleep(UInt32(random.below(50_000)))
             sync.kill()
             if sync.termination?.signaled == true { killedMidway += 1 }
             // The replica reopens, sound.
