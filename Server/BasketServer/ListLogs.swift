@@ -1,18 +1,21 @@
 import BasketCore
 
-/// What the SQLite writer knows of each list's log, so that a push writes one B-tree entry per
-/// operation: the items the list has held (its item quota counts the new ones) and the identity
-/// of every operation in it (a push is idempotent: an operation already there is a duplicate).
+/// What a store knows of each list's log, so that a push needs no index on the log: the items
+/// the list has held (its item quota counts the new ones) and the identity of every operation in
+/// it (a push is idempotent: an operation already there is a duplicate).
 ///
-/// Kept by ``SQLiteStore``'s writer, under its lock; read from the log the first time a push needs
-/// a list's; bounded over all lists, the lists pushed to least recently forgotten first (the list
-/// being pushed to is always whole, and its quota bounds it).
+/// Kept by ``SQLiteStore``'s writer, under its lock, and by each ``PostgresStore`` instance, under
+/// a mutex (a push takes its list's log out, catches it up with what other instances wrote under
+/// the list's row lock, and puts it back after its commit); read from the log the first time a
+/// push needs a list's; bounded over all lists, the lists pushed to least recently forgotten first
+/// (the list being pushed to is always whole, and its quota bounds it).
 ///
-/// Operations and items are found by keyed 64-bit hashes (``Hashed``), made before the writer's
-/// lock is taken, in ``KeyTable``s. An item is kept whole and compared. An operation is kept as
-/// the sequence number it was stored at, and a hash found is confirmed against the stored row, so
-/// operations whose hashes collide are still told apart. Before schema 5 a unique index on the
-/// log held the identities, and its insert was the largest cost of a push.
+/// Operations and items are found by keyed 64-bit hashes (``Hashed``), made before any lock is
+/// taken, in ``KeyTable``s. An item is kept whole and compared. An operation is kept as the
+/// sequence number it was stored at, and a hash found is confirmed against the stored record, so
+/// operations whose hashes collide are still told apart. Before SQLite's schema 5 and
+/// PostgreSQL's 4 a unique index on the log held the identities, and its insert was the largest
+/// cost of a push.
 struct ListLogs {
     /// What makes an operation the same operation: its register and its version. The value is
     /// not part of it (a replica never gives one version two values).
