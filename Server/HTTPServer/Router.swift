@@ -78,6 +78,9 @@ public final class Router: Sendable {
     }
 
     private let table: [Route]
+    /// The routes of each number of path segments (indices into `table`, in its order): a request
+    /// is matched against those only, without copying the others.
+    private let bySegmentCount: [[Int]]
 
     private static let internalErrorReporter = Mutex<(@Sendable (String) -> Void)?>(nil)
 
@@ -96,6 +99,12 @@ public final class Router: Sendable {
         var builder = RouterBuilder()
         build(&builder)
         table = builder.routes
+        var bySegmentCount: [[Int]] = []
+        for (index, route) in table.enumerated() {
+            while bySegmentCount.count <= route.segments.count { bySegmentCount.append([]) }
+            bySegmentCount[route.segments.count].append(index)
+        }
+        self.bySegmentCount = bySegmentCount
     }
 
     /// Every (method, pattern) served, in registration order.
@@ -107,8 +116,9 @@ public final class Router: Sendable {
         // Split on the bytes: splitting a String by Character walks grapheme clusters.
         let parts = request.path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         var methodMismatch = false
-        for route in table {
-            guard let parameters = Self.match(route.segments, parts) else { continue }
+        for index in parts.count < bySegmentCount.count ? bySegmentCount[parts.count] : [] {
+            guard let parameters = Self.match(table[index].segments, parts) else { continue }
+            let route = table[index]
             guard route.method == request.method || (route.method == "GET" && request.method == "HEAD") else {
                 methodMismatch = true
                 continue
