@@ -37,47 +37,49 @@ extension SQLiteStore {
         }
     }
 
+    /// Drops every operation a later one of its register has superseded, received before
+    /// `before`: list by list, each in a transaction of its own, so pushes go on in between.
     public func compact(receivedBefore before: Int64) throws -> Int {
         defer { heads.invalidateAll() }  // once committed
-        return try locked { db in
-            try db.transaction {
-                // List by list: its rows read, its superseded operations' records dropped from them
-                // (``PushRecords/compact(_:receivedBefore:)``).
-                let lists = try db.query("SELECT DISTINCT list FROM pushes WHERE received < ?", .integer(before)) {
-                    $0.int64(0)
-                }
-                let read = try db.prepare("SELECT last_seq, received, ops FROM pushes WHERE list = ? ORDER BY last_seq")
-                var dropped = 0
-                for no in lists {
-                    try read.bind(no, at: 1)
-                    var rows: [PushRecords.StoredRow] = []
-                    while let row = try read.step() {
-                        rows.append(.init(lastSeq: row.int64(0), received: row.int64(1), ops: row.blob(2)))
-                    }
-                    read.reset()
-                    let compaction = try PushRecords.compact(rows, receivedBefore: before)
-                    for (lastSeq, ops, count) in compaction.rewritten {
-                        if let ops {
-                            try db.run(
-                                "UPDATE pushes SET ops = ?, count = ? WHERE list = ? AND last_seq = ?", .blob(ops),
-                                .integer(Int64(count)), .integer(no), .integer(lastSeq))
-                        } else {
-                            try db.run(
-                                "DELETE FROM pushes WHERE list = ? AND last_seq = ?", .integer(no), .integer(lastSeq))
-                        }
-                    }
-                    guard compaction.dropped > 0 else { continue }
-                    try db.run(
-                        """
-                        UPDATE lists SET compacted_through = max(compacted_through, ?), dropped = dropped + ?,
-                            bytes = bytes - ? WHERE no = ?
-                        """, .integer(compaction.top), .integer(Int64(compaction.dropped)), .integer(compaction.bytes),
-                        .integer(no))
-                    dropped += compaction.dropped
-                }
-                return dropped
+        let lists = try locked { db in
+            try db.query("SELECT DISTINCT list FROM pushes WHERE received < ?", .integer(before)) { $0.int64(0) }
+        }
+        var dropped = 0
+        for no in lists {
+            dropped += try locked { db in try db.transaction { try compact(no, receivedBefore: before, db) } }
+        }
+        return dropped
+    }
+
+    /// Compacts list `no`'s log (``PushRecords/compact(_:receivedBefore:)``); returns the
+    /// operations dropped.
+    private func compact(_ no: Int64, receivedBefore before: Int64, _ db: Connection) throws -> Int {
+        let read = try db.cached("SELECT last_seq, received, ops FROM pushes WHERE list = ? ORDER BY last_seq")
+        try read.bind(no, at: 1)
+        var rows: [PushRecords.StoredRow] = []
+        while let row = try read.step() {
+            rows.append(.init(lastSeq: row.int64(0), received: row.int64(1), ops: row.blob(2)))
+        }
+        read.reset()
+        let compaction = try PushRecords.compact(rows, receivedBefore: before)
+        for (lastSeq, ops, count) in compaction.rewritten {
+            if let ops {
+                try db.run(
+                    "UPDATE pushes SET ops = ?, count = ? WHERE list = ? AND last_seq = ?", .blob(ops),
+                    .integer(Int64(count)), .integer(no), .integer(lastSeq))
+            } else {
+                try db.run("DELETE FROM pushes WHERE list = ? AND last_seq = ?", .integer(no), .integer(lastSeq))
             }
         }
+        if compaction.dropped > 0 {
+            try db.run(
+                """
+                UPDATE lists SET compacted_through = max(compacted_through, ?), dropped = dropped + ?,
+                    bytes = bytes - ? WHERE no = ?
+                """, .integer(compaction.top), .integer(Int64(compaction.dropped)), .integer(compaction.bytes),
+                .integer(no))
+        }
+        return compaction.dropped
     }
 
     public func statistics() throws -> StoreStatistics {
