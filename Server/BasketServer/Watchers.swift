@@ -51,22 +51,28 @@ final class Watchers: Sendable {
     init(maxPerAccount: Int = .max, answer: @escaping @Sendable (ListID, Int64, Int) -> HTTPResponse) {
         self.maxPerAccount = maxPerAccount
         self.answer = answer
-        state = Mutex(State(swept: Self.ticks(from: DispatchTime.now().uptimeNanoseconds)))
+        state = Mutex(State(swept: Self.ticksPassed(at: DispatchTime.now().uptimeNanoseconds)))
     }
 
     private func scheduleSweep() {
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.tick) { [weak self] in self?.sweep() }
     }
 
-    /// The tick at or after `nanoseconds` of uptime.
+    /// The tick at or after `nanoseconds` of uptime: a wait that runs out then is filed there.
     private static func ticks(from nanoseconds: UInt64) -> Int64 {
         let tickNanoseconds = UInt64(tick * 1e9)
         return Int64((nanoseconds + tickNanoseconds - 1) / tickNanoseconds)
     }
 
-    /// Answers the watchers whose wait has run out.
+    /// The last tick at or before `nanoseconds` of uptime: the ticks a sweep then may answer.
+    private static func ticksPassed(at nanoseconds: UInt64) -> Int64 {
+        Int64(nanoseconds / UInt64(tick * 1e9))
+    }
+
+    /// Answers the watchers whose wait has run out. Only ticks whose time has come are swept: a
+    /// sweep that swept the tick after now (as it did) answered waits up to a tick early.
     private func sweep() {
-        let now = Self.ticks(from: DispatchTime.now().uptimeNanoseconds)
+        let now = Self.ticksPassed(at: DispatchTime.now().uptimeNanoseconds)
         let (due, again): ([(ListID, Watcher)], Bool) = state.withLock { state in
             var due: [(ListID, Watcher)] = []
             while state.swept < now {
