@@ -67,31 +67,13 @@ extension PostgresStore {
                 binaryResults: true)
             try PushRecords.read(rows, column: 0) { record, _ in stored[record.seq] = record.identity }
         }
-        var fresh: [ListLogs.Identity] = []  // this push's, from lastSeq + 1 on
-        var records: [UInt8] = []
-        records.reserveCapacity(operations.count * 64)
-        var addedBytes: Int64 = 0
-        for index in hashed.indices {
-            let op = hashed[index]
-            let seq = lastSeq + Int64(fresh.count) + 1
-            let new = push!.admit(op, at: seq) { earlier in
-                guard earlier > lastSeq else { return stored[earlier] }
-                // One of this push's (the log has no entry past its head: catchUp saw to that).
-                let index = Int(earlier - lastSeq - 1)
-                return index < fresh.count ? fresh[index] : nil
-            }
-            guard new else { continue }
-            fresh.append(op.identity)
-            PushRecords.append(seq: seq, op.identity, value: operations[index].value, to: &records)
-            addedBytes += ListLimits.bytes(of: operations[index].value)
-        }
+        let admitted = push!.admit(operations, hashed, after: lastSeq) { stored[$0] }
         // Past a quota the whole push is refused (its transaction is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && head.int64(0, 3) + addedItems > limits.maxItems { throw StoreError.tooManyItems }
-        if addedBytes > 0 && head.int64(0, 4) + addedBytes > limits.maxBytes { throw StoreError.listTooLarge }
-        let seq = lastSeq + Int64(fresh.count)
+        if admitted.bytes > 0 && head.int64(0, 4) + admitted.bytes > limits.maxBytes { throw StoreError.listTooLarge }
+        let seq = lastSeq + Int64(admitted.count)
         if seq != lastSeq {
-            push!.advance(to: seq)
             _ = try db.prepared(
                 """
                 WITH stored AS (
@@ -100,13 +82,14 @@ extension PostgresStore {
                 SELECT pg_notify('\(Self.channel)', $9)
                 """,
                 binding: [
-                    .text("\(no)"), .text("\(seq)"), .text("\(lastSeq + 1)"), .text("\(fresh.count)"),
-                    .text("\(receivedAt)"), .binary(records), .text("\(addedItems)"), .text("\(addedBytes)"),
+                    .text("\(no)"), .text("\(seq)"), .text("\(lastSeq + 1)"), .text("\(admitted.count)"),
+                    .text("\(receivedAt)"), .binary(admitted.records), .text("\(addedItems)"),
+                    .text("\(admitted.bytes)"),
                     .text(Hex.encode(list.raw.bytes) + " \(seq)"),
                 ])
         }
         return AppendResult(
-            accepted: fresh.count, duplicates: operations.count - fresh.count, cursor: seq, epoch: epoch)
+            accepted: admitted.count, duplicates: operations.count - admitted.count, cursor: seq, epoch: epoch)
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {

@@ -259,3 +259,45 @@ extension PushRecords {
         return (packed, usage)
     }
 }
+
+extension ListLogs.Push {
+    /// What a push writes: its operations new to the list, numbered from `head + 1` in request
+    /// order, as records; `count` of them, counting `bytes` against the list's quota.
+    struct Admitted {
+        var records: [UInt8] = []
+        var count = 0
+        var bytes: Int64 = 0
+    }
+
+    /// Admits `operations` (with their keys, `hashed`) to a log whose last sequence number is
+    /// `head`: each one new to the list, and not a repeat of an earlier one of the push, is
+    /// recorded (``admit(_:at:stored:)``) and packed. `stored` reads the identity of the stored
+    /// operation at a sequence number up to `head`, nil when there is none (compacted away). The
+    /// log then counts as read up to the last number given out (a push not kept takes it back).
+    mutating func admit(
+        _ operations: [Op], _ hashed: [ListLogs.Hashed], after head: Int64,
+        stored: (Int64) throws -> ListLogs.Identity?
+    ) rethrows -> Admitted {
+        var admitted = Admitted()
+        admitted.records.reserveCapacity(operations.count * 64)
+        var fresh: [ListLogs.Identity] = []  // the push's own, from head + 1 on
+        for index in hashed.indices {
+            let op = hashed[index]
+            let seq = head + Int64(fresh.count) + 1
+            let new = try admit(op, at: seq) { earlier in
+                guard earlier > head else { return try stored(earlier) }
+                // One of this push's: the log has no entry past its head when a push starts.
+                let index = Int(earlier - head - 1)
+                return index < fresh.count ? fresh[index] : nil
+            }
+            guard new else { continue }
+            fresh.append(op.identity)
+            let value = operations[index].value
+            PushRecords.append(seq: seq, op.identity, value: value, to: &admitted.records)
+            admitted.bytes += ListLimits.bytes(of: value)
+        }
+        admitted.count = fresh.count
+        advance(to: head + Int64(fresh.count))
+        return admitted
+    }
+}

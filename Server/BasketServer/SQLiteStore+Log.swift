@@ -146,42 +146,25 @@ extension SQLiteStore {
             found = (min(row.int64(0), seq)...last, identities)
             return identities[seq]
         }
-        var fresh: [ListLogs.Identity] = []  // this push's, from lastSeq + 1 on
-        var records: [UInt8] = []
-        records.reserveCapacity(request.operations.count * 64)
-        var addedBytes: Int64 = 0
-        for index in request.hashed.indices {
-            let op = request.hashed[index]
-            let seq = lastSeq + Int64(fresh.count) + 1
-            let new = try push!.admit(op, at: seq) { earlier in
-                guard earlier > lastSeq else { return try stored(earlier) }
-                let index = Int(earlier - lastSeq - 1)
-                return index < fresh.count ? fresh[index] : nil
-            }
-            guard new else { continue }
-            fresh.append(op.identity)
-            let value = request.operations[index].value
-            PushRecords.append(seq: seq, op.identity, value: value, to: &records)
-            addedBytes += ListLimits.bytes(of: value)
-        }
-        let seq = lastSeq + Int64(fresh.count)
+        let admitted = try push!.admit(request.operations, request.hashed, after: lastSeq, stored: stored)
+        let seq = lastSeq + Int64(admitted.count)
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
-        if addedBytes > 0 && bytes + addedBytes > request.limits.maxBytes { throw StoreError.listTooLarge }
+        if admitted.bytes > 0 && bytes + admitted.bytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if seq != lastSeq {
             try Self.insert(
                 [
                     PushRecords.PackedRow(
-                        list: no, firstSeq: lastSeq + 1, lastSeq: seq, count: fresh.count, received: request.receivedAt,
-                        ops: records)
+                        list: no, firstSeq: lastSeq + 1, lastSeq: seq, count: admitted.count,
+                        received: request.receivedAt, ops: admitted.records)
                 ], db)
             try db.run(
                 "UPDATE lists SET last_seq = ?, items = items + ?, bytes = bytes + ? WHERE no = ?", .integer(seq),
-                .integer(addedItems), .integer(addedBytes), .integer(no))
+                .integer(addedItems), .integer(admitted.bytes), .integer(no))
         }
         return AppendResult(
-            accepted: fresh.count, duplicates: request.operations.count - fresh.count, cursor: seq, epoch: epoch)
+            accepted: admitted.count, duplicates: request.operations.count - admitted.count, cursor: seq, epoch: epoch)
     }
 
     public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
