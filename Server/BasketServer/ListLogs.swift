@@ -94,7 +94,7 @@ struct ListLogs {
     let capacity: Int
     /// How a log read from the store is hashed: as pushes are (``Hashed/init(_:)``), unless a test
     /// wants collisions.
-    let hashing: @Sendable (Identity) -> Hashed
+    private let hashing: @Sendable (Identity) -> Hashed
 
     init(capacity: Int, hashing: @escaping @Sendable (Identity) -> Hashed = { Hashed($0) }) {
         self.capacity = capacity
@@ -107,20 +107,21 @@ struct ListLogs {
     mutating func open(
         _ no: Int64, expected: Int, _ load: ((Int64, Identity) -> Void) throws -> Void
     ) rethrows -> Push {
-        if let push = take(no) { return push }
-        var push = Push(list: no, log: Log(), hashing: hashing)
-        push.log.operations.reserve(max(0, expected))
-        try push.read(load)
+        let known = logs[no] != nil
+        var push = take(no)
+        if !known {
+            push.log.operations.reserve(max(0, expected))
+            try push.read(load)
+        }
         return push
     }
 
-    /// List `no`'s log taken out for one push, or nil when it is not known (then make one with
-    /// ``Push/init(list:hashing:)``). For a store whose log other processes write too, where a
-    /// push takes its list's lock first and then catches the log up (``Push/catchUp(to:_:)``),
-    /// outside the lock around these logs.
-    mutating func take(_ no: Int64) -> Push? {
+    /// List `no`'s log taken out for one push, empty when it is not known. For a store whose log
+    /// other processes write too, where a push takes its list's lock first and then catches the
+    /// log up (``Push/catchUp(to:_:)``), outside the lock around these logs.
+    mutating func take(_ no: Int64) -> Push {
         clock += 1
-        guard var log = logs.removeValue(forKey: no) else { return nil }
+        guard var log = logs.removeValue(forKey: no) else { return Push(list: no, log: Log(), hashing: hashing) }
         total -= log.size
         log.lastUse = clock
         return Push(list: no, log: log, hashing: hashing)
@@ -202,14 +203,6 @@ struct ListLogs {
             self.hashing = hashing
             readThrough = log.through
         }
-
-        /// A push to a list whose log is not known yet (nothing read).
-        init(list: Int64, hashing: @escaping @Sendable (Identity) -> Hashed = { Hashed($0) }) {
-            self.init(list: list, log: Log(), hashing: hashing)
-        }
-
-        /// The last sequence number the log has read.
-        var through: Int64 { log.through }
 
         /// Reads the operations `load` visits into the log.
         fileprivate mutating func read(_ load: ((Int64, Identity) -> Void) throws -> Void) rethrows {

@@ -43,7 +43,7 @@ extension PostgresStore {
         let no = head.int64(0, 0)
         let lastSeq = head.int64(0, 1)
         let epoch = head.string(0, 2) ?? ""
-        push = logs.withLock { $0.take(no) } ?? ListLogs.Push(list: no)
+        push = logs.withLock { $0.take(no) }
         try push!.catchUp(to: lastSeq) { after, visit in
             let rows = try db.prepared(
                 "SELECT ops FROM pushes WHERE list = $1 AND last_seq > $2 ORDER BY last_seq",

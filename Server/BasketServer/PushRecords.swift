@@ -103,6 +103,11 @@ enum PushRecords {
 }
 
 extension PushRecords {
+    /// SQL (both stores') that sets `lists.dropped` from the rows of `pushes`: every sequence
+    /// number given out and no longer there (after an import).
+    static let recountDropped =
+        "UPDATE lists SET dropped = last_seq - (SELECT coalesce(sum(count), 0) FROM pushes WHERE list = lists.no)"
+
     /// A stored row, as compaction reads it.
     struct StoredRow {
         var lastSeq: Int64

@@ -229,9 +229,7 @@ extension SQLiteStore: DumpableStore {
                         "UPDATE lists SET items = ?, bytes = ? WHERE no = ?", .integer(usage.items),
                         .integer(usage.bytes), .integer(list))
                 }
-                try db.execute(
-                    "UPDATE lists SET dropped = last_seq - (SELECT coalesce(sum(count), 0) FROM pushes WHERE list = lists.no)"
-                )
+                try db.execute(PushRecords.recountDropped)
             }
         }
     }
@@ -376,9 +374,7 @@ extension PostgresStore: DumpableStore {
                 try loadOperations(operations, db)
                 // Later accounts and lists continue after the imported numbers.
                 try db.execute(
-                    """
-                    UPDATE lists SET dropped = last_seq - (SELECT coalesce(sum(count), 0) FROM pushes WHERE list = lists.no);
-                    """
+                    PushRecords.recountDropped + ";\n"
                         + """
                         SELECT setval(pg_get_serial_sequence('accounts', 'id'), coalesce(max(id), 0) + 1, false) FROM accounts;
                         SELECT setval(pg_get_serial_sequence('lists', 'no'), coalesce(max(no), 0) + 1, false) FROM lists;

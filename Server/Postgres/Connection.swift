@@ -89,51 +89,35 @@ public final class PostgresConnection {
         -> Rows
     {
         let name = try statement(sql, parameters: parameters.count)
-        var texts: [UnsafeMutablePointer<CChar>?] = []
-        defer { for text in texts { free(text) } }
+        // Each value copied to memory of its own, as ``withParameters(_:_:)`` does for text.
+        var values: [UnsafeMutablePointer<CChar>?] = []
+        defer { for value in values { free(value) } }
         var lengths: [Int32] = []
         var formats: [Int32] = []
-        var bytes: [[UInt8]] = []
-        var binary: [Int] = []  // the parameters in `bytes`
-        for (index, parameter) in parameters.enumerated() {
+        for parameter in parameters {
             switch parameter {
             case .text(let text):
-                texts.append(text.map { strdup($0)! })
+                values.append(text.map { strdup($0)! })
                 lengths.append(0)
                 formats.append(0)
-            case .binary(let value) where value.isEmpty:
-                // libpq takes a null pointer for NULL: an empty bytea goes as text.
-                texts.append(strdup("\\x")!)
-                lengths.append(0)
-                formats.append(0)
-            case .binary(let value):
-                texts.append(nil)
-                lengths.append(Int32(value.count))
+            case .binary(let bytes):
+                // Never a null pointer (that is NULL), even for no bytes.
+                let copy = malloc(max(1, bytes.count))!.assumingMemoryBound(to: CChar.self)
+                bytes.withUnsafeBytes { source in
+                    if let start = source.baseAddress {
+                        UnsafeMutableRawPointer(copy).copyMemory(from: start, byteCount: source.count)
+                    }
+                }
+                values.append(copy)
+                lengths.append(Int32(bytes.count))
                 formats.append(1)
-                bytes.append(value)
-                binary.append(index)
             }
         }
-        // The binary values' storage, pinned while libpq reads it.
-        var values: [UnsafePointer<CChar>?] = texts.map { $0.map { UnsafePointer($0) } }
-        return try Self.pinned(bytes[...]) { pointers in
-            for (index, pointer) in zip(binary, pointers) { values[index] = pointer }
-            return try check(
-                PQexecPrepared(
-                    handle, name, Int32(parameters.count), values, lengths, formats, binaryResults ? 1 : 0),
-                binary: binaryResults)
-        }
-    }
-
-    /// Calls `body` with a pointer to each of `buffers`' bytes (valid during the call).
-    private static func pinned<T>(
-        _ buffers: ArraySlice<[UInt8]>, _ done: [UnsafePointer<CChar>?] = [],
-        _ body: ([UnsafePointer<CChar>?]) throws -> T
-    ) rethrows -> T {
-        guard let first = buffers.first else { return try body(done) }
-        return try first.withUnsafeBytes { raw in
-            try pinned(buffers.dropFirst(), done + [raw.baseAddress!.assumingMemoryBound(to: CChar.self)], body)
-        }
+        return try check(
+            PQexecPrepared(
+                handle, name, Int32(parameters.count), values.map { $0.map { UnsafePointer($0) } }, lengths, formats,
+                binaryResults ? 1 : 0),
+            binary: binaryResults)
     }
 
     /// The name of `sql`'s prepared statement on this connection, prepared on first use.
