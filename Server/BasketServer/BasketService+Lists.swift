@@ -65,6 +65,7 @@ extension BasketService {
 
     /// Removes a member (an owner removing anyone, or a member leaving). The removed member's
     /// invites to the list are withdrawn and its parked long-polls on the list answered at once.
+    /// The last member leaving deletes the list (``Store/removeMember(_:from:)``).
     func removeMember(_ request: HTTPRequest) throws -> HTTPResponse {
         let (account, list, role) = try membership(request)
         let name = request.pathParameters["account"]?.lowercased() ?? ""
@@ -74,12 +75,17 @@ extension BasketService {
         guard target.id == account.id || role == .owner else {
             throw HTTPError(403, "forbidden", "only an owner can remove other members")
         }
+        let deleted: Bool
         do {
-            try store.removeMember(target.id, from: list)
+            deleted = try store.removeMember(target.id, from: list)
         } catch StoreError.lastOwner {
             throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
         }
-        watchers.dismiss(account: target.id, list: list, with: HTTPError.notFound("no such list").response)
+        if deleted {
+            watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
+        } else {
+            watchers.dismiss(account: target.id, list: list, with: HTTPError.notFound("no such list").response)
+        }
         return HTTPResponse(status: 204)
     }
 
@@ -157,9 +163,21 @@ extension BasketService {
         let id = Secrets.randomHex(bytes: 8)
         let now = Int64(configuration.clock())
         let expires = now + seconds * 1000
-        try store.saveInvite(
-            hash: Passwords.codeHash(code), id: id, list: list, role: invited, createdBy: account.id, createdAt: now,
-            expiresAt: expires, uses: Int(uses))
+        do {
+            try store.saveInvite(
+                hash: Passwords.codeHash(code), id: id, list: list, role: invited, createdBy: account.id,
+                createdAt: now, expiresAt: expires, uses: Int(uses),
+                limits: InviteLimits(
+                    perList: configuration.maxInvitesPerList, perMember: configuration.maxInvitesPerMember))
+        } catch StoreError.noSuchMember, StoreError.noSuchList {
+            // Removed or demoted since the role was read above.
+            throw HTTPError(403, "forbidden", "this account may no longer invite to the list as \(invited.rawValue)")
+        } catch StoreError.tooManyInvites {
+            throw HTTPError(
+                403, "too_many_invites",
+                "the list has \(configuration.maxInvitesPerList) working invites, or this account "
+                    + "\(configuration.maxInvitesPerMember): withdraw some first ('basket invites')")
+        }
         return answer(
             Wire.NewInvite(code: code, id: id, role: invited, list: list, expiresAt: expires, usesLeft: Int(uses)),
             status: 201)
@@ -187,7 +205,8 @@ extension BasketService {
     }
 
     /// Joins the list an invite is for. The code travels in the body, never in a URL (URLs end up
-    /// in access logs and browser histories).
+    /// in access logs and browser histories). A member already keeps its role (roles change only
+    /// through ``changeRole(_:)``) and the invite keeps its use.
     func redeemInvite(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
         let code = try JSONBody.decode(Wire.InviteCode.self, from: request).code

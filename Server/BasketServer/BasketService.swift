@@ -42,6 +42,9 @@ public final class BasketService: Sendable {
         /// The longest an invite may work, and the most uses it may have.
         public var maxInviteSeconds = 30 * 24 * 3600
         public var maxInviteUses = 100
+        /// Working invites one list may have out at once, and one member on one list.
+        public var maxInvitesPerList = 100
+        public var maxInvitesPerMember = 20
         /// A token unused this long expires (its device signs in again).
         public var tokenIdleSeconds = 90 * 24 * 3600
         /// A token this old expires, used or not.

@@ -271,14 +271,21 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    public func removeMember(_ account: Int64, from list: ListID) throws {
+    @discardableResult
+    public func removeMember(_ account: Int64, from list: ListID) throws -> Bool {
         try connected { db in
             try db.transaction {
                 let (no, role, owners, members) = try Self.lockMember(account, of: list, db)
                 if role == "owner" && owners == 1 && members > 1 { throw StoreError.lastOwner }
+                if members == 1 {
+                    // The last member: nobody could reach the list again, so it goes.
+                    try Self.deleteList(no, db)
+                    return true
+                }
                 _ = try db.prepared("DELETE FROM members WHERE list = $1 AND account = $2", [no, "\(account)"])
                 // Who may no longer invite has no invites out.
                 _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
+                return false
             }
         }
     }
@@ -308,9 +315,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 if current == Role.owner.rawValue && role != .owner && owners == 1 { throw StoreError.lastOwner }
                 _ = try db.prepared(
                     "UPDATE members SET role = $3 WHERE list = $1 AND account = $2", [no, "\(account)", role.rawValue])
-                if role == .viewer {
-                    _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
-                }
+                _ = try db.prepared(Self.dropInvitesAboveRole, [no, "\(account)", role.rawValue])
             }
         }
     }
@@ -320,30 +325,55 @@ public final class PostgresStore: Store, @unchecked Sendable {
             try db.transaction {
                 let found = try db.prepared("SELECT no FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
                 guard found.count == 1, let no = found.string(0, 0) else { return false }
-                for table in ["pushes", "invites", "members"] {
-                    _ = try db.prepared("DELETE FROM \(table) WHERE list = $1", [no])
-                }
-                _ = try db.prepared("DELETE FROM lists WHERE no = $1", [no])
+                try Self.deleteList(no, db)
                 return true
             }
         }
     }
 
+    /// Deletes list `no` with its log, members and invites. Call inside a transaction holding the list's row lock.
+    private static func deleteList(_ no: String?, _ db: PostgresConnection) throws {
+        for table in ["pushes", "invites", "members"] {
+            _ = try db.prepared("DELETE FROM \(table) WHERE list = $1", [no])
+        }
+        _ = try db.prepared("DELETE FROM lists WHERE no = $1", [no])
+    }
+
+    /// ``SharedSQL/insertInvite``, the list's row locked as a removal or a change of role locks
+    /// it, and the maker's membership row too: either they wait for this insert (and withdraw
+    /// what it stored) or it waits for them (and finds the maker gone or demoted).
+    static let insertInvite = SharedSQL.sql(SharedSQL.insertInvite + " FOR UPDATE OF l FOR SHARE OF m RETURNING id") {
+        "$\($0)"
+    }
+    static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "$\($0)" }
+
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int
+        uses: Int, limits: InviteLimits
     ) throws {
         try connected { db in
-            let rows = try db.prepared(
-                """
-                INSERT INTO invites(hash, id, list, role, created_by, created, expires, uses_left)
-                SELECT $1, $2, no, $4, $5, $6, $7, $8 FROM lists WHERE id = $3 RETURNING id
-                """,
-                [
-                    hash, id, Self.listParameter(list), role.rawValue, "\(createdBy)", "\(createdAt)", "\(expiresAt)",
-                    "\(uses)",
-                ])
-            guard rows.count == 1 else { throw StoreError.noSuchList }
+            try db.transaction {
+                // Expired invites go first: they count against nothing, and the table stays bounded.
+                _ = try db.prepared(
+                    "DELETE FROM invites WHERE list = (SELECT no FROM lists WHERE id = $1) AND expires <= $2",
+                    [Self.listParameter(list), "\(createdAt)"])
+                let rows = try db.prepared(
+                    Self.insertInvite,
+                    [
+                        hash, id, Self.listParameter(list), role.rawValue, "\(createdBy)", "\(createdAt)",
+                        "\(expiresAt)", "\(uses)", "\(limits.perList)", "\(limits.perMember)",
+                    ])
+                guard rows.count == 0 else { return }
+                let found = try db.prepared(
+                    """
+                    SELECT l.no, m.role FROM lists l LEFT JOIN members m ON m.list = l.no AND m.account = $2
+                    WHERE l.id = $1
+                    """, [Self.listParameter(list), "\(createdBy)"])
+                guard found.count == 1 else { throw StoreError.noSuchList }
+                let maker = found.string(0, 1).flatMap(Role.init(rawValue:))
+                guard let maker, maker != .viewer, role <= maker else { throw StoreError.noSuchMember }
+                throw StoreError.tooManyInvites
+            }
         }
     }
 
@@ -370,16 +400,19 @@ public final class PostgresStore: Store, @unchecked Sendable {
                         list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: current,
                         epoch: rows.string(0, 3) ?? "", cursor: rows.int64(0, 4))
                 }
-                if current == nil {
-                    let members = try db.prepared("SELECT count(*) FROM members WHERE list = $1", [rows.string(0, 0)])
-                    if members.int64(0, 0) >= Int64(maxMembers) { throw StoreError.tooManyMembers }
+                if let current {
+                    // A member already: its role changes only through the members route, and the
+                    // invite stays for whom it was meant.
+                    return Membership(
+                        list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: current,
+                        epoch: rows.string(0, 3) ?? "", cursor: rows.int64(0, 4))
                 }
-                let role = max(current ?? invited, invited)
+                let members = try db.prepared("SELECT count(*) FROM members WHERE list = $1", [rows.string(0, 0)])
+                if members.int64(0, 0) >= Int64(maxMembers) { throw StoreError.tooManyMembers }
+                let role = invited
                 _ = try db.prepared(
-                    """
-                    INSERT INTO members(list, account, role) VALUES ($1, $2, $3)
-                    ON CONFLICT (list, account) DO UPDATE SET role = excluded.role
-                    """, [rows.string(0, 0), "\(account)", role.rawValue])
+                    "INSERT INTO members(list, account, role) VALUES ($1, $2, $3)",
+                    [rows.string(0, 0), "\(account)", role.rawValue])
                 _ = try db.prepared("UPDATE invites SET uses_left = uses_left - 1 WHERE hash = $1", [hash])
                 _ = try db.prepared(
                     "INSERT INTO invite_uses(hash, account) VALUES ($1, $2) ON CONFLICT DO NOTHING",

@@ -498,19 +498,24 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try db.scalar("SELECT count(*) FROM members WHERE list = ? AND role = 'owner'", .integer(no))?.integerValue ?? 0
     }
 
-    public func removeMember(_ account: Int64, from list: ListID) throws {
+    @discardableResult
+    public func removeMember(_ account: Int64, from list: ListID) throws -> Bool {
         defer { heads.invalidate(list) }  // once committed
-        try locked { db in
+        return try locked { db in
             try db.transaction {
                 let (no, role) = try member(account, of: list, db)
-                if role == Role.owner.rawValue {
-                    let others =
-                        try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
-                    if try owners(no, db) == 1 && others > 1 { throw StoreError.lastOwner }
+                let members =
+                    try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
+                if role == Role.owner.rawValue, try owners(no, db) == 1 && members > 1 { throw StoreError.lastOwner }
+                if members == 1 {
+                    // The last member: nobody could reach the list again, so it goes.
+                    try deleteList(no, db)
+                    return true
                 }
                 try db.run("DELETE FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))
                 // Who may no longer invite has no invites out.
                 try db.run("DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(no), .integer(account))
+                return false
             }
         }
     }
@@ -526,9 +531,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 try db.run(
                     "UPDATE members SET role = ? WHERE list = ? AND account = ?", .text(role.rawValue), .integer(no),
                     .integer(account))
-                if role == .viewer {
-                    try db.run("DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(no), .integer(account))
-                }
+                try db.run(Self.dropInvitesAboveRole, .integer(no), .integer(account), .text(role.rawValue))
             }
         }
     }
@@ -538,35 +541,51 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try locked { db in
             try db.transaction {
                 guard let no = try listNo(list, db) else { return false }
-                for table in ["pushes", "invites", "members"] {
-                    try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
-                }
-                logs.forget(no)
-                try db.run("DELETE FROM lists WHERE no = ?", .integer(no))
+                try deleteList(no, db)
                 return true
             }
         }
     }
 
+    /// Deletes list `no` with its log, members and invites. Call inside a transaction.
+    private func deleteList(_ no: Int64, _ db: Connection) throws {
+        for table in ["pushes", "invites", "members"] {
+            try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
+        }
+        logs.forget(no)
+        try db.run("DELETE FROM lists WHERE no = ?", .integer(no))
+    }
+
+    static let insertInvite = SharedSQL.sql(SharedSQL.insertInvite + " RETURNING id") { "?\($0)" }
+    static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "?\($0)" }
+
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int
+        uses: Int, limits: InviteLimits
     ) throws {
         try locked { db in
-            guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
-            try db.run(
-                """
-                INSERT INTO invites(hash, id, list, role, created_by, created, expires, uses_left)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, .text(hash), .text(id), .integer(no), .text(role.rawValue), .integer(createdBy),
-                .integer(createdAt), .integer(expiresAt), .integer(Int64(uses)))
+            try db.transaction {
+                guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
+                // Expired invites go first: they count against nothing, and the table stays bounded.
+                try db.run("DELETE FROM invites WHERE list = ? AND expires <= ?", .integer(no), .integer(createdAt))
+                let stored = try db.query(
+                    Self.insertInvite, .text(hash), .text(id), .blob(list.raw.bytes), .text(role.rawValue),
+                    .integer(createdBy), .integer(createdAt), .integer(expiresAt), .integer(Int64(uses)),
+                    .integer(Int64(limits.perList)), .integer(Int64(limits.perMember))
+                ) { _ in true }
+                guard stored.isEmpty else { return }
+                let maker = try db.scalar(
+                    "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(createdBy)
+                )?.textValue.flatMap(Role.init(rawValue:))
+                guard let maker, maker != .viewer, role <= maker else { throw StoreError.noSuchMember }
+                throw StoreError.tooManyInvites
+            }
         }
     }
 
     public func redeemInvite(hash: String, account: Int64, now: Int64, maxMembers: Int) throws -> Membership {
-        // A new member: nothing cached can be wrong (non-members are never cached), but a role
-        // changed by a second invite could be.
-        defer { heads.invalidateAll() }
+        // A new member: its list of memberships changes (non-members' roles are never cached).
+        defer { heads.invalidateMemberships(of: account) }
         return try locked { db in
             try db.transaction {
                 let rows = try db.query(
@@ -594,15 +613,17 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     guard let current else { throw StoreError.noSuchInvite }
                     return Membership(list: ListID(raw: ID128(bytes: id)!), role: current, epoch: epoch, cursor: cursor)
                 }
-                if current == nil {
-                    let members =
-                        try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
-                    if members >= maxMembers { throw StoreError.tooManyMembers }
+                if let current {
+                    // A member already: its role changes only through the members route, and the
+                    // invite stays for whom it was meant.
+                    return Membership(list: ListID(raw: ID128(bytes: id)!), role: current, epoch: epoch, cursor: cursor)
                 }
-                let role = max(current ?? invited, invited)
+                let members =
+                    try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
+                if members >= maxMembers { throw StoreError.tooManyMembers }
+                let role = invited
                 try db.run(
-                    "INSERT OR REPLACE INTO members(list, account, role) VALUES (?, ?, ?)", .integer(no),
-                    .integer(account),
+                    "INSERT INTO members(list, account, role) VALUES (?, ?, ?)", .integer(no), .integer(account),
                     .text(role.rawValue))
                 try db.run("UPDATE invites SET uses_left = uses_left - 1 WHERE hash = ?", .text(hash))
                 try db.run("INSERT INTO invite_uses(hash, account) VALUES (?, ?)", .text(hash), .integer(account))

@@ -88,6 +88,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case lastOwner
     /// The list has as many members as the server allows.
     case tooManyMembers
+    /// The list, or the member making an invite, has as many working invites as the server allows.
+    case tooManyInvites
     /// A push would take the list past its item or byte quota.
     case tooManyItems
     case listTooLarge
@@ -153,20 +155,30 @@ public protocol Store: Sendable {
     func role(of account: Int64, in list: ListID) throws -> Role?
     func members(of list: ListID) throws -> [Member]
     /// Removes a member, and the invites it made to the list (it may no longer invite); the last
-    /// owner cannot leave while others remain.
-    func removeMember(_ account: Int64, from list: ListID) throws
-    /// Gives a member another role. A member made a viewer loses the invites it made (a viewer
-    /// may not invite); the last owner cannot become an editor or a viewer.
+    /// owner cannot leave while others remain. The last member takes the list with it (its log
+    /// and invites): nobody could reach it again. Returns whether it did.
+    @discardableResult
+    func removeMember(_ account: Int64, from list: ListID) throws -> Bool
+    /// Gives a member another role. The invites it made for a role above what it may invite now
+    /// are withdrawn (an editor's owner invites; all of a viewer's); the last owner cannot become
+    /// an editor or a viewer.
     /// - Throws: ``StoreError/noSuchList``, ``StoreError/noSuchMember``, ``StoreError/lastOwner``.
     func setRole(_ role: Role, of account: Int64, in list: ListID) throws
     /// Deletes a list: its log, members and invites. Returns false when there was no such list.
     func deleteList(_ list: ListID) throws -> Bool
-    /// Stores an invite by its code's hash, usable `uses` times until `expiresAt`.
+    /// Stores an invite by its code's hash, usable `uses` times until `expiresAt`, in one
+    /// statement that checks its maker is still a member allowed to make it (an owner; an editor
+    /// for an editor's or a viewer's invite) and that the list and the maker have fewer working
+    /// invites than `limits` allow: an invite made while its maker is removed or demoted is
+    /// either refused or withdrawn with the maker's others.
+    /// - Throws: ``StoreError/noSuchList``, ``StoreError/noSuchMember`` (the maker may not make
+    ///   it), ``StoreError/tooManyInvites``.
     func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int) throws
-    /// Adds the account to the invite's list with the invite's role (never lowering a role it has)
-    /// and uses the invite once (it is gone after its last use).
+        uses: Int, limits: InviteLimits) throws
+    /// Adds the account to the invite's list with the invite's role and uses the invite once (it
+    /// is gone after its last use). An account that is a member already keeps its role and the
+    /// invite is not used: roles change only through ``setRole(_:of:in:)``.
     /// - Throws: ``StoreError/noSuchInvite``; ``StoreError/tooManyMembers`` when the account is not
     ///   a member yet and the list has `maxMembers`.
     func redeemInvite(hash: String, account: Int64, now: Int64, maxMembers: Int) throws -> Membership
@@ -195,6 +207,19 @@ public protocol Store: Sendable {
     func statistics() throws -> StoreStatistics
     /// Gives every list a new epoch, so clients push again what the store forgot (after a restore).
     func renewEpochs() throws -> Int
+}
+
+/// How many working invites may be out at once (``Store/saveInvite(hash:id:list:role:createdBy:createdAt:expiresAt:uses:limits:)``).
+public struct InviteLimits: Sendable, Hashable {
+    /// On one list, whoever made them.
+    public var perList: Int
+    /// Made by one member on one list.
+    public var perMember: Int
+
+    public init(perList: Int, perMember: Int) {
+        self.perList = perList
+        self.perMember = perMember
+    }
 }
 
 /// How much one list may hold (``Store/append(_:to:receivedAt:limits:)``).
@@ -255,4 +280,48 @@ public struct StoreStatistics: Sendable {
     public var lists: Int64
     public var accounts: Int64
     public var databaseBytes: Int64
+}
+
+/// SQL both stores run the same way, written once with `{n}` for the n-th parameter
+/// (``sql(_:placeholder:)`` makes SQLite's `?n` or PostgreSQL's `$n` of it).
+enum SharedSQL {
+    /// Replaces each `{n}` of `template` with `placeholder(n)`.
+    static func sql(_ template: String, placeholder: (Int) -> String) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}"),
+            let number = Int(rest[rest.index(after: open)..<close])
+        {
+            out += rest[..<open]
+            out += placeholder(number)
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    /// Inserts an invite only while its maker ({5}) is a member of the list ({3}, its id) allowed
+    /// to make it, and while the list and the maker have fewer working invites at {6} (now) than
+    /// {9} and {10}; returns the invite's id when it was stored. Parameters: hash, id, list id,
+    /// role, maker, created, expires, uses, most per list, most per member. PostgreSQL appends a
+    /// lock of the list's and the member's rows (``PostgresStore``), so a removal or a change of
+    /// role waits for it or it sees them.
+    static let insertInvite = """
+        INSERT INTO invites(hash, id, list, role, created_by, created, expires, uses_left)
+        SELECT {1}, {2}, l.no, {4}, m.account, CAST({6} AS BIGINT), CAST({7} AS BIGINT), CAST({8} AS BIGINT)
+        FROM lists l JOIN members m ON m.list = l.no AND m.account = CAST({5} AS BIGINT)
+        WHERE l.id = {3} AND (m.role = 'owner' OR (m.role = 'editor' AND {4} <> 'owner'))
+            AND (SELECT count(*) FROM invites i
+                WHERE i.list = l.no AND i.expires > CAST({6} AS BIGINT) AND i.uses_left > 0) < CAST({9} AS BIGINT)
+            AND (SELECT count(*) FROM invites i
+                WHERE i.list = l.no AND i.created_by = m.account AND i.expires > CAST({6} AS BIGINT)
+                AND i.uses_left > 0) < CAST({10} AS BIGINT)
+        """
+
+    /// Withdraws the invites member {2} made to list {1} (its row number) for a role above {3}, the
+    /// role it has now: all of a viewer's, an editor's owner invites.
+    static let dropInvitesAboveRole = """
+        DELETE FROM invites WHERE list = {1} AND created_by = {2}
+            AND (CASE role WHEN 'owner' THEN 2 WHEN 'editor' THEN 1 ELSE 0 END)
+                > (CASE {3} WHEN 'owner' THEN 2 WHEN 'editor' THEN 1 ELSE -1 END)
+        """
 }

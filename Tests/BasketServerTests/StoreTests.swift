@@ -14,6 +14,7 @@ import Testing
 /// migrations at concurrent start, and moving a store between backends.
 struct StoreTests {
     static let backends = Backend.available
+    static let inviteLimits = InviteLimits(perList: 100, perMember: 20)
 
     /// The cases above run on PostgreSQL only when a database is configured; without one this
     /// test reports the missing database as a skip (which Scripts/test.sh refuses) instead of
@@ -127,12 +128,12 @@ struct StoreTests {
         func invite(_ hash: String, _ role: Role, expires: Int64 = 1_000, uses: Int = 1, by: Int64 = alice) throws {
             try store.saveInvite(
                 hash: hash, id: "id-\(hash)", list: list, role: role, createdBy: by, createdAt: 1, expiresAt: expires,
-                uses: uses)
+                uses: uses, limits: Self.inviteLimits)
         }
         #expect(throws: StoreError.noSuchList) {
             try store.saveInvite(
                 hash: "x", id: "x", list: .random(), role: .editor, createdBy: alice, createdAt: 1, expiresAt: 10,
-                uses: 1)
+                uses: 1, limits: Self.inviteLimits)
         }
 
         try invite("edit", .editor)
@@ -149,11 +150,11 @@ struct StoreTests {
         // Single use: gone once used.
         #expect(try store.invites(of: list, now: 500).map(\.id) == ["id-view"])
         #expect(throws: StoreError.noSuchInvite) { try redeem("edit", carol) }
-        // A weaker invite never lowers a role; the same code again is harmless for a member who used
-        // it (another of its devices) and uses nothing.
+        // A member's role is never changed by an invite, and a member uses none: the same code
+        // again is harmless for a member who used it (another of its devices).
         #expect(try redeem("view", bob).role == .editor)
         #expect(try redeem("view", bob).role == .editor)
-        #expect(try store.invites(of: list, now: 500).first?.usesLeft == 2)
+        #expect(try store.invites(of: list, now: 500).first?.usesLeft == 3)
         // The list is full at two members for carol: refused, and the invite keeps its use.
         #expect(throws: StoreError.tooManyMembers) { try redeem("view", carol, max: 2) }
         #expect(try redeem("view", carol).role == .viewer)
@@ -164,7 +165,7 @@ struct StoreTests {
         // Invites are listed with their maker, withdrawn by id, and go with a maker who is removed.
         try invite("by-bob", .editor, uses: 5, by: bob)
         let listed = try store.invites(of: list, now: 500)
-        #expect(listed.map(\.createdBy) == ["bob", "alice"] && listed.map(\.usesLeft) == [5, 1])
+        #expect(listed.map(\.createdBy) == ["bob", "alice"] && listed.map(\.usesLeft) == [5, 2])
         #expect(try store.revokeInvite(id: "id-view", of: list)?.role == .viewer)
         #expect(try store.revokeInvite(id: "id-view", of: list) == nil)
         let dan = try store.createAccount(name: "dan", passwordHash: "d").id
@@ -206,10 +207,12 @@ struct StoreTests {
         let list = ListID.random()
         _ = try store.createList(list, owner: alice)
         try store.saveInvite(
-            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 2)
+            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 2,
+            limits: Self.inviteLimits)
         _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
         try store.saveInvite(
-            hash: "b", id: "by-bob", list: list, role: .editor, createdBy: bob, createdAt: 1, expiresAt: 1_000, uses: 1)
+            hash: "b", id: "by-bob", list: list, role: .editor, createdBy: bob, createdAt: 1, expiresAt: 1_000, uses: 1,
+            limits: Self.inviteLimits)
 
         // The only owner cannot step down; with a second owner either may.
         #expect(throws: StoreError.lastOwner) { try store.setRole(.editor, of: alice, in: list) }
@@ -248,6 +251,64 @@ struct StoreTests {
         #expect(try store.createList(list, owner: carol).cursor == 0)
     }
 
+    /// Roles change only through ``Store/setRole(_:of:in:)``: an owner demoted to editor keeps
+    /// no owner invite and cannot take the list back with one it made before; an invite is stored
+    /// only while its maker may make it, and working invites are capped per list and per member.
+    @Test(arguments: backends) func invitesNeverChangeARoleAndFollowTheirMaker(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let mallory = try store.createAccount(name: "mallory", passwordHash: "m").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        func invite(
+            _ hash: String, _ role: Role, by: Int64, at now: Int64 = 1, limits: InviteLimits = Self.inviteLimits
+        )
+            throws
+        {
+            try store.saveInvite(
+                hash: hash, id: "id-\(hash)", list: list, role: role, createdBy: by, createdAt: now,
+                expiresAt: now + 1_000, uses: 5, limits: limits)
+        }
+        try invite("join", .owner, by: alice)
+        #expect(try store.redeemInvite(hash: "join", account: mallory, now: 2, maxMembers: 50).role == .owner)
+        // Mallory, an owner, makes owner and editor invites for later, then is made an editor.
+        try invite("m-owner", .owner, by: mallory)
+        try invite("m-editor", .editor, by: mallory)
+        try store.setRole(.editor, of: mallory, in: list)
+        #expect(try store.invites(of: list, now: 2).map(\.id).sorted() == ["id-join", "id-m-editor"])
+        // The owner invite is gone; the one Alice made does not raise a member either.
+        #expect(throws: StoreError.noSuchInvite) {
+            try store.redeemInvite(hash: "m-owner", account: mallory, now: 3, maxMembers: 50)
+        }
+        #expect(try store.redeemInvite(hash: "join", account: mallory, now: 3, maxMembers: 50).role == .editor)
+        #expect(try store.role(of: mallory, in: list) == .editor)
+        #expect(try store.invites(of: list, now: 3).first { $0.id == "id-join" }?.usesLeft == 4)
+        // An editor cannot store an owner invite; a viewer none; a non-member none.
+        #expect(throws: StoreError.noSuchMember) { try invite("x1", .owner, by: mallory) }
+        try store.setRole(.viewer, of: mallory, in: list)
+        #expect(try store.invites(of: list, now: 3).map(\.id) == ["id-join"])
+        #expect(throws: StoreError.noSuchMember) { try invite("x2", .viewer, by: mallory) }
+        try store.removeMember(mallory, from: list)
+        #expect(throws: StoreError.noSuchMember) { try invite("x3", .viewer, by: mallory) }
+        #expect(throws: StoreError.noSuchList) {
+            try store.saveInvite(
+                hash: "x4", id: "x4", list: .random(), role: .viewer, createdBy: alice, createdAt: 1, expiresAt: 9,
+                uses: 1, limits: Self.inviteLimits)
+        }
+        // Caps: per member, then per list; expired invites count against neither.
+        let tight = InviteLimits(perList: 3, perMember: 2)
+        try invite("a2", .editor, by: alice, limits: tight)
+        #expect(throws: StoreError.tooManyInvites) { try invite("a3", .editor, by: alice, limits: tight) }
+        let bob = try store.createAccount(name: "bob", passwordHash: "b").id
+        try invite("bob", .editor, by: alice, limits: InviteLimits(perList: 100, perMember: 100))
+        _ = try store.redeemInvite(hash: "bob", account: bob, now: 4, maxMembers: 50)
+        #expect(throws: StoreError.tooManyInvites) { try invite("b1", .viewer, by: bob, limits: tight) }
+        try invite("b1", .viewer, by: bob, at: 5_000, limits: tight)  // every earlier one has expired
+        #expect(try store.invites(of: list, now: 5_000).map(\.id) == ["id-b1"])
+    }
+
     /// What a pull and a membership check read is never older than the last write: the SQLite
     /// store answers them from memory, and must see each push, role change and removal at once.
     @Test(arguments: backends) func readsFollowEveryWriteAtOnce(_ backend: Backend) throws {
@@ -259,7 +320,8 @@ struct StoreTests {
         let list = ListID.random()
         _ = try store.createList(list, owner: alice)
         try store.saveInvite(
-            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1)
+            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1,
+            limits: Self.inviteLimits)
         _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
         func pull(_ account: Int64, after: Int64) throws -> Page {
             try store.page(of: list, after: after, limit: 100, maxBytes: 1 << 20, member: account)
@@ -852,7 +914,7 @@ struct StoreTests {
         _ = try source.createList(list, owner: alice.id)
         try source.saveInvite(
             hash: "inv", id: "i-id", list: list, role: .editor, createdBy: alice.id, createdAt: 1, expiresAt: 99,
-            uses: 2)
+            uses: 2, limits: Self.inviteLimits)
         _ = try source.redeemInvite(hash: "inv", account: bob.id, now: 1, maxMembers: 50)
         try source.saveSignupInvite(hash: "signup", createdAt: 1, expiresAt: 2, uses: 3)
         let ops =

@@ -75,6 +75,65 @@ struct MembershipTests {
         #expect(try bob.run("check", "milk").status == 1)
     }
 
+    /// Attack: an owner makes an owner invite, is demoted to editor, and redeems its own invite
+    /// to become owner again and remove the original owner. The invite went with the demotion,
+    /// and no invite changes a member's role: the demoted owner stays an editor.
+    @Test func aDemotedOwnerCannotTakeTheListBackWithAnInvite() throws {
+        let server = try ServerProcess(dataDirectory: root.file("demoted-server"))
+        let (alice, bob, carol) = try family(server, "d")
+        try alice.ok("members", "role", "bobd", "owner")
+        try bob.ok("sync")
+        let made = try json(try bob.ok("share", "--role", "owner", "--uses", "5", "--json")) as? [String: Any]
+        let ownerCode = try #require(made?["code"] as? String)
+        let editorCode = try #require(
+            (try json(try bob.ok("share", "--role", "editor", "--json")) as? [String: Any])?["code"] as? String)
+        try alice.ok("members", "role", "bobd", "editor")
+        // The owner invite is withdrawn with the demotion; the editor invite stays (an editor may make it).
+        let back = try bob.run("join", ownerCode)
+        #expect(back.status != 0 && back.stderr.contains("no such invite"), "\(back.stderr)")
+        // An invite Alice made, redeemed by a member, changes no role either.
+        let aliceCode = try #require(
+            (try json(try alice.ok("share", "--role", "owner", "--json")) as? [String: Any])?["code"] as? String)
+        _ = try bob.run("join", aliceCode)
+        try bob.ok("sync")
+        func roles() throws -> [String] {
+            let rows = try json(try alice.ok("members", "--json")) as? [[String: Any]] ?? []
+            return rows.map { "\($0["account"] as? String ?? ""):\($0["role"] as? String ?? "")" }.sorted()
+        }
+        #expect(try roles() == ["aliced:owner", "bobd:editor", "carold:viewer"])
+        let coup = try bob.run("members", "rm", "aliced")
+        #expect(coup.status == 1 && coup.stderr.contains("only an owner"), "\(coup.stderr)")
+        #expect(try roles() == ["aliced:owner", "bobd:editor", "carold:viewer"])
+        // Alice's unused owner invite still works for whom it was meant.
+        let dave = try Device.signedUp("daved", on: server, in: root)
+        try dave.ok("join", aliceCode)
+        #expect(try roles() == ["aliced:owner", "bobd:editor", "carold:viewer", "daved:owner"])
+        // Bob's editor invite stays usable after the demotion; removed, he loses it.
+        try alice.ok("members", "rm", "bobd")
+        let erin = try Device.signedUp("erind", on: server, in: root)
+        #expect(try erin.run("join", editorCode).status != 0)
+        _ = carol
+    }
+
+    /// The last member leaving takes the list off the server: a list nobody can reach is not kept
+    /// (nor counted against nothing, as a way around the list quota).
+    @Test func theLastMemberLeavingDeletesTheList() throws {
+        let server = try ServerProcess(dataDirectory: root.file("last-server"))
+        let alice = try Device.signedUp("alicez", on: server, in: root)
+        try alice.ok("list", "new", "Solo")
+        try alice.ok("add", "Milk")
+        let id = try #require(try alice.listing().list?.id)
+        let token = try alice.token()
+        try alice.ok("leave")
+        let answer = try RawHTTP.request(
+            port: server.port, "GET", "/v1/lists/\(id)/members", headers: ["Authorization": "Bearer \(token)"])
+        #expect(answer.status == 404)
+        let metrics = try RawHTTP.request(port: server.port, "GET", "/metrics")
+        let lists = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix("basket_lists ") }?.split(separator: " ").last.flatMap { Double($0) }
+        #expect(lists == 0)
+    }
+
     @Test func anOwnerDeletesTheListAndTheOthersAreToldAndKeepACopy() throws {
         let server = try ServerProcess(dataDirectory: root.file("delete-server"))
         let (alice, bob, carol) = try family(server, "d")
