@@ -4,28 +4,40 @@ import HTTPServer
 
 /// Accounts, sign-in, tokens (devices), passwords. Password work runs on a ``WorkPool`` of its own.
 extension BasketService {
-    /// Answers `responder` with what `work` returns, computed on a password thread.
-    /// - Throws: 503 `busy` with Retry-After when the password queue is full.
-    func onPasswordThread(_ responder: Responder, _ work: @escaping @Sendable () throws -> HTTPResponse) throws {
-        guard passwords.answer(responder, work) else {
+    /// Answers `responder` with what `work` returns, computed on a password thread. Jobs are
+    /// queued under the client's address group: sign-ins (`.first`) before signups (`.later`),
+    /// addresses in turns, at most ``Configuration/passwordJobsPerAddress`` of one address at once.
+    /// - Throws: 503 `busy` with Retry-After when the password queue is full; 429 `rate_limited`
+    ///   when the address has its share under way.
+    func onPasswordThread(
+        _ responder: Responder, address: String, priority: WorkPool.Priority,
+        _ work: @escaping @Sendable () throws -> HTTPResponse
+    ) throws {
+        switch passwords.answer(responder, key: address, priority: priority, work) {
+        case .queued: return
+        case .full:
             throw HTTPError(
                 503, "busy", "the server is busy with other sign-ins; try again in a second",
+                headers: [("Retry-After", "1")])
+        case .keyFull:
+            throw HTTPError(
+                429, "rate_limited", "this address has sign-ins under way already; try again in a second",
                 headers: [("Retry-After", "1")])
         }
     }
 
     static let namePattern = "3 to 64 characters: letters, digits, '.', '_' or '-'"
 
-    /// The client's address: the connection's peer, or behind a trusted proxy the address it
-    /// appended to `X-Forwarded-For`.
+    /// The client's address group (``AddressGroup``), which per-address limits count: of the
+    /// connection's peer, or behind a trusted proxy of the address it appended to `X-Forwarded-For`.
     func clientAddress(_ request: HTTPRequest) -> String {
         if configuration.trustForwardedFor, let forwarded = request.header("x-forwarded-for"),
             let last = forwarded.split(separator: ",").last
         {
             let address = last.trimmingCharacters(in: .whitespaces)
-            if !address.isEmpty && address.utf8.count <= 64 { return address }
+            if !address.isEmpty && address.utf8.count <= 64 { return AddressGroup.of(address) }
         }
-        return request.remoteAddress
+        return AddressGroup.of(request.remoteAddress)
     }
 
     static func checkNewPassword(_ password: String) throws {
@@ -50,22 +62,42 @@ extension BasketService {
         if configuration.signup == .inviteOnly && invite == nil {
             throw HTTPError(403, "invite_required", "this server takes new accounts with a signup invite only")
         }
-        let signupInvite = configuration.signup == .inviteOnly ? invite.map(Passwords.codeHash) : nil
-        let iterations = configuration.passwordIterations
+        // Everything that can refuse the signup without hashing its password comes first.
+        let address = clientAddress(request)
         let now = Int64(configuration.clock())
-        try onPasswordThread(responder) { [store] in
+        if let retryAfter = logins.addressBlocked(address, now: configuration.monotonicClock()) {
+            throw HTTPError(
+                429, "rate_limited",
+                "too many signups and failed sign-ins from this address; try again in \(retryAfter) s",
+                headers: [("Retry-After", "\(retryAfter)")])
+        }
+        let signupInvite = configuration.signup == .inviteOnly ? invite.map(Passwords.codeHash) : nil
+        if let signupInvite, try !store.signupInviteWorks(hash: signupInvite, now: now) {
+            throw Self.invalidSignupInvite
+        }
+        if try store.account(named: name.lowercased()) != nil { throw Self.accountExists(name) }
+        logins.count(address, now: configuration.monotonicClock())
+        let iterations = configuration.passwordIterations
+        try onPasswordThread(responder, address: address, priority: .later) { [store] in
             let hash = Passwords.hash(password, iterations: iterations)
             do {
                 let account = try store.createAccount(
                     name: name.lowercased(), passwordHash: hash, signupInvite: signupInvite, now: now)
                 return answer(Wire.Account(id: account.id, name: account.name), status: 201)
             } catch StoreError.accountExists {
-                throw HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
+                throw Self.accountExists(name)
             } catch StoreError.noSuchInvite {
-                throw HTTPError(403, "invalid_invite", "the signup invite is unknown, used up or expired")
+                throw Self.invalidSignupInvite
             }
         }
     }
+
+    static func accountExists(_ name: String) -> HTTPError {
+        HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
+    }
+
+    static let invalidSignupInvite = HTTPError(
+        403, "invalid_invite", "the signup invite is unknown, used up or expired")
 
     /// A new signup invite (for `--signup invite-only`), usable `uses` times until `expiresAt`:
     /// its hash is saved in `store`, the code is returned to be shown once.
@@ -77,18 +109,36 @@ extension BasketService {
         return code
     }
 
-    /// Refuses a sign-in attempt while its address, or this name from it, is being throttled.
-    func checkThrottle(name: String, address: String) throws {
-        let now = configuration.monotonicClock()
-        if let retryAfter = logins.addressBlocked(address, now: now) {
+    /// Lets a sign-in attempt go on (it counts as a failure until its password is checked), or
+    /// refuses it while its address, or this name from it, is being throttled.
+    func beginAttempt(name: String, address: String) throws {
+        switch logins.attempt(name, address, now: configuration.monotonicClock()) {
+        case nil: return
+        case .address(let retryAfter):
             throw HTTPError(
                 429, "rate_limited", "too many failed sign-ins from this address; try again in \(retryAfter) s",
                 headers: [("Retry-After", "\(retryAfter)")])
-        }
-        if let retryAfter = logins.pairDelayed(name, address, now: now) {
+        case .name(let retryAfter):
             throw HTTPError(
                 429, "rate_limited", "too many failed sign-ins as '\(name)'; try again in \(retryAfter) s",
                 headers: [("Retry-After", "\(retryAfter)")])
+        }
+    }
+
+    /// Runs a sign-in attempt let through by ``beginAttempt(name:address:)``: `prepare` on this
+    /// thread, then `work` on a password thread; the attempt ends without a verdict when either
+    /// is refused before a password is checked.
+    func signInAttempt<Prepared: Sendable>(
+        _ responder: Responder, name: String, address: String, _ prepare: () throws -> Prepared,
+        _ work: @escaping @Sendable (Prepared) throws -> HTTPResponse
+    ) throws {
+        try beginAttempt(name: name, address: address)
+        do {
+            let prepared = try prepare()
+            try onPasswordThread(responder, address: address, priority: .first) { try work(prepared) }
+        } catch {
+            logins.abandoned(name, address)
+            throw error
         }
     }
 
@@ -115,9 +165,8 @@ extension BasketService {
         let password = body.password
         let device = body.device?.trimmingCharacters(in: .whitespaces)
         let address = clientAddress(request)
-        try checkThrottle(name: name, address: address)
-        let account = try store.account(named: name)
-        try onPasswordThread(responder) { [self] in
+        try signInAttempt(responder, name: name, address: address, { try store.account(named: name) }) {
+            [self] account in
             let account = try verify(password, of: account, name: name, address: address)
             let token = Passwords.newToken()
             let id = Secrets.randomHex(bytes: 8)
@@ -227,8 +276,7 @@ extension BasketService {
         try Self.checkNewPassword(newPassword)
         let address = clientAddress(request)
         let name = current.account.name
-        try checkThrottle(name: name, address: address)
-        try onPasswordThread(responder) { [self] in
+        try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
             let account = try verify(password, of: current.account, name: name, address: address)
             try store.setPasswordHash(
                 Passwords.hash(newPassword, iterations: configuration.passwordIterations), of: account.id)

@@ -12,7 +12,9 @@ extension BasketService {
     static let offloadedPushBytes = 16 << 10
 
     func push(_ request: HTTPRequest, _ responder: Responder) throws {
-        if request.body.count >= Self.offloadedPushBytes, pushWork.answer(responder, { [self] in try push(request) }) {
+        if request.body.count >= Self.offloadedPushBytes,
+            pushWork.answer(responder, { [self] in try push(request) }) == .queued
+        {
             return
         }
         responder.respond(try push(request))

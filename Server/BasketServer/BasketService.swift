@@ -15,6 +15,9 @@ public final class BasketService: Sendable {
         public var passwordThreads = 1
         /// Signups and sign-ins that may wait for a password thread; more get 503 `busy`.
         public var passwordQueue = 16
+        /// Signups and sign-ins of one client address (``AddressGroup``) waiting or being hashed at
+        /// once; more get 429 `rate_limited`. Sign-ins go before signups, and addresses take turns.
+        public var passwordJobsPerAddress = 2
         /// Threads that decode and store large pushes (off the HTTP threads).
         public var pushThreads = 4
         /// Large pushes that may wait for a push thread; more run on their HTTP thread.
@@ -101,7 +104,8 @@ public final class BasketService: Sendable {
         logins = LoginLimiter(perAddress: configuration.failedLoginsPerAddress)
         sessions = SessionCache(capacity: configuration.sessionCacheEntries, seconds: configuration.sessionCacheSeconds)
         passwords = WorkPool(
-            name: "password", threads: configuration.passwordThreads, queueLimit: configuration.passwordQueue)
+            name: "password", threads: configuration.passwordThreads, queueLimit: configuration.passwordQueue,
+            perKeyLimit: configuration.passwordJobsPerAddress)
         pushWork = WorkPool(name: "push", threads: configuration.pushThreads, queueLimit: configuration.pushQueue)
         decoyHash = Passwords.hash("decoy password", iterations: configuration.passwordIterations)
         watchers = Watchers(maxPerAccount: configuration.maxWatchersPerAccount) { list, after, limit in

@@ -8,6 +8,10 @@ import Synchronization
 /// - per (name, address): after 3 failures each attempt waits twice as long as the one before
 ///   (1 s, 2 s, 4 s, … at most 5 minutes); a success from that address clears it, and the same
 ///   name from another address is not delayed.
+///
+/// An attempt counts from when it is let through (``attempt(_:_:now:)``), as a failure until its
+/// password has been checked: 17 wrong passwords sent at once are not all checked before the
+/// first of them counts. Addresses are the client's address group (``AddressGroup``).
 /// Time is monotonic (milliseconds since boot), arithmetic saturates, and memory is bounded:
 /// at most `capacity` addresses and pairs are remembered, the stalest forgotten first.
 final class LoginLimiter: Sendable {
@@ -25,6 +29,10 @@ final class LoginLimiter: Sendable {
     private struct Memory {
         var events: [String: [UInt64]] = [:]
         var delays: [Pair: Delay] = [:]
+        /// Attempts let through whose password is still being checked, per address and per pair
+        /// (bounded by the password queue, which takes at most a couple per address).
+        var pendingByAddress: [String: Int] = [:]
+        var pending: [Pair: Int] = [:]
 
         /// Forgets the stalest entries once `capacity` is reached.
         mutating func makeRoom(capacity: Int) {
@@ -53,23 +61,68 @@ final class LoginLimiter: Sendable {
     /// Milliseconds since boot: never steps back when the wall clock does.
     static func monotonic() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1_000_000 }
 
+    /// Why an attempt may not go on now, and for how many seconds.
+    enum Refusal: Equatable {
+        /// Too many failures (and signups) from the address, under any name.
+        case address(seconds: Int)
+        /// Too many failures for this name from the address.
+        case name(seconds: Int)
+    }
+
     /// Seconds to wait before `address` may try again (any name), or nil.
     func addressBlocked(_ address: String, now: UInt64) -> Int? {
-        memory.withLock { memory in
-            let recent = (memory.events[address] ?? []).filter { now.subtractingSaturated($0) < Self.window }
-            memory.events[address] = recent.isEmpty ? nil : recent
-            guard recent.count >= perAddress, let oldest = recent.first else { return nil }
-            return Self.seconds(Self.window.subtractingSaturated(now.subtractingSaturated(oldest)))
-        }
+        memory.withLock { Self.addressBlocked(&$0, address, now: now, perAddress: perAddress) }
+    }
+
+    private static func addressBlocked(_ memory: inout Memory, _ address: String, now: UInt64, perAddress: Int)
+        -> Int?
+    {
+        let recent = (memory.events[address] ?? []).filter { now.subtractingSaturated($0) < Self.window }
+        memory.events[address] = recent.isEmpty ? nil : recent
+        let pending = memory.pendingByAddress[address, default: 0]
+        guard recent.count + pending >= perAddress else { return nil }
+        guard let oldest = recent.first else { return 1 }  // only attempts under way: ask again soon
+        return Self.seconds(Self.window.subtractingSaturated(now.subtractingSaturated(oldest)))
     }
 
     /// Seconds before `name` may be tried again from `address`, or nil.
     func pairDelayed(_ name: String, _ address: String, now: UInt64) -> Int? {
+        memory.withLock { Self.pairDelayed(&$0, Pair(name: name, address: address), now: now) }
+    }
+
+    private static func pairDelayed(_ memory: inout Memory, _ pair: Pair, now: UInt64) -> Int? {
+        let delay = memory.delays[pair]
+        let pending = memory.pending[pair, default: 0]
+        // Attempts under way count as failures until they are checked: past the free ones, one at a time.
+        if pending > 0 && (delay?.failures ?? 0) + pending >= Self.freeFailures { return 1 }
+        guard let delay, delay.notBefore > now else { return nil }
+        return Self.seconds(delay.notBefore - now)
+    }
+
+    /// Lets a sign-in attempt go on, or says why not. One let through is under way until
+    /// ``failed(_:_:now:)``, ``succeeded(_:_:)`` or ``abandoned(_:_:)`` ends it.
+    func attempt(_ name: String, _ address: String, now: UInt64) -> Refusal? {
         memory.withLock { memory in
-            guard let delay = memory.delays[Pair(name: name, address: address)], delay.notBefore > now else {
-                return nil
+            if let seconds = Self.addressBlocked(&memory, address, now: now, perAddress: perAddress) {
+                return .address(seconds: seconds)
             }
-            return Self.seconds(delay.notBefore - now)
+            let pair = Pair(name: name, address: address)
+            if let seconds = Self.pairDelayed(&memory, pair, now: now) { return .name(seconds: seconds) }
+            memory.pendingByAddress[address, default: 0] += 1
+            memory.pending[pair, default: 0] += 1
+            return nil
+        }
+    }
+
+    /// Ends an attempt that was let through, without a verdict (its password was never checked).
+    func abandoned(_ name: String, _ address: String) {
+        memory.withLock { Self.end(&$0, Pair(name: name, address: address)) }
+    }
+
+    private static func end(_ memory: inout Memory, _ pair: Pair) {
+        if let count = memory.pending[pair] { memory.pending[pair] = count > 1 ? count - 1 : nil }
+        if let count = memory.pendingByAddress[pair.address] {
+            memory.pendingByAddress[pair.address] = count > 1 ? count - 1 : nil
         }
     }
 
@@ -84,10 +137,12 @@ final class LoginLimiter: Sendable {
         }
     }
 
+    /// Ends an attempt: a wrong password.
     func failed(_ name: String, _ address: String, now: UInt64) {
         count(address, now: now)
         memory.withLock { memory in
             let pair = Pair(name: name, address: address)
+            Self.end(&memory, pair)
             var delay = memory.delays[pair] ?? Delay(failures: 0, notBefore: 0, lastSeen: now)
             delay.failures = min(delay.failures + 1, 64)
             delay.lastSeen = now
@@ -100,8 +155,13 @@ final class LoginLimiter: Sendable {
         }
     }
 
+    /// Ends an attempt: the right password (the pair's delay is cleared).
     func succeeded(_ name: String, _ address: String) {
-        memory.withLock { _ = $0.delays.removeValue(forKey: Pair(name: name, address: address)) }
+        memory.withLock { memory in
+            let pair = Pair(name: name, address: address)
+            Self.end(&memory, pair)
+            memory.delays.removeValue(forKey: pair)
+        }
     }
 
     /// Entries remembered (for tests and /metrics).

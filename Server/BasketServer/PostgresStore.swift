@@ -135,6 +135,14 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
+    public func signupInviteWorks(hash: String, now: Int64) throws -> Bool {
+        try connected { db in
+            try db.prepared(
+                "SELECT 1 FROM signup_invites WHERE hash = $1 AND expires > $2 AND uses_left > 0", [hash, "\(now)"]
+            ).count == 1
+        }
+    }
+
     public func account(named name: String) throws -> Account? {
         try connected { db in
             let rows = try db.prepared("SELECT id, name, password FROM accounts WHERE name = $1", [name])

@@ -333,6 +333,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    public func signupInviteWorks(hash: String, now: Int64) throws -> Bool {
+        try locked { db in
+            try db.scalar(
+                "SELECT 1 FROM signup_invites WHERE hash = ? AND expires > ? AND uses_left > 0", .text(hash),
+                .integer(now)) != nil
+        }
+    }
+
     public func account(named name: String) throws -> Account? {
         try locked { db in
             try db.query("SELECT id, name, password FROM accounts WHERE name = ?", .text(name)) {

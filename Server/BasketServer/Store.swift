@@ -134,6 +134,9 @@ public protocol Store: Sendable {
     /// has uses left before `now`, using one, in the same transaction.
     /// - Throws: ``StoreError/accountExists``, ``StoreError/noSuchInvite``.
     func createAccount(name: String, passwordHash: String, signupInvite: String?, now: Int64) throws -> Account
+    /// Whether the signup invite hashed `hash` has a use left at `now` (looked up before a
+    /// signup's password is hashed; ``createAccount(name:passwordHash:signupInvite:now:)`` uses it).
+    func signupInviteWorks(hash: String, now: Int64) throws -> Bool
     /// A signup invite (for `--signup invite-only`), usable `uses` times until `expiresAt`.
     func saveSignupInvite(hash: String, createdAt: Int64, expiresAt: Int64, uses: Int) throws
     func saveToken(hash: String, id: String, account: Int64, device: String, createdAt: Int64) throws

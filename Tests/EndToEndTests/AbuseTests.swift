@@ -72,6 +72,33 @@ struct AbuseTests {
         }
     }
 
+    /// Runs `request(attacker, round)` in a loop on `threads` threads of their own until
+    /// `deadline`, pausing `pause` seconds after each; returns a wait for the end that gives how
+    /// many answers had each status.
+    static func flood(
+        threads: Int, until deadline: Date, pause: Double = 0, _ request: @escaping @Sendable (Int, Int) -> Int
+    ) -> @Sendable () -> [Int: Int] {
+        let statuses = Locked<[Int: Int]>([:])
+        let finished = DispatchGroup()
+        for attacker in 0..<threads {
+            finished.enter()
+            Thread.detachNewThread {
+                var round = 0
+                while Date() < deadline {
+                    round += 1
+                    let status = request(attacker, round)
+                    statuses.withLock { $0[status, default: 0] += 1 }
+                    if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+                }
+                finished.leave()
+            }
+        }
+        return {
+            finished.wait()
+            return statuses.withLock { $0 }
+        }
+    }
+
     @Test func aSignupFloodDoesNotStallOtherUsersPushes() async throws {
         let server = try ServerProcess(
             dataDirectory: root.file("flood"), arguments: ["--password-iterations", "600000"])
@@ -86,33 +113,22 @@ struct AbuseTests {
         let calmP99 = try #require(calmSorted.isEmpty ? nil : calmSorted[Int(Double(calmSorted.count - 1) * 0.99)])
         #expect(calm.failures.isEmpty, "\(calm.failures.prefix(3))")
 
-        let statuses = Locked<[Int: Int]>([:])
         // 200 threads of their own (concurrentPerform would run as many as there are cores).
-        let finished = DispatchGroup()
         let deadline = Date().addingTimeInterval(5)
-        for attacker in 0..<200 {
-            finished.enter()
-            Thread.detachNewThread {
-                var round = 0
-                while Date() < deadline {
-                    round += 1
-                    let status =
-                        (try? RawHTTP.request(
-                            port: server.port, "POST", "/v1/accounts",
-                            json: ["name": "flood-\(attacker)-\(round)", "password": "flood-password"]
-                        ).status) ?? 0
-                    statuses.withLock { $0[status, default: 0] += 1 }
-                }
-                finished.leave()
-            }
+        let finished = Self.flood(threads: 200, until: deadline) { attacker, round in
+            (try? RawHTTP.request(
+                port: server.port, "POST", "/v1/accounts",
+                json: ["name": "flood-\(attacker)-\(round)", "password": "flood-password"]
+            ).status) ?? 0
         }
         // Alice pushes from a thread of her own with a blocking client, so what is measured is
         // the server (and the machine), not Swift's task pool.
         let flooded = await Self.pushes(port: server.port, token: token, list: list, from: 1_000, until: deadline)
-        await withCheckedContinuation { done in finished.notify(queue: .global()) { done.resume() } }
+        let seen = await withCheckedContinuation { done in
+            DispatchQueue.global().async { done.resume(returning: finished()) }
+        }
         let sorted = flooded.latencies.sorted()
         let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-        let seen = statuses.withLock { $0 }
         print(
             "signup flood: \(seen) answers; alice's \(sorted.count) pushes p50 \(sorted[sorted.count / 2]) s, p99 \(p99) s "
                 + "(before the flood: p99 \(calmP99) s)"
@@ -123,9 +139,65 @@ struct AbuseTests {
         // stalled server (signups hashing on the request threads) answers in several seconds.
         let bound = max(1.0, 20 * calmP99)
         #expect(p99 < bound, "p99 of pushes during the flood: \(p99) s (calm: \(calmP99) s, bound \(bound) s)")
-        // Every signup was either taken or refused at once as busy; nothing else.
-        #expect(Set(seen.keys).isSubset(of: [201, 503]), "\(seen)")
-        #expect((seen[503] ?? 0) > (seen[201] ?? 0))
+        // Every signup was either taken or refused at once (busy, or too many from the address).
+        #expect(Set(seen.keys).isSubset(of: [201, 429, 503]), "\(seen)")
+        #expect((seen[503] ?? 0) + (seen[429] ?? 0) > (seen[201] ?? 0))
+        #expect(try answer(server, "GET", "/healthz").status == 200)
+    }
+
+    /// Attack: 24 threads sign up from other addresses (127.0.0.10–33), at the real password cost,
+    /// for five seconds; Alice signs in from 127.0.0.2 every half second meanwhile. Signups are
+    /// counted per address before any hashing, one address has at most two password jobs, and
+    /// sign-ins go before signups: each of Alice's sign-ins is answered 201 within a second.
+    /// Then the same flood with made-up signup invites on an invite-only server: refused before
+    /// any hashing, and Alice's sign-ins are as quick.
+    @Test(arguments: ["open", "invite-only"])
+    func aSignupFloodFromOtherAddressesLeavesSignInsAnsweredWithinASecond(_ signup: String) throws {
+        let server = try ServerProcess(
+            dataDirectory: root.file("signup-flood-\(signup)"),
+            arguments: ["--password-iterations", "600000", "--signup", signup])
+        var aliceSignup: [String: Any] = ["name": "alice", "password": "alice-password"]
+        if signup == "invite-only" {
+            let made = try Executables.run(
+                "basket-server", ["--data", server.dataDirectory, "signup-invite", "--uses", "1"])
+            aliceSignup["invite"] = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try answer(server, from: "127.0.0.2", "POST", "/v1/accounts", json: aliceSignup).status == 201)
+
+        let deadline = Date().addingTimeInterval(5)
+        // 50 a second each: 1,200 a second in all (unpaced, the test's own threads take the cores).
+        let finished = Self.flood(threads: 24, until: deadline, pause: 0.02) { attacker, round in
+            var body: [String: Any] = ["name": "flood-\(attacker)-\(round)", "password": "flood-password"]
+            if signup == "invite-only" { body["invite"] = "AAAA-BBBB-CCCC-\(attacker)" }
+            return
+                (try? RawHTTP.request(
+                    port: server.port, from: "127.0.0.\(10 + attacker)", "POST", "/v1/accounts", json: body
+                ).status) ?? 0
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // the flood under way
+        var signIns: [(status: Int, seconds: Double)] = []
+        while Date().addingTimeInterval(1) < deadline {
+            let before = Date()
+            let status =
+                (try? answer(
+                    server, from: "127.0.0.2", "POST", "/v1/tokens",
+                    json: ["name": "alice", "password": "alice-password"]
+                ).status) ?? 0
+            signIns.append((status, Date().timeIntervalSince(before)))
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let seen = finished()
+        print("signup flood (\(signup)) from 24 addresses: \(seen); Alice's sign-ins: \(signIns)")
+        #expect(signIns.count >= 4)
+        for (status, seconds) in signIns {
+            #expect(status == 201 && seconds < 1, "Alice's sign-in during the flood: \(status) after \(seconds) s")
+        }
+        if signup == "invite-only" {
+            #expect(Set(seen.keys) == [403], "\(seen)")
+        } else {
+            // Each address has at most 20 signups a minute: 24 addresses, at most 480 accounts.
+            #expect((seen[201] ?? 0) <= 480 && (seen[429] ?? 0) > 0, "\(seen)")
+        }
         #expect(try answer(server, "GET", "/healthz").status == 200)
     }
 
