@@ -50,6 +50,7 @@ extension BasketService {
         guard configuration.signup != .closed else {
             throw HTTPError(403, "signup_closed", "this server does not take new accounts")
         }
+        try JSONBody.requireJSONContentType(request, stated: true)
         let body = try JSONBody.decode(Wire.Signup.self, from: request)
         let (name, password, invite) = (body.name, body.password, body.invite)
         guard name.count >= 3,
@@ -160,6 +161,7 @@ extension BasketService {
     }
 
     func createToken(_ request: HTTPRequest, _ responder: Responder) throws {
+        try JSONBody.requireJSONContentType(request, stated: true)
         let body = try JSONBody.decode(Wire.Credentials.self, from: request)
         let name = body.name.lowercased()
         let password = body.password

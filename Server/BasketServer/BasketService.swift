@@ -174,6 +174,33 @@ public final class BasketService: Sendable {
         }
     }
 
+    /// The most body the routes that need no token take (signup, sign-in): a name, a password
+    /// of at most 1,024 bytes, a device name and an invite code fit in it.
+    public static let maxUnauthenticatedBodyBytes = 4 << 10
+    /// Bodies larger than this are read only for a request whose token is good.
+    public static let maxBodyBeforeAuthentication = 64 << 10
+
+    /// Decides from a request's head, before its body is read (``HTTPListener/Configuration/checkHead``):
+    /// signup and sign-in take at most ``maxUnauthenticatedBodyBytes``; a body larger than
+    /// ``maxBodyBeforeAuthentication`` is read only when the `Authorization` header holds a good
+    /// token, else answered (401) without keeping any of it. A stranger can so make the server
+    /// keep at most 64 KiB per request.
+    @Sendable public func checkHead(_ head: RequestHead) -> HeadVerdict {
+        if head.method == "POST" && (head.path == "/v1/accounts" || head.path == "/v1/tokens") {
+            return .read(maxBodyBytes: Self.maxUnauthenticatedBodyBytes)
+        }
+        guard (head.contentLength ?? .max) > Self.maxBodyBeforeAuthentication else { return .read(maxBodyBytes: .max) }
+        do {
+            _ = try session(head.request)
+            return .read(maxBodyBytes: .max)
+        } catch let error as any HTTPErrorConvertible {
+            return .refuse(error.httpError.response)
+        } catch {
+            Router.reportInternalError("checking a token before a body: \(error)")
+            return .refuse(HTTPError(500, "internal", "internal error").response)
+        }
+    }
+
     /// The answer of `/healthz`, encoded once.
     static let health = answer(Wire.Health(status: "ok"))
 

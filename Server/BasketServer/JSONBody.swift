@@ -78,9 +78,15 @@ enum JSONBody {
         }
     }
 
-    /// A body sent as something else than JSON is refused (415); no `Content-Type` is taken as JSON.
-    static func requireJSONContentType(_ request: HTTPRequest) throws {
-        guard let value = request.header("content-type") else { return }
+    /// A body sent as something else than JSON is refused (415); no `Content-Type` is taken as
+    /// JSON unless `stated`: sign-in and signup must state it, so that no other site's page can
+    /// post them from a visitor's browser without a CORS preflight (a form or a `fetch` with no
+    /// `Content-Type` can; `application/json` cannot), and lock the visitor's address out.
+    static func requireJSONContentType(_ request: HTTPRequest, stated: Bool = false) throws {
+        guard let value = request.header("content-type") else {
+            guard stated else { return }
+            throw HTTPError(415, "unsupported_media_type", "this route takes a body stated as application/json")
+        }
         let media =
             value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard media.lowercased() == "application/json" else {

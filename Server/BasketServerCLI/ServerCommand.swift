@@ -410,6 +410,11 @@ public enum ServerCommand {
         configuration.threads = settings.threads
         configuration.connectionLimit = settings.maxConnections
         configuration.connectionsPerAddress = settings.connectionsPerAddress ?? (settings.trustProxy ? 0 : 256)
+        configuration.checkHead = service.checkHead
+        if settings.trustProxy {
+            // Every connection comes from the proxy, which buffers bodies itself (nginx): no share per address.
+            configuration.maxBufferedBodyBytesPerAddress = configuration.maxBufferedBodyBytes
+        }
         let metrics = service.metrics
         let quiet = settings.quiet
         Router.onInternalError { text in printError("basket-server: internal error: \(AccessLog.escaped(text))") }

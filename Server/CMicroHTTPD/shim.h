@@ -61,7 +61,8 @@ static inline struct MHD_Daemon *basket_mhd_connection_daemon(struct MHD_Connect
     return info == NULL ? NULL : info->daemon;
 }
 
-// A client address as two 64-bit words (IPv4 as its IPv4-mapped IPv6 form); 0 on success.
+// A client address's group for per-address limits as two 64-bit words: an IPv4 address (as its
+// IPv4-mapped IPv6 form), or an IPv6 address's /64 network (the low word 0); 0 on success.
 static inline int basket_address_key(const struct sockaddr *address, uint64_t *high, uint64_t *low)
 {
     if (address == NULL) return -1;
@@ -76,7 +77,9 @@ static inline int basket_address_key(const struct sockaddr *address, uint64_t *h
         for (int i = 0; i < 8; i++) h = (h << 8) | bytes[i];
         for (int i = 8; i < 16; i++) l = (l << 8) | bytes[i];
         *high = h;
-        *low = l;
+        // IPv4-mapped addresses stay whole; any other IPv6 address counts as its /64 network,
+        // which one subscriber commonly holds whole.
+        *low = (h == 0 && (l >> 32) == 0xffff) ? l : 0;
         return 0;
     }
     return -1;
@@ -105,5 +108,11 @@ static inline int basket_mhd_client_address(struct MHD_Connection *connection, c
         return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) address)->sin6_addr, out, length) ? 0 : -1;
     }
     return -1;
+}
+
+// Sets a connection's idle timeout in seconds (0: none). MHD_set_connection_option is variadic.
+static inline void basket_mhd_set_timeout(struct MHD_Connection *connection, unsigned int seconds)
+{
+    (void) MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
 }
 #endif

@@ -33,9 +33,22 @@ public final class HTTPListener: @unchecked Sendable {
         /// answer's head. A head that does not fit is refused (431). libmicrohttpd clears it after
         /// every request, so it costs time on each request as well as memory on each connection.
         public var connectionMemoryBytes = 64 * 1024
-        /// Request bodies held in memory at once, over every connection, in bytes. A request
-        /// whose body would pass it is answered 503 (Retry-After) without being read.
+        /// Request bodies held in memory at once, over every connection, in bytes, charged as the
+        /// bytes arrive (never by what a header announces). A request whose body would pass it is
+        /// answered 503 (Retry-After) and the rest of its body is not kept.
         public var maxBufferedBodyBytes = 256 << 20
+        /// The share of ``maxBufferedBodyBytes`` the connections of one client address (an IPv4
+        /// address or an IPv6 /64) may hold at once; past it, 503 as above.
+        public var maxBufferedBodyBytesPerAddress = 32 << 20
+        /// A body must arrive within this many seconds plus one second for every
+        /// ``minimumBodyBytesPerSecond`` it announces (its limit, when chunked); a slower one has
+        /// its connection closed. While a body is being read, a connection idle this long is closed too.
+        public var bodyGraceSeconds = 10
+        public var minimumBodyBytesPerSecond = 16 << 10
+        /// Decides from a request's head, before any byte of its body is read, how large a body
+        /// to read (at most ``maxBodyBytes``) or what to answer without keeping the body. Called
+        /// only for requests that announce a body.
+        public var checkHead: (@Sendable (RequestHead) -> HeadVerdict)?
         /// Answers at least this large are gzip-compressed for clients that accept it.
         public var gzipMinimumBytes = 1_024
         /// The longest an HTTP thread waits for an event before it looks at its connections again
@@ -77,25 +90,41 @@ public final class HTTPListener: @unchecked Sendable {
     let running = Mutex(false)
     /// Requests begun and not yet completed (answered and sent, or abandoned by the client).
     let inFlight = Atomic(0)
-    /// Bytes of request bodies held now (``Configuration/maxBufferedBodyBytes``).
-    let bufferedBodyBytes = Mutex(0)
+    /// Bytes of request bodies held now, in all and per client address
+    /// (``Configuration/maxBufferedBodyBytes``, ``Configuration/maxBufferedBodyBytesPerAddress``).
+    private struct BodyBudget {
+        var held = 0
+        var byAddress: [ConnectionCounts.Address: Int] = [:]
+    }
+    private let bodyBudget = Mutex(BodyBudget())
 
-    /// Reserves `bytes` of the body budget; false when that would pass the limit.
-    func reserveBody(_ bytes: Int) -> Bool {
-        bufferedBodyBytes.withLock { held in
-            guard held + bytes <= configuration.maxBufferedBodyBytes else { return false }
-            held += bytes
+    /// Charges `bytes` just received to the body budget; false when that would pass the limit
+    /// or the address's share.
+    func reserveBody(_ bytes: Int, for address: ConnectionCounts.Address?) -> Bool {
+        bodyBudget.withLock { budget in
+            guard budget.held + bytes <= configuration.maxBufferedBodyBytes else { return false }
+            if let address {
+                let mine = budget.byAddress[address, default: 0]
+                guard mine + bytes <= configuration.maxBufferedBodyBytesPerAddress else { return false }
+                budget.byAddress[address] = mine + bytes
+            }
+            budget.held += bytes
             return true
         }
     }
 
-    func releaseBody(_ bytes: Int) {
+    func releaseBody(_ bytes: Int, for address: ConnectionCounts.Address?) {
         guard bytes > 0 else { return }
-        bufferedBodyBytes.withLock { $0 -= bytes }
+        bodyBudget.withLock { budget in
+            budget.held -= bytes
+            if let address, let mine = budget.byAddress[address] {
+                budget.byAddress[address] = mine > bytes ? mine - bytes : nil
+            }
+        }
     }
 
     /// Bytes of request bodies held in memory now.
-    public var bufferedBodies: Int { bufferedBodyBytes.withLock { $0 } }
+    public var bufferedBodies: Int { bodyBudget.withLock { $0.held } }
 
     /// Connections open now.
     public var openConnections: Int { connections.open }
@@ -272,10 +301,18 @@ final class RequestContext: @unchecked Sendable {
     var query: [String: String] = [:]
     var body: [UInt8] = []
     var tooLarge = false
+    /// The most body this request may have (``HeadVerdict/read(maxBodyBytes:)``).
+    var bodyLimit = 0
+    /// The answer decided from the head (``HeadVerdict/refuse(_:)``): the body is not kept.
+    var refusal: HTTPResponse?
+    /// When the body must have arrived (uptime nanoseconds), once a body is expected.
+    var bodyDeadline: UInt64?
     /// Body bytes reserved from the server's budget (released when the request completes).
     var reserved = 0
     var overBudget = false
     let remoteAddress: String
+    /// The client's address group, for its share of the body budget.
+    let addressKey: ConnectionCounts.Address?
     var dispatched = false
     var isSuspended = false
     /// Whether the request was ever suspended (so its completion has a table entry to remove).
@@ -294,7 +331,12 @@ final class RequestContext: @unchecked Sendable {
         remoteAddress =
             basket_mhd_client_address(connection, &buffer, socklen_t(buffer.count)) == 0
             ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        var key = ConnectionCounts.Address(high: 0, low: 0)
+        addressKey = basket_mhd_connection_key(connection, &key.high, &key.low) == 0 ? key : nil
     }
+
+    /// Whether the body is kept as it arrives (not refused, too large or over budget).
+    var keepsBody: Bool { !tooLarge && !overBudget && refusal == nil }
 }
 
 private func collectValue(
@@ -327,14 +369,7 @@ private func basketAccessHandler(
         let pointer = Unmanaged.passRetained(context).toOpaque()
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, collectValue, pointer)
         MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, pointer)
-        if let length = context.headers["content-length"].flatMap({ Int($0) }) {
-            if length > server.configuration.maxBodyBytes {
-                context.tooLarge = true
-            } else if length > 0 {
-                // The whole body is reserved before any of it is read.
-                if server.reserveBody(length) { context.reserved = length } else { context.overBudget = true }
-            }
-        }
+        admitHead(context, server)
         requestContext.pointee = pointer
         server.inFlight.wrappingAdd(1, ordering: .relaxed)
         return MHD_Result.YES
@@ -343,19 +378,26 @@ private func basketAccessHandler(
 
     if let uploadDataSize, uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
-        if !context.tooLarge && !context.overBudget, let uploadData {
-            let needed = context.body.count + size - context.reserved
-            if context.body.count + size > server.configuration.maxBodyBytes {
+        if let deadline = context.bodyDeadline, DispatchTime.now().uptimeNanoseconds > deadline {
+            // Slower than the minimum rate: the connection goes, with whatever it held.
+            return MHD_Result.NO
+        }
+        if context.keepsBody, let uploadData {
+            if context.body.count + size > context.bodyLimit {
                 context.tooLarge = true
-                context.body = []
-            } else if needed > 0 && !server.reserveBody(needed) {
+            } else if !server.reserveBody(size, for: context.addressKey) {
                 context.overBudget = true
-                context.body = []
             } else {
-                context.reserved += max(0, needed)
+                context.reserved += size
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
                     context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
                 }
+            }
+            if !context.keepsBody {
+                // What was kept goes at once; the rest of the body is read and dropped.
+                context.body = []
+                server.releaseBody(context.reserved, for: context.addressKey)
+                context.reserved = 0
             }
         }
         uploadDataSize.pointee = 0
@@ -371,11 +413,16 @@ private func basketAccessHandler(
     }
     guard !context.dispatched else { return MHD_Result.YES }
     context.dispatched = true
+    if context.bodyDeadline != nil {
+        // The body is in: back to the usual idle timeout (a long-poll or keep-alive may follow).
+        basket_mhd_set_timeout(connection, UInt32(server.configuration.connectionTimeoutSeconds))
+    }
 
+    if let refusal = context.refusal { return queue(refusal, context, server) }
     if context.tooLarge {
-        let limit = server.configuration.maxBodyBytes
+        let limit = context.bodyLimit
         return queue(
-            .error(status: 413, code: "body_too_large", message: "request bodies are limited to \(limit) bytes"),
+            .error(status: 413, code: "body_too_large", message: "this request's body is limited to \(limit) bytes"),
             context,
             server)
     }
@@ -391,7 +438,7 @@ private func basketAccessHandler(
     request.body = context.body
     context.body = []
     // The handler holds the body now; the budget is for bodies still being read.
-    server.releaseBody(context.reserved)
+    server.releaseBody(context.reserved, for: context.addressKey)
     context.reserved = 0
     server.handler(request, context.responder)
 
@@ -414,6 +461,32 @@ private func basketAccessHandler(
     }
     if let ready { return queue(ready, context, server) }
     return MHD_Result.YES
+}
+
+/// Decides from the head alone what becomes of a request's body: its limit (the server's, or
+/// less from ``HTTPListener/Configuration/checkHead``), an answer that needs none of it, and the
+/// deadline by which it must have arrived (with a short idle timeout meanwhile). Nothing is
+/// charged to the body budget here: bytes are, as they arrive.
+private func admitHead(_ context: RequestContext, _ server: HTTPListener) {
+    let configuration = server.configuration
+    let length = context.headers["content-length"].flatMap { Int($0) }
+    context.bodyLimit = configuration.maxBodyBytes
+    guard (length ?? 0) > 0 || (length == nil && context.headers["transfer-encoding"] != nil) else { return }
+    if let check = configuration.checkHead {
+        let head = RequestHead(
+            method: context.method, path: context.path, headers: context.headers,
+            remoteAddress: context.remoteAddress, contentLength: length)
+        switch check(head) {
+        case .read(let limit): context.bodyLimit = min(limit, configuration.maxBodyBytes)
+        case .refuse(let response): context.refusal = response
+        }
+    }
+    if let length, length > context.bodyLimit { context.tooLarge = true }
+    let expected = min(length ?? context.bodyLimit, context.bodyLimit)
+    let seconds = configuration.bodyGraceSeconds + expected / max(1, configuration.minimumBodyBytesPerSecond)
+    context.bodyDeadline = context.started + UInt64(seconds) * 1_000_000_000
+    basket_mhd_set_timeout(
+        context.connection, UInt32(min(configuration.bodyGraceSeconds, configuration.connectionTimeoutSeconds)))
 }
 
 private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server: HTTPListener) -> MHD_Result {
@@ -475,7 +548,7 @@ private func basketRequestCompleted(
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext?.pointee = nil
     server.inFlight.wrappingSubtract(1, ordering: .releasing)
-    server.releaseBody(context.reserved)
+    server.releaseBody(context.reserved, for: context.addressKey)
     if context.wasSuspended { server.suspended.remove(context) }
     if let log = server.configuration.onRequestCompleted {
         log(

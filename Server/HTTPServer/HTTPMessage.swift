@@ -53,6 +53,34 @@ public struct HTTPRequest: Sendable {
     }
 }
 
+/// A request as its header arrives, before any byte of its body is read
+/// (``HTTPListener/Configuration/checkHead``).
+public struct RequestHead: Sendable {
+    public var method: String
+    public var path: String
+    /// Header fields by lowercased name.
+    public var headers: [String: String]
+    /// The peer's IP address as text ("" when unknown).
+    public var remoteAddress: String
+    /// The announced body size (`Content-Length`), nil for a chunked body.
+    public var contentLength: Int?
+
+    /// The head as a request without a body (to authenticate it, say).
+    public var request: HTTPRequest {
+        var request = HTTPRequest(method: method, path: path, headers: headers)
+        request.remoteAddress = remoteAddress
+        return request
+    }
+}
+
+/// What to do with a request's body, decided from its head.
+public enum HeadVerdict: Sendable {
+    /// Read it, up to this many bytes (a longer one is refused with 413).
+    case read(maxBodyBytes: Int)
+    /// Answer this without keeping any of the body (an unauthenticated large push, say).
+    case refuse(HTTPResponse)
+}
+
 /// An HTTP response.
 public struct HTTPResponse: Sendable {
     public var status: Int

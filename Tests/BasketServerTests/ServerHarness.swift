@@ -118,7 +118,9 @@ final class Harness: Sendable {
         configuration.clock = { clock.milliseconds }
         configure(&configuration)
         service = BasketService(store: store, configuration: configuration)
-        http = HTTPListener(configuration: .init(host: "127.0.0.1", port: 0), handler: service.router().handle)
+        var listener = HTTPListener.Configuration(host: "127.0.0.1", port: 0)
+        listener.checkHead = service.checkHead
+        http = HTTPListener(configuration: listener, handler: service.router().handle)
         try http.start()
     }
 

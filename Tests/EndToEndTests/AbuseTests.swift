@@ -201,6 +201,67 @@ struct AbuseTests {
         #expect(try answer(server, "GET", "/healthz").status == 200)
     }
 
+    /// Attack: 64 connections from four addresses announce the largest body on routes a stranger
+    /// may call (sign-in, and a push with a made-up token) and then send next to nothing. Bodies
+    /// are charged as they arrive, sign-in takes 4 KiB at most and a large push needs a good
+    /// token before its body is read: Alice signs in (201) and pushes within a second while the
+    /// sockets stay open, and the server holds no body for them.
+    @Test func announcedBodiesFreezeNothing() throws {
+        let server = try ServerProcess(dataDirectory: root.file("announced"))
+        #expect(
+            try answer(
+                server, from: "127.0.0.2", "POST", "/v1/accounts",
+                json: ["name": "alice", "password": "alice-password"]
+            ).status == 201)
+        let list = ListID.random()
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for n in 0..<64 {
+            let fd = Loopback.connect(port: server.port, from: "127.0.0.\(40 + n % 4)")
+            #expect(fd >= 0)
+            held.append(fd)
+            let path = n % 2 == 0 ? "/v1/tokens" : "/v1/lists/\(list)/ops"
+            let head =
+                "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer made-up\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 4194304\r\n\r\n{"
+            _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        for round in 0..<3 {
+            let before = Date()
+            let signIn = try answer(
+                server, from: "127.0.0.2", "POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
+            let token = try #require(signIn.json["token"] as? String)
+            if round == 0 {
+                #expect(try answer(server, "POST", "/v1/lists", token: token, json: ["id": "\(list)"]).status == 201)
+            }
+            let push = try answer(
+                server, from: "127.0.0.2", "POST", "/v1/lists/\(list)/ops", token: token,
+                json: [
+                    "ops": String(decoding: OperationCodec.encode([Self.item(list, "Round \(round)")]), as: UTF8.self)
+                ])
+            let seconds = Date().timeIntervalSince(before)
+            #expect(
+                signIn.status == 201 && push.status == 200 && seconds < 1,
+                "\(signIn.status) \(push.status) \(seconds) s")
+        }
+        // The sockets are still open: the server has read their heads and holds nothing for them.
+        let peek = held.filter { fd in
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) < 0 && errno == EAGAIN
+        }
+        #expect(peek.count == 64)
+    }
+
+    /// A new item named `name` on `list`, stamped now by replica 9.
+    static func item(_ list: ListID, _ name: String) -> Op {
+        Op(
+            list: list, item: ItemID(list: list, key: ItemKey.normalize(name)), field: .name, value: .text(name),
+            version: Version(
+                timestamp: HybridTimestamp(milliseconds: HybridClock.wallClockMilliseconds(), counter: 0),
+                replica: ReplicaID(rawValue: 9)))
+    }
+
     /// An attacker guessing Alice's password from 127.0.0.1 is throttled there; Alice signs in
     /// from 127.0.0.2 at once, and so does her right password from anywhere but the attacker's.
     @Test func aVictimSignsInFromAnotherAddressWhileTheAttackerIsThrottled() throws {

@@ -16,7 +16,8 @@ final class TestServer: Sendable {
 
     init(
         maxBodyBytes: Int = 1_000, maxBufferedBodyBytes: Int = 256 << 20, threads: Int = 2,
-        connectionLimit: Int = 20_000, idleWakeMilliseconds: Int = 60_000
+        connectionLimit: Int = 20_000, idleWakeMilliseconds: Int = 60_000,
+        configure: (inout HTTPListener.Configuration) -> Void = { _ in }
     ) throws {
         let parked = self.parked
         let router = Router { r in
@@ -52,6 +53,7 @@ final class TestServer: Sendable {
         configuration.idleWakeMilliseconds = idleWakeMilliseconds
         let log = self.log
         configuration.onRequestCompleted = { record in log.withLock { $0.append(record) } }
+        configure(&configuration)
         server = HTTPListener(configuration: configuration, handler: router.handle)
         try server.start()
     }
@@ -102,30 +104,136 @@ struct HTTPServerTests {
         #expect(reported.withLock { $0.contains { $0.contains("GET /crash") } })
     }
 
-    /// Bodies being read hold their bytes of a server-wide budget: past it a request is answered
-    /// 503 without its body being read, and the budget comes back when the holder finishes.
+    /// Sends `bytes` on a raw connection.
+    static func write(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// The head of a POST to /echo/slow announcing `length` bytes of body.
+    static func slowHead(_ length: Int) -> [UInt8] {
+        Array("POST /echo/slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(length)\r\n\r\n".utf8)
+    }
+
+    /// Waits up to a second for `condition`.
+    static func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<100 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Bodies being read hold the bytes received so far of a server-wide budget (never what a
+    /// header announces): past it a request is answered 503 and its body is not kept, and the
+    /// budget comes back when the holder finishes.
     @Test func bufferedBodiesShareABoundedBudget() async throws {
         let test = try TestServer(maxBodyBytes: 1_500, maxBufferedBodyBytes: 2_000)
         defer { test.server.stop() }
         let slow = Loopback.connect(port: test.server.port)
         #expect(slow >= 0)
         defer { close(slow) }
-        let head = "POST /echo/slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1500\r\n\r\n"
-        let first = Array(head.utf8) + Array(repeating: UInt8(ascii: "a"), count: 100)
-        _ = first.withUnsafeBytes { send(slow, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        for _ in 0..<100 where test.server.bufferedBodies == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(test.server.bufferedBodies == 1_500)
+        Self.write(slow, Self.slowHead(1_500) + Array(repeating: UInt8(ascii: "a"), count: 100))
+        try await Self.eventually { test.server.bufferedBodies > 0 }
+        #expect(test.server.bufferedBodies == 100)
+        Self.write(slow, Array(repeating: UInt8(ascii: "a"), count: 1_200))
+        try await Self.eventually { test.server.bufferedBodies == 1_300 }
+        #expect(test.server.bufferedBodies == 1_300)
         let refused = try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 1_000))
         #expect(refused.status == 503 && refused.body.contains("busy") && refused.headers["retry-after"] == "1")
         #expect(try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 400)).status == 200)
-        let rest = [UInt8](repeating: UInt8(ascii: "a"), count: 1_400)
-        _ = rest.withUnsafeBytes { send(slow, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        Self.write(slow, Array(repeating: UInt8(ascii: "a"), count: 200))
         var answer = [UInt8](repeating: 0, count: 4_096)
         let n = answer.withUnsafeMutableBytes { recv(slow, $0.baseAddress, $0.count, 0) }
         #expect(n > 0 && String(decoding: answer[0..<max(0, n)], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
-        for _ in 0..<100 where test.server.bufferedBodies > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Self.eventually { test.server.bufferedBodies == 0 }
         #expect(test.server.bufferedBodies == 0)
         #expect(try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 1_000)).status == 200)
+    }
+
+    /// Announced bodies cost nothing until their bytes come: 64 connections announcing the largest
+    /// body and sending none leave the budget empty, and another request is served at once.
+    @Test func announcedBodiesHoldNothing() async throws {
+        let test = try TestServer(maxBodyBytes: 4_096, maxBufferedBodyBytes: 8_192)
+        defer { test.server.stop() }
+        let held = (0..<64).map { _ in Loopback.connect(port: test.server.port) }
+        defer { for fd in held { close(fd) } }
+        for fd in held { Self.write(fd, Self.slowHead(4_096)) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(test.server.bufferedBodies == 0)
+        #expect(try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 4_000)).status == 200)
+    }
+
+    /// One client address holds at most its share of the budget; another address is served.
+    @Test func oneAddressHoldsAtMostItsShare() async throws {
+        let test = try TestServer(maxBodyBytes: 1_500, maxBufferedBodyBytes: 10_000) {
+            $0.maxBufferedBodyBytesPerAddress = 1_000
+        }
+        defer { test.server.stop() }
+        let slow = Loopback.connect(port: test.server.port, from: "127.0.0.5")
+        defer { close(slow) }
+        Self.write(slow, Self.slowHead(1_500) + Array(repeating: UInt8(ascii: "a"), count: 900))
+        try await Self.eventually { test.server.bufferedBodies == 900 }
+        let mine = try RawHTTP.request(
+            port: test.server.port, from: "127.0.0.5", "POST", "/echo/x", body: Array(repeating: 65, count: 500))
+        #expect(mine.status == 503)
+        let other = try RawHTTP.request(
+            port: test.server.port, from: "127.0.0.6", "POST", "/echo/x", body: Array(repeating: 65, count: 500))
+        #expect(other.status == 200)
+    }
+
+    /// A body slower than the minimum rate has its connection closed at its deadline, with what it
+    /// held; a body that stops coming is closed after the grace period's idle timeout.
+    @Test func aBodyMustArriveByItsDeadline() async throws {
+        let test = try TestServer(maxBodyBytes: 10_000) {
+            $0.bodyGraceSeconds = 1
+            $0.minimumBodyBytesPerSecond = 100_000
+        }
+        defer { test.server.stop() }
+        let drip = Loopback.connect(port: test.server.port)
+        defer { close(drip) }
+        var wait = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(drip, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        let started = Date()
+        Self.write(drip, Self.slowHead(10_000))
+        // A byte every 300 ms: never idle for the grace period, but far below the rate.
+        var closedAfter: Double?
+        for _ in 0..<20 {
+            Self.write(drip, [UInt8(ascii: "a")])
+            var byte: UInt8 = 0
+            var poll = pollfd(fd: drip, events: Int16(POLLIN), revents: 0)
+            if Glibc.poll(&poll, 1, 300) > 0, recv(drip, &byte, 1, 0) <= 0 {
+                closedAfter = Date().timeIntervalSince(started)
+                break
+            }
+        }
+        let seconds = try #require(closedAfter, "the dripping body's connection stayed open for 6 s")
+        #expect(seconds >= 0.9 && seconds < 3, "closed after \(seconds) s")
+        #expect(test.server.bufferedBodies == 0)
+        // Silent after its head: closed by the idle timeout of the grace period.
+        let silent = Loopback.connect(port: test.server.port)
+        defer { close(silent) }
+        setsockopt(silent, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        let quiet = Date()
+        Self.write(silent, Self.slowHead(10_000))
+        var byte: UInt8 = 0
+        #expect(recv(silent, &byte, 1, 0) <= 0)
+        #expect(Date().timeIntervalSince(quiet) < 4)
+    }
+
+    /// `checkHead` refuses a request from its head: the answer comes without any of the body kept.
+    @Test func aHeadCanBeRefusedBeforeItsBodyIsRead() async throws {
+        let test = try TestServer(maxBodyBytes: 100_000) {
+            $0.checkHead = { head in
+                head.headers["authorization"] == "yes"
+                    ? .read(maxBodyBytes: 50_000) : .refuse(.error(status: 401, code: "unauthorized", message: "no"))
+            }
+        }
+        defer { test.server.stop() }
+        let refused = try await test.request("POST", "/echo/x", body: Array(repeating: 65, count: 60_000))
+        #expect(refused.status == 401 && refused.body.contains("unauthorized"))
+        let tooLarge = try await test.request(
+            "POST", "/echo/x", body: Array(repeating: 65, count: 60_000), headers: ["Authorization": "yes"])
+        #expect(tooLarge.status == 413 && tooLarge.body.contains("50000"))
+        let taken = try await test.request(
+            "POST", "/echo/x", body: Array(repeating: 65, count: 40_000), headers: ["Authorization": "yes"])
+        #expect(taken.status == 200 && taken.body.count == 40_000 + "x:-:".count)
+        #expect(test.server.bufferedBodies == 0)
     }
 
     @Test func bodiesOverTheCapAreRefusedWith413AndTheServerKeepsServing() async throws {
