@@ -250,6 +250,7 @@ enum SyncCommands {
                 var pulled: Int
                 var epochChanged: Bool
                 var restamped: Int
+                var reclaimed: Int
                 var refusedPending: Int
                 var noLongerMember: Bool
                 var unsent: Int
@@ -260,7 +261,7 @@ enum SyncCommands {
                     let dropped = discarded[$0.list]?.count ?? 0
                     return Row(
                         list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed, pulled: $0.pulled,
-                        epochChanged: $0.epochChanged, restamped: $0.restamped,
+                        epochChanged: $0.epochChanged, restamped: $0.restamped, reclaimed: $0.reclaimed,
                         refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
                         unsent: max(0, $0.unsent - dropped), discarded: dropped)
                 })
@@ -286,6 +287,12 @@ enum SyncCommands {
             if report.restamped > 0 {
                 context.console.print(
                     "This device's clock was off by \(report.clockOffset / 1000) s; corrected it and re-stamped \(report.restamped) changes"
+                )
+            }
+            if report.reclaimed > 0 {
+                context.console.print(
+                    "The server held another value under the name of \(report.reclaimed) of this device's changes (another"
+                        + " member sent it first as this device); stamped them anew and sent them again, so yours stand"
                 )
             }
             if report.refusedPending > 0 && discarded[report.list] == nil {

@@ -178,6 +178,36 @@ extension Replica {
         return restamped
     }
 
+    /// Gives every pending write of `list` a new timestamp from this replica's clock (later than
+    /// anything it has seen), after the server refused one because another value holds its
+    /// identity there (another member pushed it first): sent again, the writes win as they
+    /// should. Returns how many.
+    @discardableResult
+    func restampPending(in list: ListID) throws -> Int {
+        try locked { db in
+            try db.transaction {
+                var clock = try loadClock(db)
+                let offset = try db.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0
+                let wall = UInt64(max(0, Int64(configuration.wallClock()) + offset))
+                let pending = try db.query(
+                    "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq", .blob(list.raw.bytes),
+                    map: Self.pending(from:))
+                for entry in pending {
+                    let old = entry.operation
+                    var new = old
+                    new.version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replicaID)
+                    try restamp(old, as: new, db)
+                    var record: [UInt8] = []
+                    Records.append(
+                        field: new.field, register: Register(value: new.value, version: new.version), to: &record)
+                    try db.run("UPDATE outbox SET record = ? WHERE seq = ?", .blob(record), .integer(entry.sequence))
+                }
+                try saveClock(clock, db)
+                return pending.count
+            }
+        }
+    }
+
     /// Replaces one write in its item's history by `new` and recomputes the item's registers.
     private func restamp(_ old: Op, as new: Op, _ db: Connection) throws {
         guard let no = try listNo(old.list, db),

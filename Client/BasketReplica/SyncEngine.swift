@@ -14,6 +14,9 @@ public struct ListSyncReport: Hashable, Sendable {
     public var epochChanged = false
     /// Local writes re-stamped after the server refused this device's clock.
     public var restamped = 0
+    /// Local writes stamped anew after the server held one of their identities with another
+    /// value (another member pushed it first, forging this device's replica id).
+    public var reclaimed = 0
     /// Local writes kept in the outbox because the account may not change this list (a viewer).
     public var refusedPending = 0
     /// The clock correction in force after the sync (server minus local, milliseconds).
@@ -174,6 +177,7 @@ public final class SyncEngine: Sendable {
 
     private func pushPending(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
         var correctedOnce = false
+        var restampedOnce = false
         while true {
             let batch = try replica.pendingOperations(in: list, limit: batchSize)
             guard let last = batch.last else { return }
@@ -184,6 +188,13 @@ public final class SyncEngine: Sendable {
                 // Correct the clock and re-stamp the refused writes, then push them again.
                 report.restamped += try replica.correctClock(serverTime: serverTime)
                 correctedOnce = true
+                continue
+            } catch SyncError.server(409, "identity_conflict", _) where !restampedOnce {
+                // Another member pushed an operation with one of these writes' identities first
+                // (their replica and timestamp) and another value: stamped anew, ours go through
+                // and win, as they would have.
+                report.reclaimed += try replica.restampPending(in: list)
+                restampedOnce = true
                 continue
             } catch SyncError.server(403, "forbidden", _) {
                 // A viewer: the changes stay here (listed by `basket status`, dropped on request);

@@ -27,6 +27,9 @@ protocol SyncableReplica: Sendable {
     func clockOffset() throws -> Int64
     /// Takes the server's time and re-stamps pending writes beyond it; returns how many.
     func correctClock(serverTime: UInt64) throws -> Int
+    /// Gives every pending write of `list` a new, later timestamp (the server refused one whose
+    /// identity it holds with another value); returns how many.
+    func restampPending(in list: ListID) throws -> Int
 }
 
 extension Replica: SyncableReplica {

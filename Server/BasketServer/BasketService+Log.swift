@@ -62,6 +62,11 @@ extension BasketService {
             result = try store.append(
                 operations, to: list, receivedAt: Int64(now),
                 limits: ListLimits(maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList))
+        } catch StoreError.identityConflict(let count) {
+            throw HTTPError(
+                409, "identity_conflict",
+                "\(count) operation(s) of this push have the identity (item, field, timestamp, replica) of stored "
+                    + "operations with other values; nothing of this push was stored. Stamp them anew and push again.")
         } catch StoreError.tooManyItems {
             throw HTTPError(
                 403, "too_many_items",

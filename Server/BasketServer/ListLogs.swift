@@ -17,8 +17,9 @@ import BasketCore
 /// PostgreSQL's 4 a unique index on the log held the identities, and its insert was the largest
 /// cost of a push.
 struct ListLogs {
-    /// What makes an operation the same operation: its register and its version. The value is
-    /// not part of it (a replica never gives one version two values).
+    /// What names an operation: its register and its version. A replica never gives one version
+    /// two values, so the same identity with another value is refused, not taken as a duplicate
+    /// (``Push/Admission/conflict``).
     struct Identity: Hashable {
         var item: ItemID
         var field: Int64
@@ -38,6 +39,12 @@ struct ListLogs {
                 item: op.item, field: Int64(op.field.code), timestamp: StoredOps.column(op.timestamp),
                 replica: StoredOps.column(op.replica))
         }
+    }
+
+    /// An operation of the stored log, as a push compares it with its own.
+    struct Stored {
+        var identity: Identity
+        var value: Value
     }
 
     /// An operation's identity with its keys: hashes keyed at random per process (Swift's
@@ -253,19 +260,35 @@ struct ListLogs {
         /// How many items the push added to the list.
         var newItems: Int { items.count }
 
+        /// What ``admit(_:value:at:stored:)`` found an operation to be.
+        enum Admission: Equatable {
+            /// New to the list: recorded.
+            case new
+            /// Stored already, with the same value.
+            case duplicate
+            /// Its identity is stored with another value: not the same operation, and not one to
+            /// store (a member pushing another's identity first would erase that write).
+            case conflict
+        }
+
         /// Whether the operation is new to the list. A new one is recorded as stored at `seq`, and
-        /// its item as held. `stored` reads the identity of the operation stored at a sequence
-        /// number (nil when there is none).
-        mutating func admit(_ op: Hashed, at seq: Int64, stored: (Int64) throws -> Identity?) rethrows -> Bool {
+        /// its item as held. `stored` reads the operation stored at a sequence number (nil when
+        /// there is none).
+        mutating func admit(_ op: Hashed, value: Value, at seq: Int64, stored: (Int64) throws -> Stored?) rethrows
+            -> Admission
+        {
             var gone: Int64?
+            var conflicting = false
             let known = try log.operations.first(op.key) { earlier in
                 guard let found = try stored(earlier) else {
                     gone = gone ?? earlier
                     return false
                 }
-                return found == op.identity
+                guard found.identity == op.identity else { return false }
+                conflicting = found.value != value
+                return true
             }
-            if known != nil { return false }
+            if known != nil { return conflicting ? .conflict : .duplicate }
             if let earlier = gone {
                 // Compaction dropped the operation an entry named: the entry names this one now.
                 let slot = log.operations.first(op.key) { $0 == earlier }!.slot
@@ -279,7 +302,7 @@ struct ListLogs {
                 log.items.insert(op.itemKey, op.identity.item)
                 items.append((op.itemKey, op.identity.item))
             }
-            return true
+            return .new
         }
 
         fileprivate mutating func takeBack() {

@@ -56,7 +56,7 @@ extension PostgresStore {
         // sent again finds all of its own.
         var wanted: [Int64] = []
         for op in hashed { wanted += push!.candidates(op).filter { $0 <= lastSeq } }
-        var stored: [Int64: ListLogs.Identity] = [:]
+        var stored: [Int64: ListLogs.Stored] = [:]
         if !wanted.isEmpty {
             let rows = try db.prepared(
                 """
@@ -65,9 +65,13 @@ extension PostgresStore {
                         SELECT last_seq, ops FROM pushes WHERE list = $1 AND last_seq >= s.seq ORDER BY last_seq LIMIT 1) p
                 """, binding: [.text("\(no)"), .text("{" + Set(wanted).map(String.init).joined(separator: ",") + "}")],
                 binaryResults: true)
-            try PushRecords.read(rows, column: 0) { record, _ in stored[record.seq] = record.identity }
+            let candidates = Set(wanted)
+            try PushRecords.read(rows, column: 0) { record, bytes in
+                guard candidates.contains(record.seq) else { return }
+                stored[record.seq] = ListLogs.Stored(identity: record.identity, value: record.value(in: bytes))
+            }
         }
-        let admitted = push!.admit(operations, hashed, after: lastSeq) { stored[$0] }
+        let admitted = try push!.admit(operations, hashed, after: lastSeq) { stored[$0] }
         // Past a quota the whole push is refused (its transaction is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && head.int64(0, 3) + addedItems > limits.maxItems { throw StoreError.tooManyItems }

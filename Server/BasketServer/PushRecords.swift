@@ -276,33 +276,43 @@ extension ListLogs.Push {
 
     /// Admits `operations` (with their keys, `hashed`) to a log whose last sequence number is
     /// `head`: each one new to the list, and not a repeat of an earlier one of the push, is
-    /// recorded (``admit(_:at:stored:)``) and packed. `stored` reads the identity of the stored
-    /// operation at a sequence number up to `head`, nil when there is none (compacted away). The
-    /// log then counts as read up to the last number given out (a push not kept takes it back).
+    /// recorded (``admit(_:value:at:stored:)``) and packed. `stored` reads the stored operation
+    /// at a sequence number up to `head`, nil when there is none (compacted away). The log then
+    /// counts as read up to the last number given out (a push not kept takes it back).
+    /// - Throws: ``StoreError/identityConflict(_:)`` when an operation's identity is stored (or
+    ///   earlier in the push) with another value: nothing of the push is to be stored.
     mutating func admit(
         _ operations: [Op], _ hashed: [ListLogs.Hashed], after head: Int64,
-        stored: (Int64) throws -> ListLogs.Identity?
-    ) rethrows -> Admitted {
+        stored: (Int64) throws -> ListLogs.Stored?
+    ) throws -> Admitted {
         var admitted = Admitted()
         admitted.records.reserveCapacity(operations.count * 64)
-        var fresh: [ListLogs.Identity] = []  // the push's own, from head + 1 on
+        var fresh: [ListLogs.Stored] = []  // the push's own, from head + 1 on
+        var conflicts = 0
         for index in hashed.indices {
             let op = hashed[index]
             let seq = head + Int64(fresh.count) + 1
-            let new = try admit(op, at: seq) { earlier in
+            let value = operations[index].value
+            let admission = try admit(op, value: value, at: seq) { earlier in
                 guard earlier > head else { return try stored(earlier) }
                 // One of this push's: the log has no entry past its head when a push starts.
                 let index = Int(earlier - head - 1)
                 return index < fresh.count ? fresh[index] : nil
             }
-            guard new else { continue }
-            fresh.append(op.identity)
-            let value = operations[index].value
+            switch admission {
+            case .duplicate: continue
+            case .conflict:
+                conflicts += 1
+                continue
+            case .new: break
+            }
+            fresh.append(ListLogs.Stored(identity: op.identity, value: value))
             PushRecords.append(seq: seq, op.identity, value: value, to: &admitted.records)
             admitted.bytes += ListLimits.bytes(of: value)
         }
         admitted.count = fresh.count
         advance(to: head + Int64(fresh.count))
+        if conflicts > 0 { throw StoreError.identityConflict(conflicts) }
         return admitted
     }
 }

@@ -128,18 +128,18 @@ extension SQLiteStore {
         // all the operations of the push that fall in it (a push sent again finds its own there).
         let find = try db.cached(
             "SELECT first_seq, ops FROM pushes WHERE list = ?1 AND last_seq >= ?2 ORDER BY last_seq LIMIT 1")
-        var found: (seqs: ClosedRange<Int64>, identities: [Int64: ListLogs.Identity])?
-        func stored(_ seq: Int64) throws -> ListLogs.Identity? {
+        var found: (seqs: ClosedRange<Int64>, identities: [Int64: ListLogs.Stored])?
+        func stored(_ seq: Int64) throws -> ListLogs.Stored? {
             if let found, found.seqs.contains(seq) { return found.identities[seq] }
             try find.bind(no, at: 1)
             try find.bind(seq, at: 2)
             defer { find.reset() }
             guard let row = try find.step() else { return nil }
-            var identities: [Int64: ListLogs.Identity] = [:]
+            var identities: [Int64: ListLogs.Stored] = [:]
             var last = seq
             try row.withBlob(1) {
-                try PushRecords.read($0) { record, _ in
-                    identities[record.seq] = record.identity
+                try PushRecords.read($0) { record, bytes in
+                    identities[record.seq] = ListLogs.Stored(identity: record.identity, value: record.value(in: bytes))
                     last = max(last, record.seq)
                 }
             }

@@ -90,6 +90,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case tooManyMembers
     /// The list, or the member making an invite, has as many working invites as the server allows.
     case tooManyInvites
+    /// This many operations of a push have the identity (item, field, timestamp, replica) of
+    /// stored ones with other values: nothing of the push was stored.
+    case identityConflict(Int)
     /// A push would take the list past its item or byte quota.
     case tooManyItems
     case listTooLarge

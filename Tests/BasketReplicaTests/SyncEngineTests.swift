@@ -24,6 +24,7 @@ struct SyncEngineTests {
             var states: [ListID: SyncState] = [:]
             var offset: Int64 = 0
             var corrections: [UInt64] = []
+            var restamps = 0
             /// Remote timestamps after this (ms) are refused as clock skew until a correction.
             var clockLimit: UInt64?
         }
@@ -73,6 +74,12 @@ struct SyncEngineTests {
             state.withLock {
                 $0.corrections.append(serverTime)
                 return $0.outbox.count
+            }
+        }
+        func restampPending(in list: ListID) throws -> Int {
+            state.withLock { state in
+                state.restamps += 1
+                return state.outbox.count
             }
         }
     }

@@ -18,11 +18,14 @@ struct ListLogsTests {
             item: ItemID(raw: ID128(high: 1, low: UInt64(item))), field: 0, timestamp: Int64(n), replica: 9)
     }
 
-    /// A log in memory standing for the store's rows: sequence number → identity.
+    /// A log in memory standing for the store's rows: sequence number → identity (and value).
     final class Rows {
         var rows: [Int64: Identity] = [:]
+        var values: [Int64: Value] = [:]
         var last: Int64 = 0
-        func stored(_ seq: Int64) -> Identity? { rows[seq] }
+        func stored(_ seq: Int64) -> ListLogs.Stored? {
+            rows[seq].map { ListLogs.Stored(identity: $0, value: values[seq] ?? .null) }
+        }
     }
 
     /// Keys that are all the same.
@@ -47,7 +50,7 @@ struct ListLogsTests {
         for identity in identities {
             let seq = rows.last + 1
             let hashed = collide ? Self.colliding(identity) : ListLogs.Hashed(identity)
-            if push.admit(hashed, at: seq, stored: rows.stored) {
+            if push.admit(hashed, value: .null, at: seq, stored: rows.stored) == .new {
                 rows.rows[seq] = identity
                 rows.last = seq
                 accepted += 1
@@ -67,6 +70,46 @@ struct ListLogsTests {
         let mixed = (25..<75).map { Self.identity($0, item: $0 % 5) } + [Self.identity(74, item: 4)]
         #expect(Self.push(mixed, &logs, rows, collide: collide) == (25, 0))
         #expect(logs.count == 75 + 5)
+    }
+
+    /// The same identity with another value is a conflict, not a duplicate: in the stored log
+    /// and earlier in the same push, however the keys collide; a push with one is refused whole.
+    @Test(arguments: [false, true]) func anIdentityStoredWithAnotherValueIsAConflict(collide: Bool) throws {
+        func op(_ name: String, _ n: Int) -> Op {
+            Op(
+                list: ListID(raw: ID128(high: 0, low: 1)), item: ItemID(raw: ID128(high: 1, low: 1)), field: .name,
+                value: .text(name),
+                version: Version(
+                    timestamp: HybridTimestamp(rawValue: UInt64(n)), replica: ReplicaID(rawValue: 9 ^ (1 << 63))))
+        }
+        var logs = Self.logs(collide: collide)
+        let milk = ListLogs.Identity(op("Milk", 1))
+        let rows = Rows()
+        var push = logs.open(1, expected: 0) { _ in }
+        let hashed = collide ? Self.colliding(milk) : ListLogs.Hashed(milk)
+        #expect(push.admit(hashed, value: .text("Milk"), at: 1, stored: rows.stored) == .new)
+        rows.rows[1] = milk
+        rows.values[1] = .text("Milk")
+        rows.last = 1
+        logs.close(push, kept: true)
+        push = logs.open(1, expected: 1) { _ in }
+        #expect(push.admit(hashed, value: .text("Milk"), at: 2, stored: rows.stored) == .duplicate)
+        #expect(push.admit(hashed, value: .text("Forged"), at: 2, stored: rows.stored) == .conflict)
+        logs.close(push, kept: false)
+        // Through the batch admission: refused whole, naming how many.
+        let ops = [op("Tea", 5), op("Forged", 1), op("Jam", 6)]
+        var batch = logs.open(1, expected: 1) { _ in }
+        let keys = ops.map { collide ? Self.colliding(ListLogs.Identity($0)) : ListLogs.Hashed(ListLogs.Identity($0)) }
+        #expect(ListLogs.Identity(ops[1]) == milk)
+        #expect(throws: StoreError.identityConflict(1)) { try batch.admit(ops, keys, after: 1, stored: rows.stored) }
+        logs.close(batch, kept: false)
+        // Within one push: the second of two values for one identity is the conflict.
+        var own = logs.open(1, expected: 1) { _ in }
+        #expect(throws: StoreError.identityConflict(1)) {
+            try own.admit([op("Tea", 5), op("Coffee", 5)], [keys[0], keys[0]], after: 1, stored: rows.stored)
+        }
+        logs.close(own, kept: false)
+        #expect(logs.count == 2)
     }
 
     @Test(arguments: [false, true]) func aLogReadAgainKnowsItsOperations(collide: Bool) {

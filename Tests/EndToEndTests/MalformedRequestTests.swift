@@ -101,6 +101,12 @@ struct MalformedRequestTests {
             (
                 "JSON nested 50,000 deep",
                 request(
+                    "POST /v1/lists HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nContent-Length: \(deep.count)\r\n\r\n",
+                    body: deep)
+            ),
+            (
+                "a signup of 5 KB",
+                request(
                     "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(deep.count)\r\n\r\n",
                     body: deep)
             ),
@@ -221,7 +227,8 @@ struct MalformedRequestTests {
         let expected: [String: Int?] = [
             "a truncated body": nil, "a header of 100 KB": 431, "2,000 headers": 431, "a garbage request line": nil,
             "an unknown method": 405, "invalid UTF-8 in the body": 400, "invalid UTF-8 in the path": 404,
-            "JSON nested 50,000 deep": 400, "a negative cursor": 400, "a huge cursor": 400, "a negative limit": 400,
+            "JSON nested 50,000 deep": 400, "a signup of 5 KB": 413, "a negative cursor": 400, "a huge cursor": 400,
+            "a negative limit": 400,
             "a wait of 1e99": 400, "a huge Content-Length": 413, "a negative Content-Length": 400,
             "a text/plain body": 415, "a form body": 415, "path traversal in a list id": 404,
             "encoded path traversal": 404, "traversal in an invite code": 404, "a NUL in the path": 404,

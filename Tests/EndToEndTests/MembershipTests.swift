@@ -1,3 +1,4 @@
+import BasketCore
 import Foundation
 import TestSupport
 import Testing
@@ -132,6 +133,42 @@ struct MembershipTests {
         let lists = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
             .first { $0.hasPrefix("basket_lists ") }?.split(separator: " ").last.flatMap { Double($0) }
         #expect(lists == 0)
+    }
+
+    /// Attack: Mallory, an editor, reads Alice's unsent write (her replica id and its timestamp)
+    /// and pushes that identity first with another value. The server used to take Alice's push
+    /// for a duplicate: her device said synced and showed her value, every other device showed
+    /// Mallory's. An identity is now bound to its value: Alice's push is refused (409), her
+    /// device stamps her write anew and sends it again, and it stands on every replica.
+    @Test func aMemberCannotEraseAnotherMembersWriteByPushingItsIdentityFirst() throws {
+        let server = try ServerProcess(dataDirectory: root.file("squat-server"))
+        let (alice, bob, _) = try family(server, "s")
+        let mallory = try Device.signedUp("mallorys", on: server, in: root)
+        try alice.share(with: mallory)
+        try bob.ok("sync")
+        try alice.ok("--no-sync", "check", "milk")
+        let ops = try OperationCodec.decode(Array(try alice.exported().utf8))
+        let mine = try #require(ops.last { $0.field == .checked && $0.value == .bool(true) })
+        var forged = mine
+        forged.value = .bool(false)
+        let pushed = try RawHTTP.request(
+            port: server.port, "POST", "/v1/lists/\(mine.list)/ops",
+            headers: ["Authorization": "Bearer \(try mallory.token())"],
+            json: ["ops": String(decoding: OperationCodec.encode([forged]), as: UTF8.self)])
+        #expect(pushed.status == 200)
+        let synced = try alice.ok("sync")
+        #expect(synced.contains("stamped them anew"), "\(synced)")
+        try bob.ok("sync")
+        #expect(try bob.listing().items.first { $0.name == "Milk" }?.checked == true)
+        #expect(try alice.listing().items.first { $0.name == "Milk" }?.checked == true)
+        try mallory.ok("sync")
+        #expect(try mallory.listing().items.first { $0.name == "Milk" }?.checked == true)
+        // Sent as it is once more (a retry), the forged operation is refused whole, not taken.
+        let again = try RawHTTP.request(
+            port: server.port, "POST", "/v1/lists/\(mine.list)/ops",
+            headers: ["Authorization": "Bearer \(try mallory.token())"],
+            json: ["ops": String(decoding: OperationCodec.encode([mine]), as: UTF8.self)])
+        #expect(again.status == 409 && again.error == "identity_conflict")
     }
 
     @Test func anOwnerDeletesTheListAndTheOthersAreToldAndKeepACopy() throws {
