@@ -159,20 +159,10 @@ extension Replica {
                 var clock = HybridClock(last: HybridTimestamp(milliseconds: corrected, counter: 0))
                 let pending = try db.query(
                     "SELECT seq, list, item, record FROM outbox ORDER BY seq", map: Self.pending(from:))
-                var count = 0
-                for entry in pending where entry.operation.timestamp.milliseconds > limit {
-                    let old = entry.operation
-                    var new = old
-                    new.version = Version(timestamp: clock.now(wallMilliseconds: corrected), replica: replicaID)
-                    try restamp(old, as: new, db)
-                    var record: [UInt8] = []
-                    Records.append(
-                        field: new.field, register: Register(value: new.value, version: new.version), to: &record)
-                    try db.run("UPDATE outbox SET record = ? WHERE seq = ?", .blob(record), .integer(entry.sequence))
-                    count += 1
-                }
+                let beyond = pending.filter { $0.operation.timestamp.milliseconds > limit }
+                try restamp(beyond, clock: &clock, wall: corrected, db)
                 try saveClock(clock, db)
-                return count
+                return beyond.count
             }
         }
         return restamped
@@ -192,19 +182,26 @@ extension Replica {
                 let pending = try db.query(
                     "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq", .blob(list.raw.bytes),
                     map: Self.pending(from:))
-                for entry in pending {
-                    let old = entry.operation
-                    var new = old
-                    new.version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replicaID)
-                    try restamp(old, as: new, db)
-                    var record: [UInt8] = []
-                    Records.append(
-                        field: new.field, register: Register(value: new.value, version: new.version), to: &record)
-                    try db.run("UPDATE outbox SET record = ? WHERE seq = ?", .blob(record), .integer(entry.sequence))
-                }
+                try restamp(pending, clock: &clock, wall: wall, db)
                 try saveClock(clock, db)
                 return pending.count
             }
+        }
+    }
+
+    /// Gives each pending write a new timestamp from `clock` at `wall`, in its item's history
+    /// and in the outbox.
+    private func restamp(
+        _ pending: [PendingOperation], clock: inout HybridClock, wall: UInt64, _ db: Connection
+    ) throws {
+        for entry in pending {
+            let old = entry.operation
+            var new = old
+            new.version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replicaID)
+            try restamp(old, as: new, db)
+            var record: [UInt8] = []
+            Records.append(field: new.field, register: Register(value: new.value, version: new.version), to: &record)
+            try db.run("UPDATE outbox SET record = ? WHERE seq = ?", .blob(record), .integer(entry.sequence))
         }
     }
 

@@ -201,6 +201,25 @@ struct SyncEngineTests {
         #expect(replica.state.withLock { $0.outbox.count } == 1)
     }
 
+    /// The server holds one of the writes' identities with another value (another member pushed
+    /// it first): the writes are stamped anew once and pushed again; a second refusal is an error
+    /// that keeps the outbox.
+    @Test func anIdentityConflictRestampsThePendingWritesOnceThenPushesThemAgain() async throws {
+        let conflict = SyncError.server(status: 409, code: "identity_conflict", message: "stored with another value")
+        let replica = MemoryReplica(pending: [Self.op("Milk", ms: 10), Self.op("Tea", ms: 11)])
+        let report = try await SyncEngine(syncing: replica, transport: ScriptedServer(pushAnswers: [conflict]))
+            .sync(Self.list)
+        #expect(replica.state.withLock { $0.restamps } == 1)
+        #expect(report.reclaimed == 2 && report.pushed == 2)
+        #expect(replica.state.withLock { $0.outbox.isEmpty })
+        let stubborn = MemoryReplica(pending: [Self.op("Milk", ms: 10)])
+        await #expect(throws: SyncError.self) {
+            try await SyncEngine(syncing: stubborn, transport: ScriptedServer(pushAnswers: [conflict, conflict]))
+                .sync(Self.list)
+        }
+        #expect(stubborn.state.withLock { ($0.restamps, $0.outbox.count) } == (1, 1))
+    }
+
     /// A replica that synced once with a server whose log holds Eggs.
     static func syncedOnce(pending: [Op] = []) async throws -> (MemoryReplica, ScriptedServer, SyncEngine) {
         let replica = MemoryReplica(pending: pending)
