@@ -160,7 +160,7 @@ extension Replica {
                 let pending = try db.query(
                     "SELECT seq, list, item, record FROM outbox ORDER BY seq", map: Self.pending(from:))
                 let beyond = pending.filter { $0.operation.timestamp.milliseconds > limit }
-                try restamp(beyond, clock: &clock, wall: corrected, db)
+                try restamp(beyond, clock: &clock, wall: corrected, replica: try loadReplicaID(db), db)
                 try saveClock(clock, db)
                 return beyond.count
             }
@@ -171,18 +171,21 @@ extension Replica {
     /// Gives every pending write of `list` a new timestamp from this replica's clock (later than
     /// anything it has seen), after the server refused one because another value holds its
     /// identity there (another member pushed it first): sent again, the writes win as they
-    /// should. Returns how many.
+    /// should. With `renewingReplica`, the replica first takes a new id (the server said another
+    /// account pushed this one to the list first), which its writes carry from then on. Returns
+    /// how many.
     @discardableResult
-    func restampPending(in list: ListID) throws -> Int {
+    func restampPending(in list: ListID, renewingReplica: Bool = false) throws -> Int {
         try locked { db in
             try db.transaction {
+                let replica = renewingReplica ? try renewReplicaID(db) : try loadReplicaID(db)
                 var clock = try loadClock(db)
                 let offset = try db.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0
                 let wall = UInt64(max(0, Int64(configuration.wallClock()) + offset))
                 let pending = try db.query(
                     "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq", .blob(list.raw.bytes),
                     map: Self.pending(from:))
-                try restamp(pending, clock: &clock, wall: wall, db)
+                try restamp(pending, clock: &clock, wall: wall, replica: replica, db)
                 try saveClock(clock, db)
                 return pending.count
             }
@@ -192,12 +195,12 @@ extension Replica {
     /// Gives each pending write a new timestamp from `clock` at `wall`, in its item's history
     /// and in the outbox.
     private func restamp(
-        _ pending: [PendingOperation], clock: inout HybridClock, wall: UInt64, _ db: Connection
+        _ pending: [PendingOperation], clock: inout HybridClock, wall: UInt64, replica: ReplicaID, _ db: Connection
     ) throws {
         for entry in pending {
             let old = entry.operation
             var new = old
-            new.version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replicaID)
+            new.version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replica)
             try restamp(old, as: new, db)
             var record: [UInt8] = []
             Records.append(field: new.field, register: Register(value: new.value, version: new.version), to: &record)

@@ -30,7 +30,7 @@ extension Replica {
             try db.transaction {
                 let offset = try db.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0
                 var writer = LocalWriter(
-                    db: db, clock: try loadClock(db), replica: replicaID,
+                    db: db, clock: try loadClock(db), replica: try loadReplicaID(db),
                     wall: UInt64(max(0, Int64(configuration.wallClock()) + offset)))
                 let value = try body(&writer)
                 guard !writer.operations.isEmpty else { return (value, MergeOutcome()) }

@@ -40,8 +40,11 @@ public final class Replica: @unchecked Sendable {
     /// The newest schema this build reads and writes (`PRAGMA user_version`).
     public static let schemaVersion = Schema.migrations.count
 
-    /// This replica's id, the tie-break of its writes.
-    public let replicaID: ReplicaID
+    /// This replica's id, the tie-break of its writes. It changes only when a server refuses it
+    /// because another account pushed it to a list first (``renewReplicaID(_:)``).
+    public var replicaID: ReplicaID { currentID.withLock { $0 } }
+    /// The id as this object last read it from the file (another process may renew it).
+    private let currentID: Mutex<ReplicaID>
     /// The settings the replica was opened with.
     public let configuration: Configuration
     /// The path of the replica file.
@@ -68,16 +71,35 @@ public final class Replica: @unchecked Sendable {
         try connection.configure(synchronous: synchronous)
         try Schema.migrate(connection)
         self.connection = connection
-        self.replicaID = try connection.transaction {
-            if let hex = try connection.scalar("SELECT value FROM meta WHERE key = 'replica'")?.textValue,
-                let id = ReplicaID(hex: hex)
-            {
+        self.currentID = Mutex(
+            try connection.transaction {
+                if let hex = try connection.scalar("SELECT value FROM meta WHERE key = 'replica'")?.textValue,
+                    let id = ReplicaID(hex: hex)
+                {
+                    return id
+                }
+                let id = ReplicaID.random()
+                try connection.run("INSERT INTO meta(key, value) VALUES ('replica', ?)", .text(id.description))
                 return id
-            }
-            let id = ReplicaID.random()
-            try connection.run("INSERT INTO meta(key, value) VALUES ('replica', ?)", .text(id.description))
-            return id
-        }
+            })
+    }
+
+    /// The replica's id as the file has it now (another process using the file may have renewed
+    /// it). Call inside a transaction.
+    func loadReplicaID(_ db: Connection) throws -> ReplicaID {
+        guard let hex = try db.scalar("SELECT value FROM meta WHERE key = 'replica'")?.textValue,
+            let id = ReplicaID(hex: hex)
+        else { throw ReplicaError.corrupt("the replica has no id") }
+        currentID.withLock { $0 = id }
+        return id
+    }
+
+    /// Gives the replica a new random id, for every write from now on. Call inside a transaction.
+    func renewReplicaID(_ db: Connection) throws -> ReplicaID {
+        let id = ReplicaID.random()
+        try db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('replica', ?)", .text(id.description))
+        currentID.withLock { $0 = id }
+        return id
     }
 
     func locked<T>(_ body: (Connection) throws -> T) rethrows -> T {

@@ -177,7 +177,7 @@ public final class SyncEngine: Sendable {
 
     private func pushPending(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
         var correctedOnce = false
-        var restampedOnce = false
+        var reclaimed: Set<String> = []
         while true {
             let batch = try replica.pendingOperations(in: list, limit: batchSize)
             guard let last = batch.last else { return }
@@ -189,12 +189,17 @@ public final class SyncEngine: Sendable {
                 report.restamped += try replica.correctClock(serverTime: serverTime)
                 correctedOnce = true
                 continue
-            } catch SyncError.server(409, "identity_conflict", _) where !restampedOnce {
+            } catch SyncError.server(409, let code, _)
+                where (code == "identity_conflict" || code == "replica_taken") && !reclaimed.contains(code)
+            {
                 // Another member pushed an operation with one of these writes' identities first
-                // (their replica and timestamp) and another value: stamped anew, ours go through
-                // and win, as they would have.
-                report.reclaimed += try replica.restampPending(in: list)
-                restampedOnce = true
+                // (their replica and timestamp) and another value, or pushed this replica id to the
+                // list first: stamped anew (under a new replica id for the second), ours go
+                // through and win, as they would have. Each at most once a sync (a forgery of
+                // one identity is both, one after the other).
+                let restamped = try replica.restampPending(in: list, renewingReplica: code == "replica_taken")
+                if reclaimed.isEmpty { report.reclaimed += restamped }
+                reclaimed.insert(code)
                 continue
             } catch SyncError.server(403, "forbidden", _) {
                 // A viewer: the changes stay here (listed by `basket status`, dropped on request);

@@ -28,8 +28,9 @@ protocol SyncableReplica: Sendable {
     /// Takes the server's time and re-stamps pending writes beyond it; returns how many.
     func correctClock(serverTime: UInt64) throws -> Int
     /// Gives every pending write of `list` a new, later timestamp (the server refused one whose
-    /// identity it holds with another value); returns how many.
-    func restampPending(in list: ListID) throws -> Int
+    /// identity it holds with another value), under a new replica id when `renewingReplica` (the
+    /// server refused the replica id: another account pushed it first); returns how many.
+    func restampPending(in list: ListID, renewingReplica: Bool) throws -> Int
 }
 
 extension Replica: SyncableReplica {

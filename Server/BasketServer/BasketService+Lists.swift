@@ -23,7 +23,9 @@ extension BasketService {
         Wire.Membership(id: m.list, role: m.role, epoch: m.epoch, cursor: m.cursor)
     }
 
-    /// Refuses a new list (made or joined) for an account that has ``Configuration/maxListsPerAccount``.
+    /// Refuses a new list (made or joined) for an account that has ``Configuration/maxListsPerAccount``
+    /// (lists it is a member of, and lists it made that still exist: making lists and leaving them
+    /// to others is no way around it).
     func checkListQuota(_ count: Int) throws {
         guard count < configuration.maxListsPerAccount else {
             throw HTTPError(
@@ -43,7 +45,7 @@ extension BasketService {
         if let existing = memberships.first(where: { $0.list == list }) {
             return answer(Self.wire(existing))  // creating twice is harmless
         }
-        try checkListQuota(memberships.count)
+        try checkListQuota(try store.listCount(of: account.id))
         do {
             return answer(Self.wire(try store.createList(list, owner: account.id)), status: 201)
         } catch StoreError.listExists {
@@ -210,7 +212,7 @@ extension BasketService {
     func redeemInvite(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
         let code = try JSONBody.decode(Wire.InviteCode.self, from: request).code
-        try checkListQuota(try store.memberships(of: account.id).count)
+        try checkListQuota(try store.listCount(of: account.id))
         let hash = Passwords.codeHash(code)
         let now = Int64(configuration.clock())
         do {

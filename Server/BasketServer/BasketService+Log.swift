@@ -21,7 +21,7 @@ extension BasketService {
     }
 
     func push(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (_, list, role) = try membership(request)
+        let (account, list, role) = try membership(request)
         guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }
         let encoded: [UInt8]
         try JSONBody.requireJSONContentType(request)
@@ -61,12 +61,18 @@ extension BasketService {
         do {
             result = try store.append(
                 operations, to: list, receivedAt: Int64(now),
-                limits: ListLimits(maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList))
+                limits: ListLimits(maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList),
+                pusher: account.id)
         } catch StoreError.identityConflict(let count) {
             throw HTTPError(
                 409, "identity_conflict",
                 "\(count) operation(s) of this push have the identity (item, field, timestamp, replica) of stored "
                     + "operations with other values; nothing of this push was stored. Stamp them anew and push again.")
+        } catch StoreError.replicaTaken {
+            throw HTTPError(
+                409, "replica_taken",
+                "this push holds operations of a replica id another account pushed to this list first; nothing of "
+                    + "this push was stored. A device takes a new replica id and stamps its writes anew.")
         } catch StoreError.tooManyItems {
             throw HTTPError(
                 403, "too_many_items",

@@ -235,6 +235,21 @@ enum PostgresMigrations {
         DROP TABLE list_items;
         DROP TABLE ops;
         """,
+        // 5: who made each list (the list quota counts it while it exists), when its epoch began
+        // (operations stamped before may be relayed by any member after a restore), and the
+        // account each replica id of a list belongs to (the first to push it there).
+        """
+        ALTER TABLE lists ADD COLUMN created_by bigint;
+        ALTER TABLE lists ADD COLUMN epoch_started bigint NOT NULL DEFAULT 0;
+        UPDATE lists SET created_by =
+            (SELECT min(account) FROM members WHERE members.list = lists.no AND role = 'owner');
+        CREATE TABLE replicas(
+            list bigint NOT NULL,
+            replica bigint NOT NULL,
+            account bigint NOT NULL,
+            PRIMARY KEY(list, replica)
+        );
+        """,
     ]
 
     /// Sets every list's items and bytes from its log (migration 3, on the log of then).

@@ -6,7 +6,7 @@ extension PostgresStore {
     // MARK: The log
 
     public func append(
-        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
+        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits, pusher: Int64?
     ) throws -> AppendResult {
         // Hashed before any lock is taken.
         let hashed = operations.map { ListLogs.Hashed(ListLogs.Identity($0)) }
@@ -14,7 +14,7 @@ extension PostgresStore {
             var push: ListLogs.Push?
             do {
                 let result = try db.transaction {
-                    try appendLocked(operations, hashed, list, receivedAt, limits, db, &push)
+                    try appendLocked(operations, hashed, list, receivedAt, limits, pusher, db, &push)
                 }
                 if let push {
                     logs.withLock {
@@ -35,10 +35,11 @@ extension PostgresStore {
     /// with what other instances pushed, operations it has dropped, the rest written as one row.
     private func appendLocked(
         _ operations: [Op], _ hashed: [ListLogs.Hashed], _ list: ListID, _ receivedAt: Int64, _ limits: ListLimits,
-        _ db: PostgresConnection, _ push: inout ListLogs.Push?
+        _ pusher: Int64?, _ db: PostgresConnection, _ push: inout ListLogs.Push?
     ) throws -> AppendResult {
         let head = try db.prepared(
-            "SELECT no, last_seq, epoch, items, bytes FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
+            "SELECT no, last_seq, epoch, items, bytes, epoch_started FROM lists WHERE id = $1 FOR UPDATE",
+            [Self.listParameter(list)])
         guard head.count == 1 else { throw StoreError.noSuchList }
         let no = head.int64(0, 0)
         let lastSeq = head.int64(0, 1)
@@ -76,6 +77,24 @@ extension PostgresStore {
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && head.int64(0, 3) + addedItems > limits.maxItems { throw StoreError.tooManyItems }
         if admitted.bytes > 0 && head.int64(0, 4) + admitted.bytes > limits.maxBytes { throw StoreError.listTooLarge }
+        if let pusher {
+            let since = StoredOps.epochColumn(head.int64(0, 5))
+            let replicas = admitted.replicas.filter { $0.value >= since }.map(\.key)
+            if !replicas.isEmpty {
+                // Binds the unbound ones to the pusher and counts those bound to someone else (the
+                // insert's rows are the pusher's; the count sees the rows from before it). Under
+                // the list's row lock, so no other push to the list binds meanwhile.
+                let taken = try db.prepared(
+                    """
+                    WITH wanted(replica) AS (SELECT unnest($2::bigint[])),
+                    bound AS (INSERT INTO replicas(list, replica, account) SELECT $1, replica, $3 FROM wanted
+                        ON CONFLICT (list, replica) DO NOTHING)
+                    SELECT count(*) FROM replicas r JOIN wanted w ON r.replica = w.replica
+                    WHERE r.list = $1 AND r.account <> $3
+                    """, ["\(no)", "{" + replicas.map(String.init).joined(separator: ",") + "}", "\(pusher)"])
+                if taken.int64(0, 0) > 0 { throw StoreError.replicaTaken }
+            }
+        }
         let seq = lastSeq + Int64(admitted.count)
         if seq != lastSeq {
             _ = try db.prepared(

@@ -233,7 +233,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
             let epoch = StoredOps.newEpoch()
             let rows = try db.prepared(
                 """
-                WITH list AS (INSERT INTO lists(id, epoch) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING no)
+                WITH list AS (
+                    INSERT INTO lists(id, epoch, created_by) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING no)
                 INSERT INTO members(list, account, role) SELECT no, $3, 'owner' FROM list RETURNING list
                 """, [Self.listParameter(list), epoch, "\(owner)"])
             guard rows.count == 1 else { throw StoreError.listExists }
@@ -263,6 +264,18 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 "SELECT m.role FROM members m JOIN lists l ON l.no = m.list WHERE l.id = $1 AND m.account = $2",
                 [Self.listParameter(list), "\(account)"])
             return rows.count == 0 ? nil : rows.string(0, 0).flatMap(Role.init(rawValue:))
+        }
+    }
+
+    public func listCount(of account: Int64) throws -> Int {
+        try connected { db in
+            Int(
+                try db.prepared(
+                    """
+                    SELECT count(*) FROM lists l WHERE l.created_by = $1
+                        OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = $1)
+                    """, ["\(account)"]
+                ).int64(0, 0))
         }
     }
 
@@ -341,7 +354,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     /// Deletes list `no` with its log, members and invites. Call inside a transaction holding the list's row lock.
     private static func deleteList(_ no: String?, _ db: PostgresConnection) throws {
-        for table in ["pushes", "invites", "members"] {
+        for table in ["pushes", "invites", "members", "replicas"] {
             _ = try db.prepared("DELETE FROM \(table) WHERE list = $1", [no])
         }
         _ = try db.prepared("DELETE FROM lists WHERE no = $1", [no])
@@ -492,7 +505,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
         try connected { db in
             // 16 hex digits, as StoredOps.newEpoch makes them.
             try db.query(
-                "UPDATE lists SET epoch = substr(md5(random()::text || no::text || clock_timestamp()::text), 1, 16)"
+                """
+                UPDATE lists SET epoch = substr(md5(random()::text || no::text || clock_timestamp()::text), 1, 16),
+                    epoch_started = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                """
             )
             .changed
         }

@@ -272,6 +272,9 @@ extension ListLogs.Push {
         var records: [UInt8] = []
         var count = 0
         var bytes: Int64 = 0
+        /// The replicas of the new operations (their column), each with its latest timestamp
+        /// (column): the store checks each is the pusher's (``StoreError/replicaTaken``).
+        var replicas: [Int64: Int64] = [:]
     }
 
     /// Admits `operations` (with their keys, `hashed`) to a log whose last sequence number is
@@ -307,6 +310,8 @@ extension ListLogs.Push {
             case .new: break
             }
             fresh.append(ListLogs.Stored(identity: op.identity, value: value))
+            admitted.replicas[op.identity.replica] = max(
+                admitted.replicas[op.identity.replica] ?? .min, op.identity.timestamp)
             PushRecords.append(seq: seq, op.identity, value: value, to: &admitted.records)
             admitted.bytes += ListLimits.bytes(of: value)
         }

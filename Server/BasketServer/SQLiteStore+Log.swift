@@ -15,9 +15,10 @@ extension SQLiteStore {
     /// When the pushing threads took turns, a push's writing took half as long again as the same
     /// writes from one thread. The thread ends after a second without pushes.
     public func append(
-        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits
+        _ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits, pusher: Int64?
     ) throws -> AppendResult {
-        let request = PendingAppend(operations: operations, list: list, receivedAt: receivedAt, limits: limits)
+        let request = PendingAppend(
+            operations: operations, list: list, receivedAt: receivedAt, limits: limits, pusher: pusher)
         let start: Bool = queue.withLock { queue in
             queue.pending.append(request)
             if queue.writerRunning { return false }
@@ -109,14 +110,17 @@ extension SQLiteStore {
     ) throws -> AppendResult {
         guard
             let row = try db.query(
-                "SELECT no, last_seq, epoch, items, bytes, dropped FROM lists WHERE id = ?",
+                "SELECT no, last_seq, epoch, items, bytes, dropped, epoch_started FROM lists WHERE id = ?",
                 .blob(request.list.raw.bytes),
                 map: {
-                    ($0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3), $0.int64(4), $0.int64(5))
+                    (
+                        $0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3), $0.int64(4), $0.int64(5),
+                        $0.int64(6)
+                    )
                 }
             ).first
         else { throw StoreError.noSuchList }
-        let (no, lastSeq, epoch, items, bytes, dropped) = row
+        let (no, lastSeq, epoch, items, bytes, dropped, epochStarted) = row
         push = try logs.open(no, expected: Int(clamping: lastSeq - dropped)) { visit in
             let scan = try db.prepare("SELECT ops FROM pushes WHERE list = ?")
             try scan.bind(no, at: 1)
@@ -152,6 +156,25 @@ extension SQLiteStore {
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
         if admitted.bytes > 0 && bytes + admitted.bytes > request.limits.maxBytes { throw StoreError.listTooLarge }
+        if let pusher = request.pusher {
+            let since = StoredOps.epochColumn(epochStarted)
+            let owner = try db.cached("SELECT account FROM replicas WHERE list = ? AND replica = ?")
+            let bind = try db.cached("INSERT INTO replicas(list, replica, account) VALUES (?, ?, ?)")
+            for (replica, latest) in admitted.replicas where latest >= since {
+                try owner.bind(no, at: 1)
+                try owner.bind(replica, at: 2)
+                let found = try owner.step().map { $0.int64(0) }
+                owner.reset()
+                if let found {
+                    if found != pusher { throw StoreError.replicaTaken }
+                    continue
+                }
+                try bind.bind(no, at: 1)
+                try bind.bind(replica, at: 2)
+                try bind.bind(pusher, at: 3)
+                try bind.runToCompletion()
+            }
+        }
         if seq != lastSeq {
             try Self.insert(
                 [
@@ -267,10 +290,13 @@ final class PendingAppend: @unchecked Sendable {
     let limits: ListLimits
     let list: ListID
     let receivedAt: Int64
+    /// The account pushing (its replica ids are checked and bound), nil for none.
+    let pusher: Int64?
     let done = DispatchSemaphore(value: 0)
     var result: Result<AppendResult, any Error>?
 
-    init(operations: [Op], list: ListID, receivedAt: Int64, limits: ListLimits) {
+    init(operations: [Op], list: ListID, receivedAt: Int64, limits: ListLimits, pusher: Int64?) {
+        self.pusher = pusher
         self.operations = operations
         hashed = operations.map { ListLogs.Hashed(ListLogs.Identity($0)) }
         self.limits = limits

@@ -29,8 +29,11 @@ extension SQLiteStore {
         return try locked { db in
             try db.transaction {
                 let lists = try db.query("SELECT no FROM lists") { $0.int64(0) }
+                let now = Int64(HybridClock.wallClockMilliseconds())
                 for no in lists {
-                    try db.run("UPDATE lists SET epoch = ? WHERE no = ?", .text(StoredOps.newEpoch()), .integer(no))
+                    try db.run(
+                        "UPDATE lists SET epoch = ?, epoch_started = ? WHERE no = ?", .text(StoredOps.newEpoch()),
+                        .integer(now), .integer(no))
                 }
                 return lists.count
             }

@@ -156,6 +156,21 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             PRIMARY KEY(list, last_seq)
         );
         """,
+        // 7: who made each list (the list quota counts it while it exists), when its epoch began
+        // (operations stamped before may be relayed by any member after a restore), and the
+        // account each replica id of a list belongs to (the first to push it there).
+        """
+        ALTER TABLE lists ADD COLUMN created_by INTEGER;
+        ALTER TABLE lists ADD COLUMN epoch_started INTEGER NOT NULL DEFAULT 0;
+        UPDATE lists SET created_by =
+            (SELECT min(account) FROM members WHERE members.list = lists.no AND role = 'owner');
+        CREATE TABLE replicas(
+            list INTEGER NOT NULL,
+            replica INTEGER NOT NULL,
+            account INTEGER NOT NULL,
+            PRIMARY KEY(list, replica)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// Migration 6's work in code: the operations of `ops` as rows of `pushes`, list by list
@@ -428,7 +443,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.transaction {
                 if try listNo(list, db) != nil { throw StoreError.listExists }
                 let epoch = StoredOps.newEpoch()
-                try db.run("INSERT INTO lists(id, epoch) VALUES (?, ?)", .blob(list.raw.bytes), .text(epoch))
+                try db.run(
+                    "INSERT INTO lists(id, epoch, created_by) VALUES (?, ?, ?)", .blob(list.raw.bytes), .text(epoch),
+                    .integer(owner))
                 let no = db.lastInsertRowID
                 try db.run(
                     "INSERT INTO members(list, account, role) VALUES (?, ?, 'owner')", .integer(no), .integer(owner))
@@ -478,6 +495,17 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         guard let role else { throw StoreError.noSuchList }
         heads.insert(list, head: head, account: account, role: role, ifUnchangedSince: generation)
         return (head, role)
+    }
+
+    public func listCount(of account: Int64) throws -> Int {
+        try locked { db in
+            Int(
+                try db.scalar(
+                    """
+                    SELECT count(*) FROM lists l WHERE l.created_by = ?1
+                        OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = ?1)
+                    """, .integer(account))?.integerValue ?? 0)
+        }
     }
 
     public func members(of list: ListID) throws -> [Member] {
@@ -557,7 +585,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Deletes list `no` with its log, members and invites. Call inside a transaction.
     private func deleteList(_ no: Int64, _ db: Connection) throws {
-        for table in ["pushes", "invites", "members"] {
+        for table in ["pushes", "invites", "members", "replicas"] {
             try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
         }
         logs.forget(no)

@@ -93,6 +93,8 @@ public enum StoreError: Error, Equatable, Sendable {
     /// This many operations of a push have the identity (item, field, timestamp, replica) of
     /// stored ones with other values: nothing of the push was stored.
     case identityConflict(Int)
+    /// A new operation of a push has a replica id another account pushed to the list first.
+    case replicaTaken
     /// A push would take the list past its item or byte quota.
     case tooManyItems
     case listTooLarge
@@ -194,10 +196,18 @@ public protocol Store: Sendable {
     func revokeInvite(id: String, of list: ListID) throws -> InviteInfo?
 
     /// Stores new operations of one list, each with the next sequence number; known ones are skipped.
+    /// With a `pusher`, each replica id of the new operations is bound to the first account that
+    /// pushes it to the list, and the push is refused when one is bound to another account, except
+    /// for operations stamped before the list's epoch began (a member relaying what a restored
+    /// server lost; those neither bind nor are checked).
     /// - Throws: ``StoreError/tooManyItems`` or ``StoreError/listTooLarge`` when the new operations
-    ///   would take the list past `limits` (nothing of the push is stored then).
-    func append(_ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits) throws
+    ///   would take the list past `limits`, ``StoreError/identityConflict(_:)``,
+    ///   ``StoreError/replicaTaken`` (nothing of the push is stored then).
+    func append(_ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits, pusher: Int64?) throws
         -> AppendResult
+    /// How many lists count against the account's quota: those it is a member of, and those it
+    /// made that still exist.
+    func listCount(of account: Int64) throws -> Int
     /// What each list holds: items (every item it has held, removed ones included: the server does
     /// not merge) and stored bytes (``ListLimits/bytes(of:)`` summed over its log).
     func usage(of list: ListID) throws -> (items: Int64, bytes: Int64)
@@ -250,7 +260,7 @@ public struct ListLimits: Sendable, Hashable {
 
 extension Store {
     public func append(_ operations: [Op], to list: ListID, receivedAt: Int64) throws -> AppendResult {
-        try append(operations, to: list, receivedAt: receivedAt, limits: .none)
+        try append(operations, to: list, receivedAt: receivedAt, limits: .none, pusher: nil)
     }
 
     public func createAccount(name: String, passwordHash: String) throws -> Account {

@@ -17,6 +17,12 @@ enum StoredOps {
             replica: ReplicaID(rawValue: UInt64(bitPattern: replica) ^ (1 << 63)))
     }
 
+    /// The timestamp column of the moment a list's epoch began (Unix milliseconds; 0 for a list
+    /// never restored): operations stamped before it may be relayed by any member.
+    static func epochColumn(_ milliseconds: Int64) -> Int64 {
+        column(HybridTimestamp(milliseconds: UInt64(max(0, milliseconds)), counter: 0))
+    }
+
     /// A new list epoch: 16 random hex digits (a restored store gets new ones, see docs/api.md).
     static func newEpoch() -> String { Secrets.randomHex(bytes: 8) }
 }

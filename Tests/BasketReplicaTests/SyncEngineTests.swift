@@ -76,7 +76,7 @@ struct SyncEngineTests {
                 return $0.outbox.count
             }
         }
-        func restampPending(in list: ListID) throws -> Int {
+        func restampPending(in list: ListID, renewingReplica: Bool) throws -> Int {
             state.withLock { state in
                 state.restamps += 1
                 return state.outbox.count

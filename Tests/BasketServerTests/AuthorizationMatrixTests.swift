@@ -34,7 +34,11 @@ struct AuthorizationMatrixTests {
         try await harness.join(doomed, owner: owner, member: tokens[.editor]!, role: "editor")
         // Each caller pushes an item named after it: what is stored afterwards shows whose push went in.
         let encoded = { (caller: Caller) in
-            String(decoding: OperationCodec.encode(harness.operations(list, names: [caller.rawValue])), as: UTF8.self)
+            // Each caller's device has a replica id of its own: a replica id belongs to the first account that pushes it.
+            String(
+                decoding: OperationCodec.encode(
+                    harness.operations(list, names: [caller.rawValue], replica: Harness.replica(caller.rawValue))),
+                as: UTF8.self)
         }
         var accounts = 0
 

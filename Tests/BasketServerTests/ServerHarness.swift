@@ -183,6 +183,9 @@ final class Harness: Sendable {
     }
 
     /// Operations on `list` stamped near the server's clock.
+    /// A replica id of its own for the device called `name` (the same in every run).
+    static func replica(_ name: String) -> UInt64 { name.utf8.reduce(1_000) { $0 &* 31 &+ UInt64($1) } }
+
     func operations(_ list: ListID, names: [String], offset: Int64 = 0, replica: UInt64 = 7) -> [Op] {
         var ops: [Op] = []
         for (i, name) in names.enumerated() {

@@ -352,7 +352,10 @@ struct ListAccessTests {
 
         // Each caller pushes an item of its own: what is stored afterwards shows whose push went in.
         let encoded = { (name: String) in
-            String(decoding: OperationCodec.encode(harness.operations(list, names: [name])), as: UTF8.self)
+            String(
+                decoding: OperationCodec.encode(
+                    harness.operations(list, names: [name], replica: Harness.replica(name))),
+                as: UTF8.self)
         }
         struct Route {
             var method: String

@@ -309,6 +309,59 @@ struct StoreTests {
         #expect(try store.invites(of: list, now: 5_000).map(\.id) == ["id-b1"])
     }
 
+    /// A replica id belongs to the first account that pushes it to a list; another account's
+    /// push of a new operation with it is refused whole, a duplicate is not; operations stamped
+    /// before the list's epoch began (a restore) may be relayed by any member. The list quota
+    /// counts the lists an account made while they exist.
+    @Test(arguments: backends) func replicaIdsBelongToTheirFirstPusherAndMadeListsCount(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let bob = try store.createAccount(name: "bob", passwordHash: "b").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        try store.saveInvite(
+            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1,
+            limits: Self.inviteLimits)
+        _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
+        func push(_ ops: [Op], by account: Int64) throws -> AppendResult {
+            try store.append(ops, to: list, receivedAt: 1, limits: .none, pusher: account)
+        }
+        let now = HybridClock.wallClockMilliseconds()
+        let milk = Self.op(list, "Milk", ms: now, replica: 1)
+        #expect(try push([milk], by: alice).accepted == 1)
+        #expect(throws: StoreError.replicaTaken) {
+            try push(
+                [Self.op(list, "Tea", ms: now + 1, replica: 2), Self.op(list, "Jam", ms: now + 1, replica: 1)], by: bob)
+        }
+        #expect(try push([milk, Self.op(list, "Tea", ms: now + 2, replica: 2)], by: bob).duplicates == 1)
+        #expect(throws: StoreError.replicaTaken) {
+            try push([Self.op(list, "Cake", ms: now + 3, replica: 2)], by: alice)
+        }
+        // After a restore (new epochs), what was stamped before may come from anyone; later not.
+        #expect(try store.renewEpochs() == 1)
+        #expect(try push([Self.op(list, "Bread", ms: now - 1_000, replica: 1)], by: bob).accepted == 1)
+        #expect(throws: StoreError.replicaTaken) {
+            try push([Self.op(list, "Eggs", ms: HybridClock.wallClockMilliseconds() + 10_000, replica: 1)], by: bob)
+        }
+        #expect(
+            try Self.decoded(store.page(of: list, after: 0, limit: 10)).map(\.value) == [
+                .text("Milk"), .text("Tea"), .text("Bread"),
+            ])
+
+        // Lists made count while they exist, left or not.
+        #expect(try store.listCount(of: alice) == 1 && store.listCount(of: bob) == 1)
+        let second = ListID.random()
+        _ = try store.createList(second, owner: bob)
+        try store.setRole(.owner, of: bob, in: list)
+        try store.removeMember(alice, from: list)
+        #expect(try store.listCount(of: alice) == 1)  // made it, left it: it still counts
+        #expect(try store.listCount(of: bob) == 2)
+        #expect(try store.deleteList(list))
+        #expect(try store.listCount(of: alice) == 0 && store.listCount(of: bob) == 1)
+    }
+
     /// What a pull and a membership check read is never older than the last write: the SQLite
     /// store answers them from memory, and must see each push, role change and removal at once.
     @Test(arguments: backends) func readsFollowEveryWriteAtOnce(_ backend: Backend) throws {
@@ -453,27 +506,27 @@ struct StoreTests {
             Self.op(list, "Milk", ms: 1_000), Self.op(list, "Milk", field: .checked, value: .bool(false), ms: 1_001),
             Self.op(list, "Tea", ms: 1_002),
         ]
-        _ = try store.append(first, to: list, receivedAt: 1, limits: limits)
+        _ = try store.append(first, to: list, receivedAt: 1, limits: limits, pusher: nil)
         #expect(try store.usage(of: list) == (2, (4 + 64) + 64 + (3 + 64)))
         // Duplicates and new writes to known items add no item.
         _ = try store.append(
             first + [Self.op(list, "Tea", value: .text("Green tea"), ms: 1_003)], to: list,
-            receivedAt: 2, limits: limits)
+            receivedAt: 2, limits: limits, pusher: nil)
         #expect(try store.usage(of: list).items == 2)
         // Two new items where one fits: refused whole.
         #expect(throws: StoreError.tooManyItems) {
             try store.append(
                 [Self.op(list, "Eggs", ms: 1_004), Self.op(list, "Bread", ms: 1_005)], to: list, receivedAt: 3,
-                limits: limits)
+                limits: limits, pusher: nil)
         }
         #expect(try store.head(of: list).cursor == 4 && store.usage(of: list).items == 2)
-        _ = try store.append([Self.op(list, "Eggs", ms: 1_006)], to: list, receivedAt: 3, limits: limits)
+        _ = try store.append([Self.op(list, "Eggs", ms: 1_006)], to: list, receivedAt: 3, limits: limits, pusher: nil)
         // A note past the bytes left: refused whole.
         let before = try store.usage(of: list).bytes
         #expect(throws: StoreError.listTooLarge) {
             try store.append(
                 [Self.op(list, "Eggs", field: .note, value: .text(String(repeating: "n", count: 1_000)), ms: 1_007)],
-                to: list, receivedAt: 4, limits: limits)
+                to: list, receivedAt: 4, limits: limits, pusher: nil)
         }
         #expect(try store.usage(of: list).bytes == before && store.head(of: list).cursor == 5)
         // Compaction drops Tea's first name (superseded): its bytes come back; its item stays.
@@ -494,7 +547,7 @@ struct StoreTests {
             _ = try store.createList(list, owner: alice)
             _ = try store.append(
                 (0..<10).map { Self.op(list, "Item \($0)", ms: 1_000 + UInt64($0)) }, to: list, receivedAt: 1,
-                limits: limits)
+                limits: limits, pusher: nil)
         }
         let store = try storage.open()
         defer { store.close() }
@@ -502,20 +555,21 @@ struct StoreTests {
         // each new item by two of them.
         _ = try store.append(
             (0..<10).map { Self.op(list, "Item \($0)", value: .text("again \($0)"), ms: 2_000 + UInt64($0)) },
-            to: list, receivedAt: 2, limits: limits)
+            to: list, receivedAt: 2, limits: limits, pusher: nil)
         let failures = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             let ops = (0..<30).filter { $0 % 4 == thread % 4 }.map {
                 Self.op(list, "New \($0)", ms: 3_000 + UInt64($0), replica: UInt64(100 + thread))
             }
-            do { _ = try store.append(ops, to: list, receivedAt: 3, limits: limits) } catch {
+            do { _ = try store.append(ops, to: list, receivedAt: 3, limits: limits, pusher: nil) } catch {
                 failures.withLock { $0 += 1 }
             }
         }
         #expect(failures.withLock { $0 } == 0)
         #expect(try store.usage(of: list).items == 40)
         #expect(throws: StoreError.tooManyItems) {
-            try store.append([Self.op(list, "One too many", ms: 4_000)], to: list, receivedAt: 4, limits: limits)
+            try store.append(
+                [Self.op(list, "One too many", ms: 4_000)], to: list, receivedAt: 4, limits: limits, pusher: nil)
         }
         #expect(try store.usage(of: list).items == 40)
     }
@@ -544,7 +598,8 @@ struct StoreTests {
         let refused = (0..<5).map { Self.op(list, "New \($0)", ms: 2_000 + UInt64($0), replica: 1 << 63 | 5) }
         #expect(throws: StoreError.tooManyItems) {
             try store.append(
-                first.suffix(2) + refused, to: list, receivedAt: 3, limits: ListLimits(maxItems: 8, maxBytes: 1 << 20))
+                first.suffix(2) + refused, to: list, receivedAt: 3, limits: ListLimits(maxItems: 8, maxBytes: 1 << 20),
+                pusher: nil)
         }
         // One of them twice in the push: the second is a duplicate of the first.
         let kept = try store.append(refused + [refused[1]] + first.suffix(2), to: list, receivedAt: 3)
@@ -616,7 +671,7 @@ struct StoreTests {
         let migrated = try storage.open()
         defer { migrated.close() }
         let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
-        #expect(applied == (backend == .postgres ? 3..<4 : 5..<6))
+        #expect(applied == (backend == .postgres ? 3..<5 : 5..<7))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -775,12 +830,20 @@ struct StoreTests {
 
     /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`, its 5
     /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 4 : 6 }
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 5 : 7 }
 
-    /// The log taken back to a row per operation: PostgreSQL's schema 4 to 3 (``undoPostgresSchema4``),
-    /// SQLite's 6 to 5 (the records read here, into `ops` as schema 5 had it). The caller sets
-    /// the version.
+    /// What PostgreSQL's schema 5 and SQLite's 7 added (lists' makers and epoch starts, replica
+    /// owners), taken away again.
+    static let undoReplicaOwners = """
+        DROP TABLE replicas; ALTER TABLE lists DROP COLUMN created_by; ALTER TABLE lists DROP COLUMN epoch_started;
+
+        """
+
+    /// The log taken back to a row per operation: PostgreSQL's schema 5 to 3 (``undoReplicaOwners``,
+    /// ``undoPostgresSchema4``), SQLite's 7 to 5 (the records read here, into `ops` as schema 5 had
+    /// it). The caller sets the version.
     static func undoPushes(_ storage: TestStore) throws {
+        try storage.execute(sqlite: undoReplicaOwners, postgres: undoReplicaOwners)
         guard storage.backend == .sqlite else {
             try storage.execute(sqlite: "", postgres: undoPostgresSchema4)
             return

@@ -135,40 +135,58 @@ struct MembershipTests {
         #expect(lists == 0)
     }
 
-    /// Attack: Mallory, an editor, reads Alice's unsent write (her replica id and its timestamp)
-    /// and pushes that identity first with another value. The server used to take Alice's push
-    /// for a duplicate: her device said synced and showed her value, every other device showed
-    /// Mallory's. An identity is now bound to its value: Alice's push is refused (409), her
-    /// device stamps her write anew and sends it again, and it stands on every replica.
+    /// Attack: Mallory, an editor, reads another member's unsent write (its replica id and
+    /// timestamp) and pushes that identity first with another value. The server used to take the
+    /// victim's push for a duplicate: the victim's device said synced and showed its value, every
+    /// other device showed Mallory's. Now a replica id belongs to the first account that pushes it
+    /// to a list, and an identity is bound to its value:
+    /// - Alice has pushed to the list before: Mallory's forgery is refused (409 replica_taken);
+    /// - Dave never has: Mallory's forgery takes Dave's replica id, Dave's push is refused, his
+    ///   device takes a new replica id, stamps his write anew and sends it again, and says so.
+    /// Either way the victim's write stands on every replica.
     @Test func aMemberCannotEraseAnotherMembersWriteByPushingItsIdentityFirst() throws {
         let server = try ServerProcess(dataDirectory: root.file("squat-server"))
         let (alice, bob, _) = try family(server, "s")
         let mallory = try Device.signedUp("mallorys", on: server, in: root)
+        let dave = try Device.signedUp("daves", on: server, in: root)
         try alice.share(with: mallory)
+        try alice.share(with: dave)
         try bob.ok("sync")
+        /// Mallory pushes `victim`'s last unsent write of `field` with `value` instead.
+        func forge(_ victim: Device, _ field: Field, _ value: Value) throws -> (RawHTTP.Answer, Op) {
+            let ops = try OperationCodec.decode(Array(try victim.exported().utf8))
+            let real = try #require(ops.last { $0.field == field })
+            var forged = real
+            forged.value = value
+            let answer = try RawHTTP.request(
+                port: server.port, "POST", "/v1/lists/\(real.list)/ops",
+                headers: ["Authorization": "Bearer \(try mallory.token())"],
+                json: ["ops": String(decoding: OperationCodec.encode([forged]), as: UTF8.self)])
+            return (answer, real)
+        }
         try alice.ok("--no-sync", "check", "milk")
-        let ops = try OperationCodec.decode(Array(try alice.exported().utf8))
-        let mine = try #require(ops.last { $0.field == .checked && $0.value == .bool(true) })
-        var forged = mine
-        forged.value = .bool(false)
-        let pushed = try RawHTTP.request(
-            port: server.port, "POST", "/v1/lists/\(mine.list)/ops",
-            headers: ["Authorization": "Bearer \(try mallory.token())"],
-            json: ["ops": String(decoding: OperationCodec.encode([forged]), as: UTF8.self)])
-        #expect(pushed.status == 200)
-        let synced = try alice.ok("sync")
+        let (refused, _) = try forge(alice, .checked, .bool(false))
+        #expect(refused.status == 409 && refused.error == "replica_taken", "\(refused.status) \(refused.error ?? "")")
+        try alice.ok("sync")
+
+        try dave.ok("--no-sync", "add", "Jam")
+        let (squatted, real) = try forge(dave, .name, .text("Mallory was here"))
+        #expect(squatted.status == 200)
+        let synced = try dave.ok("sync")
         #expect(synced.contains("stamped them anew"), "\(synced)")
-        try bob.ok("sync")
-        #expect(try bob.listing().items.first { $0.name == "Milk" }?.checked == true)
-        #expect(try alice.listing().items.first { $0.name == "Milk" }?.checked == true)
-        try mallory.ok("sync")
-        #expect(try mallory.listing().items.first { $0.name == "Milk" }?.checked == true)
-        // Sent as it is once more (a retry), the forged operation is refused whole, not taken.
-        let again = try RawHTTP.request(
-            port: server.port, "POST", "/v1/lists/\(mine.list)/ops",
-            headers: ["Authorization": "Bearer \(try mallory.token())"],
-            json: ["ops": String(decoding: OperationCodec.encode([mine]), as: UTF8.self)])
-        #expect(again.status == 409 && again.error == "identity_conflict")
+        for device in [alice, bob, dave, mallory] {
+            try device.ok("sync")
+            let items = try device.listing().items
+            #expect(items.first { $0.name == "Milk" }?.checked == true)
+            #expect(items.contains { $0.name == "Jam" } && !items.contains { $0.name == "Mallory was here" })
+        }
+        // Dave's real operation under his old id is now refused to anyone but Mallory: nobody can
+        // write as Dave's device on this list but Dave's device, under its new id.
+        let replay = try RawHTTP.request(
+            port: server.port, "POST", "/v1/lists/\(real.list)/ops",
+            headers: ["Authorization": "Bearer \(try dave.token())"],
+            json: ["ops": String(decoding: OperationCodec.encode([real]), as: UTF8.self)])
+        #expect(replay.status == 409)
     }
 
     @Test func anOwnerDeletesTheListAndTheOthersAreToldAndKeepACopy() throws {
