@@ -11,31 +11,57 @@ import SQLite
 public enum StoreDump {
     public static let format = "basket-store"
     /// 2: tokens with id, device and last use; invites by hash with uses; signup invites.
-    /// Version 1 dumps are still read: their tokens get a new id, their plain-text invites are
-    /// left out (as the schema 3 migration drops them).
-    public static let version = 2
+    /// 3: lists with their maker and the start of their epoch; replica ids' owners per list.
+    /// Version 1 and 2 dumps are still read: version 1's tokens get a new id, its plain-text
+    /// invites are left out (as the schema 3 migration drops them); lists of both get their maker
+    /// as the migrations do (an owner), and no replica id has an owner yet.
+    public static let version = 3
 
     /// The tables and their columns, in the order rows are written and read back.
     public static let tables: [(name: String, columns: [String])] = [
         ("accounts", ["id", "name", "password"]),
         ("tokens", ["hash", "id", "account", "device", "created", "last_used"]),
-        ("lists", ["no", "id", "epoch", "last_seq", "compacted_through"]),
+        ("lists", ["no", "id", "epoch", "last_seq", "compacted_through", "created_by", "epoch_started"]),
         ("members", ["list", "account", "role"]),
         ("invites", ["hash", "id", "list", "role", "created_by", "created", "expires", "uses_left"]),
         ("invite_uses", ["hash", "account"]),
         ("signup_invites", ["hash", "created", "expires", "uses_left"]),
+        ("replicas", ["list", "replica", "account"]),
         ("ops", ["list", "seq", "item", "field", "ts", "replica", "value", "received"]),
     ]
 
-    /// Version 1's columns where they differ.
-    static let version1Columns: [String: Int] = ["tokens": 3, "invites": 5]
+    /// The columns of a table in a dump of `version`; nil for a table that version does not have.
+    static func columns(_ table: String, version: Int) -> Int? {
+        guard let current = tables.first(where: { $0.name == table })?.columns.count else { return nil }
+        switch (version, table) {
+        case (1, "signup_invites"), (1, "invite_uses"), (1, "replicas"), (2, "replicas"): return nil
+        case (1, "tokens"): return 3
+        case (1, "invites"): return 5
+        case (1, "lists"), (2, "lists"): return 5
+        default: return current
+        }
+    }
 
-    /// A version 1 row as version 2 has it; nil for rows version 2 leaves out.
-    static func upgrade(_ table: String, _ row: [DumpValue]) -> [DumpValue]? {
-        switch table {
-        case "tokens": [row[0], .text(Secrets.randomHex(bytes: 8)), row[1], .text(""), row[2], row[2]]
-        case "invites": nil
+    /// A row of a version 1 or 2 dump as version 3 has it; nil for rows it leaves out. A list's
+    /// maker is filled in after the members are read (``makersFromOwners``).
+    static func upgrade(_ table: String, _ row: [DumpValue], from version: Int) -> [DumpValue]? {
+        switch (version, table) {
+        case (1, "tokens"): [row[0], .text(Secrets.randomHex(bytes: 8)), row[1], .text(""), row[2], row[2]]
+        case (1, "invites"): nil
+        case (_, "lists"): row + [.null, .integer(0)]
         default: row
+        }
+    }
+
+    /// Sets each list's maker, where a dump before version 3 had none, to the owner with the
+    /// lowest account id, as the schema migrations do.
+    static func makersFromOwners(_ rows: inout [(table: String, row: [DumpValue])]) {
+        var owners: [DumpValue: Int64] = [:]
+        for (table, row) in rows where table == "members" && row[2] == .text("owner") {
+            if case .integer(let account) = row[1] { owners[row[0]] = min(owners[row[0]] ?? .max, account) }
+        }
+        for index in rows.indices where rows[index].table == "lists" && rows[index].row[5] == .null {
+            rows[index].row[5] = owners[rows[index].row[0]].map { .integer($0) } ?? .null
         }
     }
 
@@ -141,7 +167,7 @@ extension DumpableStore {
         guard let first = lines.first,
             let header = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
             header["format"] as? String == StoreDump.format, let version = header["version"] as? Int,
-            version == 1 || version == StoreDump.version
+            (1...StoreDump.version).contains(version)
         else {
             throw StoreDump.FormatError(
                 description: "\(path) is not a \(StoreDump.format) dump, version \(StoreDump.version)")
@@ -152,16 +178,17 @@ extension DumpableStore {
         for (index, raw) in lines.enumerated().dropFirst() {
             let number = index + 1
             guard let object = try? JSONSerialization.jsonObject(with: Data(raw)) as? [String: Any],
-                let table = object["table"] as? String, let names = columns[table],
-                version == 2 || (table != "signup_invites" && table != "invite_uses"),
-                let row = object["row"] as? [Any],
-                row.count == (version == 1 ? StoreDump.version1Columns[table] ?? names.count : names.count)
+                let table = object["table"] as? String, columns[table] != nil,
+                let expected = StoreDump.columns(table, version: version),
+                let row = object["row"] as? [Any], row.count == expected
             else { throw StoreDump.FormatError(description: "line \(number): not a row of a known table") }
             let decoded = try row.map { try StoreDump.decode($0, line: number) }
-            guard let stored = version == 1 ? StoreDump.upgrade(table, decoded) : decoded else { continue }
+            let stored = version == StoreDump.version ? decoded : StoreDump.upgrade(table, decoded, from: version)
+            guard let stored else { continue }
             rows.append((table, stored))
             counts[table, default: 0] += 1
         }
+        if version < 3 { StoreDump.makersFromOwners(&rows) }
         try loadRows(rows)
         return counts
     }
@@ -238,9 +265,10 @@ extension SQLiteStore: DumpableStore {
 extension PostgresStore: DumpableStore {
     /// Per dump column: how PostgreSQL keeps it ("i" bigint, "t" text, "b" bytea, "v" the two value columns).
     static let dumpKinds: [String: [Character]] = [
-        "accounts": ["i", "t", "t"], "tokens": ["t", "t", "i", "t", "i", "i"], "lists": ["i", "b", "t", "i", "i"],
-        "members": ["i", "i", "t"], "invites": ["t", "t", "i", "t", "i", "i", "i", "i"],
-        "invite_uses": ["t", "i"], "signup_invites": ["t", "i", "i", "i"],
+        "accounts": ["i", "t", "t"], "tokens": ["t", "t", "i", "t", "i", "i"],
+        "lists": ["i", "b", "t", "i", "i", "i", "i"], "members": ["i", "i", "t"],
+        "invites": ["t", "t", "i", "t", "i", "i", "i", "i"], "invite_uses": ["t", "i"],
+        "signup_invites": ["t", "i", "i", "i"], "replicas": ["i", "i", "i"],
     ]
 
     static func dumpColumns(_ table: String, _ columns: [String]) -> [String] {

@@ -964,6 +964,49 @@ struct StoreTests {
         #expect(try storage.schemaVersion() == 99)
     }
 
+    /// A dump of version 2 (before lists' makers and replica owners) is still read: each list's
+    /// maker is its owner, as the schema migrations make it.
+    @Test(arguments: backends) func aVersion2DumpIsRead(_ backend: Backend) throws {
+        let folder = TemporaryDirectory("dump-v2")
+        let sourceStorage = try TestStore(.sqlite)
+        let source = try sourceStorage.open()
+        defer { source.close() }
+        let alice = try source.createAccount(name: "alice", passwordHash: "a")
+        let list = ListID.random()
+        _ = try source.createList(list, owner: alice.id)
+        _ = try source.append([Self.op(list, "Milk")], to: list, receivedAt: 1, limits: .none, pusher: alice.id)
+        let dump = folder.file("v3.jsonl")
+        _ = try source.export(to: dump)
+        // Back to version 2 as an older build wrote it.
+        let lines = try String(contentsOfFile: dump, encoding: .utf8).split(separator: "\n").compactMap {
+            line -> String? in
+            if line.hasPrefix(#"{"format""#) { return #"{"format":"basket-store","version":2}"# }
+            guard var object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
+            if object["table"] as? String == "replicas" { return nil }
+            if object["table"] as? String == "lists", let row = object["row"] as? [Any] {
+                object["row"] = Array(row.prefix(5))
+            }
+            return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+        let old = folder.file("v2.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: old, atomically: true, encoding: .utf8)
+        let targetStorage = try TestStore(backend)
+        let target = try targetStorage.open()
+        defer { target.close() }
+        let counts = try target.importDump(from: old)
+        #expect(counts["lists"] == 1 && counts["replicas"] == 0 && counts["ops"] == 1)
+        // The maker came from the owners: Alice leaving the list still counts it against her quota.
+        let bob = try target.createAccount(name: "bob", passwordHash: "b")
+        try target.saveInvite(
+            hash: "h", id: "i", list: list, role: .owner, createdBy: alice.id, createdAt: 1, expiresAt: 1_000, uses: 1,
+            limits: Self.inviteLimits)
+        _ = try target.redeemInvite(hash: "h", account: bob.id, now: 2, maxMembers: 50)
+        try target.removeMember(alice.id, from: list)
+        #expect(try target.listCount(of: alice.id) == 1 && target.listCount(of: bob.id) == 1)
+    }
+
     /// A store exported from each backend and imported into each: the same rows, the same log.
     @Test(arguments: backends, backends) func aStoreMovesBetweenBackends(_ from: Backend, _ to: Backend) throws {
         let folder = TemporaryDirectory("move")
@@ -986,7 +1029,7 @@ struct StoreTests {
                 Self.op(list, "Item 2", field: .note, value: .null, counter: 601),
                 Self.op(list, "Øl \"7\" \\", field: .note, value: .text("{a,b}"), counter: 602),
             ]
-        _ = try source.append(ops, to: list, receivedAt: 77)
+        _ = try source.append(ops, to: list, receivedAt: 77, limits: .none, pusher: alice.id)  // binds replica 7
         // A rename of Item 0 supersedes its first name; compaction drops that one (seq 1).
         _ = try source.append(
             [Self.op(list, "Item 0", value: .text("Item zero"), ms: 1_764_400_000_001)], to: list, receivedAt: 78)
@@ -997,7 +1040,7 @@ struct StoreTests {
         #expect(
             counts == [
                 "accounts": 2, "tokens": 1, "lists": 1, "members": 2, "invites": 1, "invite_uses": 1,
-                "signup_invites": 1, "ops": 503,
+                "signup_invites": 1, "replicas": 1, "ops": 503,
             ])
 
         let targetStorage = try TestStore(to)
