@@ -33,17 +33,14 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             configuration.httpMaximumConnectionsPerHost = 64
             configuration.timeoutIntervalForRequest = 60
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            let session = URLSession(
-                configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
+            let reader = AnswerReader(maxBytes: Self.maxAnswerBytes)
+            let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
             self.exchange = { request in
-                let (data, response) = try await session.data(for: request)
-                guard let http = response as? HTTPURLResponse else { throw SyncError.badResponse("not an HTTP answer") }
+                let (data, http) = try await reader.answer(
+                    to: request, in: session, within: Self.deadline(of: request))
                 if (300..<400).contains(http.statusCode) {
                     let location = (http.value(forHTTPHeaderField: "Location") ?? "").prefix(200)
                     throw SyncError.redirected(status: http.statusCode, location: Self.printable(String(location)))
-                }
-                guard data.count <= Self.maxAnswerBytes else {
-                    throw SyncError.badResponse("an answer of \(data.count) bytes (at most \(Self.maxAnswerBytes))")
                 }
                 return (data, http.statusCode)
             }
@@ -53,6 +50,16 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// The largest answer read: a page is cut at about 1 MiB of operations by the server, so
     /// anything near this is not a Basket server's answer.
     static let maxAnswerBytes = 32 << 20
+
+    /// How long a request may take in all: its timeout (the long-poll's wait and 30 s for a pull,
+    /// 30 s otherwise), and a second for every 16 KiB it sends (the least a server takes a body
+    /// at, docs/security.md).
+    static func deadline(of request: URLRequest) -> Double {
+        request.timeoutInterval + Double(request.httpBody?.count ?? 0) / Double(16 << 10)
+    }
+
+    /// The most lists one `GET /v1/lists` is taken with (a server keeps 200 per account).
+    static let maxLists = 10_000
 
     /// Text from the server as it may be shown: control characters escaped.
     static func printable(_ text: String) -> String { Printable.escaped(text) }
@@ -179,6 +186,9 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// The lists the account is a member of (`GET /v1/lists`).
     public func lists() async throws -> [RemoteList] {
         let answer: Wire.Lists = try await call("GET", "/v1/lists")
+        guard answer.lists.count <= Self.maxLists else {
+            throw SyncError.badResponse("\(answer.lists.count) lists in one answer (at most \(Self.maxLists))")
+        }
         return try answer.lists.map(Self.checked)
     }
 
@@ -250,7 +260,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// Sends a request and decodes its answer as `Answer`; an answer that is not one is a
     /// ``SyncError/badResponse(_:)``.
     private func call<Answer: Decodable>(
-        _ method: String, _ path: String, sending body: (any Encodable)? = nil, timeout: Double = 60
+        _ method: String, _ path: String, sending body: (any Encodable)? = nil, timeout: Double = 30
     ) async throws -> Answer {
         let data = try await send(method, path, body: body, timeout: timeout)
         do {
@@ -261,7 +271,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     /// Sends a request; returns the body of a 2xx answer, and throws ``SyncError`` for any other.
-    private func send(_ method: String, _ path: String, body: (any Encodable)? = nil, timeout: Double = 60)
+    private func send(_ method: String, _ path: String, body: (any Encodable)? = nil, timeout: Double = 30)
         async throws -> Data
     {
         guard
@@ -302,16 +312,5 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
                 message: Self.printable(String(message.prefix(500))))
         }
         return data
-    }
-}
-
-/// Answers a redirect with the redirect itself: URLSession would otherwise send the request,
-/// Authorization header included, to whatever host the server names (and turn a POST into a GET).
-final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -32,6 +32,8 @@ public final class Subprocess: @unchecked Sendable {
         /// The exit status, or the signal number when a signal ended the child.
         public var status: Int32
         public var signaled: Bool
+        /// The most memory the child held at once (its peak resident set), in KiB.
+        public var peakResidentKiB = 0
     }
 
     public struct SpawnError: Error, CustomStringConvertible {
@@ -207,12 +209,14 @@ public final class Subprocess: @unchecked Sendable {
         ended.withLock { ended in
             if ended == nil {
                 var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid {
+                var usage = rusage()
+                if wait4(pid, &status, WNOHANG, &usage) == pid {
                     let signal = status & 0x7F
                     ended =
                         signal == 0
                         ? Termination(status: (status >> 8) & 0xFF, signaled: false)
                         : Termination(status: signal, signaled: true)
+                    ended?.peakResidentKiB = usage.ru_maxrss
                 }
             }
             return ended

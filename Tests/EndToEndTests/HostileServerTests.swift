@@ -124,4 +124,29 @@ struct HostileServerTests {
             #expect(try pending(device) == 7, "\(mode)")
         }
     }
+
+    /// Half a megabyte of gzip that inflates to 512 MiB: the client counts the bytes as they are
+    /// inflated, stops at its 32 MiB cap and says so. libcurl inflates what has arrived before it
+    /// can be stopped (``AnswerReader``): the peak is the inflated answer once (about 0.57 GB), no
+    /// longer twice (1.1 GB, when the whole answer was read and then measured).
+    @Test func aGzipBombIsStoppedAtTheCap() throws {
+        let server = try Hostile("gzipbomb", in: root)
+        let device = try device("gzipbomb", server: server)
+        let result = try failingSync(device, "at most 33554432")
+        print("gzip bomb of 512 MiB: basket sync peaked at \(result.peakResidentKiB / 1024) MiB")
+        #expect(result.peakResidentKiB > 0 && result.peakResidentKiB < 800 << 10, "peak \(result.peakResidentKiB) KiB")
+        #expect(try pending(device) == 7)
+    }
+
+    /// A server that sends a byte every 2 s never goes silent for URLSession's idle timeout: the
+    /// whole request has a deadline (30 s), and the sync ends with a clear error.
+    @Test func aServerDrippingItsAnswerIsGivenUpOnAtTheDeadline() throws {
+        let server = try Hostile("drip", in: root)
+        let device = try device("drip", server: server)
+        let started = Date()
+        _ = try failingSync(device, "no whole answer within 30 s")
+        let seconds = Date().timeIntervalSince(started)
+        #expect(seconds >= 29 && seconds < 45, "\(seconds) s")
+        #expect(try pending(device) == 7)
+    }
 }

@@ -17,6 +17,8 @@ see what the client sent (and where its token went). Modes:
     truncated    every /v1 answer announces more bytes than it sends, then closes
     oversized    every /v1 answer is a 40 MiB JSON body
     escape       errors whose message carries terminal escape sequences
+    gzipbomb     every /v1 answer is 512 MiB of JSON gzipped into about half a megabyte
+    drip         every /v1 answer sends its head, then a byte every 2 s, forever
 
 Anything that is not the mode's target gets a plausible answer (accounts, tokens, lists).
 Loopback only; it stops when the test kills it.
@@ -25,6 +27,7 @@ import json
 import sys
 import time
 import uuid
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1]
@@ -34,6 +37,21 @@ OTHER_LIST = "0123456789abcdef0123456789abcdef"
 
 def now_ms():
     return int(time.time() * 1000)
+
+
+def gzip_bomb():
+    """512 MiB of a JSON string's padding, gzipped (about 0.5 MB), made once at start."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [packer.compress(b'{"lists": [], "pad": "')]
+    chunk = b"x" * (1 << 20)
+    for _ in range(512):
+        parts.append(packer.compress(chunk))
+    parts.append(packer.compress(b'"}'))
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+BOMB = gzip_bomb() if MODE == "gzipbomb" else b""
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -91,6 +109,19 @@ class Handler(BaseHTTPRequestHandler):
             return
         if MODE == "oversized" and path.startswith("/v1"):
             return self.send(200, raw=b'{"lists": [], "pad": "' + b"x" * (40 << 20) + b'"}')
+        if MODE == "gzipbomb" and path.startswith("/v1"):
+            return self.send(200, raw=BOMB, headers=[("Content-Encoding", "gzip")])
+        if MODE == "drip" and path.startswith("/v1"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000000")
+            self.end_headers()
+            for _ in range(600):  # 20 minutes at most; the test kills it long before
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(2)
+            self.close_connection = True
+            return
         if MODE == "escape" and path.startswith("/v1/lists"):
             return self.send(403, {"error": "forbidden\x1b[2J", "message": "go away \x1b]0;pwned\x07\x1b[31m"})
         if path == "/v1/accounts":

@@ -56,6 +56,8 @@ public struct ProcessResult: Sendable {
     public var stdout: String
     public var stderr: String
     public var stdoutBytes: Data
+    /// The most memory the process held at once (its peak resident set), in KiB.
+    public var peakResidentKiB = 0
 }
 
 /// Runs the package's executables as real processes.
@@ -95,7 +97,7 @@ public enum Executables {
         let termination = try process.finish(timeout: timeout)
         return ProcessResult(
             status: termination.status, stdout: process.stdout, stderr: process.stderr,
-            stdoutBytes: process.stdoutData)
+            stdoutBytes: process.stdoutData, peakResidentKiB: termination.peakResidentKiB)
     }
 }
 
