@@ -249,6 +249,7 @@ extension BasketService {
         let current = try session(request)
         try store.revokeToken(hash: current.tokenHash)
         sessions.forget(account: current.account.id)
+        Self.dismissRevoked(current.account.id, watchers: watchers, store: store)
         return HTTPResponse(status: 204)
     }
 
@@ -259,6 +260,7 @@ extension BasketService {
             throw HTTPError.notFound("this account has no device '\(id.prefix(32))'")
         }
         sessions.forget(account: current.account.id)
+        Self.dismissRevoked(current.account.id, watchers: watchers, store: store)
         return HTTPResponse(status: 204)
     }
 
@@ -267,6 +269,7 @@ extension BasketService {
         let current = try session(request)
         let revoked = try store.revokeTokens(of: current.account.id, keeping: nil)
         sessions.forget(account: current.account.id)
+        Self.dismissRevoked(current.account.id, watchers: watchers, store: store)
         return answer(Wire.Revoked(revoked: revoked))
     }
 
@@ -284,6 +287,7 @@ extension BasketService {
                 Passwords.hash(newPassword, iterations: configuration.passwordIterations), of: account.id)
             let revoked = try store.revokeTokens(of: account.id, keeping: current.tokenHash)
             sessions.forget(account: account.id)
+            Self.dismissRevoked(account.id, watchers: watchers, store: store)
             return answer(Wire.Revoked(revoked: revoked))
         }
     }

@@ -95,7 +95,8 @@ extension BasketService {
     }
 
     func pull(_ request: HTTPRequest, _ responder: Responder) throws {
-        let account = try authenticate(request)
+        let session = try session(request)
+        let account = session.account
         let list = try listID(request)
         func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
             guard let raw = request.query[name] else { return value }
@@ -124,7 +125,8 @@ extension BasketService {
             return
         }
         try watchers.park(
-            list: list, after: after, limit: limit, account: account.id, seconds: wait, responder: responder
+            list: list, after: after, limit: limit, account: account.id, token: session.tokenHash, seconds: wait,
+            responder: responder
         ) {
             try store.head(of: list).cursor
         }

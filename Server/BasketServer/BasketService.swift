@@ -125,12 +125,27 @@ public final class BasketService: Sendable {
         store.watchCommits { event in
             switch event {
             case .committed(let list, let cursor): watchers.publish(list: list, cursor: cursor)
-            case .accountChanged(let account): sessions.forget(account: account)
+            case .accountChanged(let account):
+                sessions.forget(account: account)
+                Self.dismissRevoked(account, watchers: watchers, store: store)
             case .resumed:
                 sessions.forgetAll()
                 watchers.refresh { try store.head(of: $0).cursor }
             }
         }
+    }
+
+    /// Answers the account's parked long-polls whose token was revoked (401) at once, so a
+    /// signed-out device gets nothing more; the others stay parked.
+    static func dismissRevoked(_ account: Int64, watchers: Watchers, store: any Store) {
+        watchers.dismiss(
+            account: account,
+            unless: { hash in
+                do { return try store.session(forTokenHash: hash) != nil } catch { return true }  // kept when unsure
+            },
+            with: HTTPError(
+                401, "unauthorized", "the token is unknown or revoked", headers: [("WWW-Authenticate", "Bearer")]
+            ).response)
     }
 
     /// The number of parked long-polls.

@@ -12,6 +12,8 @@ final class Watchers: Sendable {
         var after: Int64
         var limit: Int
         var account: Int64
+        /// The hash of the token it was parked with (a revoked token's watchers are answered).
+        var token: String
         var responder: Responder
     }
 
@@ -97,8 +99,8 @@ final class Watchers: Sendable {
     /// `currentHead` reads the list's last sequence number when this list has none cached.
     /// - Throws: 429 `too_many_watches` when `account` has `maxPerAccount` parked already.
     func park(
-        list: ListID, after: Int64, limit: Int, account: Int64, seconds: Double, responder: Responder,
-        currentHead: () throws -> Int64
+        list: ListID, after: Int64, limit: Int, account: Int64, token: String = "", seconds: Double,
+        responder: Responder, currentHead: () throws -> Int64
     ) throws {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
         let parked: UInt64? = try state.withLock { state in
@@ -120,7 +122,7 @@ final class Watchers: Sendable {
             state.perAccount[account, default: 0] += 1
             state.nextID += 1
             state.waiting[list, default: [:]][state.nextID] = Watcher(
-                id: state.nextID, after: after, limit: limit, account: account, responder: responder)
+                id: state.nextID, after: after, limit: limit, account: account, token: token, responder: responder)
             // Never in a tick already swept.
             let due = max(state.swept + 1, Self.ticks(from: deadline))
             state.expiries[due, default: []].append((list, state.nextID))
@@ -176,6 +178,29 @@ final class Watchers: Sendable {
             let gone = all.values.filter { $0.account == account }
             for watcher in gone { state.waiting[list]![watcher.id] = nil }
             if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
+            for watcher in gone { state.unpark(watcher.account) }
+            return gone
+        }
+        for watcher in dismissed { watcher.responder.respond(response) }
+    }
+
+    /// Answers `account`'s watchers whose token `isValid` no longer accepts with `response`, at
+    /// once (a device signed out, a password changed). `isValid` is asked once per token, outside
+    /// the lock, and only about this account's watchers.
+    func dismiss(account: Int64, unless isValid: (String) -> Bool, with response: HTTPResponse) {
+        let tokens: Set<String> = state.withLock { state in
+            Set(state.waiting.values.flatMap { $0.values.filter { $0.account == account }.map(\.token) })
+        }
+        let revoked = tokens.filter { !isValid($0) }
+        guard !revoked.isEmpty else { return }
+        let dismissed: [Watcher] = state.withLock { state in
+            var gone: [Watcher] = []
+            for list in Array(state.waiting.keys) {
+                let leaving = state.waiting[list]!.values.filter { $0.account == account && revoked.contains($0.token) }
+                for watcher in leaving { state.waiting[list]![watcher.id] = nil }
+                if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
+                gone += leaving
+            }
             for watcher in gone { state.unpark(watcher.account) }
             return gone
         }

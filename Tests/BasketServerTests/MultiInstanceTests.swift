@@ -134,8 +134,15 @@ struct MultiInstanceTests {
         for token in [phone, laptop.token, tablet.token, watch.token] {
             #expect(try await b.call("GET", "/v1/account", token: token).status == 200)  // cached on B
         }
+        // The tablet waits for news on B; signed out on A, its long-poll on B is answered 401 at once.
+        let list = try await a.newList(phone)
+        async let tabletPoll = b.call("GET", "/v1/lists/\(list)/ops?after=0&wait=25", token: tablet.token)
+        for _ in 0..<500 where b.service.watcherCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let started = Date()
         // One device signed out by id, one signs itself out, then a new password signs out the rest.
         #expect(try await a.call("DELETE", "/v1/tokens/\(tablet.id)", token: laptop.token).status == 204)
+        let signedOut = try await tabletPoll
+        #expect(signedOut.status == 401 && Date().timeIntervalSince(started) < 5)
         #expect(try await Self.until(b, tablet.token, answers: 401) < 5)
         #expect(try await a.call("DELETE", "/v1/tokens/current", token: watch.token).status == 204)
         #expect(try await Self.until(b, watch.token, answers: 401) < 5)

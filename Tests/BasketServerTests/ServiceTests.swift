@@ -267,6 +267,29 @@ struct LifecycleTests {
 
     /// A removed member's parked long-poll is answered at once, and the code it joined with does
     /// not bring it back, even with uses left.
+    /// A device signed out (its token revoked) has its parked long-poll answered 401 at once;
+    /// the same account's other device keeps waiting, and gets the next push.
+    @Test func aRevokedTokensLongPollIsAnsweredAtOnce() async throws {
+        let harness = try Harness()
+        let phone = try await harness.signUp("alice")
+        let laptop = try #require(
+            try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
+                .json["token"] as? String)
+        let list = try await harness.newList(phone)
+        async let phonePoll = harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=25", token: phone)
+        async let laptopPoll = harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=25", token: laptop)
+        for _ in 0..<500 where harness.service.watcherCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(harness.service.watcherCount == 2)
+        let started = Date()
+        #expect(try await harness.call("DELETE", "/v1/tokens/current", token: phone).status == 204)
+        let signedOut = try await phonePoll
+        #expect(signedOut.status == 401 && Date().timeIntervalSince(started) < 5)
+        #expect(harness.service.watcherCount == 1)
+        #expect(try await harness.push(harness.operations(list, names: ["Milk"]), to: list, token: laptop).status == 200)
+        let news = try await laptopPoll
+        #expect(news.status == 200 && news.json["count"] as? Int == 1)
+    }
+
     @Test func aRemovedMemberIsDismissedAndCannotRejoinWithItsCode() async throws {
         let harness = try Harness()
         let owner = try await harness.signUp("owner")
