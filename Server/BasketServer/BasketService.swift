@@ -189,6 +189,17 @@ public final class BasketService: Sendable {
         }
     }
 
+    /// Header fields every answer of the server carries, errors included
+    /// (``HTTPListener/Configuration/headersForEveryAnswer``): an answer is never a page that may
+    /// run anything, be sniffed into another type, be framed, or leak its address as a referrer.
+    /// The web client's pages carry their own policy (``WebApp``).
+    public static let headersForEveryAnswer: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+    ]
+
     /// The most body the routes that need no token take (signup, sign-in): a name, a password
     /// of at most 1,024 bytes, a device name and an invite code fit in it.
     public static let maxUnauthenticatedBodyBytes = 4 << 10

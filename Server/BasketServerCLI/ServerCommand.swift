@@ -411,6 +411,7 @@ public enum ServerCommand {
         configuration.connectionLimit = settings.maxConnections
         configuration.connectionsPerAddress = settings.connectionsPerAddress ?? (settings.trustProxy ? 0 : 256)
         configuration.checkHead = service.checkHead
+        configuration.headersForEveryAnswer = BasketService.headersForEveryAnswer
         if settings.trustProxy {
             // Every connection comes from the proxy, which buffers bodies itself (nginx): no share per address.
             configuration.maxBufferedBodyBytesPerAddress = configuration.maxBufferedBodyBytes

@@ -55,6 +55,9 @@ public final class HTTPListener: @unchecked Sendable {
         /// (milliseconds). Nothing should need it: it bounds what a lost wake-up would cost.
         /// Tests raise it, so that one would show.
         public var idleWakeMilliseconds = 1_000
+        /// Header fields every answer carries, errors included, unless the handler set the same
+        /// field itself (a page's own Content-Security-Policy, say).
+        public var headersForEveryAnswer: [(String, String)] = []
         /// Called once per finished request, after the answer went out (the access log, metrics).
         public var onRequestCompleted: (@Sendable (CompletedRequest) -> Void)?
 
@@ -507,6 +510,10 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
     }
     guard let mhdResponse else { return MHD_Result.NO }
     for (name, value) in headers { MHD_add_response_header(mhdResponse, name, value) }
+    for (name, value) in server.configuration.headersForEveryAnswer
+    where !headers.contains(where: { $0.0.caseInsensitiveCompare(name) == .orderedSame }) {
+        MHD_add_response_header(mhdResponse, name, value)
+    }
     context.status = response.status
     context.responseBytes = body.count
     let result = MHD_queue_response(context.connection, UInt32(response.status), mhdResponse)

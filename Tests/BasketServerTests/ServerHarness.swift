@@ -120,6 +120,7 @@ final class Harness: Sendable {
         service = BasketService(store: store, configuration: configuration)
         var listener = HTTPListener.Configuration(host: "127.0.0.1", port: 0)
         listener.checkHead = service.checkHead
+        listener.headersForEveryAnswer = BasketService.headersForEveryAnswer
         http = HTTPListener(configuration: listener, handler: service.router().handle)
         try http.start()
     }

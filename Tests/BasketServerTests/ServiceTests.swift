@@ -9,6 +9,45 @@ import Testing
 
 @Suite(.serialized)
 struct AccountTests {
+    /// Every answer carries the policy headers, errors included: none is a page that may run
+    /// anything or be sniffed into another type.
+    @Test func everyAnswerCarriesThePolicyHeaders() async throws {
+        let harness = try Harness()
+        let answers = [
+            try await harness.call("GET", "/healthz"),
+            try await harness.call("GET", "/no/such/route"),
+            try await harness.call("POST", "/v1/accounts", raw: Array("{".utf8)),
+            try await harness.call("GET", "/v1/lists"),
+            try await harness.call("POST", "/v1/tokens", raw: Array(repeating: 0x20, count: 5_000)),
+        ]
+        #expect(answers.map(\.status) == [200, 404, 400, 401, 413])
+        for answer in answers {
+            #expect(answer.headers["x-content-type-options"] == "nosniff", "\(answer.status)")
+            #expect(
+                answer.headers["content-security-policy"]?.hasPrefix("default-src 'none'") == true, "\(answer.status)")
+            #expect(answer.headers["x-frame-options"] == "DENY", "\(answer.status)")
+        }
+    }
+
+    /// Sign-in and signup must state `application/json`: a page on another site can post a body
+    /// with no Content-Type, or as text/plain, from its visitor's browser without a preflight
+    /// (and lock the visitor's address out with wrong passwords); those are refused.
+    @Test func signInsWithoutAJSONContentTypeAreRefused() async throws {
+        let harness = try Harness()
+        _ = try await harness.signUp("alice")
+        let body = Array(#"{"name":"alice","password":"wrong-password"}"#.utf8)
+        let bare = try RawHTTP.request(port: harness.http.port, "POST", "/v1/tokens", body: body)
+        #expect(bare.status == 415 && bare.error == "unsupported_media_type")
+        let plain = try RawHTTP.request(
+            port: harness.http.port, "POST", "/v1/tokens", headers: ["Content-Type": "text/plain"], body: body)
+        #expect(plain.status == 415)
+        let signup = try RawHTTP.request(port: harness.http.port, "POST", "/v1/accounts", body: body)
+        #expect(signup.status == 415)
+        // None of them counted as a failed sign-in: the right password works at once.
+        let right = try await harness.call("POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
+        #expect(right.status == 201)
+    }
+
     @Test func badAccountRequestsAre400AndStoreNothing() async throws {
         let harness = try Harness()
         let cases: [(String, [UInt8], String)] = [
@@ -285,7 +324,8 @@ struct LifecycleTests {
         let signedOut = try await phonePoll
         #expect(signedOut.status == 401 && Date().timeIntervalSince(started) < 5)
         #expect(harness.service.watcherCount == 1)
-        #expect(try await harness.push(harness.operations(list, names: ["Milk"]), to: list, token: laptop).status == 200)
+        #expect(
+            try await harness.push(harness.operations(list, names: ["Milk"]), to: list, token: laptop).status == 200)
         let news = try await laptopPoll
         #expect(news.status == 200 && news.json["count"] as? Int == 1)
     }
