@@ -66,6 +66,8 @@ export class TextProblem extends Error {
 
 const whiteSpace = /^\p{White_Space}$/u;
 const control = /^\p{Cc}$/u;
+/** Unicode's 12 bidirectional controls (Bidi_Control), listed as ItemName.isBidiControl lists them. */
+const bidiControl = /^[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]$/u;
 let segmenter;
 
 /**
@@ -87,8 +89,11 @@ export function clean(raw, field = "name") {
       run = 0;
       continue;
     }
-    if (code < 0x80 ? code < 0x20 || code === 0x7f : control.test(char)) {
-      throw new TextProblem("control_character", "a value cannot contain control characters (tabs, escapes, …)");
+    if (code < 0x80 ? code < 0x20 || code === 0x7f : control.test(char) || bidiControl.test(char)) {
+      throw new TextProblem(
+        "control_character",
+        "a value cannot contain control characters (tabs, escapes, bidirectional controls, …)",
+      );
     }
     if (code >= 0x80 && isCombining(code)) {
       run += 1;

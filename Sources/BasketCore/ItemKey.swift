@@ -134,7 +134,9 @@ public enum ItemKey {
 /// replica accepts, every other one and the server accept too.
 ///
 /// A value is cleaned (white space collapsed and trimmed, the user's casing kept), holds no
-/// control character (C0, C1, DEL, U+0000), no character with more than
+/// control character (C0, C1, DEL, U+0000) nor bidirectional control (Unicode's Bidi_Control:
+/// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, which can make a name display as
+/// another, reversed or run into what follows it), no character with more than
 /// ``maxCombiningMarks`` combining marks in a row, and fits its field's limits: ``Field/maxBytes``
 /// bytes of UTF-8 and, for names and titles, ``maxLength`` characters. A one-letter name with
 /// 1.8 million accents is one character but 3.6 MB: bytes are what cost memory, so bytes are
@@ -172,11 +174,19 @@ public enum ItemName {
                 return "a value can have at most \(limit) bytes of UTF-8 (this one has \(n))"
             case .tooManyCombiningMarks:
                 return "a character can carry at most \(ItemName.maxCombiningMarks) accents or other combining marks"
-            case .controlCharacter: return "a value cannot contain control characters (tabs, escapes, …)"
+            case .controlCharacter:
+                return "a value cannot contain control characters (tabs, escapes, bidirectional controls, …)"
             case .notCleaned: return "a value travels with its white space collapsed and trimmed"
             case .invalidUTF8: return "an item name must be valid UTF-8"
             }
         }
+    }
+
+    /// Whether `scalar` is one of Unicode's 12 bidirectional controls (the Bidi_Control property,
+    /// the same set since Unicode 6.3; listed here, not read from a platform).
+    public static func isBidiControl(_ scalar: UInt32) -> Bool {
+        scalar == 0x061C || scalar == 0x200E || scalar == 0x200F || (0x202A...0x202E).contains(scalar)
+            || (0x2066...0x2069).contains(scalar)
     }
 
     /// The display name for `raw`: white space collapsed and trimmed, the user's casing kept.
@@ -205,7 +215,10 @@ public enum ItemName {
                 combiningRun = 0
                 continue
             }
-            if isASCII ? (scalar.value < 0x20 || scalar.value == 0x7F) : scalar.properties.generalCategory == .control {
+            if isASCII
+                ? (scalar.value < 0x20 || scalar.value == 0x7F)
+                : (scalar.properties.generalCategory == .control || Self.isBidiControl(scalar.value))
+            {
                 throw .controlCharacter
             }
             if !isASCII && scalar.properties.canonicalCombiningClass != .notReordered {

@@ -121,6 +121,15 @@ struct ItemNameTests {
     @Test func refusesControlCharactersAndInvalidUTF8() {
         #expect(throws: ItemName.Problem.controlCharacter) { try ItemName.clean("Milk\u{1B}[31m") }
         #expect(throws: ItemName.Problem.controlCharacter) { try ItemName.clean("Mi\u{7F}lk") }
+        // Bidirectional controls: a name that displays reversed, or runs into what follows it.
+        for bidi: UInt32 in [0x061C, 0x200E, 0x200F, 0x202A, 0x202D, 0x202E, 0x2066, 0x2069] {
+            let text = "Milk " + String(Unicode.Scalar(bidi)!) + "kcab"
+            #expect(throws: ItemName.Problem.controlCharacter, "U+\(String(bidi, radix: 16))") {
+                try ItemName.clean(text)
+            }
+            #expect(Printable.escaped(text) == "Milk \\u{\(String(bidi, radix: 16))}kcab")
+        }
+        #expect((try? ItemName.clean("חלב \u{05D3}")) != nil)  // right-to-left letters themselves are text
         #expect(throws: ItemName.Problem.invalidUTF8) { try ItemName.clean(bytes: [0x4D, 0xFF, 0x6B]) }
         #expect((try? ItemName.clean(bytes: Array("Øl".utf8))) == "Øl")
     }

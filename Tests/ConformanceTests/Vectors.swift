@@ -246,6 +246,10 @@ extension Vectors {
             make("an empty name", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t="),
             make("a name of dashes only", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=--"),
             make("a control character", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Mi\u{1B}lk"),
+            make(
+                "a right-to-left override", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Milk \u{202E}kcab"),
+            make("a bidirectional isolate", "\(item)\tnote\t0191c2b0a1230000\t00000000000000a1\t=a\u{2067}b"),
+            make("a right-to-left mark", "\(item)\tcategory\t0191c2b0a1230000\t00000000000000a1\t=\u{200F}dairy"),
             make("an escaped tab in a name", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Mi\\tlk"),
             make("white space not collapsed", "\(item)\tname\t0191c2b0a1230000\t00000000000000a1\t=Oat  milk"),
             make("a bad escape", "\(item)\tnote\t0191c2b0a1230000\t00000000000000a1\t=a\\qb"),
