@@ -447,7 +447,7 @@ final class ServerUnderTest {
         // and one account far past a family's: the quotas would refuse it.
         let limits = ["--max-items", "100000000", "--max-list-mb", "100000", "--max-watches", "100000"]
         process.arguments =
-            ["--listen", "127.0.0.1:0", "--data", data, "--connections-per-address", "0"]
+            ["--listen", "127.0.0.1:0", "--data", data, "--connections-per-address", "0", "--public-metrics"]
             + (accessLog == nil ? ["--quiet"] : []) + limits + extra
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -13,7 +13,7 @@ public enum ServerCommand {
         "basket-server [--listen HOST:PORT] [--data DIR | --store postgres://…] [--connections N] [--retention-days N]"
         + " [--threads N] [--durability full|process] [--max-wait SECONDS] [--signup open|invite-only|closed]"
         + " [--trust-proxy]"
-        + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--password-iterations N]"
+        + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--public-metrics] [--password-iterations N]"
         + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N] [--max-watches N]"
         + " [--max-connections N]"
         + " [--web DIR | --no-web]"
@@ -61,6 +61,9 @@ public enum ServerCommand {
           --connections-per-address N  BASKET_CONNECTIONS_PER_ADDRESS  default 256 (0: no limit; --trust-proxy
                                                   sets 0, since every connection then comes from the proxy)
           --metrics-listen HOST:PORT  BASKET_METRICS_LISTEN  serve /metrics there only, not on the public port
+          --public-metrics     BASKET_PUBLIC_METRICS=1  serve /metrics on the public port too (by default it is
+                                                  served only with --metrics-listen: it tells how many accounts
+                                                  and lists the server holds)
           --max-lists N        BASKET_MAX_LISTS   default 200: lists one account may make or join
           --max-members N      BASKET_MAX_MEMBERS default 50: members one list may have
           --max-items N        BASKET_MAX_ITEMS   default 20000: items one list may hold (removed ones too)
@@ -94,6 +97,7 @@ public enum ServerCommand {
         var connectionsPerAddress: Int?
         var metricsHost: String?
         var metricsPort = 0
+        var publicMetrics = false
         var passwordIterations = BasketService.Configuration().passwordIterations
         var command: String?
         var argument: String?
@@ -171,6 +175,7 @@ public enum ServerCommand {
         if let value = environment["BASKET_MAX_WAIT"], !value.isEmpty { try maxWait("BASKET_MAX_WAIT", value) }
         if environment["BASKET_QUIET"] == "1" { settings.quiet = true }
         if environment["BASKET_TRUST_PROXY"] == "1" { settings.trustProxy = true }
+        if environment["BASKET_PUBLIC_METRICS"] == "1" { settings.publicMetrics = true }
         if let value = environment["BASKET_SIGNUP"], !value.isEmpty { try signup(value) }
         if let value = environment["BASKET_METRICS_LISTEN"], !value.isEmpty { try metricsListen(value) }
         func iterations(_ name: String, _ value: String) throws {
@@ -232,6 +237,7 @@ public enum ServerCommand {
             case "--quiet": settings.quiet = true
             case "--signup": try signup(try value())
             case "--trust-proxy": settings.trustProxy = true
+            case "--public-metrics": settings.publicMetrics = true
             case "--metrics-listen": try metricsListen(try value())
             case "--password-iterations": try iterations(arg, try value())
             case "--max-lists", "--max-members", "--max-items", "--max-list-mb", "--max-watches", "--max-connections":
@@ -403,7 +409,8 @@ public enum ServerCommand {
         serviceConfiguration.maxBytesPerList = Int64(settings.maxListMB * 1_048_576)
         serviceConfiguration.maxWatchersPerAccount = settings.maxWatches
         let service = BasketService(store: store, configuration: serviceConfiguration)
-        let separateMetrics = settings.metricsHost != nil
+        // /metrics on the public port only when asked (and never beside --metrics-listen).
+        let separateMetrics = settings.metricsHost != nil || !settings.publicMetrics
         let web = try webApp(settings)
         let router = service.router(servingMetrics: !separateMetrics, web: web)
         var configuration = HTTPListener.Configuration(host: settings.host, port: settings.port)

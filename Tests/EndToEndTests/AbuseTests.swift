@@ -353,6 +353,20 @@ struct AbuseTests {
         #expect(page.operations.isEmpty && page.cursor == 0)
     }
 
+    /// `/metrics` tells how many accounts and lists a server holds: by default the public port
+    /// answers it 404, and only `--public-metrics` (or `--metrics-listen`) serves it.
+    @Test func metricsArePrivateUnlessAskedFor() throws {
+        let closed = try ServerProcess(
+            dataDirectory: root.file("metrics-default"), environment: ["BASKET_PUBLIC_METRICS": "0"])
+        #expect(try answer(closed, "GET", "/metrics").status == 404)
+        #expect(try answer(closed, "GET", "/healthz").status == 200)
+        let open = try ServerProcess(
+            dataDirectory: root.file("metrics-public"), arguments: ["--public-metrics"],
+            environment: ["BASKET_PUBLIC_METRICS": "0"])
+        let metrics = try answer(open, "GET", "/metrics")
+        #expect(metrics.status == 200 && String(decoding: metrics.body, as: UTF8.self).contains("basket_accounts"))
+    }
+
     /// The access log holds no invite code and no raw control character; `/metrics` is served
     /// only on the address `--metrics-listen` names; a 500 would say nothing of the internals.
     @Test func theAccessLogHidesSecretsAndMetricsCanBePrivate() throws {

@@ -196,6 +196,8 @@ public final class ServerProcess: @unchecked Sendable {
         // and no per-address connection limit (every test client is 127.0.0.1).
         environment["BASKET_PASSWORD_ITERATIONS"] = environment["BASKET_PASSWORD_ITERATIONS"] ?? "10000"
         environment["BASKET_CONNECTIONS_PER_ADDRESS"] = environment["BASKET_CONNECTIONS_PER_ADDRESS"] ?? "0"
+        // Tests read /metrics from the instances' own ports.
+        environment["BASKET_PUBLIC_METRICS"] = environment["BASKET_PUBLIC_METRICS"] ?? "1"
         environment.merge(extraEnvironment) { $1 }
         var started: [Subprocess] = []
         for index in instancePorts.indices {
