@@ -429,9 +429,11 @@ enum SyncCommands {
         let (transport, _) = try context.transport()
         let listID = list.id
         let (count, seconds) = (uses, expiresIn)
+        // The title goes with the invite, so whoever is invited sees which list before joining.
+        let title = try? ItemName.clean(list.title, for: .title)
         let invite = try runBlocking {
             _ = try await engine.sync(listID)
-            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds)
+            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds, title: title)
         }
         let code = invite.code ?? ""
         if context.json {

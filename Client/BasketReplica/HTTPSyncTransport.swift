@@ -119,11 +119,13 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     /// An invite code for a list: `uses` times at most (1 by default), for `expiresIn` seconds
-    /// (the server's default when nil).
-    public func invite(to list: ListID, role: Role, uses: Int = 1, expiresIn: Int? = nil) async throws -> Invite {
+    /// (the server's default when nil); `title`, the list's, is shown to whoever previews it.
+    public func invite(
+        to list: ListID, role: Role, uses: Int = 1, expiresIn: Int? = nil, title: String? = nil
+    ) async throws -> Invite {
         let answer: Wire.NewInvite = try await call(
             "POST", "/v1/lists/\(list)/invites",
-            sending: Wire.InviteRequest(role: role, uses: uses, expiresIn: expiresIn))
+            sending: Wire.InviteRequest(role: role, uses: uses, expiresIn: expiresIn, title: title))
         guard answer.code.utf8.count <= 64 else { throw SyncError.badResponse("no code in the answer") }
         return Invite(
             id: Self.printable(String(answer.id.prefix(32))), code: Self.printable(answer.code), role: answer.role,

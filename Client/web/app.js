@@ -253,8 +253,51 @@ function showLists() {
   const pendingJoin = sessionStorage.getItem("basket-join");
   if (pendingJoin) {
     sessionStorage.removeItem("basket-join");
-    run(() => joinList(pendingJoin));
+    run(() => askToJoin(pendingJoin));
   }
+}
+
+/**
+ * A `#join=` link asks before it joins: who invited to which list, as what (the server's
+ * preview of the code), then Join or Not now. A link is something anyone can send; joining is
+ * the person's own decision.
+ * @param {string} code
+ */
+async function askToJoin(code) {
+  let preview;
+  try {
+    preview = await request("POST", "/v1/invites/preview", { body: { code: code.trim() }, token: replica.meta.account?.token });
+  } catch (error) {
+    if (error instanceof Unreachable) throw new Error("Joining a list needs the server: open the link again when you are online.");
+    throw error;
+  }
+  if (!isID128(preview?.list)) throw new Error("the server's answer has no list");
+  if (preview.member === true && replica.state(preview.list)) return go(`#/list/${preview.list}`);
+  const title = typeof preview.title === "string" && preview.title ? preview.title.slice(0, 500) : "a shared list";
+  const who = typeof preview.createdBy === "string" && preview.createdBy ? preview.createdBy.slice(0, 64) : "Someone";
+  const role = ["owner", "editor", "viewer"].includes(preview.role) ? preview.role : "member";
+  const article = role === "viewer" || role === "member" ? "a" : "an";
+  const dialog = h(
+    "dialog",
+    { class: "card", "aria-labelledby": "join-title", "aria-describedby": "join-question" },
+    h("h2", { id: "join-title" }, "Join this list?"),
+    h("p", { id: "join-question" }, `${who} invited you to ${title} as ${article} ${role}.`),
+    h(
+      "form",
+      {
+        method: "dialog",
+        class: "actions",
+        onsubmit: (event) => {
+          if (event.submitter?.value === "join") run(() => joinList(code));
+        },
+      },
+      h("button", { value: "join", class: "primary" }, "Join"),
+      h("button", { value: "cancel" }, "Not now"),
+    ),
+  );
+  document.body.append(dialog);
+  dialog.addEventListener("close", () => dialog.remove());
+  dialog.showModal();
 }
 
 async function joinList(code) {
@@ -500,7 +543,9 @@ function showList(list) {
     dialog.showModal();
     try {
       await sync.syncList(list);
-      const invite = await request("POST", `/v1/lists/${list}/invites`, { body: { role: "editor" }, token: replica.meta.account?.token });
+      const title = replica.state(list)?.info.title;
+      const invitation = title ? { role: "editor", title } : { role: "editor" };
+      const invite = await request("POST", `/v1/lists/${list}/invites`, { body: invitation, token: replica.meta.account?.token });
       const link = `${location.origin}/#join=${invite.code}`;
       body.replaceChildren(
         h("p", {}, "Anyone with this code can join as an editor, once, for 7 days:"),

@@ -161,6 +161,12 @@ extension BasketService {
         guard role != .viewer, invited <= role else {
             throw HTTPError(403, "forbidden", "a \(role.rawValue) cannot invite as \(invited.rawValue)")
         }
+        let title: String?
+        do throws(ItemName.Problem) {
+            title = try body.title.map { raw throws(ItemName.Problem) in try ItemName.clean(raw, for: .title) }
+        } catch {
+            throw HTTPError.badRequest("'title' is not a list title: \(error)", code: "invalid_title")
+        }
         let code = Passwords.inviteCode()
         let id = Secrets.randomHex(bytes: 8)
         let now = Int64(configuration.clock())
@@ -170,7 +176,8 @@ extension BasketService {
                 hash: Passwords.codeHash(code), id: id, list: list, role: invited, createdBy: account.id,
                 createdAt: now, expiresAt: expires, uses: Int(uses),
                 limits: InviteLimits(
-                    perList: configuration.maxInvitesPerList, perMember: configuration.maxInvitesPerMember))
+                    perList: configuration.maxInvitesPerList, perMember: configuration.maxInvitesPerMember),
+                title: title)
         } catch StoreError.noSuchMember, StoreError.noSuchList {
             // Removed or demoted since the role was read above.
             throw HTTPError(403, "forbidden", "this account may no longer invite to the list as \(invited.rawValue)")
@@ -204,6 +211,30 @@ extension BasketService {
             throw HTTPError.notFound("this list has no invite '\(id.prefix(32))' of yours")
         }
         return HTTPResponse(status: 204)
+    }
+
+    /// What an invite code is for (list, title, role, maker), for a signed-in account to decide
+    /// whether to join: the code travels in the body, as for joining. An unknown, used-up or
+    /// expired code is a 404, as for joining; failed look-ups count against the address as
+    /// failed sign-ins do, so codes cannot be guessed by asking.
+    func previewInvite(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let code = try JSONBody.decode(Wire.InviteCode.self, from: request).code
+        let address = clientAddress(request)
+        let now = configuration.monotonicClock()
+        if let retryAfter = logins.addressBlocked(address, now: now) {
+            throw HTTPError(
+                429, "rate_limited", "too many unknown codes from this address; try again in \(retryAfter) s",
+                headers: [("Retry-After", "\(retryAfter)")])
+        }
+        guard
+            let preview = try store.invitePreview(
+                hash: Passwords.codeHash(code), now: Int64(configuration.clock()), for: account.id)
+        else {
+            logins.count(address, now: now)
+            throw HTTPError.notFound("no such invite: it is unknown, used up, withdrawn or expired")
+        }
+        return answer(preview)
     }
 
     /// Joins the list an invite is for. The code travels in the body, never in a URL (URLs end up

@@ -184,6 +184,7 @@ public final class BasketService: Sendable {
             r.on("GET", "/v1/lists/{id}/invites", answer: listInvites)
             r.on("DELETE", "/v1/lists/{id}/invites/{invite}", answer: revokeInvite)
             r.on("POST", "/v1/invites", answer: redeemInvite)
+            r.on("POST", "/v1/invites/preview", answer: previewInvite)
             r.on("POST", "/v1/lists/{id}/ops", push)
             r.on("GET", "/v1/lists/{id}/ops", pull)
         }

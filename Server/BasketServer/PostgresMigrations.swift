@@ -237,7 +237,8 @@ enum PostgresMigrations {
         """,
         // 5: who made each list (the list quota counts it while it exists), when its epoch began
         // (operations stamped before may be relayed by any member after a restore), and the
-        // account each replica id of a list belongs to (the first to push it there).
+        // account each replica id of a list belongs to (the first to push it there); an invite's
+        // title (the list's, as its maker's device had it).
         """
         ALTER TABLE lists ADD COLUMN created_by bigint;
         ALTER TABLE lists ADD COLUMN epoch_started bigint NOT NULL DEFAULT 0;
@@ -249,6 +250,7 @@ enum PostgresMigrations {
             account bigint NOT NULL,
             PRIMARY KEY(list, replica)
         );
+        ALTER TABLE invites ADD COLUMN title text;
         """,
     ]
 

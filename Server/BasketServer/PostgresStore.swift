@@ -370,7 +370,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int, limits: InviteLimits
+        uses: Int, limits: InviteLimits, title: String?
     ) throws {
         try connected { db in
             try db.transaction {
@@ -382,7 +382,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
                     Self.insertInvite,
                     [
                         hash, id, Self.listParameter(list), role.rawValue, "\(createdBy)", "\(createdAt)",
-                        "\(expiresAt)", "\(uses)", "\(limits.perList)", "\(limits.perMember)",
+                        "\(expiresAt)", "\(uses)", "\(limits.perList)", "\(limits.perMember)", title,
                     ])
                 guard rows.count == 0 else { return }
                 let found = try db.prepared(
@@ -453,6 +453,23 @@ public final class PostgresStore: Store, @unchecked Sendable {
             id: rows.string(row, 0) ?? "", role: Role(rawValue: rows.string(row, 1) ?? "") ?? .viewer,
             createdBy: rows.string(row, 2) ?? "", created: rows.int64(row, 3), expires: rows.int64(row, 4),
             usesLeft: Int(rows.int64(row, 5)))
+    }
+
+    public func invitePreview(hash: String, now: Int64, for account: Int64) throws -> Wire.InvitePreview? {
+        try connected { db in
+            let rows = try db.prepared(
+                """
+                SELECT l.id, i.title, i.role, coalesce(a.name, ''), i.expires,
+                    EXISTS (SELECT 1 FROM members m WHERE m.list = i.list AND m.account = $3)
+                FROM invites i JOIN lists l ON l.no = i.list LEFT JOIN accounts a ON a.id = i.created_by
+                WHERE i.hash = $1 AND i.expires > $2 AND i.uses_left > 0
+                """, [hash, "\(now)", "\(account)"])
+            guard rows.count == 1, let id = rows.bytes(0, 0).flatMap({ ID128(bytes: $0) }) else { return nil }
+            return Wire.InvitePreview(
+                list: ListID(raw: id), title: rows.string(0, 1),
+                role: Role(rawValue: rows.string(0, 2) ?? "") ?? .viewer,
+                createdBy: rows.string(0, 3) ?? "", expiresAt: rows.int64(0, 4), member: rows.string(0, 5) == "t")
+        }
     }
 
     public func invites(of list: ListID, now: Int64) throws -> [InviteInfo] {

@@ -158,7 +158,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         """,
         // 7: who made each list (the list quota counts it while it exists), when its epoch began
         // (operations stamped before may be relayed by any member after a restore), and the
-        // account each replica id of a list belongs to (the first to push it there).
+        // account each replica id of a list belongs to (the first to push it there); an invite's
+        // title (the list's, as its maker's device had it).
         """
         ALTER TABLE lists ADD COLUMN created_by INTEGER;
         ALTER TABLE lists ADD COLUMN epoch_started INTEGER NOT NULL DEFAULT 0;
@@ -170,6 +171,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             account INTEGER NOT NULL,
             PRIMARY KEY(list, replica)
         ) WITHOUT ROWID;
+        ALTER TABLE invites ADD COLUMN title TEXT;
         """,
     ]
 
@@ -597,7 +599,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int, limits: InviteLimits
+        uses: Int, limits: InviteLimits, title: String?
     ) throws {
         try locked { db in
             try db.transaction {
@@ -607,7 +609,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 let stored = try db.query(
                     Self.insertInvite, .text(hash), .text(id), .blob(list.raw.bytes), .text(role.rawValue),
                     .integer(createdBy), .integer(createdAt), .integer(expiresAt), .integer(Int64(uses)),
-                    .integer(Int64(limits.perList)), .integer(Int64(limits.perMember))
+                    .integer(Int64(limits.perList)), .integer(Int64(limits.perMember)), title.map { .text($0) } ?? .null
                 ) { _ in true }
                 guard stored.isEmpty else { return }
                 let maker = try db.scalar(
@@ -666,6 +668,24 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 try db.run("DELETE FROM invites WHERE hash = ? AND uses_left <= 0", .text(hash))
                 return Membership(list: ListID(raw: ID128(bytes: id)!), role: role, epoch: epoch, cursor: cursor)
             }
+        }
+    }
+
+    public func invitePreview(hash: String, now: Int64, for account: Int64) throws -> Wire.InvitePreview? {
+        try locked { db in
+            try db.query(
+                """
+                SELECT l.id, i.title, i.role, coalesce(a.name, ''), i.expires,
+                    EXISTS (SELECT 1 FROM members m WHERE m.list = i.list AND m.account = ?3)
+                FROM invites i JOIN lists l ON l.no = i.list LEFT JOIN accounts a ON a.id = i.created_by
+                WHERE i.hash = ?1 AND i.expires > ?2 AND i.uses_left > 0
+                """, .text(hash), .integer(now), .integer(account)
+            ) { row in
+                Wire.InvitePreview(
+                    list: ListID(raw: ID128(row.blob128(0))), title: row.string(1),
+                    role: Role(rawValue: row.string(2) ?? "") ?? .viewer, createdBy: row.string(3) ?? "",
+                    expiresAt: row.int64(4), member: row.int64(5) != 0)
+            }.first
         }
     }
 

@@ -183,7 +183,10 @@ public protocol Store: Sendable {
     ///   it), ``StoreError/tooManyInvites``.
     func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int, limits: InviteLimits) throws
+        uses: Int, limits: InviteLimits, title: String?) throws
+    /// What the working invite hashed `hash` is for, as `account` may see it before joining
+    /// (nil when there is no such invite at `now`).
+    func invitePreview(hash: String, now: Int64, for account: Int64) throws -> Wire.InvitePreview?
     /// Adds the account to the invite's list with the invite's role and uses the invite once (it
     /// is gone after its last use). An account that is a member already keeps its role and the
     /// invite is not used: roles change only through ``setRole(_:of:in:)``.
@@ -318,12 +321,13 @@ enum SharedSQL {
     /// Inserts an invite only while its maker ({5}) is a member of the list ({3}, its id) allowed
     /// to make it, and while the list and the maker have fewer working invites at {6} (now) than
     /// {9} and {10}; returns the invite's id when it was stored. Parameters: hash, id, list id,
-    /// role, maker, created, expires, uses, most per list, most per member. PostgreSQL appends a
+    /// role, maker, created, expires, uses, most per list, most per member, title. PostgreSQL appends a
     /// lock of the list's and the member's rows (``PostgresStore``), so a removal or a change of
     /// role waits for it or it sees them.
     static let insertInvite = """
-        INSERT INTO invites(hash, id, list, role, created_by, created, expires, uses_left)
-        SELECT {1}, {2}, l.no, {4}, m.account, CAST({6} AS BIGINT), CAST({7} AS BIGINT), CAST({8} AS BIGINT)
+        INSERT INTO invites(hash, id, list, role, created_by, created, expires, uses_left, title)
+        SELECT {1}, {2}, l.no, {4}, m.account, CAST({6} AS BIGINT), CAST({7} AS BIGINT), CAST({8} AS BIGINT),
+            CAST({11} AS TEXT)
         FROM lists l JOIN members m ON m.list = l.no AND m.account = CAST({5} AS BIGINT)
         WHERE l.id = {3} AND (m.role = 'owner' OR (m.role = 'editor' AND {4} <> 'owner'))
             AND (SELECT count(*) FROM invites i

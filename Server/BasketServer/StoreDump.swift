@@ -11,7 +11,8 @@ import SQLite
 public enum StoreDump {
     public static let format = "basket-store"
     /// 2: tokens with id, device and last use; invites by hash with uses; signup invites.
-    /// 3: lists with their maker and the start of their epoch; replica ids' owners per list.
+    /// 3: lists with their maker and the start of their epoch; replica ids' owners per list;
+    /// invites with a title.
     /// Version 1 and 2 dumps are still read: version 1's tokens get a new id, its plain-text
     /// invites are left out (as the schema 3 migration drops them); lists of both get their maker
     /// as the migrations do (an owner), and no replica id has an owner yet.
@@ -23,7 +24,7 @@ public enum StoreDump {
         ("tokens", ["hash", "id", "account", "device", "created", "last_used"]),
         ("lists", ["no", "id", "epoch", "last_seq", "compacted_through", "created_by", "epoch_started"]),
         ("members", ["list", "account", "role"]),
-        ("invites", ["hash", "id", "list", "role", "created_by", "created", "expires", "uses_left"]),
+        ("invites", ["hash", "id", "list", "role", "created_by", "created", "expires", "uses_left", "title"]),
         ("invite_uses", ["hash", "account"]),
         ("signup_invites", ["hash", "created", "expires", "uses_left"]),
         ("replicas", ["list", "replica", "account"]),
@@ -38,6 +39,7 @@ public enum StoreDump {
         case (1, "tokens"): return 3
         case (1, "invites"): return 5
         case (1, "lists"), (2, "lists"): return 5
+        case (2, "invites"): return 8
         default: return current
         }
     }
@@ -49,6 +51,7 @@ public enum StoreDump {
         case (1, "tokens"): [row[0], .text(Secrets.randomHex(bytes: 8)), row[1], .text(""), row[2], row[2]]
         case (1, "invites"): nil
         case (_, "lists"): row + [.null, .integer(0)]
+        case (2, "invites"): row + [.null]
         default: row
         }
     }
@@ -267,7 +270,7 @@ extension PostgresStore: DumpableStore {
     static let dumpKinds: [String: [Character]] = [
         "accounts": ["i", "t", "t"], "tokens": ["t", "t", "i", "t", "i", "i"],
         "lists": ["i", "b", "t", "i", "i", "i", "i"], "members": ["i", "i", "t"],
-        "invites": ["t", "t", "i", "t", "i", "i", "i", "i"], "invite_uses": ["t", "i"],
+        "invites": ["t", "t", "i", "t", "i", "i", "i", "i", "t"], "invite_uses": ["t", "i"],
         "signup_invites": ["t", "i", "i", "i"], "replicas": ["i", "i", "i"],
     ]
 

@@ -27,7 +27,9 @@ public enum Wire {
             if value.utf8.count > maxBytes {
                 throw Refusal(code: "too_long", message: "'\(key.stringValue)' is longer than \(maxBytes) bytes")
             }
-            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            if value.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control || ItemName.isBidiControl($0.value)
+            }) {
                 throw Refusal(
                     code: "control_character", message: "'\(key.stringValue)' cannot contain control characters")
             }
@@ -139,20 +141,25 @@ public enum Wire {
         public var uses: Int64?
         /// Seconds.
         public var expiresIn: Int64?
+        /// The list's title as the inviter's device has it, shown to whoever previews the code
+        /// (``InvitePreview``); a title's rules (``ItemName``).
+        public var title: String?
 
         /// An invite request; nil fields take the server's defaults.
-        public init(role: Role? = nil, uses: Int? = nil, expiresIn: Int? = nil) {
+        public init(role: Role? = nil, uses: Int? = nil, expiresIn: Int? = nil, title: String? = nil) {
             self.role = role?.rawValue
             self.uses = uses.map(Int64.init)
             self.expiresIn = expiresIn.map(Int64.init)
+            self.title = title
         }
 
         /// The JSON keys of the body.
-        public enum CodingKeys: String, CodingKey, CaseIterable { case role, uses, expiresIn }
+        public enum CodingKeys: String, CodingKey, CaseIterable { case role, uses, expiresIn, title }
         public static let fields = CodingKeys.allCases.map(\.rawValue)
 
         public func check() throws(Refusal) {
             try Refusal.text(role, CodingKeys.role, maxBytes: 16)
+            try Refusal.text(title, CodingKeys.title, maxBytes: Field.title.maxBytes)
         }
     }
 
@@ -406,6 +413,32 @@ public enum Wire {
 
         /// The list's invites.
         public init(invites: [Invite]) { self.invites = invites }
+    }
+
+    /// `POST /v1/invites/preview`: what an invite code is for, before joining with it.
+    public struct InvitePreview: Codable, Hashable, Sendable {
+        /// The list it is for.
+        public var list: ListID
+        /// The list's title as the inviter's device had it, if it said.
+        public var title: String?
+        /// The role it gives.
+        public var role: Role
+        /// The account that made it.
+        public var createdBy: String
+        /// When it stops working, Unix milliseconds.
+        public var expiresAt: Int64
+        /// Whether the caller is a member of the list already (joining changes nothing then).
+        public var member: Bool
+
+        /// What an invite is for.
+        public init(list: ListID, title: String?, role: Role, createdBy: String, expiresAt: Int64, member: Bool) {
+            self.list = list
+            self.title = title
+            self.role = role
+            self.createdBy = createdBy
+            self.expiresAt = expiresAt
+            self.member = member
+        }
     }
 
     /// `POST /v1/lists/{id}/invites`: the code, shown this once.

@@ -141,7 +141,10 @@ struct WireSchemaTests {
                 Wire.PasswordChange(password: "a", newPassword: "b")
             ),
             ("NewList", Wire.NewList(id: list), Wire.NewList(id: list)),
-            ("InviteRequest", Wire.InviteRequest(role: .viewer, uses: 2, expiresIn: 60), Wire.InviteRequest()),
+            (
+                "InviteRequest", Wire.InviteRequest(role: .viewer, uses: 2, expiresIn: 60, title: "Family"),
+                Wire.InviteRequest()
+            ),
             ("InviteCode", Wire.InviteCode(code: "c"), Wire.InviteCode(code: "c")),
             ("RoleChange", Wire.RoleChange(role: .viewer), Wire.RoleChange(role: .viewer)),
             ("Push", Wire.Push(ops: OperationText(bytes: [])), Wire.Push(ops: OperationText(bytes: []))),
@@ -164,6 +167,13 @@ struct WireSchemaTests {
             (
                 "NewInvite", Wire.NewInvite(code: "c", id: "2e", role: .owner, list: list, expiresAt: 1, usesLeft: 1),
                 Wire.NewInvite(code: "c", id: "2e", role: .owner, list: list, expiresAt: 1, usesLeft: 1)
+            ),
+            (
+                "InvitePreview",
+                Wire.InvitePreview(
+                    list: list, title: "Family", role: .editor, createdBy: "alice", expiresAt: 1, member: false),
+                Wire.InvitePreview(
+                    list: list, title: nil, role: .editor, createdBy: "alice", expiresAt: 1, member: true)
             ),
             ("PushResult", push, push),
             ("Page", page, page),

@@ -330,6 +330,43 @@ struct LifecycleTests {
         #expect(news.status == 200 && news.json["count"] as? Int == 1)
     }
 
+    /// A signed-in account may ask what a code is for before joining: the list, its title as the
+    /// inviter's device gave it, the role and who made it. Unknown codes answer 404 and count
+    /// against the address, so asking is no way to guess codes.
+    @Test func anInviteIsPreviewedBeforeJoining() async throws {
+        let harness = try Harness { $0.failedLoginsPerAddress = 5 }
+        let owner = try await harness.signUp("owner")
+        let bob = try await harness.signUp("bob")
+        let list = try await harness.newList(owner)
+        let made = try await harness.call(
+            "POST", "/v1/lists/\(list)/invites", token: owner, json: ["role": "viewer", "title": "  Family  shop "])
+        let code = try #require(made.json["code"] as? String)
+        let preview = try await harness.call("POST", "/v1/invites/preview", token: bob, json: ["code": code])
+        #expect(preview.status == 200)
+        #expect(
+            preview.json["list"] as? String == list.description && preview.json["title"] as? String == "Family shop")
+        #expect(preview.json["role"] as? String == "viewer" && preview.json["createdBy"] as? String == "owner")
+        #expect(preview.json["member"] as? Bool == false)
+        // Previewing uses nothing: Bob joins with the code after.
+        #expect(try await harness.call("POST", "/v1/invites", token: bob, json: ["code": code]).status == 200)
+        let again = try await harness.call("POST", "/v1/invites/preview", token: owner, json: ["code": code])
+        #expect(again.status == 404)  // single use: gone
+        let bad = try await harness.call(
+            "POST", "/v1/lists/\(list)/invites", token: owner, json: ["title": "Fam\u{202E}ily"])
+        #expect(bad.status == 400 && bad.error == "control_character")
+        let blank = try await harness.call("POST", "/v1/lists/\(list)/invites", token: owner, json: ["title": "   "])
+        #expect(blank.status == 400 && blank.error == "invalid_title")
+        // Guessing: unknown codes count with the address's signups (two here) and failures; past five, 429.
+        var statuses: [Int] = []
+        for guess in 0..<7 {
+            statuses.append(
+                try await harness.call(
+                    "POST", "/v1/invites/preview", token: bob, json: ["code": "AAAA-BBBB-CCCC-000\(guess)"]
+                ).status)
+        }
+        #expect(statuses.first == 404 && statuses.last == 429, "\(statuses)")
+    }
+
     @Test func aRemovedMemberIsDismissedAndCannotRejoinWithItsCode() async throws {
         let harness = try Harness()
         let owner = try await harness.signUp("owner")

@@ -128,12 +128,12 @@ struct StoreTests {
         func invite(_ hash: String, _ role: Role, expires: Int64 = 1_000, uses: Int = 1, by: Int64 = alice) throws {
             try store.saveInvite(
                 hash: hash, id: "id-\(hash)", list: list, role: role, createdBy: by, createdAt: 1, expiresAt: expires,
-                uses: uses, limits: Self.inviteLimits)
+                uses: uses, limits: Self.inviteLimits, title: nil)
         }
         #expect(throws: StoreError.noSuchList) {
             try store.saveInvite(
                 hash: "x", id: "x", list: .random(), role: .editor, createdBy: alice, createdAt: 1, expiresAt: 10,
-                uses: 1, limits: Self.inviteLimits)
+                uses: 1, limits: Self.inviteLimits, title: nil)
         }
 
         try invite("edit", .editor)
@@ -208,11 +208,11 @@ struct StoreTests {
         _ = try store.createList(list, owner: alice)
         try store.saveInvite(
             hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 2,
-            limits: Self.inviteLimits)
+            limits: Self.inviteLimits, title: nil)
         _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
         try store.saveInvite(
             hash: "b", id: "by-bob", list: list, role: .editor, createdBy: bob, createdAt: 1, expiresAt: 1_000, uses: 1,
-            limits: Self.inviteLimits)
+            limits: Self.inviteLimits, title: nil)
 
         // The only owner cannot step down; with a second owner either may.
         #expect(throws: StoreError.lastOwner) { try store.setRole(.editor, of: alice, in: list) }
@@ -269,7 +269,7 @@ struct StoreTests {
         {
             try store.saveInvite(
                 hash: hash, id: "id-\(hash)", list: list, role: role, createdBy: by, createdAt: now,
-                expiresAt: now + 1_000, uses: 5, limits: limits)
+                expiresAt: now + 1_000, uses: 5, limits: limits, title: nil)
         }
         try invite("join", .owner, by: alice)
         #expect(try store.redeemInvite(hash: "join", account: mallory, now: 2, maxMembers: 50).role == .owner)
@@ -295,7 +295,7 @@ struct StoreTests {
         #expect(throws: StoreError.noSuchList) {
             try store.saveInvite(
                 hash: "x4", id: "x4", list: .random(), role: .viewer, createdBy: alice, createdAt: 1, expiresAt: 9,
-                uses: 1, limits: Self.inviteLimits)
+                uses: 1, limits: Self.inviteLimits, title: nil)
         }
         // Caps: per member, then per list; expired invites count against neither.
         let tight = InviteLimits(perList: 3, perMember: 2)
@@ -323,7 +323,7 @@ struct StoreTests {
         _ = try store.createList(list, owner: alice)
         try store.saveInvite(
             hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1,
-            limits: Self.inviteLimits)
+            limits: Self.inviteLimits, title: nil)
         _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
         func push(_ ops: [Op], by account: Int64) throws -> AppendResult {
             try store.append(ops, to: list, receivedAt: 1, limits: .none, pusher: account)
@@ -374,7 +374,7 @@ struct StoreTests {
         _ = try store.createList(list, owner: alice)
         try store.saveInvite(
             hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1,
-            limits: Self.inviteLimits)
+            limits: Self.inviteLimits, title: nil)
         _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
         func pull(_ account: Int64, after: Int64) throws -> Page {
             try store.page(of: list, after: after, limit: 100, maxBytes: 1 << 20, member: account)
@@ -836,6 +836,7 @@ struct StoreTests {
     /// owners), taken away again.
     static let undoReplicaOwners = """
         DROP TABLE replicas; ALTER TABLE lists DROP COLUMN created_by; ALTER TABLE lists DROP COLUMN epoch_started;
+        ALTER TABLE invites DROP COLUMN title;
 
         """
 
@@ -1001,7 +1002,7 @@ struct StoreTests {
         let bob = try target.createAccount(name: "bob", passwordHash: "b")
         try target.saveInvite(
             hash: "h", id: "i", list: list, role: .owner, createdBy: alice.id, createdAt: 1, expiresAt: 1_000, uses: 1,
-            limits: Self.inviteLimits)
+            limits: Self.inviteLimits, title: nil)
         _ = try target.redeemInvite(hash: "h", account: bob.id, now: 2, maxMembers: 50)
         try target.removeMember(alice.id, from: list)
         #expect(try target.listCount(of: alice.id) == 1 && target.listCount(of: bob.id) == 1)
@@ -1020,7 +1021,7 @@ struct StoreTests {
         _ = try source.createList(list, owner: alice.id)
         try source.saveInvite(
             hash: "inv", id: "i-id", list: list, role: .editor, createdBy: alice.id, createdAt: 1, expiresAt: 99,
-            uses: 2, limits: Self.inviteLimits)
+            uses: 2, limits: Self.inviteLimits, title: nil)
         _ = try source.redeemInvite(hash: "inv", account: bob.id, now: 1, maxMembers: 50)
         try source.saveSignupInvite(hash: "signup", createdAt: 1, expiresAt: 2, uses: 3)
         let ops =

@@ -110,6 +110,7 @@ def device(workspace, server):
         counter["n"] += 1
         home = os.path.join(workspace, f"cli-{name}-{time.time_ns()}")
         d = Device(home, server)
+        d.name = name
         d.run("remote", "set", server.url)
         d.run("signup", name)
         return d
@@ -180,6 +181,15 @@ class Client:
         code = self.page.inner_text("#invite-code")
         self.page.click("dialog button:text('Close')")
         return code
+
+    def join_link(self, code, answer="Join"):
+        """Opens an invite link as a person would, and answers the question it asks."""
+        self.page.goto(f"{self.server.url}/#join={code}")
+        dialog = self.page.get_by_role("dialog", name="Join this list?")
+        dialog.wait_for()
+        question = dialog.locator("#join-question").inner_text()
+        dialog.get_by_role("button", name=answer).click()
+        return question
 
     def status(self):
         return self.page.inner_text("#status")

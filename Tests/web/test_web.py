@@ -36,7 +36,7 @@ def test_two_phones_and_a_terminal_converge_after_one_phone_was_offline(client, 
     bob = client()
     bob.signup(unique("bob"))
     # The link a share gives: the code travels in the fragment, the page joins and opens the list.
-    bob.page.goto(f"{bob.server.url}/#join={code_for_bob}")
+    bob.join_link(code_for_bob)
     bob.page.wait_for_selector("#query")
     assert wait_until(lambda: bob.items() == {"Milk": False, "bread": False, "eggs": False})
 
@@ -108,7 +108,7 @@ def test_search_as_you_type_ranks_like_basket_search(client, device):
     code = terminal.run("share").stdout.split(": ")[1].split()[0]
     phone = client()
     phone.signup(unique("gina"))
-    phone.page.goto(f"{phone.server.url}/#join={code}")
+    phone.join_link(code)
     phone.page.wait_for_selector("li.item:has-text('Item 10')")
     assert len(phone.items()) == len(names)
     queries = ["milk", "mil", "bread", "brea", "creme", "yoghurt", "jalapeno", "chikcen", "cocacola", "buter",
@@ -233,7 +233,7 @@ def test_a_member_removed_keeps_the_list_read_only_and_can_remove_it(client, dev
     phone = client()
     name = unique("noah")
     phone.signup(name)
-    phone.page.goto(f"{phone.server.url}/#join={code}")
+    phone.join_link(code)
     phone.page.wait_for_selector("li.item:has-text('Lemonade')")
     owner.run("members", "rm", name)
     phone.page.wait_for_selector("text=no longer shared with you", timeout=5000)
@@ -276,3 +276,22 @@ def test_two_tabs_of_one_phone_see_each_others_changes_even_offline(client):
     })""")
     assert replicas >= 2
     second.close()
+
+
+def test_an_invite_link_asks_before_it_joins(client, device):
+    """A link anyone may send: the page says who invited to which list as what, and joins only
+    when the person says so."""
+    owner = device(unique("olga"))
+    owner.run("list", "new", "Family")
+    owner.run("add", "Milk")
+    code = owner.run("share").stdout.split(": ")[1].split()[0]
+    phone = client()
+    phone.signup(unique("paul"))
+    question = phone.join_link(code, answer="Not now")
+    assert question == f"{owner.name} invited you to Family as an editor.", question
+    phone.page.wait_for_selector("#new-list")
+    assert phone.page.query_selector("a.list-row:has-text('Family')") is None
+    # The code was not used: the same link, answered Join, opens the list.
+    phone.join_link(code)
+    phone.page.wait_for_selector("li.item:has-text('Milk')")
+    assert phone.items() == {"Milk": False}
