@@ -336,7 +336,8 @@ enum Commands {
             details: """
                 Each FILE is a scenario (see docs/conflicts.md): named devices act on one shared list
                 ('alice: add Milk', 'bob: offline', 'bob: check milk', 'alice: clock +10m', 'sync all',
-                'server: restart', 'server: lose data') and expectations say what they must show
+                'server: restart', 'server: lose data', 'mallory: forge bob's last write') and expectations
+                say what they must show
                 ('expect all: Milk checked', 'expect bob: 1 item', 'expect all: same'). Every scenario gets
                 a new basket-server process on 127.0.0.1 and a replica file per device, in a temporary folder.
                 Prints PASS or FAIL per file, with what each device shows when an expectation fails.

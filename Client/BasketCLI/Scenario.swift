@@ -24,6 +24,9 @@ struct Scenario {
         case sync
         /// Moves the device's clock by this many milliseconds (cumulative).
         case clock(Int64)
+        /// Pushes, with this device's token, the named device's newest write (its replica id and
+        /// timestamp) with another value: a member forging another's write.
+        case forge(String)
     }
 
     enum Condition: Equatable {
@@ -117,6 +120,12 @@ struct Scenario {
             return .command(["members", "role", words[1], words[2]])
         case "remove" where words.count == 3 && words[1] == "member":
             return .command(["members", "rm", words[2]])
+        case "forge":
+            // "mallory: forge bob's last write"
+            guard words.count == 4, words[1].hasSuffix("'s"), Scenario.isName(String(words[1].dropLast(2))),
+                words[2] == "last", words[3] == "write"
+            else { throw fail("forge DEVICE's last write") }
+            return .forge(String(words[1].dropLast(2)))
         case "discard" where rest == "refused":
             return .command(["sync", "--discard-refused"])
         case "offline", "online", "sync":
@@ -150,7 +159,8 @@ struct Scenario {
         default:
             throw fail(
                 "unknown action '\(verb)': add, check, uncheck, toggle, remove, rename, quantity, title, "
-                    + "offline, online, sync, clock, share DEVICE ROLE, remove member DEVICE, discard refused, cannot ACTION"
+                    + "offline, online, sync, clock, share DEVICE ROLE, remove member DEVICE, discard refused, "
+                    + "forge DEVICE's last write, cannot ACTION"
             )
         }
     }

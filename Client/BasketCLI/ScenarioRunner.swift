@@ -1,4 +1,5 @@
 import BasketCore
+import BasketReplica
 import Foundation
 import Spawn
 
@@ -174,6 +175,7 @@ final class ScenarioRunner {
                 case .online: offline.remove(device)
                 case .sync: if !offline.contains(device) { try basket(device, ["sync"], line: line) }
                 case .clock(let delta): clocks[device, default: 0] += delta
+                case .forge(let victim): try forge(victim, by: device, line: line)
                 }
             case .syncAll:
                 // Twice round: what the last device pushed reaches the first.
@@ -195,6 +197,30 @@ final class ScenarioRunner {
                 try startServer(line: line)
             case .expect(let who, let condition):
                 try check(who == "all" ? scenario.devices : [who], condition, line: line)
+            }
+        }
+
+        /// `forger` pushes, with its own token, the newest operation `victim`'s replica knows (its
+        /// identity: item, field, timestamp, replica) with another value. Whether the server takes
+        /// it or not, the scenario's expectations say what every device must show after.
+        func forge(_ victim: String, by forger: String, line: Int) throws {
+            let file = folder + "/\(victim)-\(line).ops"
+            try basket(victim, ["export", file], line: line)
+            let ops = try OperationCodec.decode(Array(FileManager.default.contents(atPath: file) ?? Data()))
+            guard var forged = ops.max(by: { $0.version < $1.version }) else {
+                throw Failure(line: line, message: "\(victim) has no write to forge")
+            }
+            switch forged.value {
+            case .bool(let flag): forged.value = .bool(!flag)
+            default: forged.value = .text("Forged by \(forger)")
+            }
+            guard let data = FileManager.default.contents(atPath: folder + "/" + forger + "/config.json"),
+                let config = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let token = config["token"] as? String, let server = URL(string: url)
+            else { throw Failure(line: line, message: "\(forger) is not signed in") }
+            let forgery = forged
+            _ = try? runBlocking {
+                try await HTTPSyncTransport(baseURL: server, token: token).push([forgery], to: forgery.list)
             }
         }
 
