@@ -41,7 +41,7 @@ public final class Replica: @unchecked Sendable {
     public static let schemaVersion = Schema.migrations.count
 
     /// This replica's id, the tie-break of its writes. It changes only when a server refuses it
-    /// because another account pushed it to a list first (``renewReplicaID(_:)``).
+    /// because another account pushed it to a list first (the sync then gives it a new one).
     public var replicaID: ReplicaID { currentID.withLock { $0 } }
     /// The id as this object last read it from the file (another process may renew it).
     private let currentID: Mutex<ReplicaID>
