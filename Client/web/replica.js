@@ -313,16 +313,29 @@ export class Replica {
     }
     this.meta.clockOffset = offset;
     await this.store.write({ meta: { clockOffset: this.meta.clockOffset } });
-    for (const [list, map] of this.outbox) {
-      const stale = [...map.values()];
-      if (stale.length === 0) continue;
-      for (const op of stale) map.delete(identityOf(op));
-      await this.store.write({ outboxRemove: stale });
-      await this.writeLocal(
-        list,
-        stale.map((op) => ({ item: op.item, field: op.field, value: op.value })),
-      );
-    }
+    for (const list of [...this.outbox.keys()]) await this.restampPending(list, false);
+  }
+
+  /**
+   * Writes the list's pending operations again under new stamps (and, with `renewReplica`, under
+   * a new replica id for this page), as Replica.restampPending does in Swift: after a clock
+   * correction, or when the server refused one because another member pushed its identity, or
+   * this replica id, first. Returns how many.
+   * @param {string} list
+   * @param {boolean} renewReplica
+   */
+  async restampPending(list, renewReplica) {
+    if (renewReplica) this.sessionReplica = randomReplicaID();
+    const map = this.outbox.get(list);
+    const stale = map ? [...map.values()] : [];
+    if (stale.length === 0) return 0;
+    for (const op of stale) map.delete(identityOf(op));
+    await this.store.write({ outboxRemove: stale });
+    await this.writeLocal(
+      list,
+      stale.map((op) => ({ item: op.item, field: op.field, value: op.value })),
+    );
+    return stale.length;
   }
 
   async setMeta(changes) {

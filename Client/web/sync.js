@@ -159,7 +159,9 @@ export class Sync {
   }
 
   async pushLocked(list) {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Each refusal that stamping anew answers is taken once per push (SyncEngine.pushPending's twin).
+    const reclaimed = new Set();
+    for (let attempt = 0; attempt < 4; attempt++) {
       const pending = [...(this.replica.outbox.get(list)?.values() ?? [])];
       if (pending.length === 0) return;
       const batch = pending.slice(0, PUSH_BATCH);
@@ -175,6 +177,14 @@ export class Sync {
       } catch (error) {
         if (error instanceof ApiError && error.code === "clock_skew" && typeof error.body.serverTime === "number" && attempt < 2) {
           await this.replica.correctClock(error.body.serverTime);
+          continue;
+        }
+        // Another member pushed one of these writes' identities (or this page's replica id) first,
+        // with another value: stamped anew (under a new replica id for the second), ours win.
+        if (error instanceof ApiError && (error.code === "identity_conflict" || error.code === "replica_taken") &&
+            !reclaimed.has(error.code)) {
+          reclaimed.add(error.code);
+          await this.replica.restampPending(list, error.code === "replica_taken");
           continue;
         }
         if (error instanceof ApiError && error.status === 404) {

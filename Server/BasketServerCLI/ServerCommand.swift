@@ -14,7 +14,7 @@ public enum ServerCommand {
         + " [--threads N] [--durability full|process] [--max-wait SECONDS] [--signup open|invite-only|closed]"
         + " [--trust-proxy]"
         + " [--connections-per-address N] [--metrics-listen HOST:PORT] [--public-metrics] [--password-iterations N]"
-        + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N] [--max-watches N]"
+        + " [--max-lists N] [--max-members N] [--max-items N] [--max-list-mb N] [--max-watches N] [--sign-ins-per-address N]"
         + " [--max-connections N]"
         + " [--web DIR | --no-web]"
         + " | backup PATH | restore PATH | export PATH | import PATH | compact | renew-epochs"
@@ -69,6 +69,8 @@ public enum ServerCommand {
           --max-items N        BASKET_MAX_ITEMS   default 20000: items one list may hold (removed ones too)
           --max-list-mb N      BASKET_MAX_LIST_MB default 64: MiB of stored operations one list may hold
           --max-watches N      BASKET_MAX_WATCHES default 64: long-polls one account may have parked at once
+          --sign-ins-per-address N  BASKET_SIGN_INS_PER_ADDRESS  default 20: failed sign-ins, signups and unknown
+                                                  invite codes one client address may have in a minute
           --max-connections N  BASKET_MAX_CONNECTIONS  default 20000: open connections at once (parked long-polls
                                                   included; the open-file limit must allow them)
           --password-iterations N  BASKET_PASSWORD_ITERATIONS  default 600000 (PBKDF2-SHA256, at least 1000;
@@ -106,6 +108,7 @@ public enum ServerCommand {
         var maxItems: Int64 = 20_000
         var maxListMB = 64.0
         var maxWatches = BasketService.Configuration().maxWatchersPerAccount
+        var signInsPerAddress = BasketService.Configuration().failedLoginsPerAddress
         var maxConnections = HTTPListener.Configuration().connectionLimit
         var inviteUses = 1
         var inviteDays = 7.0
@@ -194,13 +197,14 @@ public enum ServerCommand {
             case "--max-members", "BASKET_MAX_MEMBERS": settings.maxMembers = Int(min(n, 1e9))
             case "--max-items", "BASKET_MAX_ITEMS": settings.maxItems = Int64(min(n, 1e15))
             case "--max-watches", "BASKET_MAX_WATCHES": settings.maxWatches = Int(min(n, 1e9))
+            case "--sign-ins-per-address", "BASKET_SIGN_INS_PER_ADDRESS": settings.signInsPerAddress = Int(min(n, 1e6))
             case "--max-connections", "BASKET_MAX_CONNECTIONS": settings.maxConnections = Int(min(n, 1e7))
             default: settings.maxListMB = min(n, 1e9)
             }
         }
         for name in [
             "BASKET_MAX_LISTS", "BASKET_MAX_MEMBERS", "BASKET_MAX_ITEMS", "BASKET_MAX_LIST_MB", "BASKET_MAX_WATCHES",
-            "BASKET_MAX_CONNECTIONS",
+            "BASKET_MAX_CONNECTIONS", "BASKET_SIGN_INS_PER_ADDRESS",
         ] {
             if let value = environment[name], !value.isEmpty { try quota(name, value) }
         }
@@ -240,7 +244,8 @@ public enum ServerCommand {
             case "--public-metrics": settings.publicMetrics = true
             case "--metrics-listen": try metricsListen(try value())
             case "--password-iterations": try iterations(arg, try value())
-            case "--max-lists", "--max-members", "--max-items", "--max-list-mb", "--max-watches", "--max-connections":
+            case "--max-lists", "--max-members", "--max-items", "--max-list-mb", "--max-watches", "--max-connections",
+                "--sign-ins-per-address":
                 try quota(arg, try value())
             case "--connections-per-address": settings.connectionsPerAddress = Int(try number(arg, try value()))
             case "--durability": try durability(try value())
@@ -408,6 +413,7 @@ public enum ServerCommand {
         serviceConfiguration.maxItemsPerList = settings.maxItems
         serviceConfiguration.maxBytesPerList = Int64(settings.maxListMB * 1_048_576)
         serviceConfiguration.maxWatchersPerAccount = settings.maxWatches
+        serviceConfiguration.failedLoginsPerAddress = settings.signInsPerAddress
         let service = BasketService(store: store, configuration: serviceConfiguration)
         // /metrics on the public port only when asked (and never beside --metrics-listen).
         let separateMetrics = settings.metricsHost != nil || !settings.publicMetrics

@@ -5,6 +5,7 @@ Each test says what a person would see. Run by Scripts/web-test.sh (from Scripts
 import json
 import os
 import time
+import urllib.request
 
 from conftest import PASSWORD, ROOT, unique, version_of, wait_until
 
@@ -295,3 +296,49 @@ def test_an_invite_link_asks_before_it_joins(client, device):
     phone.join_link(code)
     phone.page.wait_for_selector("li.item:has-text('Milk')")
     assert phone.items() == {"Milk": False}
+
+
+def test_a_forged_write_does_not_erase_the_phones_change(client, device):
+    """Another member reads the phone's unsent write (its replica id and timestamp) and pushes it
+    first with another value. The phone's push is refused (409), it stamps its write anew under a
+    new replica id, and its change stands on every device."""
+    owner = device(unique("rita"))
+    owner.run("list", "new", "Family")
+    owner.run("add", "Milk")
+    mallory = device(unique("mallory"))
+    owner.run("share", "--role", "editor")
+    mallory.run("join", owner.run("share").stdout.split(": ")[1].split()[0])
+    phone = client()
+    phone.signup(unique("sam"))
+    phone.join_link(owner.run("share").stdout.split(": ")[1].split()[0])
+    phone.page.wait_for_selector("li.item:has-text('Milk')")
+    phone.wait_status("Synced")
+    phone.context.set_offline(True)
+    phone.add("Tea")
+    phone.page.wait_for_selector("li.item:has-text('Tea')")
+    pending = phone.page.evaluate(
+        """() => new Promise((resolve, reject) => {
+            const open = indexedDB.open("basket");
+            open.onerror = () => reject(open.error);
+            open.onsuccess = () => {
+                const get = open.result.transaction("outbox").objectStore("outbox").getAll();
+                get.onsuccess = () => resolve(get.result);
+                get.onerror = () => reject(get.error);
+            };
+        })""")
+    name = next(op for op in pending if op["field"] == "name" and op["value"] == "Tea")
+    forged = f"basket-ops 1\nL {name['list']}\n{name['item']}\tname\t{name['ts']}\t{name['replica']}\t=Forged\n"
+    config = json.load(open(os.path.join(mallory.home, "config.json"), encoding="utf-8"))
+    request = urllib.request.Request(
+        f"{phone.server.url}/v1/lists/{name['list']}/ops", method="POST",
+        data=json.dumps({"ops": forged}).encode(),
+        headers={"Authorization": f"Bearer {config['token']}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 200  # the phone's replica id had pushed nothing yet: Mallory took it
+    phone.context.set_offline(False)
+    phone.wait_status("Synced", timeout=20000)
+    owner.run("sync")
+    mallory.run("sync")
+    assert owner.items() == {"Milk": False, "Tea": False}
+    assert mallory.items() == {"Milk": False, "Tea": False}
+    assert phone.items() == {"Milk": False, "Tea": False}
