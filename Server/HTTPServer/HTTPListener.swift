@@ -132,9 +132,35 @@ public final class HTTPListener: @unchecked Sendable {
     /// Connections open now.
     public var openConnections: Int { connections.open }
 
+    /// ``Configuration/headersForEveryAnswer`` as C strings, made once: added to every answer
+    /// without a conversion or an allocation each.
+    struct FixedHeader {
+        var name: [CChar]
+        var value: [CChar]
+        /// The name's bytes, lowercased, to find it among an answer's own fields.
+        var key: [UInt8]
+
+        /// Whether `field` (any case) is this header's name.
+        func names(_ field: String) -> Bool {
+            var index = 0
+            for byte in field.utf8 {
+                guard index < key.count else { return false }
+                let lower = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                guard lower == key[index] else { return false }
+                index += 1
+            }
+            return index == key.count
+        }
+    }
+    let everyAnswer: [FixedHeader]
+
     public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest, Responder) -> Void) {
         self.configuration = configuration
         self.handler = handler
+        everyAnswer = configuration.headersForEveryAnswer.map { name, value in
+            FixedHeader(
+                name: Array(name.utf8CString), value: Array(value.utf8CString), key: Array(name.lowercased().utf8))
+        }
         connections = ConnectionCounts(
             total: configuration.connectionLimit, perAddress: configuration.connectionsPerAddress)
     }
@@ -510,9 +536,12 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
     }
     guard let mhdResponse else { return MHD_Result.NO }
     for (name, value) in headers { MHD_add_response_header(mhdResponse, name, value) }
-    for (name, value) in server.configuration.headersForEveryAnswer
-    where !headers.contains(where: { $0.0.caseInsensitiveCompare(name) == .orderedSame }) {
-        MHD_add_response_header(mhdResponse, name, value)
+    for fixed in server.everyAnswer where !headers.contains(where: { fixed.names($0.0) }) {
+        fixed.name.withUnsafeBufferPointer { name in
+            fixed.value.withUnsafeBufferPointer { value in
+                _ = MHD_add_response_header(mhdResponse, name.baseAddress, value.baseAddress)
+            }
+        }
     }
     context.status = response.status
     context.responseBytes = body.count
