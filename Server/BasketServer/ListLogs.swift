@@ -82,7 +82,11 @@ struct ListLogs {
         var lastUse: UInt64 = 0
         /// The last sequence number read into it, or given out by a push kept.
         var through: Int64 = 0
-        var size: Int { items.count + operations.count }
+        /// The account each replica id is bound to on the list, as far as pushes have learnt it
+        /// (``Push/unknownOwners(of:since:pusher:)``). A binding never changes while the list
+        /// exists, so what is here is never stale, whichever instance bound it.
+        var owners: [Int64: Int64] = [:]
+        var size: Int { items.count + operations.count + owners.count }
 
         /// Adds an operation of the stored log.
         mutating func add(_ seq: Int64, _ hashed: Hashed) {
@@ -197,6 +201,8 @@ struct ListLogs {
         /// The items new to the list.
         private var items: [(key: UInt64, item: ItemID)] = []
         private var operations: [(key: UInt64, seq: Int64)] = []
+        /// Replica ids this push bound (forgotten again if it is not kept).
+        private var bound: [Int64] = []
         /// Entries whose row was gone, pointed at a new one: the sequence numbers they had.
         private var replaced: [(key: UInt64, was: Int64, now: Int64)] = []
 
@@ -305,8 +311,33 @@ struct ListLogs {
             return .new
         }
 
+        /// The replica ids of `replicas` (the new operations' replicas, each with its latest
+        /// timestamp: ``Admitted/replicas``) stamped at or after `since` whose owner this log does
+        /// not know; the store looks those up and binds them (``own(_:by:bound:)``).
+        /// - Throws: ``StoreError/replicaTaken`` when one is known to be another account's.
+        func unknownOwners(of replicas: [Int64: Int64], since: Int64, pusher: Int64) throws -> [Int64] {
+            var unknown: [Int64] = []
+            for (replica, latest) in replicas where latest >= since {
+                switch log.owners[replica] {
+                case nil: unknown.append(replica)
+                case pusher: continue
+                default: throw StoreError.replicaTaken
+                }
+            }
+            return unknown
+        }
+
+        /// Records that `replicas` belong to `account`: found in the store, or `bound` by this
+        /// push (then forgotten again if the push is not kept).
+        mutating func own(_ replicas: [Int64], by account: Int64, bound: Bool) {
+            for replica in replicas { log.owners[replica] = account }
+            if bound { self.bound += replicas }
+        }
+
         fileprivate mutating func takeBack() {
             log.through = readThrough
+            for replica in bound { log.owners[replica] = nil }
+            bound = []
             for (key, seq) in operations { log.operations.remove(key) { $0 == seq } }
             for (key, item) in items { log.items.remove(key) { $0 == item } }
             for (key, was, now) in replaced.reversed() {

@@ -78,8 +78,9 @@ extension PostgresStore {
         if addedItems > 0 && head.int64(0, 3) + addedItems > limits.maxItems { throw StoreError.tooManyItems }
         if admitted.bytes > 0 && head.int64(0, 4) + admitted.bytes > limits.maxBytes { throw StoreError.listTooLarge }
         if let pusher {
-            let since = StoredOps.epochColumn(head.int64(0, 5))
-            let replicas = admitted.replicas.filter { $0.value >= since }.map(\.key)
+            // Only replica ids this instance does not know the owner of yet cost a round trip.
+            let replicas = try push!.unknownOwners(
+                of: admitted.replicas, since: StoredOps.epochColumn(head.int64(0, 5)), pusher: pusher)
             if !replicas.isEmpty {
                 // Binds the unbound ones to the pusher and counts those bound to someone else (the
                 // insert's rows are the pusher's; the count sees the rows from before it). Under
@@ -93,6 +94,7 @@ extension PostgresStore {
                     WHERE r.list = $1 AND r.account <> $3
                     """, ["\(no)", "{" + replicas.map(String.init).joined(separator: ",") + "}", "\(pusher)"])
                 if taken.int64(0, 0) > 0 { throw StoreError.replicaTaken }
+                push!.own(replicas, by: pusher, bound: true)
             }
         }
         let seq = lastSeq + Int64(admitted.count)

@@ -157,15 +157,18 @@ extension SQLiteStore {
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
         if admitted.bytes > 0 && bytes + admitted.bytes > request.limits.maxBytes { throw StoreError.listTooLarge }
         if let pusher = request.pusher {
-            let since = StoredOps.epochColumn(epochStarted)
+            // Replica ids the log does not know the owner of yet: read, or bound to the pusher.
+            let unknown = try push!.unknownOwners(
+                of: admitted.replicas, since: StoredOps.epochColumn(epochStarted), pusher: pusher)
             let owner = try db.cached("SELECT account FROM replicas WHERE list = ? AND replica = ?")
             let bind = try db.cached("INSERT INTO replicas(list, replica, account) VALUES (?, ?, ?)")
-            for (replica, latest) in admitted.replicas where latest >= since {
+            for replica in unknown {
                 try owner.bind(no, at: 1)
                 try owner.bind(replica, at: 2)
                 let found = try owner.step().map { $0.int64(0) }
                 owner.reset()
                 if let found {
+                    push!.own([replica], by: found, bound: false)
                     if found != pusher { throw StoreError.replicaTaken }
                     continue
                 }
@@ -173,6 +176,7 @@ extension SQLiteStore {
                 try bind.bind(replica, at: 2)
                 try bind.bind(pusher, at: 3)
                 try bind.runToCompletion()
+                push!.own([replica], by: pusher, bound: true)
             }
         }
         if seq != lastSeq {
