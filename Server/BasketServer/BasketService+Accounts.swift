@@ -66,12 +66,7 @@ extension BasketService {
         // Everything that can refuse the signup without hashing its password comes first.
         let address = clientAddress(request)
         let now = Int64(configuration.clock())
-        if let retryAfter = logins.addressBlocked(address, now: configuration.monotonicClock()) {
-            throw HTTPError(
-                429, "rate_limited",
-                "too many signups and failed sign-ins from this address; try again in \(retryAfter) s",
-                headers: [("Retry-After", "\(retryAfter)")])
-        }
+        try checkAddress(address, "too many signups and failed sign-ins from this address")
         let signupInvite = configuration.signup == .inviteOnly ? invite.map(Passwords.codeHash) : nil
         if let signupInvite, try !store.signupInviteWorks(hash: signupInvite, now: now) {
             throw Self.invalidSignupInvite
@@ -110,19 +105,29 @@ extension BasketService {
         return code
     }
 
+    /// `429 rate_limited` saying `why`, and when to try again.
+    static func rateLimited(_ why: String, retryAfter seconds: Int) -> HTTPError {
+        HTTPError(
+            429, "rate_limited", "\(why); try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+    }
+
+    /// Refuses a request that costs the address one of its events (a signup, an unknown code)
+    /// while the address is throttled (``LoginLimiter/addressBlocked(_:now:)``).
+    func checkAddress(_ address: String, _ why: String) throws {
+        if let seconds = logins.addressBlocked(address, now: configuration.monotonicClock()) {
+            throw Self.rateLimited(why, retryAfter: seconds)
+        }
+    }
+
     /// Lets a sign-in attempt go on (it counts as a failure until its password is checked), or
     /// refuses it while its address, or this name from it, is being throttled.
     func beginAttempt(name: String, address: String) throws {
         switch logins.attempt(name, address, now: configuration.monotonicClock()) {
         case nil: return
-        case .address(let retryAfter):
-            throw HTTPError(
-                429, "rate_limited", "too many failed sign-ins from this address; try again in \(retryAfter) s",
-                headers: [("Retry-After", "\(retryAfter)")])
-        case .name(let retryAfter):
-            throw HTTPError(
-                429, "rate_limited", "too many failed sign-ins as '\(name)'; try again in \(retryAfter) s",
-                headers: [("Retry-After", "\(retryAfter)")])
+        case .address(let seconds):
+            throw Self.rateLimited("too many failed sign-ins from this address", retryAfter: seconds)
+        case .name(let seconds):
+            throw Self.rateLimited("too many failed sign-ins as '\(name)'", retryAfter: seconds)
         }
     }
 

@@ -221,17 +221,12 @@ extension BasketService {
         let account = try authenticate(request)
         let code = try JSONBody.decode(Wire.InviteCode.self, from: request).code
         let address = clientAddress(request)
-        let now = configuration.monotonicClock()
-        if let retryAfter = logins.addressBlocked(address, now: now) {
-            throw HTTPError(
-                429, "rate_limited", "too many unknown codes from this address; try again in \(retryAfter) s",
-                headers: [("Retry-After", "\(retryAfter)")])
-        }
+        try checkAddress(address, "too many unknown codes from this address")
         guard
             let preview = try store.invitePreview(
                 hash: Passwords.codeHash(code), now: Int64(configuration.clock()), for: account.id)
         else {
-            logins.count(address, now: now)
+            logins.count(address, now: configuration.monotonicClock())
             throw HTTPError.notFound("no such invite: it is unknown, used up, withdrawn or expired")
         }
         return answer(preview)

@@ -84,9 +84,10 @@ struct ListLogs {
         var through: Int64 = 0
         /// The account each replica id is bound to on the list, as far as pushes have learnt it
         /// (``Push/unknownOwners(of:since:pusher:)``). A binding never changes while the list
-        /// exists, so what is here is never stale, whichever instance bound it.
+        /// exists, so what is here is never stale, whichever instance bound it. Not counted in
+        /// ``size``: each came with at least one of the log's operations.
         var owners: [Int64: Int64] = [:]
-        var size: Int { items.count + operations.count + owners.count }
+        var size: Int { items.count + operations.count }
 
         /// Adds an operation of the stored log.
         mutating func add(_ seq: Int64, _ hashed: Hashed) {

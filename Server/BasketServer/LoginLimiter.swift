@@ -85,11 +85,7 @@ final class LoginLimiter: Sendable {
         return Self.seconds(Self.window.subtractingSaturated(now.subtractingSaturated(oldest)))
     }
 
-    /// Seconds before `name` may be tried again from `address`, or nil.
-    func pairDelayed(_ name: String, _ address: String, now: UInt64) -> Int? {
-        memory.withLock { Self.pairDelayed(&$0, Pair(name: name, address: address), now: now) }
-    }
-
+    /// Seconds before `pair`'s name may be tried again from its address, or nil.
     private static func pairDelayed(_ memory: inout Memory, _ pair: Pair, now: UInt64) -> Int? {
         let delay = memory.delays[pair]
         let pending = memory.pending[pair, default: 0]
