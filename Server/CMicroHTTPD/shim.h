@@ -94,13 +94,18 @@ static inline int basket_mhd_connection_key(struct MHD_Connection *connection, u
     return basket_address_key(info->client_addr, high, low);
 }
 
-// The peer's address as text (IPv4 or IPv6) into `out`; 0 on success. MHD_get_connection_info is variadic.
-static inline int basket_mhd_client_address(struct MHD_Connection *connection, char *out, socklen_t length)
+// The peer's address as text (IPv4 or IPv6) into `out`, and its group as basket_address_key makes
+// it into `high` and `low` (`*grouped` set to 1 when it could); 0 when the text was written. One
+// connection-info look-up for both. MHD_get_connection_info is variadic.
+static inline int basket_mhd_client_address(
+    struct MHD_Connection *connection, char *out, socklen_t length, uint64_t *high, uint64_t *low, int *grouped)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    *grouped = 0;
     if (info == NULL || info->client_addr == NULL) return -1;
     const struct sockaddr *address = info->client_addr;
+    *grouped = basket_address_key(address, high, low) == 0;
     if (address->sa_family == AF_INET) {
         return inet_ntop(AF_INET, &((const struct sockaddr_in *) address)->sin_addr, out, length) ? 0 : -1;
     }

@@ -357,11 +357,12 @@ final class RequestContext: @unchecked Sendable {
         self.path = path
         self.connection = connection
         var buffer = [CChar](repeating: 0, count: 64)
-        remoteAddress =
-            basket_mhd_client_address(connection, &buffer, socklen_t(buffer.count)) == 0
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         var key = ConnectionCounts.Address(high: 0, low: 0)
-        addressKey = basket_mhd_connection_key(connection, &key.high, &key.low) == 0 ? key : nil
+        var grouped: Int32 = 0
+        remoteAddress =
+            basket_mhd_client_address(connection, &buffer, socklen_t(buffer.count), &key.high, &key.low, &grouped) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        addressKey = grouped != 0 ? key : nil
     }
 
     /// Whether the body is kept as it arrives (not refused, too large or over budget).
