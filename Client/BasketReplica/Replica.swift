@@ -73,11 +73,7 @@ public final class Replica: @unchecked Sendable {
         self.connection = connection
         self.currentID = Mutex(
             try connection.transaction {
-                if let hex = try connection.scalar("SELECT value FROM meta WHERE key = 'replica'")?.textValue,
-                    let id = ReplicaID(hex: hex)
-                {
-                    return id
-                }
+                if let id = try Self.storedID(connection) { return id }
                 let id = ReplicaID.random()
                 try connection.run("INSERT INTO meta(key, value) VALUES ('replica', ?)", .text(id.description))
                 return id
@@ -87,11 +83,14 @@ public final class Replica: @unchecked Sendable {
     /// The replica's id as the file has it now (another process using the file may have renewed
     /// it). Call inside a transaction.
     func loadReplicaID(_ db: Connection) throws -> ReplicaID {
-        guard let hex = try db.scalar("SELECT value FROM meta WHERE key = 'replica'")?.textValue,
-            let id = ReplicaID(hex: hex)
-        else { throw ReplicaError.corrupt("the replica has no id") }
+        guard let id = try Self.storedID(db) else { throw ReplicaError.corrupt("the replica has no id") }
         currentID.withLock { $0 = id }
         return id
+    }
+
+    /// The id the file holds, if any.
+    private static func storedID(_ db: Connection) throws -> ReplicaID? {
+        try db.scalar("SELECT value FROM meta WHERE key = 'replica'")?.textValue.flatMap(ReplicaID.init(hex:))
     }
 
     /// Gives the replica a new random id, for every write from now on. Call inside a transaction.

@@ -189,7 +189,9 @@ final class Watchers: Sendable {
     /// the lock, and only about this account's watchers.
     func dismiss(account: Int64, unless isValid: (String) -> Bool, with response: HTTPResponse) {
         let tokens: Set<String> = state.withLock { state in
-            Set(state.waiting.values.flatMap { $0.values.filter { $0.account == account }.map(\.token) })
+            // Most revocations find the account with nothing parked: no walk over every watcher.
+            guard state.perAccount[account] != nil else { return [] }
+            return Set(state.waiting.values.flatMap { $0.values.filter { $0.account == account }.map(\.token) })
         }
         let revoked = tokens.filter { !isValid($0) }
         guard !revoked.isEmpty else { return }
