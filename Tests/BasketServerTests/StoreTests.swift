@@ -16,6 +16,14 @@ struct StoreTests {
     static let backends = Backend.available
     static let inviteLimits = InviteLimits(perList: 100, perMember: 20)
 
+    /// `account` joins `list` as an editor with a single-use invite `owner` made.
+    static func join(_ account: Int64, to list: ListID, invitedBy owner: Int64, in store: any Store) throws {
+        try store.saveInvite(
+            hash: "h", id: "i", list: list, role: .editor, createdBy: owner, createdAt: 1, expiresAt: 1_000, uses: 1,
+            limits: inviteLimits, title: nil)
+        _ = try store.redeemInvite(hash: "h", account: account, now: 5, maxMembers: 50)
+    }
+
     /// The cases above run on PostgreSQL only when a database is configured; without one this
     /// test reports the missing database as a skip (which Scripts/test.sh refuses) instead of
     /// the PostgreSQL cases silently not existing.
@@ -321,10 +329,7 @@ struct StoreTests {
         let bob = try store.createAccount(name: "bob", passwordHash: "b").id
         let list = ListID.random()
         _ = try store.createList(list, owner: alice)
-        try store.saveInvite(
-            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1,
-            limits: Self.inviteLimits, title: nil)
-        _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
+        try Self.join(bob, to: list, invitedBy: alice, in: store)
         func push(_ ops: [Op], by account: Int64) throws -> AppendResult {
             try store.append(ops, to: list, receivedAt: 1, limits: .none, pusher: account)
         }
@@ -372,10 +377,7 @@ struct StoreTests {
         let bob = try store.createAccount(name: "bob", passwordHash: "b").id
         let list = ListID.random()
         _ = try store.createList(list, owner: alice)
-        try store.saveInvite(
-            hash: "h", id: "i", list: list, role: .editor, createdBy: alice, createdAt: 1, expiresAt: 1_000, uses: 1,
-            limits: Self.inviteLimits, title: nil)
-        _ = try store.redeemInvite(hash: "h", account: bob, now: 5, maxMembers: 50)
+        try Self.join(bob, to: list, invitedBy: alice, in: store)
         func pull(_ account: Int64, after: Int64) throws -> Page {
             try store.page(of: list, after: after, limit: 100, maxBytes: 1 << 20, member: account)
         }
