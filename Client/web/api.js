@@ -51,6 +51,10 @@ async function readBounded(response) {
 /**
  * One request: `body` is sent as JSON, the answer parsed as JSON (null for 204). Throws
  * ApiError for an error answer, Unreachable when there is no answer.
+ * @param {string} method
+ * @param {string} path
+ * @param {{ body?: any, token?: string | null, signal?: AbortSignal, timeout?: number }} options
+ * @returns {Promise<any>}
  */
 export async function request(method, path, { body, token, signal, timeout = 15000 } = {}) {
   const headers = { Accept: "application/json" };

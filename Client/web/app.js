@@ -511,7 +511,7 @@ function showList(list) {
       if (result.matches.length === 0 && (locked || result.offer === null)) children.push(h("p", { class: "hint" }, "No items match."));
     }
     // Keep the keyboard where it was: the rows are new elements after every change.
-    const focused = document.activeElement?.closest?.("#items li.item");
+    const focused = /** @type {HTMLElement | null | undefined} */ (document.activeElement?.closest?.("#items li.item"));
     const focusedClass = document.activeElement?.classList?.[0];
     const focusedID = focused?.dataset.id;
     items.replaceChildren(...children);

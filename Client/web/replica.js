@@ -18,6 +18,8 @@ export class Replica {
     this.outbox = new Map(); // list id → Map(identity → op)
     this.listeners = new Set();
     this.meta = {};
+    /** @type {BroadcastChannel | null} the other tabs of this device */
+    this.channel = null;
   }
 
   static async open(store) {

@@ -17,6 +17,10 @@ const PUSH_BATCH = 2000;
 const WAIT = 25;
 
 export class Sync {
+  /**
+   * @param {import("./replica.js").Replica} replica
+   * @param {(status: { state: string, message: string, pending: number }) => void} [onStatus]
+   */
   constructor(replica, onStatus = () => {}) {
     this.replica = replica;
     this.onStatus = onStatus;
@@ -62,8 +66,9 @@ export class Sync {
   /** Runs `body` with the list's lock: pushes and merges of one list never interleave. */
   async locked(list, body) {
     const before = this.locks.get(list) ?? Promise.resolve();
-    let release;
-    const mine = new Promise((resolve) => (release = resolve));
+    /** @type {() => void} */
+    let release = () => {};
+    const mine = new Promise((resolve) => (release = () => resolve(undefined)));
     this.locks.set(list, before.then(() => mine));
     await before;
     try {
