@@ -2,7 +2,7 @@
 // on the page as text (textContent, never HTML), the token stays in IndexedDB, and everything
 // works offline: edits go to the replica and its outbox, and sync sends them when it can.
 import { open } from "./store.js";
-import { Replica } from "./replica.js";
+import { Replica, CannotUndo, addMessage } from "./replica.js";
 import { Sync } from "./sync.js";
 import { request, Unreachable } from "./api.js";
 import { Index, Query, groupByAisle, sortForDisplay } from "./search.js";
@@ -14,8 +14,6 @@ let replica;
 let sync;
 /** The screen on show: { name, list?, update() }. */
 let screen = null;
-/** The last action, for undo: { label, undo }. */
-let lastAction = null;
 let toastTimer = null;
 
 /** An element: `h("button", { class: "x", onclick }, "text", child)`. Strings become text nodes. */
@@ -34,20 +32,27 @@ function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+/** "1 change", "3 changes". */
+function changes(n) {
+  return n === 1 ? "1 change" : `${n} changes`;
+}
+
 function statusText() {
   const { state, message, pending } = sync.status();
-  const waiting = pending === 1 ? "1 change to send" : `${pending} changes to send`;
+  const waiting = pending > 0 ? ` · ${changes(pending)} waiting` : "";
   switch (state) {
     case "offline":
-      return pending > 0 ? `Offline · ${pending} pending` : "Offline";
+      return `Offline${waiting}`;
+    case "unreachable":
+      return `Can't reach the server${waiting}`;
     case "signedOut":
-      return "Signed out: sign in again to sync";
+      return `Signed out: sign in again to sync${waiting}`;
     case "error":
-      return `Not synced: ${message}`;
+      return `Not synced: ${message}${waiting}`;
     case "syncing":
       return "Syncing…";
     default:
-      return pending > 0 ? `Sending · ${waiting}` : "Synced";
+      return pending > 0 ? `Sending ${changes(pending)}…` : "Synced";
   }
 }
 
@@ -70,32 +75,46 @@ function updateStatus() {
   if (again) again.hidden = Boolean(replica.meta.account?.token);
 }
 
-function showToast(text, undo) {
-  lastAction = undo ? { label: text, undo } : null;
+/**
+ * Says what happened in the toast; with `list`, an Undo button that undoes the last step made on
+ * that list (the toast goes when another screen is shown: undo never acts on another list).
+ * @param {string} text
+ * @param {string | null} [list]
+ */
+function showToast(text, list = null) {
   document.getElementById("toast")?.remove();
   clearTimeout(toastTimer);
   const toast = h(
     "div",
     { id: "toast", class: "toast", role: "status" },
     h("span", {}, text),
-    undo
-      ? h(
-          "button",
-          {
-            class: "link",
-            onclick: async () => {
-              const action = lastAction;
-              lastAction = null;
-              toast.remove();
-              if (action) await run(action.undo);
-            },
-          },
-          "Undo",
-        )
+    list !== null && replica.canUndo(list)
+      ? h("button", { class: "link", onclick: () => run(() => undoOn(list)) }, "Undo")
       : null,
   );
   document.body.append(toast);
   toastTimer = setTimeout(() => toast.remove(), 8000);
+}
+
+function hideToast() {
+  clearTimeout(toastTimer);
+  document.getElementById("toast")?.remove();
+}
+
+/**
+ * Undoes the last step made on `list` (again: the one before), as `basket undo` does.
+ * @param {string} list
+ */
+async function undoOn(list) {
+  if (screen?.list !== list) return hideToast();
+  try {
+    const label = await replica.undo(list);
+    sync.kick(list);
+    showToast(label === null ? "Nothing to undo" : `Undid: ${label}`, label === null ? null : list);
+  } catch (error) {
+    if (error instanceof CannotUndo) showToast(`Cannot undo: ${error.message}`);
+    else throw error;
+  }
 }
 
 /** Runs an action; a refused value or a failure is said in the toast, nothing is lost. */
@@ -129,59 +148,114 @@ function route() {
   showLists();
 }
 
+/**
+ * Shows a screen: its update(), the list it shows (when one), and where focus goes (its heading
+ * or first field), so a screen reader and the keyboard start at the new screen, not the page body.
+ */
 function mount(next, ...children) {
+  const changed = screen?.name !== next.name || screen?.list !== next.list;
+  screen?.leave?.();
   screen = next;
+  if (changed) hideToast();
   sync.watch(next.list ?? null);
   root.replaceChildren(...children);
+  if (next.focus) {
+    if (!next.focus.hasAttribute("tabindex") && !["INPUT", "BUTTON", "A"].includes(next.focus.tagName)) {
+      next.focus.setAttribute("tabindex", "-1");
+    }
+    next.focus.focus({ preventScroll: false });
+  }
 }
 
-function showSignIn(message = "") {
+/**
+ * The account screen, in one of two modes a person cannot mix up: "Sign in" (an account that
+ * exists) or "Create an account" (a new person), each with its own heading, button and Enter.
+ * @param {string} [message]
+ * @param {"signIn" | "create"} [mode]
+ */
+function showSignIn(message = "", mode = "signIn") {
+  const creating = mode === "create";
   const name = h("input", { id: "name", name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" });
-  const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true });
+  const password = h("input", {
+    id: "password",
+    name: "password",
+    type: "password",
+    autocomplete: creating ? "new-password" : "current-password",
+    required: true,
+    minlength: creating ? 8 : null,
+  });
   const invite = h("input", { id: "invite", name: "invite", autocomplete: "off" });
   const error = h("p", { class: "error", role: "alert" }, message);
-  if (replica.meta.account?.name) name.value = replica.meta.account.name;
-  async function signIn(create) {
+  const stored = replica.meta.account?.name ?? "";
+  if (stored) name.value = stored;
+  const waiting = replica.pendingChanges();
+
+  /** The account whose lists this device holds, when another one signs in. */
+  async function makeRoomFor(typed) {
+    if (!stored || stored.toLowerCase() === typed.toLowerCase()) return true;
+    if (replica.pendingChanges() > 0) {
+      const n = replica.pendingChanges();
+      error.replaceChildren(
+        `This device holds ${changes(n)} of ${stored} not sent yet. Sign in as ${stored} to send them, or `,
+        h("button", { type: "button", class: "link danger", onclick: () => run(async () => { await replica.forgetEverything(); showSignIn("", mode); }) }, `discard ${changes(n)}`),
+        ".",
+      );
+      return false;
+    }
+    await replica.forgetEverything();
+    return true;
+  }
+
+  async function submit() {
     error.textContent = "";
+    const typed = name.value.trim();
     try {
-      if (create) {
-        const body = { name: name.value.trim(), password: password.value };
+      if (!(await makeRoomFor(typed))) return;
+      if (creating) {
+        const body = { name: typed, password: password.value };
         if (invite.value.trim()) body.invite = invite.value.trim();
         await request("POST", "/v1/accounts", { body });
       }
-      const answer = await request("POST", "/v1/tokens", {
-        body: { name: name.value.trim(), password: password.value, device: "web" },
-      });
+      const answer = await request("POST", "/v1/tokens", { body: { name: typed, password: password.value, device: "web" } });
       if (typeof answer.token !== "string") throw new Error("the server's answer has no token");
-      await replica.setMeta({ account: { name: answer.account ?? name.value.trim(), token: answer.token, tokenID: answer.id } });
+      await replica.setMeta({ account: { name: answer.account ?? typed, token: answer.token, tokenID: answer.id } });
       password.value = "";
       go("#/");
       sync.syncAll();
     } catch (e) {
-      error.textContent = e instanceof Unreachable ? "The server cannot be reached. Try again when online." : e.message;
+      error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : e.message;
     }
   }
+  const heading = h("h1", { id: "account-title" }, creating ? "Create an account" : "Sign in");
   const form = h(
     "form",
     {
       class: "card",
+      "aria-labelledby": "account-title",
       onsubmit: (event) => {
         event.preventDefault();
-        signIn(event.submitter?.value === "create");
+        submit();
       },
     },
-    h("h1", {}, "Basket"),
-    h("p", { class: "hint" }, "The shared shopping list that works offline."),
+    h("p", { class: "brand" }, "Basket"),
+    heading,
+    h("p", { class: "hint" }, creating ? "A new account for the shared shopping list that works offline." : "The shared shopping list that works offline."),
+    waiting > 0 && stored ? h("p", { class: "notice" }, `${changes(waiting)} of ${stored} wait on this device: sign in as ${stored} to send them.`) : null,
     h("label", { for: "name" }, "Account name"),
     name,
-    h("label", { for: "password" }, "Password (8 characters or more)"),
+    h("label", { for: "password" }, creating ? "Choose a password (8 characters or more)" : "Password"),
     password,
-    h("details", {}, h("summary", {}, "Have a signup invite?"), h("label", { for: "invite" }, "Invite code"), invite),
+    creating ? h("details", {}, h("summary", {}, "Have a signup invite?"), h("label", { for: "invite" }, "Invite code"), invite) : null,
     error,
-    h("div", { class: "actions" }, h("button", { type: "submit", value: "signin", class: "primary" }, "Sign in"), h("button", { type: "submit", value: "create" }, "Create account")),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, creating ? "Create account" : "Sign in")),
+    h(
+      "p",
+      { class: "switch" },
+      creating ? "Have an account already? " : "New to Basket? ",
+      h("button", { type: "button", class: "link", onclick: () => showSignIn("", creating ? "signIn" : "create") }, creating ? "Sign in" : "Create an account"),
+    ),
   );
-  mount({ name: "signIn", update() {} }, form);
-  name.focus();
+  mount({ name: creating ? "create" : "signIn", update() {}, focus: stored && !creating ? password : name }, form);
 }
 
 function showLists() {
@@ -208,12 +282,13 @@ function showLists() {
     updateStatus();
   }
   const account = replica.meta.account?.name ?? "";
+  const heading = h("h1", {}, "Your lists");
   mount(
-    { name: "lists", update },
+    { name: "lists", update, focus: heading },
     h(
       "header",
       { class: "bar" },
-      h("h1", {}, "Basket"),
+      heading,
       h("span", { class: "account" }, account),
       h("button", { class: "link", onclick: () => run(signOut) }, "Sign out"),
     ),
@@ -308,17 +383,69 @@ async function joinList(code) {
   go(`#/list/${answer.id}`);
 }
 
+/**
+ * Signs this device out. Nothing waiting is dropped silently: with changes not sent yet it asks
+ * to send them first, or to keep them here until this account signs in again; discarding them
+ * is a choice of its own, which names how many.
+ */
 async function signOut() {
-  const token = replica.meta.account?.token;
-  if (token) {
-    try {
-      await request("DELETE", "/v1/tokens/current", { token });
-    } catch {
-      // Offline: the token stays valid on the server until it expires; this device forgets it.
-    }
+  const waiting = replica.pendingChanges();
+  if (waiting === 0) return forgetAndSignOut();
+  const error = h("p", { class: "error", role: "alert" });
+  const dialog = h(
+    "dialog",
+    { class: "card", "aria-labelledby": "signout-title", "aria-describedby": "signout-question" },
+    h("h2", { id: "signout-title" }, "Sign out?"),
+    h("p", { id: "signout-question" }, `${changes(waiting)} on this device ${waiting === 1 ? "has" : "have"} not reached the server yet.`),
+    error,
+    h(
+      "div",
+      { class: "actions column" },
+      h("button", { class: "primary", onclick: () => run(sendThenSignOut) }, "Send them, then sign out"),
+      h("button", { onclick: () => run(signOutKeeping) }, "Sign out, keep them on this device"),
+      h("button", { class: "danger", onclick: () => run(forgetAndSignOut) }, `Discard ${changes(waiting)} and sign out`),
+      h("button", { onclick: () => dialog.close() }, "Cancel"),
+    ),
+  );
+  async function sendThenSignOut() {
+    error.textContent = "Sending…";
+    await sync.syncAll();
+    const left = replica.pendingChanges();
+    if (left === 0) return forgetAndSignOut();
+    error.textContent =
+      sync.status().state === "offline" || sync.status().state === "unreachable"
+        ? `Can't reach the server: ${changes(left)} still wait here. Keep them on this device until you sign in again, or try later.`
+        : `${changes(left)} could not be sent: ${sync.status().message}`;
   }
+  document.body.append(dialog);
+  dialog.addEventListener("close", () => dialog.remove());
+  dialog.showModal();
+}
+
+/** Forgets the token (on the server too, when it can be reached). */
+async function revokeToken() {
+  const token = replica.meta.account?.token;
+  if (!token) return;
+  try {
+    await request("DELETE", "/v1/tokens/current", { token });
+  } catch {
+    // Offline: the token stays valid on the server until it expires; this device forgets it.
+  }
+}
+
+/** Signs out but keeps every list and change here: they are sent when this account signs in again. */
+async function signOutKeeping() {
+  await revokeToken();
   sync.stop();
-  await replica.store.clear();
+  await replica.setMeta({ account: { name: replica.meta.account?.name ?? "", token: null } });
+  location.hash = "#/signin";
+  location.reload();
+}
+
+async function forgetAndSignOut() {
+  await revokeToken();
+  sync.stop();
+  await replica.forgetEverything();
   location.hash = "#/";
   location.reload();
 }
@@ -365,9 +492,14 @@ function showList(list) {
           onclick: () => run(() => toggle(item)),
         },
         h("span", { class: "box", "aria-hidden": "true" }),
-        h("span", { class: "name" }, item.name),
-        item.quantity ? h("span", { class: "quantity" }, item.quantity) : null,
-        item.note ? h("span", { class: "note" }, item.note) : null,
+        h(
+          "span",
+          { class: "label" },
+          h("span", { class: "name" }, item.name),
+          item.quantity || item.note
+            ? h("span", { class: "details" }, item.quantity ? h("span", { class: "quantity" }, item.quantity) : null, item.note ? h("span", { class: "note" }, item.note) : null)
+            : null,
+        ),
       ),
       h(
         "button",
@@ -380,21 +512,15 @@ function showList(list) {
   }
 
   async function toggle(item) {
-    const before = await replica.setChecked(list, item.id, !item.checked);
+    await replica.setChecked(list, item.id, !item.checked);
     sync.kick(list);
-    showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, async () => {
-      await replica.restore(list, before, ["checked"]);
-      sync.kick(list);
-    });
+    showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, list);
   }
 
   async function removeItem(item) {
-    const before = await replica.remove(list, item.id);
+    await replica.remove(list, item.id);
     sync.kick(list);
-    showToast(`Removed ${item.name}`, async () => {
-      await replica.restore(list, before, ["deleted", "checked"]);
-      sync.kick(list);
-    });
+    showToast(`Removed ${item.name}`, list);
   }
 
   function swipeToRemove(row, item) {
@@ -444,15 +570,7 @@ function showList(list) {
     sync.kick(list);
     input.value = "";
     update();
-    const names = results.map((r) => r.item.name);
-    const verb = results.every((r) => r.outcome === "alreadyOnList") ? "Already on the list:" : "Added";
-    showToast(`${verb} ${names.join(", ")}`, async () => {
-      for (const r of results) {
-        if (r.before === null) await replica.remove(list, r.item.id);
-        else await replica.restore(list, r.before, ["deleted", "checked", "quantity", "name"]);
-      }
-      sync.kick(list);
-    });
+    showToast(addMessage(results), list);
   }
 
   function update() {
@@ -520,6 +638,16 @@ function showList(list) {
   }
 
   input.addEventListener("input", update);
+  // Ctrl+Z (⌘Z) undoes the last change on this list, unless the field has text of its own to undo.
+  const undoKey = (/** @type {KeyboardEvent} */ event) => {
+    if (screen?.list !== list || !(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
+    const target = /** @type {HTMLElement | null} */ (event.target);
+    if (target instanceof HTMLInputElement && target.value !== "") return;
+    if (document.querySelector("dialog[open]")) return;
+    event.preventDefault();
+    run(() => undoOn(list));
+  };
+  document.addEventListener("keydown", undoKey);
   input.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {
       input.value = "";
@@ -586,15 +714,24 @@ function showList(list) {
     dialog.showModal();
   }
 
+  const fine = typeof matchMedia === "function" && matchMedia("(pointer: fine)").matches;
   mount(
-    { name: "list", list, update },
+    {
+      name: "list",
+      list,
+      update,
+      // A keyboard goes to the field; a phone's screen reader to the title (no keyboard popping up).
+      focus: fine && !readOnly() ? input : heading,
+      leave: () => document.removeEventListener("keydown", undoKey),
+    },
     h(
       "header",
-      { class: "bar" },
+      { class: "bar list-bar" },
       h("a", { href: "#/", class: "back", "aria-label": "All lists" }, "‹ Lists"),
-      heading,
+      h("span", { class: "spacer" }),
       h("button", { class: "link", onclick: () => run(rename) }, "Rename"),
       h("button", { class: "link", onclick: () => run(share) }, "Share"),
+      heading,
     ),
     h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), input),
     help,

@@ -10,6 +10,13 @@ import { validate, identity as identityOf } from "./ops.js";
 
 /** The most a server may move this device's clock, in milliseconds: a day (as the CLI). */
 export const MAX_CLOCK_CORRECTION = 24 * 60 * 60 * 1000;
+/** Steps the undo journal keeps, and the most writes one step may hold (Replica.undoDepth and
+ * Replica.maxUndoableWrites in Swift). */
+export const UNDO_DEPTH = 50;
+export const MAX_UNDOABLE_WRITES = 5000;
+
+/** Thrown by undo when the last change was too large to journal (the journal ends there). */
+export class CannotUndo extends Error {}
 
 export class Replica {
   constructor(store) {
@@ -20,6 +27,12 @@ export class Replica {
     this.meta = {};
     /** @type {BroadcastChannel | null} the other tabs of this device */
     this.channel = null;
+    /**
+     * The undo journal of this page, oldest first: one step per local command, with the registers
+     * its writes replaced. A step that was too large is a barrier (`rows` null).
+     * @type {{ list: string, label: string, rows: { item: string, field: string, existed: boolean, before: any }[] | null }[]}
+     */
+    this.journal = [];
   }
 
   static async open(store) {
@@ -54,7 +67,14 @@ export class Replica {
     if (!message || typeof message.list !== "string" || !Array.isArray(message.ops)) return;
     const entry = this.entry(message.list);
     let changed = false;
-    for (const op of message.ops) changed = entry.state.apply(op) || changed;
+    const replaced = Array.isArray(message.replaced) ? message.replaced : [];
+    message.ops.forEach((op, i) => {
+      const old = replaced[i];
+      if (old && entry.state.holds(old)) {
+        entry.state.put(op);
+        changed = true;
+      } else changed = entry.state.apply(op) || changed;
+    });
     if (typeof message.clock === "string" && message.clock > (this.meta.clock ?? clock.ZERO)) this.meta.clock = message.clock;
     if (message.sync) Object.assign(entry.sync, message.sync);
     if (changed || message.sync) this.notify(message.list);
@@ -130,6 +150,22 @@ export class Replica {
     return total;
   }
 
+  /**
+   * Changes waiting to be sent, as a person counts them: each item (or the list itself) with
+   * writes not yet sent is one change, however many fields were written (Replica.pendingChanges).
+   * @param {string | null} [list]
+   */
+  pendingChanges(list = null) {
+    const lists = list === null ? [...this.outbox.keys()] : [list];
+    let total = 0;
+    for (const id of lists) {
+      const items = new Set();
+      for (const op of this.outbox.get(id)?.values() ?? []) items.add(op.item);
+      total += items.size;
+    }
+    return total;
+  }
+
   /** When each item was last added (the time of its last `deleted = false`), for search ties. */
   lastUsed(list) {
     const out = new Map();
@@ -143,8 +179,15 @@ export class Replica {
 
   // MARK: Local writes
 
-  /** Writes local operations: stamps them, applies them, saves registers, outbox and clock. */
-  async writeLocal(list, writes, syncChanges = null) {
+  /**
+   * Writes local operations: stamps them, applies them, saves registers, outbox and clock. With
+   * a `label`, the registers they replace become one step of the undo journal.
+   * @param {string} list
+   * @param {{ item: string, field: string, value: any }[]} writes
+   * @param {object | null} [syncChanges]
+   * @param {string | null} [label] what the step is called when undone ("Checked bread")
+   */
+  async writeLocal(list, writes, syncChanges = null, label = null) {
     let last = this.meta.clock ?? clock.ZERO;
     const ops = [];
     for (const { item, field, value } of writes) {
@@ -154,6 +197,7 @@ export class Replica {
       ops.push(op);
     }
     const entry = this.entry(list);
+    if (label !== null) this.journalStep(list, label, ops, entry.state);
     const winners = ops.filter((op) => entry.state.apply(op));
     for (const op of ops) this.pending(list).set(identityOf(op), op);
     this.meta.clock = last;
@@ -162,6 +206,78 @@ export class Replica {
     this.channel?.postMessage({ list, ops, clock: last, sync: { ...entry.sync } });
     this.notify(list);
     return ops;
+  }
+
+  /** Records the registers `ops` will replace, as one step (Replica.journal in Swift). */
+  journalStep(list, label, ops, state) {
+    if (ops.length > MAX_UNDOABLE_WRITES) {
+      this.journal.push({ list, label, rows: null });
+    } else {
+      const rows = [];
+      const seen = new Set();
+      for (const op of ops) {
+        const key = op.item + " " + op.field;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const registers = state.items.get(op.item);
+        const existed = registers !== undefined && Object.keys(registers).length > 0;
+        const before = registers?.[op.field];
+        rows.push({ item: op.item, field: op.field, existed, before: before === undefined ? undefined : before.value });
+      }
+      this.journal.push({ list, label, rows });
+    }
+    if (this.journal.length > UNDO_DEPTH) this.journal.splice(0, this.journal.length - UNDO_DEPTH);
+  }
+
+  /**
+   * Whether `list` has a step to undo (the last step of another list does not count: undo is
+   * bound to the list it was made on).
+   * @param {string} list
+   */
+  canUndo(list) {
+    return this.journal.some((step) => step.list === list);
+  }
+
+  /**
+   * Undoes the last local command made on `list` that is not undone yet, as `basket undo` does:
+   * every register it wrote gets the value it had before, by a new write (an item it added is
+   * removed again; an item it removed comes back). Returns the step's label, or null when there
+   * is nothing to undo on this list. Throws CannotUndo when that command was too large.
+   * @param {string} list
+   * @returns {Promise<string | null>}
+   */
+  async undo(list) {
+    let index = -1;
+    for (let i = this.journal.length - 1; i >= 0; i--) {
+      if (this.journal[i].list === list) {
+        index = i;
+        break;
+      }
+    }
+    if (index < 0) return null;
+    const [step] = this.journal.splice(index, 1);
+    if (step.rows === null) {
+      this.journal = this.journal.filter((s) => s.list !== list);
+      throw new CannotUndo(`“${step.label}” changed more than undo keeps`);
+    }
+    const writes = [];
+    const removedAgain = new Set();
+    const rows = [...step.rows].sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+    for (const { item, field, existed, before } of rows) {
+      if (!existed) {
+        // The command made the item: undoing it removes it again (the list's own row: nothing).
+        if (item !== LIST_ITEM && !removedAgain.has(item)) {
+          removedAgain.add(item);
+          writes.push({ item, field: "deleted", value: true });
+        }
+        continue;
+      }
+      if (before !== undefined) writes.push({ item, field, value: before });
+      else if (["checked", "deleted", "archived"].includes(field)) writes.push({ item, field, value: false });
+      else if (["quantity", "note", "category", "aisles"].includes(field)) writes.push({ item, field, value: null });
+    }
+    if (writes.length > 0) await this.writeLocal(list, writes);
+    return step.label;
   }
 
   /** A new list on this device; the server learns of it at the next sync. */
@@ -175,13 +291,16 @@ export class Replica {
   }
 
   async renameList(list, title) {
-    await this.writeLocal(list, [{ item: LIST_ITEM, field: "title", value: clean(title, "title") }]);
+    const cleaned = clean(title, "title");
+    await this.writeLocal(list, [{ item: LIST_ITEM, field: "title", value: cleaned }], null, `Renamed the list to ${cleaned}`);
   }
 
   /**
    * Adds entries ({ name, quantity }) as BasketReplica's add does; returns
-   * [{ item, outcome: "added" | "restored" | "unchecked" | "alreadyOnList", before }], where
-   * `before` is the item before (for undo).
+   * [{ item, outcome: "added" | "restored" | "unchecked" | "alreadyOnList", quantityChanged, before }],
+   * where `before` is the item before (null when it is new). One undo step.
+   * @param {string} list
+   * @param {{ name: string, quantity?: string | null }[]} entries
    */
   async add(list, entries) {
     const cleaned = entries.map((e) => ({
@@ -212,41 +331,47 @@ export class Replica {
         item = { ...existing };
         outcome = "unchecked";
       } else {
+        // Still written, so that adding wins over a remove or check made earlier on another device.
         writes.push({ item: id, field: "checked", value: false }, { item: id, field: "deleted", value: false });
         item = { ...existing };
         outcome = "alreadyOnList";
       }
+      let quantityChanged = false;
       if (quantity !== null && (quantity !== item.quantity || existing === undefined)) {
         writes.push({ item: id, field: "quantity", value: quantity });
+        quantityChanged = existing !== undefined;
         item.quantity = quantity;
       }
       item.checked = false;
       item.deleted = false;
       pending.set(id, item);
-      results.push({ item, outcome, before: existing ?? null });
+      results.push({ item, outcome, quantityChanged, before: existing ?? null });
     }
-    await this.writeLocal(list, writes);
+    await this.writeLocal(list, writes, null, addMessage(results));
     return results;
   }
 
-  /** Sets `checked` of an item; returns the item as it was. */
+  /**
+   * Sets `checked` of an item; returns the item as it was.
+   * @param {string} list
+   * @param {string} id
+   * @param {boolean} checked
+   */
   async setChecked(list, id, checked) {
     const before = this.requireItem(list, id);
-    await this.writeLocal(list, [{ item: id, field: "checked", value: checked }]);
+    await this.writeLocal(list, [{ item: id, field: "checked", value: checked }], null, `${checked ? "Checked" : "Unchecked"} ${before.name}`);
     return before;
   }
 
-  /** Removes an item (an add brings it back); returns the item as it was. */
+  /**
+   * Removes an item (an add brings it back); returns the item as it was.
+   * @param {string} list
+   * @param {string} id
+   */
   async remove(list, id) {
     const before = this.requireItem(list, id);
-    await this.writeLocal(list, [{ item: id, field: "deleted", value: true }]);
+    await this.writeLocal(list, [{ item: id, field: "deleted", value: true }], null, `Removed ${before.name}`);
     return before;
-  }
-
-  /** Writes `fields` of an item back to what `before` held (undo). */
-  async restore(list, before, fields) {
-    const writes = fields.map((field) => ({ item: before.id, field, value: before[field] }));
-    await this.writeLocal(list, writes);
   }
 
   requireItem(list, id) {
@@ -303,9 +428,12 @@ export class Replica {
   }
 
   /**
-   * The server's clock is `serverTime` (ms): later timestamps are taken from it, and the
-   * operations not yet pushed are stamped again (a new write each, same value), so a clock
-   * that was far ahead does not keep them refused.
+   * The server's clock is `serverTime` (ms), as Replica.correctClock in Swift: later timestamps
+   * are taken from it, the hybrid clock starts again from it (the saved one may carry the skewed
+   * time), and every pending write stamped beyond what the server accepts (more than 5 minutes
+   * after its time) is stamped again, so a clock that was far ahead does not keep them refused.
+   * Returns how many writes got a new stamp.
+   * @param {number} serverTime
    */
   async correctClock(serverTime) {
     const offset = serverTime - Date.now();
@@ -314,29 +442,61 @@ export class Replica {
       throw new Error("the server's clock is more than a day away from this device's: not corrected");
     }
     this.meta.clockOffset = offset;
-    await this.store.write({ meta: { clockOffset: this.meta.clockOffset } });
-    for (const list of [...this.outbox.keys()]) await this.restampPending(list, false);
+    this.meta.clock = clock.timestamp(Math.floor(serverTime), 0);
+    await this.store.write({ meta: { clockOffset: offset, clock: this.meta.clock } });
+    const limit = serverTime + clock.MAX_DRIFT;
+    let restamped = 0;
+    for (const list of [...this.outbox.keys()]) {
+      const beyond = [...(this.outbox.get(list)?.values() ?? [])].filter((op) => clock.milliseconds(op.ts) > limit);
+      restamped += await this.restamp(list, beyond, serverTime);
+    }
+    return restamped;
   }
 
   /**
    * Writes the list's pending operations again under new stamps (and, with `renewReplica`, under
-   * a new replica id for this page), as Replica.restampPending does in Swift: after a clock
-   * correction, or when the server refused one because another member pushed its identity, or
-   * this replica id, first. Returns how many.
+   * a new replica id for this page), as Replica.restampPending does in Swift: after the server
+   * refused one because another member pushed its identity, or this replica id, first. Returns
+   * how many.
    * @param {string} list
    * @param {boolean} renewReplica
    */
   async restampPending(list, renewReplica) {
     if (renewReplica) this.sessionReplica = randomReplicaID();
-    const map = this.outbox.get(list);
-    const stale = map ? [...map.values()] : [];
+    return this.restamp(list, [...(this.outbox.get(list)?.values() ?? [])], this.wall());
+  }
+
+  /**
+   * Gives each of `stale` (pending writes of `list`) a new stamp from the clock at `wall`: in the
+   * outbox, and in its register when it holds the write (the new stamp may be earlier, after a
+   * clock correction, and must replace it there too, as the CLI rebuilds the item's history).
+   * @param {string} list
+   * @param {any[]} stale
+   * @param {number} wall
+   */
+  async restamp(list, stale, wall) {
     if (stale.length === 0) return 0;
-    for (const op of stale) map.delete(identityOf(op));
-    await this.store.write({ outboxRemove: stale });
-    await this.writeLocal(
-      list,
-      stale.map((op) => ({ item: op.item, field: op.field, value: op.value })),
-    );
+    const map = this.pending(list);
+    const entry = this.entry(list);
+    let last = this.meta.clock ?? clock.ZERO;
+    const fresh = [];
+    const winners = [];
+    for (const op of stale) {
+      last = clock.next(last, wall);
+      const renewed = { ...op, ts: last, replica: this.replicaID };
+      validate(renewed);
+      map.delete(identityOf(op));
+      map.set(identityOf(renewed), renewed);
+      fresh.push(renewed);
+      if (entry.state.holds(op)) {
+        entry.state.put(renewed);
+        winners.push(renewed);
+      } else if (entry.state.apply(renewed)) winners.push(renewed);
+    }
+    this.meta.clock = last;
+    await this.store.write({ meta: { clock: last }, registers: winners, outboxAdd: fresh, outboxRemove: stale });
+    this.channel?.postMessage({ list, ops: fresh, replaced: stale, clock: last });
+    this.notify(list);
     return stale.length;
   }
 
@@ -345,12 +505,47 @@ export class Replica {
     await this.store.write({ meta: changes });
   }
 
+  /** Forgets every list, register and pending write, and the account (signing out); the clock stays. */
+  async forgetEverything() {
+    const kept = { clock: this.meta.clock ?? clock.ZERO };
+    await this.store.clear();
+    await this.store.write({ meta: kept });
+    this.lists.clear();
+    this.outbox.clear();
+    this.journal = [];
+    this.meta = kept;
+    this.notify(null);
+  }
+
   /** Forgets a list on this device (it was deleted, or this account was removed from it). */
   async forgetList(list) {
     this.lists.delete(list);
     this.outbox.delete(list);
     await this.store.write({ removeList: list });
     this.notify(null);
+  }
+}
+
+/**
+ * What an add says, for each outcome (BasketSearch's AddMessage): "Added milk", "Brought back
+ * milk", "milk: quantity now 3", "milk is already on the list".
+ * @param {{ item: { name: string, quantity: string | null }, outcome: string, quantityChanged: boolean }[]} results
+ */
+export function addMessage(results) {
+  const added = results.filter((r) => r.outcome === "added").map((r) => r.item.name);
+  const phrases = added.length > 0 ? [`Added ${added.join(", ")}`] : [];
+  for (const r of results) if (r.outcome !== "added") phrases.push(addPhrase(r));
+  return phrases.join("; ");
+}
+
+/** @param {{ item: { name: string, quantity: string | null }, outcome: string, quantityChanged: boolean }} result */
+function addPhrase({ item, outcome, quantityChanged }) {
+  switch (outcome) {
+    case "restored":
+    case "unchecked":
+      return `Brought back ${item.name}` + (quantityChanged ? ` (quantity now ${item.quantity})` : "");
+    default:
+      return quantityChanged ? `${item.name}: quantity now ${item.quantity}` : `${item.name} is already on the list`;
   }
 }
 

@@ -52,6 +52,29 @@ export class ListState {
     return true;
   }
 
+  /**
+   * Whether the register of `op`'s item and field holds exactly this write (its stamp and replica).
+   * @param {{ item: string, field: string, ts: string, replica: string }} op
+   */
+  holds(op) {
+    const current = this.items.get(op.item)?.[op.field];
+    return current !== undefined && current.ts === op.ts && current.replica === op.replica;
+  }
+
+  /**
+   * Puts a write into its register whatever it holds: only for a write stamped anew that
+   * replaces the register's own (Replica.restamp).
+   * @param {{ item: string, field: string, ts: string, replica: string, value: any }} op
+   */
+  put(op) {
+    let registers = this.items.get(op.item);
+    if (registers === undefined) {
+      registers = {};
+      this.items.set(op.item, registers);
+    }
+    registers[op.field] = { ts: op.ts, replica: op.replica, value: op.value };
+  }
+
   /** The value of a register (undefined when never written). */
   value(item, field) {
     return this.items.get(item)?.[field]?.value;

@@ -1,7 +1,9 @@
 // Sync with the server, as the CLI's SyncEngine does: register lists made here, push the
 // outbox, pull after the list's cursor, and keep one long-poll parked on the open list so
-// another device's change shows within a second or two. Offline, it waits and tries again (at
-// once when the browser says the network is back); nothing is lost meanwhile.
+// another device's change shows within a second or two. When the server cannot be reached it
+// tries again after 1 s, then 2 s, then every 4 s while the page is in view (30 s when it is
+// not), and at once when the browser says the network is back or the page comes into view;
+// nothing is lost meanwhile.
 import { request, ApiError, Unreachable } from "./api.js";
 import { decode, encode } from "./ops.js";
 import { ClockSkew } from "./clock.js";
@@ -15,6 +17,21 @@ function decodedCount(page) {
 const PUSH_BATCH = 2000;
 /** Seconds a long-poll asks the server to wait. */
 const WAIT = 25;
+/** Milliseconds before the first retry after a failure. */
+export const FIRST_RETRY = 1000;
+/** The longest wait between retries while the page is in view, and while it is not. */
+export const MAX_RETRY_VISIBLE = 4000;
+export const MAX_RETRY_HIDDEN = 30000;
+
+/** Whether the browser says it has no network at all (then the status says Offline). */
+function browserOffline() {
+  return typeof navigator !== "undefined" && navigator.onLine === false;
+}
+
+/** Whether a person can see the page now. */
+function inView() {
+  return typeof document === "undefined" || document.visibilityState !== "hidden";
+}
 
 export class Sync {
   /**
@@ -30,8 +47,10 @@ export class Sync {
     this.locks = new Map();
     this.watchController = null;
     this.watching = null;
-    this.retryDelay = 1000;
+    this.retryDelay = FIRST_RETRY;
     this.wakeRetry = null;
+    /** @type {ReturnType<typeof setTimeout> | null} a retry of syncAll while no list is watched */
+    this.retryTimer = null;
     this.stopped = false;
     addEventListener("online", () => this.wake());
     addEventListener("offline", () => {
@@ -39,6 +58,24 @@ export class Sync {
       this.setState("offline");
       this.restartWatch();
     });
+    // Back in view, or the window got focus: if the last attempt failed, try again now.
+    const comeBack = () => {
+      if (inView() && this.needsRetry()) this.wake();
+    };
+    addEventListener("focus", comeBack);
+    if (typeof document !== "undefined") document.addEventListener("visibilitychange", comeBack);
+  }
+
+  /** Whether the last attempt failed (and a retry is waiting). */
+  needsRetry() {
+    return this.state === "offline" || this.state === "unreachable" || this.state === "error";
+  }
+
+  /** The next wait between retries: 1 s, 2 s, then 5 s in view (30 s out of view). */
+  nextRetryDelay() {
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, inView() ? MAX_RETRY_VISIBLE : MAX_RETRY_HIDDEN);
+    return Math.min(delay, inView() ? MAX_RETRY_VISIBLE : MAX_RETRY_HIDDEN);
   }
 
   restartWatch() {
@@ -52,8 +89,9 @@ export class Sync {
     return this.replica.meta.account?.token ?? null;
   }
 
+  /** { state, message, pending }: `pending` counts changes as a person does (Replica.pendingChanges). */
   status() {
-    const pending = this.replica.pendingCount();
+    const pending = this.replica.pendingChanges();
     return { state: this.state, message: this.message, pending };
   }
 
@@ -104,14 +142,22 @@ export class Sync {
   }
 
   settled() {
-    this.retryDelay = 1000;
+    this.retryDelay = FIRST_RETRY;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     this.setState("synced");
   }
 
+  /** Says what went wrong and, while no list is watched (its loop retries), schedules a retry. */
   failed(error) {
-    if (error instanceof Unreachable) this.setState("offline");
+    if (error instanceof Unreachable) this.setState(browserOffline() ? "offline" : "unreachable");
     else if (error?.name === "AbortError") return;
     else if (this.state !== "signedOut") this.setState("error", error?.message ?? String(error));
+    if (this.state === "signedOut" || this.stopped || this.watching !== null || this.retryTimer !== null) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.watching === null && this.needsRetry()) this.syncAll();
+    }, this.nextRetryDelay());
   }
 
   /** The server's lists of this account: roles, epochs; lists this account lost are forgotten. */
@@ -256,7 +302,11 @@ export class Sync {
     this.onStatus(this.status());
     try {
       await this.locked(list, () => this.registerAndPushLocked(list));
-      if (this.state === "offline" || this.state === "error") this.settled();
+      if (this.needsRetry()) {
+        this.settled();
+        // The server is back: the open list's loop stops waiting and parks its long-poll again.
+        this.wakeRetry?.();
+      }
       else this.onStatus(this.status());
     } catch (error) {
       this.failed(error);
@@ -306,8 +356,7 @@ export class Sync {
         }
         this.failed(error);
         if (this.state === "signedOut") return;
-        await this.pause(this.retryDelay, signal);
-        this.retryDelay = Math.min(this.retryDelay * 2, 30000);
+        await this.pause(this.nextRetryDelay(), signal);
       }
     }
   }
@@ -315,26 +364,32 @@ export class Sync {
   /** Waits `ms`, or less when the network comes back or the watch is stopped. */
   pause(ms, signal) {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const timer = setTimeout(() => done(), ms);
+      const done = () => {
         clearTimeout(timer);
-        resolve();
-      }
+        if (this.wakeRetry === done) this.wakeRetry = null;
+        resolve(undefined);
+      };
       this.wakeRetry = done;
       signal.addEventListener("abort", done);
     });
   }
 
-  /** The network is back: try at once. */
+  /** The network is back, or the page came into view: try at once. */
   wake() {
-    this.retryDelay = 1000;
-    this.wakeRetry?.();
-    if (this.watching === null) this.syncAll();
+    this.retryDelay = FIRST_RETRY;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const waiting = this.wakeRetry;
+    this.wakeRetry = null;
+    if (waiting) waiting();
+    else if (this.watching === null) this.syncAll();
     else this.restartWatch();
   }
 
   stop() {
     this.stopped = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.watchController?.abort();
   }
 }

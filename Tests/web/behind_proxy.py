@@ -24,9 +24,10 @@ with sync_playwright() as p:
     page.goto(base + "/")
     page.wait_for_selector("#name")
     name = f"proxy{int(time.time() * 1000) % 100000000}"
-    page.fill("#name", name)
-    page.fill("#password", "correct horse battery")
-    page.click("button[value=create]")
+    page.get_by_role("button", name="Create an account").click()
+    page.get_by_label("Account name").fill(name)
+    page.get_by_label("Choose a password").fill("correct horse battery")
+    page.get_by_role("button", name="Create account").click()
     page.fill("#new-list", "Through nginx")
     page.press("#new-list", "Enter")
     page.fill("#query", "Milk over TLS")

@@ -28,18 +28,24 @@ def free_port():
 
 
 class Server:
-    def __init__(self, directory):
+    def __init__(self, directory, port=None):
         self.directory = directory
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.starts = 0
+        self.start()
+
+    def start(self):
+        """Starts basket-server (again, after stop(): same port, same data)."""
         # Every browser and CLI device of the session signs up from 127.0.0.1: more than the 20 a
         # minute one address may.
         env = dict(os.environ, BASKET_PASSWORD_ITERATIONS="10000", BASKET_CONNECTIONS_PER_ADDRESS="0", BASKET_QUIET="1",
                    BASKET_SIGN_INS_PER_ADDRESS="1000")
-        self.log = open(os.path.join(directory, "server.log"), "w+")
+        self.starts += 1
+        self.log = open(os.path.join(self.directory, f"server-{self.starts}.log"), "w+")
         self.process = subprocess.Popen(
             [os.path.join(BUILD, "basket-server"), "--listen", f"127.0.0.1:{self.port}", "--data",
-             os.path.join(directory, "data"), "--web", os.path.join(ROOT, "Client", "web")],
+             os.path.join(self.directory, "data"), "--web", os.path.join(ROOT, "Client", "web")],
             stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
         deadline = time.time() + 20
         while time.time() < deadline:
@@ -154,11 +160,21 @@ class Client:
         self.page.wait_for_selector("html[data-ready=true]")
 
     def signup(self, name):
+        """Creates an account as a new person does: "Create an account", then the form."""
         self.open()
-        self.page.fill("#name", name)
-        self.page.fill("#password", PASSWORD)
-        self.page.click("button[value=create]")
+        self.page.get_by_role("button", name="Create an account").click()
+        self.page.get_by_role("heading", name="Create an account").wait_for()
+        self.page.get_by_label("Account name").fill(name)
+        self.page.get_by_label("Choose a password").fill(PASSWORD)
+        self.page.get_by_label("Choose a password").press("Enter")
         self.page.wait_for_selector("#new-list")
+
+    def signin(self, name):
+        """Signs in to an account that exists (the screen a device opens on)."""
+        self.page.get_by_role("heading", name="Sign in").wait_for()
+        self.page.get_by_label("Account name").fill(name)
+        self.page.get_by_label("Password").fill(PASSWORD)
+        self.page.get_by_role("button", name="Sign in", exact=True).click()
 
     def create_list(self, title):
         self.page.fill("#new-list", title)
