@@ -112,7 +112,7 @@ let package = Package(
             path: "Tests/BasketReplicaTests"),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "TestSupport"],
+            dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite", "TestSupport"],
             path: "Tests/ConformanceTests"),
         .testTarget(
             name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),

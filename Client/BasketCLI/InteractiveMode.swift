@@ -208,8 +208,7 @@ final class InteractiveMode {
         if waiting > 0 {
             Terminal.restore()
             context.console.error(
-                "Saved here; \(waiting) change\(waiting == 1 ? "" : "s") waiting for the server (sent at the next sync)."
-            )
+                "Saved here; \(LiveSync.Status.changes(waiting)) waiting for the server (sent at the next sync).")
         }
     }
 
@@ -250,7 +249,7 @@ final class InteractiveMode {
             refresh()
         case .undo:
             do {
-                if let undone = try replica.undo() {
+                if let undone = try replica.undo(in: list.id) {
                     live?.changed()
                     state.message =
                         "Undid: " + SyncCommands.describe(undone.writes, replica: replica).joined(separator: "; ")
@@ -288,7 +287,7 @@ final class InteractiveMode {
             let added = try replica.add(
                 entries.map { Replica.NewItem(name: $0.name, quantity: $0.quantity) }, to: list.id)
             live?.changed()
-            state.message = "Added " + added.map(\.item.name).joined(separator: ", ")
+            state.message = AddResult.phrases(added).joined(separator: "; ")
             state.query = ""
             state.selection = 0
             try reload()

@@ -102,19 +102,16 @@ enum ItemCommands {
             struct Row: Encodable {
                 var item: ItemJSON
                 var outcome: String
+                var quantityChanged: Bool
             }
-            try context.console.json(results.map { Row(item: ItemJSON($0.item), outcome: $0.outcome.rawValue) })
+            try context.console.json(
+                results.map {
+                    Row(item: ItemJSON($0.item), outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
+                })
             return
         }
-        for result in results {
-            switch result.outcome {
-            case .added:
-                context.console.print("Added \(result.item.name)" + (result.item.quantity.map { " (\($0))" } ?? ""))
-            case .restored: context.console.print("Added \(result.item.name) (back on the list)")
-            case .unchecked: context.console.print("\(result.item.name) was checked: unchecked it")
-            case .alreadyOnList: context.console.print("\(result.item.name) is already on the list")
-            }
-        }
+        // One line per kind of outcome, as the web client says them (AddResult.phrases).
+        for phrase in AddResult.phrases(results) { context.console.print(Printable.escaped(phrase)) }
     }
 
     enum CheckAction { case check, uncheck, toggle }

@@ -161,7 +161,7 @@ enum SyncCommands {
             ? "the server did not answer within \(Int(sendSeconds)) s"
             : outcome.failure ?? "the server did not take them"
         context.console.error(
-            "Saved here; \(outcome.waiting) change\(outcome.waiting == 1 ? "" : "s") waiting for the server (\(why)).")
+            "Saved here; \(LiveSync.Status.changes(outcome.waiting)) waiting for the server (\(why)).")
     }
 
     static func account(_ context: Context, signUp: Bool) throws {
@@ -355,15 +355,27 @@ enum SyncCommands {
         context.console.flush()
         let sends = try context.loadConfig().autoSync != false && !context.arguments.has("--no-sync")
         let wake = DispatchSemaphore(value: 0)
-        let problems = Mutex<[String]>([])
+        // What the connection does, said once per change: a problem, and that it is over.
+        let problems = Mutex<(lines: [String], troubled: Bool)>(([], false))
         let live = LiveSync(engine: engine, list: list.id, sends: sends) { event in
             switch event {
             case .received: wake.signal()
             case .status(let status):
                 switch status {
                 case .offline, .failed:
-                    problems.withLock { $0.append("Sync: \(status)") }
+                    problems.withLock {
+                        $0.lines.append("Sync: \(status)")
+                        $0.troubled = true
+                    }
                     wake.signal()
+                case .synced:
+                    let back = problems.withLock { p -> Bool in
+                        guard p.troubled else { return false }
+                        p.troubled = false
+                        p.lines.append("Sync: connected again · synced")
+                        return true
+                    }
+                    if back { wake.signal() }
                 default: break
                 }
             }
@@ -373,9 +385,9 @@ enum SyncCommands {
         var before = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
         while true {
             wake.wait()
-            for problem in problems.withLock({ p in
-                defer { p = [] }; return p
-            }) { context.console.error(problem) }
+            for line in problems.withLock({ p in
+                defer { p.lines = [] }; return p.lines
+            }) { context.console.error(line) }
             let after = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
             for (id, item) in after.sorted(by: { $0.value.name < $1.value.name }) where before[id] != item {
                 let change: String
@@ -506,7 +518,10 @@ enum SyncCommands {
                 var synced: Bool
                 var lastSync: UInt64?
                 var cursor: Int64
+                /// Writes not yet sent (operations).
                 var pending: Int
+                /// The same, as a person counts them: items and actions.
+                var changes: Int
                 var role: Role?
                 var noLongerMember: Bool
                 /// Changes the server will not take (a viewer's, a former member's), as a person reads them.
@@ -516,12 +531,14 @@ enum SyncCommands {
                 var server: String?
                 var account: String?
                 var pending: Int
+                var changes: Int
                 var clockOffsetMilliseconds: Int64
                 var lists: [ListStatus]
             }
             return try context.console.json(
                 Output(
-                    server: config.server, account: config.account, pending: pending, clockOffsetMilliseconds: offset,
+                    server: config.server, account: config.account, pending: pending,
+                    changes: try replica.pendingChanges(), clockOffsetMilliseconds: offset,
                     lists: try lists.map { list in
                         let state = states[list.id]
                         let pending = try replica.pendingOperations(in: list.id)
@@ -529,13 +546,15 @@ enum SyncCommands {
                         return ListStatus(
                             id: list.id.description, title: list.title, synced: state?.isRegistered ?? false,
                             lastSync: state?.lastSync, cursor: state?.cursor ?? 0, pending: pending.count,
-                            role: state?.role, noLongerMember: state?.noLongerMember ?? false,
+                            changes: try replica.pendingChanges(in: list.id), role: state?.role,
+                            noLongerMember: state?.noLongerMember ?? false,
                             refused: refuses ? Self.describe(pending, in: list.id, replica: replica) : [])
                     }))
         }
         context.console.print(
             "Server:  \(config.server ?? "none (offline only)")\(config.account.map { ", signed in as \($0)" } ?? "")")
-        context.console.print("Pending: \(pending) change\(pending == 1 ? "" : "s") not yet sent")
+        let changes = try replica.pendingChanges()
+        context.console.print("Pending: \(LiveSync.Status.changes(changes)) not yet sent")
         context.console.print(
             "Clock:   \(offset == 0 ? "in step with the server" : "corrected by \(offset) ms from the server's time")")
         for list in lists {
@@ -543,8 +562,8 @@ enum SyncCommands {
             let when =
                 state?.lastSync.map { ItemCommands.formatTimestamp(HybridTimestamp(milliseconds: $0, counter: 0)) }
                 ?? "never"
-            let waiting = try replica.pendingOperations(in: list.id).count
-            context.console.print("  \(list.title): last sync \(when), \(waiting) pending")
+            let waiting = try replica.pendingChanges(in: list.id)
+            context.console.print("  \(list.title): last sync \(when), \(LiveSync.Status.changes(waiting)) waiting")
         }
         // Changes the server will not take: what they were, and the way out.
         var refused = false

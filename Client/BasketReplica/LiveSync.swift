@@ -9,8 +9,11 @@ import Synchronization
 /// Two loops run in the background. The **sender** looks at the list's outbox every
 /// `pollInterval` (and at once after ``changed()``) and sends what waits, so it also sends writes
 /// that other processes made to the same replica file. The **listener** long-polls the server
-/// and merges what arrives (``Replica/changes()`` fires for it). Failures are retried with a
-/// growing pause; nothing is lost while offline: the outbox keeps the writes.
+/// and merges what arrives (``Replica/changes()`` fires for it). Failures are retried after 1 s,
+/// 2 s, then every ``maxRetryPause`` (someone is looking at the screen: a server that is back is
+/// noticed within seconds); after a failure the listener first syncs without waiting, so the
+/// status says "synced" as soon as the server answers. Nothing is lost while offline: the outbox
+/// keeps the writes.
 ///
 /// ```swift
 /// let live = LiveSync(engine: SyncEngine(replica: replica, transport: transport), list: list.id) { event in
@@ -31,12 +34,14 @@ public final class LiveSync: Sendable {
         case synced
         /// Local changes are being sent.
         case sending(pending: Int)
-        /// The server cannot be reached; the changes wait in the outbox.
+        /// The server cannot be reached (the device is offline, or the server is down); the
+        /// changes wait in the outbox.
         case offline(pending: Int, reason: String)
         /// The server answered with an error (a refusal, an answer that could not be read).
         case failed(pending: Int, reason: String)
 
-        /// Local changes not yet acknowledged by the server.
+        /// Local changes not yet acknowledged by the server, as a person counts them
+        /// (``Replica/pendingChanges(in:)``).
         public var pending: Int {
             switch self {
             case .connecting, .synced: 0
@@ -44,15 +49,26 @@ public final class LiveSync: Sendable {
             }
         }
 
+        /// "1 change", "3 changes".
+        public static func changes(_ n: Int) -> String { n == 1 ? "1 change" : "\(n) changes" }
+
         public var description: String {
             switch self {
             case .connecting: "connecting…"
             case .synced: "synced"
-            case .sending(let n): "sending \(n)…"
-            case .offline(let n, _): "offline · \(n) pending"
-            case .failed(let n, let reason): "not sent: \(reason)" + (n > 0 ? " · \(n) pending" : "")
+            case .sending(let n): "sending \(Self.changes(n))…"
+            case .offline(let n, _): "can't reach the server" + (n > 0 ? " · \(Self.changes(n)) waiting" : "")
+            case .failed(let n, let reason): "not sent: \(reason)" + (n > 0 ? " · \(Self.changes(n)) waiting" : "")
             }
         }
+    }
+
+    /// The longest pause between retries after a failure, in milliseconds.
+    public static let maxRetryPause = 4_000
+
+    /// The pause after `previous` (0 after a success): 1 s, 2 s, then ``maxRetryPause``.
+    static func nextRetryPause(after previous: Int) -> Int {
+        min(max(1_000, previous * 2), maxRetryPause)
     }
 
     /// What a ``LiveSync`` reports to its handler, from its own threads.
@@ -197,7 +213,7 @@ public final class LiveSync: Sendable {
             await pause(milliseconds: max(interval, retryPause), orNudged: true)
             if isStopped { return }
             state.withLock { $0.nudged = false }
-            guard let pending = try? engine.replica.pendingCount(in: list) else { continue }
+            guard let pending = try? engine.replica.pendingChanges(in: list) else { continue }
             update { $0.pending = pending }
             guard pending > 0, sends else {
                 retryPause = 0
@@ -206,7 +222,7 @@ public final class LiveSync: Sendable {
             update { $0.sending = true }
             do {
                 let report = try await engine.send(list)
-                let left = (try? engine.replica.pendingCount(in: list)) ?? pending
+                let left = (try? engine.replica.pendingChanges(in: list)) ?? pending
                 if report.refusedPending > 0 {
                     // A viewer: the server will refuse these until the role changes; look again later.
                     retryPause = 60_000
@@ -225,7 +241,7 @@ public final class LiveSync: Sendable {
                 }
             } catch {
                 // Offline or refused: try again after a growing pause (a local change tries at once).
-                retryPause = min(max(1_000, retryPause * 2), 30_000)
+                retryPause = Self.nextRetryPause(after: retryPause)
                 let connection = connection(after: error)
                 update {
                     $0.connection = connection
@@ -237,7 +253,7 @@ public final class LiveSync: Sendable {
 
     private func listenLoop() async {
         var caughtUp = false
-        var retryPause = 1_000
+        var retryPause = 0
         while !isStopped {
             do {
                 let report =
@@ -245,8 +261,8 @@ public final class LiveSync: Sendable {
                     ? try await engine.watchOnce(list, wait: caughtUp ? longPollSeconds : 0, sending: sends)
                     : try await engine.sync(list)
                 caughtUp = true
-                retryPause = 1_000
-                let left = (try? engine.replica.pendingCount(in: list)) ?? 0
+                retryPause = 0
+                let left = (try? engine.replica.pendingChanges(in: list)) ?? 0
                 update {
                     if report.refusedPending == 0 { $0.connection = .connected }
                     $0.pending = left
@@ -256,8 +272,11 @@ public final class LiveSync: Sendable {
                 if isStopped { return }
                 let connection = connection(after: error)
                 update { $0.connection = connection }
+                // The next round syncs without waiting: the status changes as soon as the server
+                // answers, not when a long-poll ends.
+                caughtUp = false
+                retryPause = Self.nextRetryPause(after: retryPause)
                 await pause(milliseconds: retryPause)
-                retryPause = min(retryPause * 2, 30_000)
             }
         }
     }
@@ -267,7 +286,7 @@ public final class LiveSync: Sendable {
 public struct SendOutcome: Hashable, Sendable {
     /// Operations the server accepted (or already had).
     public var sent = 0
-    /// Local changes of those lists still waiting after it.
+    /// Local changes of those lists still waiting after it, as a person counts them.
     public var waiting = 0
     /// Why the sending stopped short, when it did.
     public var failure: String?
@@ -317,7 +336,7 @@ extension SyncEngine {
         let finished = box.get()
         var outcome = finished ?? SendOutcome()
         outcome.timedOut = finished == nil
-        outcome.waiting = lists.reduce(0) { $0 + ((try? replica.pendingCount(in: $1)) ?? 0) }
+        outcome.waiting = lists.reduce(0) { $0 + ((try? replica.pendingChanges(in: $1)) ?? 0) }
         return outcome
     }
 }

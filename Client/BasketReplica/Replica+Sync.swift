@@ -123,6 +123,24 @@ extension Replica {
         }
     }
 
+    /// Changes waiting for the server, as a person counts them: each item (or list) with writes
+    /// not yet sent is one change, however many of its fields were written ("1 change waiting"
+    /// after adding milk, which writes three registers). ``pendingCount()`` counts the writes.
+    public func pendingChanges() throws -> Int {
+        try locked {
+            Int(try $0.scalar("SELECT count(*) FROM (SELECT DISTINCT list, item FROM outbox)")?.integerValue ?? 0)
+        }
+    }
+
+    /// Changes of one list waiting for the server, as a person counts them (see ``pendingChanges()``).
+    public func pendingChanges(in list: ListID) throws -> Int {
+        try locked {
+            Int(
+                try $0.scalar(
+                    "SELECT count(DISTINCT item) FROM outbox WHERE list = ?", .blob(list.raw.bytes))?.integerValue ?? 0)
+        }
+    }
+
     /// The lists with local writes waiting for the server.
     public func listsWithPendingChanges() throws -> [ListID] {
         try locked { db in

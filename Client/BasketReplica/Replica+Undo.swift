@@ -85,10 +85,12 @@ extension Replica {
     /// Undoes the last local command that is not undone yet: every register it wrote gets the
     /// value it had before, by a new write (an item it added is removed again, an item it removed
     /// comes back as it was). Again, it undoes the command before. Nil when there is nothing to undo.
+    /// With `list`, only the commands made on that list count (a screen showing one list never
+    /// undoes a change made on another: the web client's journal does the same).
     /// - Throws: ``ReplicaError/cannotUndo(_:)`` when the last command was too large to journal
     ///   (the journal ends there), the errors of a write (a list you may only view).
     @discardableResult
-    public func undo() throws -> Undone? {
+    public func undo(in list: ListID? = nil) throws -> Undone? {
         // A barrier (a command too large to journal) ends the journal: it is emptied, in a
         // transaction of its own (the error below must not roll that back).
         let barrier = try locked { db -> Int64? in
@@ -109,12 +111,19 @@ extension Replica {
         }
         return try performLocal(journal: false) { writer -> Undone? in
             let db = writer.db
-            guard
-                let step = try db.query(
-                    "SELECT step FROM undo_steps WHERE journaled = 1 ORDER BY step DESC LIMIT 1",
-                    map: { $0.int64(0) }
-                ).first
-            else { return nil }
+            let last =
+                if let list {
+                    try db.query(
+                        """
+                        SELECT step FROM undo_steps WHERE journaled = 1
+                        AND step IN (SELECT step FROM undo WHERE list = ?) ORDER BY step DESC LIMIT 1
+                        """, .blob(list.raw.bytes), map: { $0.int64(0) })
+                } else {
+                    try db.query(
+                        "SELECT step FROM undo_steps WHERE journaled = 1 ORDER BY step DESC LIMIT 1",
+                        map: { $0.int64(0) })
+                }
+            guard let step = last.first else { return nil }
             let rows = try db.query(
                 "SELECT list, item, field, existed, before FROM undo WHERE step = ? ORDER BY item, field",
                 .integer(step)
@@ -126,10 +135,10 @@ extension Replica {
                 )
             }
             var removedAgain: Set<ItemID> = []
-            var list: ListID?
+            var undoneList: ListID?
             for (rowList, item, field, existed, before) in rows {
                 guard let field else { continue }
-                list = rowList
+                undoneList = rowList
                 if !existed {
                     // The command made the item: undoing it removes it again (a list row: nothing).
                     if item != .list, removedAgain.insert(item).inserted {
@@ -149,8 +158,8 @@ extension Replica {
             }
             try db.run("DELETE FROM undo WHERE step = ?", .integer(step))
             try db.run("DELETE FROM undo_steps WHERE step = ?", .integer(step))
-            guard let list else { return nil }
-            return Undone(list: list, writes: writer.operations)
+            guard let undoneList else { return nil }
+            return Undone(list: undoneList, writes: writer.operations)
         }
     }
 }

@@ -213,14 +213,16 @@ extension Replica {
                     item = current
                     outcome = .alreadyOnList
                 }
+                var quantityChanged = false
                 if let quantity, quantity != item.quantity || existing == nil {
                     writer.write(list, id, .quantity, .text(quantity))
+                    quantityChanged = existing != nil
                     item.quantity = quantity
                 }
                 item.isChecked = false
                 item.isDeleted = false
                 pending[id] = item
-                results.append(AddResult(item: item, outcome: outcome))
+                results.append(AddResult(item: item, outcome: outcome, quantityChanged: quantityChanged))
             }
             return results
         }

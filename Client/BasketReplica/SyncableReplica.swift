@@ -16,6 +16,8 @@ protocol SyncableReplica: Sendable {
     func listsWithPendingChanges() throws -> [ListID]
     /// How many local writes of `list` are waiting (written by any process using the file).
     func pendingCount(in list: ListID) throws -> Int
+    /// The same as a person counts them: each item (or the list itself) with writes waiting is one.
+    func pendingChanges(in list: ListID) throws -> Int
     /// Drops the acknowledged writes of `list` up to and including `sequence`.
     func acknowledge(_ list: ListID, through sequence: Int64) throws
     /// Every write this device knows of `list` (a rebuild pushes them all).

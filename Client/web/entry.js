@@ -1,19 +1,33 @@
 // What is typed into the add box: several items separated by commas, semicolons or new lines,
-// each with an optional quantity ("2 milk", "500 g flour", "½ lemon", "milk x2"). BasketSearch's
-// EntryParser, rule for rule.
+// each with an optional quantity in front ("2 milk", "500 g flour", "500ml cream", "2 x tomatoes",
+// "½ lemon") or behind ("milk x2", "milk 2l", "flour 500 g", "ビール 3本", "ビール3本"); a quantity
+// with nothing after it is a name ("2 kg"). BasketSearch's EntryParser, rule for rule.
 import { normalize } from "./key.js";
 import { graphemes } from "./search.js";
 
+/** Units a quantity may name, compared lower-cased (EntryParser.units). */
 const UNITS = new Set([
-  "g", "gr", "gram", "grams", "kg", "mg", "l", "ml", "cl", "dl", "cup", "cups", "tbsp", "tsp", "oz", "lb", "lbs",
-  "pack", "packs", "can", "cans", "bottle", "bottles", "bag", "bags", "box", "boxes", "dozen", "piece", "pieces",
-  "pcs", "pc", "jar", "jars", "bunch", "bunches", "slice", "slices", "loaf", "loaves", "clove", "cloves",
+  "g", "gr", "gram", "grams", "kg", "kilo", "kilos", "mg", "l", "lt", "litre", "litres", "liter", "liters", "ml",
+  "cl", "dl", "cup", "cups", "tbsp", "tsp", "oz", "lb", "lbs", "pack", "packs", "can", "cans", "bottle",
+  "bottles", "bag", "bags", "box", "boxes", "dozen", "piece", "pieces", "pcs", "pc", "jar", "jars", "bunch",
+  "bunches", "slice", "slices", "loaf", "loaves", "clove", "cloves",
+  "stück", "stk", "packung", "pck", "dose", "dosen", "flasche", "flaschen", "bund", "becher", "glas", "tüte",
+  "beutel", "scheiben",
+  "paquet", "paquets", "boîte", "boîtes", "bouteille", "bouteilles", "tranche", "tranches", "sachet", "sachets",
+  "paquete", "paquetes", "lata", "latas", "botella", "botellas", "pz", "bottiglia", "bottiglie", "pak", "fles",
+  "flessen", "szt", "opak", "butelka",
 ]);
+/** Counters of Japanese and Chinese, written right after the number (EntryParser.counters). */
+const COUNTERS = [
+  "パック", "切れ", "本", "個", "枚", "袋", "缶", "箱", "束", "玉", "匹", "尾", "房", "丁", "株", "杯", "粒", "斤", "个",
+  "瓶", "包", "盒", "罐", "颗", "只", "条", "片", "块",
+];
 const FRACTIONS = new Set(["½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅗", "⅘", "⅙", "⅚", "⅛", "⅜", "⅝", "⅞"]);
 const whiteSpace = /^\p{White_Space}/u;
 const isSpace = (char) => whiteSpace.test(char);
 const isNewline = (char) => /^(\r\n|[\n\r\u000B\u000C\u0085\u2028\u2029])$/u.test(char);
 const isDigit = (char) => char.length === 1 && char >= "0" && char <= "9";
+const TIMES = ["x", "×"];
 
 /** The pieces of `text` between commas, semicolons and new lines, empty ones dropped. */
 export function split(text) {
@@ -47,37 +61,87 @@ function words(text) {
   return out;
 }
 
-/** One item: a leading quantity or a trailing "x2", unless the whole text already names an item. */
+/**
+ * One item: a trailing "x2", a trailing measure ("2l", "500 g", "3本"), a counter glued to the
+ * name, or a leading quantity, unless the whole text already names an item.
+ * @param {string} raw
+ * @param {Set<string>} existingKeys
+ * @returns {{ name: string, quantity: string | null }}
+ */
 export function parse(raw, existingKeys) {
   let list = words(raw);
   const text = list.join(" ");
   if (existingKeys.has(normalize(text))) return { name: text, quantity: null };
   if (list.length >= 2) {
-    const last = list[list.length - 1].toLowerCase();
-    for (const marker of ["x", "×"]) {
-      if (last.startsWith(marker) && isNumber(last.slice(marker.length))) {
-        return { name: list.slice(0, -1).join(" "), quantity: last.slice(marker.length) };
+    const last = list[list.length - 1];
+    const lower = last.toLowerCase();
+    for (const marker of TIMES) {
+      if (lower.startsWith(marker) && isNumber(lower.slice(marker.length))) {
+        return { name: list.slice(0, -1).join(" "), quantity: lower.slice(marker.length) };
       }
     }
-    if (list.length >= 3 && ["x", "×"].includes(list[list.length - 2].toLowerCase()) && isNumber(last)) {
+    if (list.length >= 3 && TIMES.includes(list[list.length - 2].toLowerCase()) && isNumber(last)) {
       return { name: list.slice(0, -2).join(" "), quantity: last };
     }
+    if (isMeasure(last)) return { name: list.slice(0, -1).join(" "), quantity: last };
+    if (list.length >= 3 && isNumber(list[list.length - 2]) && isUnit(last)) {
+      return { name: list.slice(0, -2).join(" "), quantity: list.slice(-2).join(" ") };
+    }
   }
+  const glued = list.length > 0 ? gluedCounter(list[list.length - 1]) : null;
+  if (glued !== null) return { name: [...list.slice(0, -1), glued[0]].join(" "), quantity: glued[1] };
   const quantity = [];
-  if (list.length > 0 && (isNumber(list[0]) || isFraction(list[0]))) {
+  if (list.length > 0 && isMeasure(list[0])) {
+    quantity.push(list[0]);
+    list = list.slice(1);
+  } else if (list.length > 0 && (isNumber(list[0]) || isFraction(list[0]))) {
     quantity.push(list[0]);
     list = list.slice(1);
     if (isNumber(quantity[0]) && list.length > 1 && isFraction(list[0])) {
       quantity.push(list[0]);
       list = list.slice(1);
     }
-    if (list.length > 1 && UNITS.has(list[0].toLowerCase())) {
+    if (list.length > 0 && TIMES.includes(list[0].toLowerCase())) {
+      list = list.slice(1);
+    } else if (list.length > 0 && isUnit(list[0])) {
       quantity.push(list[0]);
       list = list.slice(1);
     }
   }
   if (quantity.length === 0 || list.length === 0) return { name: text, quantity: null };
   return { name: list.join(" "), quantity: quantity.join(" ") };
+}
+
+/** @param {string} word */
+function isUnit(word) {
+  return UNITS.has(word.toLowerCase()) || COUNTERS.includes(word);
+}
+
+/**
+ * A number with its unit written on: "500ml", "2l", "1.5kg", "3本".
+ * @param {string} word
+ */
+export function isMeasure(word) {
+  const chars = graphemes(word);
+  if (chars.length === 0 || !isDigit(chars[0])) return false;
+  let end = 0;
+  while (end < Math.min(chars.length, 12) && (isDigit(chars[end]) || chars[end] === "." || chars[end] === ",")) end += 1;
+  return end < chars.length && isNumber(chars.slice(0, end).join("")) && isUnit(chars.slice(end).join(""));
+}
+
+/**
+ * "ビール3本" as ["ビール", "3本"]: a name, digits, then a counter; null otherwise.
+ * @param {string} word
+ * @returns {[string, string] | null}
+ */
+function gluedCounter(word) {
+  const counter = COUNTERS.find((c) => word.endsWith(c));
+  if (counter === undefined) return null;
+  const chars = graphemes(word.slice(0, word.length - counter.length));
+  let start = chars.length;
+  while (start > 0 && isDigit(chars[start - 1])) start -= 1;
+  if (start === 0 || start === chars.length) return null;
+  return [chars.slice(0, start).join(""), chars.slice(start).join("") + counter];
 }
 
 /** "2", "1.5", "0,5", "1½". */

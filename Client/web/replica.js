@@ -6,7 +6,7 @@ import { ListState } from "./state.js";
 import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
-import { validate, identity as identityOf } from "./ops.js";
+import { validate, identity as identityOf, FIELDS } from "./ops.js";
 
 /** The most a server may move this device's clock, in milliseconds: a day (as the CLI). */
 export const MAX_CLOCK_CORRECTION = 24 * 60 * 60 * 1000;
@@ -15,8 +15,38 @@ export const MAX_CLOCK_CORRECTION = 24 * 60 * 60 * 1000;
 export const UNDO_DEPTH = 50;
 export const MAX_UNDOABLE_WRITES = 5000;
 
+/** A local write refused, with BasketReplica's ReplicaError code ("name_taken", "archived", …). */
+export class ReplicaError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
 /** Thrown by undo when the last change was too large to journal (the journal ends there). */
-export class CannotUndo extends Error {}
+export class CannotUndo extends ReplicaError {
+  /** @param {string} message */
+  constructor(message) {
+    super("cannot_undo", message);
+  }
+}
+
+/**
+ * `raw` cleaned as a value of `field`; a refused value throws ReplicaError("invalid_name").
+ * @param {string} raw
+ * @param {string} field
+ */
+function cleaned(raw, field) {
+  try {
+    return clean(raw, field);
+  } catch (error) {
+    throw new ReplicaError("invalid_name", error?.message ?? String(error));
+  }
+}
 
 export class Replica {
   constructor(store) {
@@ -33,6 +63,8 @@ export class Replica {
      * @type {{ list: string, label: string, rows: { item: string, field: string, existed: boolean, before: any }[] | null }[]}
      */
     this.journal = [];
+    /** The wall clock in Unix milliseconds (the conformance vectors set their own). */
+    this.now = () => Date.now();
   }
 
   static async open(store) {
@@ -82,7 +114,7 @@ export class Replica {
 
   /** Milliseconds now, corrected by what the server said its clock reads. */
   wall() {
-    return Date.now() + (this.meta.clockOffset ?? 0);
+    return this.now() + (this.meta.clockOffset ?? 0);
   }
 
   entry(list) {
@@ -188,10 +220,13 @@ export class Replica {
    * @param {string | null} [label] what the step is called when undone ("Checked bread")
    */
   async writeLocal(list, writes, syncChanges = null, label = null) {
+    this.checkWritable(list, writes);
     let last = this.meta.clock ?? clock.ZERO;
+    // One reading of the clock for the whole command, as BasketReplica's LocalWriter.
+    const wall = this.wall();
     const ops = [];
     for (const { item, field, value } of writes) {
-      last = clock.next(last, this.wall());
+      last = clock.next(last, wall);
       const op = { list, item, field, value, ts: last, replica: this.replicaID };
       validate(op);
       ops.push(op);
@@ -206,6 +241,23 @@ export class Replica {
     this.channel?.postMessage({ list, ops, clock: last, sync: { ...entry.sync } });
     this.notify(list);
     return ops;
+  }
+
+  /**
+   * Refuses a write to a list this account may only view, that is no longer shared with it, or
+   * that is archived (which takes nothing but its unarchiving): Replica.checkWritable in Swift.
+   * @param {string} list
+   * @param {{ item: string, field: string, value: any }[]} writes
+   */
+  checkWritable(list, writes) {
+    if (writes.length === 0) return;
+    const sync = this.sync(list);
+    if (sync?.gone) throw new ReplicaError("no_longer_member", "this list is no longer shared with you");
+    if (sync?.role === "viewer") throw new ReplicaError("read_only", "you can only view this list");
+    if (this.state(list)?.value(LIST_ITEM, "archived") === true &&
+        writes.some((w) => !(w.item === LIST_ITEM && w.field === "archived" && w.value === false))) {
+      throw new ReplicaError("archived", "this list is archived: unarchive it to change it");
+    }
   }
 
   /** Records the registers `ops` will replace, as one step (Replica.journal in Swift). */
@@ -262,7 +314,9 @@ export class Replica {
     }
     const writes = [];
     const removedAgain = new Set();
-    const rows = [...step.rows].sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+    // In the order BasketReplica reads its journal: by item id, then by the field's wire code.
+    const rows = [...step.rows].sort((a, b) =>
+      a.item < b.item ? -1 : a.item > b.item ? 1 : FIELDS.indexOf(a.field) - FIELDS.indexOf(b.field));
     for (const { item, field, existed, before } of rows) {
       if (!existed) {
         // The command made the item: undoing it removes it again (the list's own row: nothing).
@@ -282,17 +336,49 @@ export class Replica {
 
   /** A new list on this device; the server learns of it at the next sync. */
   async createList(title) {
-    const cleaned = clean(title, "title");
+    const value = cleaned(title, "title");
     const id = randomListID();
     this.entry(id);
-    await this.writeLocal(id, [{ item: LIST_ITEM, field: "title", value: cleaned }], { role: "owner" });
+    await this.writeLocal(id, [{ item: LIST_ITEM, field: "title", value }], { role: "owner" });
     this.notify(null);
     return id;
   }
 
   async renameList(list, title) {
-    const cleaned = clean(title, "title");
-    await this.writeLocal(list, [{ item: LIST_ITEM, field: "title", value: cleaned }], null, `Renamed the list to ${cleaned}`);
+    const value = cleaned(title, "title");
+    await this.writeLocal(list, [{ item: LIST_ITEM, field: "title", value }], null, `Renamed the list to ${value}`);
+  }
+
+  /**
+   * The list's aisle order: category names, each once (by key), as Replica.setAisles.
+   * @param {string} list
+   * @param {string[]} aisles
+   */
+  async setAisles(list, aisles) {
+    const names = [];
+    const keys = new Set();
+    for (const name of aisles) {
+      const value = cleaned(name, "category");
+      if (value.includes(",")) throw new ReplicaError("invalid_operation", "an aisle name holds no comma");
+      if (!keys.has(normalize(value))) {
+        keys.add(normalize(value));
+        names.push(value);
+      }
+    }
+    const text = names.join(", ");
+    if (names.length > 0) cleaned(text, "aisles");
+    await this.writeLocal(list, [{ item: LIST_ITEM, field: "aisles", value: names.length === 0 ? null : text }], null, "Changed the aisle order");
+  }
+
+  /**
+   * Archives (read-only for everyone) or unarchives the list; only an owner may.
+   * @param {string} list
+   * @param {boolean} archived
+   */
+  async setArchived(list, archived) {
+    const role = this.sync(list)?.role;
+    if (role && role !== "owner") throw new ReplicaError("forbidden", "only an owner can archive or unarchive the list");
+    await this.writeLocal(list, [{ item: LIST_ITEM, field: "archived", value: archived }], null, archived ? "Archived the list" : "Unarchived the list");
   }
 
   /**
@@ -303,15 +389,15 @@ export class Replica {
    * @param {{ name: string, quantity?: string | null }[]} entries
    */
   async add(list, entries) {
-    const cleaned = entries.map((e) => ({
-      name: clean(e.name, "name"),
-      quantity: e.quantity == null ? null : clean(e.quantity, "quantity"),
+    const values = entries.map((e) => ({
+      name: cleaned(e.name, "name"),
+      quantity: e.quantity == null ? null : cleaned(e.quantity, "quantity"),
     }));
     const state = this.entry(list).state;
     const writes = [];
     const results = [];
     const pending = new Map();
-    for (const { name, quantity } of cleaned) {
+    for (const { name, quantity } of values) {
       const id = itemID(list, normalize(name));
       const existing = pending.get(id) ?? state.item(id);
       let outcome;
@@ -374,9 +460,64 @@ export class Replica {
     return before;
   }
 
+  /**
+   * Sets an optional field (quantity, note, category) of an item; null or "" clears it.
+   * Returns the item after.
+   * @param {string} list
+   * @param {string} id
+   * @param {"quantity" | "note" | "category"} field
+   * @param {string | null} value
+   */
+  async setField(list, id, field, value) {
+    if (!["quantity", "note", "category"].includes(field)) {
+      throw new ReplicaError("invalid_operation", "only quantity, note and category can be set this way");
+    }
+    const text = value === null || value.trim() === "" ? null : cleaned(value, field);
+    const item = this.requireItem(list, id);
+    const words = { quantity: "the quantity", note: "the note", category: "the category" };
+    await this.writeLocal(list, [{ item: id, field, value: text }], null, `Changed ${words[field]} of ${item.name}`);
+    return { ...item, [field]: text };
+  }
+
+  /**
+   * Renames an item, as Replica.rename: a name with the same key changes only how it is
+   * written; another key moves the item (a new id with every field copied, the old one removed).
+   * Throws ReplicaError("name_taken") when another item on the list has that key.
+   * @param {string} list
+   * @param {string} id
+   * @param {string} newName
+   */
+  async rename(list, id, newName) {
+    const name = cleaned(newName, "name");
+    const item = this.requireItem(list, id);
+    const newID = itemID(list, normalize(name));
+    const label = `Renamed ${item.name} to ${name}`;
+    if (newID === id) {
+      if (item.name !== name) await this.writeLocal(list, [{ item: id, field: "name", value: name }], null, label);
+      return { ...item, name };
+    }
+    const other = this.state(list)?.item(newID);
+    if (other !== undefined && !other.deleted) throw new ReplicaError("name_taken", `'${other.name}' is already on the list`);
+    await this.writeLocal(
+      list,
+      [
+        { item: newID, field: "name", value: name },
+        { item: newID, field: "checked", value: item.checked },
+        { item: newID, field: "deleted", value: false },
+        { item: newID, field: "quantity", value: item.quantity },
+        { item: newID, field: "note", value: item.note },
+        { item: newID, field: "category", value: item.category },
+        { item: id, field: "deleted", value: true },
+      ],
+      null,
+      label,
+    );
+    return { ...item, id: newID, name, deleted: false };
+  }
+
   requireItem(list, id) {
     const item = this.state(list)?.item(id);
-    if (item === undefined) throw new Error("no such item");
+    if (item === undefined) throw new ReplicaError("no_such_item", "no such item");
     return item;
   }
 
@@ -436,7 +577,7 @@ export class Replica {
    * @param {number} serverTime
    */
   async correctClock(serverTime) {
-    const offset = serverTime - Date.now();
+    const offset = serverTime - this.now();
     // A server whose clock is a day away from this device's is not believed.
     if (!Number.isFinite(offset) || Math.abs(offset) > MAX_CLOCK_CORRECTION) {
       throw new Error("the server's clock is more than a day away from this device's: not corrected");
@@ -481,18 +622,26 @@ export class Replica {
     let last = this.meta.clock ?? clock.ZERO;
     const fresh = [];
     const winners = [];
+    /** @type {Map<string, any>} stale identity → the write stamped anew */
+    const renewedOf = new Map();
     for (const op of stale) {
       last = clock.next(last, wall);
       const renewed = { ...op, ts: last, replica: this.replicaID };
       validate(renewed);
-      map.delete(identityOf(op));
-      map.set(identityOf(renewed), renewed);
+      renewedOf.set(identityOf(op), renewed);
       fresh.push(renewed);
       if (entry.state.holds(op)) {
         entry.state.put(renewed);
         winners.push(renewed);
       } else if (entry.state.apply(renewed)) winners.push(renewed);
     }
+    // The outbox keeps its order: each write stamped anew takes its old one's place.
+    const reordered = [...map.entries()].map(([identity, op]) => {
+      const renewed = renewedOf.get(identity);
+      return renewed ? [identityOf(renewed), renewed] : [identity, op];
+    });
+    map.clear();
+    for (const [identity, op] of reordered) map.set(identity, op);
     this.meta.clock = last;
     await this.store.write({ meta: { clock: last }, registers: winners, outboxAdd: fresh, outboxRemove: stale });
     this.channel?.postMessage({ list, ops: fresh, replaced: stale, clock: last });
@@ -527,26 +676,36 @@ export class Replica {
 }
 
 /**
- * What an add says, for each outcome (BasketSearch's AddMessage): "Added milk", "Brought back
- * milk", "milk: quantity now 3", "milk is already on the list".
- * @param {{ item: { name: string, quantity: string | null }, outcome: string, quantityChanged: boolean }[]} results
+ * @typedef {{ item: { name: string, quantity: string | null }, outcome: string, quantityChanged: boolean }} AddResult
  */
-export function addMessage(results) {
-  const added = results.filter((r) => r.outcome === "added").map((r) => r.item.name);
+
+/**
+ * What an add says, phrase by phrase (AddResult.phrases in Swift, pinned by the conformance
+ * vectors): "Added milk (2), bread", "Brought back eggs", "milk: quantity now 3", "milk is
+ * already on the list".
+ * @param {AddResult[]} results
+ * @returns {string[]}
+ */
+export function addPhrases(results) {
+  const added = results.filter((r) => r.outcome === "added").map((r) => r.item.name + (r.item.quantity !== null ? ` (${r.item.quantity})` : ""));
   const phrases = added.length > 0 ? [`Added ${added.join(", ")}`] : [];
-  for (const r of results) if (r.outcome !== "added") phrases.push(addPhrase(r));
-  return phrases.join("; ");
+  for (const { item, outcome, quantityChanged } of results) {
+    if (outcome === "added") continue;
+    if (outcome === "restored" || outcome === "unchecked") {
+      phrases.push(`Brought back ${item.name}` + (quantityChanged ? ` (quantity now ${item.quantity ?? ""})` : ""));
+    } else {
+      phrases.push(quantityChanged ? `${item.name}: quantity now ${item.quantity ?? ""}` : `${item.name} is already on the list`);
+    }
+  }
+  return phrases;
 }
 
-/** @param {{ item: { name: string, quantity: string | null }, outcome: string, quantityChanged: boolean }} result */
-function addPhrase({ item, outcome, quantityChanged }) {
-  switch (outcome) {
-    case "restored":
-    case "unchecked":
-      return `Brought back ${item.name}` + (quantityChanged ? ` (quantity now ${item.quantity})` : "");
-    default:
-      return quantityChanged ? `${item.name}: quantity now ${item.quantity}` : `${item.name} is already on the list`;
-  }
+/**
+ * The toast's sentence for an add: its phrases joined.
+ * @param {AddResult[]} results
+ */
+export function addMessage(results) {
+  return addPhrases(results).join("; ");
 }
 
 function newSync(list) {

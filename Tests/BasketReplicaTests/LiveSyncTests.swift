@@ -115,11 +115,23 @@ struct LiveSyncTests {
         live.changed()
         #expect(await Self.eventually { if case .offline(1, _) = live.status { true } else { false } })
         #expect(replica.state.withLock { $0.outbox.count } == 1)
-        #expect(live.status.description == "offline · 1 pending")
+        #expect(live.status.description == "can't reach the server · 1 change waiting")
         server.state.withLock { $0.offline = false }
         live.changed()
         #expect(await Self.eventually { live.status == .synced })
         #expect(server.state.withLock { $0.log.map(\.value) } == [.text("Eggs")])
+    }
+
+    /// Someone is looking at the screen: after a failure the loops try again after 1 s, 2 s, then
+    /// every 4 s at most (not 30 s), so a server that is back is noticed within seconds.
+    @Test func retriesBackOffToFourSecondsAtMost() {
+        var pauses: [Int] = []
+        var pause = 0
+        for _ in 0..<6 {
+            pause = LiveSync.nextRetryPause(after: pause)
+            pauses.append(pause)
+        }
+        #expect(pauses == [1_000, 2_000, 4_000, 4_000, 4_000, 4_000])
     }
 
     @Test func whatOthersWriteIsReceivedAndReported() async throws {

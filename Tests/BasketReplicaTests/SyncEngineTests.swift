@@ -50,6 +50,9 @@ struct SyncEngineTests {
         func pendingCount(in list: ListID) throws -> Int {
             state.withLock { $0.outbox.count { $0.operation.list == list } }
         }
+        func pendingChanges(in list: ListID) throws -> Int {
+            state.withLock { Set($0.outbox.filter { $0.operation.list == list }.map(\.operation.item)).count }
+        }
         func acknowledge(_ list: ListID, through sequence: Int64) throws {
             state.withLock { $0.outbox.removeAll { $0.operation.list == list && $0.sequence <= sequence } }
         }

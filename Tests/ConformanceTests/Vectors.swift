@@ -18,6 +18,8 @@ struct Vectors: Codable, Equatable {
     var clocks: Clocks
     var searches: [SearchCase]
     var entries: [EntryCase]
+    /// Local writes: the commands of the CLI and the web client, step by step (LocalWriteVectors.swift).
+    var localWrites: [LocalWriteCase]
 
     struct KeyCase: Codable, Equatable {
         var name: String
@@ -191,11 +193,12 @@ extension Vectors {
                 Conformance vectors of Basket, version 1 (docs/encoding.md), made by the Swift \
                 implementation (Tests/ConformanceTests). Every client must compute exactly these: item \
                 keys and ids, which encodings to refuse, merged states whatever the order and \
-                duplication of operations, hybrid clocks, search rankings and parsed entries.
+                duplication of operations, hybrid clocks, search rankings, parsed entries, and the \
+                local writes of each command (with what an add says and how many changes wait).
                 """,
             list: listID.description, keys: try keyCases(&random), invalidOps: invalidOps(),
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
-            entries: entryCases(), searchSets: sets)
+            entries: entryCases(), localWrites: try localWriteCases(), searchSets: sets)
     }
 
     // MARK: Keys
@@ -358,6 +361,11 @@ extension Vectors {
         configuration.wallClock = { 1_764_000_100_000 }
         let replica = try Replica(path: directory.file("replica.sqlite"), configuration: configuration)
         for op in ops { try replica.apply([op]) }
+        return try state(of: replica)
+    }
+
+    /// The state of the vectors' list in `replica`.
+    static func state(of replica: Replica) throws -> State {
         guard let info = try replica.lists().first(where: { $0.id == listID }) else {
             throw CocoaError(.fileReadUnknown)
         }
@@ -548,6 +556,9 @@ extension Vectors {
             "3 2 Minute Noodles", "1.5 l water", "2 kg", "kg flour", " oat   milk ", ",, milk ,",
             "12 eggs, 2 pack yoghurt",
             "x2", "milk x", "3 bottles of wine", "Ｍｉｌｋ x2",
+            "2 x tomatoes", "2 × tomatoes", "2 kg potatoes", "500ml cream", "500ML cream", "milk 2l", "flour 500 g",
+            "eggs x12", "1.5kg apples", "apples 1,5kg", "2 Stück Butter", "ビール 3本", "ビール3本", "3本 ビール", "牛乳1パック",
+            "3本", "2 x", "Route 66", "7up", "B12", "2 l", "1l", "tomatoes 2", "6 eggs x2",
         ]
         let keys = Set(existing.map(ItemKey.normalize))
         return texts.map { text in

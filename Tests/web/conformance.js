@@ -9,6 +9,7 @@ async ({ vectors, base }) => {
   const state = await import(base + "state.js");
   const search = await import(base + "search.js");
   const entry = await import(base + "entry.js");
+  const replicaModule = await import(base + "replica.js");
   const failures = [];
   const checked = {};
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -16,6 +17,16 @@ async ({ vectors, base }) => {
     if (failures.length < 40) failures.push({ kind, about, expected, got });
   };
   const count = (kind) => (checked[kind] = (checked[kind] ?? 0) + 1);
+  const itemFields = (i) => ({
+    category: i.category, checked: i.checked, deleted: i.deleted, id: i.id, name: i.name, note: i.note, quantity: i.quantity,
+  });
+  /** A ListState as the vectors write a state: title, aisles, archived, every named item by id. */
+  const stateOf = (list) => {
+    const info = list.info;
+    const items = list.allItems().sort((a, b) => (a.id < b.id ? -1 : 1)).map(itemFields);
+    return { title: info.title, aisles: info.aisles, archived: info.archived, items };
+  };
+  const expectedState = (s) => ({ title: s.title, aisles: s.aisles, archived: s.archived, items: s.items.map(itemFields) });
 
   for (const c of vectors.keys) {
     count("keys");
@@ -42,23 +53,8 @@ async ({ vectors, base }) => {
       count("mergeOrders");
       const list = new state.ListState(decoded[0].list);
       for (const index of order) list.apply(decoded[index]);
-      const info = list.info;
-      const got = {
-        title: info.title,
-        aisles: info.aisles,
-        archived: info.archived,
-        items: list.allItems().sort((a, b) => (a.id < b.id ? -1 : 1)).map((i) => ({
-          category: i.category, checked: i.checked, deleted: i.deleted, id: i.id, name: i.name, note: i.note, quantity: i.quantity,
-        })),
-      };
-      const expected = {
-        title: c.state.title,
-        aisles: c.state.aisles,
-        archived: c.state.archived,
-        items: c.state.items.map((i) => ({
-          category: i.category, checked: i.checked, deleted: i.deleted, id: i.id, name: i.name, note: i.note, quantity: i.quantity,
-        })),
-      };
+      const got = stateOf(list);
+      const expected = expectedState(c.state);
       if (!same(got, expected)) fail("merge", `${c.about} order ${order.join(",")}`, expected, got);
     }
   }
@@ -109,6 +105,80 @@ async ({ vectors, base }) => {
     const keys = new Set(c.existing.map((n) => key.normalize(n)));
     const got = entry.parseAll(c.text, keys).map((e) => ({ name: e.name, quantity: e.quantity }));
     if (!same(got, c.entries)) fail("entry", c.text, c.entries, got);
+  }
+  // Local writes: the same commands, at the same wall-clock readings, under the same replica id,
+  // must write the same operations, say the same and leave the same outbox.
+  const written = (op) => [op.item === "-" ? "0".repeat(32) : op.item, op.field, op.ts, op.replica, op.value === null ? "-" : op.value === true ? "t" : op.value === false ? "f" : "=" + op.value];
+  const canonical = (v) => JSON.stringify(v, (k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+  const sortRows = (rows) => rows.map((r) => r.join("\t")).sort().map((r) => r.split("\t"));
+  for (const c of vectors.localWrites) {
+    const memory = { write: async () => {}, clear: async () => {} };
+    const r = new replicaModule.Replica(memory);
+    r.meta = { clock: clock.ZERO };
+    r.sessionReplica = c.replica;
+    let wall = c.setupWall;
+    r.now = () => wall;
+    const list = vectors.list;
+    await r.merge(list, ops.decode(c.setup), {});
+    const idOf = (name) => ids.itemID(list, key.normalize(name));
+    for (const [index, step] of c.steps.entries()) {
+      count("localWrites");
+      wall = step.wall;
+      const before = new Set([...(r.outbox.get(list)?.keys() ?? [])]);
+      const got = {};
+      try {
+        switch (step.action) {
+          case "add": {
+            const results = await r.add(list, step.entries);
+            got.outcomes = results.map((x) => ({ outcome: x.outcome, quantityChanged: x.quantityChanged }));
+            got.phrases = replicaModule.addPhrases(results);
+            break;
+          }
+          case "check":
+          case "uncheck":
+            await r.setChecked(list, idOf(step.item), step.action === "check");
+            break;
+          case "remove":
+            await r.remove(list, idOf(step.item));
+            break;
+          case "set":
+            await r.setField(list, idOf(step.item), step.field, step.value ?? null);
+            break;
+          case "rename":
+            await r.rename(list, idOf(step.item), step.value);
+            break;
+          case "undo":
+            await r.undo(list);
+            break;
+          case "aisles":
+            await r.setAisles(list, step.aisles);
+            break;
+          case "archive":
+            await r.setArchived(list, step.archived);
+            break;
+          case "correctClock":
+            got.restamped = await r.correctClock(step.serverTime);
+            break;
+          case "restamp":
+            got.restamped = await r.restampPending(list, false);
+            break;
+          default:
+            throw new Error(`unknown action ${step.action}`);
+        }
+      } catch (error) {
+        got.error = error?.code ?? String(error);
+      }
+      const pending = [...(r.outbox.get(list)?.entries() ?? [])];
+      got.writes = pending.filter(([identity]) => !before.has(identity)).map(([, op]) => written(op));
+      got.changes = r.pendingChanges(list);
+      if (step.pending) got.pending = sortRows(pending.map(([, op]) => written(op)));
+      const expected = { writes: step.writes, changes: step.changes };
+      for (const k of ["outcomes", "phrases", "error", "restamped", "pending"]) if (step[k] !== undefined) expected[k] = k === "pending" ? sortRows(step[k]) : step[k];
+      for (const k of Object.keys(got)) if (!(k in expected)) expected[k] = undefined;
+      if (canonical(got) !== canonical(expected)) fail("localWrites", `${c.about}: step ${index + 1} (${step.action} ${step.item ?? ""})`, expected, got);
+    }
+    const got = stateOf(r.state(list));
+    if (!same(got, expectedState(c.state))) fail("localWritesState", c.about, expectedState(c.state), got);
   }
   return { checked, failures };
 }

@@ -2,9 +2,11 @@
 app catches up quickly after an outage, a skewed clock is corrected, undo stays on its list.
 Real basket-server processes, real CLI devices, Chromium at 390×844; found by role and label."""
 import os
+import subprocess
+import threading
 import time
 
-from conftest import Client, Device, Server, unique, wait_until
+from conftest import BUILD, PASSWORD, Client, Device, Server, unique, wait_until
 
 
 def read_store(page, name):
@@ -64,13 +66,39 @@ def test_signing_out_offline_keeps_the_change_and_it_reaches_the_terminal_later(
     assert terminal.items() == {"Milk": False, "Batteries": False}
 
 
-def test_after_a_minute_of_outage_the_phone_catches_up_within_five_seconds(browser, workspace):
+class Watch:
+    """`basket sync --watch` of a CLI device, its output lines kept with the time each arrived."""
+
+    def __init__(self, device):
+        self.lines = []
+        self.process = subprocess.Popen(
+            [os.path.join(BUILD, "basket"), "--db", device.home, "sync", "--watch"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=dict(os.environ, NO_COLOR="1", BASKET_PASSWORD=PASSWORD))
+        for stream in (self.process.stdout, self.process.stderr):
+            threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream):
+        for line in stream:
+            self.lines.append((time.time(), line.rstrip("\n")))
+
+    def first(self, text, after=0.0):
+        """When a line containing `text` arrived after `after` (None: not yet)."""
+        return next((at for at, line in list(self.lines) if at >= after and text in line), None)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def test_after_a_minute_of_outage_the_phone_and_the_watch_catch_up_within_five_seconds(browser, workspace):
     """The server goes down for a minute: the phone says it cannot reach the server (it is not
-    offline), and another device's change made when the server is back shows within 5 s."""
+    offline), `sync --watch` says so too; another device's change made when the server is back
+    shows on both within 5 s, and the watch says it is connected again."""
     directory = os.path.join(workspace, f"outage-{time.time_ns()}")
     os.makedirs(directory)
     server = Server(directory)
     phone = None
+    watch = None
     try:
         terminal = Device(os.path.join(directory, "cli"), server)
         terminal.run("remote", "set", server.url)
@@ -83,6 +111,12 @@ def test_after_a_minute_of_outage_the_phone_catches_up_within_five_seconds(brows
         phone.join_link(code)
         phone.page.wait_for_selector("li.item:has-text('Milk')")
         phone.wait_status("Synced")
+        watcher = Device(os.path.join(directory, "watcher"), server)
+        watcher.run("remote", "set", server.url)
+        watcher.run("signup", unique("nils"))
+        watcher.run("join", terminal.run("share").stdout.split(": ")[1].split()[0])
+        watch = Watch(watcher)
+        assert wait_until(lambda: watch.first("Watching Outage") is not None)
 
         server.stop()
         down = time.time()
@@ -92,12 +126,18 @@ def test_after_a_minute_of_outage_the_phone_catches_up_within_five_seconds(brows
         time.sleep(max(0.0, 60 - (time.time() - down)))
         assert phone.status().startswith("Can't reach the server")
 
+        assert watch.first("Sync: can't reach the server", after=down) is not None, watch.lines
+
         server.start()
         back = time.time()
         terminal.run("add", "Bread")
         assert wait_until(lambda: "Bread" in phone.items(), timeout=10, interval=0.05)
         seen = time.time() - back
         assert seen <= 5, f"the phone showed the change {seen:.1f} s after the server came back"
+        assert wait_until(lambda: watch.first("+ Bread", after=back), timeout=10, interval=0.05), watch.lines
+        watched = watch.first("+ Bread", after=back) - back
+        assert watched <= 5, f"sync --watch showed the change {watched:.1f} s after the server came back"
+        assert watch.first("Sync: connected again", after=back) is not None, watch.lines
         phone.wait_status("Synced", timeout=5000)
         terminal.run("sync")
         assert terminal.items() == {"Milk": False, "Eggs": False, "Bread": False}
@@ -105,12 +145,14 @@ def test_after_a_minute_of_outage_the_phone_catches_up_within_five_seconds(brows
     finally:
         if phone is not None:
             phone.close()
+        if watch is not None:
+            watch.stop()
         server.stop()
 
 
 def test_a_phone_an_hour_ahead_gets_its_writes_accepted_after_one_correction(client, device):
     phone = client()
-    # The phone's clock reads an hour late... ahead: every write it stamps is an hour in the future.
+    # The phone's clock is an hour ahead: every write it stamps is an hour in the future.
     phone.context.clock.install(time=time.time() + 3600)
     phone.signup(unique("nora"))
     phone.create_list("Ahead")
@@ -124,8 +166,9 @@ def test_a_phone_an_hour_ahead_gets_its_writes_accepted_after_one_correction(cli
     assert stamps and all(abs(ms - now) < 5 * 60 * 1000 for ms in stamps), [ms - now for ms in stamps]
     # A later write is stamped by the corrected clock, and is accepted at once.
     phone.page.click("li.item:has-text('Milk') button.check")
-    phone.wait_status("Synced", timeout=10000)
-    assert read_store(phone.page, "outbox") == []
+    phone.page.wait_for_selector("li.item.checked:has-text('Milk')")
+    assert wait_until(lambda: read_store(phone.page, "outbox") == [], timeout=10)
+    assert phone.status() == "Synced"
     code = phone.share_code()
     terminal = device(unique("otto"))
     terminal.run("join", code)

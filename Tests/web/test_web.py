@@ -22,6 +22,7 @@ def test_the_conformance_vectors_pass_in_the_browser(client):
     assert result["checked"]["searches"] == len(vectors["searches"])
     assert result["checked"]["invalidOps"] == len(vectors["invalidOps"])
     assert result["checked"]["entries"] == len(vectors["entries"])
+    assert result["checked"]["localWrites"] == sum(len(c["steps"]) for c in vectors["localWrites"]) > 30
 
 
 def test_two_phones_and_a_terminal_converge_after_one_phone_was_offline(client, device):
