@@ -44,11 +44,25 @@ struct InteractiveState {
     var catalogue: [String] = []
     var message = ""
 
-    /// Rows that can be selected: the matches, the suggestions, the offer, then the catalogue's
-    /// (below the offer: Enter on a new name adds it as typed, not a catalogue name like it).
-    var rowCount: Int {
-        result.matches.count + suggestions.count + (result.offer == nil ? 0 : 1) + catalogue.count
+    /// Rows that can be selected, in the order shown. When Enter adds what was typed (no item has
+    /// its key: ``SearchResult/enter``), the offer comes first, so Enter never takes a prefix,
+    /// typo or "had it before" row; the closest item follows it ("did you mean …?", one ↓ away).
+    /// Otherwise the matches (the exact one first), the suggestions, then the catalogue's.
+    var rows: [Row] {
+        let matches = result.matches.map(Row.match)
+        let rest = suggestions.map(Row.suggestion) + catalogue.map(Row.catalogue)
+        if offerFirst, let offer = result.offer { return [.offer(offer)] + matches + rest }
+        return matches + suggestions.map(Row.suggestion) + (result.offer.map { [Row.offer($0)] } ?? [])
+            + catalogue.map(Row.catalogue)
     }
+
+    /// Whether the offer leads: something was typed and Enter adds it.
+    var offerFirst: Bool {
+        guard !query.trimmingCharacters(in: .whitespaces).isEmpty, case .add = result.enter else { return false }
+        return true
+    }
+
+    var rowCount: Int { rows.count }
 
     /// What a selectable row is.
     enum Row {
@@ -58,18 +72,10 @@ struct InteractiveState {
         case catalogue(String)
     }
 
-    /// The row at `index` (in ``rowCount``'s order).
+    /// The row at `index` (in ``rows``' order).
     func row(_ index: Int) -> Row? {
-        var at = index
-        if at < result.matches.count { return .match(result.matches[at]) }
-        at -= result.matches.count
-        if at < suggestions.count { return .suggestion(suggestions[at]) }
-        at -= suggestions.count
-        if let offer = result.offer {
-            if at == 0 { return .offer(offer) }
-            at -= 1
-        }
-        return at >= 0 && at < catalogue.count ? .catalogue(catalogue[at]) : nil
+        let all = rows
+        return index >= 0 && index < all.count ? all[index] : nil
     }
 
     mutating func clampSelection() {
@@ -90,8 +96,9 @@ struct InteractiveState {
         case .match(let match): return match.item.name
         case .suggestion(let item): return item.name
         case .catalogue(let name): return name
-        // On the create row, the first suggestion's name (history first, then the catalogue).
-        case .offer: return suggestions.first?.name ?? catalogue.first
+        // On the create row, the closest item's name ("did you mean?"), else the first suggestion's
+        // (history first, then the catalogue).
+        case .offer: return result.matches.first?.item.name ?? suggestions.first?.name ?? catalogue.first
         case nil: return nil
         }
     }
@@ -119,6 +126,8 @@ final class InteractiveMode {
     /// The keys of every item of the list, removed ones included (what entry parsing needs), read
     /// once per reload rather than once per keystroke.
     var keys: Set<String> = []
+    /// The names of every item of the list, removed ones included (for German spellings).
+    var names: [String] = []
 
     init(context: Context) throws {
         self.context = context
@@ -134,6 +143,7 @@ final class InteractiveMode {
         if let fresh = try replica.lists().first(where: { $0.id == list.id }) { list = fresh }
         let all = try replica.items(in: list.id, filter: .all)
         keys = Set(all.map(\.key))
+        names = all.map(\.name)
         let added = try replica.addTimes(in: list.id)
         index = SearchIndex(items: all.filter { !$0.isDeleted }, lastUsed: ItemCommands.lastAdded(added))
         session = SearchSession(index: index)
@@ -264,9 +274,17 @@ final class InteractiveMode {
         return true
     }
 
-    /// Enter: toggle the selected item, or take the offer.
+    /// Enter: toggle the selected item, or take the offer; on the "did you mean?" row, add the
+    /// item meant (it comes back, or is already on the list), as the web client's button does.
     func act() throws {
         switch state.row(state.selection) {
+        case .match(let match) where state.offerFirst && state.selection == 1:
+            let added = try replica.add([match.item.name], to: list.id)
+            live?.changed()
+            state.message = AddResult.phrases(added).joined(separator: "; ")
+            state.query = ""
+            state.selection = 0
+            try reload()
         case .match(let match):
             if match.isExact && !match.item.isChecked && state.selection == 0 && !state.query.isEmpty {
                 state.message = "\(match.item.name) is already on the list"
@@ -347,22 +365,19 @@ final class InteractiveMode {
         let available = max(1, rows - 4)
         // Display rows: headings (not selectable) before the matches they head.
         var display: [(text: String, row: Int?)] = []
-        for (i, match) in state.result.matches.enumerated() {
-            if let heading = state.headings[i] { display.append((heading, nil)) }
-            display.append((ItemCommands.line(for: match.item, showingCategory: state.headings.isEmpty), i))
-        }
-        var next = state.result.matches.count
-        for suggestion in state.suggestions {
-            display.append(("\u{21BA} \(suggestion.name)  (had it before)", next))
-            next += 1
-        }
-        if let offer = state.result.offer {
-            display.append((createRow(offer), next))
-            next += 1
-        }
-        for name in state.catalogue {
-            display.append(("+ \(name)  (suggested)", next))
-            next += 1
+        var matchIndex = 0
+        for (i, row) in state.rows.enumerated() {
+            switch row {
+            case .match(let match):
+                if let heading = state.headings[matchIndex] { display.append((heading, nil)) }
+                let line = ItemCommands.line(for: match.item, showingCategory: state.headings.isEmpty)
+                // Right under the offer, the closest item: what the person may have meant.
+                display.append((state.offerFirst && matchIndex == 0 ? line + "  (did you mean?)" : line, i))
+                matchIndex += 1
+            case .suggestion(let item): display.append(("\u{21BA} \(item.name)  (had it before)", i))
+            case .offer(let offer): display.append((createRow(offer), i))
+            case .catalogue(let name): display.append(("+ \(name)  (suggested)", i))
+            }
         }
         let selected = display.firstIndex { $0.row == state.selection } ?? 0
         let start = max(0, min(selected - available + 1, display.count - available))
@@ -390,9 +405,10 @@ final class InteractiveMode {
 
     func truncate(_ text: String, _ width: Int) -> String { DisplayWidth.truncate(text, to: width) }
 
-    /// What Enter on the create row adds: each piece of `text` with its quantity.
+    /// What Enter on the create row adds: each piece of `text` with its quantity (a German spelling
+    /// without umlauts taken as the item it spells).
     func entries(_ text: String) throws -> [Entry] {
-        EntryParser.parseAll(text, existingKeys: keys)
+        EntryParser.resolvingSpellings(EntryParser.parseAll(text, existingKeys: keys), names: names)
     }
 
     /// The create row: how many items Enter adds, and which ("+ Add 2 items: ‹Tea›, ‹Coffee› (2)").

@@ -91,11 +91,12 @@ enum ItemCommands {
         if context.arguments.value("--from") != nil {
             entries = names.map { Replica.NewItem(name: $0) }
         } else {
-            let keys = Set(try replica.items(in: list.id, filter: .all).map(\.key))
-            entries = names.map {
-                let entry = EntryParser.parse($0, existingKeys: keys)
-                return Replica.NewItem(name: entry.name, quantity: entry.quantity)
-            }
+            let all = try replica.items(in: list.id, filter: .all)
+            let keys = Set(all.map(\.key))
+            // "kaese" adds Käse again when it is on the list (the German spelling without umlauts).
+            entries = EntryParser.resolvingSpellings(
+                names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
+            ).map { Replica.NewItem(name: $0.name, quantity: $0.quantity) }
         }
         let results = try replica.add(entries, to: list.id)
         if context.json {

@@ -32,6 +32,26 @@ public enum EntryParser {
         split(text).map { parse($0, existingKeys: existingKeys) }
     }
 
+    /// `entries` with each name that is an item's German spelling without umlauts ("kaese" for
+    /// Käse) replaced by that item's name, so adding it adds the item again rather than a second
+    /// one. `names` are the names on the list (removed ones too); a name with its own key stays.
+    public static func resolvingSpellings(_ entries: [Entry], names: [String]) -> [Entry] {
+        var spellings: [[UInt8]: String] = [:]
+        var keys = Set<[UInt8]>()
+        for name in names {
+            keys.insert(Array(ItemKey.normalize(name).utf8))
+            if let spelling = SearchIndex.germanSpelling(name), spellings[spelling] == nil {
+                spellings[spelling] = name
+            }
+        }
+        guard !spellings.isEmpty else { return entries }
+        return entries.map { entry in
+            let key = Array(ItemKey.normalize(entry.name).utf8)
+            guard !keys.contains(key), let name = spellings[key] else { return entry }
+            return Entry(name: name, quantity: entry.quantity)
+        }
+    }
+
     /// Units a quantity may name, compared lower-cased: metric and kitchen measures, packagings,
     /// in the languages of the catalogue.
     static let units: Set<String> = [

@@ -33,6 +33,34 @@ public struct SearchResult: Hashable, Sendable {
     }
 }
 
+extension SearchResult {
+    /// What Enter does with what was typed, in every client (pinned by the conformance vectors):
+    /// the typed text's own item when one has its key, else a new item with what was typed.
+    /// Never a prefix, typo, fuzzy or "had it before" row: those are one key away.
+    public enum EnterAction: Hashable, Sendable {
+        /// The item whose key is the query's: it is what was typed.
+        case existing(Item)
+        /// Add the query as typed (``SearchResult/offer``).
+        case add(String)
+        /// Nothing to do (an empty query, or one that is not a valid name).
+        case nothing
+    }
+
+    /// What Enter does: see ``EnterAction``.
+    public var enter: EnterAction {
+        if let first = matches.first, first.isExact { return .existing(first.item) }
+        if let offer { return .add(offer) }
+        return .nothing
+    }
+
+    /// When Enter adds something new, the closest item already on the list, shown as "did you
+    /// mean …?" right after the offer to add (one key away); nil otherwise.
+    public var didYouMean: Item? {
+        guard case .add = enter else { return nil }
+        return matches.first?.item
+    }
+}
+
 /// What a name given on the command line refers to.
 public enum Resolution: Hashable, Sendable {
     /// One item: the exact key, or the only match.

@@ -97,6 +97,9 @@ public final class SearchIndex: Sendable {
     let checkedFlags: [Bool]
     /// Keys of every item, to decide the offer.
     let keys: Set<[UInt8]>
+    /// The keys of German names written without umlauts ("gemuesebruehe" for Gemüsebrühe) → the
+    /// entry: typed so, the item is found as exactly what was typed (``germanSpelling(_:)``).
+    let spellings: [[UInt8]: Int32]
     /// Distinct words → entries containing them, by first byte (for the typo tier).
     let vocabulary: [UInt8: [VocabularyWord]]
     /// The same words by their second byte: where a slip in a word's first letter is looked for.
@@ -125,9 +128,13 @@ public final class SearchIndex: Sendable {
         entries.reserveCapacity(items.count)
         var keys = Set<[UInt8]>()
         var words: [[UInt8]: [Int32]] = [:]
+        var spellings: [[UInt8]: Int32] = [:]
         for item in items {
             let key = Array(ItemKey.normalize(item.name).utf8)
             keys.insert(key)
+            if let spelling = Self.germanSpelling(item.name), spellings[spelling] == nil {
+                spellings[spelling] = Int32(entries.count)
+            }
             let compact = key.filter { !Self.isSeparator($0) }
             let index = Int32(entries.count)
             for word in key.split(whereSeparator: Self.isSeparator) {
@@ -170,6 +177,7 @@ public final class SearchIndex: Sendable {
         self.checkedFlags = entries.map(\.item.isChecked)
         self.entries = entries
         self.keys = keys
+        self.spellings = spellings
         self.vocabulary = vocabulary
         self.vocabularyBySecond = vocabularyBySecond
         let postings = forTyping ? NGramPostings(entries.map { [$0.key, $0.compact] }) : nil
@@ -245,10 +253,36 @@ public final class SearchIndex: Sendable {
         return mask
     }
 
-    /// Searches; see ``Search`` for the ranking.
+    /// The key of `name` written the German way without umlauts (ä → ae, ö → oe, ü → ue, ß → ss),
+    /// when that differs from its key: how "Gemüsebrühe" is typed on a keyboard without them.
+    /// The web client's `germanSpelling`, pinned by the conformance vectors.
+    public static func germanSpelling(_ name: String) -> [UInt8]? {
+        let composed = name.precomposedStringWithCanonicalMapping
+        guard composed.unicodeScalars.contains(where: { "äöüÄÖÜß".unicodeScalars.contains($0) }) else { return nil }
+        var spelled = ""
+        for scalar in composed.unicodeScalars {
+            switch scalar {
+            case "ä": spelled += "ae"
+            case "ö": spelled += "oe"
+            case "ü": spelled += "ue"
+            case "Ä": spelled += "Ae"
+            case "Ö": spelled += "Oe"
+            case "Ü": spelled += "Ue"
+            case "ß": spelled += "ss"
+            default: spelled.unicodeScalars.append(scalar)
+            }
+        }
+        let key = Array(ItemKey.normalize(spelled).utf8)
+        return key == Array(ItemKey.normalize(name).utf8) ? nil : key
+    }
+
+    /// Searches; see ``Search`` for the ranking. A query that is an item's German spelling without
+    /// umlauts finds that item as exact (after an item whose own key it is).
     public func search(_ query: Query, limit: Int = .max) -> SearchResult {
+        let spelled = query.hasFilters ? nil : spellings[query.key]
         let offer: String? =
-            query.freeText.isEmpty || keys.contains(query.key) ? nil : try? ItemName.clean(query.freeText)
+            query.freeText.isEmpty || keys.contains(query.key) || spelled != nil
+            ? nil : try? ItemName.clean(query.freeText)
         let key = query.key
         var answer: [Hit]?
         if key.count <= 2, query.words == [key], query.state == nil, query.category == nil, query.phrases.isEmpty,
@@ -257,7 +291,12 @@ public final class SearchIndex: Sendable {
         {
             answer = shortAnswers.answer(key)
         }
-        let hits = answer ?? rankedHits(query, limit: limit)
+        var hits = answer ?? rankedHits(query, limit: limit)
+        if let spelled {
+            hits.removeAll { $0.entry == spelled }
+            let at = hits.first?.tier == .exact ? 1 : 0
+            hits.insert(Hit(entry: spelled, tier: .exact, score: 0, position: 0), at: at)
+        }
         let matches = hits.prefix(limit).map { hit in
             SearchMatch(
                 item: entries[Int(hit.entry)].item, isExact: hit.tier == .exact, position: Int(hit.position),

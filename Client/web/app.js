@@ -5,8 +5,8 @@ import { open } from "./store.js";
 import { Replica, CannotUndo, addMessage } from "./replica.js";
 import { Sync } from "./sync.js";
 import { request, Unreachable } from "./api.js";
-import { Index, Query, groupByAisle, sortForDisplay } from "./search.js";
-import { parseAll } from "./entry.js";
+import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
+import { parseAll, resolveSpellings } from "./entry.js";
 import { isID128 } from "./ids.js";
 
 const root = document.getElementById("app");
@@ -562,7 +562,8 @@ function showList(list) {
     // The index holds every name's key already: typing does not fold the whole list again.
     const parsed = parseAll(text, currentIndex(all).keys);
     if (parsed.length === 0) return null;
-    return parsed;
+    // "kaese" is Käse when it is on the list, removed ones too (the German spelling without umlauts).
+    return resolveSpellings(parsed, replica.state(list).allItems().map((i) => i.name));
   }
 
   async function addEntries(entries) {
@@ -624,6 +625,13 @@ function showList(list) {
         children.push(
           h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add “${e.name}”`, e.quantity ? ` (${e.quantity})` : ""),
         );
+        // Enter adds what was typed; the closest item is one tap (or Tab) away.
+        const meant = didYouMean(result);
+        if (meant !== null) {
+          children.push(
+            h("button", { class: "offer meant", onclick: () => run(() => addEntries([{ name: meant.name, quantity: e.quantity }])) }, `Did you mean “${meant.name}”?`),
+          );
+        }
       }
       children.push(h("ul", { class: "rows", "aria-label": "Matches" }, result.matches.slice(0, 50).map((m) => itemRow(m.item))));
       if (result.matches.length === 0 && (locked || result.offer === null)) children.push(h("p", { class: "hint" }, "No items match."));

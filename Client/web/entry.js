@@ -3,7 +3,7 @@
 // "½ lemon") or behind ("milk x2", "milk 2l", "flour 500 g", "ビール 3本", "ビール3本"); a quantity
 // with nothing after it is a name ("2 kg"). BasketSearch's EntryParser, rule for rule.
 import { normalize } from "./key.js";
-import { graphemes } from "./search.js";
+import { graphemes, germanSpelling } from "./search.js";
 
 /** Units a quantity may name, compared lower-cased (EntryParser.units). */
 const UNITS = new Set([
@@ -110,6 +110,27 @@ export function parse(raw, existingKeys) {
   }
   if (quantity.length === 0 || list.length === 0) return { name: text, quantity: null };
   return { name: list.join(" "), quantity: quantity.join(" ") };
+}
+
+/**
+ * `entries` with each name that is an item's German spelling without umlauts ("kaese" for Käse)
+ * replaced by that item's name (EntryParser.resolvingSpellings). `names`: the list's names.
+ * @param {{ name: string, quantity: string | null }[]} entries
+ * @param {string[]} names
+ */
+export function resolveSpellings(entries, names) {
+  const spellings = new Map();
+  const keys = new Set();
+  for (const name of names) {
+    keys.add(normalize(name));
+    const spelling = germanSpelling(name);
+    if (spelling !== null && !spellings.has(spelling)) spellings.set(spelling, name);
+  }
+  if (spellings.size === 0) return entries;
+  return entries.map((entry) => {
+    const key = normalize(entry.name);
+    return !keys.has(key) && spellings.has(key) ? { name: spellings.get(key), quantity: entry.quantity } : entry;
+  });
 }
 
 /** @param {string} word */

@@ -331,11 +331,15 @@ export class Index {
   constructor(items, lastUsed = new Map()) {
     this.entries = [];
     this.keys = new Set();
+    /** @type {Map<string, number>} German spellings without umlauts → entry (SearchIndex.spellings) */
+    this.spellings = new Map();
     const words = new Map();
     for (const item of items) {
       const keyText = normalize(item.name);
       const key = utf8.encode(keyText);
       this.keys.add(keyText);
+      const spelling = germanSpelling(item.name);
+      if (spelling !== null && !this.spellings.has(spelling)) this.spellings.set(spelling, this.entries.length);
       const compact = key.filter((b) => !isSeparator(b));
       const index = this.entries.length;
       for (const word of splitWords(key)) {
@@ -368,14 +372,20 @@ export class Index {
 
   search(query, limit = Infinity) {
     let offer = null;
-    if (query.freeText !== "" && !this.keys.has(query.keyText)) {
+    const spelled = query.hasFilters ? undefined : this.spellings.get(query.keyText);
+    if (query.freeText !== "" && !this.keys.has(query.keyText) && spelled === undefined) {
       try {
         offer = clean(query.freeText);
       } catch {
         offer = null;
       }
     }
-    const hits = this.rankedHits(query, limit);
+    let hits = this.rankedHits(query, limit);
+    if (spelled !== undefined) {
+      // The query is an item's German spelling without umlauts: that item, as exact.
+      hits = hits.filter((hit) => hit.entry !== spelled);
+      hits.splice(hits.length > 0 && hits[0].tier === EXACT ? 1 : 0, 0, { entry: spelled, tier: EXACT, score: 0, position: 0 });
+    }
     return {
       query: query.freeText,
       offer,
@@ -779,4 +789,41 @@ export function groupByAisle(items, aisles) {
   for (const [, group] of rest) groups.push(group);
   if (uncategorised.length > 0) groups.push({ category: null, items: uncategorised });
   return groups;
+}
+
+/**
+ * The key of `name` written the German way without umlauts (ä → ae, ö → oe, ü → ue, ß → ss) when
+ * that differs from its key, else null (SearchIndex.germanSpelling in Swift).
+ * @param {string} name
+ * @returns {string | null}
+ */
+export function germanSpelling(name) {
+  const composed = name.normalize("NFC");
+  if (!/[äöüÄÖÜß]/u.test(composed)) return null;
+  const table = { ä: "ae", ö: "oe", ü: "ue", Ä: "Ae", Ö: "Oe", Ü: "Ue", ß: "ss" };
+  const spelled = composed.replace(/[äöüÄÖÜß]/gu, (c) => table[c]);
+  const key = normalize(spelled);
+  return key === normalize(name) ? null : key;
+}
+
+/**
+ * What Enter does with what was typed (SearchResult.enter in Swift, pinned by the conformance
+ * vectors): { existing: item } when an item has the query's key, { add: offer } for a new item
+ * with what was typed, or null. Never a prefix, typo, fuzzy or history row.
+ * @param {{ offer: string | null, matches: { item: any, exact: boolean }[] }} result
+ * @returns {{ existing: any } | { add: string } | null}
+ */
+export function enterAction(result) {
+  if (result.matches.length > 0 && result.matches[0].exact) return { existing: result.matches[0].item };
+  if (result.offer !== null) return { add: result.offer };
+  return null;
+}
+
+/**
+ * When Enter adds something new, the closest item on the list ("did you mean …?"); else null.
+ * @param {{ offer: string | null, matches: { item: any, exact: boolean }[] }} result
+ */
+export function didYouMean(result) {
+  const enter = enterAction(result);
+  return enter !== null && "add" in enter && result.matches.length > 0 ? result.matches[0].item : null;
 }

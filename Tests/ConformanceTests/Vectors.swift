@@ -138,6 +138,10 @@ struct Vectors: Codable, Equatable {
         var limit: Int?
         var offer: String?
         var results: [Hit]
+        /// What Enter does: "existing:NAME", "add:TEXT" or null (SearchResult.enter).
+        var enter: String?
+        /// The "did you mean …?" item's name, when Enter adds something new.
+        var didYouMean: String?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -146,6 +150,8 @@ struct Vectors: Codable, Equatable {
             try c.encodeIfPresent(limit, forKey: .limit)
             try c.encode(offer, forKey: .offer)
             try c.encode(results, forKey: .results)
+            try c.encode(enter, forKey: .enter)
+            try c.encode(didYouMean, forKey: .didYouMean)
         }
     }
 
@@ -493,7 +499,12 @@ extension Vectors {
         var seen = Set<String>()
         let shop = (products + sample(everyday, 200, &random)).filter { seen.insert(ItemKey.normalize($0)).inserted }
             .map { SearchItem(name: $0, checked: random.chance(15), category: nil, lastUsed: nil) }
-        return ["family": familyItems, "shop": shop]
+        // German names a keyboard without umlauts spells with ae, oe, ue and ss.
+        let german = [
+            "Gemüsebrühe", "Küchenrolle", "Blätterteig", "Käse", "Brötchen", "Müsli", "Sahne", "Grüne Bohnen", "Öl",
+            "Blue cheese", "Kaese-Sticks", "Weißwurst",
+        ].map { SearchItem(name: $0, checked: false, category: nil, lastUsed: nil) }
+        return ["family": familyItems, "shop": shop, "german": german]
     }
 
     static func searchCases(_ sets: [String: [SearchItem]], _ random: inout SeededGenerator) -> [SearchCase] {
@@ -525,6 +536,13 @@ extension Vectors {
         for query in ["a", "the", "chocolate", "lait", "käse", "oignon", "tomate", "wasser"] {
             queries.append(("shop", query, 12))
         }
+        for query in [
+            "gemuesebruehe", "Gemuesebruehe", "kuechenrolle", "blaetterteig", "kaese", "Kaese", "broetchen", "muesli",
+            "gruene bohnen", "oel", "weisswurst", "blue", "kase", "gemuese", "bratterteig", "kaese is:checked", "sahne",
+        ] {
+            queries.append(("german", query, nil))
+        }
+        for query in ["mlik", "Batter", "spag", "tomatos", "choc milk"] { queries.append(("family", query, nil)) }
         return queries.map { set, query, limit in
             let items = (sets[set] ?? []).map(searchItem)
             var lastUsed: [ItemID: UInt64] = [:]
@@ -532,9 +550,16 @@ extension Vectors {
                 if let used = item.lastUsed { lastUsed[ItemID(list: listID, key: ItemKey.normalize(item.name))] = used }
             }
             let result = Search.search(query, in: items, lastUsed: lastUsed, limit: limit ?? .max)
+            let enter: String? =
+                switch result.enter {
+                case .existing(let item): "existing:" + item.name
+                case .add(let text): "add:" + text
+                case .nothing: nil
+                }
             return SearchCase(
                 set: set, query: query, limit: limit, offer: result.offer,
-                results: result.matches.map { Hit(name: $0.item.name, tier: $0.tier.name, exact: $0.isExact) })
+                results: result.matches.map { Hit(name: $0.item.name, tier: $0.tier.name, exact: $0.isExact) },
+                enter: enter, didYouMean: result.didYouMean?.name)
         }
     }
 
@@ -547,7 +572,7 @@ extension Vectors {
     // MARK: Entries
 
     static func entryCases() -> [EntryCase] {
-        let existing = ["7 Up", "2 Minute Noodles"]
+        let existing = ["7 Up", "2 Minute Noodles", "Käse", "Gemüsebrühe", "Kaese-Sticks"]
         let texts = [
             "milk", "2 milk", "milk x2", "milk x 2", "milk ×3", "500 g flour", "1/2 lemon", "½ lemon",
             "1 1/2 cups sugar",
@@ -559,12 +584,15 @@ extension Vectors {
             "2 x tomatoes", "2 × tomatoes", "2 kg potatoes", "500ml cream", "500ML cream", "milk 2l", "flour 500 g",
             "eggs x12", "1.5kg apples", "apples 1,5kg", "2 Stück Butter", "ビール 3本", "ビール3本", "3本 ビール", "牛乳1パック",
             "3本", "2 x", "Route 66", "7up", "B12", "2 l", "1l", "tomatoes 2", "6 eggs x2",
+            "kaese", "kaese x2", "2 gemuesebruehe, kaese-sticks", "kase", "KAESE",
         ]
         let keys = Set(existing.map(ItemKey.normalize))
         return texts.map { text in
             EntryCase(
                 text: text, existing: existing,
-                entries: EntryParser.parseAll(text, existingKeys: keys).map {
+                entries: EntryParser.resolvingSpellings(
+                    EntryParser.parseAll(text, existingKeys: keys), names: existing
+                ).map {
                     EntryValue(name: $0.name, quantity: $0.quantity)
                 })
         }

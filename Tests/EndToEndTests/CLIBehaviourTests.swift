@@ -300,6 +300,16 @@ struct CLIEntryTests {
         // A name on the list is taken as typed.
         try device.ok("add", "--from", "-", stdin: "7 Up\n")
         #expect(try device.ok("add", "7 up").contains("already on the list"))
+        // What each add did, in words; a German spelling without umlauts is the item it spells;
+        // quantities after the name and glued to their unit.
+        #expect(try device.ok("add", "3 Milk").contains("milk is already on the list"))
+        #expect(try device.ok("add", "milk x4").contains("milk: quantity now 4"))
+        try device.ok("add", "Käse")
+        #expect(try device.ok("add", "kaese x2").contains("Käse: quantity now 2"))
+        let out = try device.ok("add", "cream 500ml, 2 x tomatoes")
+        #expect(out.contains("Added cream (500ml), tomatoes (2)"), "\(out)")
+        let last = try JSONDecoder().decode(Listing.self, from: Data(device.ok("ls", "--json").utf8))
+        #expect(last.items.filter { $0.name.lowercased().hasPrefix("k") }.map(\.name) == ["Käse"])
     }
 }
 

@@ -75,8 +75,10 @@ struct InteractiveTests {
         try pane.type("m")
         pane.wait("items with m") { $0.contains("> m") && $0.contains("Milk") && !$0.contains("Bread") }
         try pane.type("il")
+        // Enter adds what was typed: the create row is first and selected; the closest item under it.
         let milk = pane.wait("the offer") { $0.contains("+ Add ‹mil›") }
-        #expect(milk.contains("> [ ] Milk"))  // the first row is selected
+        #expect(milk.contains("> + Add ‹mil›") && milk.contains("  [ ] Milk  (did you mean?)"))
+        try pane.send("Down")
         try pane.send("Down")
         try pane.send("Enter")
         pane.wait("Oat milk checked") { $0.contains("Checked Oat milk") && $0.contains("[x] Oat milk") }
@@ -137,7 +139,7 @@ struct InteractiveTests {
         expectFits("a query of 150 characters")
         try pane.send("C-u")
         try pane.type("有機")
-        pane.wait("the Chinese name found") { $0.contains("> 有機") && $0.contains("> [ ] 有機牛乳") }
+        pane.wait("the Chinese name found") { $0.contains("> 有機") && $0.contains("  [ ] 有機牛乳") }
         expectFits("the Chinese name selected")
     }
 
@@ -186,6 +188,29 @@ struct InteractiveTests {
         try pane.send("Enter")
         pane.wait("eggs back") { $0.contains("Added Eggs again") && $0.contains("[ ] Eggs") }
         #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "Milk"])
+    }
+
+    /// Enter adds what was typed, never a row like it: "Batter" with a removed "Butter" adds
+    /// Batter; "mlik" with Milk on the list shows Milk right under the create row ("did you
+    /// mean?"), and Down then Enter takes it.
+    @Test func enterAddsWhatWasTypedAndTheClosestItemIsOneKeyAway() throws {
+        let device = Device(root, "d")
+        try device.ok("add", "Milk, Butter")
+        try device.ok("check", "milk")
+        try device.ok("rm", "butter")
+        let pane = try start(device)
+        try pane.type("Batter")
+        pane.wait("the create row first") {
+            $0.contains("> + Add ‹Batter›") && $0.contains("  \u{21BA} Butter  (had it before)")
+        }
+        try pane.send("Enter")
+        pane.wait("Batter added as typed") { $0.contains("Added Batter") }
+        try pane.type("mlik")
+        pane.wait("did you mean Milk") { $0.contains("> + Add ‹mlik›") && $0.contains("[x] Milk  (did you mean?)") }
+        try pane.send("Down")
+        try pane.send("Enter")
+        pane.wait("Milk brought back") { $0.contains("Brought back Milk") }
+        #expect(try device.listing().items.map(\.name).sorted() == ["Batter", "Milk"])
     }
 
     @Test func theCatalogueSuggestsWhatTheListNeverHadBelowTheCreateRow() throws {

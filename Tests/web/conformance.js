@@ -95,15 +95,26 @@ async ({ vectors, base }) => {
   for (const c of vectors.searches) {
     count("searches");
     const result = sets[c.set].search(new search.Query(c.query), c.limit ?? Infinity);
-    const got = { offer: result.offer, results: result.matches.map((m) => ({ exact: m.exact, name: m.item.name, tier: m.tier })) };
-    const expected = { offer: c.offer, results: c.results.map((h) => ({ exact: h.exact, name: h.name, tier: h.tier })) };
+    const enter = search.enterAction(result);
+    const got = {
+      offer: result.offer,
+      results: result.matches.map((m) => ({ exact: m.exact, name: m.item.name, tier: m.tier })),
+      enter: enter === null ? null : "existing" in enter ? "existing:" + enter.existing.name : "add:" + enter.add,
+      didYouMean: search.didYouMean(result)?.name ?? null,
+    };
+    const expected = {
+      offer: c.offer,
+      results: c.results.map((h) => ({ exact: h.exact, name: h.name, tier: h.tier })),
+      enter: c.enter,
+      didYouMean: c.didYouMean,
+    };
     if (!same(got, expected)) fail("search", `${c.set}: ${c.query}`, expected, got);
   }
 
   for (const c of vectors.entries) {
     count("entries");
     const keys = new Set(c.existing.map((n) => key.normalize(n)));
-    const got = entry.parseAll(c.text, keys).map((e) => ({ name: e.name, quantity: e.quantity }));
+    const got = entry.resolveSpellings(entry.parseAll(c.text, keys), c.existing).map((e) => ({ name: e.name, quantity: e.quantity }));
     if (!same(got, c.entries)) fail("entry", c.text, c.entries, got);
   }
   // Local writes: the same commands, at the same wall-clock readings, under the same replica id,

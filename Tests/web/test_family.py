@@ -214,3 +214,27 @@ def test_undo_goes_back_step_by_step_and_never_on_another_list(client):
     assert wait_until(lambda: phone.items() == {})
     phone.page.locator("body").press("Control+z")
     toast.filter(has_text="Nothing to undo").wait_for()
+
+
+def test_enter_adds_what_was_typed_and_the_closest_item_is_one_tap_away(client, device):
+    phone = client()
+    phone.signup(unique("quinn"))
+    phone.create_list("Shop")
+    phone.add("Milk, Käse")
+    phone.page.wait_for_selector("li.item:has-text('Käse')")
+    phone.page.get_by_role("checkbox", name="Milk").click()
+    phone.page.fill("#query", "mlik")
+    phone.page.get_by_role("button", name="Add “mlik”").wait_for()
+    meant = phone.page.get_by_role("button", name="Did you mean “Milk”?")
+    assert meant.is_visible()
+    meant.click()
+    phone.page.get_by_role("status").filter(has_text="Brought back Milk").wait_for()
+    assert phone.items() == {"Milk": False, "Käse": False}
+    # The German spelling without umlauts is the item it spells: no second cheese.
+    phone.add("kaese x2")
+    phone.page.get_by_role("status").filter(has_text="Käse: quantity now 2").wait_for()
+    assert phone.items() == {"Milk": False, "Käse": False}
+    # A slip is added as typed with Enter (the closest item was offered, not taken).
+    phone.add("Batter")
+    phone.page.get_by_role("status").filter(has_text="Added Batter").wait_for()
+    assert phone.items() == {"Milk": False, "Käse": False, "Batter": False}
