@@ -46,7 +46,9 @@ let package = Package(
         .target(name: "BasketCore", path: "Sources/BasketCore"),
 
         // Client.
-        .target(name: "BasketSearch", dependencies: ["BasketCore"], path: "Client/BasketSearch"),
+        .target(
+            name: "BasketSearch", dependencies: ["BasketCore"], path: "Client/BasketSearch",
+            exclude: ["CATALOGUE-SOURCES.md"]),
         .target(
             name: "BasketReplica", dependencies: ["BasketCore", "SQLite"],
             path: "Client/BasketReplica",

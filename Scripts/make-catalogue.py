@@ -1,89 +1,305 @@
 #!/usr/bin/env python3
-"""Makes the bundled grocery catalogue of `basket suggest` (Client/BasketSearch/Catalogue+Names.swift).
+"""Makes the grocery catalogue: everyday groceries in nine languages, each with its aisle.
 
-    pip download emoji==2.16.0 --no-deps -d /tmp/emoji
-    Scripts/make-catalogue.py /tmp/emoji/emoji-2.16.0-py3-none-any.whl
+    Scripts/make-catalogue.py INGREDIENTS_TXT
 
-The names are the Unicode CLDR short names of the food and drink emoji, in 14 languages, as the
-emoji package 2.16.0 from PyPI ships them (BSD-3-Clause; the names under the Unicode License v3),
-without the emoji that are not something to buy (crockery, cooking, dishes served in a
-restaurant). English names that CLDR words as a picture ("glass of milk", "cheese wedge") are
-given as a shopping list says them ("milk", "cheese"): those few are this project's own. The
-same inputs give the same file.
+INGREDIENTS_TXT is Open Food Facts' ingredients taxonomy (taxonomies/ingredients.txt of the
+openfoodfacts-server repository). The snapshot this catalogue was made from, and its licence:
+Client/BasketSearch/CATALOGUE-SOURCES.md. To make it again:
+
+    fetch github:cyrilbs/openfoodfacts-server   (a fork at eb57d96c1, 2020-12-19; the upstream
+                                                 snapshot is larger than the fetch tool brings)
+    git --git-dir=/work/.mirror/cyrilbs+openfoodfacts-server/repo show HEAD:taxonomies/ingredients.txt > /tmp/ingredients.txt
+    Scripts/make-catalogue.py /tmp/ingredients.txt
+
+What it keeps: an ingredient with names in English and in at least five of the other eight
+languages, named in a few words (no percentages, powders, extracts, flavourings or other
+factory ingredients), under an ancestor that says its aisle (fruit and vegetables, dairy and
+eggs, meat, fish, bakery, pantry, baking, spices, snacks and sweets, drinks). Household goods and
+toiletries are not food: those, a few names a list writes otherwise than the taxonomy ("eggs",
+"Nudeln"), and every aisle's name are this project's own words (below).
+Writes Client/BasketSearch/Catalogue+Names.swift (the CLI's) and Client/web/catalogue-LANG.json
+(the web client's, one file per language, fetched when needed). The same input gives the same
+files.
 """
 import json
 import os
+import re
 import sys
 import unicodedata
-import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "Client", "BasketSearch", "Catalogue+Names.swift")
-LANGUAGES = ["ar", "de", "en", "es", "fa", "fr", "id", "it", "ja", "ko", "pt", "ru", "tr", "zh"]
-FOOD = [
-    (0x1F32D, 0x1F330), (0x1F336, 0x1F336), (0x1F33D, 0x1F33D), (0x1F344, 0x1F372), (0x1F375, 0x1F37A),
-    (0x1F37F, 0x1F37F), (0x1F950, 0x1F960), (0x1F965, 0x1F96F), (0x1F980, 0x1F980), (0x1F990, 0x1F991),
-    (0x1F99E, 0x1F99E), (0x1F9AA, 0x1F9AA), (0x1F9C0, 0x1F9C2), (0x1F9C4, 0x1F9CB), (0x1FAD0, 0x1FADB),
+SWIFT = os.path.join(HERE, "..", "Client", "BasketSearch", "Catalogue+Names.swift")
+WEB = os.path.join(HERE, "..", "Client", "web")
+LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "ja"]
+MIN_OTHER_LANGUAGES = 5
+
+# Aisles, in the order a shop is walked, and their names (this project's own words).
+AISLES = [
+    ("produce", ["Fruit & vegetables", "Obst & Gemüse", "Fruits et légumes", "Frutas y verduras", "Frutta e verdura",
+                 "Groente en fruit", "Owoce i warzywa", "Frutas e legumes", "青果"]),
+    ("bakery", ["Bakery", "Backwaren", "Boulangerie", "Panadería", "Panetteria", "Bakkerij", "Pieczywo", "Padaria",
+                "パン"]),
+    ("dairy", ["Dairy & eggs", "Milchprodukte & Eier", "Produits laitiers et œufs", "Lácteos y huevos",
+               "Latticini e uova", "Zuivel en eieren", "Nabiał i jajka", "Laticínios e ovos", "乳製品・卵"]),
+    ("meat", ["Meat", "Fleisch & Wurst", "Viandes", "Carne", "Carne", "Vlees", "Mięso", "Carne", "肉"]),
+    ("fish", ["Fish & seafood", "Fisch & Meeresfrüchte", "Poissons et fruits de mer", "Pescado y marisco",
+              "Pesce e frutti di mare", "Vis en zeevruchten", "Ryby i owoce morza", "Peixe e marisco", "魚介"]),
+    ("pantry", ["Pantry", "Vorrat", "Épicerie", "Despensa", "Dispensa", "Voorraadkast", "Spiżarnia", "Mercearia",
+                "食品・乾物"]),
+    ("baking", ["Baking", "Backzutaten", "Pâtisserie", "Repostería", "Dolci e preparati", "Bakken", "Do pieczenia",
+                "Pastelaria", "製菓材料"]),
+    ("spices", ["Spices", "Gewürze", "Épices", "Especias", "Spezie", "Kruiden en specerijen", "Przyprawy",
+                "Especiarias", "香辛料"]),
+    ("snacks", ["Snacks & sweets", "Süßes & Snacks", "Snacks et confiseries", "Dulces y aperitivos", "Dolci e snack",
+                "Snoep en snacks", "Słodycze i przekąski", "Doces e snacks", "お菓子"]),
+    ("drinks", ["Drinks", "Getränke", "Boissons", "Bebidas", "Bevande", "Dranken", "Napoje", "Bebidas", "飲料"]),
+    ("household", ["Household", "Haushalt", "Entretien", "Hogar y limpieza", "Casa e pulizia", "Huishouden",
+                   "Chemia domowa", "Casa e limpeza", "日用品"]),
+    ("care", ["Personal care", "Drogerie", "Hygiène", "Higiene personal", "Igiene personale", "Verzorging",
+              "Higiena", "Higiene pessoal", "洗面・衛生用品"]),
 ]
-# Not something to buy: dishes and crockery.
-LEFT_OUT = {0x1F35C, 0x1F365, 0x1F371, 0x1F372, 0x1F378, 0x1F379, 0x1F958, 0x1FAD5, 0x1FAD6, 0x1FAD7, 0x1FAD9}
-# How an English shopping list names what CLDR names as a picture (this project's own words).
-ENGLISH = {
-    0x1F34E: "apples", 0x1F34F: "green apples", 0x1F352: "cherries", 0x1F353: "strawberries",
-    0x1F356: "meat", 0x1F357: "chicken legs", 0x1F35A: "rice", 0x1F36B: "chocolate", 0x1F36F: "honey",
-    0x1F375: "tea", 0x1F376: "sake", 0x1F377: "wine", 0x1F37A: "beer", 0x1F33D: "corn",
-    0x1F95B: "milk", 0x1F95A: "eggs", 0x1F969: "steak", 0x1F96B: "canned food", 0x1F96C: "leafy greens",
-    0x1F9C0: "cheese", 0x1F9CA: "ice cubes", 0x1F95C: "peanuts", 0x1F954: "potatoes", 0x1F955: "carrots",
-    0x1F345: "tomatoes", 0x1F9C5: "onions", 0x1F34B: "lemons", 0x1F34C: "bananas", 0x1F350: "pears",
-    0x1F351: "peaches", 0x1F34A: "tangerines", 0x1F360: "sweet potatoes", 0x1F344: "mushrooms",
-    0x1F956: "baguette", 0x1FADA: "ginger", 0x1FADB: "peas", 0x1F9C8: "butter", 0x1F9C2: "salt",
+
+# Which ancestor (an ingredient id of the taxonomy) says the aisle, the most specific first.
+AISLE_OF = [
+    ("en:chocolate", "snacks"), ("en:cocoa", "baking"), ("en:sugar", "baking"), ("en:vanilla", "baking"),
+    ("en:honey", "pantry"), ("en:bread", "bakery"), ("en:pasta", "pantry"), ("en:noodle", "pantry"),
+    ("en:egg", "dairy"), ("en:cheese", "dairy"), ("en:yogurt", "dairy"), ("en:butter", "dairy"),
+    ("en:cream", "dairy"), ("en:milk", "dairy"), ("en:dairy", "dairy"),
+    ("en:fish", "fish"), ("en:shellfish", "fish"), ("en:mollusc", "fish"), ("en:crustacean", "fish"),
+    ("en:meat", "meat"), ("en:poultry", "meat"), ("en:pork", "meat"), ("en:beef", "meat"), ("en:ham", "meat"),
+    ("en:fruit juice", "drinks"), ("en:coffee", "drinks"), ("en:tea", "drinks"), ("en:alcohol", "drinks"),
+    ("en:wine", "drinks"), ("en:water", "drinks"),
+    ("en:nut", "snacks"), ("en:tree nut", "snacks"),
+    ("en:spice", "spices"), ("en:pepper", "spices"),
+    ("en:flour", "baking"), ("en:starch", "baking"),
+    ("en:cereal", "pantry"), ("en:rice", "pantry"), ("en:legume", "pantry"), ("en:sauce", "pantry"),
+    ("en:vinegar", "pantry"), ("en:oil and fat", "pantry"), ("en:salt", "pantry"), ("en:seed", "pantry"),
+    ("en:herb", "produce"), ("en:mushroom", "produce"), ("en:fruit", "produce"), ("en:vegetable", "produce"),
+    ("en:root vegetable", "produce"), ("en:salad", "produce"),
+]
+# Ancestors that mark a factory ingredient, not something bought.
+NOT_BOUGHT = {
+    "en:flavouring", "en:natural flavouring", "en:protein", "en:vitamins", "en:enzyme", "en:microbial culture",
+    "en:lactic ferments", "en:fiber", "en:vegetable fiber", "en:whey", "en:glucose", "en:malt", "en:purée",
+    "en:varietal", "en:milk powder", "en:additive", "en:emulsifier", "en:e-number", "en:coating",
+    "en:enhancer", "en:animal protein", "en:vegetable protein", "en:ferment", "en:fat", "en:palm oil and fat",
+    "en:vegetable fat",
 }
+NOT_A_NAME = re.compile(
+    r"\d|%|\(|\)|/|\bpowder|extract|flavo|aroma|concentrate|solids|protein|fib(re|er)|isolate|hydroly|modified"
+    r"|starch|\bfrom\b|\btype\b|juice from|\bpulp|syrup|\bpaste\b|\bfat\b|puree|purée|dried .* powder|fermented"
+    r"|\bfor\b|\bwith\b|\band\b|\bor\b|raising|\bacid|oleoresin|\bmeal\b|\bgerm\b|\bbran\b|flakes? of|mechanically"
+    r"|\bskin|\bjuice concentrate|\bdehydrated|\bcrushed|\bsemi\b|reconstituted|\bessential|\bseasoning"
+    r"|pasteuri|fortified|collagen|\bbones?\b|sucrose|dextrose|fructose|lactose|\bcurd\b|rehydrated|\brind\b"
+    r"|\bcolou?ring|\bpreparation|\bsubstitute|\bcasing|\bgelatine?\b|\bblood\b|\bfillet of\b"
+    # The same in the other languages: powders, extracts, concentrates, flavourings, dried, pasteurised.
+    r"|pulver|poudre|polvo|polvere|poeder|proszek|\bpó\b|extrakt|extrait|extracto|estratto|extract|ekstrakt"
+    r"|konzentrat|concentr|koncentrat|\baroma|arôme|getrocknet|séché|secad|essiccat|gedroogd|suszon|seco\b"
+    r"|pasteur|pastoriz|sirup|sirop|jarabe|sciroppo|siroop|syrop|xarope|粉末|エキス|濃縮|香料",
+    re.IGNORECASE)
+
+# What the taxonomy names as an ingredient ("egg", "Ei", "Rahm") but a list writes otherwise, and
+# household goods and toiletries, which are not food: this project's own words, in LANGUAGES' order.
+OWN = [
+    ("pantry", ["pasta", "Nudeln", "pâtes", "pasta", "pasta", "pasta", "makaron", "massa", "パスタ"]),
+    ("dairy", ["eggs", "Eier", "œufs", "huevos", "uova", "eieren", "jajka", "ovos", "卵"]),
+    ("dairy", ["cream", "Sahne", "crème", "nata", "panna", "room", "śmietana", "natas", "生クリーム"]),
+    ("dairy", ["yogurt", "Joghurt", "yaourt", "yogur", "yogurt", "yoghurt", "jogurt", "iogurte", "ヨーグルト"]),
+    ("pantry", ["stock cubes", "Gemüsebrühe", "bouillon", "caldo", "brodo", "bouillon", "bulion", "caldo", "ブイヨン"]),
+    ("pantry", ["breakfast cereal", "Müsli", "céréales", "cereales", "cereali", "ontbijtgranen",
+                "płatki śniadaniowe", "cereais", "シリアル"]),
+    ("pantry", ["jam", "Marmelade", "confiture", "mermelada", "marmellata", "jam", "dżem", "compota", "ジャム"]),
+    ("snacks", ["crisps", "Chips", "chips", "patatas fritas", "patatine", "chips", "chipsy", "batatas fritas",
+                "ポテトチップス"]),
+    ("snacks", ["biscuits", "Kekse", "biscuits", "galletas", "biscotti", "koekjes", "ciastka", "bolachas",
+                "ビスケット"]),
+    ("snacks", ["ice cream", "Eis", "glace", "helado", "gelato", "ijs", "lody", "gelado", "アイスクリーム"]),
+    ("household", ["toilet paper", "Toilettenpapier", "papier toilette", "papel higiénico", "carta igienica",
+                   "wc-papier", "papier toaletowy", "papel higiénico", "トイレットペーパー"]),
+    ("household", ["kitchen roll", "Küchenrolle", "essuie-tout", "papel de cocina", "carta da cucina", "keukenrol",
+                   "ręcznik papierowy", "rolo de cozinha", "キッチンペーパー"]),
+    ("household", ["washing-up liquid", "Spülmittel", "liquide vaisselle", "lavavajillas", "detersivo per piatti",
+                   "afwasmiddel", "płyn do naczyń", "detergente da loiça", "食器用洗剤"]),
+    ("household", ["laundry detergent", "Waschmittel", "lessive", "detergente para la ropa", "detersivo per bucato",
+                   "wasmiddel", "proszek do prania", "detergente da roupa", "洗濯洗剤"]),
+    ("household", ["fabric softener", "Weichspüler", "adoucissant", "suavizante", "ammorbidente", "wasverzachter",
+                   "płyn do płukania", "amaciador", "柔軟剤"]),
+    ("household", ["dishwasher tablets", "Spülmaschinentabs", "tablettes lave-vaisselle", "pastillas lavavajillas",
+                   "pastiglie lavastoviglie", "vaatwastabletten", "tabletki do zmywarki", "pastilhas para a máquina",
+                   "食洗機用洗剤"]),
+    ("household", ["bin bags", "Müllbeutel", "sacs poubelle", "bolsas de basura", "sacchi della spazzatura",
+                   "vuilniszakken", "worki na śmieci", "sacos do lixo", "ゴミ袋"]),
+    ("household", ["aluminium foil", "Alufolie", "papier aluminium", "papel de aluminio", "carta stagnola",
+                   "aluminiumfolie", "folia aluminiowa", "papel de alumínio", "アルミホイル"]),
+    ("household", ["cling film", "Frischhaltefolie", "film alimentaire", "film transparente", "pellicola trasparente",
+                   "huishoudfolie", "folia spożywcza", "película aderente", "ラップ"]),
+    ("household", ["baking paper", "Backpapier", "papier cuisson", "papel de horno", "carta forno", "bakpapier",
+                   "papier do pieczenia", "papel vegetal", "クッキングシート"]),
+    ("household", ["sponges", "Schwämme", "éponges", "estropajos", "spugne", "sponzen", "gąbki", "esponjas",
+                   "スポンジ"]),
+    ("household", ["all-purpose cleaner", "Allzweckreiniger", "nettoyant multi-usages", "limpiador multiusos",
+                   "detergente multiuso", "allesreiniger", "płyn uniwersalny", "detergente multiusos", "住居用洗剤"]),
+    ("household", ["batteries", "Batterien", "piles", "pilas", "pile", "batterijen", "baterie", "pilhas", "電池"]),
+    ("household", ["light bulbs", "Glühbirnen", "ampoules", "bombillas", "lampadine", "lampen", "żarówki", "lâmpadas",
+                   "電球"]),
+    ("household", ["cat food", "Katzenfutter", "nourriture pour chat", "comida para gatos", "cibo per gatti",
+                   "kattenvoer", "karma dla kota", "comida para gato", "キャットフード"]),
+    ("household", ["dog food", "Hundefutter", "nourriture pour chien", "comida para perros", "cibo per cani",
+                   "hondenvoer", "karma dla psa", "comida para cão", "ドッグフード"]),
+    ("care", ["tissues", "Taschentücher", "mouchoirs", "pañuelos", "fazzoletti", "zakdoekjes", "chusteczki",
+              "lenços de papel", "ティッシュ"]),
+    ("care", ["toothpaste", "Zahnpasta", "dentifrice", "pasta de dientes", "dentifricio", "tandpasta",
+              "pasta do zębów", "pasta de dentes", "歯磨き粉"]),
+    ("care", ["toothbrush", "Zahnbürste", "brosse à dents", "cepillo de dientes", "spazzolino", "tandenborstel",
+              "szczoteczka do zębów", "escova de dentes", "歯ブラシ"]),
+    ("care", ["shampoo", "Shampoo", "shampooing", "champú", "shampoo", "shampoo", "szampon", "champô", "シャンプー"]),
+    ("care", ["shower gel", "Duschgel", "gel douche", "gel de ducha", "bagnoschiuma", "douchegel",
+              "żel pod prysznic", "gel de banho", "ボディソープ"]),
+    ("care", ["soap", "Seife", "savon", "jabón", "sapone", "zeep", "mydło", "sabonete", "石鹸"]),
+    ("care", ["deodorant", "Deo", "déodorant", "desodorante", "deodorante", "deodorant", "dezodorant",
+              "desodorizante", "デオドラント"]),
+    ("care", ["razor blades", "Rasierklingen", "lames de rasoir", "cuchillas de afeitar", "lamette", "scheermesjes",
+              "ostrza do golenia", "lâminas de barbear", "カミソリ"]),
+    ("care", ["cotton pads", "Wattepads", "cotons démaquillants", "discos de algodón", "dischetti di cotone",
+              "wattenschijfjes", "płatki kosmetyczne", "discos de algodão", "コットン"]),
+    ("care", ["nappies", "Windeln", "couches", "pañales", "pannolini", "luiers", "pieluchy", "fraldas", "おむつ"]),
+]
 
 
-def clean(name):
-    name = " ".join(name.strip(":").replace("_", " ").split())
-    if not name or any(unicodedata.category(c).startswith("C") for c in name):
-        return None
-    return name
+# Names of the taxonomy that OWN says otherwise ("egg" → "eggs"), in LANGUAGES' order.
+REPLACED_BY_OWN = ["egg", "Ei|Rahm", "œuf", "huevo", "uovo", "ei", "jajko", "ovo", ""]
+
+
+def key(entry_id):
+    return entry_id.lower().replace(" ", "").replace("-", "")
+
+
+def parse(path):
+    """The taxonomy's entries: [{id, parents, names: {lang: [names]}}], in file order."""
+    entries, current = [], None
+    for raw in open(path, encoding="utf-8"):
+        line = raw.rstrip("\n")
+        if not line.strip():
+            if current and current["names"]:
+                entries.append(current)
+            current = None
+            continue
+        if line.startswith("#"):
+            continue
+        if current is None:
+            current = {"parents": [], "names": {}}
+        if line.startswith("<"):
+            current["parents"].append(key(line[1:].strip()))
+            continue
+        match = re.match(r"^([a-z]{2,3}):\s*(.*)$", line)
+        if not match:
+            continue  # a property (wikidata:en:…), or a comment
+        lang, rest = match.groups()
+        if lang in ("synonyms", "stopwords"):
+            current = None
+            continue
+        names = [n.strip() for n in rest.split(",") if n.strip()]
+        if names and lang not in current["names"]:
+            current["names"][lang] = names
+            current.setdefault("id", key(f"{lang}:{names[0]}"))
+    if current and current["names"]:
+        entries.append(current)
+    return [e for e in entries if "id" in e]
+
+
+def ancestors(entry, by_id):
+    seen, stack = [], list(entry["parents"])
+    while stack:
+        parent = stack.pop(0)
+        if parent in seen:
+            continue
+        seen.append(parent)
+        if parent in by_id:
+            stack += by_id[parent]["parents"]
+    return seen
+
+
+def as_written(name, lang):
+    """How a shopping list writes the name: German nouns capitalised, other languages in lower case."""
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if lang == "ja" or not name:
+        return name
+    if lang == "de":
+        return name[0].upper() + name[1:]
+    return name[0].lower() + name[1:] if not name[:2].isupper() else name
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    archive = zipfile.ZipFile(sys.argv[1])
-    english = json.loads(archive.read("emoji/unicode_codes/emoji.json"))
-    tables = {lang: json.loads(archive.read(f"emoji/unicode_codes/emoji_{lang}.json"))
-              for lang in LANGUAGES if lang != "en"}
-    names = {lang: [] for lang in LANGUAGES}
-    for emoji, data in sorted(english.items()):
-        if len(emoji) != 1:
+    entries = parse(sys.argv[1])
+    by_id = {e["id"]: e for e in entries}
+    aisle_of = [(key(ancestor), aisle) for ancestor, aisle in AISLE_OF]
+    not_bought = {key(x) for x in NOT_BOUGHT}
+    aisle_index = {name: i for i, (name, _) in enumerate(AISLES)}
+    chosen = {lang: {} for lang in LANGUAGES}  # lang → key → (name, aisle)
+
+    def keep(lang, name, aisle):
+        folded = unicodedata.normalize("NFKD", name.casefold())
+        if folded not in chosen[lang]:
+            chosen[lang][folded] = (name, aisle)
+
+    for entry in entries:
+        names = entry["names"]
+        english = names.get("en", [None])[0]
+        if english is None or sum(1 for lang in LANGUAGES[1:] if lang in names) < MIN_OTHER_LANGUAGES:
             continue
-        point = ord(emoji)
-        if not any(lo <= point <= hi for lo, hi in FOOD) or point in LEFT_OUT:
+        lineage = [entry["id"]] + ancestors(entry, by_id)
+        if any(x in not_bought for x in lineage):
+            continue
+        aisle = next((a for ancestor, a in aisle_of if ancestor in lineage), None)
+        if aisle is None:
             continue
         for lang in LANGUAGES:
-            raw = ENGLISH.get(point, data["en"]) if lang == "en" else tables[lang].get(emoji)
-            name = clean(raw) if raw else None
-            if name and name.casefold() not in {n.casefold() for n in names[lang]}:
-                names[lang].append(name)
-    lines = [
-        "// Generated by Scripts/make-catalogue.py from the emoji package 2.16.0 (PyPI, BSD-3-Clause,",
-        "// Copyright (c) 2014-2024 Taehoon Kim, Kevin Wurster), whose names are the Unicode CLDR",
-        "// annotations (Unicode License v3, Copyright (c) 1991-2024 Unicode, Inc.). Do not edit.",
-        "",
-        "extension Catalogue {",
-        "    /// Common grocery names by language code.",
-        "    static let names: [String: [String]] = [",
-    ]
+            if lang not in names:
+                continue
+            name = as_written(names[lang][0], lang)
+            if len(name) > 30 or len(name.split()) > 3 or NOT_A_NAME.search(name) or not name:
+                continue
+            keep(lang, name, aisle)
+    for aisle, names in OWN:
+        for lang, name in zip(LANGUAGES, names):
+            keep(lang, name, aisle)
+    # The taxonomy's singular where a list writes the plural (OWN has it).
+    for lang, name in zip(LANGUAGES, REPLACED_BY_OWN):
+        for each in name.split("|"):
+            chosen[lang].pop(unicodedata.normalize("NFKD", each.casefold()), None)
+
+    catalogue = {}
+    for i, lang in enumerate(LANGUAGES):
+        aisles = [names[i] for _, names in AISLES]
+        items = sorted(chosen[lang].values(), key=lambda x: (x[0].casefold(), x[0]))
+        catalogue[lang] = {"aisles": aisles, "items": [[name, aisle_index[aisle]] for name, aisle in items]}
+
+    header = ("Generated by Scripts/make-catalogue.py from Open Food Facts' ingredients taxonomy (ODbL 1.0;\n"
+              "source and licence in Client/BasketSearch/CATALOGUE-SOURCES.md) and this project's own words\n"
+              "for household goods and aisle names. Do not edit.")
+    lines = ["// " + line for line in header.split("\n")]
+    lines += ["", "extension Catalogue {",
+              "    /// Per language: the aisle names (one a line, in a shop's order), an empty line, then each",
+              "    /// grocery as its name, a tab and its aisle's number. Read once, when a language is first used.",
+              "    static let data: [String: String] = ["]
     for lang in LANGUAGES:
-        lines.append(f"        \"{lang}\": [")
-        for name in sorted(names[lang], key=str.casefold):
-            lines.append("            " + json.dumps(name, ensure_ascii=False) + ",")
-        lines.append("        ],")
+        body = "\n".join(catalogue[lang]["aisles"]) + "\n\n" + "\n".join(f"{n}\t{a}" for n, a in catalogue[lang]["items"])
+        assert '"""' not in body and "\\" not in body
+        lines.append(f'        "{lang}": """')
+        lines += ["            " + line if line else "" for line in body.split("\n")]
+        lines.append('            """,')
     lines += ["    ]", "}", ""]
-    with open(OUT, "w", encoding="utf-8") as out:
+    with open(SWIFT, "w", encoding="utf-8") as out:
         out.write("\n".join(lines))
-    print(f"{os.path.relpath(OUT)}: " + ", ".join(f"{lang} {len(names[lang])}" for lang in LANGUAGES))
+    for lang in LANGUAGES:
+        with open(os.path.join(WEB, f"catalogue-{lang}.json"), "w", encoding="utf-8") as out:
+            json.dump({"language": lang, **catalogue[lang]}, out, ensure_ascii=False, separators=(",", ":"))
+            out.write("\n")
+    for lang in LANGUAGES:
+        print(lang, len(catalogue[lang]["items"]), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -303,7 +303,11 @@ final class InteractiveMode {
             let entries = try entries(offer)
             guard !entries.isEmpty else { return }
             let added = try replica.add(
-                entries.map { Replica.NewItem(name: $0.name, quantity: $0.quantity) }, to: list.id)
+                entries.map {
+                    Replica.NewItem(
+                        name: $0.name, quantity: $0.quantity, category: Catalogue.aisle(of: $0.name, language: language)
+                    )
+                }, to: list.id)
             live?.changed()
             state.message = AddResult.phrases(added).joined(separator: "; ")
             state.query = ""
@@ -316,7 +320,8 @@ final class InteractiveMode {
 
     /// Adds a suggested name and clears the query.
     func add(_ name: String, message: String?) throws {
-        let added = try replica.add([name], to: list.id)
+        let added = try replica.add(
+            [Replica.NewItem(name: name, category: Catalogue.aisle(of: name, language: language))], to: list.id)
         live?.changed()
         state.message = "Added \(added.first?.item.name ?? name)" + (message.map { " " + $0 } ?? "")
         state.query = ""

@@ -93,10 +93,15 @@ enum ItemCommands {
         } else {
             let all = try replica.items(in: list.id, filter: .all)
             let keys = Set(all.map(\.key))
-            // "kaese" adds Käse again when it is on the list (the German spelling without umlauts).
+            let language = Catalogue.language(environment: context.environment)
+            // "kaese" adds Käse again when it is on the list (the German spelling without umlauts);
+            // an item without a category takes the catalogue's aisle ("milk" → Dairy & eggs).
             entries = EntryParser.resolvingSpellings(
                 names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
-            ).map { Replica.NewItem(name: $0.name, quantity: $0.quantity) }
+            ).map {
+                Replica.NewItem(
+                    name: $0.name, quantity: $0.quantity, category: Catalogue.aisle(of: $0.name, language: language))
+            }
         }
         let results = try replica.add(entries, to: list.id)
         if context.json {

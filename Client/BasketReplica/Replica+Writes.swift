@@ -158,31 +158,38 @@ extension Replica {
         try add(names.map { NewItem(name: $0) }, to: list)
     }
 
-    /// An item to add: its name and, optionally, a quantity (kept in the `quantity` register).
+    /// An item to add: its name and, optionally, a quantity (kept in the `quantity` register) and
+    /// the category it takes when it has none (the catalogue's aisle for the name).
     public struct NewItem: Hashable, Sendable {
         /// The item's name.
         public var name: String
         /// Its quantity; nil to leave the quantity as it is.
         public var quantity: String?
+        /// The category for an item that has none yet; nil to leave the category as it is.
+        public var category: String?
 
-        /// An item to add, with a quantity when one was given.
-        public init(name: String, quantity: String? = nil) {
+        /// An item to add, with a quantity when one was given, and a category for it when it has none.
+        public init(name: String, quantity: String? = nil, category: String? = nil) {
             self.name = name
             self.quantity = quantity
+            self.category = category
         }
     }
 
     /// Adds items with quantities; see ``add(_:to:)-([String],_)``. A quantity given replaces the
-    /// item's quantity; none leaves it as it is.
+    /// item's quantity; none leaves it as it is. A category given is written when the item has none.
     @discardableResult
     public func add(_ newItems: [NewItem], to list: ListID) throws -> [AddResult] {
         let cleaned = try newItems.map {
-            try (Self.cleanName($0.name), $0.quantity.map { try Self.cleanName($0, for: .quantity) })
+            try (
+                Self.cleanName($0.name), $0.quantity.map { try Self.cleanName($0, for: .quantity) },
+                $0.category.map { try Self.cleanName($0, for: .category) }
+            )
         }
         return try performLocal { writer in
             var results: [AddResult] = []
             var pending: [ItemID: Item] = [:]
-            for (name, quantity) in cleaned {
+            for (name, quantity, category) in cleaned {
                 let id = ItemID(list: list, key: ItemKey.normalize(name))
                 let existing = try pending[id] ?? writer.item(id, in: list)
                 var item = Item(id: id, name: name)
@@ -218,6 +225,10 @@ extension Replica {
                     writer.write(list, id, .quantity, .text(quantity))
                     quantityChanged = existing != nil
                     item.quantity = quantity
+                }
+                if let category, item.category == nil {
+                    writer.write(list, id, .category, .text(category))
+                    item.category = category
                 }
                 item.isChecked = false
                 item.isDeleted = false

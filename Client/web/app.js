@@ -7,7 +7,9 @@ import { Sync } from "./sync.js";
 import { request, Unreachable } from "./api.js";
 import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
 import { parseAll, resolveSpellings } from "./entry.js";
+import { normalize } from "./key.js";
 import { isID128 } from "./ids.js";
+import * as catalogue from "./catalogue.js";
 
 const root = document.getElementById("app");
 let replica;
@@ -15,6 +17,29 @@ let sync;
 /** The screen on show: { name, list?, update() }. */
 let screen = null;
 let toastTimer = null;
+/** This version's files ("/a/VERSION/"): where the catalogue's files are fetched from. */
+const base = `/a/${document.querySelector("meta[name=basket-version]")?.getAttribute("content") ?? ""}/`;
+/** The browser's language, as the catalogue has it. */
+const language = catalogue.languageOf(navigator.languages?.length ? navigator.languages : [navigator.language ?? "en"]);
+/** The catalogue of the browser's language and the English one (null until loaded, or offline on first use). */
+const catalogues = { own: /** @type {catalogue.Catalogue | null} */ (null), english: /** @type {catalogue.Catalogue | null} */ (null) };
+
+/** Loads the catalogues in the background; the list shows their suggestions once they are here. */
+function loadCatalogues() {
+  catalogue.load(language, base).then((c) => {
+    catalogues.own = c;
+    screen?.update();
+  }, () => {});
+  if (language !== "en") catalogue.load("en", base).then((c) => (catalogues.english = c), () => {});
+}
+
+/**
+ * The catalogue's aisle for a name (null without a catalogue, or when it has not the name).
+ * @param {string} name
+ */
+function aisleFor(name) {
+  return catalogues.own === null ? null : catalogue.aisleOf(catalogues.own, catalogues.english, name);
+}
 
 /** An element: `h("button", { class: "x", onclick }, "text", child)`. Strings become text nodes. */
 function h(tag, attributes = {}, ...children) {
@@ -562,8 +587,28 @@ function showList(list) {
     // The index holds every name's key already: typing does not fold the whole list again.
     const parsed = parseAll(text, currentIndex(all).keys);
     if (parsed.length === 0) return null;
-    // "kaese" is Käse when it is on the list, removed ones too (the German spelling without umlauts).
-    return resolveSpellings(parsed, replica.state(list).allItems().map((i) => i.name));
+    // "kaese" is Käse when it is on the list, removed ones too (the German spelling without umlauts);
+    // an item without a category takes the catalogue's aisle ("milk" lands in dairy).
+    return resolveSpellings(parsed, replica.state(list).allItems().map((i) => i.name)).map((e) => ({ ...e, category: aisleFor(e.name) }));
+  }
+
+  /**
+   * Removed items matching `text` (had it before), then the catalogue's names the list never had:
+   * three at most.
+   * @param {string} text
+   * @param {any[]} all the items on the list
+   * @returns {{ name: string, before: boolean }[]}
+   */
+  function suggestionsFor(text, all) {
+    const removed = replica.state(list).allItems().filter((i) => i.deleted);
+    const query = new Query(text);
+    const before = removed.length === 0 ? [] : new Index(removed).search(query, 3).matches.filter((m) => m.tier !== "fuzzy").map((m) => m.item.name);
+    const out = before.map((name) => ({ name, before: true }));
+    if (catalogues.own !== null && out.length < 3) {
+      const excluding = new Set([...all, ...removed].map((i) => normalize(i.name)).concat([normalize(text)]));
+      for (const name of catalogue.suggestions(catalogues.own, text, excluding, 3 - out.length)) out.push({ name, before: false });
+    }
+    return out;
   }
 
   async function addEntries(entries) {
@@ -631,6 +676,15 @@ function showList(list) {
           children.push(
             h("button", { class: "offer meant", onclick: () => run(() => addEntries([{ name: meant.name, quantity: e.quantity }])) }, `Did you mean “${meant.name}”?`),
           );
+        }
+        // Nothing on the list matches: what it had before, then the catalogue's, one tap each.
+        if (result.matches.length === 0) {
+          for (const name of suggestionsFor(text, all)) {
+            children.push(
+              h("button", { class: "offer suggestion", onclick: () => run(() => addEntries([{ name: name.name, quantity: e.quantity, category: aisleFor(name.name) }])) },
+                name.before ? `↺ ${name.name} (had it before)` : `+ ${name.name}`),
+            );
+          }
         }
       }
       children.push(h("ul", { class: "rows", "aria-label": "Matches" }, result.matches.slice(0, 50).map((m) => itemRow(m.item))));
@@ -777,6 +831,7 @@ async function start() {
   addEventListener("hashchange", route);
   route();
   if (replica.meta.account?.token) sync.syncAll();
+  loadCatalogues();
   document.documentElement.dataset.ready = "true";
 }
 

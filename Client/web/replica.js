@@ -382,22 +382,24 @@ export class Replica {
   }
 
   /**
-   * Adds entries ({ name, quantity }) as BasketReplica's add does; returns
+   * Adds entries ({ name, quantity, category }) as BasketReplica's add does (a category is written
+   * when the item has none); returns
    * [{ item, outcome: "added" | "restored" | "unchecked" | "alreadyOnList", quantityChanged, before }],
    * where `before` is the item before (null when it is new). One undo step.
    * @param {string} list
-   * @param {{ name: string, quantity?: string | null }[]} entries
+   * @param {{ name: string, quantity?: string | null, category?: string | null }[]} entries
    */
   async add(list, entries) {
     const values = entries.map((e) => ({
       name: cleaned(e.name, "name"),
       quantity: e.quantity == null ? null : cleaned(e.quantity, "quantity"),
+      category: e.category == null ? null : cleaned(e.category, "category"),
     }));
     const state = this.entry(list).state;
     const writes = [];
     const results = [];
     const pending = new Map();
-    for (const { name, quantity } of values) {
+    for (const { name, quantity, category } of values) {
       const id = itemID(list, normalize(name));
       const existing = pending.get(id) ?? state.item(id);
       let outcome;
@@ -427,6 +429,11 @@ export class Replica {
         writes.push({ item: id, field: "quantity", value: quantity });
         quantityChanged = existing !== undefined;
         item.quantity = quantity;
+      }
+      // The catalogue's aisle for an item that has no category yet.
+      if (category !== null && item.category === null) {
+        writes.push({ item: id, field: "category", value: category });
+        item.category = category;
       }
       item.checked = false;
       item.deleted = false;

@@ -29,8 +29,20 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== self.location.origin) return;
   if (url.pathname.startsWith("/a/")) {
-    // Versioned files never change: the cache answers, the network only for what it lacks.
-    event.respondWith(caches.match(event.request).then((hit) => hit ?? fetch(event.request)));
+    // Versioned files never change: the cache answers, the network only for what it lacks (a
+    // catalogue file, fetched when its language is first needed), which is then kept.
+    event.respondWith(
+      caches.match(event.request).then(
+        (hit) =>
+          hit ??
+          fetch(event.request).then(async (response) => {
+            if (response.ok && url.pathname.startsWith(`/a/${VERSION}/`)) {
+              await (await caches.open(CACHE)).put(event.request, response.clone());
+            }
+            return response;
+          }),
+      ),
+    );
   } else if (url.pathname === "/") {
     // The page: this version's from the cache at once; the network refreshes the service
     // worker itself when a new version is served (the browser checks sw.js on every start).

@@ -89,7 +89,10 @@ public struct WebApp: Sendable {
             hashed += Array(name.utf8) + [0] + raw[name]!.body + [0]
         }
         let version = String(Hex.encode(SHA256.hash(hashed)).prefix(12))
-        let assets = raw.keys.sorted().map { "\"/a/\(version)/\($0)\"" }.joined(separator: ",")
+        // The catalogue's files (one per language) are not kept ahead: a page fetches its own
+        // language's when needed, and the service worker keeps what was fetched.
+        let assets = raw.keys.sorted().filter { !$0.hasPrefix("catalogue-") }.map { "\"/a/\(version)/\($0)\"" }
+            .joined(separator: ",")
         func substituted(_ name: String) -> File {
             var file = raw[name]!
             let text = String(decoding: file.body, as: UTF8.self)

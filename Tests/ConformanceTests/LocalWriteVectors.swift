@@ -65,8 +65,12 @@ extension Vectors {
 
     static func localWriteCases() throws -> [LocalWriteCase] {
         let w: UInt64 = 1_764_000_000_000
-        func add(_ wall: UInt64, _ entries: [(String, String?)]) -> LocalStep {
-            step(wall, "add") { $0.entries = entries.map { EntryValue(name: $0.0, quantity: $0.1) } }
+        func add(_ wall: UInt64, _ entries: [(String, String?)], categories: [String?] = []) -> LocalStep {
+            step(wall, "add") {
+                $0.entries = entries.enumerated().map { i, entry in
+                    EntryValue(name: entry.0, quantity: entry.1, category: i < categories.count ? categories[i] : nil)
+                }
+            }
         }
         func on(_ wall: UInt64, _ action: String, _ item: String, value: String? = nil, field: String? = nil)
             -> LocalStep
@@ -105,6 +109,10 @@ extension Vectors {
             on(w + 11000, "uncheck", "milk"),
             on(w + 11000, "check", "tea"),
             step(w + 12000, "undo"),
+            // The catalogue's aisle goes to an item without a category, never over one.
+            add(
+                w + 13000, [("Butter", nil), ("rye bread", nil), ("Eggs", nil)],
+                categories: ["Dairy & eggs", "Pantry", nil]),
         ]
         let hour: UInt64 = 3_600_000
         let clock: [LocalStep] = [
@@ -167,7 +175,9 @@ extension Vectors {
                 switch step.action {
                 case "add":
                     let results = try replica.add(
-                        (step.entries ?? []).map { Replica.NewItem(name: $0.name, quantity: $0.quantity) }, to: listID)
+                        (step.entries ?? []).map {
+                            Replica.NewItem(name: $0.name, quantity: $0.quantity, category: $0.category)
+                        }, to: listID)
                     step.outcomes = results.map {
                         AddOutcome(outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
                     }

@@ -20,6 +20,25 @@ struct Vectors: Codable, Equatable {
     var entries: [EntryCase]
     /// Local writes: the commands of the CLI and the web client, step by step (LocalWriteVectors.swift).
     var localWrites: [LocalWriteCase]
+    /// The catalogue: suggestions for what is typed, and the aisle a name takes, per language.
+    var catalogue: [CatalogueCase]
+
+    /// `query` typed in `language`: the catalogue's `suggestions` (limit 5), and the `aisle` an item
+    /// of that name takes (null when the catalogue has not the name).
+    struct CatalogueCase: Codable, Equatable {
+        var language: String
+        var query: String
+        var suggestions: [String]
+        var aisle: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(language, forKey: .language)
+            try c.encode(query, forKey: .query)
+            try c.encode(suggestions, forKey: .suggestions)
+            try c.encode(aisle, forKey: .aisle)
+        }
+    }
 
     struct KeyCase: Codable, Equatable {
         var name: String
@@ -170,11 +189,14 @@ struct Vectors: Codable, Equatable {
     struct EntryValue: Codable, Equatable {
         var name: String
         var quantity: String?
+        /// The category an add gives an item that has none (local writes only).
+        var category: String?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(name, forKey: .name)
             try c.encode(quantity, forKey: .quantity)
+            try c.encodeIfPresent(category, forKey: .category)
         }
     }
 
@@ -204,7 +226,7 @@ extension Vectors {
                 """,
             list: listID.description, keys: try keyCases(&random), invalidOps: invalidOps(),
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
-            entries: entryCases(), localWrites: try localWriteCases(), searchSets: sets)
+            entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(), searchSets: sets)
     }
 
     // MARK: Keys
@@ -567,6 +589,28 @@ extension Vectors {
         Item(
             id: ItemID(list: listID, key: ItemKey.normalize(item.name)), name: item.name, isChecked: item.checked,
             category: item.category)
+    }
+
+    // MARK: Catalogue
+
+    static func catalogueCases() -> [CatalogueCase] {
+        let typed: [(String, [String])] = [
+            (
+                "en",
+                ["milk", "mil", "choc", "toilet paper", "tomatos", "tea", "flour", "eggs", "birthday candles", "Milch"]
+            ),
+            ("de", ["mil", "Milch", "Käse", "kase", "nudeln", "milk", "toilet paper", "brot", "Sahne"]),
+            ("fr", ["lait", "farine", "pâtes", "papier toilette", "fromage"]),
+            ("es", ["leche", "huevos", "pan"]), ("it", ["latte", "pasta", "uova"]), ("nl", ["melk", "kaas"]),
+            ("pl", ["mleko", "chleb"]), ("pt", ["leite", "arroz"]), ("ja", ["卵", "パスタ", "牛乳", "ミルク"]),
+        ]
+        return typed.flatMap { language, queries in
+            queries.map {
+                CatalogueCase(
+                    language: language, query: $0, suggestions: Catalogue.suggestions($0, language: language, limit: 5),
+                    aisle: Catalogue.aisle(of: $0, language: language))
+            }
+        }
     }
 
     // MARK: Entries

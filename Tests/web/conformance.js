@@ -10,6 +10,7 @@ async ({ vectors, base }) => {
   const search = await import(base + "search.js");
   const entry = await import(base + "entry.js");
   const replicaModule = await import(base + "replica.js");
+  const catalogueModule = await import(base + "catalogue.js");
   const failures = [];
   const checked = {};
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -117,6 +118,16 @@ async ({ vectors, base }) => {
     const got = entry.resolveSpellings(entry.parseAll(c.text, keys), c.existing).map((e) => ({ name: e.name, quantity: e.quantity }));
     if (!same(got, c.entries)) fail("entry", c.text, c.entries, got);
   }
+  // The catalogue: the same files the CLI embeds, the same suggestions and aisles.
+  const english = await catalogueModule.load("en", base);
+  for (const c of vectors.catalogue) {
+    count("catalogue");
+    const own = await catalogueModule.load(c.language, base);
+    const got = { suggestions: catalogueModule.suggestions(own, c.query, new Set(), 5), aisle: catalogueModule.aisleOf(own, english, c.query) };
+    const expected = { suggestions: c.suggestions, aisle: c.aisle };
+    if (!same(got, expected)) fail("catalogue", `${c.language}: ${c.query}`, expected, got);
+  }
+
   // Local writes: the same commands, at the same wall-clock readings, under the same replica id,
   // must write the same operations, say the same and leave the same outbox.
   const written = (op) => [op.item === "-" ? "0".repeat(32) : op.item, op.field, op.ts, op.replica, op.value === null ? "-" : op.value === true ? "t" : op.value === false ? "f" : "=" + op.value];

@@ -118,8 +118,8 @@ def test_after_a_minute_of_outage_the_phone_and_the_watch_catch_up_within_five_s
         watch = Watch(watcher)
         assert wait_until(lambda: watch.first("Watching Outage") is not None)
 
-        server.stop()
         down = time.time()
+        server.stop()
         phone.wait_status("Can't reach the server", timeout=10000)
         phone.add("Eggs")
         phone.wait_status("Can't reach the server · 1 change waiting", timeout=10000)
@@ -238,3 +238,30 @@ def test_enter_adds_what_was_typed_and_the_closest_item_is_one_tap_away(client, 
     phone.add("Batter")
     phone.page.get_by_role("status").filter(has_text="Added Batter").wait_for()
     assert phone.items() == {"Milk": False, "Käse": False, "Batter": False}
+
+
+def test_milk_lands_in_dairy_and_the_catalogue_speaks_the_phones_language(client, device):
+    phone = client()
+    name = unique("rosa")
+    phone.signup(name)
+    phone.create_list("Groceries")
+    phone.page.fill("#query", "choc")
+    # Nothing on the list: the catalogue's groceries, one tap each.
+    phone.page.get_by_role("button", name="+ chocolate", exact=True).wait_for()
+    phone.add("milk, toilet paper")
+    phone.page.wait_for_selector("li.item:has-text('toilet paper')")
+    code = phone.share_code()
+    terminal = device(unique("sven"))
+    terminal.run("join", code)
+    categories = {i["name"]: i.get("category") for i in terminal.json("ls")["items"]}
+    assert categories == {"milk": "Dairy & eggs", "toilet paper": "Household"}, categories
+
+    german = client(locale="de-DE")
+    german.signup(unique("uwe"))
+    german.create_list("Einkauf")
+    german.page.fill("#query", "mil")
+    german.page.get_by_role("button", name="+ Milch", exact=True).click()
+    german.page.wait_for_selector("li.item:has-text('Milch')")
+    # Grouped by its aisle, named in German.
+    german.page.fill("#query", "")
+    german.page.get_by_role("heading", name="Milchprodukte & Eier").wait_for()

@@ -23,6 +23,7 @@ def test_the_conformance_vectors_pass_in_the_browser(client):
     assert result["checked"]["invalidOps"] == len(vectors["invalidOps"])
     assert result["checked"]["entries"] == len(vectors["entries"])
     assert result["checked"]["localWrites"] == sum(len(c["steps"]) for c in vectors["localWrites"]) > 30
+    assert result["checked"]["catalogue"] == len(vectors["catalogue"]) > 30
 
 
 def test_two_phones_and_a_terminal_converge_after_one_phone_was_offline(client, device):
