@@ -45,13 +45,27 @@ public enum Catalogue {
     /// same aisle, named in `language` (every language lists the same aisles in the same order).
     /// Nil when neither has it.
     public static func aisle(of name: String, language: String) -> String? {
-        let key = ItemKey.normalize(name)
         guard let catalogue = load(language) ?? load("en") else { return nil }
-        if let aisle = catalogue.aisleByKey[key] { return catalogue.aisles[aisle] }
-        if let aisle = load("en")?.aisleByKey[key], catalogue.aisles.indices.contains(aisle) {
-            return catalogue.aisles[aisle]
+        for key in keys(of: name) {
+            if let aisle = catalogue.aisleByKey[key] { return catalogue.aisles[aisle] }
+        }
+        for key in keys(of: name) {
+            if let aisle = load("en")?.aisleByKey[key], catalogue.aisles.indices.contains(aisle) {
+                return catalogue.aisles[aisle]
+            }
         }
         return nil
+    }
+
+    /// The keys a name is looked up by: its own, then without a plural's "s" or "es" ("bananas",
+    /// "tomatoes"), for names of more than three letters.
+    static func keys(of name: String) -> [String] {
+        let key = ItemKey.normalize(name)
+        guard key.count > 3 else { return [key] }
+        var out = [key]
+        if key.hasSuffix("s") { out.append(String(key.dropLast())) }
+        if key.hasSuffix("es") { out.append(String(key.dropLast(2))) }
+        return out
     }
 
     /// Catalogue names matching `query` in `language`, best first (the search's ranking; names,

@@ -9,6 +9,8 @@ import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search
 import { parseAll, resolveSpellings } from "./entry.js";
 import { normalize } from "./key.js";
 import { isID128 } from "./ids.js";
+import { showList } from "./list-screen.js";
+import { h, changes, openDialog, field, when } from "./ui.js";
 import * as catalogue from "./catalogue.js";
 
 const root = document.getElementById("app");
@@ -39,27 +41,6 @@ function loadCatalogues() {
  */
 function aisleFor(name) {
   return catalogues.own === null ? null : catalogue.aisleOf(catalogues.own, catalogues.english, name);
-}
-
-/** An element: `h("button", { class: "x", onclick }, "text", child)`. Strings become text nodes. */
-function h(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else if (name === "class") element.className = value;
-    else element.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return element;
-}
-
-/** "1 change", "3 changes". */
-function changes(n) {
-  return n === 1 ? "1 change" : `${n} changes`;
 }
 
 function statusText() {
@@ -169,7 +150,7 @@ function route() {
     return showSignIn(replica.meta.account?.name ? "Sign in again to sync this device's lists." : "");
   }
   const match = /^#\/list\/([0-9a-f]{32})$/.exec(location.hash);
-  if (match && replica.state(match[1])) return showList(match[1]);
+  if (match && replica.state(match[1])) return showList(app, match[1]);
   showLists();
 }
 
@@ -314,7 +295,7 @@ function showLists() {
       "header",
       { class: "bar" },
       heading,
-      h("span", { class: "account" }, account),
+      h("button", { class: "link account", "aria-label": `Account ${account}`, onclick: () => run(accountSheet) }, account || "Account"),
       h("button", { class: "link", onclick: () => run(signOut) }, "Sign out"),
     ),
     rows,
@@ -408,6 +389,66 @@ async function joinList(code) {
   go(`#/list/${answer.id}`);
 }
 
+/** The account: the devices signed in (each can be signed out) and the password. */
+async function accountSheet() {
+  const token = replica.meta.account?.token;
+  const devices = h("ul", { class: "people", "aria-label": "Devices" }, h("li", {}, "Loading…"));
+  const [currentLabel, current] = field("current-password", "Current password", { type: "password", autocomplete: "current-password", required: true });
+  const [newLabel, fresh] = field("new-password", "New password (8 characters or more)", { type: "password", autocomplete: "new-password", minlength: 8, required: true });
+  const message = h("p", { role: "alert" });
+  openDialog(
+    "account-title",
+    `Account ${replica.meta.account?.name ?? ""}`,
+    h("h3", {}, "Signed-in devices"),
+    devices,
+    h("h3", {}, "Change the password"),
+    h(
+      "form",
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          run(async () => {
+            message.textContent = "";
+            message.className = "error";
+            try {
+              const answer = await request("POST", "/v1/account/password", { body: { password: current.value, newPassword: fresh.value }, token });
+              current.value = fresh.value = "";
+              message.className = "";
+              message.textContent = `The password is changed; ${answer?.revoked ?? 0} other device(s) signed out.`;
+              await listDevices();
+            } catch (e) {
+              message.textContent = e instanceof Unreachable ? "Changing the password needs the server." : e.message;
+            }
+          });
+        },
+      },
+      currentLabel, current, newLabel, fresh, message,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Change the password")),
+    ),
+  );
+  async function listDevices() {
+    try {
+      const answer = await request("GET", "/v1/tokens", { token });
+      const tokens = (Array.isArray(answer.tokens) ? answer.tokens : []).slice(0, 1000).filter((t) => typeof t?.id === "string");
+      devices.replaceChildren(
+        ...tokens.map((t) =>
+          h("li", {},
+            h("span", { class: "who" }, `${String(t.device ?? "device").slice(0, 64)}${t.current ? " (this one)" : ""} · last used ${when(Number(t.lastUsed ?? t.created))}`),
+            t.current ? null : h("button", { class: "link danger", "aria-label": `Sign out ${String(t.device ?? "device").slice(0, 64)}`, onclick: () => run(async () => {
+              await request("DELETE", `/v1/tokens/${encodeURIComponent(t.id)}`, { token });
+              showToast("Signed that device out");
+              await listDevices();
+            }) }, "Sign out"),
+          ),
+        ),
+      );
+    } catch (e) {
+      devices.replaceChildren(h("li", { class: "error" }, e instanceof Unreachable ? "The devices need a connection to the server." : e.message));
+    }
+  }
+  await listDevices();
+}
+
 /**
  * Signs this device out. Nothing waiting is dropped silently: with changes not sent yet it asks
  * to send them first, or to keep them here until this account signs in again; discarding them
@@ -475,334 +516,24 @@ async function forgetAndSignOut() {
   location.reload();
 }
 
-function showList(list) {
-  const input = h("input", {
-    id: "query",
-    type: "search",
-    placeholder: "Add or find an item",
-    autocomplete: "off",
-    autocapitalize: "sentences",
-    enterkeyhint: "enter",
-    "aria-describedby": "query-help",
-    "aria-controls": "items",
-  });
-  const help = h("p", { id: "query-help", class: "hint" }, "Type to search; Enter adds what you typed. Commas add several: 2 milk, bread.");
-  const items = h("div", { id: "items", class: "items", "aria-live": "off" });
-  const heading = h("h1", { class: "list-title" });
-  const notice = h("p", { class: "hint notice", role: "note" });
-  let index = null;
-  let indexVersion = -1;
-  let version = 0;
-
-  function role() {
-    return replica.sync(list)?.role;
-  }
-
-  function readOnly() {
-    return role() === "viewer" || replica.sync(list)?.gone === true || replica.state(list)?.info.archived === true;
-  }
-
-  function itemRow(item) {
-    const label = item.quantity ? `${item.quantity} ${item.name}` : item.name;
-    const row = h(
-      "li",
-      { class: item.checked ? "item checked" : "item", "data-id": item.id },
-      h(
-        "button",
-        {
-          class: "check",
-          role: "checkbox",
-          "aria-checked": item.checked ? "true" : "false",
-          disabled: readOnly(),
-          onclick: () => run(() => toggle(item)),
-        },
-        h("span", { class: "box", "aria-hidden": "true" }),
-        h(
-          "span",
-          { class: "label" },
-          h("span", { class: "name" }, item.name),
-          item.quantity || item.note
-            ? h("span", { class: "details" }, item.quantity ? h("span", { class: "quantity" }, item.quantity) : null, item.note ? h("span", { class: "note" }, item.note) : null)
-            : null,
-        ),
-      ),
-      h(
-        "button",
-        { class: "remove", "aria-label": `Remove ${label}`, title: "Remove", disabled: readOnly(), onclick: () => run(() => removeItem(item)) },
-        "×",
-      ),
-    );
-    swipeToRemove(row, item);
-    return row;
-  }
-
-  async function toggle(item) {
-    await replica.setChecked(list, item.id, !item.checked);
-    sync.kick(list);
-    showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, list);
-  }
-
-  async function removeItem(item) {
-    await replica.remove(list, item.id);
-    sync.kick(list);
-    showToast(`Removed ${item.name}`, list);
-  }
-
-  function swipeToRemove(row, item) {
-    let start = null;
-    row.addEventListener("pointerdown", (event) => {
-      if (event.pointerType !== "mouse") start = { x: event.clientX, y: event.clientY };
-    });
-    row.addEventListener("pointermove", (event) => {
-      if (!start) return;
-      const dx = event.clientX - start.x;
-      if (Math.abs(event.clientY - start.y) > 30) start = null;
-      else row.style.transform = dx < 0 ? `translateX(${dx}px)` : "";
-    });
-    const end = (event) => {
-      if (!start) return;
-      const dx = event.clientX - start.x;
-      start = null;
-      row.style.transform = "";
-      if (dx < -96 && !readOnly()) run(() => removeItem(item));
-    };
-    row.addEventListener("pointerup", end);
-    row.addEventListener("pointercancel", () => {
-      start = null;
-      row.style.transform = "";
-    });
-  }
-
-  function currentIndex(all) {
-    if (indexVersion !== version) {
-      index = new Index(all, replica.lastUsed(list));
-      indexVersion = version;
-    }
-    return index;
-  }
-
-  /** What Enter would do with the text: [{ name, quantity }] to add, or null. */
-  function entriesFor(text, all) {
-    if (text.trim() === "") return null;
-    // The index holds every name's key already: typing does not fold the whole list again.
-    const parsed = parseAll(text, currentIndex(all).keys);
-    if (parsed.length === 0) return null;
-    // "kaese" is Käse when it is on the list, removed ones too (the German spelling without umlauts);
-    // an item without a category takes the catalogue's aisle ("milk" lands in dairy).
-    return resolveSpellings(parsed, replica.state(list).allItems().map((i) => i.name)).map((e) => ({ ...e, category: aisleFor(e.name) }));
-  }
-
-  /**
-   * Removed items matching `text` (had it before), then the catalogue's names the list never had:
-   * three at most.
-   * @param {string} text
-   * @param {any[]} all the items on the list
-   * @returns {{ name: string, before: boolean }[]}
-   */
-  function suggestionsFor(text, all) {
-    const removed = replica.state(list).allItems().filter((i) => i.deleted);
-    const query = new Query(text);
-    const before = removed.length === 0 ? [] : new Index(removed).search(query, 3).matches.filter((m) => m.tier !== "fuzzy").map((m) => m.item.name);
-    const out = before.map((name) => ({ name, before: true }));
-    if (catalogues.own !== null && out.length < 3) {
-      const excluding = new Set([...all, ...removed].map((i) => normalize(i.name)).concat([normalize(text)]));
-      for (const name of catalogue.suggestions(catalogues.own, text, excluding, 3 - out.length)) out.push({ name, before: false });
-    }
-    return out;
-  }
-
-  async function addEntries(entries) {
-    const results = await replica.add(list, entries);
-    sync.kick(list);
-    input.value = "";
-    update();
-    showToast(addMessage(results), list);
-  }
-
-  function update() {
-    version += 1;
-    const state = replica.state(list);
-    if (!state) return go("#/");
-    const info = state.info;
-    heading.textContent = info.title;
-    document.title = `${info.title} · Basket`;
-    const all = state.allItems().filter((i) => !i.deleted);
-    const text = input.value;
-    const gone = replica.sync(list)?.gone === true;
-    const locked = role() === "viewer" || info.archived || gone;
-    notice.replaceChildren(
-      ...(gone
-        ? [
-            "This list is no longer shared with you: it stays here, read-only. ",
-            h("button", { class: "link", onclick: () => run(async () => { await replica.forgetList(list); go("#/"); }) }, "Remove it from this device"),
-          ]
-        : info.archived
-          ? ["This list is archived: read-only."]
-          : role() === "viewer"
-            ? ["You can view this list; its owners can let you change it."]
-            : []),
-    );
-    input.disabled = locked;
-    input.placeholder = locked ? "Find an item" : "Add or find an item";
-    const children = [];
-    if (text.trim() === "") {
-      const toBuy = all.filter((i) => !i.checked);
-      const checked = sortForDisplay(all.filter((i) => i.checked));
-      if (all.length === 0) children.push(h("p", { class: "hint empty" }, "Nothing on the list yet. Type a name above and press Enter."));
-      const grouped = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, info.aisles) : [{ category: null, items: sortForDisplay(toBuy) }];
-      for (const group of grouped) {
-        if (grouped.length > 1 || group.category !== null) children.push(h("h2", { class: "group" }, group.category ?? "No category"));
-        children.push(h("ul", { class: "rows", "aria-label": group.category ?? "To buy" }, group.items.map(itemRow)));
-      }
-      if (checked.length > 0) {
-        children.push(h("h2", { class: "group" }, `Checked (${checked.length})`));
-        children.push(h("ul", { class: "rows done", "aria-label": "Checked" }, checked.map(itemRow)));
-      }
-    } else {
-      const entries = locked ? null : entriesFor(text, all);
-      const several = entries !== null && entries.length > 1;
-      const result = currentIndex(all).search(new Query(text));
-      if (several) {
-        const label = entries.map((e) => (e.quantity ? `${e.name} (${e.quantity})` : e.name)).join(", ");
-        children.push(h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add ${entries.length} items: ${label}`));
-      } else if (!locked && result.offer !== null && entries !== null) {
-        const e = entries[0];
-        children.push(
-          h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add “${e.name}”`, e.quantity ? ` (${e.quantity})` : ""),
-        );
-        // Enter adds what was typed; the closest item is one tap (or Tab) away.
-        const meant = didYouMean(result);
-        if (meant !== null) {
-          children.push(
-            h("button", { class: "offer meant", onclick: () => run(() => addEntries([{ name: meant.name, quantity: e.quantity }])) }, `Did you mean “${meant.name}”?`),
-          );
-        }
-        // Nothing on the list matches: what it had before, then the catalogue's, one tap each.
-        if (result.matches.length === 0) {
-          for (const name of suggestionsFor(text, all)) {
-            children.push(
-              h("button", { class: "offer suggestion", onclick: () => run(() => addEntries([{ name: name.name, quantity: e.quantity, category: aisleFor(name.name) }])) },
-                name.before ? `↺ ${name.name} (had it before)` : `+ ${name.name}`),
-            );
-          }
-        }
-      }
-      children.push(h("ul", { class: "rows", "aria-label": "Matches" }, result.matches.slice(0, 50).map((m) => itemRow(m.item))));
-      if (result.matches.length === 0 && (locked || result.offer === null)) children.push(h("p", { class: "hint" }, "No items match."));
-    }
-    // Keep the keyboard where it was: the rows are new elements after every change.
-    const focused = /** @type {HTMLElement | null | undefined} */ (document.activeElement?.closest?.("#items li.item"));
-    const focusedClass = document.activeElement?.classList?.[0];
-    const focusedID = focused?.dataset.id;
-    items.replaceChildren(...children);
-    if (focusedID) items.querySelector(`li.item[data-id="${focusedID}"] button.${focusedClass}`)?.focus();
-    updateStatus();
-  }
-
-  input.addEventListener("input", update);
-  // Ctrl+Z (⌘Z) undoes the last change on this list, unless the field has text of its own to undo.
-  const undoKey = (/** @type {KeyboardEvent} */ event) => {
-    if (screen?.list !== list || !(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
-    const target = /** @type {HTMLElement | null} */ (event.target);
-    if (target instanceof HTMLInputElement && target.value !== "") return;
-    if (document.querySelector("dialog[open]")) return;
-    event.preventDefault();
-    run(() => undoOn(list));
-  };
-  document.addEventListener("keydown", undoKey);
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
-      input.value = "";
-      update();
-    }
-    if (event.key !== "Enter") return;
-    event.preventDefault();
-    const state = replica.state(list);
-    const all = state.allItems().filter((i) => !i.deleted);
-    const entries = entriesFor(input.value, all);
-    if (entries === null || readOnly()) return;
-    run(() => addEntries(entries));
-  });
-
-  async function share() {
-    const dialog = h("dialog", { class: "card", "aria-labelledby": "share-title" });
-    const body = h("div", {}, h("p", {}, "Making an invite…"));
-    dialog.append(h("h2", { id: "share-title" }, "Share this list"), body, h("form", { method: "dialog" }, h("button", {}, "Close")));
-    document.body.append(dialog);
-    dialog.addEventListener("close", () => dialog.remove());
-    dialog.showModal();
-    try {
-      await sync.syncList(list);
-      const title = replica.state(list)?.info.title;
-      const invitation = title ? { role: "editor", title } : { role: "editor" };
-      const invite = await request("POST", `/v1/lists/${list}/invites`, { body: invitation, token: replica.meta.account?.token });
-      const link = `${location.origin}/#join=${invite.code}`;
-      body.replaceChildren(
-        h("p", {}, "Anyone with this code can join as an editor, once, for 7 days:"),
-        h("p", { class: "code", id: "invite-code" }, invite.code),
-        h("p", {}, "Or send this link:"),
-        h("input", { class: "link-text", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
-      );
-    } catch (error) {
-      body.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Sharing needs a connection to the server." : error.message));
-    }
-  }
-
-  async function rename() {
-    const field = h("input", { id: "rename", value: replica.state(list).info.title, autocomplete: "off" });
-    const dialog = h(
-      "dialog",
-      { class: "card", "aria-labelledby": "rename-title" },
-      h(
-        "form",
-        {
-          method: "dialog",
-          onsubmit: (event) => {
-            if (event.submitter?.value !== "save") return;
-            run(async () => {
-              await replica.renameList(list, field.value);
-              sync.kick(list);
-            });
-          },
-        },
-        h("h2", { id: "rename-title" }, "Rename the list"),
-        h("label", { for: "rename" }, "Title"),
-        field,
-        h("div", { class: "actions" }, h("button", { value: "save", class: "primary" }, "Save"), h("button", { value: "cancel" }, "Cancel")),
-      ),
-    );
-    document.body.append(dialog);
-    dialog.addEventListener("close", () => dialog.remove());
-    dialog.showModal();
-  }
-
-  const fine = typeof matchMedia === "function" && matchMedia("(pointer: fine)").matches;
-  mount(
-    {
-      name: "list",
-      list,
-      update,
-      // A keyboard goes to the field; a phone's screen reader to the title (no keyboard popping up).
-      focus: fine && !readOnly() ? input : heading,
-      leave: () => document.removeEventListener("keydown", undoKey),
-    },
-    h(
-      "header",
-      { class: "bar list-bar" },
-      h("a", { href: "#/", class: "back", "aria-label": "All lists" }, "‹ Lists"),
-      h("span", { class: "spacer" }),
-      h("button", { class: "link", onclick: () => run(rename) }, "Rename"),
-      h("button", { class: "link", onclick: () => run(share) }, "Share"),
-      heading,
-    ),
-    h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), input),
-    help,
-    notice,
-    items,
-    statusLine(),
-  );
-  update();
-}
+/** What the list screen uses of the app (list-screen.js). */
+const app = {
+  get replica() {
+    return replica;
+  },
+  get sync() {
+    return sync;
+  },
+  mount,
+  go,
+  run,
+  showToast,
+  aisleFor,
+  catalogues: () => catalogues,
+  statusLine,
+  updateStatus,
+  undo: undoOn,
+};
 
 // MARK: Start
 

@@ -54,11 +54,30 @@ export function fromJSON(json) {
  * @param {string} name
  */
 export function aisleOf(catalogue, english, name) {
+  const keys = keysOf(name);
+  for (const key of keys) {
+    const own = catalogue.aisleByKey.get(key);
+    if (own !== undefined) return catalogue.aisles[own];
+  }
+  for (const key of keys) {
+    const other = english?.aisleByKey.get(key);
+    if (other !== undefined && other < catalogue.aisles.length) return catalogue.aisles[other];
+  }
+  return null;
+}
+
+/**
+ * The keys a name is looked up by: its own, then without a plural's "s" or "es" ("bananas",
+ * "tomatoes"), for names of more than three letters (Catalogue.keys).
+ * @param {string} name
+ */
+function keysOf(name) {
   const key = normalize(name);
-  const own = catalogue.aisleByKey.get(key);
-  if (own !== undefined) return catalogue.aisles[own];
-  const other = english?.aisleByKey.get(key);
-  return other !== undefined && other < catalogue.aisles.length ? catalogue.aisles[other] : null;
+  if ([...key].length <= 3) return [key];
+  const out = [key];
+  if (key.endsWith("s")) out.push(key.slice(0, -1));
+  if (key.endsWith("es")) out.push(key.slice(0, -2));
+  return out;
 }
 
 /**

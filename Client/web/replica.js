@@ -468,6 +468,19 @@ export class Replica {
   }
 
   /**
+   * Removes every checked item of the list (they come back when added again), as one undo step.
+   * Returns how many.
+   * @param {string} list
+   */
+  async removeChecked(list) {
+    const checked = (this.state(list)?.allItems() ?? []).filter((i) => i.checked && !i.deleted);
+    if (checked.length === 0) return 0;
+    const label = `Cleared ${checked.length} checked item${checked.length === 1 ? "" : "s"}`;
+    await this.writeLocal(list, checked.map((i) => ({ item: i.id, field: "deleted", value: true })), null, label);
+    return checked.length;
+  }
+
+  /**
    * Sets an optional field (quantity, note, category) of an item; null or "" clears it.
    * Returns the item after.
    * @param {string} list

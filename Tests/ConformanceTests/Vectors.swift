@@ -597,7 +597,10 @@ extension Vectors {
         let typed: [(String, [String])] = [
             (
                 "en",
-                ["milk", "mil", "choc", "toilet paper", "tomatos", "tea", "flour", "eggs", "birthday candles", "Milch"]
+                [
+                    "milk", "mil", "choc", "toilet paper", "tomatos", "tea", "flour", "eggs", "birthday candles",
+                    "Milch", "bananas", "tomatoes", "apples", "peas", "gas",
+                ]
             ),
             ("de", ["mil", "Milch", "Käse", "kase", "nudeln", "milk", "toilet paper", "brot", "Sahne"]),
             ("fr", ["lait", "farine", "pâtes", "papier toilette", "fromage"]),

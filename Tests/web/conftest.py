@@ -194,11 +194,18 @@ class Client:
             """() => Object.fromEntries([...document.querySelectorAll('#items li.item')].map(li =>
                 [li.querySelector('.name').textContent, li.classList.contains('checked')]))""")
 
-    def share_code(self):
-        self.page.click("button:text('Share')")
-        self.page.wait_for_selector("#invite-code")
-        code = self.page.inner_text("#invite-code")
-        self.page.click("dialog button:text('Close')")
+    def share_code(self, people=None, role=None):
+        """Makes an invite link as a person does: Share, the choices, "Make a link"."""
+        self.page.get_by_role("button", name="Share", exact=True).click()
+        dialog = self.page.get_by_role("dialog", name="Share this list")
+        if people is not None:
+            dialog.get_by_label("Works for").select_option(label=people)
+        if role is not None:
+            dialog.get_by_label("They").select_option(value=role)
+        dialog.get_by_role("button", name="Make a link").click()
+        dialog.locator("#invite-code").wait_for()
+        code = dialog.locator("#invite-code").inner_text()
+        dialog.get_by_role("button", name="Close").click()
         return code
 
     def join_link(self, code, answer="Join"):

@@ -1,0 +1,699 @@
+// One list on the phone: search-as-you-type over its items, Enter adds what was typed, the rows
+// kept by id (a tap redraws one row, not 2,000), and everything the CLI can do with a list: edit
+// an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
+import { h, changes, openDialog, field, when } from "./ui.js";
+import { Rows, reconcile } from "./rows.js";
+import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
+import { parseAll, resolveSpellings } from "./entry.js";
+import { normalize } from "./key.js";
+import { milliseconds } from "./clock.js";
+import { addMessage } from "./replica.js";
+import { request, Unreachable } from "./api.js";
+import * as catalogue from "./catalogue.js";
+
+/** The most matches shown while typing. */
+const MATCHES_SHOWN = 50;
+
+/**
+ * @typedef {object} App
+ * @property {import("./replica.js").Replica} replica
+ * @property {import("./sync.js").Sync} sync
+ * @property {(screen: any, ...children: any[]) => void} mount
+ * @property {(hash: string) => void} go
+ * @property {(action: () => any) => Promise<void>} run
+ * @property {(text: string, list?: string | null) => void} showToast
+ * @property {(name: string) => string | null} aisleFor
+ * @property {() => { own: any, english: any }} catalogues
+ * @property {() => HTMLElement} statusLine
+ * @property {() => void} updateStatus
+ * @property {(list: string) => Promise<void>} undo
+ */
+
+/**
+ * Shows the list `list`.
+ * @param {App} app
+ * @param {string} list
+ */
+export function showList(app, list) {
+  const { replica, sync, run } = app;
+  const input = /** @type {HTMLInputElement} */ (
+    h("input", {
+      id: "query",
+      type: "search",
+      placeholder: "Add or find an item",
+      autocomplete: "off",
+      autocapitalize: "sentences",
+      enterkeyhint: "enter",
+      "aria-describedby": "query-help",
+      "aria-controls": "items",
+    })
+  );
+  const help = h("p", { id: "query-help", class: "hint" }, "Type to search (in:dairy, is:done); Enter adds what you typed. Commas add several: 2 milk, bread.");
+  const items = h("div", { id: "items", class: "items", "aria-live": "off" });
+  const heading = h("h1", { class: "list-title" });
+  const notice = h("p", { class: "hint notice", role: "note" });
+
+  // What the items are, computed again only when the list changed (not on every keystroke).
+  let version = 0;
+  /** @type {{ version: number, all: any[], byID: Map<string, any>, index: Index | null, keys: Set<string> | null } | null} */
+  let data = null;
+  function current() {
+    if (data === null || data.version !== version) {
+      const all = replica.state(list)?.allItems().filter((i) => !i.deleted) ?? [];
+      data = { version, all, byID: new Map(all.map((i) => [i.id, i])), index: null, keys: null };
+    }
+    return data;
+  }
+  function index() {
+    const d = current();
+    if (d.index === null) d.index = new Index(d.all, replica.lastUsed(list));
+    return d.index;
+  }
+
+  const role = () => replica.sync(list)?.role;
+  const readOnly = () => role() === "viewer" || replica.sync(list)?.gone === true || replica.state(list)?.info.archived === true;
+
+  // MARK: Rows
+
+  let locked = readOnly();
+  const rows = new Rows(makeRow, refreshRow, (item) => [item.name, item.quantity, item.note, item.checked, locked].join("\u0000"));
+
+  /** @param {any} item */
+  function makeRow(item) {
+    const row = h("li", { class: "item", "data-id": item.id });
+    row.append(
+      h("button", { class: "check", role: "checkbox", onclick: () => run(() => toggle(item.id)) },
+        h("span", { class: "box", "aria-hidden": "true" }),
+        h("span", { class: "label" }, h("span", { class: "name" }), h("span", { class: "details" }))),
+      h("button", { class: "edit", title: "Edit", onclick: () => run(() => editItem(item.id)) }, "✎"),
+      h("button", { class: "remove", title: "Remove", onclick: () => run(() => removeItem(item.id)) }, "×"),
+    );
+    swipeToRemove(row);
+    refreshRow(row, item);
+    return row;
+  }
+
+  /**
+   * @param {HTMLElement} row
+   * @param {any} item
+   */
+  function refreshRow(row, item) {
+    const label = item.quantity ? `${item.quantity} ${item.name}` : item.name;
+    row.className = item.checked ? "item checked" : "item";
+    const [check, edit, remove] = /** @type {HTMLButtonElement[]} */ ([...row.children]);
+    check.setAttribute("aria-checked", item.checked ? "true" : "false");
+    check.disabled = locked;
+    edit.disabled = locked;
+    remove.disabled = locked;
+    edit.setAttribute("aria-label", `Edit ${label}`);
+    remove.setAttribute("aria-label", `Remove ${label}`);
+    const name = /** @type {HTMLElement} */ (check.querySelector(".name"));
+    const details = /** @type {HTMLElement} */ (check.querySelector(".details"));
+    name.textContent = item.name;
+    details.replaceChildren(
+      ...(item.quantity ? [h("span", { class: "quantity" }, item.quantity)] : []),
+      ...(item.note ? [h("span", { class: "note" }, item.note)] : []),
+    );
+    details.hidden = !item.quantity && !item.note;
+  }
+
+  /** @param {HTMLElement} row */
+  function swipeToRemove(row) {
+    let start = null;
+    row.addEventListener("pointerdown", (event) => {
+      if (event.pointerType !== "mouse") start = { x: event.clientX, y: event.clientY };
+    });
+    row.addEventListener("pointermove", (event) => {
+      if (!start) return;
+      const dx = event.clientX - start.x;
+      if (Math.abs(event.clientY - start.y) > 30) start = null;
+      else row.style.transform = dx < 0 ? `translateX(${dx}px)` : "";
+    });
+    row.addEventListener("pointerup", (event) => {
+      if (!start) return;
+      const dx = event.clientX - start.x;
+      start = null;
+      row.style.transform = "";
+      if (dx < -96 && !readOnly()) run(() => removeItem(/** @type {string} */ (row.dataset.id)));
+    });
+    row.addEventListener("pointercancel", () => {
+      start = null;
+      row.style.transform = "";
+    });
+  }
+
+  /** The item as it is now (a row's closure would hold it as it was). */
+  function itemNow(id) {
+    const item = replica.state(list)?.item(id);
+    if (item === undefined || item.deleted) throw new Error("that item is no longer on the list");
+    return item;
+  }
+
+  async function toggle(id) {
+    const item = itemNow(id);
+    await replica.setChecked(list, id, !item.checked);
+    sync.kick(list);
+    app.showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, list);
+  }
+
+  async function removeItem(id) {
+    const item = itemNow(id);
+    await replica.remove(list, id);
+    sync.kick(list);
+    app.showToast(`Removed ${item.name}`, list);
+  }
+
+  // MARK: Adding
+
+  /** What Enter would add for `text`: [{ name, quantity, category }], or null. */
+  function entriesFor(text) {
+    if (text.trim() === "") return null;
+    const d = current();
+    if (d.keys === null) d.keys = new Set(replica.state(list)?.allItems().map((i) => normalize(i.name)) ?? []);
+    const parsed = parseAll(text, d.keys);
+    if (parsed.length === 0) return null;
+    // "kaese" is Käse when it is on the list, removed ones too; an item without a category takes
+    // the catalogue's aisle ("milk" lands in dairy).
+    const names = replica.state(list)?.allItems().map((i) => i.name) ?? [];
+    return resolveSpellings(parsed, names).map((e) => ({ ...e, category: app.aisleFor(e.name) }));
+  }
+
+  /**
+   * Removed items matching `text` (had it before), then the catalogue's names the list never
+   * had: three at most.
+   * @param {string} text
+   * @returns {{ name: string, before: boolean }[]}
+   */
+  function suggestionsFor(text) {
+    const everything = replica.state(list)?.allItems() ?? [];
+    const removed = everything.filter((i) => i.deleted);
+    const query = new Query(text);
+    const before = removed.length === 0 ? [] : new Index(removed).search(query, 3).matches.filter((m) => m.tier !== "fuzzy").map((m) => m.item.name);
+    const out = before.map((name) => ({ name, before: true }));
+    const own = app.catalogues().own;
+    if (own !== null && out.length < 3) {
+      const excluding = new Set(everything.map((i) => normalize(i.name)).concat([normalize(text)]));
+      for (const name of catalogue.suggestions(own, text, excluding, 3 - out.length)) out.push({ name, before: false });
+    }
+    return out;
+  }
+
+  async function addEntries(entries) {
+    const results = await replica.add(list, entries);
+    sync.kick(list);
+    input.value = "";
+    render();
+    app.showToast(addMessage(results), list);
+  }
+
+  // MARK: Drawing
+
+  /** Sections of the whole list (no text typed), kept by key: a group's heading and its rows. */
+  /** @type {Map<string, { heading: HTMLElement, list: HTMLElement }>} */
+  const sections = new Map();
+  function section(key, title, label) {
+    let s = sections.get(key);
+    if (s === undefined) {
+      s = { heading: h("h2", { class: "group" }), list: h("ul", { class: key === "checked" ? "rows done" : "rows" }) };
+      sections.set(key, s);
+    }
+    s.heading.textContent = title;
+    s.list.setAttribute("aria-label", label);
+    return s;
+  }
+  const matches = h("ul", { class: "rows", "aria-label": "Matches" });
+  const offers = h("div", { class: "offers" });
+  const empty = h("p", { class: "hint empty" }, "Nothing on the list yet. Type a name above and press Enter.");
+  const noMatch = h("p", { class: "hint" }, "No items match.");
+
+  /** The list changed: its items are read again, then drawn. */
+  function update() {
+    version += 1;
+    render();
+  }
+
+  /** Draws what the query asks for, keeping every row that did not change. */
+  function render() {
+    // A row that moves between sections leaves the document for a moment: focus goes back to it.
+    const focusedRow = /** @type {HTMLElement | null} */ (document.activeElement?.closest?.("#items li.item") ?? null);
+    const focusedButton = document.activeElement;
+    const state = replica.state(list);
+    if (!state) return app.go("#/");
+    const info = state.info;
+    if (heading.textContent !== info.title) heading.textContent = info.title;
+    document.title = `${info.title} · Basket`;
+    const gone = replica.sync(list)?.gone === true;
+    const nowLocked = readOnly();
+    if (nowLocked !== locked) {
+      locked = nowLocked;
+      rows.clear();
+    }
+    showNotice(gone, info);
+    input.disabled = locked;
+    input.placeholder = locked ? "Find an item" : "Add or find an item";
+    settings.hidden = gone;
+    const { all, byID } = current();
+    const text = input.value;
+    /** @type {Node[]} */
+    const children = [];
+    if (text.trim() === "") {
+      const toBuy = all.filter((i) => !i.checked);
+      const checked = sortForDisplay(all.filter((i) => i.checked));
+      if (all.length === 0) children.push(empty);
+      const grouped = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, info.aisles) : [{ category: null, items: sortForDisplay(toBuy) }];
+      for (const group of grouped) {
+        const key = group.category === null ? "" : "aisle:" + normalize(group.category);
+        const s = section(key, group.category ?? "No category", group.category ?? "To buy");
+        if (grouped.length > 1 || group.category !== null) children.push(s.heading);
+        rows.render(s.list, group.items);
+        children.push(s.list);
+      }
+      if (checked.length > 0) {
+        const s = section("checked", `Checked (${checked.length})`, "Checked");
+        rows.render(s.list, checked);
+        children.push(s.heading, s.list);
+      }
+    } else {
+      const result = index().search(new Query(text));
+      offers.replaceChildren(...offerButtons(text, result));
+      children.push(offers);
+      rows.render(matches, result.matches.slice(0, MATCHES_SHOWN).map((m) => byID.get(m.item.id) ?? m.item));
+      children.push(matches);
+      if (result.matches.length === 0 && offers.childElementCount === 0) children.push(noMatch);
+    }
+    reconcile(items, children);
+    // A row moved between sections keeps the keyboard where it was.
+    if (focusedRow && focusedButton instanceof HTMLElement && document.activeElement !== focusedButton && focusedRow.isConnected) focusedButton.focus();
+    rows.keepOnly(new Set(byID.keys()));
+    app.updateStatus();
+  }
+
+  /**
+   * The buttons above the matches: add what was typed, "did you mean …?", what the list had
+   * before and the catalogue's, each one tap.
+   * @param {string} text
+   * @param {any} result
+   */
+  function offerButtons(text, result) {
+    if (locked) return [];
+    const entries = entriesFor(text);
+    if (entries === null) return [];
+    if (entries.length > 1) {
+      const label = entries.map((e) => (e.quantity ? `${e.name} (${e.quantity})` : e.name)).join(", ");
+      return [h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add ${entries.length} items: ${label}`)];
+    }
+    if (result.offer === null) return [];
+    const e = entries[0];
+    const out = [h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add “${e.name}”`, e.quantity ? ` (${e.quantity})` : "")];
+    const meant = didYouMean(result);
+    if (meant !== null) {
+      out.push(h("button", { class: "offer meant", onclick: () => run(() => addEntries([{ name: meant.name, quantity: e.quantity }])) }, `Did you mean “${meant.name}”?`));
+    }
+    if (result.matches.length === 0) {
+      for (const s of suggestionsFor(text)) {
+        const add = () => run(() => addEntries([{ name: s.name, quantity: e.quantity, category: app.aisleFor(s.name) }]));
+        out.push(h("button", { class: "offer suggestion", onclick: add }, s.before ? `↺ ${s.name} (had it before)` : `+ ${s.name}`));
+      }
+    }
+    return out;
+  }
+
+  function showNotice(gone, info) {
+    const text = gone
+      ? "This list is no longer shared with you: it stays here, read-only. "
+      : info.archived
+        ? "This list is archived: read-only. "
+        : role() === "viewer"
+          ? "You can view this list; its owners can let you change it."
+          : "";
+    if (notice.dataset.text === text) return;
+    notice.dataset.text = text;
+    notice.replaceChildren(
+      text,
+      gone ? h("button", { class: "link", onclick: () => run(async () => { await replica.forgetList(list); app.go("#/"); }) }, "Remove it from this device") : null,
+      info.archived && !gone && role() === "owner" ? h("button", { class: "link", onclick: () => run(() => setArchived(false)) }, "Unarchive") : null,
+    );
+  }
+
+  input.addEventListener("input", render);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      input.value = "";
+      render();
+    }
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    const entries = entriesFor(input.value);
+    if (entries === null || readOnly()) return;
+    run(() => addEntries(entries));
+  });
+
+  // MARK: The item sheet
+
+  /** The sheet of one item: its name, quantity, note and category, and what changed it last. */
+  async function editItem(id) {
+    const item = itemNow(id);
+    const [nameLabel, name] = field("edit-name", "Name", { value: item.name, required: true });
+    const [quantityLabel, quantity] = field("edit-quantity", "Quantity", { value: item.quantity ?? "", placeholder: "2, 500 g, 1 pack" });
+    const [noteLabel, note] = field("edit-note", "Note", { value: item.note ?? "", placeholder: "the organic one" });
+    const [categoryLabel, category] = field("edit-category", "Category (aisle)", { value: item.category ?? "", list: "edit-categories" });
+    const known = new Set([...(replica.state(list)?.info.aisles ?? []), ...current().all.map((i) => i.category).filter(Boolean), ...(app.catalogues().own?.aisles ?? [])]);
+    const options = h("datalist", { id: "edit-categories" }, ...[...known].map((c) => h("option", { value: c })));
+    const error = h("p", { class: "error", role: "alert" });
+    const form = h(
+      "form",
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          run(async () => {
+            error.textContent = "";
+            try {
+              await saveItem(id, { name: name.value, quantity: quantity.value, note: note.value, category: category.value });
+              dialog.close();
+            } catch (e) {
+              error.textContent = e.message;
+            }
+          });
+        },
+      },
+      nameLabel, name, quantityLabel, quantity, noteLabel, note, categoryLabel, category, options, error,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save")),
+    );
+    const dialog = openDialog("edit-title", `Edit ${item.name}`, form, history(id));
+    name.focus();
+  }
+
+  /** Writes what the sheet changed, as one undo step per field the person changed. */
+  async function saveItem(id, values) {
+    let item = itemNow(id);
+    for (const fieldName of /** @type {const} */ (["quantity", "note", "category"])) {
+      const value = values[fieldName].trim() === "" ? null : values[fieldName];
+      if ((value ?? null) !== (item[fieldName] ?? null)) item = await replica.setField(list, id, fieldName, value);
+    }
+    if (values.name.trim() !== item.name) item = await replica.rename(list, item.id, values.name);
+    sync.kick(list);
+    app.showToast(`Saved ${item.name}`, list);
+  }
+
+  /** When each field of the item last changed, and whether this device or another changed it. */
+  function history(id) {
+    const registers = replica.state(list)?.items.get(id) ?? {};
+    const words = { name: "name", checked: "checked", deleted: "on the list", quantity: "quantity", note: "note", category: "category" };
+    const lines = Object.entries(registers)
+      .filter(([f]) => f in words)
+      .sort((a, b) => (a[1].ts < b[1].ts ? 1 : -1))
+      .map(([f, r]) => {
+        const value = f === "deleted" ? (r.value ? "removed" : "added") : f === "checked" ? (r.value ? "checked" : "unchecked") : r.value === null ? `${words[f]} cleared` : `${words[f]}: ${r.value}`;
+        const who = r.replica === replica.replicaID ? "this page" : "another device";
+        return h("li", {}, `${when(milliseconds(r.ts))} · ${value} (${who})`);
+      });
+    return h("details", { class: "history" }, h("summary", {}, "History"), h("ul", {}, ...lines));
+  }
+
+  // MARK: The list's settings
+
+  async function setArchived(archived) {
+    await replica.setArchived(list, archived);
+    sync.kick(list);
+    app.showToast(archived ? "Archived the list" : "Unarchived the list", list);
+  }
+
+  async function clearChecked() {
+    const n = await replica.removeChecked(list);
+    sync.kick(list);
+    app.showToast(n === 0 ? "Nothing checked to clear" : `Cleared ${n} checked item${n === 1 ? "" : "s"}`, list);
+  }
+
+  function listSettings() {
+    const owner = role() === "owner" || role() == null;
+    const info = replica.state(list)?.info;
+    const checked = current().all.filter((i) => i.checked).length;
+    const dialog = openDialog(
+      "settings-title",
+      "This list",
+      h(
+        "div",
+        { class: "actions column" },
+        h("button", { disabled: readOnly(), onclick: () => { dialog.close(); run(rename); } }, "Rename"),
+        h("button", { disabled: readOnly(), onclick: () => { dialog.close(); run(editAisles); } }, "Aisle order"),
+        h("button", { onclick: () => { dialog.close(); run(members); } }, "Members and invites"),
+        h("button", { disabled: readOnly() || checked === 0, onclick: () => { dialog.close(); run(clearChecked); } }, `Clear checked (${checked})`),
+        owner ? h("button", { onclick: () => { dialog.close(); run(() => setArchived(!info?.archived)); } }, info?.archived ? "Unarchive" : "Archive") : null,
+        owner
+          ? h("button", { class: "danger", onclick: () => { dialog.close(); run(deleteList); } }, "Delete the list")
+          : h("button", { class: "danger", onclick: () => { dialog.close(); run(leaveList); } }, "Leave the list"),
+      ),
+    );
+  }
+
+  async function rename() {
+    const [label, title] = field("rename", "Title", { value: replica.state(list)?.info.title ?? "", required: true });
+    const dialog = openDialog(
+      "rename-title",
+      "Rename the list",
+      h(
+        "form",
+        {
+          onsubmit: (event) => {
+            event.preventDefault();
+            run(async () => {
+              await replica.renameList(list, title.value);
+              sync.kick(list);
+              dialog.close();
+            });
+          },
+        },
+        label, title,
+        h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save")),
+      ),
+    );
+    title.focus();
+  }
+
+  /** The aisle order: the list's, then the categories its items have, then the catalogue's. */
+  async function editAisles() {
+    const info = replica.state(list)?.info;
+    const order = [];
+    const seen = new Set();
+    const add = (name) => {
+      if (name && !seen.has(normalize(name))) {
+        seen.add(normalize(name));
+        order.push(name);
+      }
+    };
+    (info?.aisles ?? []).forEach(add);
+    current().all.forEach((i) => add(i.category));
+    const listEl = h("ol", { class: "aisles", "aria-label": "Aisles in the order of the shop" });
+    function draw() {
+      listEl.replaceChildren(
+        ...order.map((name, i) =>
+          h("li", {},
+            h("span", {}, name),
+            h("button", { type: "button", "aria-label": `Move ${name} up`, disabled: i === 0, onclick: () => move(i, -1) }, "↑"),
+            h("button", { type: "button", "aria-label": `Move ${name} down`, disabled: i === order.length - 1, onclick: () => move(i, 1) }, "↓"),
+          ),
+        ),
+      );
+    }
+    function move(i, by) {
+      [order[i], order[i + by]] = [order[i + by], order[i]];
+      draw();
+      /** @type {HTMLElement | null} */ (listEl.querySelectorAll("li")[i + by]?.querySelector(`button[aria-label^="Move"][aria-label$="${by < 0 ? "up" : "down"}"]`) ?? null)?.focus();
+    }
+    draw();
+    const dialog = openDialog(
+      "aisles-title",
+      "Aisle order",
+      h("p", { class: "hint" }, order.length === 0 ? "No item has a category yet." : "The list is walked in this order."),
+      listEl,
+      h("div", { class: "actions" }, h("button", { type: "button", class: "primary", disabled: order.length === 0, onclick: () => run(async () => {
+        await replica.setAisles(list, order);
+        sync.kick(list);
+        dialog.close();
+        app.showToast("Saved the aisle order", list);
+      }) }, "Save the order")),
+    );
+  }
+
+  async function deleteList() {
+    const title = replica.state(list)?.info.title ?? "this list";
+    if (!(await confirmDialog(`Delete ${title}?`, "It goes for everyone who shares it, on every device.", "Delete"))) return;
+    if (replica.sync(list)?.registered) {
+      try {
+        await request("DELETE", `/v1/lists/${list}`, { token: replica.meta.account?.token });
+      } catch (error) {
+        if (error instanceof Unreachable) throw new Error("Deleting a shared list needs the server: try again when online.");
+        throw error;
+      }
+    }
+    await replica.forgetList(list);
+    app.go("#/");
+  }
+
+  async function leaveList() {
+    const me = replica.meta.account?.name;
+    if (!me || !(await confirmDialog("Leave this list?", "It stays on this device, read-only; the others keep it.", "Leave"))) return;
+    await request("DELETE", `/v1/lists/${list}/members/${encodeURIComponent(me)}`, { token: replica.meta.account?.token });
+    await replica.saveSync(list, { gone: true });
+    app.showToast("You left the list", null);
+  }
+
+  /** Asks a yes/no question in a dialog; resolves true for the yes button. */
+  function confirmDialog(title, text, yes) {
+    return new Promise((resolve) => {
+      const dialog = openDialog("confirm-title", title, h("p", {}, text), h("div", { class: "actions" }, h("button", { class: "danger", onclick: () => { resolve(true); dialog.close(); } }, yes)));
+      dialog.addEventListener("close", () => resolve(false));
+    });
+  }
+
+  // MARK: Members, invites, sharing
+
+  async function members() {
+    const token = replica.meta.account?.token;
+    const body = h("div", {}, h("p", {}, "Loading…"));
+    openDialog("members-title", "Members and invites", body);
+    try {
+      await sync.syncList(list);
+      const [m, inv] = await Promise.all([
+        request("GET", `/v1/lists/${list}/members`, { token }),
+        role() === "owner" ? request("GET", `/v1/lists/${list}/invites`, { token }) : Promise.resolve({ invites: [] }),
+      ]);
+      const me = replica.meta.account?.name;
+      const owner = role() === "owner";
+      const people = (Array.isArray(m.members) ? m.members : []).slice(0, 1000).filter((x) => typeof x?.account === "string");
+      const invites = (Array.isArray(inv.invites) ? inv.invites : []).slice(0, 1000).filter((x) => typeof x?.id === "string");
+      body.replaceChildren(
+        h("ul", { class: "people", "aria-label": "Members" },
+          ...people.map((p) =>
+            h("li", {},
+              h("span", { class: "who" }, p.account === me ? `${p.account} (you)` : p.account),
+              owner && p.account !== me
+                ? h("select", { "aria-label": `Role of ${p.account}`, onchange: (e) => run(() => changeRole(p.account, e.target.value)) },
+                    ...["owner", "editor", "viewer"].map((r) => h("option", { value: r, selected: r === p.role }, r)))
+                : h("span", { class: "role" }, String(p.role)),
+              owner && p.account !== me ? h("button", { class: "link danger", "aria-label": `Remove ${p.account}`, onclick: () => run(() => removeMember(p.account)) }, "Remove") : null,
+            ),
+          ),
+        ),
+        owner ? h("h3", {}, "Invites that still work") : null,
+        owner
+          ? h("ul", { class: "people", "aria-label": "Invites" },
+              ...(invites.length === 0 ? [h("li", { class: "hint" }, "None.")] : invites.map((i) =>
+                h("li", {},
+                  h("span", { class: "who" }, `${i.role} · ${i.usesLeft} use${i.usesLeft === 1 ? "" : "s"} left · until ${when(Number(i.expiresAt))}`),
+                  h("button", { class: "link danger", "aria-label": `Withdraw the ${i.role} invite`, onclick: () => run(() => withdraw(i.id)) }, "Withdraw"),
+                ),
+              )))
+          : null,
+      );
+    } catch (error) {
+      body.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Members need a connection to the server." : error.message));
+    }
+    async function changeRole(account, newRole) {
+      await request("PUT", `/v1/lists/${list}/members/${encodeURIComponent(account)}`, { body: { role: newRole }, token });
+      app.showToast(`${account} is now ${newRole === "owner" ? "an owner" : newRole === "editor" ? "an editor" : "a viewer"}`, null);
+    }
+    async function removeMember(account) {
+      await request("DELETE", `/v1/lists/${list}/members/${encodeURIComponent(account)}`, { token });
+      app.showToast(`Removed ${account} from the list`, null);
+      /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog[open]"))?.close();
+      await members();
+    }
+    async function withdraw(invite) {
+      await request("DELETE", `/v1/lists/${list}/invites/${encodeURIComponent(invite)}`, { token });
+      app.showToast("Withdrew the invite", null);
+      /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog[open]"))?.close();
+      await members();
+    }
+  }
+
+  /** A link the family can use: how many people, as what, for how long; Copy and Share. */
+  async function share() {
+    const roleSelect = h("select", { id: "share-role" },
+      h("option", { value: "editor", selected: true }, "Can change the list (editor)"),
+      h("option", { value: "viewer" }, "Can only view it (viewer)"),
+      h("option", { value: "owner" }, "Owner (can manage members)"));
+    const usesSelect = h("select", { id: "share-uses" },
+      ...[[1, "1 person"], [5, "5 people"], [10, "10 people"], [25, "25 people"]].map(([n, t]) => h("option", { value: n, selected: n === 5 }, t)));
+    const expirySelect = h("select", { id: "share-expiry" },
+      ...[[86400, "1 day"], [604800, "7 days"], [2592000, "30 days"]].map(([n, t]) => h("option", { value: n, selected: n === 604800 }, t)));
+    const result = h("div", { class: "share-result" });
+    const form = h(
+      "form",
+      { onsubmit: (event) => { event.preventDefault(); run(makeLink); } },
+      h("label", { for: "share-role" }, "They"), roleSelect,
+      h("label", { for: "share-uses" }, "Works for"), usesSelect,
+      h("label", { for: "share-expiry" }, "For"), expirySelect,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Make a link")),
+    );
+    openDialog("share-title", "Share this list", form, result);
+    async function makeLink() {
+      result.replaceChildren(h("p", {}, "Making a link…"));
+      try {
+        await sync.syncList(list);
+        const title = replica.state(list)?.info.title;
+        const invitation = { role: roleSelect.value, uses: Number(usesSelect.value), expiresIn: Number(expirySelect.value), ...(title ? { title } : {}) };
+        const invite = await request("POST", `/v1/lists/${list}/invites`, { body: invitation, token: replica.meta.account?.token });
+        if (typeof invite.code !== "string") throw new Error("the server's answer has no code");
+        const link = `${location.origin}/#join=${invite.code}`;
+        const people = Number(invite.usesLeft) === 1 ? "one person" : `${invite.usesLeft} people`;
+        result.replaceChildren(
+          h("p", {}, `Anyone with this link or code can join as ${invite.role === "editor" ? "an editor" : invite.role === "owner" ? "an owner" : "a viewer"}: ${people}, until ${when(Number(invite.expiresAt))}.`),
+          h("input", { class: "link-text", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
+          h("p", { class: "code", id: "invite-code", "aria-label": "Invite code" }, invite.code),
+          h("div", { class: "actions" },
+            h("button", { type: "button", class: "primary", onclick: () => run(async () => {
+              await navigator.clipboard.writeText(link);
+              app.showToast("Copied the link", null);
+            }) }, "Copy the link"),
+            typeof navigator.share === "function"
+              ? h("button", { type: "button", onclick: () => run(() => navigator.share({ title: `Join ${title ?? "my list"} on Basket`, url: link }).catch(() => {})) }, "Share…")
+              : null,
+          ),
+        );
+      } catch (error) {
+        result.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Sharing needs a connection to the server." : error.message));
+      }
+    }
+  }
+
+  // MARK: The screen
+
+  const settings = h("button", { class: "link", onclick: () => run(listSettings) }, "List ⋯");
+  const fine = typeof matchMedia === "function" && matchMedia("(pointer: fine)").matches;
+  // Ctrl+Z (⌘Z) undoes the last change on this list, unless the field has text of its own to undo.
+  const undoKey = (/** @type {KeyboardEvent} */ event) => {
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
+    const target = event.target;
+    if (target instanceof HTMLInputElement && target.value !== "") return;
+    if (document.querySelector("dialog[open]")) return;
+    event.preventDefault();
+    run(() => app.undo(list));
+  };
+  document.addEventListener("keydown", undoKey);
+  app.mount(
+    {
+      name: "list",
+      list,
+      update,
+      // A keyboard goes to the field; a phone's screen reader to the title (no keyboard popping up).
+      focus: fine && !readOnly() ? input : heading,
+      leave: () => document.removeEventListener("keydown", undoKey),
+    },
+    h(
+      "header",
+      { class: "bar list-bar" },
+      h("a", { href: "#/", class: "back", "aria-label": "All lists" }, "‹ Lists"),
+      h("span", { class: "spacer" }),
+      h("button", { class: "link", onclick: () => run(share) }, "Share"),
+      settings,
+      heading,
+    ),
+    h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), input),
+    help,
+    notice,
+    items,
+    app.statusLine(),
+  );
+  update();
+}
