@@ -2,7 +2,8 @@
 # Builds in release mode and runs the benchmarks; prints tables (see README "Performance").
 #   Scripts/bench.sh                 every benchmark
 #   Scripts/bench.sh backends        one of them (replica, server, http, devices, curves, search, quality,
-#                                    backends), with its options
+#                                    backends, web), with its options
+#   Scripts/bench.sh web             the web client in Chromium, 2,000 items, CPU 1× and 4× (Benchmarks/web)
 # The full run also draws the curves (docs/images/curves.png) with matplotlib from PyPI.
 # The backends benchmark needs PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
 # cluster is started (Scripts/postgres.sh, installing postgresql if missing) and stopped after.
@@ -32,7 +33,19 @@ if [ -z "${BASKET_BENCH_POSTGRES:-}" ] && { [ $# -eq 0 ] || [ "$1" = backends ];
     trap 'BASKET_PG_DIR=/tmp/basket-bench-postgres BASKET_PG_PORT=55433 Scripts/postgres.sh stop' EXIT
 fi
 export BASKET_BENCH_POSTGRES
-if [ $# -gt 0 ]; then
+web() {
+    # Chromium, Playwright and pytest as the web tests install them (Scripts/web-test.sh).
+    command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+    venv=.build/web-venv
+    if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import playwright" 2>/dev/null; then
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check 'playwright>=1.50,<2' 'pytest>=8,<10'
+    fi
+    "$venv/bin/python" Benchmarks/web/bench_web.py
+}
+if [ "${1:-}" = web ]; then
+    web
+elif [ $# -gt 0 ]; then
     .build/release/basket-bench "$@"
 else
     .build/release/basket-bench replica
@@ -44,4 +57,5 @@ else
     .build/release/basket-bench search
     .build/release/basket-bench quality
     .build/release/basket-bench backends
+    web
 fi

@@ -533,6 +533,7 @@ const app = {
   statusLine,
   updateStatus,
   undo: undoOn,
+  isShowing: (/** @type {string} */ list) => screen?.list === list,
 };
 
 // MARK: Start

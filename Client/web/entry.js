@@ -119,6 +119,16 @@ export function parse(raw, existingKeys) {
  * @param {string[]} names
  */
 export function resolveSpellings(entries, names) {
+  return resolveSpellingsWith(entries, spellingTable(names));
+}
+
+/**
+ * The names' keys, and their German spellings without umlauts → the name: what
+ * resolveSpellingsWith needs, computed once per change of a list rather than per keystroke.
+ * @param {string[]} names
+ * @returns {{ keys: Set<string>, spellings: Map<string, string> }}
+ */
+export function spellingTable(names) {
   const spellings = new Map();
   const keys = new Set();
   for (const name of names) {
@@ -126,6 +136,15 @@ export function resolveSpellings(entries, names) {
     const spelling = germanSpelling(name);
     if (spelling !== null && !spellings.has(spelling)) spellings.set(spelling, name);
   }
+  return { keys, spellings };
+}
+
+/**
+ * resolveSpellings with the table made already.
+ * @param {{ name: string, quantity: string | null }[]} entries
+ * @param {{ keys: Set<string>, spellings: Map<string, string> }} table
+ */
+export function resolveSpellingsWith(entries, { keys, spellings }) {
   if (spellings.size === 0) return entries;
   return entries.map((entry) => {
     const key = normalize(entry.name);

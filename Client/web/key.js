@@ -23,8 +23,22 @@ function isCombining(code) {
   return false;
 }
 
+/** Keys computed before, by name (bounded): a list's names are keyed again at every change. */
+const keys = new Map();
+
 /** The key of `name`: two names with one key are one item. */
 export function normalize(name) {
+  let key = keys.get(name);
+  if (key === undefined) {
+    key = fold(name);
+    if (keys.size >= 50000) keys.clear();
+    keys.set(name, key);
+  }
+  return key;
+}
+
+/** @param {string} name */
+function fold(name) {
   let out = "";
   let pendingSpace = false;
   for (const char of name) {

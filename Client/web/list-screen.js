@@ -4,15 +4,19 @@
 import { h, changes, openDialog, field, when } from "./ui.js";
 import { Rows, reconcile } from "./rows.js";
 import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
-import { parseAll, resolveSpellings } from "./entry.js";
+import { parseAll, spellingTable, resolveSpellingsWith } from "./entry.js";
 import { normalize } from "./key.js";
 import { milliseconds } from "./clock.js";
 import { addMessage } from "./replica.js";
 import { request, Unreachable } from "./api.js";
 import * as catalogue from "./catalogue.js";
 
-/** The most matches shown while typing. */
-const MATCHES_SHOWN = 50;
+/** The most matches shown while typing (two screens of a phone; the best come first). */
+const MATCHES_SHOWN = 25;
+/** Rows of the whole list drawn at first, and drawn more each time the end comes into view: a
+ * slow phone lays out and paints 2,000 rows in a tenth of a second at every change, 60 in a
+ * few milliseconds. */
+const ROWS_AT_A_TIME = 60;
 
 /**
  * @typedef {object} App
@@ -27,6 +31,7 @@ const MATCHES_SHOWN = 50;
  * @property {() => HTMLElement} statusLine
  * @property {() => void} updateStatus
  * @property {(list: string) => Promise<void>} undo
+ * @property {(list: string) => boolean} isShowing whether the list's screen is the one shown
  */
 
 /**
@@ -53,14 +58,26 @@ export function showList(app, list) {
   const heading = h("h1", { class: "list-title" });
   const notice = h("p", { class: "hint notice", role: "note" });
 
-  // What the items are, computed again only when the list changed (not on every keystroke).
-  let version = 0;
-  /** @type {{ version: number, all: any[], byID: Map<string, any>, index: Index | null, keys: Set<string> | null } | null} */
+  // What the items are, computed again only when a register of the list changed (not on every
+  // keystroke, nor when only the sync state moved): the items, their groups, the search index.
+  /**
+   * @type {{ changes: number, all: any[], byID: Map<string, any>, index: Index | null, keys: Set<string> | null,
+   *   groups: { key: string, category: string | null, items: any[] }[] | null, checked: any[] | null,
+   *   spellings: any, byName: any[] } | null}
+   */
   let data = null;
   function current() {
-    if (data === null || data.version !== version) {
+    const changes = replica.state(list)?.changes ?? -1;
+    if (data === null || data.changes !== changes) {
       const all = replica.state(list)?.allItems().filter((i) => !i.deleted) ?? [];
-      data = { version, all, byID: new Map(all.map((i) => [i.id, i])), index: null, keys: null };
+      // A check, a quantity or a category keeps every name: the index takes the items again, and
+      // the order by name stands (only the names' order needs a sort).
+      const sameNames = data?.index?.refresh(all) === true;
+      const byID = new Map(all.map((i) => [i.id, i]));
+      const byName = (sameNames && data?.byName ? data.byName : sortForDisplay(all.map((i) => ({ ...i, checked: false })))).map((i) => byID.get(i.id));
+      data = { changes, all, byID, byName, index: sameNames ? data?.index ?? null : null, keys: null, groups: null, checked: null, spellings: null };
+      if (!sameNames) scheduleIndex();
+      rows.keepOnly(new Set(byID.keys()));
     }
     return data;
   }
@@ -68,6 +85,31 @@ export function showList(app, list) {
     const d = current();
     if (d.index === null) d.index = new Index(d.all, replica.lastUsed(list));
     return d.index;
+  }
+  /** The whole list's groups (aisles, in the list's order) and its checked items, once per change. */
+  function grouped() {
+    const d = current();
+    if (d.groups === null) {
+      // In sortForDisplay's order without sorting again: the items by name, to buy then checked.
+      const toBuy = d.byName.filter((i) => !i.checked);
+      const aisles = replica.state(list)?.info.aisles ?? [];
+      const groups = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, aisles, true) : [{ category: null, items: toBuy }];
+      d.groups = groups.map((g) => ({ key: g.category === null ? "" : "aisle:" + normalize(g.category), ...g }));
+      d.checked = d.byName.filter((i) => i.checked);
+    }
+    return { groups: d.groups, checked: /** @type {any[]} */ (d.checked) };
+  }
+  // The search index is built when the phone is idle after a change, not at the next keystroke.
+  let indexPending = false;
+  function scheduleIndex() {
+    if (indexPending) return;
+    indexPending = true;
+    const build = () => {
+      indexPending = false;
+      if (app.isShowing(list)) index();
+    };
+    if (typeof requestIdleCallback === "function") requestIdleCallback(build, { timeout: 2000 });
+    else setTimeout(build, 200);
   }
 
   const role = () => replica.sync(list)?.role;
@@ -149,16 +191,26 @@ export function showList(app, list) {
     return item;
   }
 
+  /**
+   * Shows a local write at once: the replica applies it in memory before it stores it, so the
+   * list is drawn from the new state while IndexedDB commits (a tap shows in the same frame).
+   * @param {Promise<any>} writing
+   */
+  async function drawn(writing) {
+    render();
+    return writing;
+  }
+
   async function toggle(id) {
     const item = itemNow(id);
-    await replica.setChecked(list, id, !item.checked);
+    await drawn(replica.setChecked(list, id, !item.checked));
     sync.kick(list);
     app.showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, list);
   }
 
   async function removeItem(id) {
     const item = itemNow(id);
-    await replica.remove(list, id);
+    await drawn(replica.remove(list, id));
     sync.kick(list);
     app.showToast(`Removed ${item.name}`, list);
   }
@@ -174,8 +226,8 @@ export function showList(app, list) {
     if (parsed.length === 0) return null;
     // "kaese" is Käse when it is on the list, removed ones too; an item without a category takes
     // the catalogue's aisle ("milk" lands in dairy).
-    const names = replica.state(list)?.allItems().map((i) => i.name) ?? [];
-    return resolveSpellings(parsed, names).map((e) => ({ ...e, category: app.aisleFor(e.name) }));
+    d.spellings ??= spellingTable(replica.state(list)?.allItems().map((i) => i.name) ?? []);
+    return resolveSpellingsWith(parsed, d.spellings).map((e) => ({ ...e, category: app.aisleFor(e.name) }));
   }
 
   /**
@@ -199,10 +251,10 @@ export function showList(app, list) {
   }
 
   async function addEntries(entries) {
-    const results = await replica.add(list, entries);
-    sync.kick(list);
+    const writing = replica.add(list, entries);
     input.value = "";
-    render();
+    const results = await drawn(writing);
+    sync.kick(list);
     app.showToast(addMessage(results), list);
   }
 
@@ -217,18 +269,35 @@ export function showList(app, list) {
       s = { heading: h("h2", { class: "group" }), list: h("ul", { class: key === "checked" ? "rows done" : "rows" }) };
       sections.set(key, s);
     }
-    s.heading.textContent = title;
-    s.list.setAttribute("aria-label", label);
+    if (s.heading.textContent !== title) s.heading.textContent = title;
+    if (s.list.getAttribute("aria-label") !== label) s.list.setAttribute("aria-label", label);
     return s;
   }
   const matches = h("ul", { class: "rows", "aria-label": "Matches" });
+  // How many rows of the whole list are drawn; more when the button at the end is pressed or
+  // scrolled into view.
+  let shown = ROWS_AT_A_TIME;
+  const more = h("button", { class: "more", onclick: () => showMore() });
+  function showMore() {
+    shown += ROWS_AT_A_TIME;
+    render();
+  }
+  if (typeof IntersectionObserver === "function") {
+    new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && more.isConnected) showMore();
+    }, { rootMargin: "400px" }).observe(more);
+  }
   const offers = h("div", { class: "offers" });
   const empty = h("p", { class: "hint empty" }, "Nothing on the list yet. Type a name above and press Enter.");
   const noMatch = h("p", { class: "hint" }, "No items match.");
 
-  /** The list changed: its items are read again, then drawn. */
+  /** The replica changed: drawn again when what the list shows moved (a sync's bookkeeping: not). */
+  let drawnFor = "";
   function update() {
-    version += 1;
+    const state = replica.state(list);
+    const where = replica.sync(list);
+    const now = [state?.changes, where?.gone, where?.role, input.value].join("\u0000");
+    if (now === drawnFor && state) return app.updateStatus();
     render();
   }
 
@@ -249,29 +318,38 @@ export function showList(app, list) {
       rows.clear();
     }
     showNotice(gone, info);
-    input.disabled = locked;
-    input.placeholder = locked ? "Find an item" : "Add or find an item";
-    settings.hidden = gone;
+    if (input.disabled !== locked) {
+      input.disabled = locked;
+      input.placeholder = locked ? "Find an item" : "Add or find an item";
+    }
+    if (settings.hidden !== gone) settings.hidden = gone;
     const { all, byID } = current();
     const text = input.value;
+    drawnFor = [state.changes, gone, replica.sync(list)?.role, text].join("\u0000");
     /** @type {Node[]} */
     const children = [];
     if (text.trim() === "") {
-      const toBuy = all.filter((i) => !i.checked);
-      const checked = sortForDisplay(all.filter((i) => i.checked));
+      const { groups, checked } = grouped();
       if (all.length === 0) children.push(empty);
-      const grouped = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, info.aisles) : [{ category: null, items: sortForDisplay(toBuy) }];
-      for (const group of grouped) {
-        const key = group.category === null ? "" : "aisle:" + normalize(group.category);
-        const s = section(key, group.category ?? "No category", group.category ?? "To buy");
-        if (grouped.length > 1 || group.category !== null) children.push(s.heading);
-        rows.render(s.list, group.items);
+      let room = shown;
+      for (const group of groups) {
+        if (room <= 0) break;
+        const s = section(group.key, group.category ?? "No category", group.category ?? "To buy");
+        if (groups.length > 1 || group.category !== null) children.push(s.heading);
+        rows.render(s.list, group.items.slice(0, room));
+        room -= group.items.length;
         children.push(s.list);
       }
-      if (checked.length > 0) {
+      if (checked.length > 0 && room > 0) {
         const s = section("checked", `Checked (${checked.length})`, "Checked");
-        rows.render(s.list, checked);
+        rows.render(s.list, checked.slice(0, room));
+        room -= checked.length;
         children.push(s.heading, s.list);
+      }
+      if (room < 0) {
+        const left = -room;
+        more.textContent = `Show ${Math.min(left, ROWS_AT_A_TIME)} more of ${left} (${all.length} items in all)`;
+        children.push(more);
       }
     } else {
       const result = index().search(new Query(text));
@@ -284,7 +362,6 @@ export function showList(app, list) {
     reconcile(items, children);
     // A row moved between sections keeps the keyboard where it was.
     if (focusedRow && focusedButton instanceof HTMLElement && document.activeElement !== focusedButton && focusedRow.isConnected) focusedButton.focus();
-    rows.keepOnly(new Set(byID.keys()));
     app.updateStatus();
   }
 

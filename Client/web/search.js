@@ -227,6 +227,15 @@ function naturalKey(folded) {
   return out;
 }
 
+/**
+ * How many characters (grapheme clusters) `text` has; without a combining mark or a character
+ * beyond U+02FF, as many as its UTF-16 units (most names: no segmenter needed).
+ * @param {string} text
+ */
+export function characterCount(text) {
+  return /^[\u0000-\u02ff]*$/.test(text) ? text.length : graphemes(text).length;
+}
+
 let segmenter;
 /** The characters (grapheme clusters) of a string. */
 export function graphemes(text) {
@@ -352,7 +361,7 @@ export class Index {
         key,
         compact,
         mask: mask(key),
-        nameLength: graphemes(item.name).length,
+        nameLength: characterCount(item.name),
         natural: naturalKey(key),
         lastUsed: lastUsed.get(item.id) ?? 0,
       });
@@ -368,6 +377,22 @@ export class Index {
         this.vocabularyBySecond.get(word[1]).push(entry);
       }
     }
+  }
+
+  /**
+   * Takes the items again after a change that kept every name (a check, a quantity, a note, a
+   * category): the same ids and names in the same order. Returns false (nothing changed) when
+   * they are not: then a new index is needed.
+   * @param {any[]} items
+   */
+  refresh(items) {
+    if (items.length !== this.entries.length) return false;
+    for (let i = 0; i < items.length; i++) {
+      const old = this.entries[i].item;
+      if (old.id !== items[i].id || old.name !== items[i].name) return false;
+    }
+    for (let i = 0; i < items.length; i++) this.entries[i].item = items[i];
+    return true;
   }
 
   search(query, limit = Infinity) {
@@ -752,24 +777,54 @@ function fuzzyScore(key, words) {
 
 /** Sorts items as the CLI lists them: unchecked first, then by name without case, then by id. */
 export function sortForDisplay(items) {
-  const keyed = items.map((item) => ({ item, name: item.name.toLowerCase() }));
+  // Each name's UTF-8 bytes once (not two encodings per comparison): 2,000 names sort in a frame.
+  const keyed = items.map((item) => ({ item, name: utf8Of(item.name.toLowerCase()) }));
   keyed.sort((a, b) => {
     if (a.item.deleted !== b.item.deleted) return a.item.deleted ? 1 : -1;
     if (a.item.checked !== b.item.checked) return a.item.checked ? 1 : -1;
-    const byName = compareUTF8(a.name, b.name);
+    const byName = compareBytes(a.name, b.name);
     if (byName !== 0) return byName;
     return a.item.id < b.item.id ? -1 : 1;
   });
   return keyed.map((k) => k.item);
 }
 
+/** @type {Map<string, Uint8Array>} the UTF-8 bytes of names sorted before (bounded) */
+const utf8Cache = new Map();
+
+/** @param {string} text */
+function utf8Of(text) {
+  let bytes = utf8Cache.get(text);
+  if (bytes === undefined) {
+    bytes = utf8.encode(text);
+    if (utf8Cache.size >= 20000) utf8Cache.clear();
+    utf8Cache.set(text, bytes);
+  }
+  return bytes;
+}
+
+/** @type {Map<string, string>} category → its key (few categories, many items) */
+const categoryKeys = new Map();
+
+/** @param {string} category */
+function categoryKey(category) {
+  let key = categoryKeys.get(category);
+  if (key === undefined) {
+    key = normalize(category);
+    if (categoryKeys.size >= 5000) categoryKeys.clear();
+    categoryKeys.set(category, key);
+  }
+  return key;
+}
+
 /** Groups items to buy by category in the aisle order, then other categories alphabetically,
  * then those without one (the CLI's `basket ls`): [{ category, items }]. */
-export function groupByAisle(items, aisles) {
+export function groupByAisle(items, aisles, sorted = false) {
   const byKey = new Map();
   const uncategorised = [];
-  for (const item of sortForDisplay(items)) {
-    const key = item.category === null ? "" : normalize(item.category);
+  // `sorted`: the items are in sortForDisplay's order already (a screen keeps them so).
+  for (const item of sorted ? items : sortForDisplay(items)) {
+    const key = item.category === null ? "" : categoryKey(item.category);
     if (key === "") {
       uncategorised.push(item);
       continue;
@@ -779,7 +834,7 @@ export function groupByAisle(items, aisles) {
   }
   const groups = [];
   for (const aisle of aisles) {
-    const key = normalize(aisle);
+    const key = categoryKey(aisle);
     if (byKey.has(key)) {
       groups.push({ category: aisle, items: byKey.get(key).items });
       byKey.delete(key);
@@ -798,6 +853,7 @@ export function groupByAisle(items, aisles) {
  * @returns {string | null}
  */
 export function germanSpelling(name) {
+  if (!/[äöüÄÖÜß\u0308]/u.test(name)) return null;
   const composed = name.normalize("NFC");
   if (!/[äöüÄÖÜß]/u.test(composed)) return null;
   const table = { ä: "ae", ö: "oe", ü: "ue", Ä: "Ae", Ö: "Oe", Ü: "Ue", ß: "ss" };

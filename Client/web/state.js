@@ -38,6 +38,8 @@ export class ListState {
     this.list = list;
     /** item id → { field → { ts, replica, value } } */
     this.items = new Map();
+    /** How many times a register changed: a screen recomputes what it shows only when it moved. */
+    this.changes = 0;
   }
 
   /** Applies one operation; returns whether a register changed. */
@@ -49,6 +51,7 @@ export class ListState {
     }
     if (!beats(op, registers[op.field])) return false;
     registers[op.field] = { ts: op.ts, replica: op.replica, value: op.value };
+    this.changes += 1;
     return true;
   }
 
@@ -73,6 +76,7 @@ export class ListState {
       this.items.set(op.item, registers);
     }
     registers[op.field] = { ts: op.ts, replica: op.replica, value: op.value };
+    this.changes += 1;
   }
 
   /** The value of a register (undefined when never written). */

@@ -1,0 +1,212 @@
+"""The web client on a slow phone: a list of 2,000 items in Debian's Chromium at 390×844, with
+the CPU as is and slowed 4× (Chrome DevTools Protocol, Emulation.setCPUThrottlingRate: a
+mid-range phone). Prints a table (README "Performance"):
+
+- keystroke → filtered list: from a key's keydown to the frame after the list showed the
+  matches (in the page: the event's timeStamp to a task after the next animation frame);
+- tap → checked: from a tap's click to the frame after the row showed it checked (IndexedDB
+  write included);
+- first visit: every byte a first visit moves over the wire (gzip as the server sends it), the
+  page, its modules and what the service worker keeps for offline use.
+
+The 1× rows are the baseline measured in the same run; the ratio column is 4× over 1×.
+
+    Scripts/bench.sh web        (release basket-server and basket; Playwright in .build/web-venv)
+"""
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from playwright.sync_api import sync_playwright
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("BASKET_BUILD", os.path.join(ROOT, ".build", "release"))
+CHROMIUM = os.environ.get("BASKET_CHROMIUM", "/usr/bin/chromium")
+PASSWORD = "correct horse battery"
+ITEMS = 2000
+KEYSTROKES = ["chocolate", "milk", "bread", "tomato sauce", "cheese", "apple juice"]
+TAPS = 30
+
+MEASURE = """() => {
+  window.__samples = { key: [], tap: [] };
+  let key = null, tap = null;
+  const after = (start, into) => requestAnimationFrame(() => setTimeout(() => into.push(performance.now() - start), 0));
+  document.addEventListener("keydown", (e) => { key = e.timeStamp; }, true);
+  document.addEventListener("input", () => { if (key !== null) { after(key, window.__samples.key); key = null; } });
+  // A tap is shown when its row says checked, or has left the rows to buy (the checked ones
+  // beyond the rows drawn).
+  let row = null, was = null;
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest && e.target.closest("button.check");
+    if (button) { tap = e.timeStamp; row = button; was = button.getAttribute("aria-checked"); }
+  }, true);
+  new MutationObserver(() => {
+    if (tap !== null && (!row.isConnected || row.getAttribute("aria-checked") !== was)) { after(tap, window.__samples.tap); tap = null; }
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-checked"] });
+}"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def basket(home, *args, stdin=None):
+    result = subprocess.run([os.path.join(BUILD, "basket"), "--db", home, *args], input=stdin, capture_output=True,
+                            text=True, timeout=300, env=dict(os.environ, NO_COLOR="1", BASKET_PASSWORD=PASSWORD))
+    if result.returncode != 0:
+        sys.exit(f"basket {' '.join(args)} failed: {result.stderr}")
+    return result.stdout
+
+
+def names():
+    """2,000 distinct grocery names: the quality corpus's everyday names, then its products."""
+    seen, out = set(), []
+    for path, column in (("Benchmarks/quality/everyday.tsv", -1), ("Benchmarks/quality/products.txt", 0)):
+        for line in open(os.path.join(ROOT, path), encoding="utf-8"):
+            name = line.rstrip("\n").split("\t")[column].strip()
+            if name and "," not in name and name.lower() not in seen and len(name) < 60:
+                seen.add(name.lower())
+                out.append(name)
+    random.Random(28).shuffle(out)
+    return out[:ITEMS]
+
+
+def wait_for_rows(page, timeout=180):
+    """Until the list has every item (it draws the first rows and says how many there are in
+    all; polled from here: the page's policy forbids eval)."""
+    deadline = time.time() + timeout
+    while f"({ITEMS} items in all)" not in (page.locator("#items button.more").text_content(timeout=0)
+                                               if page.locator("#items button.more").count() else ""):
+        if time.time() > deadline:
+            sys.exit(f"the list did not show its {ITEMS} items")
+        time.sleep(0.5)
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="basket-bench-web-")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, BASKET_PASSWORD_ITERATIONS="10000", BASKET_QUIET="1", BASKET_SIGN_INS_PER_ADDRESS="1000")
+    server = subprocess.Popen([os.path.join(BUILD, "basket-server"), "--listen", f"127.0.0.1:{port}", "--data",
+                               os.path.join(work, "data"), "--web", os.path.join(ROOT, "Client", "web")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env)
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        home = os.path.join(work, "cli")
+        basket(home, "remote", "set", url)
+        basket(home, "signup", "terminal")
+        basket(home, "list", "new", "Big list")
+        basket(home, "add", "--from", "-", stdin="\n".join(names()) + "\n")
+        basket(home, "sync")
+        code = basket(home, "share", "--uses", "10").split(": ")[1].split()[0]
+        rows = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            first = first_visit(browser, url)
+            context = browser.new_context(viewport={"width": 390, "height": 844})
+            page = context.new_page()
+            page.goto(url + "/")
+            page.wait_for_selector("html[data-ready=true]")
+            page.get_by_role("button", name="Create an account").click()
+            page.get_by_label("Account name").fill("phone")
+            page.get_by_label("Choose a password").fill(PASSWORD)
+            page.get_by_role("button", name="Create account").click()
+            page.wait_for_selector("#new-list")
+            page.goto(f"{url}/#join={code}")
+            page.get_by_role("dialog", name="Join this list?").get_by_role("button", name="Join").click()
+            wait_for_rows(page)
+            cdp = context.new_cdp_session(page)
+            results = {}
+            for rate in (1, 4):
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+                page.reload()
+                wait_for_rows(page)
+                page.evaluate(MEASURE)
+                page.focus("#query")
+                for word in KEYSTROKES:
+                    page.keyboard.type(word, delay=120)
+                    page.fill("#query", "")
+                    page.dispatch_event("#query", "input")
+                    time.sleep(0.3)
+                page.evaluate("window.__samples.key.length")
+                page.keyboard.press("Escape")
+                time.sleep(0.5)
+                for i in range(TAPS):
+                    page.locator("#items ul.rows:not(.done) li.item button.check").nth(i % 10).click()
+                    time.sleep(0.35)
+                time.sleep(1)
+                results[rate] = page.evaluate("window.__samples")
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+            browser.close()
+        print(f"Web client: a list of {ITEMS:,} items in Chromium at 390×844 (ms; 4× = CPU slowed 4×)")
+        print(f"{'':34} {'n':>4} {'p50':>7} {'p95':>7} {'max':>7} {'p95 / 1×':>9}  target")
+        for kind, label in (("key", "keystroke → filtered list"), ("tap", "tap → checked")):
+            base = percentile(results[1][kind], 95)
+            for rate in (1, 4):
+                values = results[rate][kind]
+                p95 = percentile(values, 95)
+                target = "≤ 50" if rate == 4 else ""
+                ratio = f"{p95 / base:.2f}" if rate == 4 else "1.00"
+                print(f"{label + f', CPU {rate}×':34} {len(values):>4} {statistics.median(values):>7.1f} {p95:>7.1f} "
+                      f"{max(values):>7.1f} {ratio:>9}  {target}")
+        print(f"{'first visit, bytes over the wire':34} {first['requests']:>4} {'':>7} {first['bytes'] / 1024:>6.1f}K"
+              f" {'':>7} {'':>9}  ≤ 60 KB")
+        print(f"  of which the page and its modules: {first['page'] / 1024:.1f} KB; kept for offline use by the "
+              f"service worker: {first['worker'] / 1024:.1f} KB; the catalogue, fetched when needed: "
+              f"{first['catalogue'] / 1024:.1f} KB")
+        if "--json" in sys.argv:
+            print(json.dumps({"results": results, "first": first}))
+    finally:
+        server.terminate()
+        server.wait(20)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def first_visit(browser, url):
+    """Bytes a first visit moves: every response (headers and gzip body as sent), the page's and
+    its service worker's, until the worker has kept the app for offline use."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    sizes = []
+
+    def finished(request):
+        try:
+            size = request.sizes()
+        except Exception:
+            return
+        sizes.append((request.url, size["responseBodySize"] + size["responseHeadersSize"], request.service_worker is not None))
+
+    context.on("requestfinished", finished)
+    page = context.new_page()
+    page.goto(url + "/")
+    page.wait_for_selector("html[data-ready=true]")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    time.sleep(2)
+    context.close()
+    catalogue = sum(n for u, n, _ in sizes if "catalogue-" in u)
+    worker = sum(n for u, n, w in sizes if w and "catalogue-" not in u)
+    page_bytes = sum(n for u, n, w in sizes if not w and "catalogue-" not in u)
+    return {"requests": len(sizes), "page": page_bytes, "worker": worker, "catalogue": catalogue,
+            "bytes": page_bytes + worker + catalogue}
+
+
+if __name__ == "__main__":
+    main()
