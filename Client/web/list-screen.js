@@ -405,11 +405,12 @@ export function showList(app, list) {
           : "";
     if (notice.dataset.text === text) return;
     notice.dataset.text = text;
-    notice.replaceChildren(
-      text,
+    const buttons = [
       gone ? h("button", { class: "link", onclick: () => run(async () => { await replica.forgetList(list); app.go("#/"); }) }, "Remove it from this device") : null,
       info.archived && !gone && role() === "owner" ? h("button", { class: "link", onclick: () => run(() => setArchived(false)) }, "Unarchive") : null,
-    );
+    ];
+    notice.replaceChildren(text, ...buttons.filter((b) => b !== null));
+    notice.hidden = text === "";
   }
 
   input.addEventListener("input", render);
