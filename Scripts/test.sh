@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing (Debian packages, PostgreSQL), checks
-# formatting, the package graph (Scripts/check-layers.sh) and that the item key tables are what
+# formatting, the package graph (Scripts/check-layers.sh), the web client's JSDoc types
+# (Scripts/check-web.sh), and that the item key tables are what
 # Scripts/make-itemkey.py makes from the Unicode data, builds the documentation and checks
 # that every public declaration has a doc comment (Scripts/docs.sh), starts a throwaway
 # PostgreSQL (Scripts/postgres.sh), and runs:
@@ -23,6 +24,7 @@ cd "$(dirname "$0")/.."
 Scripts/install-deps.sh --for-tests
 Scripts/format-check.sh
 Scripts/check-layers.sh
+Scripts/check-web.sh
 Scripts/make-itemkey.py --check
 swift build --build-tests
 Scripts/docs.sh

@@ -51,13 +51,18 @@ enum Commands {
                 ARGUMENTS:
                   NAME             Words are joined; commas, semicolons and newlines separate items:
                                    'basket add oat milk, bread'. A quantity in front ('2 milk', '500 g flour',
-                                   '1/2 lemon', '1 1/2 cups sugar') or behind ('milk x2') is kept apart from the
+                                   '500ml cream', '2 x tomatoes', '1/2 lemon', '1 1/2 cups sugar') or behind
+                                   ('milk x2', 'milk 2l', 'flour 500 g', 'ビール3本') is kept apart from the
                                    name; a name already on the list is taken as typed ('7 Up').
                 OPTIONS:
                   --from FILE      Read names from FILE ('-' for stdin), one per line, taken verbatim.
 
                 A name already on the list is never added twice: a removed item comes back, a checked
-                one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk').
+                one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk'),
+                and German spellings without umlauts are the words with them ('kaese' = 'Käse'). An
+                item without a category takes the catalogue's aisle, in the language of LC_ALL,
+                LC_MESSAGES or LANG ('milk' goes to 'Dairy & eggs'). Each outcome is said: added,
+                brought back, quantity now N, already on the list.
                 Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
                 are refused; nothing is written then.
                 """,
@@ -365,11 +370,12 @@ enum Commands {
         path: [], summary: "Basket: an offline-first shared shopping list.",
         usage: "basket [--db PATH] [--list NAME] [--json] [COMMAND [ARGS]]",
         details: "With no command on a terminal: the interactive search. Type to narrow the list; ↑/↓ move;\n"
-            + "Enter toggles the selected item or adds what you typed ('tea, 2 milk' adds two); Tab completes a\n"
-            + "name or an is: token; Ctrl-U clears; Ctrl-Z undoes the last change; Esc or Ctrl-C leaves. With a\n"
-            + "server, each change is sent as it is made, others' appear while it is open, and the last line says\n"
-            + "synced, sending, or offline with what waits. NO_COLOR turns colour off. Without a terminal it\n"
-            + "prints the list.\n\n"
+            + "Enter adds what you typed ('tea, 2 milk' adds two) or, when an item has exactly that name, toggles\n"
+            + "it; the closest item is just below the create row ('did you mean?'): ↓ then Enter takes it. Tab\n"
+            + "completes a name or an is: token; Ctrl-U clears; Ctrl-Z undoes the last change on this list; Esc or\n"
+            + "Ctrl-C leaves. With a server, each change is sent as it is made, others' appear while it is open,\n"
+            + "and the last line says synced, sending, or can't reach the server with how many changes wait.\n"
+            + "NO_COLOR turns colour off. Without a terminal it prints the list.\n\n"
             + "COMMANDS:\n"
             + all.filter { !$0.hidden }.map {
                 "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary

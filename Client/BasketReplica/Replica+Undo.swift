@@ -9,7 +9,7 @@ extension Replica {
     /// Writes one command may make and still be undone (a larger one is a barrier in the journal).
     public static let maxUndoableWrites = 5_000
 
-    /// What ``undo()`` did.
+    /// What ``undo(in:)`` did.
     public struct Undone: Hashable, Sendable {
         /// The list the undone command changed.
         public var list: ListID

@@ -24,7 +24,7 @@ extension Replica {
     }
 
     /// Runs one local transaction; `body` reads state and queues writes. With `journal`, the
-    /// registers the writes replace go to the undo journal as one step (``undo()``).
+    /// registers the writes replace go to the undo journal as one step (``undo(in:)``).
     func performLocal<T>(journal: Bool = true, _ body: (inout LocalWriter) throws -> T) throws -> T {
         let (value, outcome) = try locked { db in
             try db.transaction {

@@ -2,32 +2,36 @@
 // starts without a network. The API (/v1/…) is never cached: the app keeps its data itself.
 const VERSION = "__BASKET_VERSION__";
 const CACHE = "basket-" + VERSION;
+/** @type {string[]} */
+// @ts-expect-error: the server writes the list of this version's files here (WebApp.swift).
 const ASSETS = __BASKET_ASSETS__;
+/** This worker's scope, typed as what it is. */
+const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 
-self.addEventListener("install", (event) => {
+worker.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
       await cache.addAll(["/", ...ASSETS]);
-      await self.skipWaiting();
+      await worker.skipWaiting();
     })(),
   );
 });
 
-self.addEventListener("activate", (event) => {
+worker.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       for (const name of await caches.keys()) {
         if (name.startsWith("basket-") && name !== CACHE) await caches.delete(name);
       }
-      await self.clients.claim();
+      await worker.clients.claim();
     })(),
   );
 });
 
-self.addEventListener("fetch", (event) => {
+worker.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
-  if (event.request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (event.request.method !== "GET" || url.origin !== worker.location.origin) return;
   if (url.pathname.startsWith("/a/")) {
     // Versioned files never change: the cache answers, the network only for what it lacks (a
     // catalogue file, fetched when its language is first needed), which is then kept.
