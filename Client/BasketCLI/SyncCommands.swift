@@ -236,7 +236,7 @@ enum SyncCommands {
                 discarded[state.list] = dropped
                 if !context.json {
                     context.console.print(
-                        "Dropped \(dropped.count) change\(dropped.count == 1 ? "" : "s") to"
+                        "Dropped \(LiveSync.Status.changes(Set(dropped.map(\.operation.item)).count)) to"
                             + " \(lists[state.list] ?? state.list.description) that the server refused:")
                     for line in described { context.console.print("  \(line)") }
                 }
@@ -268,12 +268,15 @@ enum SyncCommands {
         }
         for report in reports where report.noLongerMember {
             let title = lists[report.list] ?? report.list.description
-            let unsent = report.unsent - (discarded[report.list]?.count ?? 0)
+            // Counted as a person counts them: by item (the report counts writes).
+            let unsent =
+                discarded[report.list] == nil ? (try? context.replica().pendingChanges(in: report.list)) ?? 0 : 0
             context.console.error(
                 "You are no longer a member of \(title) on the server (its owner removed you or deleted the list, or you"
                     + " left it). It stays on this device, read-only"
                     + (unsent > 0
-                        ? ", with \(unsent) changes that were not sent ('basket status' lists them;"
+                        ? ", with \(LiveSync.Status.changes(unsent)) that \(unsent == 1 ? "was" : "were") not sent"
+                            + " ('basket status' lists them;"
                             + " 'basket sync --discard-refused' drops them)" : "")
                     + "; 'basket list rm \(title)' removes it, a new invite shares it again.")
         }
@@ -286,7 +289,7 @@ enum SyncCommands {
             context.console.print(line)
             if report.restamped > 0 {
                 context.console.print(
-                    "This device's clock was off by \(report.clockOffset / 1000) s; corrected it and re-stamped \(report.restamped) changes"
+                    "This device's clock was off by \(report.clockOffset / 1000) s; corrected it and re-stamped \(report.restamped) writes"
                 )
             }
             if report.reclaimed > 0 {
@@ -296,8 +299,9 @@ enum SyncCommands {
                 )
             }
             if report.refusedPending > 0 && discarded[report.list] == nil {
+                let changes = (try? context.replica().pendingChanges(in: report.list)) ?? report.refusedPending
                 context.console.print(
-                    "\(report.refusedPending) local changes to this list were not sent: you can only view it. They stay here:"
+                    "\(LiveSync.Status.changes(changes)) to this list were not sent: you can only view it. They stay here:"
                         + " 'basket status' lists them, 'basket sync --discard-refused' drops them.")
             }
         }
@@ -574,7 +578,7 @@ enum SyncCommands {
             refused = true
             let why = state.noLongerMember ? "it is no longer shared with you" : "you can only view it"
             context.console.print(
-                "\(list.title): \(pending.count) change\(pending.count == 1 ? "" : "s") the server will not take (\(why)):"
+                "\(list.title): \(LiveSync.Status.changes(Set(pending.map(\.operation.item)).count)) the server will not take (\(why)):"
             )
             for line in Self.describe(pending, in: list.id, replica: replica) { context.console.print("  \(line)") }
         }

@@ -265,3 +265,43 @@ def test_milk_lands_in_dairy_and_the_catalogue_speaks_the_phones_language(client
     # Grouped by its aisle, named in German.
     german.page.fill("#query", "")
     german.page.get_by_role("heading", name="Milchprodukte & Eier").wait_for()
+
+
+CONTRAST = """(selector) => {
+  const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const element = document.querySelector(selector);
+  const border = rgb(getComputedStyle(element).borderTopColor);
+  let node = element.parentElement, background = null;
+  while (node && background === null) {
+    const color = getComputedStyle(node).backgroundColor;
+    if (!color.startsWith("rgba(0, 0, 0, 0)") && color !== "transparent") background = rgb(color);
+    node = node.parentElement;
+  }
+  const [a, b] = [lum(border), lum(background ?? [255, 255, 255])].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def test_focus_goes_to_each_new_screen_and_fields_and_buttons_stand_out(client):
+    for scheme in ("light", "dark"):
+        phone = client(color_scheme=scheme)
+        name = unique("vera")
+        phone.signup(name)
+        # After signing up, the lists screen: its heading has focus, not the page's body.
+        assert phone.page.evaluate("document.activeElement.textContent") == "Your lists"
+        for selector in ("#new-list", "form.inline button"):
+            ratio = phone.page.evaluate(CONTRAST, selector)
+            assert ratio >= 3, f"{scheme}: {selector} border contrast {ratio:.2f}"
+        # The keyboard reaches the field and the focus is drawn.
+        phone.page.keyboard.press("Tab")
+        outline = phone.page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline not in ("none", ""), outline
+        phone.create_list("Keys")
+        # A list opened: the title (or, with a mouse, the field) has focus.
+        focused = phone.page.evaluate("document.activeElement.id || document.activeElement.textContent")
+        assert focused in ("query", "Keys"), focused
+        assert phone.page.evaluate(CONTRAST, "#query") >= 3
