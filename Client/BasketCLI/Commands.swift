@@ -80,6 +80,9 @@ enum Commands {
             path: ["rm"], summary: "Remove an item (adding it again brings it back).", usage: "basket rm ITEM",
             details: itemArgument, writes: true, run: ItemCommands.remove),
         CommandSpec(
+            path: ["clear"], summary: "Remove the checked items from the list (one undo brings them back).",
+            usage: "basket clear", writes: true, run: ItemCommands.clear),
+        CommandSpec(
             path: ["rename"], summary: "Rename an item.",
             usage: "basket rename ITEM NEW-NAME | basket rename ITEM… --to NEW-NAME",
             details: """

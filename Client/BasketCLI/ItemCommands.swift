@@ -142,6 +142,21 @@ enum ItemCommands {
         context.console.print("Removed \(removed.name)")
     }
 
+    /// `basket clear`: the checked items leave the list in one step (`basket undo` brings them back).
+    static func clear(_ context: Context) throws {
+        guard context.arguments.positionals.isEmpty else {
+            throw UsageError(message: "clear takes no argument", usage: "basket clear")
+        }
+        let list = try context.requireList()
+        let cleared = try context.replica().removeChecked(in: list.id)
+        if context.json { return try context.console.json(cleared.map(ItemJSON.init)) }
+        context.console.print(
+            cleared.isEmpty
+                ? "Nothing checked to clear"
+                : "Cleared \(cleared.count) checked item\(cleared.count == 1 ? "" : "s"): "
+                    + cleared.map { Printable.escaped($0.name) }.joined(separator: ", "))
+    }
+
     static func rename(_ context: Context) throws {
         let positionals = context.arguments.positionals
         let itemName: String

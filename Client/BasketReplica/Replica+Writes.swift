@@ -277,6 +277,22 @@ extension Replica {
         }
     }
 
+    /// Removes every checked item of the list, as one step (one ``undo(in:)`` brings them all
+    /// back; adding one again brings it back too). Returns the items removed.
+    @discardableResult
+    public func removeChecked(in list: ListID) throws -> [Item] {
+        try performLocal { writer in
+            guard let no = try listNo(list, writer.db) else { throw ReplicaError.noSuchList(list.description) }
+            let checked = try writer.db.query(
+                """
+                SELECT id, name, checked, deleted, quantity, note, category FROM items
+                WHERE list = ? AND name IS NOT NULL AND deleted = 0 AND checked = 1
+                """, .integer(no), map: Self.item(from:))
+            for item in Self.sortedForDisplay(checked) { writer.write(list, item.id, .deleted, .bool(true)) }
+            return Self.sortedForDisplay(checked)
+        }
+    }
+
     /// Sets an optional field (`quantity`, `note`, `category`); nil clears it.
     @discardableResult
     public func set(_ field: Field, to value: String?, of id: ItemID, in list: ListID) throws -> Item {

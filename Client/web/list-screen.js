@@ -55,6 +55,9 @@ export function showList(app, list) {
   );
   const help = h("p", { id: "query-help", class: "hint" }, "Type to search (in:dairy, is:done); Enter adds what you typed. Commas add several: 2 milk, bread.");
   const items = h("div", { id: "items", class: "items", "aria-live": "off" });
+  // Which part of the list is shown, as the CLI's Ctrl-S goes through it: everything, to buy,
+  // checked, or one aisle; the same query tokens (is:todo, is:done, in:aisle) narrow the search.
+  const scope = /** @type {HTMLSelectElement} */ (h("select", { id: "scope", "aria-label": "Show", onchange: () => render() }));
   const heading = h("h1", { class: "list-title" });
   const notice = h("p", { class: "hint notice", role: "note" });
 
@@ -326,9 +329,10 @@ export function showList(app, list) {
     const { all, byID } = current();
     const text = input.value;
     drawnFor = [state.changes, gone, replica.sync(list)?.role, text].join("\u0000");
+    refreshScopes();
     /** @type {Node[]} */
     const children = [];
-    if (text.trim() === "") {
+    if (text.trim() === "" && scope.value === "") {
       const { groups, checked } = grouped();
       if (all.length === 0) children.push(empty);
       let room = shown;
@@ -352,8 +356,8 @@ export function showList(app, list) {
         children.push(more);
       }
     } else {
-      const result = index().search(new Query(text));
-      offers.replaceChildren(...offerButtons(text, result));
+      const result = index().search(new Query(scope.value === "" ? text : `${text} ${scope.value}`.trim()));
+      offers.replaceChildren(...(text.trim() === "" ? [] : offerButtons(text, result)));
       children.push(offers);
       rows.render(matches, result.matches.slice(0, MATCHES_SHOWN).map((m) => byID.get(m.item.id) ?? m.item));
       children.push(matches);
@@ -363,6 +367,18 @@ export function showList(app, list) {
     // A row moved between sections keeps the keyboard where it was.
     if (focusedRow && focusedButton instanceof HTMLElement && document.activeElement !== focusedButton && focusedRow.isConnected) focusedButton.focus();
     app.updateStatus();
+  }
+
+  /** The scopes: everything, to buy, checked, then each aisle of the list (kept as chosen). */
+  function refreshScopes() {
+    const aisles = grouped().groups.map((g) => g.category).filter((c) => c !== null);
+    const wanted = [["", "Everything"], ["is:todo", "To buy"], ["is:done", "Checked"], ...aisles.map((a) => [`in:${a.split(" ").join("-")}`, a])];
+    const signature = wanted.map(([v]) => v).join("\n");
+    if (scope.dataset.signature === signature) return;
+    const chosen = scope.value;
+    scope.replaceChildren(...wanted.map(([value, label]) => h("option", { value }, label)));
+    scope.dataset.signature = signature;
+    scope.value = wanted.some(([v]) => v === chosen) ? chosen : "";
   }
 
   /**
@@ -767,7 +783,7 @@ export function showList(app, list) {
       settings,
       heading,
     ),
-    h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), input),
+    h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), h("div", { class: "row" }, input, scope)),
     help,
     notice,
     items,

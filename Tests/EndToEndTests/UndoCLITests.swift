@@ -12,6 +12,20 @@ struct UndoCLITests {
         try device.listing().items.map { "\($0.name)\($0.checked ? " ✓" : "")" }.sorted()
     }
 
+    /// `basket clear` takes the checked items off in one step; one `basket undo` brings them all back.
+    @Test func clearRemovesTheCheckedItemsAndOneUndoBringsThemBack() throws {
+        let device = Device(root, "clear")
+        try device.ok("add", "Milk, Bread, Eggs")
+        try device.ok("check", "milk")
+        try device.ok("check", "bread")
+        #expect(try device.ok("clear") == "Cleared 2 checked items: Bread, Milk\n")
+        #expect(try state(device) == ["Eggs"])
+        #expect(try device.ok("clear") == "Nothing checked to clear\n")
+        try device.ok("undo")
+        #expect(try state(device) == ["Bread ✓", "Eggs", "Milk ✓"])
+        #expect(try device.run("clear", "now").status == 64)
+    }
+
     @Test func undoReversesAddCheckRemoveAndRenameAndTheOthersSeeIt() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         let alice = try Device.signedUp("alice", on: server, in: root)

@@ -178,3 +178,24 @@ def test_devices_and_password_on_the_phone(client):
     other.page.reload()
     other.page.wait_for_selector("html[data-ready=true]")
     other.wait_status("Signed out", timeout=15000)
+
+
+def test_scopes_show_to_buy_checked_or_one_aisle_like_the_clis_ctrl_s(client, device):
+    phone, terminal = family_list(client, device)
+    phone.add("milk, bananas, bread, cheese")
+    phone.page.wait_for_selector("li.item:has-text('cheese')")
+    phone.page.get_by_role("checkbox", name="bread").click()
+    phone.page.wait_for_selector("li.item.checked:has-text('bread')")
+    show = phone.page.get_by_label("Show")
+    show.select_option(label="Checked")
+    assert wait_until(lambda: phone.items() == {"bread": True})
+    show.select_option(label="To buy")
+    assert wait_until(lambda: phone.items() == {"milk": False, "bananas": False, "cheese": False})
+    show.select_option(label="Dairy & eggs")
+    assert wait_until(lambda: phone.items() == {"milk": False, "cheese": False})
+    # Typing narrows within the scope.
+    phone.page.fill("#query", "che")
+    assert wait_until(lambda: phone.page.locator("#items li.item .name").all_text_contents() == ["cheese"])
+    phone.page.fill("#query", "")
+    show.select_option(label="Everything")
+    assert wait_until(lambda: len(phone.items()) == 4)
