@@ -89,10 +89,11 @@ public struct WebApp: Sendable {
             hashed += Array(name.utf8) + [0] + raw[name]!.body + [0]
         }
         let version = String(Hex.encode(SHA256.hash(hashed)).prefix(12))
-        // The catalogue's files (one per language) are not kept ahead: a page fetches its own
-        // language's when needed, and the service worker keeps what was fetched.
-        let assets = raw.keys.sorted().filter { !$0.hasPrefix("catalogue-") }.map { "\"/a/\(version)/\($0)\"" }
-            .joined(separator: ",")
+        // Not kept ahead: the catalogue's files (one per language: a page fetches its own
+        // language's when needed, and the service worker keeps what was fetched) and the large
+        // icons (the browser fetches them when the app is installed; a start does not need them).
+        let assets = raw.keys.sorted().filter { !$0.hasPrefix("catalogue-") && !$0.contains("-512") }
+            .map { "\"/a/\(version)/\($0)\"" }.joined(separator: ",")
         func substituted(_ name: String) -> File {
             var file = raw[name]!
             let text = String(decoding: file.body, as: UTF8.self)
