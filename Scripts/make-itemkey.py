@@ -216,17 +216,77 @@ def combining_ranges():
     return ";".join("%X-%X" % (a, b) for a, b in spans)
 
 
-def js_source(table):
-    entries = []
-    for c in sorted(table):
-        entries.append("%X:%s" % (c, ",".join("%X" % x for x in table[c])))
+def base36(n):
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    sign, n = ("-", -n) if n < 0 else ("", n)
+    out = ""
+    while True:
+        out = digits[n % 36] + out
+        n //= 36
+        if n == 0:
+            return sign + out
+
+
+def compact(table):
+    """The table as runs (key.js decodes it; decoded() below is its twin, checked here):
+    "DELTA:RULE[*COUNT]" entries, DELTA the distance in base 36 from the code point after the
+    previous run, RULE what the code point becomes (hexadecimal code points, comma-separated;
+    empty: dropped; "~N": the code point plus N, base 36), COUNT how many more consecutive code
+    points follow the same rule (the same values, or the same distance): 8 KB instead of 24."""
+    codes = sorted(table)
+    entries, i, after = [], 0, 0
+    while i < len(codes):
+        c = codes[i]
+        values = table[c]
+        rules = [",".join("%X" % x for x in values)]
+        if len(values) == 1:
+            rules.append("~" + base36(values[0] - c))
+        best, best_run = rules[0], 0
+        for rule in rules:
+            run = 0
+            while (i + run + 1 < len(codes) and codes[i + run + 1] == c + run + 1
+                   and value_of(rule, c + run + 1) == table[c + run + 1]):
+                run += 1
+            if run > best_run:
+                best, best_run = rule, run
+        entries.append(base36(c - after) + ":" + best + ("*" + base36(best_run) if best_run else ""))
+        after = c + best_run + 1
+        i += best_run + 1
     body = ";".join(entries)
+    assert decoded(body) == table, "the compact table does not decode to the table"
+    return body
+
+
+def value_of(rule, code):
+    if rule == "":
+        return []
+    if rule.startswith("~"):
+        return [code + int(rule[1:], 36)]
+    return [int(v, 16) for v in rule.split(",")]
+
+
+def decoded(body):
+    out, code = {}, 0
+    for entry in body.split(";"):
+        delta, rest = entry.split(":")
+        rule, _, count = rest.partition("*")
+        code += int(delta, 36)
+        for k in range((int(count, 36) if count else 0) + 1):
+            out[code] = value_of(rule, code)
+            code += 1
+    return out
+
+
+def js_source(table):
+    body = compact(table)
     lines = [body[i:i + 100] for i in range(0, len(body), 100)]
     return (
         "// " + HEADER + "\n"
-        "// Version 1 of item keys (docs/encoding.md): what each code point becomes in a key,\n"
-        "// as \"code:values\" entries (hexadecimal; no values: dropped), the same table as\n"
-        "// Sources/BasketCore/ItemKey+Table.swift.\n"
+        "// Version 1 of item keys (docs/encoding.md): what each code point becomes in a key, the\n"
+        "// same table as Sources/BasketCore/ItemKey+Table.swift, as runs: \"DELTA:RULE*COUNT\"\n"
+        "// entries (DELTA in base 36 from the code point after the previous run; RULE the code\n"
+        "// points it becomes, hexadecimal, none: dropped, or \"~N\": itself plus N in base 36; COUNT\n"
+        "// more code points in a row that follow the same rule). key.js decodes it.\n"
         "export const ITEM_KEY_TABLE =\n"
         + " +\n".join("  \"%s\"" % line for line in lines)
         + ";\n\n"

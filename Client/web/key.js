@@ -2,10 +2,19 @@
 // ItemKey and ItemName (docs/encoding.md). The table comes from Scripts/make-itemkey.py.
 import { ITEM_KEY_TABLE, COMBINING_RANGES } from "./itemkey-table.js";
 
+/** What each code point becomes in a key (absent: itself), decoded from the table's runs. */
 const table = new Map();
-for (const entry of ITEM_KEY_TABLE.split(";")) {
-  const [code, values] = entry.split(":");
-  table.set(parseInt(code, 16), values === "" ? "" : String.fromCodePoint(...values.split(",").map((v) => parseInt(v, 16))));
+{
+  let code = 0;
+  for (const entry of ITEM_KEY_TABLE.split(";")) {
+    const colon = entry.indexOf(":");
+    const [rule, count] = entry.slice(colon + 1).split("*");
+    code += parseInt(entry.slice(0, colon), 36);
+    const repeat = count === undefined ? 0 : parseInt(count, 36);
+    const offset = rule.startsWith("~") ? parseInt(rule.slice(1), 36) : null;
+    const absolute = offset !== null || rule === "" ? "" : String.fromCodePoint(...rule.split(",").map((v) => parseInt(v, 16)));
+    for (let i = 0; i <= repeat; i++, code++) table.set(code, offset === null ? absolute : String.fromCodePoint(code + offset));
+  }
 }
 
 const combining = COMBINING_RANGES.split(";").map((span) => span.split("-").map((v) => parseInt(v, 16)));
