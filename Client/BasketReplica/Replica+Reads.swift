@@ -50,15 +50,18 @@ extension Replica {
         case .checked: condition += " AND deleted = 0 AND checked = 1"
         case .all: break
         }
-        let items = try locked { db -> [Item] in
-            guard let no = try listNo(list, db) else { return [] }
-            return try db.query(
-                """
-                SELECT id, name, checked, deleted, quantity, note, category FROM items
-                WHERE list = ? AND \(condition)
-                """, .integer(no), map: Self.item(from:))
-        }
-        return Self.sortedForDisplay(items)
+        return Self.sortedForDisplay(try locked { try loadItems(list, where: condition, $0) })
+    }
+
+    /// The items of a list matching an SQL `condition` on `items`, unsorted (in a transaction or
+    /// with the lock held); none when the list is not here.
+    func loadItems(_ list: ListID, where condition: String, _ db: Connection) throws -> [Item] {
+        guard let no = try listNo(list, db) else { return [] }
+        return try db.query(
+            """
+            SELECT id, name, checked, deleted, quantity, note, category FROM items
+            WHERE list = ? AND \(condition)
+            """, .integer(no), map: Self.item(from:))
     }
 
     /// Unchecked before checked, then by name without case, then by id; each name is lowercased once.

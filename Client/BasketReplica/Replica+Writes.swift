@@ -282,14 +282,11 @@ extension Replica {
     @discardableResult
     public func removeChecked(in list: ListID) throws -> [Item] {
         try performLocal { writer in
-            guard let no = try listNo(list, writer.db) else { throw ReplicaError.noSuchList(list.description) }
-            let checked = try writer.db.query(
-                """
-                SELECT id, name, checked, deleted, quantity, note, category FROM items
-                WHERE list = ? AND name IS NOT NULL AND deleted = 0 AND checked = 1
-                """, .integer(no), map: Self.item(from:))
-            for item in Self.sortedForDisplay(checked) { writer.write(list, item.id, .deleted, .bool(true)) }
-            return Self.sortedForDisplay(checked)
+            guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
+            let checked = Self.sortedForDisplay(
+                try loadItems(list, where: "name IS NOT NULL AND deleted = 0 AND checked = 1", writer.db))
+            for item in checked { writer.write(list, item.id, .deleted, .bool(true)) }
+            return checked
         }
     }
 

@@ -2,12 +2,9 @@
 // on the page as text (textContent, never HTML), the token stays in IndexedDB, and everything
 // works offline: edits go to the replica and its outbox, and sync sends them when it can.
 import { open } from "./store.js";
-import { Replica, CannotUndo, addMessage } from "./replica.js";
+import { Replica, CannotUndo } from "./replica.js";
 import { Sync } from "./sync.js";
 import { request, Unreachable } from "./api.js";
-import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
-import { parseAll, resolveSpellings } from "./entry.js";
-import { normalize } from "./key.js";
 import { isID128 } from "./ids.js";
 import { showList } from "./list-screen.js";
 import { h, changes, openDialog, field, when } from "./ui.js";

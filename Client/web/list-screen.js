@@ -64,7 +64,7 @@ export function showList(app, list) {
   // What the items are, computed again only when a register of the list changed (not on every
   // keystroke, nor when only the sync state moved): the items, their groups, the search index.
   /**
-   * @type {{ changes: number, all: any[], byID: Map<string, any>, index: Index | null, keys: Set<string> | null,
+   * @type {{ changes: number, all: any[], byID: Map<string, any>, index: Index | null,
    *   groups: { key: string, category: string | null, items: any[] }[] | null, checked: any[] | null,
    *   spellings: any, byName: any[] } | null}
    */
@@ -78,7 +78,7 @@ export function showList(app, list) {
       const sameNames = data?.index?.refresh(all) === true;
       const byID = new Map(all.map((i) => [i.id, i]));
       const byName = (sameNames && data?.byName ? data.byName : sortForDisplay(all.map((i) => ({ ...i, checked: false })))).map((i) => byID.get(i.id));
-      data = { changes, all, byID, byName, index: sameNames ? data?.index ?? null : null, keys: null, groups: null, checked: null, spellings: null };
+      data = { changes, all, byID, byName, index: sameNames ? data?.index ?? null : null, groups: null, checked: null, spellings: null };
       if (!sameNames) scheduleIndex();
       rows.keepOnly(new Set(byID.keys()));
     }
@@ -224,12 +224,12 @@ export function showList(app, list) {
   function entriesFor(text) {
     if (text.trim() === "") return null;
     const d = current();
-    if (d.keys === null) d.keys = new Set(replica.state(list)?.allItems().map((i) => normalize(i.name)) ?? []);
-    const parsed = parseAll(text, d.keys);
-    if (parsed.length === 0) return null;
-    // "kaese" is Käse when it is on the list, removed ones too; an item without a category takes
-    // the catalogue's aisle ("milk" lands in dairy).
+    // Every name's key (removed ones too) and their German spellings, once per change of the list.
     d.spellings ??= spellingTable(replica.state(list)?.allItems().map((i) => i.name) ?? []);
+    const parsed = parseAll(text, d.spellings.keys);
+    if (parsed.length === 0) return null;
+    // "kaese" is Käse when it is on the list; an item without a category takes the catalogue's
+    // aisle ("milk" lands in dairy).
     return resolveSpellingsWith(parsed, d.spellings).map((e) => ({ ...e, category: app.aisleFor(e.name) }));
   }
 

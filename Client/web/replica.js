@@ -174,14 +174,6 @@ export class Replica {
     return this.lists.get(list)?.sync;
   }
 
-  /** Operations waiting to be pushed, for one list or all. */
-  pendingCount(list = null) {
-    if (list !== null) return this.outbox.get(list)?.size ?? 0;
-    let total = 0;
-    for (const map of this.outbox.values()) total += map.size;
-    return total;
-  }
-
   /**
    * Changes waiting to be sent, as a person counts them: each item (or the list itself) with
    * writes not yet sent is one change, however many fields were written (Replica.pendingChanges).
