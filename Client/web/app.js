@@ -23,12 +23,19 @@ const language = catalogue.languageOf(navigator.languages?.length ? navigator.la
 /** The catalogue of the browser's language and the English one (null until loaded, or offline on first use). */
 const catalogues = { own: /** @type {catalogue.Catalogue | null} */ (null), english: /** @type {catalogue.Catalogue | null} */ (null) };
 
-/** Loads the catalogues in the background; the list shows their suggestions once they are here. */
+let cataloguesAsked = false;
+/**
+ * Loads the catalogues in the background when a list is first opened (the sign-in screen and
+ * the lists need none: a first visit does not fetch them); the list shows their suggestions once
+ * they are here.
+ */
 function loadCatalogues() {
+  if (cataloguesAsked) return;
+  cataloguesAsked = true;
   catalogue.load(language, base).then((c) => {
     catalogues.own = c;
     screen?.update();
-  }, () => {});
+  }, () => (cataloguesAsked = false));
   if (language !== "en") catalogue.load("en", base).then((c) => (catalogues.english = c), () => {});
 }
 
@@ -71,8 +78,11 @@ function statusLine() {
 function updateStatus() {
   const line = document.getElementById("status");
   if (line) {
-    line.textContent = statusText();
-    line.dataset.state = sync.status().state;
+    // Unchanged, untouched: a keystroke redraws the list, not the footer.
+    const text = statusText();
+    if (line.textContent !== text) line.textContent = text;
+    const state = sync.status().state;
+    if (line.dataset.state !== state) line.dataset.state = state;
   }
   const again = document.getElementById("signin-again");
   if (again) again.hidden = Boolean(replica.meta.account?.token);
@@ -147,7 +157,10 @@ function route() {
     return showSignIn(replica.meta.account?.name ? "Sign in again to sync this device's lists." : "");
   }
   const match = /^#\/list\/([0-9a-f]{32})$/.exec(location.hash);
-  if (match && replica.state(match[1])) return showList(app, match[1]);
+  if (match && replica.state(match[1])) {
+    loadCatalogues();
+    return showList(app, match[1]);
+  }
   showLists();
 }
 
@@ -560,7 +573,6 @@ async function start() {
   addEventListener("hashchange", route);
   route();
   if (replica.meta.account?.token) sync.syncAll();
-  loadCatalogues();
   document.documentElement.dataset.ready = "true";
 }
 

@@ -1,12 +1,12 @@
 // One list on the phone: search-as-you-type over its items, Enter adds what was typed, the rows
 // kept by id (a tap redraws one row, not 2,000), and everything the CLI can do with a list: edit
 // an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
-import { h, changes, openDialog, field, when } from "./ui.js";
-import { Rows, reconcile } from "./rows.js";
+import { h, changes, openDialog, field, when, Rows, Slots, reconcile } from "./ui.js";
 import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
 import { parseAll, spellingTable, resolveSpellingsWith } from "./entry.js";
 import { normalize } from "./key.js";
 import { milliseconds } from "./clock.js";
+import { LIST_ITEM } from "./ids.js";
 import { addMessage } from "./replica.js";
 import { request, Unreachable } from "./api.js";
 import * as catalogue from "./catalogue.js";
@@ -54,7 +54,9 @@ export function showList(app, list) {
     })
   );
   const help = h("p", { id: "query-help", class: "hint" }, "Type to search (in:dairy, is:done); Enter adds what you typed. Commas add several: 2 milk, bread.");
-  const items = h("div", { id: "items", class: "items", "aria-live": "off" });
+  const whole = h("div", { class: "whole" });
+  const found = h("div", { class: "found off", inert: true, "aria-hidden": "true" });
+  const items = h("div", { id: "items", class: "items", "aria-live": "off" }, whole, found);
   // Which part of the list is shown, as the CLI's Ctrl-S goes through it: everything, to buy,
   // checked, or one aisle; the same query tokens (is:todo, is:done, in:aisle) narrow the search.
   const scope = /** @type {HTMLSelectElement} */ (h("select", { id: "scope", "aria-label": "Show", onchange: () => render() }));
@@ -64,25 +66,61 @@ export function showList(app, list) {
   // What the items are, computed again only when a register of the list changed (not on every
   // keystroke, nor when only the sync state moved): the items, their groups, the search index.
   /**
-   * @type {{ changes: number, all: any[], byID: Map<string, any>, index: Index | null,
+   * @type {{ state: any, changes: number, all: any[], byID: Map<string, any>, index: Index | null,
    *   groups: { key: string, category: string | null, items: any[] }[] | null, checked: any[] | null,
-   *   spellings: any, byName: any[] } | null}
+   *   spellings: any, byName: any[], at: Map<string, { all: number, byName: number }> } | null}
    */
   let data = null;
   function current() {
-    const changes = replica.state(list)?.changes ?? -1;
-    if (data === null || data.changes !== changes) {
-      const all = replica.state(list)?.allItems().filter((i) => !i.deleted) ?? [];
-      // A check, a quantity or a category keeps every name: the index takes the items again, and
-      // the order by name stands (only the names' order needs a sort).
-      const sameNames = data?.index?.refresh(all) === true;
-      const byID = new Map(all.map((i) => [i.id, i]));
-      const byName = (sameNames && data?.byName ? data.byName : sortForDisplay(all.map((i) => ({ ...i, checked: false })))).map((i) => byID.get(i.id));
-      data = { changes, all, byID, byName, index: sameNames ? data?.index ?? null : null, groups: null, checked: null, spellings: null };
-      if (!sameNames) scheduleIndex();
-      rows.keepOnly(new Set(byID.keys()));
-    }
+    const state = replica.state(list);
+    const changes = state?.changes ?? -1;
+    if (data !== null && data.state === state && data.changes === changes) return data;
+    if (data !== null && data.state === state && state && kept(data, state)) return data;
+    const all = state?.allItems().filter((i) => !i.deleted) ?? [];
+    // A check, a quantity or a category keeps every name: the index takes the items again, and
+    // the order by name stands (only the names' order needs a sort).
+    const sameNames = data?.index?.refresh(all) === true;
+    const byID = new Map(all.map((i) => [i.id, i]));
+    const byName = (sameNames && data?.byName ? data.byName : sortForDisplay(all.map((i) => ({ ...i, checked: false })))).map((i) => byID.get(i.id));
+    /** @type {Map<string, { all: number, byName: number }>} */
+    const at = new Map(all.map((item, i) => [item.id, { all: i, byName: 0 }]));
+    byName.forEach((item, i) => (/** @type {any} */ (at.get(item.id)).byName = i));
+    data = { state, changes, all, byID, byName, at, index: sameNames ? data?.index ?? null : null, groups: null, checked: null, spellings: null };
+    if (!sameNames) scheduleIndex();
+    rows.keepOnly(new Set(byID.keys()));
     return data;
+  }
+  /**
+   * Brings `d` up to date in place when the last changes kept every item's name (a tap, a
+   * quantity, a note, a category, the list's aisles): only the changed items are looked at.
+   * Returns false when a new or removed item or a new name needs everything computed again.
+   * @param {NonNullable<typeof data>} d
+   * @param {any} state
+   */
+  function kept(d, state) {
+    const ids = state.changedSince(d.changes);
+    if (ids === null) return false;
+    /** @type {[any, any][]} */
+    const updates = [];
+    for (const id of ids) {
+      if (id === LIST_ITEM) continue;
+      const before = d.byID.get(id);
+      const now = state.item(id);
+      if (before === undefined && (now === undefined || now.deleted)) continue;
+      if (before === undefined || now === undefined || now.deleted || now.name !== before.name) return false;
+      updates.push([before, now]);
+    }
+    for (const [before, now] of updates) {
+      const at = /** @type {{ all: number, byName: number }} */ (d.at.get(now.id));
+      d.all[at.all] = now;
+      d.byName[at.byName] = now;
+      d.byID.set(now.id, now);
+      d.index?.replace(at.all, before, now);
+    }
+    d.changes = state.changes;
+    d.groups = null;
+    d.checked = null;
+    return true;
   }
   function index() {
     const d = current();
@@ -121,19 +159,21 @@ export function showList(app, list) {
   // MARK: Rows
 
   let locked = readOnly();
-  const rows = new Rows(makeRow, refreshRow, (item) => [item.name, item.quantity, item.note, item.checked, locked].join("\u0000"));
+  const rowSignature = (/** @type {any} */ item) => [item.name, item.quantity, item.note, item.checked, locked].join("\u0000");
+  // The whole list's rows are kept by item (a tap moves one); the matches' rows by place.
+  const rows = new Rows(makeRow, refreshRow, rowSignature);
+  const slots = new Slots(makeRow, refreshRow, rowSignature);
 
+  // A row is three buttons and no listeners of its own: the list listens once for all of them
+  // (a row costs less to make and to drop, which a keystroke does to a dozen rows).
   /** @param {any} item */
   function makeRow(item) {
     const row = h("li", { class: "item", "data-id": item.id });
     row.append(
-      h("button", { class: "check", role: "checkbox", onclick: () => run(() => toggle(item.id)) },
-        h("span", { class: "box", "aria-hidden": "true" }),
-        h("span", { class: "label" }, h("span", { class: "name" }), h("span", { class: "details" }))),
-      h("button", { class: "edit", title: "Edit", onclick: () => run(() => editItem(item.id)) }, "✎"),
-      h("button", { class: "remove", title: "Remove", onclick: () => run(() => removeItem(item.id)) }, "×"),
+      h("button", { class: "check", role: "checkbox" }, h("span", { class: "name" }), h("span", { class: "details" })),
+      h("button", { class: "edit" }, "✎"),
+      h("button", { class: "remove" }, "×"),
     );
-    swipeToRemove(row);
     refreshRow(row, item);
     return row;
   }
@@ -144,6 +184,7 @@ export function showList(app, list) {
    */
   function refreshRow(row, item) {
     const label = item.quantity ? `${item.quantity} ${item.name}` : item.name;
+    if (row.dataset.id !== item.id) row.dataset.id = item.id;
     row.className = item.checked ? "item checked" : "item";
     const [check, edit, remove] = /** @type {HTMLButtonElement[]} */ ([...row.children]);
     check.setAttribute("aria-checked", item.checked ? "true" : "false");
@@ -152,8 +193,7 @@ export function showList(app, list) {
     remove.disabled = locked;
     edit.setAttribute("aria-label", `Edit ${label}`);
     remove.setAttribute("aria-label", `Remove ${label}`);
-    const name = /** @type {HTMLElement} */ (check.querySelector(".name"));
-    const details = /** @type {HTMLElement} */ (check.querySelector(".details"));
+    const [name, details] = /** @type {HTMLElement[]} */ ([...check.children]);
     name.textContent = item.name;
     details.replaceChildren(
       ...(item.quantity ? [h("span", { class: "quantity" }, item.quantity)] : []),
@@ -162,30 +202,46 @@ export function showList(app, list) {
     details.hidden = !item.quantity && !item.note;
   }
 
-  /** @param {HTMLElement} row */
-  function swipeToRemove(row) {
-    let start = null;
-    row.addEventListener("pointerdown", (event) => {
-      if (event.pointerType !== "mouse") start = { x: event.clientX, y: event.clientY };
-    });
-    row.addEventListener("pointermove", (event) => {
-      if (!start) return;
-      const dx = event.clientX - start.x;
-      if (Math.abs(event.clientY - start.y) > 30) start = null;
-      else row.style.transform = dx < 0 ? `translateX(${dx}px)` : "";
-    });
-    row.addEventListener("pointerup", (event) => {
-      if (!start) return;
-      const dx = event.clientX - start.x;
-      start = null;
-      row.style.transform = "";
-      if (dx < -96 && !readOnly()) run(() => removeItem(/** @type {string} */ (row.dataset.id)));
-    });
-    row.addEventListener("pointercancel", () => {
-      start = null;
-      row.style.transform = "";
-    });
-  }
+  // The rows' buttons, and a swipe to the left that removes (touch and pen), heard by the list.
+  /** @param {Event} event */
+  const rowOf = (event) => {
+    const row = /** @type {HTMLElement | null} */ (/** @type {Element} */ (event.target).closest?.("li.item[data-id]") ?? null);
+    return row !== null && items.contains(row) ? row : null;
+  };
+  items.addEventListener("click", (event) => {
+    const row = rowOf(event);
+    const button = /** @type {Element} */ (event.target).closest("button");
+    if (row === null || button === null || button.parentElement !== row) return;
+    const id = /** @type {string} */ (row.dataset.id);
+    if (button.classList.contains("check")) run(() => toggle(id));
+    else if (button.classList.contains("edit")) run(() => editItem(id));
+    else if (button.classList.contains("remove")) run(() => removeItem(id));
+  });
+  /** @type {{ row: HTMLElement, x: number, y: number } | null} */
+  let swipe = null;
+  items.addEventListener("pointerdown", (event) => {
+    const row = rowOf(event);
+    swipe = row !== null && event.pointerType !== "mouse" ? { row, x: event.clientX, y: event.clientY } : null;
+  });
+  items.addEventListener("pointermove", (event) => {
+    if (swipe === null) return;
+    const dx = event.clientX - swipe.x;
+    if (Math.abs(event.clientY - swipe.y) > 30) {
+      swipe.row.style.transform = "";
+      swipe = null;
+    } else swipe.row.style.transform = dx < 0 ? `translateX(${dx}px)` : "";
+  });
+  items.addEventListener("pointerup", (event) => {
+    if (swipe === null) return;
+    const { row, x } = swipe;
+    swipe = null;
+    row.style.transform = "";
+    if (event.clientX - x < -96 && !readOnly()) run(() => removeItem(/** @type {string} */ (row.dataset.id)));
+  });
+  items.addEventListener("pointercancel", () => {
+    if (swipe !== null) swipe.row.style.transform = "";
+    swipe = null;
+  });
 
   /** The item as it is now (a row's closure would hold it as it was). */
   function itemNow(id) {
@@ -320,6 +376,7 @@ export function showList(app, list) {
     if (nowLocked !== locked) {
       locked = nowLocked;
       rows.clear();
+      slots.clear();
     }
     showNotice(gone, info);
     if (input.disabled !== locked) {
@@ -357,18 +414,31 @@ export function showList(app, list) {
         children.push(more);
       }
     } else {
-      const result = index().search(new Query(scope.value === "" ? text : `${text} ${scope.value}`.trim()));
+      // One more than is shown: whether to say there are more.
+      const result = index().search(new Query(scope.value === "" ? text : `${text} ${scope.value}`.trim()), MATCHES_SHOWN + 1);
       offers.replaceChildren(...(text.trim() === "" ? [] : offerButtons(text, result)));
       children.push(offers);
-      rows.render(matches, result.matches.slice(0, MATCHES_SHOWN).map((m) => byID.get(m.item.id) ?? m.item));
+      slots.render(matches, result.matches.slice(0, MATCHES_SHOWN).map((m) => byID.get(m.item.id) ?? m.item));
       children.push(matches);
       if (result.matches.length > MATCHES_SHOWN) {
-        moreMatches.textContent = `${result.matches.length - MATCHES_SHOWN} more: type more of the name to find them.`;
+        moreMatches.textContent = "More items match: type more of the name to find them.";
         children.push(moreMatches);
       }
       if (result.matches.length === 0 && offers.childElementCount === 0) children.push(noMatch);
     }
-    reconcile(items, children);
+    // The whole list and the matches are both kept in the document, the one not asked for
+    // hidden with its layout kept (content-visibility): the first letter typed and the query
+    // cleared show the other at once, without laying out its rows again.
+    const searching = !(text.trim() === "" && scope.value === "");
+    reconcile(searching ? found : whole, children);
+    if (whole.classList.contains("off") !== searching) {
+      for (const [part, off] of [[whole, searching], [found, !searching]]) {
+        part.classList.toggle("off", off);
+        part.inert = off;
+        if (off) part.setAttribute("aria-hidden", "true");
+        else part.removeAttribute("aria-hidden");
+      }
+    }
     // A row moved between sections keeps the keyboard where it was.
     if (focusedRow && focusedButton instanceof HTMLElement && document.activeElement !== focusedButton && focusedRow.isConnected) focusedButton.focus();
     app.updateStatus();

@@ -395,6 +395,18 @@ export class Index {
     return true;
   }
 
+  /**
+   * Takes one item again after a change that kept its name: `item` replaces `before` at entry
+   * `i` (the index's entries are in the order of the items it was made of).
+   * @param {number} i
+   * @param {any} before
+   * @param {any} item
+   */
+  replace(i, before, item) {
+    const entry = this.entries[i];
+    if (entry !== undefined && entry.item.id === before.id && entry.item.name === item.name) entry.item = item;
+  }
+
   search(query, limit = Infinity) {
     let offer = null;
     const spelled = query.hasFilters ? undefined : this.spellings.get(query.keyText);
@@ -525,7 +537,28 @@ export class Index {
         })
         .slice(0, limit);
     }
-    return hits.sort((a, b) => this.rank(a, b)).slice(0, limit);
+    return this.topHits(hits, limit);
+  }
+
+  /**
+   * The best `limit` hits in rank order (SearchIndex.topHits): a list of 2,000 items gives a
+   * first letter hundreds of hits, and a screen shows a dozen, so only the dozen are kept sorted.
+   * @param {{ entry: number, tier: number, score: number, position: number }[]} hits
+   * @param {number} limit
+   */
+  topHits(hits, limit) {
+    const rank = (/** @type {any} */ a, /** @type {any} */ b) => this.rank(a, b);
+    if (hits.length <= limit || limit >= 256) return hits.sort(rank).slice(0, limit);
+    const best = hits.slice(0, limit).sort(rank);
+    for (let i = limit; i < hits.length; i++) {
+      const hit = hits[i];
+      if (rank(hit, best[limit - 1]) >= 0) continue;
+      let at = limit - 1;
+      while (at > 0 && rank(hit, best[at - 1]) < 0) at--;
+      best.splice(at, 0, hit);
+      best.pop();
+    }
+    return best;
   }
 
   rank(a, b) {

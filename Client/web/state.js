@@ -32,6 +32,9 @@ export function beats(write, current) {
   return valueLess(current.value, write.value);
 }
 
+/** How many changes `ListState.changedSince` can name: more, and a screen looks at every item. */
+const CHANGE_LOG = 256;
+
 /** The registers of one list. */
 export class ListState {
   constructor(list) {
@@ -40,6 +43,28 @@ export class ListState {
     this.items = new Map();
     /** How many times a register changed: a screen recomputes what it shows only when it moved. */
     this.changes = 0;
+    /** The items of the last changes, oldest first (at most CHANGE_LOG): what `changedSince` reads. */
+    /** @type {string[]} */
+    this.changeLog = [];
+  }
+
+  /** @param {string} item */
+  changed(item) {
+    this.changes += 1;
+    this.changeLog.push(item);
+    if (this.changeLog.length > 2 * CHANGE_LOG) this.changeLog.splice(0, this.changeLog.length - CHANGE_LOG);
+  }
+
+  /**
+   * The items whose registers changed since the state's `changes` was `then`, or null when that
+   * is too long ago to say (a screen then looks at every item again).
+   * @param {number} then
+   * @returns {Set<string> | null}
+   */
+  changedSince(then) {
+    const count = this.changes - then;
+    if (count < 0 || count > CHANGE_LOG || count > this.changeLog.length) return null;
+    return new Set(this.changeLog.slice(this.changeLog.length - count));
   }
 
   /** Applies one operation; returns whether a register changed. */
@@ -51,7 +76,7 @@ export class ListState {
     }
     if (!beats(op, registers[op.field])) return false;
     registers[op.field] = { ts: op.ts, replica: op.replica, value: op.value };
-    this.changes += 1;
+    this.changed(op.item);
     return true;
   }
 
@@ -76,7 +101,7 @@ export class ListState {
       this.items.set(op.item, registers);
     }
     registers[op.field] = { ts: op.ts, replica: op.replica, value: op.value };
-    this.changes += 1;
+    this.changed(op.item);
   }
 
   /** The value of a register (undefined when never written). */

@@ -7,7 +7,8 @@ public import HTTPServer
 ///
 /// - `GET /` is the page, `GET /sw.js` the service worker, `GET /manifest.webmanifest` the web app
 ///   manifest: never cached without asking (`Cache-Control: no-cache`), so a new version is seen
-///   at the next start;
+///   at the next start; their tag is the version (`ETag`), and asking again with it
+///   (`If-None-Match`) gets 304 while the version is the same;
 /// - `GET /a/{version}/{file}` every file, cached for a year (`immutable`): `version` is a hash of
 ///   every file, so a changed file gets a new address. An old version's address answers 404.
 ///
@@ -26,6 +27,8 @@ public struct WebApp: Sendable {
     struct File: Sendable {
         var body: [UInt8]
         var contentType: String
+        /// The body gzipped once at start (at zlib's best level), when that is smaller.
+        var gzipped: [UInt8]? = nil
     }
 
     /// Why a web client folder cannot be served.
@@ -37,8 +40,9 @@ public struct WebApp: Sendable {
     public static let maxFiles = 64
     public static let maxFileBytes = 2 << 20
 
+    /// Scripts need no charset: modules and workers are always read as UTF-8.
     static let contentTypes = [
-        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
+        "html": "text/html; charset=utf-8", "js": "text/javascript", "css": "text/css; charset=utf-8",
         "svg": "image/svg+xml", "png": "image/png", "webmanifest": "application/manifest+json",
         "json": "application/json",
     ]
@@ -79,7 +83,14 @@ public struct WebApp: Sendable {
             guard data.count <= Self.maxFileBytes else {
                 throw LoadError(description: "\(path) is larger than \(Self.maxFileBytes) bytes")
             }
-            raw[name] = File(body: Array(data), contentType: type)
+            var body = Array(data)
+            // Scripts and style sheets are served without comments and indentation (WebMinifier).
+            if name.hasSuffix(".js") {
+                body = WebMinifier.javaScript(body)
+            } else if name.hasSuffix(".css") {
+                body = WebMinifier.css(body)
+            }
+            raw[name] = File(body: body, contentType: type)
         }
         for required in ["index.html", "sw.js", "manifest.webmanifest"] where raw[required] == nil {
             throw LoadError(description: "the web client in \(directory) has no \(required)")
@@ -90,9 +101,14 @@ public struct WebApp: Sendable {
         }
         let version = String(Hex.encode(SHA256.hash(hashed)).prefix(12))
         // Not kept ahead: the catalogue's files (one per language: a page fetches its own
-        // language's when needed, and the service worker keeps what was fetched) and the large
-        // icons (the browser fetches them when the app is installed; a start does not need them).
-        let assets = raw.keys.sorted().filter { !$0.hasPrefix("catalogue-") && !$0.contains("-512") }
+        // language's when a list is opened, and the service worker keeps what was fetched), the
+        // icons in PNG (the browser fetches them when the app is installed; a start does not need
+        // them) and the page, the worker and the manifest, which have addresses of their own.
+        let assets = raw.keys.sorted()
+            .filter {
+                !$0.hasPrefix("catalogue-") && !$0.hasSuffix(".png")
+                    && !["index.html", "sw.js", "manifest.webmanifest"].contains($0)
+            }
             .map { "\"/a/\(version)/\($0)\"" }.joined(separator: ",")
         func substituted(_ name: String) -> File {
             var file = raw[name]!
@@ -103,40 +119,72 @@ public struct WebApp: Sendable {
             return file
         }
         self.version = version
-        self.page = substituted("index.html")
-        self.worker = substituted("sw.js")
-        self.manifest = substituted("manifest.webmanifest")
         var files = raw
-        files["index.html"] = page
-        files["sw.js"] = worker
-        files["manifest.webmanifest"] = manifest
+        files["index.html"] = substituted("index.html")
+        files["sw.js"] = substituted("sw.js")
+        files["manifest.webmanifest"] = substituted("manifest.webmanifest")
+        for (name, file) in files where file.body.count >= 256 && !file.contentType.hasPrefix("image/png") {
+            if let gzipped = Gzip.compress(file.body, level: 9), gzipped.count < file.body.count {
+                files[name]?.gzipped = gzipped
+            }
+        }
         self.files = files
+        self.page = files["index.html"]!
+        self.worker = files["sw.js"]!
+        self.manifest = files["manifest.webmanifest"]!
     }
 
     /// The web client's routes.
     public func register(_ r: inout RouterBuilder) {
-        r.on("GET", "/", answer: { [page] _ in Self.response(page, immutable: false) })
-        r.on("GET", "/sw.js", answer: { [worker] _ in Self.response(worker, immutable: false) })
-        r.on("GET", "/manifest.webmanifest", answer: { [manifest] _ in Self.response(manifest, immutable: false) })
+        let tag = "\"\(version)\""
+        r.on("GET", "/", answer: { [page] request in Self.response(page, request, tag: tag, document: true) })
+        r.on("GET", "/sw.js", answer: { [worker] request in Self.response(worker, request, tag: tag, document: true) })
+        r.on(
+            "GET", "/manifest.webmanifest",
+            answer: { [manifest] request in Self.response(manifest, request, tag: tag, document: false) })
         r.on(
             "GET", "/a/{version}/{file}",
             answer: { [version, files] request in
                 guard request.pathParameters["version"] == version, let name = request.pathParameters["file"],
                     let file = files[name]
                 else { throw HTTPError.notFound("no such file of the web client (it may be of an older version)") }
-                return Self.response(file, immutable: true)
+                return Self.response(file, request, tag: nil, document: false)
             })
     }
 
-    static func response(_ file: File, immutable: Bool) -> HTTPResponse {
-        var response = HTTPResponse.body(file.body, contentType: file.contentType)
-        response.headers += [
-            ("Cache-Control", immutable ? "public, max-age=31536000, immutable" : "no-cache"),
-            ("Content-Security-Policy", contentSecurityPolicy),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Referrer-Policy", "no-referrer"),
-            ("X-Frame-Options", "DENY"),
-        ]
+    /// A file's answer. The page and the service worker (`document`) carry the web client's
+    /// policy; the other files carry the strict one every answer of the server has
+    /// (``BasketService/headersForEveryAnswer``, added by the listener: a script's or an image's
+    /// policy governs nothing, and each of a first visit's thirty answers is 0.2 KB shorter).
+    /// A versioned file (`tag` nil) is cached for a year; the others are asked for again at each
+    /// start with the version as their tag, and a browser that has this version gets 304.
+    static func response(_ file: File, _ request: HTTPRequest, tag: String?, document: Bool) -> HTTPResponse {
+        var response: HTTPResponse
+        if let tag, let asked = request.header("if-none-match"),
+            asked.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+        {
+            response = HTTPResponse(status: 304)
+        } else if let gzipped = file.gzipped, request.acceptsGzip {
+            response = HTTPResponse.body(gzipped, contentType: file.contentType)
+            response.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+        } else {
+            response = HTTPResponse.body(file.body, contentType: file.contentType)
+        }
+        if let tag {
+            response.headers += [("Cache-Control", "no-cache"), ("ETag", tag)]
+        } else {
+            response.headers.append(("Cache-Control", "max-age=31536000, immutable"))
+        }
+        if document {
+            response.headers += [
+                ("Content-Security-Policy", contentSecurityPolicy),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Referrer-Policy", "no-referrer"),
+                ("X-Frame-Options", "DENY"),
+            ]
+        } else {
+            response.headers.append(("X-Content-Type-Options", "nosniff"))
+        }
         return response
     }
 

@@ -523,7 +523,9 @@ private func queue(_ response: HTTPResponse, _ context: RequestContext, _ server
     var body = response.body
     var headers = response.headers
     let isHead = context.method == "HEAD"
+    // An answer that comes encoded (the web client's files, gzipped once at start) is sent as it is.
     if !isHead, body.count >= server.configuration.gzipMinimumBytes,
+        !headers.contains(where: { $0.0 == "Content-Encoding" || $0.0 == "content-encoding" }),
         HTTPRequest.acceptsGzip(context.headers["accept-encoding"]), let compressed = Gzip.compress(body)
     {
         body = compressed

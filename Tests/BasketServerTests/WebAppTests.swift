@@ -1,8 +1,9 @@
-import BasketServer
 import Foundation
 import HTTPServer
 import TestSupport
 import Testing
+
+@testable import BasketServer
 
 /// The web client as the server serves it: the page, the service worker, the manifest and the
 /// versioned files, with their caching and security headers.
@@ -38,9 +39,34 @@ struct WebAppTests {
 
         let script = try get(router, "/a/\(web.version)/app.js")
         #expect(script.status == 200)
-        #expect(header(script, "Content-Type") == "text/javascript; charset=utf-8")
-        #expect(header(script, "Cache-Control") == "public, max-age=31536000, immutable")
-        #expect(header(script, "Content-Security-Policy") == WebApp.contentSecurityPolicy)
+        #expect(header(script, "Content-Type") == "text/javascript")
+        #expect(header(script, "Cache-Control") == "max-age=31536000, immutable")
+        // A script's own policy would govern nothing: it gets the server's strict one, which the
+        // listener adds to every answer (BasketService.headersForEveryAnswer), and nosniff.
+        #expect(header(script, "Content-Security-Policy") == nil)
+        #expect(header(script, "X-Content-Type-Options") == "nosniff")
+        #expect(header(script, "Content-Encoding") == nil)
+        // The page is asked for again at each start: with this version's tag, 304 and no body.
+        #expect(header(page, "ETag") == "\"\(web.version)\"")
+        var again = HTTPRequest(method: "GET", path: "/")
+        again.headers["if-none-match"] = "\"000000000000\", \"\(web.version)\""
+        let notModified = try #require(router.answer(again))
+        #expect(notModified.status == 304 && notModified.body.isEmpty)
+        again.headers["if-none-match"] = "\"000000000000\""
+        #expect(try #require(router.answer(again)).status == 200)
+        let worker0 = try get(router, "/sw.js")
+        #expect(header(worker0, "Content-Security-Policy") == WebApp.contentSecurityPolicy)
+
+        // Asked for gzip, a file comes gzipped once at start; it decodes to the file as served
+        // without comments (the browser tests run the client so).
+        var gzipRequest = HTTPRequest(method: "GET", path: "/a/\(web.version)/app.js")
+        gzipRequest.headers["accept-encoding"] = "gzip, br"
+        let zipped = try #require(router.answer(gzipRequest))
+        #expect(header(zipped, "Content-Encoding") == "gzip")
+        #expect(Gzip.decompress(zipped.body) == script.body)
+        let source = try String(contentsOfFile: Self.directory + "/app.js", encoding: .utf8)
+        #expect(source.contains("/**") && !String(decoding: script.body, as: UTF8.self).contains("/**"))
+        #expect(script.body.count < source.utf8.count * 9 / 10)
 
         let worker = String(decoding: try get(router, "/sw.js").body, as: UTF8.self)
         #expect(worker.contains("\"/a/\(web.version)/app.js\"") && !worker.contains("__BASKET_"))
@@ -81,8 +107,7 @@ struct WebAppTests {
         #expect(try get(router, "/a/\(first.version)/.hidden.js").status == 404)
         #expect(
             String(decoding: try get(router, "/sw.js").body, as: UTF8.self)
-                == "const assets = [\"/a/\(first.version)/app.js\",\"/a/\(first.version)/index.html\","
-                + "\"/a/\(first.version)/manifest.webmanifest\",\"/a/\(first.version)/sw.js\"];")
+                == "const assets = [\"/a/\(first.version)/app.js\"];")
         try write("app.js", "2")
         #expect(try WebApp(directory: folder.path).version != first.version)
 
@@ -92,5 +117,51 @@ struct WebAppTests {
         try FileManager.default.removeItem(atPath: folder.file("index.html"))
         #expect(throws: WebApp.LoadError.self) { try WebApp(directory: folder.path) }
         #expect(throws: WebApp.LoadError.self) { try WebApp(directory: folder.file("missing")) }
+    }
+
+    @Test func scriptsLoseCommentsAndIndentationAndNothingElse() {
+        func js(_ text: String) -> String {
+            String(decoding: WebMinifier.javaScript(Array(text.utf8)), as: UTF8.self)
+        }
+        #expect(
+            js("/** A doc. */\nexport function f(a) {\n  // a comment\n  return a / 2; // half\n}\n")
+                == "export function f(a) {\nreturn a / 2;\n}\n")
+        // Strings, templates and regular expressions are copied as they are.
+        #expect(js("const s = \"// not a comment /* */\";\n") == "const s = \"// not a comment /* */\";\n")
+        #expect(
+            js("const t = `line\n    indented // kept ${a /* gone */ + `in ${b}`} end`;\n")
+                == "const t = `line\n    indented // kept ${a + `in ${b}`} end`;\n")
+        #expect(js("x = a.replace(/\\/\\//g, \"/\");\n") == "x = a.replace(/\\/\\//g, \"/\");\n")
+        #expect(js("if (/[/*]/.test(s)) return /a\\/*/;\n") == "if (/[/*]/.test(s)) return /a\\/*/;\n")
+        #expect(js("const half = (a) / 2 / b; // two divisions\n") == "const half = (a) / 2 / b;\n")
+        #expect(js("const o = { a: 1 }; const r = x ? /b/ : c;\n") == "const o = { a: 1 }; const r = x ? /b/ : c;\n")
+        // Two lines stay two (no statement runs into the next), a comment between them or not.
+        #expect(js("a = b\n/* between\n lines */\n(c)\n") == "a = b\n(c)\n")
+        #expect(js("a = b /* x */ + c\n\n\n   d()\n") == "a = b + c\nd()\n")
+        let css = String(
+            decoding: WebMinifier.css(Array("/* A rule. */\n.a {\n  content: \" /* kept */ \";\n}\n".utf8)),
+            as: UTF8.self)
+        #expect(css == ".a {\ncontent: \" /* kept */ \";\n}\n")
+    }
+
+    /// Every module of the web client, minified, is still JavaScript that parses (node --check, where
+    /// Node is installed: Scripts/check-web.sh installs it).
+    @Test func everyMinifiedModuleParses() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/node") else { return }
+        let folder = TemporaryDirectory("basket-minified")
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.directory) where name.hasSuffix(".js") {
+            let source = try #require(FileManager.default.contents(atPath: Self.directory + "/" + name))
+            let out = folder.file(name.replacingOccurrences(of: ".js", with: ".mjs"))
+            try Data(WebMinifier.javaScript(Array(source))).write(to: URL(fileURLWithPath: out))
+            let node = Process()
+            node.executableURL = URL(fileURLWithPath: "/usr/bin/node")
+            node.arguments = ["--check", out]
+            let errors = Pipe()
+            node.standardError = errors
+            try node.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            node.waitUntilExit()
+            #expect(node.terminationStatus == 0, "\(name): \(message)")
+        }
     }
 }

@@ -187,11 +187,12 @@ class Client:
         self.page.press("#query", "Enter")
 
     def items(self):
-        """{name: checked} of the open list, as the page shows it (removed ones are not shown)."""
+        """{name: checked} of the open list, as the page shows it (removed ones are not shown; the
+        page keeps the whole list and the matches both, the one not shown hidden as `.off`)."""
         if not self.page.is_disabled("#query"):
             self.page.fill("#query", "")
         return self.page.evaluate(
-            """() => Object.fromEntries([...document.querySelectorAll('#items li.item')].map(li =>
+            """() => Object.fromEntries([...document.querySelectorAll('#items > :not(.off) li.item')].map(li =>
                 [li.querySelector('.name').textContent, li.classList.contains('checked')]))""")
 
     def share_code(self, people=None, role=None):
