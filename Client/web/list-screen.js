@@ -565,19 +565,33 @@ export function showList(app, list) {
   }
 
   /** When each field of the item last changed, and whether this device or another changed it. */
+  /**
+   * The item's history, as `basket history` shows it: every write seen on each field, newest
+   * first, the one its register shows marked, who wrote it (this device or another) and why a
+   * write lost. Read from IndexedDB when the sheet opens.
+   * @param {string} id
+   */
   function history(id) {
-    const registers = replica.state(list)?.items.get(id) ?? {};
-    const words = { name: "name", checked: "checked", deleted: "on the list", quantity: "quantity", note: "note", category: "category" };
-    const lines = Object.entries(registers)
-      .filter(([f]) => f in words)
-      .sort((a, b) => (a[1].ts < b[1].ts ? 1 : -1))
-      .map(([f, r]) => {
-        const value = f === "deleted" ? (r.value ? "removed" : "added") : f === "checked" ? (r.value ? "checked" : "unchecked") : r.value === null ? `${words[f]} cleared` : `${words[f]}: ${r.value}`;
-        const who = r.replica === replica.replicaID ? "this page" : "another device";
-        return h("li", {}, `${when(milliseconds(r.ts))} · ${value} (${who})`);
-      });
-    return h("details", { class: "history" }, h("summary", {}, "History"), h("ul", {}, ...lines));
+    const words = { name: "Name", checked: "Checked", deleted: "On the list", quantity: "Quantity", note: "Note", category: "Category" };
+    const said = (/** @type {string} */ f, /** @type {any} */ v) =>
+      f === "deleted" ? (v ? "removed" : "added") : f === "checked" ? (v ? "checked" : "unchecked") : v === null ? "cleared" : String(v);
+    const body = h("div", {}, h("p", { class: "hint" }, "Reading…"));
+    replica.history(list, id).then((writes) => {
+      const fields = Object.keys(words).filter((f) => writes.some((w) => w.field === f));
+      body.replaceChildren(
+        ...fields.map((f) =>
+          h("section", {},
+            h("h3", {}, words[f]),
+            h("ul", {}, ...writes.filter((w) => w.field === f).reverse().map((w) =>
+              h("li", { class: w.winner ? "winner" : "lost" },
+                `${w.winner ? "✓ " : ""}${said(f, w.value)} · ${when(milliseconds(w.ts))} · ${replica.isOwnReplica(w.replica) ? "this device" : "another device"}`,
+                w.winner ? null : h("span", { class: "why" }, ` (${w.reason})`)))))),
+      );
+      if (fields.length === 0) body.replaceChildren(h("p", { class: "hint" }, "No writes kept."));
+    }, (error) => body.replaceChildren(h("p", { class: "error" }, `History cannot be read: ${error.message}`)));
+    return h("details", { class: "history" }, h("summary", {}, "History"), body);
   }
+
 
   // MARK: The list's settings
 

@@ -2,7 +2,7 @@
 // each change, the outbox of local operations not yet pushed, and the hybrid clock. Local edits
 // follow BasketReplica's rules (adding a name that exists un-deletes and un-checks it, never a
 // second row); remote operations merge by the registers' last-writer-wins order.
-import { ListState } from "./state.js";
+import { ListState, beats } from "./state.js";
 import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
@@ -58,9 +58,10 @@ export class Replica {
     /** @type {BroadcastChannel | null} the other tabs of this device */
     this.channel = null;
     /**
-     * The undo journal of this page, oldest first: one step per local command, with the registers
-     * its writes replaced. A step that was too large is a barrier (`rows` null).
-     * @type {{ list: string, label: string, rows: { item: string, field: string, existed: boolean, before: any }[] | null }[]}
+     * The undo journal of this device, oldest first: one step per local command, with the
+     * registers its writes replaced. A step that was too large is a barrier (`rows` null). Kept
+     * in IndexedDB with the writes (`seq` orders the steps), so it outlives the page.
+     * @type {{ seq: number, list: string, label: string, rows: { item: string, field: string, existed: boolean, before: any }[] | null }[]}
      */
     this.journal = [];
     /** The wall clock in Unix milliseconds (the conformance vectors set their own). */
@@ -69,8 +70,9 @@ export class Replica {
 
   static async open(store) {
     const replica = new Replica(store);
-    const { meta, lists, registers, outbox } = await store.loadAll();
+    const { meta, lists, registers, outbox, journal } = await store.loadAll();
     replica.meta = meta;
+    replica.journal = journal.sort((a, b) => a.seq - b.seq);
     if (!meta.clock) {
       replica.meta.clock = clock.ZERO;
       await store.write({ meta: { clock: clock.ZERO } });
@@ -79,6 +81,7 @@ export class Replica {
     // could otherwise stamp two different writes with the same (timestamp, replica), which the
     // server would keep only one of.
     replica.sessionReplica = randomReplicaID();
+    await replica.rememberReplica();
     // Other tabs' writes, as they make them (they saved them already; the writer pushes them).
     if (typeof BroadcastChannel === "function") {
       replica.channel = new BroadcastChannel("basket-writes");
@@ -92,6 +95,21 @@ export class Replica {
 
   get replicaID() {
     return this.sessionReplica;
+  }
+
+  /** Keeps this page's replica id among the device's (the last 200): its history says "this device". */
+  async rememberReplica() {
+    const replicas = [...(this.meta.replicas ?? []), this.sessionReplica].slice(-200);
+    this.meta.replicas = replicas;
+    await this.store.write({ meta: { replicas } });
+  }
+
+  /**
+   * Whether this device wrote under `replica` (this page or an earlier one).
+   * @param {string} replica
+   */
+  isOwnReplica(replica) {
+    return replica === this.sessionReplica || (this.meta.replicas ?? []).includes(replica);
   }
 
   /** Applies writes another tab made and saved ({ list, ops, clock }). */
@@ -210,8 +228,9 @@ export class Replica {
    * @param {{ item: string, field: string, value: any }[]} writes
    * @param {object | null} [syncChanges]
    * @param {string | null} [label] what the step is called when undone ("Checked bread")
+   * @param {number[]} [undone] the undo steps these writes undo (they leave the journal with them)
    */
-  async writeLocal(list, writes, syncChanges = null, label = null) {
+  async writeLocal(list, writes, syncChanges = null, label = null, undone = []) {
     this.checkWritable(list, writes);
     let last = this.meta.clock ?? clock.ZERO;
     // One reading of the clock for the whole command, as BasketReplica's LocalWriter.
@@ -224,12 +243,16 @@ export class Replica {
       ops.push(op);
     }
     const entry = this.entry(list);
-    if (label !== null) this.journalStep(list, label, ops, entry.state);
+    const journal = label !== null ? this.journalStep(list, label, ops, entry.state) : { add: [], remove: [] };
+    journal.remove.push(...undone);
     const winners = ops.filter((op) => entry.state.apply(op));
     for (const op of ops) this.pending(list).set(identityOf(op), op);
     this.meta.clock = last;
     if (syncChanges) Object.assign(entry.sync, syncChanges);
-    await this.store.write({ meta: { clock: last }, lists: [entry.sync], registers: winners, outboxAdd: ops });
+    await this.store.write({
+      meta: { clock: last }, lists: [entry.sync], registers: winners, outboxAdd: ops, history: ops,
+      journalAdd: journal.add, journalRemove: journal.remove,
+    });
     this.channel?.postMessage({ list, ops, clock: last, sync: { ...entry.sync } });
     this.notify(list);
     return ops;
@@ -252,10 +275,16 @@ export class Replica {
     }
   }
 
-  /** Records the registers `ops` will replace, as one step (Replica.journal in Swift). */
+  /**
+   * Records the registers `ops` will replace, as one step (Replica.journal in Swift). Returns
+   * the steps to save and the ones to forget (beyond the journal's depth), by `seq`.
+   * @returns {{ add: any[], remove: number[] }}
+   */
   journalStep(list, label, ops, state) {
+    // Ordered, and unlike another tab's (each tab keeps the journal it read at its start).
+    const seq = Math.max((this.journal.at(-1)?.seq ?? 0) + 1, Date.now() * 1024 + Math.floor(Math.random() * 1024));
     if (ops.length > MAX_UNDOABLE_WRITES) {
-      this.journal.push({ list, label, rows: null });
+      this.journal.push({ seq, list, label, rows: null });
     } else {
       const rows = [];
       const seen = new Set();
@@ -268,9 +297,10 @@ export class Replica {
         const before = registers?.[op.field];
         rows.push({ item: op.item, field: op.field, existed, before: before === undefined ? undefined : before.value });
       }
-      this.journal.push({ list, label, rows });
+      this.journal.push({ seq, list, label, rows });
     }
-    if (this.journal.length > UNDO_DEPTH) this.journal.splice(0, this.journal.length - UNDO_DEPTH);
+    const dropped = this.journal.length > UNDO_DEPTH ? this.journal.splice(0, this.journal.length - UNDO_DEPTH) : [];
+    return { add: [/** @type {any} */ (this.journal.at(-1))], remove: dropped.map((step) => step.seq) };
   }
 
   /**
@@ -301,7 +331,9 @@ export class Replica {
     if (index < 0) return null;
     const [step] = this.journal.splice(index, 1);
     if (step.rows === null) {
+      const barred = this.journal.filter((s) => s.list === list).map((s) => s.seq);
       this.journal = this.journal.filter((s) => s.list !== list);
+      await this.store.write({ journalRemove: [step.seq, ...barred] });
       throw new CannotUndo(`“${step.label}” changed more than undo keeps`);
     }
     const writes = [];
@@ -322,7 +354,8 @@ export class Replica {
       else if (["checked", "deleted", "archived"].includes(field)) writes.push({ item, field, value: false });
       else if (["quantity", "note", "category", "aisles"].includes(field)) writes.push({ item, field, value: null });
     }
-    if (writes.length > 0) await this.writeLocal(list, writes);
+    if (writes.length > 0) await this.writeLocal(list, writes, null, null, [step.seq]);
+    else await this.store.write({ journalRemove: [step.seq] });
     return step.label;
   }
 
@@ -527,6 +560,32 @@ export class Replica {
     return { ...item, id: newID, name, deleted: false };
   }
 
+  /**
+   * Every write seen on an item's registers, oldest first per field, the winner of each register
+   * marked and why the others lost (Replica.history(of:in:) in Swift).
+   * @param {string} list
+   * @param {string} id
+   * @returns {Promise<{ field: string, value: any, ts: string, replica: string, winner: boolean, reason: string }[]>}
+   */
+  async history(list, id) {
+    const writes = await this.store.history(list, id);
+    /** @type {Map<string, any>} */
+    const winners = new Map();
+    for (const w of writes) if (beats(w, winners.get(w.field))) winners.set(w.field, w);
+    const order = (/** @type {any} */ a, /** @type {any} */ b) =>
+      a.field !== b.field ? FIELDS.indexOf(a.field) - FIELDS.indexOf(b.field) : a.ts !== b.ts ? (a.ts < b.ts ? -1 : 1) : a.replica < b.replica ? -1 : a.replica > b.replica ? 1 : 0;
+    return writes.sort(order).map((w) => {
+      const winner = winners.get(w.field);
+      const won = winner.ts === w.ts && winner.replica === w.replica;
+      const reason = won
+        ? "latest write: its register shows it"
+        : winner.ts === w.ts
+          ? `same timestamp as the winner; replica ${winner.replica} has the higher id and wins the tie`
+          : `superseded by the later write of ${JSON.stringify(winner.value)} from replica ${winner.replica}`;
+      return { field: w.field, value: w.value, ts: w.ts, replica: w.replica, winner: won, reason };
+    });
+  }
+
   requireItem(list, id) {
     const item = this.state(list)?.item(id);
     if (item === undefined) throw new ReplicaError("no_such_item", "no such item");
@@ -545,7 +604,7 @@ export class Replica {
     const winners = ops.filter((op) => entry.state.apply(op));
     Object.assign(entry.sync, syncChanges);
     this.meta.clock = last;
-    await this.store.write({ meta: { clock: last }, lists: [entry.sync], registers: winners });
+    await this.store.write({ meta: { clock: last }, lists: [entry.sync], registers: winners, history: ops });
     if (winners.length > 0 || syncChanges) this.notify(list);
     return winners.length;
   }
@@ -615,7 +674,10 @@ export class Replica {
    * @param {boolean} renewReplica
    */
   async restampPending(list, renewReplica) {
-    if (renewReplica) this.sessionReplica = randomReplicaID();
+    if (renewReplica) {
+      this.sessionReplica = randomReplicaID();
+      await this.rememberReplica();
+    }
     return this.restamp(list, [...(this.outbox.get(list)?.values() ?? [])], this.wall());
   }
 
@@ -655,7 +717,9 @@ export class Replica {
     map.clear();
     for (const [identity, op] of reordered) map.set(identity, op);
     this.meta.clock = last;
-    await this.store.write({ meta: { clock: last }, registers: winners, outboxAdd: fresh, outboxRemove: stale });
+    await this.store.write({
+      meta: { clock: last }, registers: winners, outboxAdd: fresh, outboxRemove: stale, history: fresh, historyRemove: stale,
+    });
     this.channel?.postMessage({ list, ops: fresh, replaced: stale, clock: last });
     this.notify(list);
     return stale.length;
@@ -682,6 +746,7 @@ export class Replica {
   async forgetList(list) {
     this.lists.delete(list);
     this.outbox.delete(list);
+    this.journal = this.journal.filter((step) => step.list !== list);
     await this.store.write({ removeList: list });
     this.notify(null);
   }

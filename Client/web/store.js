@@ -1,28 +1,50 @@
 // The device's copy of its lists, in IndexedDB: every register, the operations not yet pushed
-// (the outbox), each list's sync state, the clock and the account. Nothing of it lives in a URL
-// or in localStorage.
+// (the outbox), every write seen on each item (history), the undo journal, each list's sync
+// state, the clock and the account. Nothing of it lives in a URL or in localStorage.
 
 const NAME = "basket";
-const VERSION = 1;
+const VERSION = 2;
 
-/** Opens (and on first use creates) the database. */
+/** Opens (and on first use creates, or brings up to this version) the database. */
 export function open(name = NAME) {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(name, VERSION);
-    request.onupgradeneeded = () => {
+    request.onupgradeneeded = (event) => {
       const db = request.result;
-      db.createObjectStore("meta");
-      db.createObjectStore("lists", { keyPath: "id" });
-      const registers = db.createObjectStore("registers", { keyPath: ["list", "item", "field"] });
-      registers.createIndex("list", "list");
-      const outbox = db.createObjectStore("outbox", { keyPath: ["list", "item", "field", "ts", "replica"] });
-      outbox.createIndex("list", "list");
+      if (event.oldVersion < 1) {
+        db.createObjectStore("meta");
+        db.createObjectStore("lists", { keyPath: "id" });
+        const registers = db.createObjectStore("registers", { keyPath: ["list", "item", "field"] });
+        registers.createIndex("list", "list");
+        const outbox = db.createObjectStore("outbox", { keyPath: ["list", "item", "field", "ts", "replica"] });
+        outbox.createIndex("list", "list");
+      }
+      if (event.oldVersion < 2) {
+        // Version 2: every write seen on each item (its history, as the CLI's `history` shows
+        // it), and the undo journal, which outlives the page.
+        const history = db.createObjectStore("history", { keyPath: ["list", "item", "field", "ts", "replica"] });
+        history.createIndex("list", "list");
+        history.createIndex("item", ["list", "item"]);
+        const journal = db.createObjectStore("journal", { keyPath: "seq" });
+        journal.createIndex("list", "list");
+        // What a version 1 device knew of its items' history: the writes in their registers.
+        if (event.oldVersion >= 1) {
+          const cursor = /** @type {IDBTransaction} */ (request.transaction).objectStore("registers").openCursor();
+          cursor.onsuccess = () => {
+            if (!cursor.result) return;
+            history.put(cursor.result.value);
+            cursor.result.continue();
+          };
+        }
+      }
     };
     request.onsuccess = () => resolve(new Store(request.result));
     request.onerror = () => reject(request.error);
     request.onblocked = () => reject(new Error("another tab holds an older version of Basket's data open"));
   });
 }
+
+const STORES = ["meta", "lists", "registers", "outbox", "history", "journal"];
 
 function done(request) {
   return new Promise((resolve, reject) => {
@@ -36,9 +58,9 @@ export class Store {
     this.db = db;
   }
 
-  /** Everything, to start with: { meta, lists, registers, outbox }. */
+  /** Everything a start needs: { meta, lists, registers, outbox, journal } (history is read per item). */
   async loadAll() {
-    const tx = this.db.transaction(["meta", "lists", "registers", "outbox"], "readonly");
+    const tx = this.db.transaction(["meta", "lists", "registers", "outbox", "journal"], "readonly");
     const meta = {};
     const keys = await done(tx.objectStore("meta").getAllKeys());
     const values = await done(tx.objectStore("meta").getAll());
@@ -46,27 +68,49 @@ export class Store {
     const lists = await done(tx.objectStore("lists").getAll());
     const registers = await done(tx.objectStore("registers").getAll());
     const outbox = await done(tx.objectStore("outbox").getAll());
-    return { meta, lists, registers, outbox };
+    const journal = await done(tx.objectStore("journal").getAll());
+    return { meta, lists, registers, outbox, journal };
+  }
+
+  /**
+   * Every write seen on one item of a list (its history), in no particular order.
+   * @param {string} list
+   * @param {string} item
+   * @returns {Promise<any[]>}
+   */
+  async history(list, item) {
+    const tx = this.db.transaction(["history"], "readonly");
+    return done(tx.objectStore("history").index("item").getAll(IDBKeyRange.only([list, item])));
   }
 
   /**
    * Writes in one transaction: `meta` entries, `lists` records, `registers` (ops that won their
-   * register), outbox additions and removals. All of it or nothing.
+   * register), outbox additions and removals, writes seen (`history`) and writes forgotten
+   * (`historyRemove`: re-stamped before anyone saw them), undo steps added and removed (by
+   * `seq`). All of it or nothing.
    */
-  write({ meta = {}, lists = [], registers = [], outboxAdd = [], outboxRemove = [], removeList = null }) {
-    const tx = this.db.transaction(["meta", "lists", "registers", "outbox"], "readwrite");
+  write({
+    meta = {}, lists = [], registers = [], outboxAdd = [], outboxRemove = [], removeList = null,
+    history = [], historyRemove = [], journalAdd = [], journalRemove = [],
+  }) {
+    const tx = this.db.transaction(STORES, "readwrite");
     for (const [key, value] of Object.entries(meta)) {
       if (value === undefined) tx.objectStore("meta").delete(key);
       else tx.objectStore("meta").put(value, key);
     }
+    const key = (/** @type {any} */ op) => [op.list, op.item, op.field, op.ts, op.replica];
     for (const list of lists) tx.objectStore("lists").put(list);
     for (const op of registers) tx.objectStore("registers").put(op);
     for (const op of outboxAdd) tx.objectStore("outbox").put(op);
-    for (const op of outboxRemove) tx.objectStore("outbox").delete([op.list, op.item, op.field, op.ts, op.replica]);
+    for (const op of outboxRemove) tx.objectStore("outbox").delete(key(op));
+    for (const op of history) tx.objectStore("history").put({ list: op.list, item: op.item, field: op.field, ts: op.ts, replica: op.replica, value: op.value });
+    for (const op of historyRemove) tx.objectStore("history").delete(key(op));
+    for (const step of journalAdd) tx.objectStore("journal").put(step);
+    for (const seq of journalRemove) tx.objectStore("journal").delete(seq);
     if (removeList !== null) {
       tx.objectStore("lists").delete(removeList);
       const range = IDBKeyRange.only(removeList);
-      for (const name of ["registers", "outbox"]) {
+      for (const name of ["registers", "outbox", "history", "journal"]) {
         const cursor = tx.objectStore(name).index("list").openKeyCursor(range);
         cursor.onsuccess = () => {
           if (cursor.result) {
@@ -85,8 +129,8 @@ export class Store {
 
   /** Forgets everything (signing out of this device). */
   async clear() {
-    const tx = this.db.transaction(["meta", "lists", "registers", "outbox"], "readwrite");
-    for (const name of ["meta", "lists", "registers", "outbox"]) tx.objectStore(name).clear();
+    const tx = this.db.transaction(STORES, "readwrite");
+    for (const name of STORES) tx.objectStore(name).clear();
     await new Promise((resolve, reject) => {
       tx.oncomplete = resolve;
       tx.onerror = () => reject(tx.error);

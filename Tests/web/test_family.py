@@ -200,7 +200,10 @@ def test_undo_goes_back_step_by_step_and_never_on_another_list(client):
     phone.page.get_by_role("link", name="Home").click()
     phone.page.wait_for_selector("li.item.checked:has-text('bread')")
 
-    # On Home, each Ctrl+Z undoes one step, newest first.
+    # The journal outlives the page, as `basket undo`'s does: after a reload, on Home, each
+    # Ctrl+Z undoes one step, newest first.
+    phone.page.reload()
+    phone.page.wait_for_selector("li.item.checked:has-text('bread')")
     phone.page.locator("body").press("Control+z")
     toast.filter(has_text="Undid: Checked bread").wait_for()
     phone.page.wait_for_selector("li.item:not(.checked):has-text('bread')")
@@ -305,3 +308,46 @@ def test_focus_goes_to_each_new_screen_and_fields_and_buttons_stand_out(client):
         focused = phone.page.evaluate("document.activeElement.id || document.activeElement.textContent")
         assert focused in ("query", "Keys"), focused
         assert phone.page.evaluate(CONTRAST, "#query") >= 3
+
+
+def test_a_phone_with_data_of_the_first_version_keeps_it_and_its_registers_start_the_history(client):
+    """IndexedDB version 1 (before history and the lasting undo journal): opened by this
+    version, every register is kept and becomes the first entry of its item's history."""
+    phone = client()
+    blank = lambda route: route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html")
+    phone.page.route(phone.server.url + "/", blank)
+    phone.page.goto(phone.server.url + "/")
+    made = phone.page.evaluate("""() => new Promise((resolve, reject) => {
+      const request = indexedDB.open("basket", 1);
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        db.createObjectStore("meta");
+        db.createObjectStore("lists", { keyPath: "id" });
+        db.createObjectStore("registers", { keyPath: ["list", "item", "field"] }).createIndex("list", "list");
+        db.createObjectStore("outbox", { keyPath: ["list", "item", "field", "ts", "replica"] }).createIndex("list", "list");
+      };
+      request.onsuccess = () => {
+        const db = request.result;
+        const tx = db.transaction(["registers"], "readwrite");
+        const list = "0123456789abcdef0123456789abcdef", item = "fedcba9876543210fedcba9876543210";
+        tx.objectStore("registers").put({ list, item, field: "name", value: "Milk", ts: "0000018c0a3b4c5d0000", replica: "00000000000000aa" });
+        tx.objectStore("registers").put({ list, item, field: "quantity", value: "2", ts: "0000018c0a3b4c5e0000", replica: "00000000000000aa" });
+        tx.oncomplete = () => { db.close(); resolve(true); };
+        tx.onerror = () => reject(tx.error);
+      };
+      request.onerror = () => reject(request.error);
+    })""")
+    assert made
+    phone.page.unroute(phone.server.url + "/", blank)
+    phone.open()
+    stores = phone.page.evaluate("""() => new Promise((resolve, reject) => {
+      const request = indexedDB.open("basket");
+      request.onsuccess = () => {
+        const db = request.result;
+        const tx = db.transaction(["registers", "history", "journal"], "readonly");
+        const count = (name) => new Promise((done) => { const r = tx.objectStore(name).count(); r.onsuccess = () => done(r.result); });
+        Promise.all([db.version, count("registers"), count("history"), count("journal")]).then((v) => { db.close(); resolve(v); });
+      };
+      request.onerror = () => reject(request.error);
+    })""")
+    assert stores == [2, 2, 2, 0], stores

@@ -36,11 +36,25 @@ def test_an_item_edited_on_the_phone_shows_its_quantity_note_and_category_in_the
     terminal.run("sync")
     item = next(i for i in terminal.json("ls")["items"] if i["name"] == "Birthday candles")
     assert (item["quantity"], item["note"], item["category"]) == ("2 packs", "the blue ones", "Party"), item
-    # A rename onto another key moves the item; the history says what changed it.
-    phone.page.get_by_role("button", name="Edit 2 packs Birthday candles").click()
+    # The history has every write, as `basket history`: the terminal sets another quantity, and
+    # after a reload the sheet shows both, the winner marked, who wrote each and why one lost.
+    terminal.run("set", "Birthday candles", "--quantity", "3 packs")
+    terminal.run("sync")
+    phone.page.wait_for_selector("li.item:has-text('3 packs')")
+    phone.page.reload()
+    phone.page.get_by_role("button", name="Edit 3 packs Birthday candles").click()
     sheet = phone.page.get_by_role("dialog", name="Edit Birthday candles")
     sheet.get_by_text("History").click()
-    assert "quantity: 2 packs (this page)" in sheet.inner_text()
+    quantity = sheet.locator("section").filter(has=phone.page.get_by_role("heading", name="Quantity", exact=True))
+    quantity.get_by_role("listitem").first.wait_for()
+    writes = quantity.get_by_role("listitem").all_inner_texts()
+    assert len(writes) == 2, writes
+    assert writes[0].startswith("✓ 3 packs") and writes[0].endswith("another device"), writes
+    assert writes[1].startswith("2 packs") and "this device" in writes[1] and "superseded by the later write" in writes[1], writes
+    sheet.get_by_role("button", name="Close").click()
+    # A rename onto another key moves the item.
+    phone.page.get_by_role("button", name="Edit 3 packs Birthday candles").click()
+    sheet = phone.page.get_by_role("dialog", name="Edit Birthday candles")
     sheet.get_by_label("Name").fill("Candles")
     sheet.get_by_role("button", name="Save").click()
     phone.page.wait_for_selector("li.item:has-text('Candles')")
