@@ -17,6 +17,8 @@ const MATCHES_SHOWN = 15;
  * slow phone lays out and paints 2,000 rows in a tenth of a second at every change, 40 in a
  * few milliseconds. */
 const ROWS_AT_A_TIME = 40;
+/** How long a tapped item stays in place before it moves to its section (ms). */
+const STAY_MS = 1200;
 
 /**
  * @typedef {object} App
@@ -132,11 +134,12 @@ export function showList(app, list) {
     const d = current();
     if (d.groups === null) {
       // In sortForDisplay's order without sorting again: the items by name, to buy then checked.
-      const toBuy = d.byName.filter((i) => !i.checked);
+      const placed = (/** @type {any} */ i) => (stay.has(i.id) ? stay.get(i.id) : i.checked);
+      const toBuy = d.byName.filter((i) => !placed(i));
       const aisles = replica.state(list)?.info.aisles ?? [];
       const groups = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, aisles, true) : [{ category: null, items: toBuy }];
       d.groups = groups.map((g) => ({ key: g.category === null ? "" : "aisle:" + normalize(g.category), ...g }));
-      d.checked = d.byName.filter((i) => i.checked);
+      d.checked = d.byName.filter((i) => placed(i));
     }
     return { groups: d.groups, checked: /** @type {any[]} */ (d.checked) };
   }
@@ -260,8 +263,22 @@ export function showList(app, list) {
     return writing;
   }
 
+  // A tapped item stays where it was for a moment, checked or unchecked in place (a wrong tap is
+  // undone where it happened), then moves to its section: id → where it is shown (checked or not).
+  /** @type {Map<string, boolean>} */
+  const stay = new Map();
+  /** @type {Map<string, ReturnType<typeof setTimeout>>} */
+  const staying = new Map();
   async function toggle(id) {
     const item = itemNow(id);
+    if (!stay.has(id)) stay.set(id, item.checked);
+    clearTimeout(staying.get(id));
+    staying.set(id, setTimeout(() => {
+      stay.delete(id);
+      staying.delete(id);
+      if (data !== null) data.groups = null;
+      if (app.isShowing(list)) render();
+    }, STAY_MS));
     await drawn(replica.setChecked(list, id, !item.checked));
     sync.kick(list);
     app.showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, list);

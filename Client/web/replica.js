@@ -48,6 +48,22 @@ function cleaned(raw, field) {
   }
 }
 
+/**
+ * Resolves after the browser drew its next frame (at most 50 ms later, or at once in a hidden
+ * page, which draws none).
+ * @returns {Promise<void>}
+ */
+function nextPaint() {
+  return new Promise((resolve) => {
+    if (typeof requestAnimationFrame !== "function" || typeof document === "undefined" || document.hidden) return resolve();
+    const timer = setTimeout(resolve, 50);
+    requestAnimationFrame(() => setTimeout(() => {
+      clearTimeout(timer);
+      resolve();
+    }, 0));
+  });
+}
+
 export class Replica {
   constructor(store) {
     this.store = store;
@@ -64,6 +80,8 @@ export class Replica {
      * @type {{ seq: number, list: string, label: string, rows: { item: string, field: string, existed: boolean, before: any }[] | null }[]}
      */
     this.journal = [];
+    /** The last save to IndexedDB, which the next one waits for (persist). */
+    this.saving = Promise.resolve();
     /** The wall clock in Unix milliseconds (the conformance vectors set their own). */
     this.now = () => Date.now();
   }
@@ -93,6 +111,19 @@ export class Replica {
     return replica;
   }
 
+  /**
+   * Saves in IndexedDB, in the order the changes were made (every save waits for the ones
+   * before it, so a register is never overwritten by an older value); `afterPaint` lets the
+   * browser show the change first (a local write, drawn from memory in the frame of the tap).
+   * @param {Parameters<import("./store.js").Store["write"]>[0]} changes
+   * @param {boolean} [afterPaint]
+   */
+  persist(changes, afterPaint = false) {
+    const saved = this.saving.then(() => (afterPaint ? nextPaint() : undefined)).then(() => this.store.write(changes));
+    this.saving = saved.catch(() => {});
+    return saved;
+  }
+
   get replicaID() {
     return this.sessionReplica;
   }
@@ -101,7 +132,7 @@ export class Replica {
   async rememberReplica() {
     const replicas = [...(this.meta.replicas ?? []), this.sessionReplica].slice(-200);
     this.meta.replicas = replicas;
-    await this.store.write({ meta: { replicas } });
+    await this.persist({ meta: { replicas } });
   }
 
   /**
@@ -249,10 +280,12 @@ export class Replica {
     for (const op of ops) this.pending(list).set(identityOf(op), op);
     this.meta.clock = last;
     if (syncChanges) Object.assign(entry.sync, syncChanges);
-    await this.store.write({
+    // The screen draws the change first (it is in memory already); IndexedDB takes it right
+    // after the frame that shows it.
+    await this.persist({
       meta: { clock: last }, lists: [entry.sync], registers: winners, outboxAdd: ops, history: ops,
       journalAdd: journal.add, journalRemove: journal.remove,
-    });
+    }, true);
     this.channel?.postMessage({ list, ops, clock: last, sync: { ...entry.sync } });
     this.notify(list);
     return ops;
@@ -333,7 +366,7 @@ export class Replica {
     if (step.rows === null) {
       const barred = this.journal.filter((s) => s.list === list).map((s) => s.seq);
       this.journal = this.journal.filter((s) => s.list !== list);
-      await this.store.write({ journalRemove: [step.seq, ...barred] });
+      await this.persist({ journalRemove: [step.seq, ...barred] });
       throw new CannotUndo(`“${step.label}” changed more than undo keeps`);
     }
     const writes = [];
@@ -355,7 +388,7 @@ export class Replica {
       else if (["quantity", "note", "category", "aisles"].includes(field)) writes.push({ item, field, value: null });
     }
     if (writes.length > 0) await this.writeLocal(list, writes, null, null, [step.seq]);
-    else await this.store.write({ journalRemove: [step.seq] });
+    else await this.persist({ journalRemove: [step.seq] });
     return step.label;
   }
 
@@ -568,6 +601,7 @@ export class Replica {
    * @returns {Promise<{ field: string, value: any, ts: string, replica: string, winner: boolean, reason: string }[]>}
    */
   async history(list, id) {
+    await this.saving;
     const writes = await this.store.history(list, id);
     /** @type {Map<string, any>} */
     const winners = new Map();
@@ -604,7 +638,7 @@ export class Replica {
     const winners = ops.filter((op) => entry.state.apply(op));
     Object.assign(entry.sync, syncChanges);
     this.meta.clock = last;
-    await this.store.write({ meta: { clock: last }, lists: [entry.sync], registers: winners, history: ops });
+    await this.persist({ meta: { clock: last }, lists: [entry.sync], registers: winners, history: ops });
     if (winners.length > 0 || syncChanges) this.notify(list);
     return winners.length;
   }
@@ -615,14 +649,14 @@ export class Replica {
     for (const op of ops) map.delete(identityOf(op));
     const entry = this.entry(list);
     Object.assign(entry.sync, syncChanges);
-    await this.store.write({ lists: [entry.sync], outboxRemove: ops });
+    await this.persist({ lists: [entry.sync], outboxRemove: ops });
     this.notify(list);
   }
 
   async saveSync(list, syncChanges) {
     const entry = this.entry(list);
     Object.assign(entry.sync, syncChanges);
-    await this.store.write({ lists: [entry.sync] });
+    await this.persist({ lists: [entry.sync] });
     this.notify(list);
   }
 
@@ -655,7 +689,7 @@ export class Replica {
     }
     this.meta.clockOffset = offset;
     this.meta.clock = clock.timestamp(Math.floor(serverTime), 0);
-    await this.store.write({ meta: { clockOffset: offset, clock: this.meta.clock } });
+    await this.persist({ meta: { clockOffset: offset, clock: this.meta.clock } });
     const limit = serverTime + clock.MAX_DRIFT;
     let restamped = 0;
     for (const list of [...this.outbox.keys()]) {
@@ -717,7 +751,7 @@ export class Replica {
     map.clear();
     for (const [identity, op] of reordered) map.set(identity, op);
     this.meta.clock = last;
-    await this.store.write({
+    await this.persist({
       meta: { clock: last }, registers: winners, outboxAdd: fresh, outboxRemove: stale, history: fresh, historyRemove: stale,
     });
     this.channel?.postMessage({ list, ops: fresh, replaced: stale, clock: last });
@@ -727,14 +761,17 @@ export class Replica {
 
   async setMeta(changes) {
     Object.assign(this.meta, changes);
-    await this.store.write({ meta: changes });
+    await this.persist({ meta: changes });
   }
 
   /** Forgets every list, register and pending write, and the account (signing out); the clock stays. */
   async forgetEverything() {
     const kept = { clock: this.meta.clock ?? clock.ZERO };
-    await this.store.clear();
-    await this.store.write({ meta: kept });
+    // After every save that is on its way (none lands after the clearing).
+    const cleared = this.saving.then(() => this.store.clear());
+    this.saving = cleared.catch(() => {});
+    await cleared;
+    await this.persist({ meta: kept });
     this.lists.clear();
     this.outbox.clear();
     this.journal = [];
@@ -747,7 +784,7 @@ export class Replica {
     this.lists.delete(list);
     this.outbox.delete(list);
     this.journal = this.journal.filter((step) => step.list !== list);
-    await this.store.write({ removeList: list });
+    await this.persist({ removeList: list });
     this.notify(null);
   }
 }

@@ -95,6 +95,19 @@ public struct WebApp: Sendable {
         for required in ["index.html", "sw.js", "manifest.webmanifest"] where raw[required] == nil {
             throw LoadError(description: "the web client in \(directory) has no \(required)")
         }
+        // The page's module and every module it imports, as one script served as app.js
+        // (WebBundler); the modules stay served one by one too.
+        var bundled: Set<String> = []
+        if raw["app.js"] != nil {
+            let modules = raw.filter { $0.key.hasSuffix(".js") && $0.key != "sw.js" }.mapValues(\.body)
+            do {
+                let bundle = try WebBundler.bundle(entry: "app.js", modules: modules)
+                raw["app.js"]?.body = bundle.code
+                bundled = Set(bundle.names).subtracting(["app.js"])
+            } catch {
+                throw LoadError(description: "cannot bundle the web client in \(directory): \(error.description)")
+            }
+        }
         var hashed: [UInt8] = []
         for name in raw.keys.sorted() {
             hashed += Array(name.utf8) + [0] + raw[name]!.body + [0]
@@ -103,10 +116,11 @@ public struct WebApp: Sendable {
         // Not kept ahead: the catalogue's files (one per language: a page fetches its own
         // language's when a list is opened, and the service worker keeps what was fetched), the
         // icons in PNG (the browser fetches them when the app is installed; a start does not need
-        // them) and the page, the worker and the manifest, which have addresses of their own.
+        // them), the page, the worker and the manifest, which have addresses of their own, and
+        // the modules in app.js's bundle.
         let assets = raw.keys.sorted()
             .filter {
-                !$0.hasPrefix("catalogue-") && !$0.hasSuffix(".png")
+                !$0.hasPrefix("catalogue-") && !$0.hasSuffix(".png") && !bundled.contains($0)
                     && !["index.html", "sw.js", "manifest.webmanifest"].contains($0)
             }
             .map { "\"/a/\(version)/\($0)\"" }.joined(separator: ",")

@@ -64,9 +64,18 @@ struct WebAppTests {
         let zipped = try #require(router.answer(gzipRequest))
         #expect(header(zipped, "Content-Encoding") == "gzip")
         #expect(Gzip.decompress(zipped.body) == script.body)
-        let source = try String(contentsOfFile: Self.directory + "/app.js", encoding: .utf8)
-        #expect(source.contains("/**") && !String(decoding: script.body, as: UTF8.self).contains("/**"))
-        #expect(script.body.count < source.utf8.count * 9 / 10)
+        let module = try get(router, "/a/\(web.version)/search.js")
+        let source = try String(contentsOfFile: Self.directory + "/search.js", encoding: .utf8)
+        #expect(source.contains("/**") && !String(decoding: module.body, as: UTF8.self).contains("/**"))
+        #expect(module.body.count < source.utf8.count * 9 / 10)
+        // app.js is the bundle of every module the page imports; the worker keeps the bundle, not
+        // the modules in it (which are still served one by one).
+        let bundle = String(decoding: script.body, as: UTF8.self)
+        #expect(bundle.contains("const $m_search = (() => {") && bundle.contains("const $m_list_screen = (() => {"))
+        #expect(!bundle.contains("\nimport ") && !bundle.contains("\nexport "))
+        let assets = String(decoding: try get(router, "/sw.js").body, as: UTF8.self)
+        #expect(assets.contains("/a/\(web.version)/app.js\"") && !assets.contains("/search.js\""))
+        #expect(assets.contains("/a/\(web.version)/app.css\""))
 
         let worker = String(decoding: try get(router, "/sw.js").body, as: UTF8.self)
         #expect(worker.contains("\"/a/\(web.version)/app.js\"") && !worker.contains("__BASKET_"))
@@ -144,6 +153,48 @@ struct WebAppTests {
         #expect(css == ".a {\ncontent: \" /* kept */ \";\n}\n")
     }
 
+    @Test func theBundleOrdersModulesAfterWhatTheyImportAndRefusesWhatItCannotRead() throws {
+        func modules(_ files: [String: String]) -> [String: [UInt8]] { files.mapValues { Array($0.utf8) } }
+        let (code, names) = try WebBundler.bundle(
+            entry: "app.js",
+            modules: modules([
+                "app.js":
+                    "import { twice, unused as u } from \"./b.js\";\nimport * as a from \"./a.js\";\nconsole.log(twice(a.one));\n",
+                "b.js":
+                    "import { one } from \"./a.js\";\nexport function twice(x) {\nreturn 2 * x * one;\n}\nexport const unused = 0;\n",
+                "a.js": "export const one = 1;\n", "other.js": "export class NotImported {}\n",
+            ]))
+        #expect(names == ["a.js", "b.js", "app.js"])
+        #expect(
+            String(decoding: code, as: UTF8.self)
+                == "// Basket's web client: a.js, b.js, app.js (WebBundler).\n"
+                + "const $m_a = (() => {\nconst one = 1;\n\nreturn { one };\n})();\n"
+                + "const $m_b = (() => {\nconst { one } = $m_a;\nfunction twice(x) {\nreturn 2 * x * one;\n}\nconst unused = 0;\n\n"
+                + "return { twice, unused };\n})();\n"
+                + "(() => {\nconst { twice, unused: u } = $m_b;\nconst a = $m_a;\nconsole.log(twice(a.one));\n\n})();\n"
+        )
+        for (files, problem) in [
+            (["app.js": "import \"./a.js\";\n", "a.js": ""], "an import the bundler does not read"),
+            (["app.js": "import { x } from \"./missing.js\";\n"], "no module missing.js"),
+            (
+                [
+                    "app.js": "import { x } from \"./a.js\";\n",
+                    "a.js": "import { y } from \"./app.js\";\nexport const x = 1;\n",
+                ], "import cycle"
+            ),
+            (["app.js": "export default 1;\n"], "an export the bundler does not read"),
+        ] {
+            #expect(throws: WebBundler.Failure.self, "\(problem)") {
+                do {
+                    _ = try WebBundler.bundle(entry: "app.js", modules: modules(files))
+                } catch let failure as WebBundler.Failure {
+                    #expect(failure.description.contains(problem), "\(failure.description)")
+                    throw failure
+                }
+            }
+        }
+    }
+
     /// Every module of the web client, minified, is still JavaScript that parses (node --check, where
     /// Node is installed: Scripts/check-web.sh installs it).
     @Test func everyMinifiedModuleParses() throws {
@@ -163,5 +214,17 @@ struct WebAppTests {
             node.waitUntilExit()
             #expect(node.terminationStatus == 0, "\(name): \(message)")
         }
+        // And the bundle the page loads.
+        let web = try WebApp(directory: Self.directory)
+        let bundle = try get(
+            BasketService(store: try SQLiteStore(path: ":memory:")).router(web: web), "/a/\(web.version)/app.js")
+        let out = folder.file("bundle.mjs")
+        try Data(bundle.body).write(to: URL(fileURLWithPath: out))
+        let node = Process()
+        node.executableURL = URL(fileURLWithPath: "/usr/bin/node")
+        node.arguments = ["--check", out]
+        try node.run()
+        node.waitUntilExit()
+        #expect(node.terminationStatus == 0)
     }
 }
