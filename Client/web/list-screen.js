@@ -120,8 +120,24 @@ export function showList(app, list) {
       d.index?.replace(at.all, before, now);
     }
     d.changes = state.changes;
-    d.groups = null;
-    d.checked = null;
+    // The groups stand when every changed item stays where it is shown (a tap: it stays in place
+    // for a moment) and in its aisle: the new item takes the old one's place.
+    const placed = (/** @type {any} */ i) => (stay.has(i.id) ? stay.get(i.id) : i.checked);
+    const samePlace = updates.every(([before, now]) => before.category === now.category && placed(before) === placed(now));
+    if (d.groups !== null && d.checked !== null && samePlace && !ids.has(LIST_ITEM)) {
+      const arrays = [...d.groups.map((g) => g.items), d.checked];
+      for (const [before, now] of updates) {
+        const array = arrays.find((a) => a.includes(before));
+        if (array === undefined) {
+          d.groups = null;
+          break;
+        }
+        array[array.indexOf(before)] = now;
+      }
+    } else {
+      d.groups = null;
+    }
+    if (d.groups === null) d.checked = null;
     return true;
   }
   function index() {
@@ -167,6 +183,8 @@ export function showList(app, list) {
   const rows = new Rows(makeRow, refreshRow, rowSignature);
   const slots = new Slots(makeRow, refreshRow, rowSignature);
 
+  /** What each row shows (refreshRow writes only what changed). @type {WeakMap<Element, any>} */
+  const shownInRow = new WeakMap();
   // A row is three buttons and no listeners of its own: the list listens once for all of them
   // (a row costs less to make and to drop, which a keystroke does to a dozen rows).
   /** @param {any} item */
@@ -186,24 +204,37 @@ export function showList(app, list) {
    * @param {any} item
    */
   function refreshRow(row, item) {
+    // Only what differs from what the row shows is written (each write costs the page a call
+    // into the browser, and a keystroke brings a dozen rows up to date).
+    const before = shownInRow.get(row);
     const label = item.quantity ? `${item.quantity} ${item.name}` : item.name;
-    if (row.dataset.id !== item.id) row.dataset.id = item.id;
-    row.className = item.checked ? "item checked" : "item";
     const [check, edit, remove] = /** @type {HTMLButtonElement[]} */ ([...row.children]);
-    check.setAttribute("aria-checked", item.checked ? "true" : "false");
-    check.disabled = locked;
-    edit.disabled = locked;
-    remove.disabled = locked;
-    edit.setAttribute("aria-label", `Edit ${label}`);
-    remove.setAttribute("aria-label", `Remove ${label}`);
+    if (before?.id !== item.id) row.dataset.id = item.id;
+    if (before?.checked !== item.checked) {
+      row.className = item.checked ? "item checked" : "item";
+      check.setAttribute("aria-checked", item.checked ? "true" : "false");
+    }
+    if (before?.locked !== locked) {
+      check.disabled = locked;
+      edit.disabled = locked;
+      remove.disabled = locked;
+    }
+    if (before?.label !== label) {
+      edit.setAttribute("aria-label", `Edit ${label}`);
+      remove.setAttribute("aria-label", `Remove ${label}`);
+    }
     const [name, details] = /** @type {HTMLElement[]} */ ([...check.children]);
-    name.textContent = item.name;
-    details.replaceChildren(
-      ...(item.quantity ? [h("span", { class: "quantity" }, item.quantity)] : []),
-      ...(item.note ? [h("span", { class: "note" }, item.note)] : []),
-    );
-    details.hidden = !item.quantity && !item.note;
+    if (before?.name !== item.name) name.textContent = item.name;
+    if (before?.quantity !== item.quantity || before?.note !== item.note) {
+      details.replaceChildren(
+        ...(item.quantity ? [h("span", { class: "quantity" }, item.quantity)] : []),
+        ...(item.note ? [h("span", { class: "note" }, item.note)] : []),
+      );
+      details.hidden = !item.quantity && !item.note;
+    }
+    shownInRow.set(row, { id: item.id, checked: item.checked, locked, label, name: item.name, quantity: item.quantity, note: item.note });
   }
+
 
   // The rows' buttons, and a swipe to the left that removes (touch and pen), heard by the list.
   /** @param {Event} event */

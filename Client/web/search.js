@@ -239,6 +239,9 @@ export function characterCount(text) {
 let segmenter;
 /** The characters (grapheme clusters) of a string. */
 export function graphemes(text) {
+  // Printable characters up to U+02FF (Latin without combining marks: most queries): each
+  // character is one grapheme, and the segmenter is not needed.
+  if (/^[\u0020-\u02ff]*$/.test(text)) return Array.from(text);
   segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
