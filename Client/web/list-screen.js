@@ -11,8 +11,9 @@ import { addMessage } from "./replica.js";
 import { request, Unreachable } from "./api.js";
 import * as catalogue from "./catalogue.js";
 
-/** The most matches shown while typing (more than a phone shows under the field; the best come first). */
-const MATCHES_SHOWN = 15;
+/** The most matches shown while typing: what a phone shows under the field with its keyboard up,
+ * and a few more (the best come first; "More items match" says when there are more). */
+const MATCHES_SHOWN = 10;
 /** Rows of the whole list drawn at first, and drawn more each time the end comes into view: a
  * slow phone lays out and paints 2,000 rows in a tenth of a second at every change, 40 in a
  * few milliseconds. */
@@ -553,6 +554,10 @@ export function showList(app, list) {
   }
 
   input.addEventListener("input", render);
+  // Someone about to type: the search index is made now if it is not yet (not at the first key).
+  input.addEventListener("focus", () => {
+    if (app.isShowing(list)) index();
+  });
   input.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {
       input.value = "";
