@@ -338,9 +338,14 @@ export function search(text, items, lastUsed = new Map(), limit = Infinity) {
   return new Index(items, lastUsed).search(new Query(text), limit);
 }
 
+/** How many hits a short answer keeps (a screen shows ten and asks for one more). */
+const SHORT_ANSWER_DEPTH = 16;
+
 /** Items folded once for searching (BasketSearch's SearchIndex, without the narrowing lists). */
 export class Index {
   constructor(items, lastUsed = new Map()) {
+    /** @type {Map<string, any[]> | null} the short answers asked for (shortAnswer) */
+    this.shortAnswers = null;
     this.entries = [];
     this.keys = new Set();
     /** @type {Map<string, number>} German spellings without umlauts → entry (SearchIndex.spellings) */
@@ -395,6 +400,7 @@ export class Index {
       if (old.id !== items[i].id || old.name !== items[i].name) return false;
     }
     for (let i = 0; i < items.length; i++) this.entries[i].item = items[i];
+    this.shortAnswers = null;
     return true;
   }
 
@@ -408,6 +414,41 @@ export class Index {
   replace(i, before, item) {
     const entry = this.entries[i];
     if (entry !== undefined && entry.item.id === before.id && entry.item.name === item.name) entry.item = item;
+    // A check moves the item in every ranking (to buy before checked): answers kept are stale.
+    this.shortAnswers = null;
+  }
+
+  /**
+   * The ranked hits of a query of one or two letters and nothing else, kept once asked (the
+   * ShortAnswers of SearchIndex in Swift): the first letters of every word typed are the
+   * searches that look at most of a long list, and the same few come back all day. Null for
+   * any other query, or a limit above SHORT_ANSWER_DEPTH.
+   * @param {Query} query
+   * @param {number} limit
+   */
+  shortAnswer(query, limit) {
+    if (limit > SHORT_ANSWER_DEPTH || query.hasFilters || query.words.length !== 1 || query.key.length > 2) return null;
+    this.shortAnswers ??= new Map();
+    let hits = this.shortAnswers.get(query.keyText);
+    if (hits === undefined) {
+      hits = this.rankedHits(query, SHORT_ANSWER_DEPTH);
+      this.shortAnswers.set(query.keyText, hits);
+    }
+    return hits.slice(0, limit);
+  }
+
+  /**
+   * Asks for the short answers of every letter and digit ahead, while `more()` says there is
+   * time (a phone's idle time). Returns whether all are kept.
+   * @param {() => boolean} more
+   */
+  warmShortAnswers(more) {
+    for (const letter of "abcdefghijklmnopqrstuvwxyz0123456789") {
+      if (this.shortAnswers?.has(letter)) continue;
+      if (!more()) return false;
+      this.shortAnswer(new Query(letter), SHORT_ANSWER_DEPTH);
+    }
+    return true;
   }
 
   search(query, limit = Infinity) {
@@ -420,7 +461,7 @@ export class Index {
         offer = null;
       }
     }
-    let hits = this.rankedHits(query, limit);
+    let hits = this.shortAnswer(query, limit) ?? this.rankedHits(query, limit);
     if (spelled !== undefined) {
       // The query is an item's German spelling without umlauts: that item, as exact.
       hits = hits.filter((hit) => hit.entry !== spelled);
