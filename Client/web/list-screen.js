@@ -396,6 +396,8 @@ export function showList(app, list) {
     return s;
   }
   const matches = h("ul", { class: "rows", "aria-label": "Matches" });
+  /** The matches shown last, for which query (a tapped match keeps its place while it stays). */
+  let lastMatches = { query: "", ids: /** @type {string[]} */ ([]) };
   // How many rows of the whole list are drawn; more when the button at the end is pressed or
   // scrolled into view.
   let shown = ROWS_AT_A_TIME;
@@ -481,7 +483,17 @@ export function showList(app, list) {
       const result = index().search(new Query(scope.value === "" ? text : `${text} ${scope.value}`.trim()), MATCHES_SHOWN + 1);
       offers.replaceChildren(...(text.trim() === "" ? [] : offerButtons(text, result)));
       children.push(offers);
-      slots.render(matches, result.matches.slice(0, MATCHES_SHOWN).map((m) => byID.get(m.item.id) ?? m.item));
+      let shownMatches = result.matches.slice(0, MATCHES_SHOWN).map((m) => byID.get(m.item.id) ?? m.item);
+      // A tapped match stays at its place too while it stays (a check moves an item after the
+      // unchecked ones it ties with): the same query keeps the order it had, for the same items.
+      const query = `${text}\u0000${scope.value}`;
+      if (stay.size > 0 && lastMatches.query === query) {
+        const kept = lastMatches.ids.map((id) => byID.get(id)).filter((item) => item !== undefined);
+        const same = new Set(kept.map((item) => item.id));
+        if (kept.length === shownMatches.length && shownMatches.every((item) => same.has(item.id))) shownMatches = kept;
+      }
+      lastMatches = { query, ids: shownMatches.map((item) => item.id) };
+      slots.render(matches, shownMatches);
       children.push(matches);
       if (result.matches.length > MATCHES_SHOWN) {
         moreMatches.textContent = "More items match: type more of the name to find them.";

@@ -351,3 +351,36 @@ def test_a_phone_with_data_of_the_first_version_keeps_it_and_its_registers_start
       request.onerror = () => reject(request.error);
     })""")
     assert stores == [2, 2, 2, 0], stores
+
+
+def test_a_tapped_item_stays_in_place_for_a_moment_then_moves(client):
+    """A check moves an item (to Checked; among matches, after the unchecked ones it ties with),
+    but not under the finger: it stays, checked, where it was tapped for a moment, and a second
+    tap there undoes it."""
+    phone = client()
+    phone.signup(unique("rosa"))
+    phone.create_list("Shop")
+    phone.add("milk a, milk b, bread")
+    phone.page.wait_for_selector("li.item:has-text('milk b')")
+    shown = lambda: phone.page.evaluate(
+        "() => [...document.querySelectorAll('#items > :not(.off) li.item')].map(li => "
+        "li.querySelector('.name').textContent + (li.classList.contains('checked') ? ' ✓' : ''))")
+    sections = lambda: [h.text_content() for h in phone.page.locator("#items > :not(.off) h2.group").all()]
+    assert shown() == ["bread", "milk a", "milk b"]
+    phone.page.get_by_role("checkbox", name="bread").click()
+    assert shown() == ["bread ✓", "milk a", "milk b"]
+    assert wait_until(lambda: shown() == ["milk a", "milk b", "bread ✓"], timeout=5)
+    assert "Checked (1)" in sections()
+    # Among matches: "milk a" checked ties with "milk b" and goes after it, once it has stayed.
+    phone.page.fill("#query", "milk")
+    assert wait_until(lambda: shown() == ["milk a", "milk b"])
+    phone.page.get_by_role("checkbox", name="milk a").click()
+    assert shown() == ["milk a ✓", "milk b"]
+    assert wait_until(lambda: shown() == ["milk b", "milk a ✓"], timeout=5)
+    # A second tap in place undoes a wrong one.
+    phone.page.fill("#query", "")
+    phone.page.get_by_role("checkbox", name="milk b").click()
+    phone.page.get_by_role("checkbox", name="milk b").click()
+    assert shown() == ["milk b", "bread ✓", "milk a ✓"]
+    time.sleep(1.5)
+    assert shown() == ["milk b", "bread ✓", "milk a ✓"]
