@@ -90,7 +90,6 @@ export function showList(app, list) {
     byName.forEach((item, i) => (/** @type {any} */ (at.get(item.id)).byName = i));
     data = { state, changes, all, byID, byName, at, index: sameNames ? data?.index ?? null : null, groups: null, checked: null, spellings: null };
     if (!sameNames) scheduleIndex();
-    else if (data.index !== null) warm(data.index);
     rows.keepOnly(new Set(byID.keys()));
     return data;
   }
@@ -121,7 +120,6 @@ export function showList(app, list) {
       d.byID.set(now.id, now);
       d.index?.replace(at.all, before, now);
     }
-    if (d.index !== null && updates.length > 0) warm(d.index);
     d.changes = state.changes;
     // The groups stand when every changed item stays where it is shown (a tap: it stays in place
     // for a moment) and in its aisle: the new item takes the old one's place.
@@ -169,22 +167,10 @@ export function showList(app, list) {
     indexPending = true;
     const build = () => {
       indexPending = false;
-      if (app.isShowing(list)) warm(index());
+      if (app.isShowing(list)) index();
     };
     if (typeof requestIdleCallback === "function") requestIdleCallback(build, { timeout: 2000 });
     else setTimeout(build, 200);
-  }
-  /**
-   * The index's answers for one letter, made in idle time (a word's first letter is the
-   * keystroke that looks at most of the list).
-   * @param {Index} made
-   */
-  function warm(made) {
-    if (typeof requestIdleCallback !== "function") return;
-    requestIdleCallback((deadline) => {
-      if (!app.isShowing(list) || data?.index !== made) return;
-      if (!made.warmShortAnswers(() => deadline.timeRemaining() > 3)) warm(made);
-    });
   }
 
   const role = () => replica.sync(list)?.role;

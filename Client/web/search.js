@@ -420,9 +420,10 @@ export class Index {
 
   /**
    * The ranked hits of a query of one or two letters and nothing else, kept once asked (the
-   * ShortAnswers of SearchIndex in Swift): the first letters of every word typed are the
-   * searches that look at most of a long list, and the same few come back all day. Null for
-   * any other query, or a limit above SHORT_ANSWER_DEPTH.
+   * ShortAnswers of SearchIndex in Swift, which makes them ahead; here they are made when first
+   * asked, as work in the background measured slower keystrokes on a slow phone): the first
+   * letters of every word typed are the searches that look at most of a long list, and the same
+   * few come back all day. Null for any other query, or a limit above SHORT_ANSWER_DEPTH.
    * @param {Query} query
    * @param {number} limit
    */
@@ -435,20 +436,6 @@ export class Index {
       this.shortAnswers.set(query.keyText, hits);
     }
     return hits.slice(0, limit);
-  }
-
-  /**
-   * Asks for the short answers of every letter and digit ahead, while `more()` says there is
-   * time (a phone's idle time). Returns whether all are kept.
-   * @param {() => boolean} more
-   */
-  warmShortAnswers(more) {
-    for (const letter of "abcdefghijklmnopqrstuvwxyz0123456789") {
-      if (this.shortAnswers?.has(letter)) continue;
-      if (!more()) return false;
-      this.shortAnswer(new Query(letter), SHORT_ANSWER_DEPTH);
-    }
-    return true;
   }
 
   search(query, limit = Infinity) {
