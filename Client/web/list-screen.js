@@ -123,8 +123,7 @@ export function showList(app, list) {
     d.changes = state.changes;
     // The groups stand when every changed item stays where it is shown (a tap: it stays in place
     // for a moment) and in its aisle: the new item takes the old one's place.
-    const placed = (/** @type {any} */ i) => (stay.has(i.id) ? stay.get(i.id) : i.checked);
-    const samePlace = updates.every(([before, now]) => before.category === now.category && placed(before) === placed(now));
+    const samePlace = updates.every(([before, now]) => before.category === now.category && placedChecked(before) === placedChecked(now));
     if (d.groups !== null && d.checked !== null && samePlace && !ids.has(LIST_ITEM)) {
       const arrays = [...d.groups.map((g) => g.items), d.checked];
       for (const [before, now] of updates) {
@@ -151,12 +150,11 @@ export function showList(app, list) {
     const d = current();
     if (d.groups === null) {
       // In sortForDisplay's order without sorting again: the items by name, to buy then checked.
-      const placed = (/** @type {any} */ i) => (stay.has(i.id) ? stay.get(i.id) : i.checked);
-      const toBuy = d.byName.filter((i) => !placed(i));
+      const toBuy = d.byName.filter((i) => !placedChecked(i));
       const aisles = replica.state(list)?.info.aisles ?? [];
       const groups = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, aisles, true) : [{ category: null, items: toBuy }];
       d.groups = groups.map((g) => ({ key: g.category === null ? "" : "aisle:" + normalize(g.category), ...g }));
-      d.checked = d.byName.filter((i) => placed(i));
+      d.checked = d.byName.filter(placedChecked);
     }
     return { groups: d.groups, checked: /** @type {any[]} */ (d.checked) };
   }
@@ -301,6 +299,13 @@ export function showList(app, list) {
   const stay = new Map();
   /** @type {Map<string, ReturnType<typeof setTimeout>>} */
   const staying = new Map();
+  /**
+   * Whether the whole list shows `item` among the checked ones: as it was tapped, while it stays.
+   * @param {any} item
+   */
+  function placedChecked(item) {
+    return stay.has(item.id) ? /** @type {boolean} */ (stay.get(item.id)) : item.checked;
+  }
   async function toggle(id) {
     const item = itemNow(id);
     if (!stay.has(id)) stay.set(id, item.checked);
@@ -424,11 +429,8 @@ export function showList(app, list) {
     document.title = `${info.title} · Basket`;
     const gone = replica.sync(list)?.gone === true;
     const nowLocked = readOnly();
-    if (nowLocked !== locked) {
-      locked = nowLocked;
-      rows.clear();
-      slots.clear();
-    }
+    // A row's signature holds `locked`: each row shown is brought up to date by the renders below.
+    locked = nowLocked;
     showNotice(gone, info);
     if (input.disabled !== locked) {
       input.disabled = locked;
@@ -441,7 +443,8 @@ export function showList(app, list) {
     refreshScopes();
     /** @type {Node[]} */
     const children = [];
-    if (text.trim() === "" && scope.value === "") {
+    const searching = !(text.trim() === "" && scope.value === "");
+    if (!searching) {
       const { groups, checked } = grouped();
       if (all.length === 0) children.push(empty);
       let room = shown;
@@ -490,7 +493,6 @@ export function showList(app, list) {
     // The whole list and the matches are both kept in the document, the one not asked for
     // hidden with its layout kept (content-visibility): the first letter typed and the query
     // cleared show the other at once, without laying out its rows again.
-    const searching = !(text.trim() === "" && scope.value === "");
     reconcile(searching ? found : whole, children);
     if (whole.classList.contains("off") !== searching) {
       for (const [part, off] of [[whole, searching], [found, !searching]]) {

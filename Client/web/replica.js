@@ -119,9 +119,22 @@ export class Replica {
    * @param {boolean} [afterPaint]
    */
   persist(changes, afterPaint = false) {
-    const saved = this.saving.then(() => (afterPaint ? nextPaint() : undefined)).then(() => this.store.write(changes));
-    this.saving = saved.catch(() => {});
-    return saved;
+    return this.inTurn(async () => {
+      if (afterPaint) await nextPaint();
+      return this.store.write(changes);
+    });
+  }
+
+  /**
+   * Runs `work` on IndexedDB after every save asked for before it (persist, clearing).
+   * @template T
+   * @param {() => T | Promise<T>} work
+   * @returns {Promise<T>}
+   */
+  inTurn(work) {
+    const done = this.saving.then(work);
+    this.saving = done.then(() => {}, () => {});
+    return done;
   }
 
   get replicaID() {
@@ -768,9 +781,7 @@ export class Replica {
   async forgetEverything() {
     const kept = { clock: this.meta.clock ?? clock.ZERO };
     // After every save that is on its way (none lands after the clearing).
-    const cleared = this.saving.then(() => this.store.clear());
-    this.saving = cleared.catch(() => {});
-    await cleared;
+    await this.inTurn(() => this.store.clear());
     await this.persist({ meta: kept });
     this.lists.clear();
     this.outbox.clear();

@@ -135,11 +135,6 @@ export class Rows {
   keepOnly(ids) {
     for (const id of this.kept.keys()) if (!ids.has(id)) this.kept.delete(id);
   }
-
-  /** Forgets every row (the list's rules for rows changed: read-only, say). */
-  clear() {
-    this.kept.clear();
-  }
 }
 
 /**
@@ -190,11 +185,5 @@ export class Slots extends Rows {
         this.shown.set(element, signature);
       }
     });
-  }
-
-  /** Forgets what every row shows (the list's rules for rows changed: read-only, say). */
-  clear() {
-    super.clear();
-    this.shown = new WeakMap();
   }
 }
