@@ -208,9 +208,35 @@ public enum Loopback {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        if connected == 0 { return fd }
+        guard connected == 0 else {
+            close(fd)
+            return -1
+        }
+        return movedUp(fd)
+    }
+
+    /// `fd` moved to a number of 512 or more when the limit allows (else `fd` itself). The kernel
+    /// hands out the lowest free number, so numbers this process freed a moment ago are low ones:
+    /// a stray second close of one (URLSession's sockets on Linux have closed numbers they no
+    /// longer owned, swift-corelibs-foundation #3286) must not close a connection a test holds
+    /// and counts on, as it once seemed to in the heavy pass.
+    static func movedUp(_ fd: Int32) -> Int32 {
+        let high = fcntl(fd, F_DUPFD_CLOEXEC, 512)
+        guard high >= 0 else { return fd }
         close(fd)
-        return -1
+        return high
+    }
+
+    /// The port `fd` is connected to, or nil when it is not a connected IPv4 socket (closed, or
+    /// the number now names something else).
+    public static func peerPort(_ fd: Int32) -> Int? {
+        var peer = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let rc = withUnsafeMutablePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard rc == 0, peer.sin_family == sa_family_t(AF_INET) else { return nil }
+        return Int(UInt16(bigEndian: peer.sin_port))
     }
 }
 
