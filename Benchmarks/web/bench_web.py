@@ -16,7 +16,11 @@ frame is presented, in 8 ms steps. The older measure, to a task queued after the
 frame, is printed under the table for comparison: it also counts whatever work was queued
 before that task.
 
-The 1× rows are the baseline measured in the same run; the ratio column is 4× over 1×.
+The 1× rows are the baseline measured in the same run; the ratio column is 4× over 1×. Under
+each action, the same screen without the app (the page's rows and style sheet as a static page,
+whose keystrokes hide the rows that do not match and whose taps toggle a row's class), at 1× and
+4×: what the browser and this machine cost that day with next to no script, and the app's p95
+over it.
 
     Scripts/bench.sh web        (release basket-server and basket; Playwright in .build/web-venv)
 """
@@ -74,6 +78,83 @@ MEASURE = """() => {
     if (tap !== null && (!row.isConnected || row.getAttribute("aria-checked") !== was)) { after(tap, window.__samples.tap); tap = null; }
   }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-checked"] });
 }"""
+
+APP_ROWS = "#items > :not(.off) ul.rows:not(.done) li.item:not(.checked) button.check"
+# The static screen's rows do not move when tapped: the same five, checked and unchecked in turn.
+BARE_ROWS = "#items > :not(.off) ul.rows:not(.done) li.item button.check"
+
+
+def interact(page, rows=APP_ROWS):
+    """Types the keystrokes into the search field and taps `rows` 30 times (one of the first five
+    each time), as MEASURE times them."""
+    page.evaluate(MEASURE)
+    page.focus("#query")
+    for word in KEYSTROKES:
+        page.keyboard.type(word, delay=120)
+        page.fill("#query", "")
+        page.dispatch_event("#query", "input")
+        time.sleep(0.3)
+    page.keyboard.press("Escape")
+    time.sleep(0.5)
+    for i in range(TAPS):
+        # A tap as the screen gets it (mouse down and up at the row's place), not
+        # Playwright's click, which runs its own hit-target checks in the page during the
+        # click's events (11–16 ms of the page's time at 4×).
+        # One of the first five rows to buy: the toast of the last tap covers the
+        # bottom of the screen, where a tap would land on it.
+        row = page.locator(rows).nth(i % 5)
+        row.scroll_into_view_if_needed()
+        box = row.bounding_box()
+        page.mouse.click(box["x"] + 24, box["y"] + box["height"] / 2)
+        time.sleep(0.35)
+    time.sleep(1)
+
+
+def summary(page):
+    samples = page.evaluate("window.__samples")
+    return {
+        "key": to_next_paint(samples["keys"], samples["events"]),
+        "tap": to_next_paint(samples["taps"], samples["events"]),
+        "key_task": samples["key"], "tap_task": samples["tap"],
+    }
+
+
+def static_screen(page):
+    """The list screen as it is now, as a page of its own: the document without its scripts and
+    its policy, with the style sheet inline."""
+    css = page.evaluate("""async () => {
+      const link = document.querySelector('link[rel=stylesheet]');
+      return link ? await (await fetch(link.href)).text() : '';
+    }""")
+    html = page.evaluate("""() => {
+      const copy = document.documentElement.cloneNode(true);
+      for (const e of copy.querySelectorAll('script, link, meta[http-equiv], noscript')) e.remove();
+      return copy.outerHTML;
+    }""")
+    return "<!doctype html>" + html.replace("</head>", f"<style>{css}</style></head>", 1)
+
+
+# The baseline's only script: a tap toggles its row, a keystroke hides the rows that do not
+# contain what was typed.
+BARE = """() => {
+  const items = document.getElementById('items');
+  items.addEventListener('click', (e) => {
+    const button = e.target.closest('button.check');
+    if (!button) return;
+    const row = button.parentElement;
+    const checked = !row.classList.contains('checked');
+    row.classList.toggle('checked', checked);
+    button.setAttribute('aria-checked', String(checked));
+  });
+  const query = document.getElementById('query');
+  query.addEventListener('input', () => {
+    const text = query.value.toLowerCase();
+    for (const row of items.querySelectorAll('li.item')) {
+      row.hidden = text !== '' && !row.textContent.toLowerCase().includes(text);
+    }
+  });
+}"""
+
 
 def to_next_paint(actions, events):
     """Each action's time to the next paint (ms): from its first event to the presentation of the
@@ -177,34 +258,20 @@ def main():
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
                 page.reload()
                 wait_for_rows(page)
-                page.evaluate(MEASURE)
-                page.focus("#query")
-                for word in KEYSTROKES:
-                    page.keyboard.type(word, delay=120)
-                    page.fill("#query", "")
-                    page.dispatch_event("#query", "input")
-                    time.sleep(0.3)
-                page.evaluate("window.__samples.key.length")
-                page.keyboard.press("Escape")
-                time.sleep(0.5)
-                for i in range(TAPS):
-                    # A tap as the screen gets it (mouse down and up at the row's place), not
-                    # Playwright's click, which runs its own hit-target checks in the page during the
-                    # click's events (11–16 ms of the page's time at 4×).
-                    # One of the first five rows to buy: the toast of the last tap covers the
-                    # bottom of the screen, where a tap would land on it.
-                    row = page.locator("#items > :not(.off) ul.rows:not(.done) li.item:not(.checked) button.check").nth(i % 5)
-                    row.scroll_into_view_if_needed()
-                    box = row.bounding_box()
-                    page.mouse.click(box["x"] + 24, box["y"] + box["height"] / 2)
-                    time.sleep(0.35)
-                time.sleep(1)
-                samples = page.evaluate("window.__samples")
-                results[rate] = {
-                    "key": to_next_paint(samples["keys"], samples["events"]),
-                    "tap": to_next_paint(samples["taps"], samples["events"]),
-                    "key_task": samples["key"], "tap_task": samples["tap"],
-                }
+                interact(page)
+                results[rate] = summary(page)
+            # The baseline: the same screen as a static page (the app's own page, its style sheet
+            # and its rows as they are now, without the app), whose keystrokes hide the rows that
+            # do not match and whose taps toggle one row's class: what the browser and this
+            # machine cost today with next to no script, measured in this run.
+            screen = static_screen(page)
+            for rate in (1, 4):
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+                page.goto("about:blank")
+                page.set_content(screen)
+                page.evaluate(BARE)
+                interact(page, BARE_ROWS)
+                results[f"bare{rate}"] = summary(page)
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
             browser.close()
         print(f"Web client: a list of {ITEMS:,} items in Chromium at 390×844 (ms to the next paint; 4× = CPU slowed 4×)")
@@ -218,6 +285,12 @@ def main():
                 ratio = f"{p95 / base:.2f}" if rate == 4 else "1.00"
                 print(f"{label + f', CPU {rate}×':34} {len(values):>4} {statistics.median(values):>7.1f} {p95:>7.1f} "
                       f"{max(values):>7.1f} {ratio:>9}  {target}")
+            for rate in (1, 4):
+                values = results[f"bare{rate}"][kind]
+                p95 = percentile(values, 95)
+                app = percentile(results[rate][kind], 95)
+                print(f"{f'  same screen, no app, CPU {rate}×':34} {len(values):>4} {statistics.median(values):>7.1f} "
+                      f"{p95:>7.1f} {max(values):>7.1f} {'':>9}  app / this: {app / p95:.2f}")
         print(f"{'first visit, bytes over the wire':34} {first['requests']:>4} {'':>7} {first['bytes'] / 1024:>6.1f}K"
               f" {'':>7} {'':>9}  ≤ 60 KB")
         print("  (an action whose events all took under 16 ms counts as 16: the browser reports none)")

@@ -53,7 +53,7 @@ function cleaned(raw, field) {
  * page, which draws none).
  * @returns {Promise<void>}
  */
-function nextPaint() {
+export function nextPaint() {
   return new Promise((resolve) => {
     if (typeof requestAnimationFrame !== "function" || typeof document === "undefined" || document.hidden) return resolve();
     const timer = setTimeout(resolve, 50);
