@@ -11,9 +11,11 @@ import { addMessage, nextPaint } from "./replica.js";
 import { request, Unreachable } from "./api.js";
 import * as catalogue from "./catalogue.js";
 
-/** The most matches shown while typing: what a phone shows under the field with its keyboard up,
- * and a few more (the best come first; "More items match" says when there are more). */
-const MATCHES_SHOWN = 10;
+/** The most matches shown while typing: what a phone shows under the field with its keyboard up
+ * (390×844 with a 290 px keyboard: seven rows under the bar, the field and an offer), and one
+ * more (the best come first; "More items match" says when there are more). Each one shown costs
+ * every keystroke's frame a row's layout and paint. */
+const MATCHES_SHOWN = 8;
 /** Rows of the whole list drawn at first, and drawn more each time the end comes near (400 px
  * ahead): a slow phone lays out and paints 2,000 rows in a tenth of a second at every change, 40
  * in a few milliseconds, and a phone's screen holds 14. 24 fill a screen and a half; every row
@@ -446,7 +448,7 @@ export function showList(app, list) {
     if (!state) return app.go("#/");
     const info = state.info;
     if (heading.textContent !== info.title) heading.textContent = info.title;
-    document.title = `${info.title} · Basket`;
+    if (document.title !== `${info.title} · Basket`) document.title = `${info.title} · Basket`;
     const gone = replica.sync(list)?.gone === true;
     const nowLocked = readOnly();
     // A row's signature holds `locked`: each row shown is brought up to date by the renders below.
