@@ -1,13 +1,13 @@
 // One list on the phone: search-as-you-type over its items, Enter adds what was typed, the rows
 // kept by id (a tap redraws one row, not 2,000), and everything the CLI can do with a list: edit
 // an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
-import { h, changes, openDialog, field, when, Rows, Slots, reconcile } from "./ui.js";
+import { h, changes, openDialog, field, when, Rows, Slots, reconcile, nextPaint } from "./ui.js";
 import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
 import { parseAll, spellingTable, resolveSpellingsWith } from "./entry.js";
 import { normalize } from "./key.js";
 import { milliseconds } from "./clock.js";
 import { LIST_ITEM } from "./ids.js";
-import { addMessage, nextPaint } from "./replica.js";
+import { addMessage } from "./replica.js";
 import { request, Unreachable } from "./api.js";
 import * as catalogue from "./catalogue.js";
 
@@ -229,11 +229,18 @@ export function showList(app, list) {
     const [name, details] = /** @type {HTMLElement[]} */ ([...check.children]);
     if (before?.name !== item.name) name.textContent = item.name;
     if (before?.quantity !== item.quantity || before?.note !== item.note) {
-      details.replaceChildren(
-        ...(item.quantity ? [h("span", { class: "quantity" }, item.quantity)] : []),
-        ...(item.note ? [h("span", { class: "note" }, item.note)] : []),
-      );
-      details.hidden = !item.quantity && !item.note;
+      // The same parts as before get their new text; other parts are made (a match's row
+      // shows another item at each keystroke).
+      const parts = [...(item.quantity ? [["quantity", item.quantity]] : []), ...(item.note ? [["note", item.note]] : [])];
+      const have = [...details.children];
+      if (have.length === parts.length && parts.every(([kind], i) => have[i].className === kind)) {
+        parts.forEach(([, text], i) => {
+          if (have[i].textContent !== text) have[i].textContent = text;
+        });
+      } else {
+        details.replaceChildren(...parts.map(([kind, text]) => h("span", { class: kind }, text)));
+      }
+      details.hidden = parts.length === 0;
     }
     shownInRow.set(row, { id: item.id, checked: item.checked, locked, label, name: item.name, quantity: item.quantity, note: item.note });
   }
@@ -413,6 +420,30 @@ export function showList(app, list) {
     }, { rootMargin: "400px" }).observe(more);
   }
   const offers = h("div", { class: "offers" });
+  // The offers are kept by place, as the matches are: a keystroke changes their text, not the
+  // buttons (a button made again costs the frame its style and layout). One listener for all.
+  /** @type {WeakMap<Element, () => void>} what each offer shown does */
+  const offerActions = new WeakMap();
+  offers.addEventListener("click", (event) => {
+    const button = /** @type {Element} */ (event.target).closest("button");
+    const action = button === null ? undefined : offerActions.get(button);
+    if (action !== undefined) action();
+  });
+  /** @param {{ className: string, label: string, action: () => void }[]} wanted */
+  function showOffers(wanted) {
+    const have = [...offers.children];
+    wanted.forEach((offer, place) => {
+      let button = have[place];
+      if (button === undefined) {
+        button = h("button", {});
+        offers.append(button);
+      }
+      if (button.className !== offer.className) button.className = offer.className;
+      if (button.textContent !== offer.label) button.textContent = offer.label;
+      offerActions.set(button, offer.action);
+    });
+    for (const extra of have.slice(wanted.length)) extra.remove();
+  }
   const empty = h("p", { class: "hint empty" }, "Nothing on the list yet. Type a name above and press Enter.");
   const noMatch = h("p", { class: "hint" }, "No items match.");
   const moreMatches = h("p", { class: "hint" });
@@ -492,7 +523,7 @@ export function showList(app, list) {
     } else {
       // One more than is shown: whether to say there are more.
       const result = index().search(new Query(scope.value === "" ? text : `${text} ${scope.value}`.trim()), MATCHES_SHOWN + 1);
-      offers.replaceChildren(...(text.trim() === "" ? [] : offerButtons(text, result)));
+      showOffers(text.trim() === "" ? [] : offersFor(text, result));
       children.push(offers);
       let shownMatches = result.matches.slice(0, MATCHES_SHOWN).map((m) => byID.get(m.item.id) ?? m.item);
       // A tapped match stays at its place too while it stays (a check moves an item after the
@@ -542,30 +573,34 @@ export function showList(app, list) {
   }
 
   /**
-   * The buttons above the matches: add what was typed, "did you mean …?", what the list had
+   * The offers above the matches: add what was typed, "did you mean …?", what the list had
    * before and the catalogue's, each one tap.
    * @param {string} text
    * @param {any} result
+   * @returns {{ className: string, label: string, action: () => void }[]}
    */
-  function offerButtons(text, result) {
+  function offersFor(text, result) {
     if (locked) return [];
     const entries = entriesFor(text);
     if (entries === null) return [];
     if (entries.length > 1) {
       const label = entries.map((e) => (e.quantity ? `${e.name} (${e.quantity})` : e.name)).join(", ");
-      return [h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add ${entries.length} items: ${label}`)];
+      return [{ className: "offer", label: `Add ${entries.length} items: ${label}`, action: () => run(() => addEntries(entries)) }];
     }
     if (result.offer === null) return [];
     const e = entries[0];
-    const out = [h("button", { class: "offer", onclick: () => run(() => addEntries(entries)) }, `Add “${e.name}”`, e.quantity ? ` (${e.quantity})` : "")];
+    const out = [{ className: "offer", label: `Add “${e.name}”${e.quantity ? ` (${e.quantity})` : ""}`, action: () => run(() => addEntries(entries)) }];
     const meant = didYouMean(result);
     if (meant !== null) {
-      out.push(h("button", { class: "offer meant", onclick: () => run(() => addEntries([{ name: meant.name, quantity: e.quantity }])) }, `Did you mean “${meant.name}”?`));
+      out.push({ className: "offer meant", label: `Did you mean “${meant.name}”?`, action: () => run(() => addEntries([{ name: meant.name, quantity: e.quantity }])) });
     }
     if (result.matches.length === 0) {
       for (const s of suggestionsFor(text)) {
-        const add = () => run(() => addEntries([{ name: s.name, quantity: e.quantity, category: app.aisleFor(s.name) }]));
-        out.push(h("button", { class: "offer suggestion", onclick: add }, s.before ? `↺ ${s.name} (had it before)` : `+ ${s.name}`));
+        out.push({
+          className: "offer suggestion",
+          label: s.before ? `↺ ${s.name} (had it before)` : `+ ${s.name}`,
+          action: () => run(() => addEntries([{ name: s.name, quantity: e.quantity, category: app.aisleFor(s.name) }])),
+        });
       }
     }
     return out;

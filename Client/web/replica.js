@@ -48,22 +48,6 @@ function cleaned(raw, field) {
   }
 }
 
-/**
- * Resolves after the browser drew its next frame (at most 50 ms later, or at once in a hidden
- * page, which draws none).
- * @returns {Promise<void>}
- */
-export function nextPaint() {
-  return new Promise((resolve) => {
-    if (typeof requestAnimationFrame !== "function" || typeof document === "undefined" || document.hidden) return resolve();
-    const timer = setTimeout(resolve, 50);
-    requestAnimationFrame(() => setTimeout(() => {
-      clearTimeout(timer);
-      resolve();
-    }, 0));
-  });
-}
-
 export class Replica {
   constructor(store) {
     this.store = store;
@@ -112,29 +96,26 @@ export class Replica {
   }
 
   /**
-   * Saves in IndexedDB, in the order the changes were made (every save waits for the ones
-   * before it, so a register is never overwritten by an older value); `afterPaint` lets the
-   * browser show the change first (a local write, drawn from memory in the frame of the tap).
+   * Saves in IndexedDB at once, in the order the changes were made: IndexedDB runs read-write
+   * transactions over the same stores in the order they were made, and every save is one over
+   * every store, made when asked for. Nothing waits for a frame or for an earlier save to finish
+   * first: a write that waited was lost when the page was reloaded, closed or killed meanwhile
+   * (test_a_write_made_just_before_the_page_goes_away_is_kept).
    * @param {Parameters<import("./store.js").Store["write"]>[0]} changes
-   * @param {boolean} [afterPaint]
    */
-  persist(changes, afterPaint = false) {
-    return this.inTurn(async () => {
-      if (afterPaint) await nextPaint();
-      return this.store.write(changes);
-    });
+  persist(changes) {
+    return this.track(this.store.write(changes));
   }
 
   /**
-   * Runs `work` on IndexedDB after every save asked for before it (persist, clearing).
+   * Notes `saving` as the last save on its way (a read made after it sees it) and returns it.
    * @template T
-   * @param {() => T | Promise<T>} work
+   * @param {Promise<T>} saving
    * @returns {Promise<T>}
    */
-  inTurn(work) {
-    const done = this.saving.then(work);
-    this.saving = done.then(() => {}, () => {});
-    return done;
+  track(saving) {
+    this.saving = saving.then(() => {}, () => {});
+    return saving;
   }
 
   get replicaID() {
@@ -293,12 +274,11 @@ export class Replica {
     for (const op of ops) this.pending(list).set(identityOf(op), op);
     this.meta.clock = last;
     if (syncChanges) Object.assign(entry.sync, syncChanges);
-    // The screen draws the change first (it is in memory already); IndexedDB takes it right
-    // after the frame that shows it.
+    // Saved at once: the screen draws the change from memory meanwhile.
     await this.persist({
       meta: { clock: last }, lists: [entry.sync], registers: winners, outboxAdd: ops, history: ops,
       journalAdd: journal.add, journalRemove: journal.remove,
-    }, true);
+    });
     this.channel?.postMessage({ list, ops, clock: last, sync: { ...entry.sync } });
     this.notify(list);
     return ops;
@@ -780,8 +760,8 @@ export class Replica {
   /** Forgets every list, register and pending write, and the account (signing out); the clock stays. */
   async forgetEverything() {
     const kept = { clock: this.meta.clock ?? clock.ZERO };
-    // After every save that is on its way (none lands after the clearing).
-    await this.inTurn(() => this.store.clear());
+    // After every save on its way (made after them, the clearing runs after them).
+    await this.track(this.store.clear());
     await this.persist({ meta: kept });
     this.lists.clear();
     this.outbox.clear();

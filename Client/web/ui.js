@@ -187,3 +187,19 @@ export class Slots extends Rows {
     });
   }
 }
+
+/**
+ * Resolves after the browser drew its next frame (at most 50 ms later, or at once in a hidden
+ * page, which draws none).
+ * @returns {Promise<void>}
+ */
+export function nextPaint() {
+  return new Promise((resolve) => {
+    if (typeof requestAnimationFrame !== "function" || typeof document === "undefined" || document.hidden) return resolve();
+    const timer = setTimeout(resolve, 50);
+    requestAnimationFrame(() => setTimeout(() => {
+      clearTimeout(timer);
+      resolve();
+    }, 0));
+  });
+}

@@ -384,3 +384,23 @@ def test_a_tapped_item_stays_in_place_for_a_moment_then_moves(client):
     assert shown() == ["milk b", "bread ✓", "milk a ✓"]
     time.sleep(1.5)
     assert shown() == ["milk b", "bread ✓", "milk a ✓"]
+
+
+def test_a_write_made_just_before_the_page_goes_away_is_kept(client):
+    """A tap or an add is saved a frame later (the frame shows it first): a reload, or the phone
+    hiding the page, right after it must not lose it."""
+    phone = client()
+    phone.signup(unique("rita"))
+    phone.create_list("Quick")
+    for n in range(6):
+        phone.page.fill("#query", f"Thing {n}")
+        phone.page.press("#query", "Enter")
+        phone.page.wait_for_selector(f"li.item:has-text('Thing {n}')")
+        phone.page.reload()
+        phone.page.wait_for_selector("li.item:has-text('Thing 0')")
+        assert {f"Thing {i}" for i in range(n + 1)} <= set(phone.items()), n
+    for n in range(6):
+        phone.page.click(f"li.item:has-text('Thing {n}') button.check")
+        phone.page.reload()
+        phone.page.wait_for_selector("li.item:has-text('Thing 0')")
+        assert [phone.items()[f"Thing {i}"] for i in range(6)] == [i <= n for i in range(6)], n
