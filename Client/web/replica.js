@@ -64,8 +64,6 @@ export class Replica {
      * @type {{ seq: number, list: string, label: string, rows: { item: string, field: string, existed: boolean, before: any }[] | null }[]}
      */
     this.journal = [];
-    /** The last save to IndexedDB, which the next one waits for (persist). */
-    this.saving = Promise.resolve();
     /** The wall clock in Unix milliseconds (the conformance vectors set their own). */
     this.now = () => Date.now();
   }
@@ -97,25 +95,15 @@ export class Replica {
 
   /**
    * Saves in IndexedDB at once, in the order the changes were made: IndexedDB runs read-write
-   * transactions over the same stores in the order they were made, and every save is one over
-   * every store, made when asked for. Nothing waits for a frame or for an earlier save to finish
-   * first: a write that waited was lost when the page was reloaded, closed or killed meanwhile
-   * (test_a_write_made_just_before_the_page_goes_away_is_kept).
+   * transactions over the same stores in the order they were made (and a read after the writes
+   * made before it), and every save is one over every store, made when asked for. Nothing waits
+   * for a frame or for an earlier save to finish first: a write that waited was lost when the
+   * page was reloaded, closed or killed meanwhile
+   * (test_a_write_is_on_its_way_to_storage_when_the_tap_is_over).
    * @param {Parameters<import("./store.js").Store["write"]>[0]} changes
    */
   persist(changes) {
-    return this.track(this.store.write(changes));
-  }
-
-  /**
-   * Notes `saving` as the last save on its way (a read made after it sees it) and returns it.
-   * @template T
-   * @param {Promise<T>} saving
-   * @returns {Promise<T>}
-   */
-  track(saving) {
-    this.saving = saving.then(() => {}, () => {});
-    return saving;
+    return this.store.write(changes);
   }
 
   get replicaID() {
@@ -594,7 +582,7 @@ export class Replica {
    * @returns {Promise<{ field: string, value: any, ts: string, replica: string, winner: boolean, reason: string }[]>}
    */
   async history(list, id) {
-    await this.saving;
+    // Made after every save on its way, the read sees them (IndexedDB's order).
     const writes = await this.store.history(list, id);
     /** @type {Map<string, any>} */
     const winners = new Map();
@@ -760,8 +748,8 @@ export class Replica {
   /** Forgets every list, register and pending write, and the account (signing out); the clock stays. */
   async forgetEverything() {
     const kept = { clock: this.meta.clock ?? clock.ZERO };
-    // After every save on its way (made after them, the clearing runs after them).
-    await this.track(this.store.clear());
+    // After every save on its way: made after them, the clearing runs after them.
+    await this.store.clear();
     await this.persist({ meta: kept });
     this.lists.clear();
     this.outbox.clear();
