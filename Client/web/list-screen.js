@@ -1,7 +1,7 @@
 // One list on the phone: search-as-you-type over its items, Enter adds what was typed, the rows
 // kept by id (a tap redraws one row, not 2,000), and everything the CLI can do with a list: edit
 // an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
-import { h, changes, openDialog, field, when, Rows, Slots, reconcile, nextPaint } from "./ui.js";
+import { h, changes, openDialog, field, when, Rows, Slots, reconcile, nextPaint, whenIdle } from "./ui.js";
 import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
 import { parseAll, spellingTable, resolveSpellingsWith } from "./entry.js";
 import { normalize } from "./key.js";
@@ -16,6 +16,26 @@ import * as catalogue from "./catalogue.js";
  * more (the best come first; "More items match" says when there are more). Each one shown costs
  * every keystroke's frame a row's layout and paint. */
 const MATCHES_SHOWN = 8;
+
+/** How many of the list's names the search is warmed up with when the field is focused. */
+const WARM_UP_NAMES = 12;
+
+/**
+ * What the search is warmed up with: the beginnings (1 to 9 letters) of names spread over the
+ * list, and each longer name with its third and fourth letters swapped.
+ * @param {{ name: string }[]} items
+ * @returns {string[]}
+ */
+function warmUpTexts(items) {
+  const texts = [];
+  const step = Math.max(1, Math.floor(items.length / WARM_UP_NAMES));
+  for (let i = 0; i < items.length && texts.length < WARM_UP_NAMES * 10; i += step) {
+    const letters = [...items[i].name.toLowerCase()];
+    for (let n = 1; n <= Math.min(letters.length, 9); n++) texts.push(letters.slice(0, n).join(""));
+    if (letters.length > 5) texts.push([...letters.slice(0, 2), letters[3], letters[2], ...letters.slice(4)].join(""));
+  }
+  return texts;
+}
 /** Rows of the whole list drawn at first, and drawn more each time the end comes near (400 px
  * ahead): a slow phone lays out and paints 2,000 rows in a tenth of a second at every change, 40
  * in a few milliseconds, and a phone's screen holds 14. 24 fill a screen and a half; every row
@@ -171,8 +191,7 @@ export function showList(app, list) {
       indexPending = false;
       if (app.isShowing(list)) index();
     };
-    if (typeof requestIdleCallback === "function") requestIdleCallback(build, { timeout: 2000 });
-    else setTimeout(build, 200);
+    whenIdle(build);
   }
 
   const role = () => replica.sync(list)?.role;
@@ -626,15 +645,32 @@ export function showList(app, list) {
 
   input.addEventListener("input", render);
   // Someone about to type: the search index is made now if it is not yet (not at the first key),
-  // and the search's code is run on it once while the keyboard comes up: the first key of a
-  // screen found that code cold (85 ms to the frame at 4×, where the keys after it took 30–40).
+  // and while the keyboard comes up the search runs, in idle moments, on beginnings of the list's
+  // own names, as if typed (and one with two letters swapped, for the typo pass): the first keys
+  // of a page otherwise find the search's code not yet compiled by the browser (a cold search
+  // takes 5–10 times as long as a warm one), and the first letters' answers not yet kept. It
+  // stops at the first key typed or when the field loses focus: it never holds a keystroke up
+  // for longer than one search.
   let warmed = false;
   input.addEventListener("focus", () => {
     if (!app.isShowing(list)) return;
     const made = index();
     if (warmed) return;
     warmed = true;
-    for (const text of ["e", "ere"]) made.search(new Query(text), MATCHES_SHOWN + 1);
+    const texts = warmUpTexts(current().all);
+    let next = 0;
+    const stop = () => (next = texts.length);
+    input.addEventListener("input", stop, { once: true });
+    input.addEventListener("blur", stop, { once: true });
+    /** @param {() => number} timeLeft */
+    const work = (timeLeft) => {
+      while (next < texts.length && timeLeft() > 2 && app.isShowing(list)) {
+        const text = texts[next++];
+        offersFor(text, made.search(new Query(text), MATCHES_SHOWN + 1));
+      }
+      if (next < texts.length && app.isShowing(list)) whenIdle(work);
+    };
+    whenIdle(work);
   });
   input.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {

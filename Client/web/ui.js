@@ -203,3 +203,20 @@ export function nextPaint() {
     }, 0));
   });
 }
+
+/**
+ * Runs `work` when the page is idle, with how many milliseconds it may take before it should
+ * give the page back (requestIdleCallback's deadline; where a browser has none, as Safari, a
+ * timer and 8 ms).
+ * @param {(timeLeft: () => number) => void} work
+ */
+export function whenIdle(work) {
+  if (typeof requestIdleCallback === "function") {
+    requestIdleCallback((deadline) => work(() => deadline.timeRemaining()), { timeout: 2000 });
+  } else {
+    setTimeout(() => {
+      const until = performance.now() + 8;
+      work(() => Math.max(0, until - performance.now()));
+    }, 50);
+  }
+}
