@@ -346,6 +346,8 @@ export class Index {
   constructor(items, lastUsed = new Map()) {
     /** @type {Map<string, any[]> | null} the short answers asked for (shortAnswer) */
     this.shortAnswers = null;
+    /** @type {{ low: number, high: number, indices: number[] } | undefined} the last query's candidates */
+    this.lastCandidates = undefined;
     this.entries = [];
     this.keys = new Set();
     /** @type {Map<string, number>} German spellings without umlauts → entry (SearchIndex.spellings) */
@@ -479,6 +481,33 @@ export class Index {
     return true;
   }
 
+  /**
+   * The entries whose keys have every letter and digit of the query (`low` and `high`, as mask()
+   * gives them), in the order of the entries. Typing on keeps every letter typed before, so the
+   * entries kept for the last query are where the next one's are (a few dozen of 2,000 after the
+   * third letter): only they are looked at again. Any other query looks at every entry.
+   * @param {number} low
+   * @param {number} high
+   * @returns {number[]}
+   */
+  candidates(low, high) {
+    const last = this.lastCandidates;
+    const narrower = last !== undefined && (low & last.low) === last.low && (high & last.high) === last.high;
+    if (narrower && low === last.low && high === last.high) return last.indices;
+    const indices = [];
+    const has = (/** @type {number} */ i) => {
+      const [entryLow, entryHigh] = this.entries[i].mask;
+      return (entryLow & low) === low && (entryHigh & high) === high;
+    };
+    if (narrower) {
+      for (const i of last.indices) if (has(i)) indices.push(i);
+    } else {
+      for (let i = 0; i < this.entries.length; i++) if (has(i)) indices.push(i);
+    }
+    this.lastCandidates = { low, high, indices };
+    return indices;
+  }
+
   rankedHits(query, limit) {
     const words = query.words;
     const hits = [];
@@ -496,37 +525,37 @@ export class Index {
     };
     const [testLow, testHigh] = query.hasText ? mask(words.flatMap((w) => Array.from(w))) : [0, 0];
     const queryKey = query.key;
-    this.entries.forEach((entry, index) => {
-      if ((entry.mask[0] & testLow) !== testLow || (entry.mask[1] & testHigh) !== testHigh) return;
-      if (query.hasFilters && !this.passes(entry, query)) return;
+    for (const index of this.candidates(testLow, testHigh)) {
+      const entry = this.entries[index];
+      if (query.hasFilters && !this.passes(entry, query)) continue;
       if (!query.hasText) {
         found(index, SUBSTRING, 0);
-        return;
+        continue;
       }
       const key = entry.key;
       if (equalBytes(key, queryKey)) {
         found(index, EXACT, 0);
-        return;
+        continue;
       }
-      if (worst === EXACT) return;
+      if (worst === EXACT) continue;
       if (queryKey.length > 0 && startsWith(key, queryKey)) {
         found(index, PREFIX, 0);
-        return;
+        continue;
       }
-      if (worst === PREFIX) return;
+      if (worst === PREFIX) continue;
       const position = wordPrefixPosition(key, words);
       if (position !== null) {
         found(index, WORD_PREFIX, position);
-        return;
+        continue;
       }
-      if (worst === WORD_PREFIX) return;
+      if (worst === WORD_PREFIX) continue;
       const substring = substringMatch(key, entry.compact, words);
       if (substring !== null) {
         found(index, SUBSTRING, substring.position, substring.score);
-        return;
+        continue;
       }
       fuzzyCandidates.push(index);
-    });
+    }
     let strict = 0;
     let beginnings = 0;
     for (const hit of hits) {

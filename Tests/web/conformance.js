@@ -95,6 +95,10 @@ async ({ vectors, base }) => {
   }
   for (const c of vectors.searches) {
     count("searches");
+    // Typed on, as a person types it: every beginning of the query first, on the same index (the
+    // index looks again only at the entries the last query kept, and must rank as if it had not).
+    const letters = [...c.query];
+    for (let n = 1; n < letters.length; n++) sets[c.set].search(new search.Query(letters.slice(0, n).join("")), c.limit ?? Infinity);
     const result = sets[c.set].search(new search.Query(c.query), c.limit ?? Infinity);
     const enter = search.enterAction(result);
     const got = {
