@@ -21,15 +21,25 @@ const MATCHES_SHOWN = 8;
 const WARM_UP_NAMES = 12;
 
 /**
- * What the search is warmed up with: the beginnings (1 to 9 letters) of names spread over the
- * list, and each longer name with its third and fourth letters swapped.
+ * What the search is warmed up with: the letters the list's words begin with most often (the
+ * likeliest first keys, whose answers the index then keeps), then the beginnings (1 to 9
+ * letters) of names spread over the list, and each longer name with its third and fourth
+ * letters swapped.
  * @param {{ name: string }[]} items
  * @returns {string[]}
  */
 function warmUpTexts(items) {
-  const texts = [];
+  /** @type {Map<string, number>} */
+  const initials = new Map();
+  for (const item of items) {
+    for (const word of item.name.toLowerCase().split(/\s+/)) {
+      const first = [...word][0];
+      if (first !== undefined) initials.set(first, (initials.get(first) ?? 0) + 1);
+    }
+  }
+  const texts = [...initials].sort((a, b) => b[1] - a[1]).slice(0, WARM_UP_NAMES).map(([letter]) => letter);
   const step = Math.max(1, Math.floor(items.length / WARM_UP_NAMES));
-  for (let i = 0; i < items.length && texts.length < WARM_UP_NAMES * 10; i += step) {
+  for (let i = 0; i < items.length && texts.length < WARM_UP_NAMES * 11; i += step) {
     const letters = [...items[i].name.toLowerCase()];
     for (let n = 1; n <= Math.min(letters.length, 9); n++) texts.push(letters.slice(0, n).join(""));
     if (letters.length > 5) texts.push([...letters.slice(0, 2), letters[3], letters[2], ...letters.slice(4)].join(""));
