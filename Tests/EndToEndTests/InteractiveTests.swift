@@ -7,27 +7,36 @@ import Testing
 final class TmuxPane {
     let name = "basket-\(UUID().uuidString.prefix(8))"
 
+    /// tmux with a server of this pane's own, on a socket of its own (`-S`, removed with the
+    /// pane): a pane killed as the last session of a shared server takes the server down while
+    /// another test's `new-session` may be talking to it ("server exited unexpectedly").
+    var socket: String { "/tmp/\(name).tmux" }
+    var tmux: String { "tmux -S \(socket)" }
+
     init(command: String, environment: [String: String] = [:]) throws {
         let exports = environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let result = try Executables.runShell(
-            "tmux new-session -d -s \(name) -x 80 -y 24 \"env \(exports) \(command)\"")
+            "\(tmux) new-session -d -s \(name) -x 80 -y 24 \"env \(exports) \(command)\"")
         guard result.status == 0 else { throw TmuxError(message: result.stderr) }
     }
 
-    deinit { _ = try? Executables.runShell("tmux kill-session -t \(name) 2>/dev/null") }
+    deinit {
+        _ = try? Executables.runShell("\(tmux) kill-server 2>/dev/null")
+        try? FileManager.default.removeItem(atPath: socket)
+    }
 
     struct TmuxError: Error { var message: String }
 
     func send(_ keys: String...) throws {
-        _ = try Executables.runShell("tmux send-keys -t \(name) " + keys.map { "'\($0)'" }.joined(separator: " "))
+        _ = try Executables.runShell("\(tmux) send-keys -t \(name) " + keys.map { "'\($0)'" }.joined(separator: " "))
     }
 
     func type(_ text: String) throws {
-        _ = try Executables.runShell("tmux send-keys -t \(name) -l '\(text)'")
+        _ = try Executables.runShell("\(tmux) send-keys -t \(name) -l '\(text)'")
     }
 
     var screen: String {
-        (try? Executables.runShell("tmux capture-pane -p -t \(name)").stdout) ?? ""
+        (try? Executables.runShell("\(tmux) capture-pane -p -t \(name)").stdout) ?? ""
     }
 
     /// The screen's rows as tmux holds them, and the lines they make once rows that wrapped
@@ -35,11 +44,11 @@ final class TmuxPane {
     /// something did not fit the width.
     var rowsAndLines: (rows: [Substring], lines: [Substring]) {
         let rows = screen.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        let joined = (try? Executables.runShell("tmux capture-pane -p -J -t \(name)").stdout) ?? ""
+        let joined = (try? Executables.runShell("\(tmux) capture-pane -p -J -t \(name)").stdout) ?? ""
         return (Array(rows), Array(joined.split(separator: "\n", omittingEmptySubsequences: false).dropLast()))
     }
 
-    var isAlive: Bool { (try? Executables.runShell("tmux has-session -t \(name) 2>/dev/null").status) == 0 }
+    var isAlive: Bool { (try? Executables.runShell("\(tmux) has-session -t \(name) 2>/dev/null").status) == 0 }
 
     /// Waits until the screen satisfies `condition` (at most 5 s); returns the screen.
     @discardableResult
