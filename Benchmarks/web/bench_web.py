@@ -279,6 +279,8 @@ def main():
             for rate in (1, 4):
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
                 for _ in range(ROUNDS):
+                    # From the static page, goto loads the app; on the list already, goto to the
+                    # same address only moves within the page: the reload makes it a page load.
                     page.goto(list_url)
                     page.reload()
                     wait_for_rows(page)

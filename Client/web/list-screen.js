@@ -655,12 +655,12 @@ export function showList(app, list) {
 
   input.addEventListener("input", render);
   // Someone about to type: the search index is made now if it is not yet (not at the first key),
-  // and while the keyboard comes up the search runs, in idle moments, on beginnings of the list's
-  // own names, as if typed (and one with two letters swapped, for the typo pass): the first keys
-  // of a page otherwise find the search's code not yet compiled by the browser (a cold search
-  // takes 5–10 times as long as a warm one), and the first letters' answers not yet kept. It
-  // stops at the first key typed or when the field loses focus: it never holds a keystroke up
-  // for longer than one search.
+  // and while the keyboard comes up the search and the offers run, in idle moments, on what
+  // warmUpTexts gives (the list's commonest initials, then beginnings of its names, as if typed):
+  // the first keys of a page otherwise find the search's code not yet compiled by the browser (a
+  // cold search takes 5–10 times as long as a warm one), and the first letters' answers not yet
+  // kept. It stops at the first key typed or when the field loses focus: it never holds a
+  // keystroke up for longer than one search.
   let warmed = false;
   input.addEventListener("focus", () => {
     if (!app.isShowing(list)) return;
