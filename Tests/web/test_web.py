@@ -122,12 +122,12 @@ def test_search_as_you_type_ranks_like_basket_search(client, device):
         phone.page.fill("#query", query)
         shown = phone.page.evaluate(
             "() => [...document.querySelectorAll('#items > :not(.off) li.item .name')].map(n => n.textContent)")
-        # The phone shows the first eight (MATCHES_SHOWN), in the CLI's order, and says when
+        # The phone shows the first six (MATCHES_SHOWN), in the CLI's order, and says when
         # there are more.
         expected = [hit["name"] for hit in cli["results"]]
-        assert shown == expected[:8], query
+        assert shown == expected[:6], query
         more = phone.page.get_by_text("More items match: type more of the name to find them.")
-        assert more.is_visible() == (len(expected) > 8), query
+        assert more.is_visible() == (len(expected) > 6), query
         offer = phone.page.query_selector("button.offer")
         if cli["offer"] is None:
             assert offer is None, query
