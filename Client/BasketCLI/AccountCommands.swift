@@ -13,6 +13,7 @@ enum AccountCommands {
         if args.first == "revoke" {
             guard args.count == 2 else { throw UsageError(message: "name the device's ID", usage: devicesUsage) }
             let id = args[1]
+            try context.confirm("Sign out device \(id)? It keeps its lists; it syncs again once signed in.")
             try runBlocking { try await transport.revokeDevice(id) }
             context.console.print("Signed out device \(id): its next sync is refused; its lists and changes stay on it")
             return

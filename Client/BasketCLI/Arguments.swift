@@ -4,6 +4,11 @@ struct UsageError: Error {
     var usage: String
 }
 
+/// Ends a command with an exit status and no message (a search that found nothing: 1, as grep).
+struct ExitStatus: Error {
+    var code: Int32
+}
+
 /// A failure that is not about usage: printed as `Error: …`, exit 1 (or `code`).
 struct CommandError: Error {
     var message: String
@@ -18,7 +23,12 @@ struct Arguments {
     private(set) var positionals: [String] = []
 
     /// Parses `args`; `valueOptions` take a value (`--db PATH` or `--db=PATH`), `flagOptions` do not.
-    init(_ args: [String], valueOptions: Set<String>, flagOptions: Set<String>, usage: String) throws {
+    /// `shortOptions` spell some of them with one letter (`-q` for `--quiet`): a short option
+    /// counts where its long one does.
+    init(
+        _ args: [String], valueOptions: Set<String>, flagOptions: Set<String>, shortOptions: [String: String] = [:],
+        usage: String
+    ) throws {
         var i = 0
         var optionsEnded = false
         while i < args.count {
@@ -33,6 +43,7 @@ struct Arguments {
                 continue
             }
             var name = arg
+            if let long = shortOptions[arg], valueOptions.contains(long) || flagOptions.contains(long) { name = long }
             var inlineValue: String?
             if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
                 name = String(arg[..<eq])

@@ -31,12 +31,13 @@ public enum BasketCLI {
             let spec = command ?? Commands.root
             let parsed = try Arguments(
                 rest, valueOptions: spec.valueOptions.union(Commands.globalValueOptions),
-                flagOptions: spec.flagOptions.union(Commands.globalFlagOptions), usage: spec.usage)
+                flagOptions: spec.flagOptions.union(Commands.globalFlagOptions), shortOptions: Commands.shortOptions,
+                usage: spec.usage)
             if parsed.has("--version") {
                 console.print("basket \(version)")
                 return 0
             }
-            if parsed.has("--help") || parsed.has("-h") {
+            if parsed.has("--help") {
                 console.print(spec.help)
                 return 0
             }
@@ -52,18 +53,26 @@ public enum BasketCLI {
                 return 0
             }
             guard let command else {
-                throw UsageError(message: "unknown command '\(parsed.positionals[0])'", usage: Commands.root.usage)
+                throw UsageError(message: HelpCommand.unknown(parsed.positionals[0]), usage: Commands.root.usage)
             }
+            // -q leaves out reports of what was done, never data asked for.
+            let printsData =
+                command.output == .data || (command.output == .dataWhenBare && parsed.positionals.isEmpty)
+            console.isQuiet = parsed.has("--quiet") && !printsData
             let commandContext = Context(arguments: parsed, environment: environment, console: console)
             context = commandContext
             try command.run(commandContext)
             if command.writes { SyncCommands.sendAfterWrite(commandContext) }
             return 0
         } catch let error as UsageError {
+            // The command's whole usage line, and its own help.
+            let named = command.map { $0.path.joined(separator: " ") } ?? ""
             console.error("Error: \(error.message)")
-            console.error("Usage: \(error.usage)")
-            console.error("See 'basket --help'.")
+            console.error("Usage: \(command?.usage ?? error.usage)")
+            console.error(named.isEmpty || named == "help" ? "See 'basket help'." : "See 'basket help \(named)'.")
             return 64
+        } catch let status as ExitStatus {
+            return status.code
         } catch let error as CommandError {
             console.error("Error: \(error.message)")
             return error.exitCode
@@ -80,6 +89,19 @@ public enum BasketCLI {
             console.error(
                 "An owner of the list can make you an editor ('basket members' shows who); then run 'basket sync'.")
             return 1
+        } catch ReplicaError.archived(let list) {
+            let title = context?.title(of: list) ?? "this list"
+            let role = (try? context?.replica().syncState(of: list))?.role
+            if role == nil || role == .owner {
+                console.error(
+                    "Error: \(title) is archived; nothing was changed. 'basket list unarchive \(title)' brings it back."
+                )
+            } else {
+                console.error(
+                    "Error: \(title) is archived; nothing was changed. An owner of the list can bring it back"
+                        + " ('basket members' shows who).")
+            }
+            return 1
         } catch ReplicaError.noLongerMember(let list) {
             let title = context?.title(of: list) ?? "this list"
             console.error(
@@ -89,6 +111,14 @@ public enum BasketCLI {
             return 1
         } catch let error as ReplicaError {
             console.error("Error: \(error)")
+            return 1
+        } catch SyncError.unreachable(let why) {
+            let server = (try? context?.loadConfig())?.server ?? "no address"
+            let waiting = (try? context?.replica().pendingChanges()) ?? 0
+            console.error("Error: cannot reach the server (\(server)): \(why).")
+            if waiting > 0 {
+                console.error("\(LiveSync.Status.changes(waiting)) wait here; the next sync sends them.")
+            }
             return 1
         } catch SyncError.server(401, let code, let message) where code == "unauthorized" || code == "token_expired" {
             console.error("Error: this device is signed out (\(code): \(message)).")
@@ -172,6 +202,20 @@ final class Context {
             return try Data(contentsOf: URL(fileURLWithPath: source))
         } catch {
             throw CommandError(message: "cannot read \(source): \(error.localizedDescription)", code: "io")
+        }
+    }
+
+    /// Asks before what cannot be undone. On a terminal: `question [y/N]` on stderr, and a line
+    /// from stdin that must be y or yes; `--yes` goes on without asking, and so does a command
+    /// without a terminal (a script has no one to ask: it says what it means by running it).
+    /// - Throws: a ``CommandError`` (exit 1, nothing changed) for any other answer.
+    func confirm(_ question: String) throws {
+        guard !arguments.has("--yes"), !console.isCapturing, isatty(0) == 1, isatty(2) == 1 else { return }
+        console.flush()
+        FileHandle.standardError.write(Data("\(Printable.escaped(question)) [y/N] ".utf8))
+        let answer = (readLine(strippingNewline: true) ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else {
+            throw CommandError(message: "nothing was changed", code: "cancelled")
         }
     }
 

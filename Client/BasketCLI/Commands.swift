@@ -12,28 +12,60 @@ struct CommandSpec: Sendable {
     var writes = false
     /// Left out of `basket --help` and the man page (plumbing for shell completion).
     var hidden = false
+    /// What the command prints on stdout: `-q` silences a report, never data.
+    var output: Output = .report
     var run: @Sendable (Context) throws -> Void
 
+    enum Output: Sendable {
+        /// What was done ("Added Milk"): `-q` leaves it out.
+        case report
+        /// What was asked for (the list, a search, an invite code): printed with `-q` too.
+        case data
+        /// Data without a subcommand (`basket members`), a report with one (`basket members rm`).
+        case dataWhenBare
+    }
+
+    /// `basket COMMAND --help`: the command's own options; the global ones in one line (all of
+    /// them in `basket --help`).
     var help: String {
         var text = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
-        if !details.isEmpty { text += "\n\(details)\n" }
-        text += "\n" + Self.globalHelp
+        if !details.isEmpty { text += "\n\(Self.laidOut(details))\n" }
+        text += "\n" + (path.isEmpty ? Self.globalHelp : Self.globalHint)
         return text
     }
+
+    /// Help text with a blank line before each section (OPTIONS:, ARGUMENTS:, SUBCOMMANDS:) and
+    /// between a section's indented lines and the prose after them.
+    static func laidOut(_ text: String) -> String {
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let previous = lines.last ?? ""
+            let isHeader = line.hasSuffix(":") && line.allSatisfy { $0.isUppercase || $0 == " " || $0 == ":" }
+            let startsProse = !line.isEmpty && !line.hasPrefix(" ") && previous.hasPrefix(" ")
+            if !previous.isEmpty && (isHeader || startsProse) { lines.append("") }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static let globalHint =
+        "Global options: --db PATH, -l/--list NAME, --json, --no-sync, -q/--quiet ('basket help' says what each does)."
 
     static let globalHelp = """
         GLOBAL OPTIONS:
           --db PATH        The replica: a directory (basket.sqlite inside) or a .sqlite/.db file.
                            Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
-          --list NAME      Work on this list instead of the current one.
+          -l, --list NAME  Work on this list instead of the current one.
           --json           Print data as JSON (commands that print data).
           --no-sync        Keep this command's changes here: do not send them now (see 'basket remote').
-          -h, --help       Show help.
+          -q, --quiet      Print no report of what was done ("Added milk"); data and errors still print.
+          -h, --help       Show help ('basket help COMMAND' too).
           --version        Show the version.
 
         ENVIRONMENT:
           BASKET_HOME, XDG_DATA_HOME   Where the replica lives (see --db).
           BASKET_PASSWORD              The password for signup and login.
+          BASKET_TIMEOUT               Seconds a command waits for the server's answer (default 15).
           BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
                                        (for testing conflicts and clock correction).
         """
@@ -41,7 +73,15 @@ struct CommandSpec: Sendable {
 
 enum Commands {
     static let globalValueOptions: Set<String> = ["--db", "--list"]
-    static let globalFlagOptions: Set<String> = ["--json", "--help", "-h", "--version", "--no-sync"]
+    static let globalFlagOptions: Set<String> = ["--json", "--help", "--version", "--no-sync", "--quiet"]
+    /// One-letter spellings, taken where the long option is (`-a` is `--all` for `basket ls`).
+    static let shortOptions: [String: String] = [
+        "-h": "--help", "-q": "--quiet", "-l": "--list", "-y": "--yes", "-a": "--all", "-c": "--checked",
+        "-u": "--unchecked", "-n": "--limit", "-w": "--watch", "-r": "--role",
+    ]
+
+    /// The short spelling of `option`, if it has one.
+    static func short(of option: String) -> String? { shortOptions.first { $0.value == option }?.key }
 
     static let all: [CommandSpec] = [
         CommandSpec(
@@ -111,14 +151,14 @@ enum Commands {
             path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all] [--flat]",
             details: """
                 OPTIONS:
-                  --unchecked      Only items still to buy.
-                  --checked        Only items crossed off.
-                  --all            Everything, removed items included.
+                  -u, --unchecked  Only items still to buy.
+                  -c, --checked    Only items crossed off.
+                  -a, --all        Everything, removed items included.
                   --flat           One list by name, without the aisle groups.
                 Items to buy come first, grouped by category in the list's aisle order ('basket aisles'), then
                 the other categories, then those without one; then checked ones ([x]), by name.
                 """,
-            flagOptions: ["--all", "--checked", "--unchecked", "--flat"], run: ItemCommands.list),
+            flagOptions: ["--all", "--checked", "--unchecked", "--flat"], output: .data, run: ItemCommands.list),
         CommandSpec(
             path: ["aisles"], summary: "Show or set the order of the shop's aisles (categories) for the list.",
             usage: ListCommands.aislesUsage,
@@ -128,7 +168,7 @@ enum Commands {
                 syncs like the list's title. 'basket set milk --category dairy' puts an item in an aisle; the
                 category stays with the item, so adding milk again later puts it there again.
                 """,
-            writes: true, run: ListCommands.aisles),
+            writes: true, output: .dataWhenBare, run: ListCommands.aisles),
         CommandSpec(
             path: ["search"], summary: "Find items; offers to add what you typed when no item has that name.",
             usage: "basket search QUERY [--limit N]",
@@ -139,10 +179,11 @@ enum Commands {
                 fuzzy subsequences. Tokens: is:checked (is:done), is:unchecked (is:todo), in:CATEGORY, -word or
                 !word to exclude, "a phrase", ^word for the start of the name.
                 With --json: {"query", "offer": {"name"} or null, "results": [{..., "exact", "tier", "score"}]}.
+                Exit status 1 when no item matches (as grep), 0 when one does.
                 OPTIONS:
-                  --limit N        At most N results.
+                  -n, --limit N    At most N results.
                 """,
-            valueOptions: ["--limit"], run: ItemCommands.search),
+            valueOptions: ["--limit"], output: .data, run: ItemCommands.search),
         CommandSpec(
             path: ["suggest"],
             summary: "What to add: items bought or removed before, then common groceries matching QUERY.",
@@ -152,13 +193,14 @@ enum Commands {
                 recently they were added: each add counts half as much every 14 days. With a QUERY, only those
                 matching it (same ranking as search), then names from a bundled catalogue of about 100 common
                 groceries the list never had, "(catalogue: LANGUAGE)", in the language of LC_ALL, LC_MESSAGES or
-                LANG (ar de en es fa fr id it ja ko pt ru tr zh; else English). OPTIONS:
-                  --limit N        At most N suggestions (default 10).
+                LANG (ar de en es fa fr id it ja ko pt ru tr zh; else English).
+                OPTIONS:
+                  -n, --limit N    At most N suggestions (default 10).
                 """,
-            valueOptions: ["--limit"], run: ItemCommands.suggest),
+            valueOptions: ["--limit"], output: .data, run: ItemCommands.suggest),
         CommandSpec(
             path: ["history"], summary: "Every write to an item's fields, which one won and why.",
-            usage: "basket history ITEM", details: itemArgument, run: ItemCommands.history),
+            usage: "basket history ITEM", details: itemArgument, output: .data, run: ItemCommands.history),
         CommandSpec(
             path: ["list", "new"], summary: "Create a list and make it the current one.", usage: "basket list new NAME",
             writes: true, run: ListCommands.new),
@@ -170,14 +212,16 @@ enum Commands {
             usage: "basket list rename NEW-NAME", writes: true, run: ListCommands.rename),
         CommandSpec(
             path: ["list", "rm"], summary: "Delete a list (an owner: for everyone) or remove a copy from this device.",
-            usage: "basket list rm [NAME]",
+            usage: "basket list rm [NAME] [--yes]",
             details: """
+                OPTIONS:
+                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
                 A shared list you own is deleted on the server with its history, members and invites; the other
                 members' next sync says so, and their copies stay (read-only) until they remove them. A list on
                 this device only, or no longer shared with you, is removed from this device. An editor or a
                 viewer cannot delete a shared list: 'basket leave' leaves it.
                 """,
-            run: MemberCommands.removeList),
+            flagOptions: ["--yes"], run: MemberCommands.removeList),
         CommandSpec(
             path: ["list", "archive"], summary: "Archive a list: read-only on every device, out of the way (owners).",
             usage: "basket list archive [NAME]", writes: true, run: { try ListCommands.archive($0, true) }),
@@ -186,7 +230,7 @@ enum Commands {
             writes: true, run: { try ListCommands.archive($0, false) }),
         CommandSpec(
             path: ["lists"], summary: "Show the lists on this replica (archived ones with --all).",
-            usage: "basket lists [--all]", flagOptions: ["--all"], run: ListCommands.lists),
+            usage: "basket lists [--all]", flagOptions: ["--all"], output: .data, run: ListCommands.lists),
         CommandSpec(
             path: ["export"], summary: "Write every operation this replica knows to a file.",
             usage: "basket export FILE|-",
@@ -194,7 +238,7 @@ enum Commands {
                 The file holds operations in Basket's text encoding (docs/encoding.md); importing it on another
                 replica merges the two. All lists are exported unless --list is given.
                 """,
-            run: ListCommands.export),
+            output: .data, run: ListCommands.export),
         CommandSpec(
             path: ["import"], summary: "Merge operations exported by another replica.", usage: "basket import FILE|-",
             details: "All operations are applied in one transaction, or none (a bad file changes nothing).",
@@ -212,7 +256,7 @@ enum Commands {
                                    and the interactive mode sends each change at once. On by default; off keeps
                                    changes here until 'basket sync' (one command: --no-sync).
                 """,
-            valueOptions: ["--auto-sync"], run: SyncCommands.remote),
+            valueOptions: ["--auto-sync"], output: .dataWhenBare, run: SyncCommands.remote),
         CommandSpec(
             path: ["signup"], summary: "Create an account on the server and sign in.",
             usage: "basket signup NAME [--password-stdin] [--device NAME] [--invite CODE]",
@@ -226,13 +270,15 @@ enum Commands {
             details: passwordDetails, valueOptions: ["--device"], flagOptions: ["--password-stdin"],
             run: { try SyncCommands.account($0, signUp: false) }),
         CommandSpec(
-            path: ["logout"], summary: "Sign out (the token is revoked).", usage: "basket logout [--everywhere]",
+            path: ["logout"], summary: "Sign out (the token is revoked).",
+            usage: "basket logout [--everywhere [--yes]]",
             details: """
                 OPTIONS:
                   --everywhere     Sign out every device of the account, this one included.
+                  -y, --yes        Do not ask first (on a terminal --everywhere asks; a script is not asked).
                 Lists and unsent changes stay on this device; sign in again to send them.
                 """,
-            flagOptions: ["--everywhere"], run: SyncCommands.logout),
+            flagOptions: ["--everywhere", "--yes"], run: SyncCommands.logout),
         CommandSpec(
             path: ["devices"], summary: "The devices signed in to your account; sign one out.",
             usage: AccountCommands.devicesUsage,
@@ -241,8 +287,10 @@ enum Commands {
                   revoke ID        Sign that device out: its next sync is refused (401); its lists and unsent
                                    changes stay on it until it signs in again.
                 A device that is not used for 90 days, or signed in more than a year ago, is signed out by itself.
+                OPTIONS:
+                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
                 """,
-            run: AccountCommands.devices),
+            flagOptions: ["--yes"], output: .dataWhenBare, run: AccountCommands.devices),
         CommandSpec(
             path: ["password"], summary: "Change your password; every other device is signed out.",
             usage: "basket password [--password-stdin]",
@@ -256,13 +304,14 @@ enum Commands {
             usage: "basket sync [--watch | --discard-refused]",
             details: """
                 OPTIONS:
-                  --watch          Stay connected to the current list and print changes as they arrive (Ctrl-C stops);
+                  -w, --watch      Stay connected to the current list and print changes as they arrive (Ctrl-C stops);
                                    what other basket processes write to it is sent within a second.
                   --discard-refused  Drop the changes the server refuses (made as a viewer, or to a list no longer
                                    shared with you; 'basket status' lists them) and put those lists back to the
                                    server's state, so that every device shows the same.
                 Lists made on this device are registered on the server; lists joined on another device are fetched.
                 When the server cannot be reached the changes stay in the outbox for the next sync.
+                Exit status 1 when the server could not be reached, or refused changes that stay here.
                 """,
             flagOptions: ["--watch", "--discard-refused"], run: SyncCommands.sync),
         CommandSpec(
@@ -270,12 +319,12 @@ enum Commands {
             usage: SyncCommands.shareUsage,
             details: """
                 OPTIONS:
-                  --role ROLE      editor (default: may change the list), viewer (may only read it) or owner.
+                  -r, --role ROLE  editor (default: may change the list), viewer (may only read it) or owner.
                   --uses N         How many people may join with the code (default 1, at most 100).
                   --expires TIME   How long it works: 30m, 12h, 2d (default 7 days, at most 30d).
                 The code is shown once; the server keeps only its hash. 'basket invites' lists the invites out.
                 """,
-            valueOptions: ["--role", "--uses", "--expires"], run: SyncCommands.share),
+            valueOptions: ["--role", "--uses", "--expires"], output: .data, run: SyncCommands.share),
         CommandSpec(
             path: ["invites"], summary: "The current list's invites that still work; withdraw one.",
             usage: AccountCommands.invitesUsage,
@@ -285,7 +334,7 @@ enum Commands {
                 An owner sees every invite to the list, an editor its own. An invite goes when it is used up,
                 when it expires, and when its maker leaves the list or is removed from it.
                 """,
-            run: AccountCommands.invites),
+            output: .dataWhenBare, run: AccountCommands.invites),
         CommandSpec(
             path: ["members"], summary: "Who shares the current list, and their roles; remove one or change a role.",
             usage: MemberCommands.membersUsage,
@@ -295,21 +344,26 @@ enum Commands {
                   role NAME ROLE   Make a member an owner, editor or viewer (owners). The last owner cannot step
                                    down; a member made a viewer loses the invites it made.
                 Editors may change the list and invite; viewers may only read it (their writes are refused).
+                OPTIONS:
+                  -y, --yes        Do not ask first (on a terminal rm asks; a script is not asked).
                 """,
-            run: MemberCommands.members),
+            flagOptions: ["--yes"], output: .dataWhenBare, run: MemberCommands.members),
         CommandSpec(
-            path: ["leave"], summary: "Leave the current list (it stays here, read-only).", usage: "basket leave",
+            path: ["leave"], summary: "Leave the current list (it stays here, read-only).",
+            usage: "basket leave [--yes]",
             details: """
+                OPTIONS:
+                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
                 Sends what waits first. The last owner cannot leave while others are members: make one an
                 owner first ('basket members role NAME owner'). 'basket list rm' then removes the copy here.
                 """,
-            run: MemberCommands.leave),
+            flagOptions: ["--yes"], run: MemberCommands.leave),
         CommandSpec(
             path: ["join"], summary: "Join a list with an invite code and make it current.", usage: "basket join CODE",
             run: SyncCommands.join),
         CommandSpec(
             path: ["status"], summary: "Pending changes, last sync, server and clock offset.", usage: "basket status",
-            run: SyncCommands.status),
+            output: .data, run: SyncCommands.status),
         CommandSpec(
             path: ["doctor"], summary: "Check the replica file; rebuild a damaged one.", usage: "basket doctor",
             details: """
@@ -328,16 +382,16 @@ enum Commands {
                   bash   basket completion bash > ~/.local/share/bash-completion/completions/basket
                   zsh    basket completion zsh > "${fpath[1]}/_basket"
                   fish   basket completion fish > ~/.config/fish/completions/basket.fish
-                Scripts/install.sh installs all three.
+                Scripts/install.sh installs all three. In zsh, 'source <(basket completion zsh)' works too.
                 """,
-            run: Completion.script),
+            output: .data, run: Completion.script),
         CommandSpec(
             path: ["__complete"], summary: "Names for shell completion.",
             usage: "basket __complete commands|items|lists",
-            hidden: true, run: Completion.names),
+            hidden: true, output: .data, run: Completion.names),
         CommandSpec(
             path: ["__man"], summary: "The man page, in roff.", usage: "basket __man", hidden: true,
-            run: Completion.manPage),
+            output: .data, run: Completion.manPage),
         CommandSpec(
             path: ["scenario", "run"], summary: "Run conflict scenarios against a real server.",
             usage: "basket scenario run [--server PATH] FILE…",
@@ -354,7 +408,10 @@ enum Commands {
                   --server PATH    The basket-server executable. Default: $BASKET_SERVER, else basket-server
                                    next to this program.
                 """,
-            valueOptions: ["--server"], run: ScenarioCommand.run),
+            valueOptions: ["--server"], output: .data, run: ScenarioCommand.run),
+        CommandSpec(
+            path: ["help"], summary: "Show help: of basket, or of a command.", usage: "basket help [COMMAND]",
+            output: .data, run: HelpCommand.run),
     ]
 
     static let passwordDetails = """
@@ -375,15 +432,19 @@ enum Commands {
         details: "With no command on a terminal: the interactive search. Type to narrow the list; ↑/↓ move;\n"
             + "Enter adds what you typed ('tea, 2 milk' adds two) or, when an item has exactly that name, toggles\n"
             + "it; the closest item is just below the create row ('did you mean?'): ↓ then Enter takes it. Tab\n"
-            + "completes a name or an is: token; Ctrl-U clears; Ctrl-Z undoes the last change on this list; Esc or\n"
-            + "Ctrl-C leaves. With a server, each change is sent as it is made, others' appear while it is open,\n"
+            + "completes a name or an is: token; Ctrl-S shows one part of the list at a time (to buy, checked, each\n"
+            + "aisle); Ctrl-U clears; Ctrl-Z undoes the last change on this list; Esc, Ctrl-D or Ctrl-C (exit status\n"
+            + "130) leaves. With a server, each change is sent as it is made, others' appear while it is open,\n"
             + "and the last line says synced, sending, or can't reach the server with how many changes wait.\n"
             + "NO_COLOR turns colour off. Without a terminal it prints the list.\n\n"
             + "COMMANDS:\n"
             + all.filter { !$0.hidden }.map {
                 "  " + $0.path.joined(separator: " ").padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary
             }
-            .joined(separator: "\n") + "\n\nSee 'basket COMMAND --help' for a command's options.",
+            .joined(separator: "\n")
+            + "\n\nSee 'basket help COMMAND' (or 'basket COMMAND --help') for a command's options.\n\n"
+            + "EXIT STATUS:\n  0 done; 1 failed (and: a search found nothing, a sync left changes the server refused);\n"
+            + "  64 a usage error; 130 interrupted (Ctrl-C).",
         run: { _ in })
 
     /// Finds the command named by the first positional words; global options may come before it.
@@ -393,7 +454,8 @@ enum Commands {
         // Skip global options before the command name.
         while let first = rest.first, first.hasPrefix("-"), first != "-" {
             leading.append(rest.removeFirst())
-            if globalValueOptions.contains(first), !rest.isEmpty { leading.append(rest.removeFirst()) }
+            let long = shortOptions[first] ?? first
+            if globalValueOptions.contains(long), !rest.isEmpty { leading.append(rest.removeFirst()) }
         }
         guard let name = rest.first else { return ([], nil, leading) }
         if rest.count >= 2, let spec = all.first(where: { $0.path == [name, rest[1]] }) {

@@ -24,7 +24,14 @@ final class Console {
         return console
     }
 
+    /// Whether this console keeps what it is given (the scenario runner's): no one reads a prompt.
+    var isCapturing: Bool { capturedOutput != nil }
+
+    /// Whether reports are left out (`-q`): ``print(_:)`` writes nothing; errors and JSON still go.
+    var isQuiet = false
+
     func print(_ line: String = "") {
+        if isQuiet { return }
         out.append(contentsOf: Array((Printable.escaped(line, keepingLines: true) + "\n").utf8))
         if out.count > 64 * 1024 { flush() }
     }

@@ -194,6 +194,8 @@ final class InteractiveMode {
             for key in Key.decode(bytes) {
                 if try !handle(key) {
                     leave()
+                    // Ctrl-C ends it as an interrupted program does (128 + SIGINT), Esc as it should.
+                    if key == .interrupt { throw ExitStatus(code: 130) }
                     return
                 }
             }

@@ -290,18 +290,22 @@ enum ItemCommands {
                 }
                 enum Keys: String, CodingKey { case query, offer, results }
             }
-            return try context.console.json(
+            try context.console.json(
                 Output(
                     query: query, offer: result.offer.map(Offer.init),
                     results: result.matches.map {
                         Hit(item: ItemJSON($0.item), exact: $0.isExact, tier: $0.tier.name, score: $0.score)
                     }))
+            if result.matches.isEmpty { throw ExitStatus(code: 1) }
+            return
         }
         for match in result.matches { context.console.print(line(for: match.item)) }
         if let offer = result.offer {
             context.console.print("+ Add \"\(offer)\"   (basket add \(shellQuoted(offer)))")
         }
         if result.matches.isEmpty && result.offer == nil { context.console.print("No items.") }
+        // As grep: 1 when nothing matched (an offer to add is not a match).
+        if result.matches.isEmpty { throw ExitStatus(code: 1) }
     }
 
     static func suggest(_ context: Context) throws {

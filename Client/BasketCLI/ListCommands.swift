@@ -106,6 +106,10 @@ enum ListCommands {
     /// `basket aisles`: shows or sets the order of the shop's aisles (categories) for the list.
     static func aisles(_ context: Context) throws {
         let args = context.arguments.positionals
+        if args.first == "set", EntryParser.split(args.dropFirst().joined(separator: " ")).isEmpty {
+            throw UsageError(
+                message: "name at least one aisle ('basket aisles clear' removes the order)", usage: aislesUsage)
+        }
         guard let list = try context.list(create: args.first == "set") else {
             throw CommandError(message: "no list yet: 'basket add NAME' starts one", code: "no_such_list")
         }

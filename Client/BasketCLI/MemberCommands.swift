@@ -50,6 +50,7 @@ enum MemberCommands {
             }
         case "rm" where args.count == 2:
             let name = args[1].lowercased()
+            try context.confirm("Remove \(name) from \(list.title)? Their copy stays with them, read-only.")
             try runBlocking { try await transport.removeMember(name, from: listID) }
             context.console.print("Removed \(name) from \(list.title); their next sync tells them")
         case "role" where args.count == 3:
@@ -75,6 +76,7 @@ enum MemberCommands {
         guard let account = config.account else {
             throw CommandError(message: "not signed in: 'basket login NAME' first", code: "not_signed_in")
         }
+        try context.confirm("Leave \(list.title)? Coming back takes a new invite from a member.")
         let engine = try SyncCommands.engine(context)
         let listID = list.id
         try runBlocking {
@@ -114,9 +116,17 @@ enum MemberCommands {
                             + "\(remote.role.rawValue)); 'basket leave' leaves it, then 'basket list rm' removes the copy here",
                         code: "forbidden")
                 }
+                try context.confirm("Delete \(list.title) for everyone who shares it? This cannot be undone.")
                 try runBlocking { try await transport.deleteList(listID) }
                 deletedOnServer = true
             }
+        }
+        if !deletedOnServer {
+            let pending = try replica.pendingChanges(in: list.id)
+            try context.confirm(
+                "Remove \(list.title) from this device"
+                    + (pending > 0 ? ", with \(LiveSync.Status.changes(pending)) never sent" : "")
+                    + "? This cannot be undone.")
         }
         try replica.removeList(list.id)
         if try replica.setting(Context.currentListSetting) == list.id.description {

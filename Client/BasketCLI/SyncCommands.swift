@@ -52,11 +52,23 @@ extension Context {
             throw CommandError(
                 message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
         }
-        return (HTTPSyncTransport(baseURL: url, token: config.token), config)
+        return (HTTPSyncTransport(baseURL: url, token: config.token, answerTimeout: try answerTimeout()), config)
     }
 
-    /// The password: the first line of stdin with --password-stdin, else $BASKET_PASSWORD, else a prompt.
-    func password() throws -> String {
+    /// How long a command waits for the server's answer to one request: 15 s, or
+    /// `$BASKET_TIMEOUT` seconds (1 to 600). A hung server costs a command that long, then
+    /// the command says so; what it wrote stays here for the next sync.
+    func answerTimeout() throws -> Double {
+        guard let raw = environment["BASKET_TIMEOUT"], !raw.isEmpty else { return 15 }
+        guard let seconds = Int(raw), (1...600).contains(seconds) else {
+            throw CommandError(message: "BASKET_TIMEOUT must be a whole number of seconds from 1 to 600", code: "usage")
+        }
+        return Double(seconds)
+    }
+
+    /// The password: the first line of stdin with --password-stdin, else $BASKET_PASSWORD, else a
+    /// prompt (`confirming`: twice, as a new password is, and both must be the same).
+    func password(confirming: Bool = false) throws -> String {
         if arguments.has("--password-stdin") {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             let text = String(decoding: data, as: UTF8.self)
@@ -66,7 +78,13 @@ extension Context {
         guard isatty(0) == 1, let entered = getpass("Password: ") else {
             throw CommandError(message: "no password: use --password-stdin or $BASKET_PASSWORD", code: "no_password")
         }
-        return String(cString: entered)
+        let password = String(cString: entered)
+        if confirming {
+            guard let again = getpass("The same password again: "), String(cString: again) == password else {
+                throw CommandError(message: "the two passwords differ; nothing was created", code: "password_mismatch")
+            }
+        }
+        return password
     }
 }
 
@@ -98,6 +116,19 @@ enum SyncCommands {
                 guard let given = URL(string: args[1]), ["http", "https"].contains(given.scheme ?? ""),
                     given.host != nil
                 else {
+                    // "localhost:8080" or "basket.example.org": the scheme is what is missing.
+                    let bare = args[1]
+                    if !bare.contains("://"), !bare.isEmpty, bare.utf8.count <= 2_048,
+                        let guess = URL(
+                            string: (Self.isLoopback(bare.split(separator: ":").first.map(String.init) ?? "")
+                                ? "http://" : "https://") + bare),
+                        guess.host != nil
+                    {
+                        throw UsageError(
+                            message:
+                                "a server's URL starts with http:// or https://: did you mean '\(guess.absoluteString)'?",
+                            usage: remoteUsage)
+                    }
                     throw UsageError(message: "give the server's URL, like http://127.0.0.1:8080", usage: remoteUsage)
                 }
                 if config.server != args[1] {
@@ -171,7 +202,7 @@ enum SyncCommands {
         }
         let name = context.arguments.positionals[0]
         let (transport, config) = try context.transport(requireToken: false)
-        let password = try context.password()
+        let password = try context.password(confirming: signUp)
         let device = context.arguments.value("--device") ?? Self.deviceName()
         let invite = context.arguments.value("--invite")
         let token = try runBlocking {
@@ -184,6 +215,29 @@ enum SyncCommands {
         try context.saveConfig(updated)
         context.console.print(
             signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
+        guard !signUp else { return }
+        // The account's lists come along at once: 'basket lists' on a new device shows them.
+        do {
+            let engine = try engine(context)
+            let (signedIn, _) = try context.transport()
+            let fetched = try runBlocking {
+                var titles: [ListID] = []
+                for list in try await signedIn.lists() {
+                    _ = try await engine.adopt(list.id, role: list.role)
+                    titles.append(list.id)
+                }
+                return titles
+            }
+            let lists = try context.replica().lists()
+            let names = fetched.compactMap { id in lists.first { $0.id == id }?.title }
+            if !names.isEmpty {
+                context.console.print(
+                    "Fetched \(names.count) list\(names.count == 1 ? "" : "s"): "
+                        + names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : ""))
+            }
+        } catch {
+            context.console.error("Your lists were not fetched yet (\(error)); 'basket sync' fetches them.")
+        }
     }
 
     /// This machine's name, as the devices list shows a new sign-in by default.
@@ -200,6 +254,7 @@ enum SyncCommands {
         var everywhere = 0
         if context.arguments.has("--everywhere") {
             // Every device of the account: a failure here must be seen, not swallowed.
+            try context.confirm("Sign out every device of \(config.account ?? "this account"), this one included?")
             everywhere = try runBlocking { try await transport.logoutEverywhere() }
         } else {
             try? runBlocking { try await transport.logout() }
@@ -219,6 +274,11 @@ enum SyncCommands {
     }
 
     static func sync(_ context: Context) throws {
+        if context.arguments.has("--watch") && context.arguments.has("--discard-refused") {
+            throw UsageError(
+                message: "--watch and --discard-refused do not go together: run 'basket sync --discard-refused' first",
+                usage: "basket sync [--watch | --discard-refused]")
+        }
         let engine = try engine(context)
         if context.arguments.has("--watch") { return try watch(context, engine) }
         let reports = try runBlocking { try await engine.syncAll() }
@@ -242,6 +302,9 @@ enum SyncCommands {
                 }
             }
         }
+        // Changes refused and still here make the sync a failure for a script (exit 1): they are
+        // not on the server, whatever the lines above say.
+        let refusedLeft = reports.contains { $0.refusedPending - (discarded[$0.list]?.count ?? 0) > 0 }
         if context.json {
             struct Row: Encodable {
                 var list: String
@@ -256,7 +319,7 @@ enum SyncCommands {
                 var unsent: Int
                 var discarded: Int
             }
-            return try context.console.json(
+            try context.console.json(
                 reports.map {
                     let dropped = discarded[$0.list]?.count ?? 0
                     return Row(
@@ -265,6 +328,8 @@ enum SyncCommands {
                         refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
                         unsent: max(0, $0.unsent - dropped), discarded: dropped)
                 })
+            if refusedLeft { throw ExitStatus(code: 1) }
+            return
         }
         for report in reports where report.noLongerMember {
             let title = lists[report.list] ?? report.list.description
@@ -306,6 +371,7 @@ enum SyncCommands {
             }
         }
         if reports.isEmpty { context.console.print("Nothing to sync.") }
+        if refusedLeft { throw ExitStatus(code: 1) }
     }
 
     /// Changes waiting in the outbox as a person reads them: one line per item, at most 50.
@@ -441,6 +507,23 @@ enum SyncCommands {
             expiresIn = seconds
         }
         let list = try context.requireList()
+        // What this device knows already is said without asking the server.
+        let state = try context.replica().syncState(of: list.id)
+        if state.noLongerMember {
+            throw CommandError(
+                message: "\(list.title) is no longer shared with you on the server: there is nothing to invite to",
+                code: "no_longer_member")
+        }
+        if state.role == .viewer {
+            throw CommandError(
+                message: "you can only view \(list.title): viewers cannot invite (an owner can make you an editor)",
+                code: "forbidden")
+        }
+        if role == .owner, let known = state.role, known != .owner {
+            throw CommandError(
+                message: "only an owner of \(list.title) can invite an owner (you are an \(known.rawValue))",
+                code: "forbidden")
+        }
         let engine = try engine(context)
         let (transport, _) = try context.transport()
         let listID = list.id
@@ -560,7 +643,11 @@ enum SyncCommands {
         let changes = try replica.pendingChanges()
         context.console.print("Pending: \(LiveSync.Status.changes(changes)) not yet sent")
         context.console.print(
-            "Clock:   \(offset == 0 ? "in step with the server" : "corrected by \(offset) ms from the server's time")")
+            "Clock:   "
+                + (config.server == nil
+                    ? "no server to compare with"
+                    : offset == 0
+                        ? "in step with the server" : "corrected by \(offset) ms from the server's time"))
         for list in lists {
             let state = states[list.id]
             let when =

@@ -109,7 +109,8 @@ enum Key: Equatable {
             case 0x15: flushText(); keys.append(.clear)
             case 0x1A: flushText(); keys.append(.undo)  // Ctrl-Z (raw mode: no suspend)
             case 0x13: flushText(); keys.append(.scope)  // Ctrl-S (raw mode: no flow control)
-            case 0x03, 0x04: flushText(); keys.append(.interrupt)
+            case 0x03: flushText(); keys.append(.interrupt)
+            case 0x04: flushText(); keys.append(.escape)  // Ctrl-D: the end, as in a shell
             case 0x10: flushText(); keys.append(.up)  // Ctrl-P
             case 0x0E: flushText(); keys.append(.down)  // Ctrl-N
             case 0..<0x20: flushText()

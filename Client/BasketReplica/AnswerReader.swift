@@ -42,7 +42,14 @@ final class AnswerReader: NSObject, URLSessionDataDelegate, Sendable {
             let id = task.taskIdentifier
             pending.withLock { $0[id] = Pending(task: task, continuation: continuation) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-                stop(id, SyncError.unreachable("the server sent no whole answer within \(Int(seconds)) s"))
+                // A server that said nothing at all is hung; one that began is too slow.
+                let began = pending.withLock { $0[id]?.response != nil }
+                stop(
+                    id,
+                    SyncError.unreachable(
+                        began
+                            ? "the server sent no whole answer within \(Int(seconds)) s"
+                            : "the server did not answer within \(Int(seconds)) s"))
             }
             task.resume()
         }

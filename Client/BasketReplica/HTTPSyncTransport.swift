@@ -22,9 +22,12 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     ///   - baseURL: the server, like `http://127.0.0.1:8080`.
     ///   - token: the bearer token from ``login(name:password:device:)``; nil before signing in.
     ///   - exchange: how requests travel; nil for HTTP through URLSession.
-    public init(baseURL: URL, token: String?, exchange: Exchange? = nil) {
+    ///   - answerTimeout: how long a request waits for the server's answer (a long-poll: this
+    ///     beyond its wait) before it gives up as ``SyncError/unreachable(_:)``.
+    public init(baseURL: URL, token: String?, answerTimeout: Double = 30, exchange: Exchange? = nil) {
         self.baseURL = baseURL
         self.token = token
+        self.answerTimeout = answerTimeout
         if let exchange {
             self.exchange = exchange
         } else {
@@ -47,19 +50,39 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         }
     }
 
+    /// How long a request waits for an answer (see ``init(baseURL:token:answerTimeout:exchange:)``).
+    public let answerTimeout: Double
+
     /// The largest answer read: a page is cut at about 1 MiB of operations by the server, so
     /// anything near this is not a Basket server's answer.
     static let maxAnswerBytes = 32 << 20
 
-    /// How long a request may take in all: its timeout (the long-poll's wait and 30 s for a pull,
-    /// 30 s otherwise), and a second for every 16 KiB it sends (the least a server takes a body
-    /// at, docs/security.md).
+    /// How long a request may take in all: its timeout (the long-poll's wait and the answer
+    /// timeout for a pull, the answer timeout otherwise), and a second for every 16 KiB it sends
+    /// (the least a server takes a body at, docs/security.md).
     static func deadline(of request: URLRequest) -> Double {
         request.timeoutInterval + Double(request.httpBody?.count ?? 0) / Double(16 << 10)
     }
 
     /// The most lists one `GET /v1/lists` is taken with (a server keeps 200 per account).
     static let maxLists = 10_000
+
+    /// Why a request did not reach the server, as a person reads it (URLSession's errors print
+    /// as "NSURLErrorDomain error -1001" on Linux).
+    static func why(_ error: any Error, waited seconds: Double) -> String {
+        guard let failure = error as? URLError else { return error.localizedDescription }
+        switch failure.code {
+        case .timedOut: return "the server did not answer within \(Int(seconds.rounded())) s"
+        case .cannotConnectToHost: return "the connection was refused (is the server running?)"
+        case .cannotFindHost, .dnsLookupFailed: return "no such host"
+        case .networkConnectionLost: return "the connection was lost"
+        case .notConnectedToInternet: return "this device has no network"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return "the TLS connection failed (\(failure.localizedDescription))"
+        default: return failure.localizedDescription
+        }
+    }
 
     /// Text from the server as it may be shown: control characters escaped.
     static func printable(_ text: String) -> String { Printable.escaped(text) }
@@ -223,7 +246,8 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// A page after `cursor` (`GET /v1/lists/{id}/ops`), long-polling `wait` seconds; the page is checked to belong to `list` and follow `cursor`.
     public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
         let answer: Wire.Page = try await call(
-            "GET", "/v1/lists/\(list)/ops?after=\(cursor)&limit=\(limit)&wait=\(wait)", timeout: Double(wait) + 30)
+            "GET", "/v1/lists/\(list)/ops?after=\(cursor)&limit=\(limit)&wait=\(wait)",
+            timeout: Double(wait) + answerTimeout)
         return try Self.page(answer, of: list, after: cursor)
     }
 
@@ -262,7 +286,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// Sends a request and decodes its answer as `Answer`; an answer that is not one is a
     /// ``SyncError/badResponse(_:)``.
     private func call<Answer: Decodable>(
-        _ method: String, _ path: String, sending body: (any Encodable)? = nil, timeout: Double = 30
+        _ method: String, _ path: String, sending body: (any Encodable)? = nil, timeout: Double? = nil
     ) async throws -> Answer {
         let data = try await send(method, path, body: body, timeout: timeout)
         do {
@@ -273,7 +297,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     /// Sends a request; returns the body of a 2xx answer, and throws ``SyncError`` for any other.
-    private func send(_ method: String, _ path: String, body: (any Encodable)? = nil, timeout: Double = 30)
+    private func send(_ method: String, _ path: String, body: (any Encodable)? = nil, timeout: Double? = nil)
         async throws -> Data
     {
         guard
@@ -281,7 +305,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         else {
             throw SyncError.badResponse("bad URL for \(path)")
         }
-        var request = URLRequest(url: url, timeoutInterval: timeout)
+        var request = URLRequest(url: url, timeoutInterval: timeout ?? answerTimeout)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body {
@@ -298,7 +322,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         } catch let error as SyncError {
             throw error
         } catch {
-            throw SyncError.unreachable(error.localizedDescription)
+            throw SyncError.unreachable(Self.why(error, waited: request.timeoutInterval))
         }
         guard (200..<300).contains(status) else {
             let refusal = try? JSONDecoder().decode(Wire.ErrorBody.self, from: data)

@@ -64,6 +64,11 @@ extension Replica {
                 try db.run("DELETE FROM outbox WHERE list = ?", .blob(list.raw.bytes))
                 try db.run("DELETE FROM sync_lists WHERE list = ?", .blob(list.raw.bytes))
                 try db.run("DELETE FROM lists WHERE no = ?", .integer(no))
+                // Its undo steps go too: undoing one would write to a list that is no longer
+                // here, and make it again as an untitled list, here and on the server.
+                try db.run("DELETE FROM undo WHERE list = ?", .blob(list.raw.bytes))
+                try db.run(
+                    "DELETE FROM undo_steps WHERE journaled = 1 AND step NOT IN (SELECT step FROM undo)")
             }
         }
         notify(ReplicaChange(origin: .local, lists: [list], items: []))

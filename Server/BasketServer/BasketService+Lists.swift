@@ -109,7 +109,8 @@ extension BasketService {
         } catch StoreError.lastOwner {
             throw HTTPError(
                 409, "last_owner",
-                "the list's last owner cannot become an \(newRole.rawValue); make another member an owner first")
+                "the list's last owner cannot become \(newRole == .viewer ? "a" : "an") \(newRole.rawValue); make another member an owner first"
+            )
         } catch StoreError.noSuchMember {
             throw HTTPError.notFound("'\(name.prefix(64))' is not a member of this list")
         }

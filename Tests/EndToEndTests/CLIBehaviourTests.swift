@@ -107,8 +107,9 @@ struct CLIBehaviourTests {
         #expect(limited.results.count == 1)
         let creme = try JSONDecoder().decode(Output.self, from: Data(device.ok("search", "creme", "--json").utf8))
         #expect(creme.offer?.name == "creme" && creme.results.map(\.name) == ["Crème fraîche"])
-        let text = try device.ok("search", "Bread")
-        #expect(text.contains("+ Add \"Bread\""))
+        // No item matches: the offer is printed, and the status is 1 (as grep's).
+        let text = try device.run("search", "Bread")
+        #expect(text.status == 1 && text.stdout.contains("+ Add \"Bread\""))
     }
 
     @Test func listsAreCreatedAndChosen() throws {

@@ -217,7 +217,10 @@ struct MembershipTests {
         try bob.ok("--no-sync", "add", "2 Chocolate")
         try bob.ok("--no-sync", "check", "milk")
         try alice.ok("members", "role", "bobr", "viewer")
-        let sync = try bob.ok("sync")
+        // Refused changes still here make the sync fail for a script (exit 1).
+        let refusedSync = try bob.run("sync")
+        #expect(refusedSync.status == 1)
+        let sync = refusedSync.stdout
         // Two changes (Chocolate added, Milk checked), however many writes they made.
         #expect(sync.contains("2 changes to this list were not sent: you can only view it"), "\(sync)")
         // Writing to another list sends that one and says nothing of the refused ones.

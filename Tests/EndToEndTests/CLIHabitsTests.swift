@@ -1,0 +1,256 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The habits a shell user brings from git, gh and fzf (issue 29): help, "did you mean", exit
+/// statuses, short options, -q, questions before what cannot be undone, a hung server that costs
+/// a bounded wait and says so. Real `basket` processes; the questions under tmux, as a person
+/// answers them.
+@Suite(.serialized)
+struct CLIHabitsTests {
+    let root = TemporaryDirectory("habits")
+
+    /// `sh -c` in a tmux pane that prints the command's exit status and stays open to be read.
+    func pane(_ command: String) throws -> TmuxPane {
+        // The pane's command is in double quotes for the shell that starts tmux: \$? is sh's.
+        try TmuxPane(command: "sh -c '\(command); echo EXIT=\\$?; sleep 60'", environment: ["NO_COLOR": "1"])
+    }
+
+    @Test func helpIsACommandAndACommandsHelpIsItsOwn() throws {
+        let device = Device(root, "help")
+        let viaHelp = try device.ok("help", "ls")
+        #expect(try device.ok("ls", "--help") == viaHelp)
+        #expect(try device.ok("ls", "-h") == viaHelp)
+        #expect(viaHelp.contains("-a, --all") && viaHelp.contains("-c, --checked"))
+        // The global options in one line, not fourteen.
+        #expect(!viaHelp.contains("ENVIRONMENT") && viaHelp.contains("Global options:"))
+        #expect(try device.ok("help", "list", "rm").contains("USAGE: basket list rm [NAME] [--yes]"))
+        #expect(try device.ok("help").contains("EXIT STATUS"))
+        #expect(try device.ok("help").contains("Ctrl-S"))
+        // Every section heading of every command's help stands on a line of its own, after a
+        // blank line, and prose after a section's lines is set apart by one.
+        for command in [
+            "add", "search", "suggest", "ls", "sync", "share", "members", "devices", "leave", "list rm", "logout",
+            "remote", "completion", "scenario run",
+        ] {
+            let words = command.split(separator: " ").map(String.init)
+            let text = try Executables.run("basket", ["--db", device.directory, "help"] + words).stdout
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated() where index > 0 {
+                let previous = lines[index - 1]
+                if line.contains("OPTIONS:") || line.contains("ARGUMENTS:") || line.contains("SUBCOMMANDS:") {
+                    #expect(line.hasSuffix(":") && line.first != " ", "\(command): '\(line)'")
+                    #expect(previous.isEmpty, "\(command): no blank line before '\(line)'")
+                }
+                if !line.isEmpty && line.first != " " && previous.first == " " {
+                    #expect(Bool(false), "\(command): '\(line)' runs on from the section above it")
+                }
+            }
+        }
+        let unknown = try device.run("help", "lst")
+        #expect(unknown.status == 64 && unknown.stderr.contains("did you mean 'ls'?"))
+    }
+
+    @Test func aMistypedCommandGetsASuggestionAndUsageErrorsPointAtTheCommandsHelp() throws {
+        let device = Device(root, "typo")
+        for (typed, meant) in [("ad", "add"), ("serch", "search"), ("stauts", "status"), ("lsit", "list")] {
+            let result = try device.run(typed, "milk")
+            #expect(result.status == 64, "\(typed)")
+            #expect(result.stderr.contains("unknown command '\(typed)'; did you mean '\(meant)'?"), "\(result.stderr)")
+        }
+        let far = try device.run("xyzzy")
+        #expect(far.status == 64 && !far.stderr.contains("did you mean"))
+        // The usage line is the command's whole one, never a placeholder; the hint its own help.
+        for command in ["check", "uncheck", "toggle", "rm", "history"] {
+            let result = try device.run(command)
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("Usage: basket \(command) ITEM"), "\(result.stderr)")
+            #expect(!result.stderr.contains("COMMAND"), "\(result.stderr)")
+            #expect(result.stderr.contains("See 'basket help \(command)'."), "\(result.stderr)")
+        }
+        let share = try device.run("share", "--role", "boss")
+        #expect(share.stderr.contains("Usage: basket share [--role editor|viewer|owner]"), "\(share.stderr)")
+    }
+
+    @Test func shortOptionsQuietAndExitStatuses() throws {
+        let device = Device(root, "short")
+        #expect(try device.ok("add", "-q", "Milk, Bread") == "")
+        #expect(try device.ok("check", "-q", "milk") == "")
+        let checked = try device.ok("ls", "--checked")
+        #expect(try device.ok("ls", "-c") == checked)
+        #expect(try device.ok("ls", "-q", "-u").contains("Bread"))  // data still prints with -q
+        #expect(try device.ok("search", "-n", "1", "r").split(separator: "\n").count <= 2)
+        #expect(try device.ok("-l", "Shopping", "ls", "-a").contains("Milk"))
+        // grep's habit: a search that finds nothing exits 1, with or without --json.
+        let none = try device.run("search", "zzz")
+        #expect(none.status == 1 && none.stdout.contains("Add \"zzz\""))
+        #expect(try device.run("search", "--json", "zzz").status == 1)
+        #expect(try device.run("search", "bread").status == 0)
+        // Flags that cannot go together, and an empty aisle order, are refused and change nothing.
+        let before = try device.exported()
+        #expect(try device.run("aisles", "set", "").status == 64)
+        #expect(try device.run("aisles", "set", " , ").status == 64)
+        #expect(try device.run("sync", "--watch", "--discard-refused").status == 64)
+        #expect(try device.exported() == before)
+        #expect(try device.ok("status").contains("Clock:   no server to compare with"))
+    }
+
+    @Test func aServerURLWithoutItsSchemeGetsOneSuggested() throws {
+        let device = Device(root, "remote")
+        let local = try device.run("remote", "set", "localhost:8080")
+        #expect(local.status == 64 && local.stderr.contains("did you mean 'http://localhost:8080'?"))
+        let far = try device.run("remote", "set", "basket.example.org")
+        #expect(far.stderr.contains("did you mean 'https://basket.example.org'?"))
+        #expect(try device.ok("remote").contains("No server configured."))
+    }
+
+    /// `basket undo` after `basket list rm` must not make the list again, here or on the server.
+    @Test func undoAfterAListIsRemovedDoesNotBringItBackUntitled() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server-undo"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Party")
+        try alice.ok("add", "Balloons")
+        try alice.ok("list", "new", "Weekly")
+        try alice.ok("add", "Milk")
+        try alice.ok("sync")
+        #expect(try alice.ok("list", "rm", "Weekly").contains("Deleted Weekly for everyone"))
+        // The undo journal had the add of Milk on Weekly last: it is gone with the list, so undo
+        // takes back the step before it, on Party.
+        let undone = try alice.ok("undo")
+        #expect(undone.contains("Party") && undone.contains("Balloons: removed"), "\(undone)")
+        try alice.ok("sync")
+        let lists = try alice.ok("lists")
+        #expect(!lists.contains("Weekly") && !lists.contains("untitled"), "\(lists)")
+        // A new device of the account gets Party only.
+        let laptop = Device(root, "alice-laptop")
+        try laptop.ok("remote", "set", server.url)
+        let login = try laptop.ok("login", "alice", "--password-stdin", stdin: "alice-password\n")
+        #expect(login.contains("Fetched 1 list: Party"), "\(login)")
+        #expect(try laptop.ok("lists").contains("Party"))
+        #expect(!(try laptop.ok("lists")).contains("untitled"))
+    }
+
+    /// On a terminal, what cannot be undone asks first; no (or just Enter) changes nothing.
+    @Test func destructiveCommandsAskOnATerminal() throws {
+        let device = Device(root, "ask")
+        try device.ok("list", "new", "Keep")
+        try device.ok("add", "Milk")
+        let basket = "\(Executables.path("basket")) --db \(device.directory)"
+        let no = try pane("\(basket) list rm Keep")
+        no.wait("the question") { $0.contains("Remove Keep from this device, with") && $0.contains("[y/N]") }
+        try no.send("Enter")
+        no.wait("refused") { $0.contains("Error: nothing was changed") && $0.contains("EXIT=1") }
+        #expect(try device.ok("lists").contains("Keep"))
+        let yes = try pane("\(basket) list rm Keep")
+        yes.wait("the question") { $0.contains("[y/N]") }
+        try yes.type("y")
+        try yes.send("Enter")
+        yes.wait("removed") { $0.contains("Removed Keep from this device") && $0.contains("EXIT=0") }
+        #expect(!(try device.ok("lists")).contains("Keep"))
+        // --yes does not ask, even on a terminal.
+        try device.ok("list", "new", "Gone")
+        let skip = try pane("\(basket) list rm Gone -y")
+        skip.wait("removed without a question") { $0.contains("Removed Gone") && $0.contains("EXIT=0") }
+        #expect(!skip.screen.contains("[y/N]"))
+    }
+
+    /// Ctrl-C leaves the interactive mode with 130, as an interrupted program; Esc with 0.
+    @Test func ctrlCInTheInteractiveModeExits130() throws {
+        let device = Device(root, "interrupt")
+        try device.ok("add", "Milk")
+        let basket = "\(Executables.path("basket")) --db \(device.directory)"
+        let interrupted = try pane(basket)
+        interrupted.wait("the prompt") { $0.contains("Search or add items") }
+        try interrupted.send("C-c")
+        interrupted.wait("exit 130") { $0.contains("EXIT=130") }
+        let escaped = try pane(basket)
+        escaped.wait("the prompt") { $0.contains("Search or add items") }
+        try escaped.send("Escape")
+        escaped.wait("exit 0") { $0.contains("EXIT=0") }
+    }
+
+    /// A server that takes the connection and never answers: `sync` gives up after
+    /// $BASKET_TIMEOUT seconds (15 by default), says so in words, and keeps the changes.
+    @Test func aHungServerCostsABoundedWaitAndAClearMessage() throws {
+        let listener = try HungListener()
+        let device = Device(root, "hung")
+        try device.ok("add", "Candles")
+        let config = #"{"account": "alice", "server": "http://127.0.0.1:\#(listener.port)", "token": "t0k3n"}"#
+        try Data(config.utf8).write(to: URL(fileURLWithPath: device.directory + "/config.json"))
+        let pending = try device.ok("status", "--json")
+
+        var started = Date()
+        let quick = try Executables.run(
+            "basket", ["--db", device.directory, "sync"], environment: ["BASKET_TIMEOUT": "2"], timeout: 60)
+        let quickSeconds = Date().timeIntervalSince(started)
+        #expect(quick.status == 1)
+        #expect(quick.stderr.contains("the server did not answer within 2 s"), "\(quick.stderr)")
+        #expect(quick.stderr.contains("wait here; the next sync sends them"), "\(quick.stderr)")
+        #expect(!quick.stderr.contains("NSURLErrorDomain"))
+        #expect(quickSeconds < 10, "took \(quickSeconds) s")
+
+        started = Date()
+        let fallback = try Executables.run("basket", ["--db", device.directory, "sync"], timeout: 90)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(fallback.status == 1 && fallback.stderr.contains("did not answer within 15 s"), "\(fallback.stderr)")
+        #expect(seconds < 40, "took \(seconds) s")
+        #expect(try device.ok("status", "--json") == pending)
+        let bad = try Executables.run(
+            "basket", ["--db", device.directory, "sync"], environment: ["BASKET_TIMEOUT": "0"])
+        #expect(bad.status == 1 && bad.stderr.contains("BASKET_TIMEOUT"))
+    }
+
+    @Test func aViewerIsToldAtOnceAndAnArchivedListSaysWhoCanBringItBack() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server-roles"))
+        let olga = try Device.signedUp("olga", on: server, in: root)
+        let vic = try Device.signedUp("vic", on: server, in: root)
+        let ed = try Device.signedUp("eddie", on: server, in: root)
+        try olga.ok("list", "new", "Home")
+        try olga.ok("add", "Soap")
+        try olga.share(with: vic, role: "viewer")
+        try olga.share(with: ed, role: "editor")
+        let share = try vic.run("share")
+        #expect(share.status == 1 && share.stderr.contains("viewers cannot invite"), "\(share.stderr)")
+        let demote = try olga.run("members", "role", "olga", "viewer")
+        #expect(demote.stderr.contains("cannot become a viewer"), "\(demote.stderr)")
+        try olga.ok("list", "archive")
+        try ed.ok("sync")
+        let refused = try ed.run("add", "Towels")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("Home is archived") && refused.stderr.contains("An owner of the list"))
+        #expect(!refused.stderr.contains("basket list unarchive"), "\(refused.stderr)")
+        let owner = try olga.run("add", "Towels")
+        #expect(owner.stderr.contains("'basket list unarchive Home' brings it back"), "\(owner.stderr)")
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts: the kernel completes each connection, and
+/// nothing ever answers (a hung server).
+final class HungListener {
+    let socket: Int32
+    let port: Int
+
+    init() throws {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = size
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        socket = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(socket) }
+}
