@@ -11,30 +11,63 @@ enum Completion {
         return seen
     }
 
-    /// Commands whose argument is an item of the list.
-    static let itemCommands = ["check", "uncheck", "toggle", "rm", "rename", "set", "history"]
+    /// Commands whose argument is an item of the list, and which items each offers: `check`
+    /// the ones to buy, `uncheck` the checked ones, the others every item on the list.
+    static let itemCommands: [(command: String, items: String)] = [
+        ("check", "unchecked-items"), ("uncheck", "checked-items"), ("toggle", "items"), ("rm", "items"),
+        ("rename", "items"), ("set", "items"), ("history", "items"),
+    ]
     /// Subcommands of `basket list` whose argument is a list.
     static let listSubcommands = ["use", "rm", "archive", "unarchive"]
+    /// Options that take a value (a shell's completion skips the value when it finds the command).
+    static var valueOptions: [String] {
+        var all = Commands.globalValueOptions
+        for spec in Commands.all { all.formUnion(spec.valueOptions) }
+        let short = Commands.shortOptions.filter { all.contains($0.value) }.map(\.key)
+        return (all.sorted() + short.sorted())
+    }
 
-    /// `basket __complete commands|items|lists`: one name per line (nothing when the replica
-    /// cannot be read: completion must never print an error into a command line).
+    /// `basket __complete KIND`: one name per line (nothing when the replica cannot be read:
+    /// completion must never print an error into a command line).
     static func names(_ context: Context) throws {
-        switch context.arguments.positionals.first {
+        let words = context.arguments.positionals
+        switch words.first {
         case "commands": for word in commandWords { context.console.print(word) }
         case "list-subcommands":
             for spec in Commands.all where spec.path.count == 2 && spec.path[0] == "list" {
                 context.console.print(spec.path[1])
             }
-        case "items":
+        case "items", "checked-items", "unchecked-items":
+            let filter: ItemFilter =
+                words[0] == "checked-items" ? .checked : words[0] == "unchecked-items" ? .unchecked : .onList
             guard let list = try? context.list(create: false),
-                let items = try? context.replica().items(in: list.id)
+                let items = try? context.replica().items(in: list.id, filter: filter)
             else { return }
             for item in items { context.console.print(item.name) }
         case "lists":
             for list in (try? context.replica().lists()) ?? [] { context.console.print(list.title) }
+        case "members":
+            // The server is asked, for two seconds at most: a completion that hangs is worse than none.
+            guard let list = try? context.list(create: false), let config = try? context.loadConfig(),
+                let server = config.server.flatMap(URL.init(string:)), config.token != nil
+            else { return }
+            let transport = HTTPSyncTransport(baseURL: server, token: config.token, answerTimeout: 2)
+            let id = list.id
+            for member in (try? runBlocking { try await transport.members(of: id) }) ?? [] {
+                context.console.print(member.account)
+            }
+        case "options":
+            // The options of the command named after it (`options list rm`), and the global ones.
+            let (path, spec, _) = Commands.find(Array(words.dropFirst()))
+            var options = Commands.globalValueOptions.union(Commands.globalFlagOptions)
+            if let spec, !path.isEmpty { options.formUnion(spec.valueOptions.union(spec.flagOptions)) }
+            for option in options.sorted() where option != "--version" || spec == nil {
+                context.console.print(option)
+            }
         default:
             throw UsageError(
-                message: "complete commands, items or lists", usage: "basket __complete commands|items|lists")
+                message: "complete commands, items, checked-items, unchecked-items, lists, members or options",
+                usage: "basket __complete KIND")
         }
     }
 
@@ -46,6 +79,11 @@ enum Completion {
         default:
             throw UsageError(message: "name the shell: bash, zsh or fish", usage: "basket completion bash|zsh|fish")
         }
+    }
+
+    /// The shell `case` arms that offer items: `check) kind=unchecked-items ;;` and so on.
+    static func itemCases(open: String = "", close: String = ")") -> String {
+        itemCommands.map { "\(open)\($0.command)\(close) kind=\($0.items) ;;" }.joined(separator: "\n                ")
     }
 
     static var bash: String {
@@ -62,35 +100,46 @@ enum Completion {
             done
         }
         _basket() {
-            local cur=${COMP_WORDS[COMP_CWORD]} cmd="" sub="" i
+            local cur=${COMP_WORDS[COMP_CWORD]} cmd="" sub="" arg="" kind="" i
             local -a db=()
             COMPREPLY=()
             for ((i = 1; i < COMP_CWORD; i++)); do
                 case ${COMP_WORDS[i]} in
                     --db) db=(--db "${COMP_WORDS[i + 1]}"); ((i++)) ;;
-                    --list) db+=(--list "${COMP_WORDS[i + 1]}"); ((i++)) ;;
+                    --list|-l) db+=(--list "${COMP_WORDS[i + 1]}"); ((i++)) ;;
+                    \(valueOptions.filter { $0 != "--db" && $0 != "--list" && $0 != "-l" }.joined(separator: "|"))) ((i++)) ;;
                     -*) ;;
-                    *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; elif [[ -z $sub ]]; then sub=${COMP_WORDS[i]}; fi ;;
+                    *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; elif [[ -z $sub ]]; then sub=${COMP_WORDS[i]}; elif [[ -z $arg ]]; then arg=${COMP_WORDS[i]}; fi ;;
                 esac
             done
-            if [[ ${COMP_WORDS[COMP_CWORD - 1]} == --list ]]; then
+            if [[ ${COMP_WORDS[COMP_CWORD - 1]} == @(--list|-l) ]]; then
                 _basket_offer "$cur" < <(basket "${db[@]:0:2}" __complete lists 2>/dev/null)
             elif [[ $cur == -* ]]; then
-                _basket_offer "$cur" < <(printf '%s\n' --db --list --json --no-sync --help)
+                _basket_offer "$cur" < <(basket __complete options $cmd $sub 2>/dev/null)
             elif [[ -z $cmd ]]; then
                 _basket_offer "$cur" < <(basket __complete commands 2>/dev/null)
             else
                 case $cmd in
-                    \(itemCommands.joined(separator: "|")))
-                        _basket_offer "$cur" < <(basket "${db[@]}" __complete items 2>/dev/null) ;;
+                    \(itemCases())
                     list)
                         if [[ -z $sub ]]; then
                             _basket_offer "$cur" < <(basket __complete list-subcommands 2>/dev/null)
-                        elif [[ $sub == @(\(listSubcommands.joined(separator: "|"))) ]]; then
+                        elif [[ -z $arg && $sub == @(\(listSubcommands.joined(separator: "|"))) ]]; then
                             _basket_offer "$cur" < <(basket "${db[@]}" __complete lists 2>/dev/null)
                         fi ;;
-                    completion) _basket_offer "$cur" < <(printf '%s\n' bash zsh fish) ;;
+                    members)
+                        if [[ -z $sub ]]; then
+                            _basket_offer "$cur" < <(printf '%s\\n' rm role)
+                        elif [[ -z $arg && $sub == @(rm|role) ]]; then
+                            _basket_offer "$cur" < <(basket "${db[@]}" __complete members 2>/dev/null)
+                        elif [[ $sub == role ]]; then
+                            _basket_offer "$cur" < <(printf '%s\\n' owner editor viewer)
+                        fi ;;
+                    completion|help) [[ -z $sub ]] && _basket_offer "$cur" < <(if [[ $cmd == help ]]; then basket __complete commands; else printf '%s\\n' bash zsh fish; fi 2>/dev/null) ;;
                 esac
+                if [[ -n $kind ]]; then
+                    _basket_offer "$cur" < <(basket "${db[@]}" __complete $kind 2>/dev/null)
+                fi
             fi
         }
         complete -F _basket basket
@@ -100,65 +149,165 @@ enum Completion {
     static var zsh: String {
         """
         #compdef basket
-        # zsh completion for basket (basket completion zsh)
+        # zsh completion for basket (basket completion zsh): in $fpath as _basket, or
+        # 'source <(basket completion zsh)' after compinit.
         _basket() {
             local -a db rest
-            local i
+            local i kind
             for ((i = 2; i < CURRENT; i++)); do
                 case ${words[i]} in
-                    (--db|--list) db+=(${words[i]} ${words[i + 1]}); ((i++)) ;;
+                    (--db|--list|-l) db+=(--${${words[i]#--}/#-l/list} ${words[i + 1]}); ((i++)) ;;
+                    (\(valueOptions.filter { $0 != "--db" && $0 != "--list" && $0 != "-l" }.joined(separator: "|")))) ((i++)) ;;
                     (-*) ;;
                     (*) rest+=(${words[i]}) ;;
                 esac
             done
-            if [[ ${words[CURRENT-1]} == --list ]]; then
+            if [[ ${words[CURRENT-1]} == (--list|-l) ]]; then
                 compadd -- ${(f)"$(basket ${db[1,2]} __complete lists 2>/dev/null)"}
             elif [[ ${words[CURRENT]} == -* ]]; then
-                compadd -- --db --list --json --no-sync --help
+                compadd -- ${(f)"$(basket __complete options ${rest[1,2]} 2>/dev/null)"}
             elif (( ${#rest} == 0 )); then
                 compadd -- ${(f)"$(basket __complete commands 2>/dev/null)"}
             else
                 case ${rest[1]} in
-                    (\(itemCommands.joined(separator: "|"))) compadd -- ${(f)"$(basket $db __complete items 2>/dev/null)"} ;;
+                    \(itemCases(open: "(", close: ")"))
                     (list)
                         if (( ${#rest} == 1 )); then
                             compadd -- ${(f)"$(basket __complete list-subcommands 2>/dev/null)"}
-                        elif [[ ${rest[2]} == (\(listSubcommands.joined(separator: "|"))) ]]; then
+                        elif (( ${#rest} == 2 )) && [[ ${rest[2]} == (\(listSubcommands.joined(separator: "|"))) ]]; then
                             compadd -- ${(f)"$(basket $db __complete lists 2>/dev/null)"}
                         fi ;;
-                    (completion) compadd -- bash zsh fish ;;
+                    (members)
+                        if (( ${#rest} == 1 )); then
+                            compadd -- rm role
+                        elif (( ${#rest} == 2 )) && [[ ${rest[2]} == (rm|role) ]]; then
+                            compadd -- ${(f)"$(basket $db __complete members 2>/dev/null)"}
+                        elif (( ${#rest} == 3 )) && [[ ${rest[2]} == role ]]; then
+                            compadd -- owner editor viewer
+                        fi ;;
+                    (completion) (( ${#rest} == 1 )) && compadd -- bash zsh fish ;;
+                    (help) (( ${#rest} == 1 )) && compadd -- ${(f)"$(basket __complete commands 2>/dev/null)"} ;;
                 esac
+                if [[ -n $kind ]]; then
+                    compadd -- ${(f)"$(basket $db __complete $kind 2>/dev/null)"}
+                fi
             fi
         }
-        _basket "$@"
+        # Autoloaded from $fpath, this file is _basket's body: complete. Sourced, register it.
+        if [[ ${funcstack[1]} == _basket ]]; then
+            _basket "$@"
+        else
+            compdef _basket basket
+        fi
         """
     }
 
+    /// A command's options and what each does, as its help lists them: (long, short, takes a
+    /// value, description).
+    static func options(of spec: CommandSpec) -> [(long: String, short: String?, value: Bool, about: String)] {
+        var described: [String: String] = [:]
+        for line in spec.details.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            guard line.hasPrefix("  "), trimmed.hasPrefix("-") else { continue }
+            let parts = trimmed.split(separator: "  ", maxSplits: 1, omittingEmptySubsequences: true)
+            guard parts.count == 2 else { continue }
+            for word in parts[0].split(whereSeparator: { $0 == " " || $0 == "," }) where word.hasPrefix("--") {
+                described[String(word)] = parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return spec.valueOptions.union(spec.flagOptions).sorted().map { option in
+            (option, Commands.short(of: option), spec.valueOptions.contains(option), described[option] ?? "")
+        }
+    }
+
+    /// fish's single-quoted text.
+    static func fishQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
     static var fish: String {
-        """
-        # fish completion for basket (basket completion fish)
-        # Names from the replica the command line names (--db, --list), like basket itself.
-        function __basket_complete
-            set -l tokens (commandline -opc)
-            set -l options
-            for i in (seq 2 (count $tokens))
-                if contains -- $tokens[$i] --db --list; and test $i -lt (count $tokens)
-                    set options $options $tokens[$i] $tokens[(math $i + 1)]
+        var lines: [String] = []
+        // Each command and list subcommand with its summary.
+        var seen: Set<String> = []
+        for spec in Commands.all where !spec.hidden && seen.insert(spec.path[0]).inserted {
+            let summary = spec.path.count == 1 ? spec.summary : "Manage lists."
+            lines.append("complete -c basket -n '__basket_is' -a \(spec.path[0]) -d \(fishQuoted(summary))")
+        }
+        for spec in Commands.all where spec.path.count == 2 && spec.path[0] == "list" {
+            lines.append("complete -c basket -n '__basket_is list' -a \(spec.path[1]) -d \(fishQuoted(spec.summary))")
+        }
+        for (command, kind) in itemCommands {
+            lines.append("complete -c basket -n '__basket_starts \(command)' -a '(__basket_complete \(kind))'")
+        }
+        for sub in listSubcommands {
+            lines.append("complete -c basket -n '__basket_is list \(sub)' -a '(__basket_complete lists)'")
+        }
+        // Each command's own options, where that command is typed.
+        for spec in Commands.all where !spec.hidden {
+            for option in options(of: spec) {
+                var line =
+                    "complete -c basket -n '__basket_starts \(spec.path.joined(separator: " "))' -l \(option.long.dropFirst(2))"
+                if let short = option.short { line += " -s \(short.dropFirst())" }
+                if option.value { line += " -r" }
+                if !option.about.isEmpty { line += " -d \(fishQuoted(option.about))" }
+                lines.append(line)
+            }
+        }
+        return """
+            # fish completion for basket (basket completion fish)
+            # The words typed after basket, without options and their values.
+            function __basket_args
+                set -l tokens (commandline -opc)
+                set -l skip 0
+                for token in $tokens[2..-1]
+                    if test $skip = 1
+                        set skip 0
+                        continue
+                    end
+                    if contains -- $token \(valueOptions.joined(separator: " "))
+                        set skip 1
+                    else if not string match -q -- '-*' $token
+                        echo $token
+                    end
                 end
             end
-            basket $options __complete $argv 2>/dev/null
-        end
-        complete -c basket -f
-        complete -c basket -n __fish_use_subcommand -a '(__basket_complete commands)'
-        complete -c basket -n '__fish_seen_subcommand_from \(itemCommands.joined(separator: " "))' -a '(__basket_complete items)'
-        complete -c basket -n '__fish_seen_subcommand_from list; and not __fish_seen_subcommand_from \(listSubcommands.joined(separator: " "))' -a '(__basket_complete list-subcommands)'
-        complete -c basket -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from \(listSubcommands.joined(separator: " "))' -a '(__basket_complete lists)'
-        complete -c basket -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
-        complete -c basket -l list -x -a '(__basket_complete lists)' -d 'Work on this list'
-        complete -c basket -l db -r -F -d 'The replica'
-        complete -c basket -l json -d 'Print data as JSON'
-        complete -c basket -l no-sync -d 'Keep the changes here for now'
-        """
+            # Whether the words typed are exactly these (no words: none typed yet).
+            function __basket_is
+                test "$(__basket_args | string join ' ')" = "$argv"
+            end
+            # Whether the words typed begin with these.
+            function __basket_starts
+                set -l typed (__basket_args)
+                test (count $typed) -ge (count $argv); or return 1
+                for i in (seq (count $argv))
+                    test "$typed[$i]" = "$argv[$i]"; or return 1
+                end
+            end
+            # Names from the replica the command line names (--db, --list), like basket itself.
+            function __basket_complete
+                set -l tokens (commandline -opc)
+                set -l options
+                for i in (seq 2 (count $tokens))
+                    if contains -- $tokens[$i] --db --list -l; and test $i -lt (count $tokens)
+                        set options $options $tokens[$i] $tokens[(math $i + 1)]
+                    end
+                end
+                basket $options __complete $argv 2>/dev/null
+            end
+            complete -c basket -f
+            \(lines.joined(separator: "\n"))
+            complete -c basket -n '__basket_is members' -a 'rm role'
+            complete -c basket -n '__basket_is members rm; or __basket_is members role' -a '(__basket_complete members)'
+            complete -c basket -n '__basket_starts members role; and test (count (__basket_args)) -eq 3' -a 'owner editor viewer'
+            complete -c basket -n '__basket_is completion' -a 'bash zsh fish'
+            complete -c basket -n '__basket_is help' -a '(__basket_complete commands)'
+            complete -c basket -s l -l list -x -a '(__basket_complete lists)' -d 'Work on this list'
+            complete -c basket -l db -r -F -d 'The replica'
+            complete -c basket -l json -d 'Print data as JSON'
+            complete -c basket -l no-sync -d 'Keep the changes here for now'
+            complete -c basket -s q -l quiet -d 'No report of what was done'
+            complete -c basket -s h -l help -d 'Show help'
+            """
     }
 
     /// `basket __man`: the man page, from the same table as `--help`.
@@ -188,8 +337,35 @@ enum Completion {
             .TP
             .I config.json
             Next to the replica: the server, the account and its token, mode 0600.
+            .SH EXIT STATUS
+            .TP
+            .B 0
+            Done.
+            .TP
+            .B 1
+            Failed (the message says why and whether anything changed); also a search that found
+            nothing, as grep, and a sync that left changes the server refused.
+            .TP
+            .B 64
+            A usage error: an unknown command or option, a missing argument.
+            .TP
+            .B 130
+            Interrupted: Ctrl-C in the interactive mode.
+            .SH EXAMPLES
+            .nf
+            basket add milk, 2 bread, eggs        # three items; the 2 is bread's quantity
+            basket check milk bread               # cross two off
+            basket                                # the interactive search (Esc leaves)
+            basket remote set https://basket.example.org
+            basket signup alice                   # asks the password twice
+            basket share \\-\\-role editor \\-\\-uses 3      # an invite code for three people
+            basket join CODE                      # on another device
+            basket sync \\-\\-watch                    # follow the list live
+            basket search yog >/dev/null || basket add yoghurt   # grep's habit: 1 when none
+            .fi
             .SH SEE ALSO
-            .BR basket-server (1)
+            The server, basket\\-server, has its own \\-\\-help. README.md and docs/ in the source:
+            docs/conflicts.md (how changes merge), docs/protocol.md, docs/deploy.md.
 
             """
         context.console.print(page)

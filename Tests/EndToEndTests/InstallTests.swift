@@ -54,6 +54,11 @@ struct InstallTests {
             #expect(rendered.contains("basket \(command)"), "the man page lacks basket \(command)")
         }
         #expect(!rendered.contains("__complete") && !help.contains("__complete"))
+        // What a man page has: exit statuses, examples, and no page it cites that is not there.
+        for section in ["EXIT STATUS", "EXAMPLES", "130 Interrupted", "Ctrl-S"] {
+            #expect(rendered.contains(section), "the man page lacks \(section)")
+        }
+        #expect(!rendered.contains("basket-server(1)"))
 
         // Bash completes commands, items (without case, quoted) and lists from the replica.
         let data = root.file("data")
@@ -84,6 +89,16 @@ struct InstallTests {
         #expect(try complete(["basket", "--db", data, "list", "use", "h"]) == ["Hard\\ ware"])
         #expect(try complete(["basket", "completion", ""]) == ["bash", "zsh", "fish"])
         #expect(try complete(["basket", "--no"]) == ["--no-sync"])
+        // Each command's own options; check offers what is to buy, uncheck what is checked.
+        #expect(try complete(["basket", "share", "--r"]) == ["--role"])
+        #expect(try complete(["basket", "ls", "--c"]) == ["--checked"])
+        #expect(try complete(["basket", "-l", "Shopping", "ls", "--f"]) == ["--flat"])
+        _ = try Executables.run(executable: basket, ["--db", data, "check", "Bread"])
+        #expect(try complete(["basket", "--db", data, "check", ""]) == ["Milk", "Oat\\ milk"])
+        #expect(try complete(["basket", "--db", data, "uncheck", ""]) == ["Bread"])
+        #expect(try complete(["basket", "--db", data, "list", "rename", ""]).allSatisfy(\.isEmpty))
+        #expect(try complete(["basket", "members", "role", "ann", ""]) == ["owner", "editor", "viewer"])
+        #expect(try complete(["basket", "help", "li"]) == ["list", "lists"])
 
         // fish completes for real (`complete -C` asks it what it would offer).
         let fishScript = "\(prefix)/share/fish/vendor_completions.d/basket.fish"
@@ -98,6 +113,17 @@ struct InstallTests {
         #expect(try fish("basket --db \(data) list use h") == ["Hard ware"])
         #expect(try fish("basket --db \(data) --list ") == ["Hard ware", "Shopping"])
         #expect(try fish("basket --db \(data) list a") == ["archive"])
+        // Not items after list rm or list rename (fish matched 'rm' anywhere before).
+        #expect(try fish("basket --db \(data) list rm ") == ["Hard ware", "Shopping"])
+        #expect(try fish("basket --db \(data) list rename ") == [])
+        #expect(try fish("basket --db \(data) uncheck ") == ["Bread"])
+        #expect(try fish("basket share --").contains("--role"))
+        // Commands come with what they do.
+        let described = try Executables.run(
+            executable: "/usr/bin/fish",
+            ["-c", "set -gx PATH '\(prefix)/bin' $PATH; source '\(fishScript)'; complete -C 'basket ad'"]
+        ).stdout
+        #expect(described.contains("add\tAdd items to the list."), "\(described)")
 
         // zsh: the function runs with compadd standing in for the completion system, which
         // receives the candidates (zsh itself then matches them against what is typed).
@@ -106,18 +132,31 @@ struct InstallTests {
             let script = """
                 export PATH='\(prefix)/bin':"$PATH"
                 compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }
+                compdef() { :; }
                 words=(\(words.map { "'\($0)'" }.joined(separator: " ")))
                 CURRENT=\(words.count)
                 source '\(zshScript)'
+                _basket
                 """
             let result = try Executables.run(executable: "/usr/bin/zsh", ["-c", script])
             #expect(result.status == 0, "\(result.stderr)")
             return result.stdout.split(separator: "\n").map(String.init)
         }
-        #expect(try zsh(["basket", "--db", data, "check", "o"]) == ["Bread", "Milk", "Oat milk"])
+        #expect(try zsh(["basket", "--db", data, "check", "o"]) == ["Milk", "Oat milk"])  // Bread is checked
         #expect(try zsh(["basket", "--db", data, "list", "use", "h"]) == ["Hard ware", "Shopping"])
         #expect(try zsh(["basket", "ch"]).contains("check"))
         #expect(try zsh(["basket", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try zsh(["basket", "--db", data, "uncheck", ""]) == ["Bread"])
+        #expect(try zsh(["basket", "share", "--"]).contains("--role"))
+        // Sourced after compinit, as 'source <(basket completion zsh)' does, it registers itself.
+        let dump = root.file("zcompdump")
+        let sourced = try Executables.run(
+            executable: "/usr/bin/zsh",
+            [
+                "-fc",
+                "autoload -Uz compinit; compinit -u -d '\(dump)'; source <('\(basket)' completion zsh); print -r -- $_comps[basket]",
+            ])
+        #expect(sourced.status == 0 && sourced.stdout == "_basket\n", "\(sourced.stdout) \(sourced.stderr)")
 
         let usage = try Executables.runShell("'\(Self.repository.path)/Scripts/install.sh' --help")
         #expect(usage.status == 64 && usage.stderr.contains("usage: Scripts/install.sh [PREFIX]"))
