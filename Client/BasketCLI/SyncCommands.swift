@@ -651,7 +651,7 @@ enum SyncCommands {
         for list in lists {
             let state = states[list.id]
             let when =
-                state?.lastSync.map { ItemCommands.formatTimestamp(HybridTimestamp(milliseconds: $0, counter: 0)) }
+                state?.lastSync.map { ItemCommands.localTime(HybridTimestamp(milliseconds: $0, counter: 0)) }
                 ?? "never"
             let waiting = try replica.pendingChanges(in: list.id)
             context.console.print("  \(list.title): last sync \(when), \(LiveSync.Status.changes(waiting)) waiting")

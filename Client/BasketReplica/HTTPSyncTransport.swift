@@ -176,7 +176,10 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     public func members(of list: ListID) async throws -> [Wire.Member] {
         let answer: Wire.Members = try await call("GET", "/v1/lists/\(list)/members")
         return answer.members.prefix(10_000).map {
-            Wire.Member(account: Self.printable(String($0.account.prefix(64))), role: $0.role)
+            // Replica ids are 16 hex digits; anything else from the server is dropped.
+            let replicas = ($0.replicas ?? []).prefix(100).filter { $0.utf8.count == 16 && ReplicaID(hex: $0) != nil }
+            return Wire.Member(
+                account: Self.printable(String($0.account.prefix(64))), role: $0.role, replicas: Array(replicas))
         }
     }
 

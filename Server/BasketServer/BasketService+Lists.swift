@@ -62,7 +62,10 @@ extension BasketService {
     func listMembers(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, list, _) = try membership(request)
         return answer(
-            Wire.Members(members: try store.members(of: list).map { Wire.Member(account: $0.account, role: $0.role) }))
+            Wire.Members(
+                members: try store.members(of: list).map {
+                    Wire.Member(account: $0.account, role: $0.role, replicas: $0.replicas.map(\.description))
+                }))
     }
 
     /// Removes a member (an owner removing anyone, or a member leaving). The removed member's

@@ -281,13 +281,20 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     public func members(of list: ListID) throws -> [Member] {
         try connected { db in
+            let owned = try db.prepared(Member.replicasQuery("$1"), [Self.listParameter(list)])
+            var replicas: [Int64: [ReplicaID]] = [:]
+            for row in 0..<owned.count {
+                replicas[owned.int64(row, 0), default: []].append(StoredOps.replica(owned.int64(row, 1)))
+            }
             let rows = try db.prepared(
                 """
-                SELECT a.name, m.role FROM members m JOIN lists l ON l.no = m.list JOIN accounts a ON a.id = m.account
-                WHERE l.id = $1 ORDER BY a.name
+                SELECT a.name, m.role, m.account FROM members m JOIN lists l ON l.no = m.list
+                JOIN accounts a ON a.id = m.account WHERE l.id = $1 ORDER BY a.name
                 """, [Self.listParameter(list)])
             return (0..<rows.count).map {
-                Member(account: rows.string($0, 0) ?? "", role: Role(rawValue: rows.string($0, 1) ?? "") ?? .viewer)
+                Member(
+                    account: rows.string($0, 0) ?? "", role: Role(rawValue: rows.string($0, 1) ?? "") ?? .viewer,
+                    replicas: replicas[rows.int64($0, 2)] ?? [])
             }
         }
     }

@@ -512,12 +512,22 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func members(of list: ListID) throws -> [Member] {
         try locked { db in
-            try db.query(
+            var replicas: [Int64: [ReplicaID]] = [:]
+            for (account, replica) in try db.query(
+                Member.replicasQuery("?"), .blob(list.raw.bytes), map: { ($0.int64(0), $0.int64(1)) })
+            {
+                replicas[account, default: []].append(StoredOps.replica(replica))
+            }
+            return try db.query(
                 """
-                SELECT a.name, m.role FROM members m JOIN lists l ON l.no = m.list JOIN accounts a ON a.id = m.account
-                WHERE l.id = ? ORDER BY a.name
+                SELECT a.name, m.role, m.account FROM members m JOIN lists l ON l.no = m.list
+                JOIN accounts a ON a.id = m.account WHERE l.id = ? ORDER BY a.name
                 """, .blob(list.raw.bytes)
-            ) { Member(account: $0.string(0) ?? "", role: Role(rawValue: $0.string(1) ?? "") ?? .viewer) }
+            ) {
+                Member(
+                    account: $0.string(0) ?? "", role: Role(rawValue: $0.string(1) ?? "") ?? .viewer,
+                    replicas: replicas[$0.int64(2)] ?? [])
+            }
         }
     }
 

@@ -10,11 +10,14 @@ enum StoredOps {
     /// unsigned order, so an index on (timestamp, replica) sorts as versions do.
     static func column(_ replica: ReplicaID) -> Int64 { Int64(bitPattern: replica.rawValue ^ (1 << 63)) }
 
+    /// The replica id a column holds (``column(_:)-(ReplicaID)`` undone).
+    static func replica(_ column: Int64) -> ReplicaID { ReplicaID(rawValue: UInt64(bitPattern: column) ^ (1 << 63)) }
+
     /// The version stored in the two columns.
     static func version(timestamp: Int64, replica: Int64) -> Version {
         Version(
             timestamp: HybridTimestamp(rawValue: UInt64(bitPattern: timestamp)),
-            replica: ReplicaID(rawValue: UInt64(bitPattern: replica) ^ (1 << 63)))
+            replica: Self.replica(replica))
     }
 
     /// The timestamp column of the moment a list's epoch began (Unix milliseconds; 0 for a list

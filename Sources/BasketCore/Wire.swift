@@ -363,11 +363,15 @@ public enum Wire {
         public var account: String
         /// The member's role.
         public var role: Role
+        /// The replica ids (16 hex digits) the member's devices wrote to the list with, at most
+        /// 100: who made each write of an item's history. In `GET /v1/lists/{id}/members` only.
+        public var replicas: [String]?
 
         /// A member and its role.
-        public init(account: String, role: Role) {
+        public init(account: String, role: Role, replicas: [String]? = nil) {
             self.account = account
             self.role = role
+            self.replicas = replicas
         }
     }
 

@@ -117,7 +117,7 @@ struct WireSchemaTests {
         let list = ListID(hex: "0123456789abcdef0123456789abcdef")!
         let token = Wire.Token(id: "1f", device: "phone", created: 1, lastUsed: 2, current: true)
         let membership = Wire.Membership(id: list, role: .editor, epoch: "e", cursor: 3)
-        let member = Wire.Member(account: "bob", role: .viewer)
+        let member = Wire.Member(account: "bob", role: .viewer, replicas: ["fcdf935eef1eb5be"])
         let invite = Wire.Invite(id: "2e", role: .viewer, createdBy: "alice", created: 1, expiresAt: 2, usesLeft: 1)
         let page = Wire.Page(
             count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
@@ -160,7 +160,7 @@ struct WireSchemaTests {
             ("Revoked", Wire.Revoked(revoked: 1), Wire.Revoked(revoked: 1)),
             ("Membership", membership, membership),
             ("Lists", Wire.Lists(lists: [membership]), Wire.Lists(lists: [])),
-            ("Member", member, member),
+            ("Member", member, Wire.Member(account: "bob", role: .viewer)),
             ("Members", Wire.Members(members: [member]), Wire.Members(members: [])),
             ("Invite", invite, invite),
             ("Invites", Wire.Invites(invites: [invite]), Wire.Invites(invites: [])),

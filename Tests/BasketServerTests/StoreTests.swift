@@ -341,6 +341,13 @@ struct StoreTests {
                 [Self.op(list, "Tea", ms: now + 1, replica: 2), Self.op(list, "Jam", ms: now + 1, replica: 1)], by: bob)
         }
         #expect(try push([milk, Self.op(list, "Tea", ms: now + 2, replica: 2)], by: bob).duplicates == 1)
+        // Each member's replica ids, as a history names who wrote (ids with the top bit set too).
+        let high = ReplicaID(rawValue: 0xFCDF_935E_EF1E_B5BE)
+        #expect(try push([Self.op(list, "Salt", ms: now + 2, replica: high.rawValue)], by: bob).accepted == 1)
+        #expect(
+            try store.members(of: list).map { "\($0.account):\($0.replicas.map(\.description))" } == [
+                "alice:[\"0000000000000001\"]", "bob:[\"0000000000000002\", \"fcdf935eef1eb5be\"]",
+            ])
         #expect(throws: StoreError.replicaTaken) {
             try push([Self.op(list, "Cake", ms: now + 3, replica: 2)], by: alice)
         }
@@ -352,7 +359,7 @@ struct StoreTests {
         }
         #expect(
             try Self.decoded(store.page(of: list, after: 0, limit: 10)).map(\.value) == [
-                .text("Milk"), .text("Tea"), .text("Bread"),
+                .text("Milk"), .text("Tea"), .text("Salt"), .text("Bread"),
             ])
 
         // Lists made count while they exist, left or not.

@@ -254,3 +254,53 @@ final class HungListener {
 
     deinit { close(socket) }
 }
+
+/// `basket history` as a person reads it (issue 29): whole values up to a column, then "…";
+/// local times; who wrote, by name; where a renamed item went.
+struct CLIHistoryTests {
+    let root = TemporaryDirectory("history")
+
+    @Test func historyNamesPeopleTellsLocalTimeAndFollowsARename() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bobby", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", "Milk")
+        try alice.share(with: bob)
+        try bob.ok("check", "milk")
+        try alice.ok("sync")
+        try alice.ok("rename", "milk", "--to", "Organic whole milk from the farm")
+
+        let text = try alice.ok("history", "organic", environment: ["TZ": "UTC"])
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("  Renamed from Milk ('basket history Milk')"), "\(text)")
+        // The name cut at 24 columns with an ellipsis, then two spaces, then the time.
+        #expect(lines.contains { $0.hasPrefix("   * \"Organic whole milk fro…  20") }, "\(text)")
+        #expect(lines.contains { $0.hasSuffix("you, this device") })
+        // The old item's history says where it went, and who checked it.
+        let old = try alice.ok("history", "Milk", environment: ["TZ": "UTC"])
+        #expect(old.contains("Renamed to Organic whole milk from the farm"), "\(old)")
+        let checkedBy = old.split(separator: "\n").first { $0.hasPrefix("   * true") }
+        #expect(checkedBy?.hasSuffix("bobby") == true, "\(old)")
+        #expect(!old.contains("replica "), "\(old)")
+
+        // Local time: the same write nine hours apart in Tokyo and UTC; --json in ISO UTC.
+        func hour(_ tz: String) throws -> Int {
+            let line = try alice.ok("history", "Milk", environment: ["TZ": tz]).split(separator: "\n")
+                .first { $0.hasPrefix("   * \"Milk\"") }
+            let time = try #require(line?.split(separator: " ").first { $0.contains(":") })
+            return try #require(Int(time.prefix(2)))
+        }
+        #expect((try hour("UTC") + 9) % 24 == (try hour("Asia/Tokyo")))
+        let json = try JSONSerialization.jsonObject(with: Data(try alice.ok("history", "--json", "Milk").utf8))
+        let history = try #require((json as? [String: Any])?["history"] as? [[String: Any]])
+        #expect(history.allSatisfy { ($0["time"] as? String)?.hasSuffix("Z") == true })
+        #expect(history.contains { $0["field"] as? String == "checked" && $0["by"] as? String == "bobby" })
+        #expect((json as? [String: Any])?["renamedTo"] as? String == "Organic whole milk from the farm")
+
+        // Offline (no server answering), writes are told by device, never by a guess.
+        _ = server.stop()
+        let offline = try alice.ok("history", "Milk")
+        #expect(offline.contains("another device (") && offline.contains("you, this device"), "\(offline)")
+    }
+}
