@@ -121,6 +121,12 @@ public enum BasketCLI {
             }
             return 1
         } catch SyncError.server(401, let code, let message) where code == "unauthorized" || code == "token_expired" {
+            // The token is no good any more: forget it, so 'basket status' says signed out.
+            if let context, var config = try? context.loadConfig(), config.token != nil {
+                config.token = nil
+                config.account = nil
+                try? context.saveConfig(config)
+            }
             console.error("Error: this device is signed out (\(code): \(message)).")
             console.error(
                 "Sign in again with 'basket login NAME'; your lists and the changes not yet sent stay on this device.")
@@ -252,6 +258,9 @@ final class Context {
         return list
     }
 
+    /// The list `name` means: its title without case or accents, its id (or 4 of its first hex
+    /// digits and more), else the one list whose title has a word starting with it or holds it
+    /// ("weekly" finds "Weekly shop"), as items are found.
     static func findList(_ name: String, in lists: [ListInfo]) throws -> ListInfo {
         let key = ItemKey.normalize(name)
         if let exact = lists.first(where: { ItemKey.normalize($0.title) == key || $0.id.description == name }) {
@@ -259,6 +268,21 @@ final class Context {
         }
         let prefixed = lists.filter { $0.id.description.hasPrefix(name.lowercased()) && name.count >= 4 }
         if prefixed.count == 1 { return prefixed[0] }
+        guard !key.isEmpty else {
+            throw CommandError(message: "no list named '\(name)' (see 'basket lists')", code: "no_such_list")
+        }
+        let words = lists.filter { list in
+            ItemKey.normalize(list.title).split(separator: " ").contains { $0.hasPrefix(key) }
+                || ItemKey.normalize(list.title).hasPrefix(key)
+        }
+        let found = words.isEmpty ? lists.filter { ItemKey.normalize($0.title).contains(key) } : words
+        if found.count == 1 { return found[0] }
+        if found.count > 1 {
+            throw CommandError(
+                message: "'\(name)' matches \(found.count) lists; name one exactly: "
+                    + found.prefix(10).map(\.title).joined(separator: ", "),
+                code: "ambiguous")
+        }
         throw CommandError(message: "no list named '\(name)' (see 'basket lists')", code: "no_such_list")
     }
 }

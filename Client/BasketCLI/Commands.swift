@@ -86,16 +86,18 @@ enum Commands {
     static let all: [CommandSpec] = [
         CommandSpec(
             path: ["add"], summary: "Add items to the list.",
-            usage: "basket add NAME[, NAME…] | basket add --from FILE|-",
+            usage: "basket add NAME[, NAME…] [--category C] | basket add --from FILE|- [--category C]",
             details: """
                 ARGUMENTS:
                   NAME             Words are joined; commas, semicolons and newlines separate items:
                                    'basket add oat milk, bread'. A quantity in front ('2 milk', '500 g flour',
                                    '500ml cream', '2 x tomatoes', '1/2 lemon', '1 1/2 cups sugar') or behind
                                    ('milk x2', 'milk 2l', 'flour 500 g', 'ビール3本') is kept apart from the
-                                   name; a name already on the list is taken as typed ('7 Up').
+                                   name; a name already on the list is taken as typed ('7 Up'). A '#' after a
+                                   space puts the item in an aisle: 'milk #dairy, bread #bakery'.
                 OPTIONS:
                   --from FILE      Read names from FILE ('-' for stdin), one per line, taken verbatim.
+                  --category C     Put every item named in this aisle (category).
 
                 A name already on the list is never added twice: a removed item comes back, a checked
                 one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk'),
@@ -106,19 +108,19 @@ enum Commands {
                 Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
                 are refused; nothing is written then.
                 """,
-            valueOptions: ["--from"], writes: true, run: ItemCommands.add),
+            valueOptions: ["--from", "--category"], writes: true, run: ItemCommands.add),
         CommandSpec(
-            path: ["check"], summary: "Cross an item off.", usage: "basket check ITEM",
-            details: itemArgument, writes: true, run: { try ItemCommands.setChecked($0, .check) }),
+            path: ["check"], summary: "Cross items off.", usage: "basket check ITEM…",
+            details: itemsArgument, writes: true, run: { try ItemCommands.setChecked($0, .check) }),
         CommandSpec(
-            path: ["uncheck"], summary: "Put a checked item back on the list.", usage: "basket uncheck ITEM",
-            details: itemArgument, writes: true, run: { try ItemCommands.setChecked($0, .uncheck) }),
+            path: ["uncheck"], summary: "Put checked items back on the list.", usage: "basket uncheck ITEM…",
+            details: itemsArgument, writes: true, run: { try ItemCommands.setChecked($0, .uncheck) }),
         CommandSpec(
-            path: ["toggle"], summary: "Check an unchecked item, uncheck a checked one.", usage: "basket toggle ITEM",
-            details: itemArgument, writes: true, run: { try ItemCommands.setChecked($0, .toggle) }),
+            path: ["toggle"], summary: "Check unchecked items, uncheck checked ones.", usage: "basket toggle ITEM…",
+            details: itemsArgument, writes: true, run: { try ItemCommands.setChecked($0, .toggle) }),
         CommandSpec(
-            path: ["rm"], summary: "Remove an item (adding it again brings it back).", usage: "basket rm ITEM",
-            details: itemArgument, writes: true, run: ItemCommands.remove),
+            path: ["rm"], summary: "Remove items (adding one again brings it back).", usage: "basket rm ITEM…",
+            details: itemsArgument, writes: true, run: ItemCommands.remove),
         CommandSpec(
             path: ["clear"], summary: "Remove the checked items from the list (one undo brings them back).",
             usage: "basket clear", writes: true, run: ItemCommands.clear),
@@ -418,6 +420,16 @@ enum Commands {
         OPTIONS:
           --password-stdin The password is the first line of stdin (else $BASKET_PASSWORD, else a prompt).
           --device NAME    How this device appears in 'basket devices' (default: "basket on HOSTNAME").
+        """
+
+    static let itemsArgument = """
+        ARGUMENTS:
+          ITEM…            One item or several: 'basket check milk bread', 'basket check oat milk, eggs'.
+                           The whole text is one item when it is an item's exact name ('oat milk'); else each
+                           piece between commas, or each argument, names one. Names are matched without case
+                           or accents, exact names first, else by a unique search hit; when one name matches
+                           no item or several, they are listed and nothing changes. Several items change in
+                           one step: one 'basket undo' takes it back.
         """
 
     static let itemArgument = """

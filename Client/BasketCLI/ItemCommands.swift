@@ -84,12 +84,41 @@ enum ItemCommands {
                 throw CommandError(message: "\(which)\(error); nothing was added", code: "invalid_name")
             }
         }
+        // "milk #dairy" (or --category for all of them) puts an item in an aisle.
+        var categories: [String?] = Array(repeating: nil, count: names.count)
+        if context.arguments.value("--from") == nil {
+            for (index, name) in names.enumerated() {
+                if let (bare, category) = Self.hashCategory(name) {
+                    names[index] = bare
+                    categories[index] = category
+                }
+            }
+        }
+        if let given = context.arguments.value("--category") {
+            let trimmed = given.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else {
+                throw UsageError(message: "--category needs a name", usage: "basket add NAME[, NAME…] [--category C]")
+            }
+            categories = categories.map { $0 ?? trimmed }
+        }
+        for category in categories.compactMap({ $0 }) {
+            do throws(ItemName.Problem) {
+                try ItemName.check(category, for: .category)
+            } catch {
+                throw CommandError(message: "category '\(category)': \(error); nothing was added", code: "invalid_name")
+            }
+        }
         let list = try context.requireList()
         let replica = try context.replica()
+        // The spelling the list already has for a category ("dairy" → "Dairy").
+        let known = Dictionary(
+            try replica.items(in: list.id, filter: .all).compactMap(\.category).map { (ItemKey.normalize($0), $0) }
+        ) { a, _ in a }
+        let chosen = categories.map { $0.map { known[ItemKey.normalize($0)] ?? $0 } }
         // Quantities ("2 milk", "500 g flour") go to the quantity register; lines from --from stay verbatim.
         let entries: [Replica.NewItem]
         if context.arguments.value("--from") != nil {
-            entries = names.map { Replica.NewItem(name: $0) }
+            entries = names.enumerated().map { Replica.NewItem(name: $1, category: chosen[$0]) }
         } else {
             let all = try replica.items(in: list.id, filter: .all)
             let keys = Set(all.map(\.key))
@@ -98,9 +127,10 @@ enum ItemCommands {
             // an item without a category takes the catalogue's aisle ("milk" → Dairy & eggs).
             entries = EntryParser.resolvingSpellings(
                 names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
-            ).map {
+            ).enumerated().map { index, entry in
                 Replica.NewItem(
-                    name: $0.name, quantity: $0.quantity, category: Catalogue.aisle(of: $0.name, language: language))
+                    name: entry.name, quantity: entry.quantity,
+                    category: chosen[index] ?? Catalogue.aisle(of: entry.name, language: language))
             }
         }
         let results = try replica.add(entries, to: list.id)
@@ -120,26 +150,86 @@ enum ItemCommands {
         for phrase in AddResult.phrases(results) { context.console.print(Printable.escaped(phrase)) }
     }
 
+    /// "milk #dairy" → ("milk", "dairy"): a category after a '#' that follows a space; nil when
+    /// there is none, or nothing would be left of the name.
+    static func hashCategory(_ text: String) -> (name: String, category: String)? {
+        guard let hash = text.range(of: " #", options: .backwards) else { return nil }
+        let name = text[..<hash.lowerBound].trimmingCharacters(in: .whitespaces)
+        let category = text[hash.upperBound...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !category.isEmpty else { return nil }
+        return (name, category)
+    }
+
     enum CheckAction { case check, uncheck, toggle }
 
     static func setChecked(_ context: Context, _ action: CheckAction) throws {
-        let (list, item) = try resolveItem(context, includeRemoved: false)
+        let (list, items) = try resolveItems(context)
         let replica = try context.replica()
-        let updated: Item
+        let ids = items.map(\.id)
+        let updated: [Item]
         switch action {
-        case .check: updated = try replica.check(item.id, in: list.id)
-        case .uncheck: updated = try replica.uncheck(item.id, in: list.id)
-        case .toggle: updated = try replica.toggle(item.id, in: list.id)
+        case .check: updated = try replica.check(ids, in: list.id)
+        case .uncheck: updated = try replica.uncheck(ids, in: list.id)
+        case .toggle: updated = try replica.toggle(ids, in: list.id)
         }
-        if context.json { return try context.console.json(ItemJSON(updated)) }
-        context.console.print(updated.isChecked ? "Checked \(updated.name)" : "Unchecked \(updated.name)")
+        if context.json {
+            // One item: the item, as before; several: an array of them.
+            return try updated.count == 1
+                ? context.console.json(ItemJSON(updated[0])) : context.console.json(updated.map(ItemJSON.init))
+        }
+        for (verb, state) in [("Checked", true), ("Unchecked", false)] {
+            let names = updated.filter { $0.isChecked == state }.map(\.name)
+            if !names.isEmpty { context.console.print("\(verb) " + names.joined(separator: ", ")) }
+        }
     }
 
     static func remove(_ context: Context) throws {
-        let (list, item) = try resolveItem(context, includeRemoved: false)
-        let removed = try context.replica().remove(item.id, in: list.id)
-        if context.json { return try context.console.json(ItemJSON(removed)) }
-        context.console.print("Removed \(removed.name)")
+        let (list, items) = try resolveItems(context)
+        let removed = try context.replica().remove(items.map(\.id), in: list.id)
+        if context.json {
+            return try removed.count == 1
+                ? context.console.json(ItemJSON(removed[0])) : context.console.json(removed.map(ItemJSON.init))
+        }
+        context.console.print("Removed " + removed.map(\.name).joined(separator: ", "))
+    }
+
+    /// The items a command's arguments name, all found or none (then nothing is changed): the
+    /// whole text when it is an item's exact name ("oat milk"); else each piece between commas
+    /// ("Watchitem2, Watchitem3"), or each argument ("milk bread", "'oat milk' bread"), when
+    /// each is one item's exact name; else the whole text as one search, else each piece's or
+    /// argument's unique hit. Exact names come first, so two names never match four items.
+    static func resolveItems(_ context: Context) throws -> (ListInfo, [Item]) {
+        let arguments = context.arguments.positionals
+        let whole = arguments.joined(separator: " ")
+        guard !whole.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw UsageError(message: "name an item", usage: "basket COMMAND ITEM")
+        }
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no item '\(whole)': there are no lists yet", code: "no_such_item")
+        }
+        let items = try context.replica().items(in: list.id, filter: .onList)
+        let byKey = Dictionary(items.map { (ItemKey.normalize($0.name), $0) }) { a, _ in a }
+        func exact(_ name: String) -> Item? { byKey[ItemKey.normalize(name)] }
+        if let item = exact(whole) { return (list, [item]) }
+        let pieces =
+            whole.contains(",")
+            ? whole.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            : arguments
+        if pieces.count > 1 {
+            let exacts = pieces.compactMap(exact)
+            if exacts.count == pieces.count { return (list, unique(exacts)) }
+        }
+        if !whole.contains(","), case .found(let item) = Search.resolve(whole, in: items) { return (list, [item]) }
+        if pieces.count > 1 {
+            return (list, unique(try pieces.map { try resolveItem(context, name: $0, includeRemoved: false).1 }))
+        }
+        return (list, [try resolveItem(context, name: whole, includeRemoved: false).1])
+    }
+
+    /// `items` without repeats, in their order.
+    static func unique(_ items: [Item]) -> [Item] {
+        var seen: Set<ItemID> = []
+        return items.filter { seen.insert($0.id).inserted }
     }
 
     /// `basket clear`: the checked items leave the list in one step (`basket undo` brings them back).
@@ -214,18 +304,25 @@ enum ItemCommands {
             context.console.print("No lists yet: 'basket add NAME' starts one.")
             return
         }
+        // On the way to the shop: the list as the server has it, or said to be older.
+        let freshness = SyncCommands.refresh(context, list.id)
+        let shown = (try context.replica().lists()).first { $0.id == list.id } ?? list
         let items = try context.replica().items(in: list.id, filter: filter)
-        if context.json { return context.console.raw(ListingJSON.bytes(list: ListJSON(list), items: items)) }
+        if context.json { return context.console.raw(ListingJSON.bytes(list: ListJSON(shown), items: items)) }
         context.console.print(
-            "\(list.title) (\(list.uncheckedCount) to buy, \(list.itemCount - list.uncheckedCount) checked)"
-                + (list.isArchived ? ", archived" : ""))
+            "\(shown.title) (\(shown.uncheckedCount) to buy, \(shown.itemCount - shown.uncheckedCount) checked)"
+                + (shown.isArchived ? ", archived" : ""))
+        if case .stale(let lastSync, let why) = freshness {
+            context.console.print(
+                lastSync.map { "As of \(SyncCommands.ago($0)) (\(why))" } ?? "Never synced with the server (\(why))")
+        }
         let toBuy = items.filter { !$0.isChecked && !$0.isDeleted }
         // Items to buy in the order of the shop's aisles, when any has a category.
         guard !args.has("--flat"), toBuy.contains(where: { $0.category != nil }) else {
             for item in items { context.console.print(line(for: item)) }
             return
         }
-        for group in Replica.groupedByAisle(toBuy, aisles: list.aisles) {
+        for group in Replica.groupedByAisle(toBuy, aisles: shown.aisles) {
             context.console.print(group.category.map { Printable.escaped($0) } ?? "(no category)")
             for item in group.items { context.console.print("  " + line(for: item, showingCategory: false)) }
         }

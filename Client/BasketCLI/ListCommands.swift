@@ -51,6 +51,18 @@ enum ListCommands {
         // Archived lists are out of the way unless asked for.
         let lists = context.arguments.has("--all") ? all : all.filter { !$0.isArchived }
         let current = try context.list(create: false)?.id
+        let states = Dictionary(try replica.syncStates().map { ($0.list, $0) }) { a, _ in a }
+        /// Where the list lives and what this account may do with it, in words.
+        func sharing(_ list: ListInfo) -> String {
+            guard let state = states[list.id], state.isRegistered else { return "this device only" }
+            if state.noLongerMember { return "no longer shared with you, read-only" }
+            switch state.role {
+            case .owner?: return "owner"
+            case .editor?: return "editor"
+            case .viewer?: return "viewer, read-only"
+            case nil: return "shared"
+            }
+        }
         if context.json {
             struct Row: Encodable {
                 var id: String
@@ -59,20 +71,30 @@ enum ListCommands {
                 var unchecked: Int
                 var current: Bool
                 var archived: Bool
+                var role: Role?
+                var shared: Bool
+                var noLongerMember: Bool
             }
             return try context.console.json(
                 lists.map {
                     Row(
                         id: $0.id.description, title: $0.title, items: $0.itemCount, unchecked: $0.uncheckedCount,
-                        current: $0.id == current, archived: $0.isArchived)
+                        current: $0.id == current, archived: $0.isArchived, role: states[$0.id]?.role,
+                        shared: states[$0.id]?.isRegistered ?? false,
+                        noLongerMember: states[$0.id]?.noLongerMember ?? false)
                 })
         }
-        if all.isEmpty { context.console.print("No lists yet: 'basket add NAME' starts one.") }
+        if all.isEmpty {
+            let signedIn = (try? context.loadConfig())?.token != nil
+            context.console.print(
+                "No lists yet: 'basket add NAME' starts one"
+                    + (signedIn ? "; 'basket sync' fetches those shared with you." : "."))
+        }
         for list in lists {
             let mark = list.id == current ? "*" : " "
             context.console.print(
-                "\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items)"
-                    + (list.isArchived ? "  archived" : "") + "  \(list.id)")
+                "\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items; \(sharing(list))"
+                    + (list.isArchived ? ", archived" : "") + ")  \(list.id)")
         }
         let hidden = all.count - lists.count
         if hidden > 0 {

@@ -174,6 +174,70 @@ enum SyncCommands {
         }
     }
 
+    /// The setting that holds when a list's changes last reached the server without a pull
+    /// (a write command's send), in Unix milliseconds.
+    static func lastSentSetting(_ list: ListID) -> String { "last_sent." + list.description }
+
+    /// How old a list's last pull may be before `basket ls` pulls again.
+    static let freshSeconds: UInt64 = 5
+    /// How long `basket ls` waits for that pull before it shows the list as it has it.
+    static let refreshSeconds = 2.0
+
+    /// What `basket ls` knows of how current its copy of a list is.
+    enum Freshness {
+        /// Pulled just now, or a few seconds ago; or a list on this device only.
+        case current
+        /// Not pulled now: the last pull (nil: never) and why not.
+        case stale(lastSync: UInt64?, why: String)
+    }
+
+    /// Before a list is shown: pulls it when the last pull is older than ``freshSeconds`` and
+    /// the server answers within ``refreshSeconds`` (sending what waits too). Nothing is asked
+    /// with --no-sync, auto-sync off, no server or no sign-in, or for a list on this device only.
+    static func refresh(_ context: Context, _ list: ListID) -> Freshness {
+        guard let replica = try? context.replica(), let state = try? replica.syncState(of: list),
+            state.isRegistered, !state.noLongerMember
+        else { return .current }
+        let now = HybridClock.wallClockMilliseconds()
+        if let last = state.lastSync, now >= last, now - last < freshSeconds * 1_000 { return .current }
+        let config = try? context.loadConfig()
+        let notAsked =
+            context.arguments.has("--no-sync")
+            ? "--no-sync"
+            : config?.server == nil
+                ? "no server"
+                : config?.token == nil
+                    ? "signed out" : config?.autoSync == false ? "auto-sync is off; 'basket sync' pulls" : nil
+        if let notAsked { return .stale(lastSync: state.lastSync, why: notAsked) }
+        guard let (transport, _) = try? context.transport() else {
+            return .stale(lastSync: state.lastSync, why: "no server")
+        }
+        let engine = SyncEngine(
+            replica: replica,
+            transport: HTTPSyncTransport(
+                baseURL: transport.baseURL, token: transport.token, answerTimeout: refreshSeconds))
+        switch runBlocking(within: refreshSeconds, { try await engine.sync(list) }) {
+        case .some(.success): return .current
+        case .some(.failure(let error)):
+            if case SyncError.unreachable(let why) = error { return .stale(lastSync: state.lastSync, why: why) }
+            return .stale(lastSync: state.lastSync, why: "\(error)")
+        case nil:
+            return .stale(
+                lastSync: state.lastSync, why: "the server did not answer within \(Int(refreshSeconds)) s")
+        }
+    }
+
+    /// "12 min ago", "3 h ago", "2 days ago": how long ago a time was, as people say it.
+    static func ago(_ milliseconds: UInt64, now: UInt64 = HybridClock.wallClockMilliseconds()) -> String {
+        let seconds = now > milliseconds ? (now - milliseconds) / 1_000 : 0
+        switch seconds {
+        case ..<60: return "\(seconds) s ago"
+        case ..<3_600: return "\(seconds / 60) min ago"
+        case ..<172_800: return "\(seconds / 3_600) h ago"
+        default: return "\(seconds / 86_400) days ago"
+        }
+    }
+
     /// How long a write command waits for the server before it leaves its changes in the outbox.
     static let sendSeconds = 2.0
 
@@ -185,8 +249,14 @@ enum SyncCommands {
             config.token != nil, config.autoSync != false, let replica = try? context.replica(),
             let pending = try? replica.pendingCount(), pending > 0, let engine = try? engine(context)
         else { return }
+        let waiting = ((try? replica.lists()) ?? []).filter { ((try? replica.pendingCount(in: $0.id)) ?? 0) > 0 }
         let outcome = (try? runBlocking { await engine.sendPending(within: sendSeconds) }) ?? SendOutcome()
-        guard outcome.waiting > 0 else { return }
+        guard outcome.waiting > 0 else {
+            // 'basket status' says when each list last went to the server, a pull or not.
+            let now = String(HybridClock.wallClockMilliseconds())
+            for list in waiting { try? replica.setSetting(lastSentSetting(list.id), now) }
+            return
+        }
         let why =
             outcome.timedOut
             ? "the server did not answer within \(Int(sendSeconds)) s"
@@ -654,7 +724,13 @@ enum SyncCommands {
                 state?.lastSync.map { ItemCommands.localTime(HybridTimestamp(milliseconds: $0, counter: 0)) }
                 ?? "never"
             let waiting = try replica.pendingChanges(in: list.id)
-            context.console.print("  \(list.title): last sync \(when), \(LiveSync.Status.changes(waiting)) waiting")
+            // A write command's send reaches the server without a pull: said apart.
+            let sent = (try? replica.setting(lastSentSetting(list.id))).flatMap { $0.flatMap(UInt64.init) }
+            let sentLater =
+                sent.map { sent in state?.lastSync.map { sent > $0 } ?? true } == true
+                ? ", changes sent \(ItemCommands.localTime(HybridTimestamp(milliseconds: sent!, counter: 0)))" : ""
+            context.console.print(
+                "  \(list.title): last sync \(when)\(sentLater), \(LiveSync.Status.changes(waiting)) waiting")
         }
         // Changes the server will not take: what they were, and the way out.
         var refused = false

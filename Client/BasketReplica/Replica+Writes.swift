@@ -242,38 +242,66 @@ extension Replica {
     /// Crosses an item off.
     @discardableResult
     public func check(_ item: ItemID, in list: ListID) throws -> Item {
-        try setChecked(item, in: list) { _ in true }
+        try setChecked([item], in: list) { _ in true }[0]
     }
 
     /// Puts a checked item back to "to buy".
     @discardableResult
     public func uncheck(_ item: ItemID, in list: ListID) throws -> Item {
-        try setChecked(item, in: list) { _ in false }
+        try setChecked([item], in: list) { _ in false }[0]
     }
 
     /// Checks an unchecked item, unchecks a checked one.
     @discardableResult
     public func toggle(_ item: ItemID, in list: ListID) throws -> Item {
-        try setChecked(item, in: list) { !$0 }
+        try setChecked([item], in: list) { !$0 }[0]
     }
 
-    private func setChecked(_ id: ItemID, in list: ListID, _ newValue: (Bool) -> Bool) throws -> Item {
+    /// Crosses several items off as one step (one ``undo(in:)`` takes it back); all or none.
+    @discardableResult
+    public func check(_ items: [ItemID], in list: ListID) throws -> [Item] {
+        try setChecked(items, in: list) { _ in true }
+    }
+
+    /// Puts several checked items back to "to buy", as one step.
+    @discardableResult
+    public func uncheck(_ items: [ItemID], in list: ListID) throws -> [Item] {
+        try setChecked(items, in: list) { _ in false }
+    }
+
+    /// Toggles several items, each on its own state, as one step.
+    @discardableResult
+    public func toggle(_ items: [ItemID], in list: ListID) throws -> [Item] {
+        try setChecked(items, in: list) { !$0 }
+    }
+
+    private func setChecked(_ ids: [ItemID], in list: ListID, _ newValue: (Bool) -> Bool) throws -> [Item] {
         try performLocal { writer in
-            var item = try Self.require(writer.item(id, in: list), id)
-            item.isChecked = newValue(item.isChecked)
-            writer.write(list, id, .checked, .bool(item.isChecked))
-            return item
+            try ids.map { id in
+                var item = try Self.require(writer.item(id, in: list), id)
+                item.isChecked = newValue(item.isChecked)
+                writer.write(list, id, .checked, .bool(item.isChecked))
+                return item
+            }
         }
     }
 
     /// Removes an item from the list. Its history stays; adding the name again brings it back.
     @discardableResult
     public func remove(_ id: ItemID, in list: ListID) throws -> Item {
+        try remove([id], in: list)[0]
+    }
+
+    /// Removes several items as one step (one ``undo(in:)`` brings them back); all or none.
+    @discardableResult
+    public func remove(_ ids: [ItemID], in list: ListID) throws -> [Item] {
         try performLocal { writer in
-            var item = try Self.require(writer.item(id, in: list), id)
-            item.isDeleted = true
-            writer.write(list, id, .deleted, .bool(true))
-            return item
+            try ids.map { id in
+                var item = try Self.require(writer.item(id, in: list), id)
+                item.isDeleted = true
+                writer.write(list, id, .deleted, .bool(true))
+                return item
+            }
         }
     }
 

@@ -304,3 +304,117 @@ struct CLIHistoryTests {
         #expect(offline.contains("another device (") && offline.contains("you, this device"), "\(offline)")
     }
 }
+
+/// What a terminal shows of how current it is (issue 29): `ls` pulls a list not pulled for a few
+/// seconds when the server answers at once, else says how old it is; `lists` says who may do
+/// what; a revoked device says it is signed out.
+struct CLIStalenessTests {
+    let root = TemporaryDirectory("stale")
+
+    @Test func lsPullsFirstOrSaysHowOldItIs() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bobby", on: server, in: root)
+        try alice.ok("list", "new", "Weekly shop")
+        try alice.ok("add", "Milk")
+        try alice.share(with: bob)
+        try alice.ok("list", "new", "Mine")
+        try alice.ok("list", "use", "weekly")  // a word of the title is enough, as for items
+        #expect(try alice.ok("lists").contains("* Weekly shop  (1 to buy, 1 items; owner)"))
+        #expect(try alice.ok("lists").contains("Mine  (0 to buy, 0 items; owner)"))
+        #expect(try bob.ok("lists").contains("Weekly shop  (1 to buy, 1 items; editor)"))
+        let local = Device(root, "local")
+        try local.ok("add", "Soap")
+        #expect(try local.ok("lists").contains("this device only"))
+        #expect(try alice.run("list", "use", "e").stderr.contains("matches 2 lists"))
+
+        try bob.ok("add", "Tea")
+        // Alice pulled a moment ago: her list is shown as she has it, without a word of age.
+        let recent = try alice.ok("ls")
+        #expect(!recent.contains("Tea") && !recent.contains("As of"), "\(recent)")
+        Thread.sleep(forTimeInterval: 5.5)
+        let pulled = try alice.ok("ls")
+        #expect(pulled.contains("Tea") && !pulled.contains("As of"), "\(pulled)")
+        // Status says when a write command's send last reached the server.
+        let bobStatus = try bob.ok("status")
+        #expect(bobStatus.contains("changes sent "), "\(bobStatus)")
+
+        Thread.sleep(forTimeInterval: 5.5)
+        #expect(try alice.ok("ls", "--no-sync").contains("As of 5 s ago (--no-sync)"))
+        _ = server.stop()
+        let down = try alice.ok("ls")
+        #expect(down.contains("Tea"), "\(down)")
+        #expect(down.contains("As of ") && down.contains("s ago (the connection was refused"), "\(down)")
+    }
+
+    @Test func aRevokedDeviceSaysItIsSignedOut() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server-revoke"))
+        let phone = try Device.signedUp("carla", on: server, in: root)
+        let laptop = Device(root, "carla-laptop")
+        try laptop.ok("remote", "set", server.url)
+        try laptop.ok("login", "carla", "--password-stdin", stdin: "carla-password\n")
+        try phone.ok("add", "Bread")
+        let devices = try JSONSerialization.jsonObject(with: Data(try laptop.ok("devices", "--json").utf8))
+        let other = try #require(
+            (devices as? [[String: Any]])?.first { $0["current"] as? Bool == false }?["id"] as? String)
+        try laptop.ok("devices", "revoke", other, "--yes")
+        let refused = try phone.run("sync")
+        #expect(refused.status == 1 && refused.stderr.contains("this device is signed out"))
+        let status = try phone.ok("status")
+        #expect(!status.contains("signed in as"), "\(status)")
+        try laptop.ok("logout")
+        #expect(!(try laptop.ok("status")).contains("signed in as"))
+    }
+}
+
+/// Several items at once, and aisles as they are typed (issue 29).
+struct CLIBulkTests {
+    let root = TemporaryDirectory("bulk")
+
+    @Test func checkAndRmTakeSeveralItemsExactNamesFirstAllOrNothing() throws {
+        let device = Device(root, "bulk")
+        try device.ok("add", "Watchitem1, Watchitem2, Watchitem3, Watchitem4, Oat milk, Milk, Bread, Eggs")
+        // Two exact names are two items, never four fuzzy hits.
+        #expect(try device.ok("check", "Watchitem2,", "Watchitem3") == "Checked Watchitem2, Watchitem3\n")
+        // The whole text when it is one item's name; each argument otherwise.
+        #expect(try device.ok("check", "oat", "milk") == "Checked Oat milk\n")
+        #expect(try device.ok("check", "milk", "bread") == "Checked Milk, Bread\n")
+        let checked = try device.listing("--checked").items.map(\.name).sorted()
+        #expect(checked == ["Bread", "Milk", "Oat milk", "Watchitem2", "Watchitem3"])
+        // One name that matches nothing: nothing changes.
+        let before = try device.exported()
+        let missing = try device.run("rm", "eggs", "zzz")
+        #expect(missing.status == 1 && missing.stderr.contains("no item 'zzz'"))
+        #expect(try device.exported() == before)
+        // Several in one step: one undo takes them all back.
+        #expect(try device.ok("rm", "eggs", "watchitem1") == "Removed Eggs, Watchitem1\n")
+        try device.ok("undo")
+        #expect(Set(try device.listing().items.map(\.name)).isSuperset(of: ["Eggs", "Watchitem1"]))
+        let json = try JSONSerialization.jsonObject(
+            with: Data(try device.ok("uncheck", "--json", "milk", "bread").utf8))
+        #expect((json as? [[String: Any]])?.count == 2)
+    }
+
+    @Test func addPutsItemsInAnAisleWithAHashOrCategory() throws {
+        let device = Device(root, "aisles")
+        try device.ok("add", "Milk #Dairy, Sourdough #Bakery goods")
+        try device.ok("add", "yoghurt #dairy")  // the list's spelling of the aisle
+        try device.ok("add", "Tea, Coffee", "--category", "Drinks")
+        try device.ok("add", "#1 hits")  // a '#' that does not follow a space is part of the name
+        struct Listing: Decodable {
+            struct Item: Decodable {
+                var name: String
+                var category: String?
+            }
+            var items: [Item]
+        }
+        let items = try JSONDecoder().decode(Listing.self, from: Data(try device.ok("ls", "--json").utf8)).items
+        let categories = Dictionary(items.map { ($0.name, $0.category ?? "-") }) { a, _ in a }
+        #expect(categories["Milk"] == "Dairy" && categories["yoghurt"] == "Dairy")
+        #expect(categories["Sourdough"] == "Bakery goods")
+        #expect(categories["Tea"] == "Drinks" && categories["Coffee"] == "Drinks")
+        #expect(categories["#1 hits"] != nil)
+        #expect(try device.run("add", "Salt", "--category", " ").status == 64)
+        #expect(try device.run("add", "Salt #\u{1B}[2J").status == 1)
+    }
+}
