@@ -14,6 +14,7 @@ let usage = """
            basket-bench devices [--devices N] [--hot N] [--lists N] [--rounds N]   (as root: raises the open-file limit)
            basket-bench http [--runs N] [--seconds N] [--connections N]   (wrk and nginx from Debian)
            basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)
+           basket-bench interactive [--items N] [--runs N]   (the release basket next to it)
     """
 if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)
@@ -39,6 +40,7 @@ case "curves": run { try CurvesBenchmark(arguments: rest).run() }
 case "devices": run { try DevicesBenchmark(arguments: rest).run() }
 case "http": run { try HTTPBenchmark(arguments: rest).run() }
 case "backends": run { try BackendBenchmark(arguments: rest).run() }
+case "interactive": run { try InteractiveBenchmark(arguments: rest).run() }
 default:
     FileHandle.standardError.write(Data("Error: unknown benchmark '\(arguments[0])'\n\(usage)\n".utf8))
     exit(64)

@@ -92,15 +92,25 @@ struct InteractiveState {
             }
             return nil
         }
+        let name: String?
         switch row(selection) {
-        case .match(let match): return match.item.name
-        case .suggestion(let item): return item.name
-        case .catalogue(let name): return name
+        case .match(let match): name = match.item.name
+        case .suggestion(let item): name = item.name
+        case .catalogue(let catalogued): name = catalogued
         // On the create row, the closest item's name ("did you mean?"), else the first suggestion's
         // (history first, then the catalogue).
-        case .offer: return result.matches.first?.item.name ?? suggestions.first?.name ?? catalogue.first
-        case nil: return nil
+        case .offer: name = result.matches.first?.item.name ?? suggestions.first?.name ?? catalogue.first
+        case nil: name = nil
         }
+        // The name takes the place of the words typed; tokens (is:todo, in:dairy, -word) stay.
+        let tokens = words.filter { Self.isToken($0) }.map(String.init)
+        return name.map { (tokens + [$0]).joined(separator: " ") }
+    }
+
+    /// Whether a query word narrows rather than names: `is:`, `in:`, or an exclusion (-word, !word).
+    static func isToken(_ word: Substring) -> Bool {
+        word.hasPrefix("is:") || word.hasPrefix("in:")
+            || (word.count > 1 && (word.hasPrefix("-") || word.hasPrefix("!")))
     }
 }
 
@@ -123,11 +133,20 @@ final class InteractiveMode {
     let statusChanged = ChangeFlag()
     /// Keeps the list in sync while the screen is open (nil without a server).
     var live: LiveSync?
-    /// The keys of every item of the list, removed ones included (what entry parsing needs), read
-    /// once per reload rather than once per keystroke.
-    var keys: Set<String> = []
+    /// The keys of every item of the list, removed ones included (what entry parsing needs),
+    /// folded once per reload when first asked for, rather than once per keystroke.
+    var keys: Set<String> {
+        if let cachedKeys { return cachedKeys }
+        let folded = Set(names.map(ItemKey.normalize))
+        cachedKeys = folded
+        return folded
+    }
+    private var cachedKeys: Set<String>?
     /// The names of every item of the list, removed ones included (for German spellings).
     var names: [String] = []
+    /// The index with what typing needs, built on another thread after each reload (the screen
+    /// answers at once with one that visits every entry: the same answers, found more slowly).
+    let typingIndex = IndexSlot()
 
     init(context: Context) throws {
         self.context = context
@@ -135,18 +154,26 @@ final class InteractiveMode {
         list = try context.requireList()
         color = context.environment["NO_COLOR"] == nil && context.environment["TERM"] != "dumb"
         language = Catalogue.language(environment: context.environment)
-        index = SearchIndex(items: try replica.items(in: list.id))
+        // Built by the first reload (run() calls it): building it here too cost a start twice.
+        index = SearchIndex(items: [])
         session = SearchSession(index: index)
     }
 
     func reload() throws {
         if let fresh = try replica.lists().first(where: { $0.id == list.id }) { list = fresh }
-        let all = try replica.items(in: list.id, filter: .all)
-        keys = Set(all.map(\.key))
-        names = all.map(\.name)
+        // One read of every item with its add times (removed ones too: entry parsing, "had it
+        // before").
         let added = try replica.addTimes(in: list.id)
-        index = SearchIndex(items: all.filter { !$0.isDeleted }, lastUsed: ItemCommands.lastAdded(added))
-        session = SearchSession(index: index)
+        let all = Replica.sortedForDisplay(added.map(\.item))
+        cachedKeys = nil
+        names = all.map(\.name)
+        let quick = SearchIndex(
+            items: all.filter { !$0.isDeleted }, lastUsed: ItemCommands.lastAdded(added), forTyping: false)
+        index = quick
+        session = SearchSession(index: quick)
+        let generation = typingIndex.next()
+        let slot = typingIndex
+        DispatchQueue.global().async { slot.offer(quick.forTyping(), generation: generation) }
         history = added.filter { $0.item.isDeleted }
         refresh()
     }
@@ -172,6 +199,18 @@ final class InteractiveMode {
                 state.query, language: language,
                 excluding: keys.union(state.suggestions.map(\.key)).union([ItemKey.normalize(state.query)]), limit: 3)
             : []
+        // A scope shows its part of the list only: items had before, from its aisle; none of the
+        // catalogue's.
+        switch state.scope {
+        case .all: break
+        case .toBuy, .checked:
+            state.suggestions = []
+            state.catalogue = []
+        case .category(let name):
+            let aisle = ItemKey.normalize(name)
+            state.suggestions = state.suggestions.filter { $0.category.map(ItemKey.normalize) == aisle }
+            state.catalogue = []
+        }
         state.clampSelection()
     }
 
@@ -190,6 +229,7 @@ final class InteractiveMode {
             } else if statusChanged.take() {
                 draw()
             }
+            takeTypingIndex()
             guard !bytes.isEmpty else { continue }
             for key in Key.decode(bytes) {
                 if try !handle(key) {
@@ -201,6 +241,13 @@ final class InteractiveMode {
             }
             draw()
         }
+    }
+
+    /// Searches with the index built for typing, once it is there.
+    func takeTypingIndex() {
+        guard let built = typingIndex.take() else { return }
+        index = built
+        session = SearchSession(index: built)
     }
 
     /// How long leaving waits for the server to take what is still waiting.
@@ -358,8 +405,7 @@ final class InteractiveMode {
     func draw() {
         let (columns, rows) = Terminal.size()
         var lines: [String] = []
-        let title = "\(list.title) — Search or add items (↑↓ move, Enter toggle/add, Tab complete, Esc quit)"
-        lines.append(bold(truncate(title, columns)))
+        lines.append(bold(header(columns)))
         let scope = "scope: \(state.scope.label) (^S)"
         let scopeWidth = DisplayWidth.columns(of: scope)
         if columns - 2 > scopeWidth + 10 {
@@ -387,8 +433,11 @@ final class InteractiveMode {
             }
         }
         let selected = display.firstIndex { $0.row == state.selection } ?? 0
-        let start = max(0, min(selected - available + 1, display.count - available))
-        for entry in display.dropFirst(start).prefix(available) {
+        // When not everything fits, the last line says how many rows are below the fold.
+        let room = display.count > available ? max(1, available - 1) : available
+        let start = max(0, min(selected - room + 1, display.count - room))
+        let below = display.count - start - room
+        for entry in display.dropFirst(start).prefix(room) {
             guard let row = entry.row else {
                 lines.append(bold(truncate(entry.text, columns)))
                 continue
@@ -400,12 +449,30 @@ final class InteractiveMode {
                 lines.append("  \(line)")
             }
         }
+        if below > 0 { lines.append("  ↓ \(below) more") }
         if display.isEmpty { lines.append("  (nothing on the list yet: type a name and press Enter)") }
         while lines.count < rows - 1 { lines.append("") }
         lines.append(bottomLine(columns))
         var screen = "\u{1B}[H\u{1B}[2J"
         screen += lines.prefix(rows).joined(separator: "\r\n")
         Terminal.write(screen)
+    }
+
+    /// The first line: the list's title and the keys; a long title is cut, never "Esc quit".
+    func header(_ columns: Int) -> String {
+        let helps = [
+            "Search or add items (↑↓ move, Enter toggle/add, Tab complete, Esc quit)",
+            "Search or add items (Enter toggle/add, Tab complete, Esc quit)", "Search or add items (Esc quit)",
+            "(Esc quit)",
+        ]
+        let title = Printable.escaped(list.title)
+        for help in helps {
+            let room = columns - DisplayWidth.columns(of: help) - 3
+            if room >= min(12, DisplayWidth.columns(of: title)) {
+                return truncate(title, room) + " — " + help
+            }
+        }
+        return truncate(title, columns)
     }
 
     func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
@@ -457,6 +524,35 @@ final class InteractiveMode {
         }
         self.live = live
         live.start()
+    }
+}
+
+/// The index a background build hands to the screen: only the build of the last reload counts.
+final class IndexSlot: Sendable {
+    private let state = Mutex<(generation: Int, index: SearchIndex?)>((0, nil))
+
+    /// A new build begins: earlier ones are no longer wanted. Returns its generation.
+    func next() -> Int {
+        state.withLock { state in
+            state.generation += 1
+            state.index = nil
+            return state.generation
+        }
+    }
+
+    /// A build of `generation` is done (dropped when a later one began).
+    func offer(_ index: SearchIndex, generation: Int) {
+        state.withLock { state in
+            if state.generation == generation { state.index = index }
+        }
+    }
+
+    /// The finished index, once.
+    func take() -> SearchIndex? {
+        state.withLock { state in
+            defer { state.index = nil }
+            return state.index
+        }
     }
 }
 

@@ -122,17 +122,25 @@ public final class SearchIndex: Sendable {
         self.init(items: items, lastUsed: lastUsed, forTyping: true)
     }
 
-    /// `forTyping: false` skips the pair and triple lists and the one-letter answers: for one search.
-    init(items: [Item], lastUsed: [ItemID: UInt64] = [:], forTyping: Bool) {
+    /// `forTyping: false` skips the pair and triple lists and the one-letter answers: for one
+    /// search, or to answer at once while ``forTyping()`` builds them (the answers are the same,
+    /// found by visiting every entry).
+    public init(items: [Item], lastUsed: [ItemID: UInt64] = [:], forTyping: Bool) {
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
         var keys = Set<[UInt8]>()
         var words: [[UInt8]: [Int32]] = [:]
         var spellings: [[UInt8]: Int32] = [:]
-        for item in items {
-            let key = Array(ItemKey.normalize(item.name).utf8)
+        // Folding names is most of a build: on every core for a large list.
+        let folded = Self.inParts(items.count, atLeast: 2_048) { range in
+            range.map { i in
+                (key: Array(ItemKey.normalize(items[i].name).utf8), spelling: Self.germanSpelling(items[i].name))
+            }
+        }.flatMap { $0 }
+        for (item, fold) in zip(items, folded) {
+            let key = fold.key
             keys.insert(key)
-            if let spelling = Self.germanSpelling(item.name), spellings[spelling] == nil {
+            if let spelling = fold.spelling, spellings[spelling] == nil {
                 spellings[spelling] = Int32(entries.count)
             }
             let compact = key.filter { !Self.isSeparator($0) }
@@ -183,17 +191,48 @@ public final class SearchIndex: Sendable {
         let postings = forTyping ? NGramPostings(entries.map { [$0.key, $0.compact] }) : nil
         self.postings = postings
         self.letterSpans = forTyping ? Self.letterSpans(entries.map(\.key)) : []
-        if let postings, entries.count >= 1_000 {
-            let symbols = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
-            for byte in symbols {
-                shortAnswers.store(
-                    [byte], hits: rankedHits(Query(String(UnicodeScalar(byte))), limit: ShortAnswers.depth))
-            }
-            for a in symbols {
-                for b in symbols where postings.count(pair: a, b) >= ShortAnswers.commonPair {
-                    let text = String(UnicodeScalar(a)) + String(UnicodeScalar(b))
-                    shortAnswers.store([a, b], hits: rankedHits(Query(text), limit: ShortAnswers.depth))
-                }
+        if let postings { storeShortAnswers(postings) }
+    }
+
+    /// This index with what typing needs (the pair and triple lists, the letter spans, the
+    /// one- and two-letter answers), its names not folded again; itself when it has them.
+    public func forTyping() -> SearchIndex {
+        postings == nil ? SearchIndex(typing: self) : self
+    }
+
+    private init(typing other: SearchIndex) {
+        entries = other.entries
+        nameLengths = other.nameLengths
+        masks = other.masks
+        bigramMasks = other.bigramMasks
+        arena = other.arena
+        keyStart = other.keyStart
+        keyLength = other.keyLength
+        compactStart = other.compactStart
+        compactLength = other.compactLength
+        checkedFlags = other.checkedFlags
+        keys = other.keys
+        spellings = other.spellings
+        vocabulary = other.vocabulary
+        vocabularyBySecond = other.vocabularyBySecond
+        let postings = NGramPostings(entries.map { [$0.key, $0.compact] })
+        self.postings = postings
+        letterSpans = Self.letterSpans(entries.map(\.key))
+        storeShortAnswers(postings)
+    }
+
+    /// Answers one letter, and two letters whose pair is in ``ShortAnswers/commonPair`` names or
+    /// more, once and for all (a list of 1,000 items or more).
+    private func storeShortAnswers(_ postings: NGramPostings) {
+        guard entries.count >= 1_000 else { return }
+        let symbols = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        for byte in symbols {
+            shortAnswers.store([byte], hits: rankedHits(Query(String(UnicodeScalar(byte))), limit: ShortAnswers.depth))
+        }
+        for a in symbols {
+            for b in symbols where postings.count(pair: a, b) >= ShortAnswers.commonPair {
+                let text = String(UnicodeScalar(a)) + String(UnicodeScalar(b))
+                shortAnswers.store([a, b], hits: rankedHits(Query(text), limit: ShortAnswers.depth))
             }
         }
     }
@@ -257,6 +296,10 @@ public final class SearchIndex: Sendable {
     /// when that differs from its key: how "Gemüsebrühe" is typed on a keyboard without them.
     /// The web client's `germanSpelling`, pinned by the conformance vectors.
     public static func germanSpelling(_ name: String) -> [UInt8]? {
+        // Most names have none of these letters, composed or not: no need to compose them.
+        guard name.unicodeScalars.contains(where: { "äöüÄÖÜß\u{0308}".unicodeScalars.contains($0) }) else {
+            return nil
+        }
         let composed = name.precomposedStringWithCanonicalMapping
         guard composed.unicodeScalars.contains(where: { "äöüÄÖÜß".unicodeScalars.contains($0) }) else { return nil }
         var spelled = ""
@@ -428,6 +471,11 @@ public final class SearchIndex: Sendable {
     /// Runs `body` over `count` items: in one part on the calling thread when few, else split into
     /// one part per core run at once. The parts' answers come back in order.
     func inParts<T>(_ count: Int, atLeast minimum: Int, _ body: (Range<Int>) -> T) -> [T] {
+        Self.inParts(count, atLeast: minimum, body)
+    }
+
+    /// ``inParts(_:atLeast:_:)`` before there is an index (while one is built).
+    static func inParts<T>(_ count: Int, atLeast minimum: Int, _ body: (Range<Int>) -> T) -> [T] {
         let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
         guard count >= minimum, cores > 1 else { return [body(0..<count)] }
         let size = (count + cores - 1) / cores
