@@ -62,6 +62,10 @@ public enum BasketCLI {
             let commandContext = Context(arguments: parsed, environment: environment, console: console)
             context = commandContext
             try command.run(commandContext)
+            if command.writes && parsed.has("--no-sync") {
+                // Kept here: a 'basket sync --watch' running beside it does not send it either.
+                if let list = try? commandContext.list(create: false) { try? commandContext.replica().hold(list.id) }
+            }
             if command.writes { SyncCommands.sendAfterWrite(commandContext) }
             return 0
         } catch let error as UsageError {

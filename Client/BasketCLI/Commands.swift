@@ -57,7 +57,8 @@ struct CommandSpec: Sendable {
                            Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
           -l, --list NAME  Work on this list instead of the current one.
           --json           Print data as JSON (commands that print data).
-          --no-sync        Keep this command's changes here: do not send them now (see 'basket remote').
+          --no-sync        Keep this command's changes here, also from a running 'sync --watch', until
+                           'basket sync' (or a write without --no-sync) sends them (see 'basket remote').
           -q, --quiet      Print no report of what was done ("Added milk"); data and errors still print.
           -h, --help       Show help ('basket help COMMAND' too).
           --version        Show the version.
@@ -307,7 +308,8 @@ enum Commands {
             details: """
                 OPTIONS:
                   -w, --watch      Stay connected to the current list and print changes as they arrive (Ctrl-C stops);
-                                   what other basket processes write to it is sent within a second.
+                                   what other basket processes write to it is sent within a second, except
+                                   what they wrote with --no-sync.
                   --discard-refused  Drop the changes the server refuses (made as a viewer, or to a list no longer
                                    shared with you; 'basket status' lists them) and put those lists back to the
                                    server's state, so that every device shows the same.

@@ -516,7 +516,9 @@ final class InteractiveMode {
         let engine = SyncEngine(replica: replica, transport: transport)
         let (remote, status) = (remoteChanged, statusChanged)
         let sends = config.autoSync != false && !context.arguments.has("--no-sync")
-        let live = LiveSync(engine: engine, list: list.id, sends: sends) { event in
+        let (replica, listID) = (replica, list.id)
+        let hold = LiveSync.Hold { (try? replica.isHeld(listID)) ?? false }
+        let live = LiveSync(engine: engine, list: list.id, sends: sends, hold: hold) { event in
             switch event {
             case .received(let report): if report.changedItems > 0 { remote.raise() }
             case .status: status.raise()

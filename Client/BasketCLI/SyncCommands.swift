@@ -252,6 +252,7 @@ enum SyncCommands {
         let waiting = ((try? replica.lists()) ?? []).filter { ((try? replica.pendingCount(in: $0.id)) ?? 0) > 0 }
         let outcome = (try? runBlocking { await engine.sendPending(within: sendSeconds) }) ?? SendOutcome()
         guard outcome.waiting > 0 else {
+            try? replica.release()  // what was kept with --no-sync went with it
             // 'basket status' says when each list last went to the server, a pull or not.
             let now = String(HybridClock.wallClockMilliseconds())
             for list in waiting { try? replica.setSetting(lastSentSetting(list.id), now) }
@@ -351,6 +352,7 @@ enum SyncCommands {
         }
         let engine = try engine(context)
         if context.arguments.has("--watch") { return try watch(context, engine) }
+        try context.replica().release()  // an explicit sync sends what --no-sync kept
         let reports = try runBlocking { try await engine.syncAll() }
         let lists = Dictionary(try context.replica().lists().map { ($0.id, $0.title) }) { a, _ in a }
         // Changes the server will not take (a viewer's, a former member's): dropped on request,
@@ -497,7 +499,9 @@ enum SyncCommands {
         let wake = DispatchSemaphore(value: 0)
         // What the connection does, said once per change: a problem, and that it is over.
         let problems = Mutex<(lines: [String], troubled: Bool)>(([], false))
-        let live = LiveSync(engine: engine, list: list.id, sends: sends) { event in
+        let listID = list.id
+        let hold = LiveSync.Hold { (try? replica.isHeld(listID)) ?? false }
+        let live = LiveSync(engine: engine, list: list.id, sends: sends, hold: hold) { event in
             switch event {
             case .received: wake.signal()
             case .status(let status):

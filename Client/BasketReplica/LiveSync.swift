@@ -89,6 +89,22 @@ public final class LiveSync: Sendable {
     public let longPollSeconds: Int
     /// Whether local changes are sent (false: only received; they wait for an explicit sync).
     public let sends: Bool
+    /// Whether the waiting changes are held back for now (written with `--no-sync`, by this
+    /// process or another): asked before each send.
+    private let hold: Hold
+
+    /// Whether a list's waiting changes are held back (``Replica/isHeld(_:)``): asked before
+    /// each send.
+    public struct Hold: Sendable {
+        let isHeld: @Sendable () -> Bool
+
+        public init(_ isHeld: @escaping @Sendable () -> Bool) { self.isHeld = isHeld }
+
+        /// Never held.
+        public static let never = Hold { false }
+    }
+
+    private func held() -> Bool { hold.isHeld() }
     private let handler: @Sendable (Event) -> Void
 
     private enum Connection: Hashable {
@@ -100,6 +116,7 @@ public final class LiveSync: Sendable {
     private struct State {
         var connection = Connection.unknown
         var pending = 0
+        var held = false
         var sending = false
         var status = Status.connecting
         var stopped = false
@@ -115,13 +132,15 @@ public final class LiveSync: Sendable {
     ///     leaves within a second).
     ///   - longPollSeconds: how long one long-poll may wait (the server caps it).
     ///   - sends: false to only receive (local changes are counted, not sent).
+    ///   - hold: whether the waiting changes are held back now (``Replica/isHeld(_:)``).
     ///   - handler: told of every status change and every round that received something.
     public init(
         engine: SyncEngine, list: ListID, pollInterval: Duration = .milliseconds(250), longPollSeconds: Int = 25,
-        sends: Bool = true, handler: @escaping @Sendable (Event) -> Void = { _ in }
+        sends: Bool = true, hold: Hold = .never, handler: @escaping @Sendable (Event) -> Void = { _ in }
     ) {
         self.engine = engine
         self.sends = sends
+        self.hold = hold
         self.list = list
         self.pollInterval = pollInterval
         self.longPollSeconds = longPollSeconds
@@ -185,10 +204,13 @@ public final class LiveSync: Sendable {
                 case .offline(let reason): .offline(pending: state.pending, reason: reason)
                 case .failed(let reason): .failed(pending: state.pending, reason: reason)
                 case .unknown, .connected:
-                    state.sending || (state.pending > 0 && sends)
+                    state.sending || (state.pending > 0 && sends && !state.held)
                         ? .sending(pending: state.pending)
                         : state.pending > 0
-                            ? .failed(pending: state.pending, reason: "auto-sync is off")
+                            ? .failed(
+                                pending: state.pending,
+                                reason: state.held
+                                    ? "kept here (--no-sync); 'basket sync' sends them" : "auto-sync is off")
                             : state.connection == .unknown ? .connecting : .synced
                 }
             guard next != state.status else { return nil }
@@ -214,8 +236,12 @@ public final class LiveSync: Sendable {
             if isStopped { return }
             state.withLock { $0.nudged = false }
             guard let pending = try? engine.replica.pendingChanges(in: list) else { continue }
-            update { $0.pending = pending }
-            guard pending > 0, sends else {
+            let isHeld = pending > 0 && held()
+            update {
+                $0.pending = pending
+                $0.held = isHeld
+            }
+            guard pending > 0, sends, !isHeld else {
                 retryPause = 0
                 continue
             }
@@ -256,9 +282,10 @@ public final class LiveSync: Sendable {
         var retryPause = 0
         while !isStopped {
             do {
+                let sending = sends && !held()
                 let report =
-                    caughtUp || !sends
-                    ? try await engine.watchOnce(list, wait: caughtUp ? longPollSeconds : 0, sending: sends)
+                    caughtUp || !sending
+                    ? try await engine.watchOnce(list, wait: caughtUp ? longPollSeconds : 0, sending: sending)
                     : try await engine.sync(list)
                 caughtUp = true
                 retryPause = 0

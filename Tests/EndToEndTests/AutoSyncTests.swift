@@ -191,21 +191,30 @@ struct AutoSyncTests {
         #expect(try pending(alice) == 0)
     }
 
-    /// `sync --watch` sends what another process writes to the same replica with --no-sync.
-    @Test func aWatcherSendsWhatAnotherProcessWrites() throws {
+    /// `sync --watch` keeps what another process wrote to the same replica with --no-sync (issue
+    /// 29: it used to send it within a second), and sends it after an explicit `basket sync`
+    /// lets it go, with what that process writes after.
+    @Test func aWatcherKeepsWhatAnotherProcessWroteWithNoSync() throws {
         let server = try ServerProcess(dataDirectory: root.file("watch-server"))
         let (alice, bob) = try family(server, "watch")
         let watcher = try watcher(bob)
         defer { stop(watcher) }
         try bob.ok("--no-sync", "add", "Cheese")
+        Thread.sleep(forTimeInterval: 2)
+        try alice.ok("sync")
+        #expect(try names(alice) == ["Milk"])
+        #expect(try pending(bob) > 0)
+        try bob.ok("sync")
+        try bob.ok("--no-sync", "add", "Bread")
+        try bob.ok("sync")
         var received: [String] = []
         let until = Date().addingTimeInterval(15)
-        while !received.contains("Cheese") && Date() < until {
+        while !received.contains("Bread") && Date() < until {
             usleep(200_000)
             try alice.ok("sync")
             received = try names(alice)
         }
-        #expect(received == ["Cheese", "Milk"])
+        #expect(received == ["Bread", "Cheese", "Milk"])
         #expect(try pending(bob) == 0)
     }
 }
