@@ -225,6 +225,18 @@ struct CLIHabitsTests {
     }
 }
 
+extension Device {
+    /// Alice and bobby, on `server`: alice's list "Family" with Milk, shared with bobby.
+    static func family(on server: ServerProcess, in root: TemporaryDirectory) throws -> (Device, Device) {
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bobby", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", "Milk")
+        try alice.share(with: bob)
+        return (alice, bob)
+    }
+}
+
 /// A TCP listener on 127.0.0.1 that never accepts: the kernel completes each connection, and
 /// nothing ever answers (a hung server).
 final class HungListener {
@@ -263,11 +275,7 @@ struct CLIHistoryTests {
 
     @Test func historyNamesPeopleTellsLocalTimeAndFollowsARename() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = try Device.signedUp("alice", on: server, in: root)
-        let bob = try Device.signedUp("bobby", on: server, in: root)
-        try alice.ok("list", "new", "Family")
-        try alice.ok("add", "Milk")
-        try alice.share(with: bob)
+        let (alice, bob) = try Device.family(on: server, in: root)
         try bob.ok("check", "milk")
         try alice.ok("sync")
         try alice.ok("rename", "milk", "--to", "Organic whole milk from the farm")
@@ -482,11 +490,7 @@ struct NoSyncHoldTests {
 
     @Test func aWatcherDoesNotSendWhatNoSyncKept() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = try Device.signedUp("alice", on: server, in: root)
-        let bob = try Device.signedUp("bobby", on: server, in: root)
-        try alice.ok("list", "new", "Family")
-        try alice.ok("add", "Milk")
-        try alice.share(with: bob)
+        let (alice, bob) = try Device.family(on: server, in: root)
         let watcher = try Subprocess(
             Executables.path("basket"), ["--db", alice.directory, "sync", "--watch"], stderr: .discard)
         defer {
