@@ -2,7 +2,7 @@
 # Builds in release mode and runs the benchmarks; prints tables (see README "Performance").
 #   Scripts/bench.sh                 every benchmark
 #   Scripts/bench.sh backends        one of them (replica, server, http, devices, curves, search, quality,
-#                                    backends, web), with its options
+#                                    interactive, backends, web), with its options
 #   Scripts/bench.sh web             the web client in Chromium, 2,000 items, CPU 1× and 4× (Benchmarks/web)
 # The full run also draws the curves (docs/images/curves.png) with matplotlib from PyPI.
 # The backends benchmark needs PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
@@ -56,6 +56,7 @@ else
     Scripts/plot-curves.sh .build/curves.csv docs/images/curves.png
     .build/release/basket-bench search
     .build/release/basket-bench quality
+    .build/release/basket-bench interactive
     .build/release/basket-bench backends
     web
 fi

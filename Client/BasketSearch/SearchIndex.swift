@@ -297,9 +297,7 @@ public final class SearchIndex: Sendable {
     /// The web client's `germanSpelling`, pinned by the conformance vectors.
     public static func germanSpelling(_ name: String) -> [UInt8]? {
         // Most names have none of these letters, composed or not: no need to compose them.
-        guard name.unicodeScalars.contains(where: { "äöüÄÖÜß\u{0308}".unicodeScalars.contains($0) }) else {
-            return nil
-        }
+        guard Self.mayHaveUmlaut(name) else { return nil }
         let composed = name.precomposedStringWithCanonicalMapping
         guard composed.unicodeScalars.contains(where: { "äöüÄÖÜß".unicodeScalars.contains($0) }) else { return nil }
         var spelled = ""
@@ -317,6 +315,21 @@ public final class SearchIndex: Sendable {
         }
         let key = Array(ItemKey.normalize(spelled).utf8)
         return key == Array(ItemKey.normalize(name).utf8) ? nil : key
+    }
+
+    /// Whether `name`'s UTF-8 holds ä, ö, ü, Ä, Ö, Ü or ß (C3 A4, B6, BC, 84, 96, 9C, 9F) or a
+    /// combining diaeresis (CC 88): a byte scan, for the names that hold none (most).
+    static func mayHaveUmlaut(_ name: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in name.utf8 {
+            switch (previous, byte) {
+            case (0xC3, 0xA4), (0xC3, 0xB6), (0xC3, 0xBC), (0xC3, 0x84), (0xC3, 0x96), (0xC3, 0x9C), (0xC3, 0x9F),
+                (0xCC, 0x88):
+                return true
+            default: previous = byte
+            }
+        }
+        return false
     }
 
     /// Searches; see ``Search`` for the ranking. A query that is an item's German spelling without
