@@ -98,6 +98,7 @@ public final class LiveSync: Sendable {
     public struct Hold: Sendable {
         let isHeld: @Sendable () -> Bool
 
+        /// A hold that asks `isHeld` (``Replica/isHeld(_:)`` of the list, say).
         public init(_ isHeld: @escaping @Sendable () -> Bool) { self.isHeld = isHeld }
 
         /// Never held.

@@ -131,7 +131,6 @@ public final class Replica: @unchecked Sendable {
             .integer(Int64(bitPattern: clock.last.rawValue)))
     }
 
-    /// A setting kept in the replica file (the CLI keeps its current list here).
     /// Keeps `list`'s waiting changes on this device (`basket --no-sync`): a ``LiveSync`` of
     /// any process that reads ``isHeld(_:)`` sends none of them until ``release(_:)``.
     public func hold(_ list: ListID) throws { try setSetting(Self.heldSetting(list), "1") }
@@ -148,6 +147,7 @@ public final class Replica: @unchecked Sendable {
 
     static func heldSetting(_ list: ListID) -> String { "held." + list.description }
 
+    /// A setting kept in the replica file (the CLI keeps its current list here).
     public func setting(_ key: String) throws -> String? {
         try locked { try $0.scalar("SELECT value FROM settings WHERE key = ?", .text(key))?.textValue }
     }

@@ -155,6 +155,30 @@ struct CLIHabitsTests {
         #expect(!skip.screen.contains("[y/N]"))
     }
 
+    /// On a terminal, signup asks the new password twice; two different ones create nothing.
+    @Test func signupAsksThePasswordTwice() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server-signup"))
+        let device = Device(root, "signup")
+        try device.ok("remote", "set", server.url)
+        let basket = "\(Executables.path("basket")) --db \(device.directory)"
+        let differ = try pane("\(basket) signup zelda")
+        differ.wait("the first prompt") { $0.contains("Password:") }
+        try differ.type("first-password")
+        try differ.send("Enter")
+        differ.wait("the second prompt") { $0.contains("The same password again:") }
+        try differ.type("other-password")
+        try differ.send("Enter")
+        differ.wait("refused") { $0.contains("the two passwords differ; nothing was created") && $0.contains("EXIT=1") }
+        let same = try pane("\(basket) signup zelda")
+        same.wait("the first prompt") { $0.contains("Password:") }
+        try same.type("good-password")
+        try same.send("Enter")
+        same.wait("the second prompt") { $0.contains("The same password again:") }
+        try same.type("good-password")
+        try same.send("Enter")
+        same.wait("created") { $0.contains("Created account zelda") && $0.contains("EXIT=0") }
+    }
+
     /// Ctrl-C leaves the interactive mode with 130, as an interrupted program; Esc with 0.
     @Test func ctrlCInTheInteractiveModeExits130() throws {
         let device = Device(root, "interrupt")
