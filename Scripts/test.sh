@@ -45,6 +45,8 @@ export BASKET_TEST_POSTGRES
 
 status=0
 summaries=()
+# What git sees before the tests: a test run must change no tracked file (checked at the end).
+tracked_before=$(git status --porcelain --untracked-files=no 2>/dev/null || true)
 # Every test of the package, as `swift test` names them (Module.Suite/test()); each pass's
 # --filter and --skip select from these names, so the tests a pass is meant to run are known.
 swift test list --skip-build >"$log.all" 2>/dev/null
@@ -154,6 +156,12 @@ if Scripts/nginx-check.sh .build/debug/basket-server >"$log.nginx" 2>&1; then
 else
     cat "$log.nginx"
     summaries+=("nginx TLS: FAILED")
+    status=1
+fi
+tracked_after=$(git status --porcelain --untracked-files=no 2>/dev/null || true)
+if [ "$tracked_before" != "$tracked_after" ]; then
+    diff <(echo "$tracked_before") <(echo "$tracked_after") >&2 || true
+    summaries+=("tracked files: the test run changed them — FAILED")
     status=1
 fi
 printf '%s\n' "${summaries[@]}"
