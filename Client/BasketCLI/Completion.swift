@@ -48,10 +48,9 @@ enum Completion {
             for list in (try? context.replica().lists()) ?? [] { context.console.print(list.title) }
         case "members":
             // The server is asked, for two seconds at most: a completion that hangs is worse than none.
-            guard let list = try? context.list(create: false), let config = try? context.loadConfig(),
-                let server = config.server.flatMap(URL.init(string:)), config.token != nil
+            guard let list = try? context.list(create: false),
+                let (transport, _) = try? context.transport(answerTimeout: 2)
             else { return }
-            let transport = HTTPSyncTransport(baseURL: server, token: config.token, answerTimeout: 2)
             let id = list.id
             for member in (try? runBlocking { try await transport.members(of: id) }) ?? [] {
                 context.console.print(member.account)

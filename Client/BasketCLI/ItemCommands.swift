@@ -547,11 +547,10 @@ enum ItemCommands {
             var known: [ReplicaID: String] = [:]
             var me: String?
             // Asked of the server for two seconds at most; offline, writes are told by device.
-            if let config = try? context.loadConfig(), let server = config.server.flatMap(URL.init(string:)),
-                config.token != nil, (try? context.replica().syncState(of: list).isRegistered) == true
+            if (try? context.replica().syncState(of: list).isRegistered) == true,
+                let (transport, config) = try? context.transport(answerTimeout: 2)
             {
                 me = config.account
-                let transport = HTTPSyncTransport(baseURL: server, token: config.token, answerTimeout: 2)
                 let members = (try? runBlocking { try await transport.members(of: list) }) ?? []
                 for member in members {
                     for hex in member.replicas ?? [] {

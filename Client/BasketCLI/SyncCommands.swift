@@ -42,8 +42,11 @@ extension Context {
         }
     }
 
-    /// The transport for the configured server, signed in or not.
-    func transport(requireToken: Bool = true) throws -> (HTTPSyncTransport, RemoteConfig) {
+    /// The transport for the configured server, signed in or not; `answerTimeout` shorter than
+    /// ``answerTimeout()`` for what must not keep a person waiting (a completion, `ls`'s pull).
+    func transport(requireToken: Bool = true, answerTimeout short: Double? = nil) throws -> (
+        HTTPSyncTransport, RemoteConfig
+    ) {
         let config = try loadConfig()
         guard let server = config.server, let url = URL(string: server) else {
             throw CommandError(message: "no server configured: 'basket remote set URL' first", code: "no_server")
@@ -52,7 +55,9 @@ extension Context {
             throw CommandError(
                 message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
         }
-        return (HTTPSyncTransport(baseURL: url, token: config.token, answerTimeout: try answerTimeout()), config)
+        return (
+            HTTPSyncTransport(baseURL: url, token: config.token, answerTimeout: try short ?? answerTimeout()), config
+        )
     }
 
     /// How long a command waits for the server's answer to one request: 15 s, or
@@ -209,13 +214,10 @@ enum SyncCommands {
                 : config?.token == nil
                     ? "signed out" : config?.autoSync == false ? "auto-sync is off; 'basket sync' pulls" : nil
         if let notAsked { return .stale(lastSync: state.lastSync, why: notAsked) }
-        guard let (transport, _) = try? context.transport() else {
+        guard let (transport, _) = try? context.transport(answerTimeout: refreshSeconds) else {
             return .stale(lastSync: state.lastSync, why: "no server")
         }
-        let engine = SyncEngine(
-            replica: replica,
-            transport: HTTPSyncTransport(
-                baseURL: transport.baseURL, token: transport.token, answerTimeout: refreshSeconds))
+        let engine = SyncEngine(replica: replica, transport: transport)
         switch runBlocking(within: refreshSeconds, { try await engine.sync(list) }) {
         case .some(.success): return .current
         case .some(.failure(let error)):
@@ -249,13 +251,13 @@ enum SyncCommands {
             config.token != nil, config.autoSync != false, let replica = try? context.replica(),
             let pending = try? replica.pendingCount(), pending > 0, let engine = try? engine(context)
         else { return }
-        let waiting = ((try? replica.lists()) ?? []).filter { ((try? replica.pendingCount(in: $0.id)) ?? 0) > 0 }
+        let waiting = (try? replica.listsWithPendingChanges()) ?? []
         let outcome = (try? runBlocking { await engine.sendPending(within: sendSeconds) }) ?? SendOutcome()
         guard outcome.waiting > 0 else {
             try? replica.release()  // what was kept with --no-sync went with it
             // 'basket status' says when each list last went to the server, a pull or not.
             let now = String(HybridClock.wallClockMilliseconds())
-            for list in waiting { try? replica.setSetting(lastSentSetting(list.id), now) }
+            for list in waiting { try? replica.setSetting(lastSentSetting(list), now) }
             return
         }
         let why =
