@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds in release mode and runs the benchmarks; prints tables (see README "Performance").
+# Builds in release mode and runs the benchmarks; prints tables (see docs/performance.md).
 #   Scripts/bench.sh                 every benchmark
 #   Scripts/bench.sh backends        one of them (replica, server, http, devices, curves, search, quality,
 #                                    interactive, backends, web), with its options

@@ -1,4 +1,4 @@
-// basket-bench: release-built benchmarks that print a table. See README "Performance".
+// basket-bench: release-built benchmarks that print a table. See docs/performance.md.
 //
 //   Scripts/bench.sh            (builds in release mode, then runs every benchmark)
 //   .build/release/basket-bench replica

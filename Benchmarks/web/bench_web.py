@@ -1,6 +1,6 @@
 """The web client on a slow phone: a list of 2,000 items in Debian's Chromium at 390×844, with
 the CPU as is and slowed 4× (Chrome DevTools Protocol, Emulation.setCPUThrottlingRate: a
-mid-range phone). Prints a table (README "Performance"):
+mid-range phone). Prints a table (docs/performance.md):
 
 - keystroke → filtered list: from a key's keydown to the presentation of the frame after the
   input event that filtered the list;

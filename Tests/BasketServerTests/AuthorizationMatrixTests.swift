@@ -185,7 +185,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 24)  // the README's count
+        #expect(served.count == 24)  // docs/reliability.md's count
 
         for entry in cases {
             for caller in Caller.allCases {

@@ -222,8 +222,8 @@ struct MalformedRequestTests {
                     ) + Array("0\r\n\r\n".utf8)
             ),
         ]
-        // What each gets (nil: the connection is closed without an answer). The README's
-        // Reliability section lists these; a change here is a change there.
+        // What each gets (nil: the connection is closed without an answer). docs/reliability.md's
+        // list of malformed requests holds these; a change here is a change there.
         let expected: [String: Int?] = [
             "a truncated body": nil, "a header of 100 KB": 431, "2,000 headers": 431, "a garbage request line": nil,
             "an unknown method": 405, "invalid UTF-8 in the body": 400, "invalid UTF-8 in the path": 404,

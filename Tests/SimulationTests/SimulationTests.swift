@@ -4,7 +4,7 @@ import Testing
 /// 2,000 deterministic simulation runs (four batches of 500 seeds, run in parallel): partitions,
 /// lost requests and answers, duplicates, delays and reordering, clocks off by up to an hour,
 /// server restarts and data loss. Every run must converge with no operation lost or duplicated.
-/// `basket-sim --seed S --runs N` runs more (see README, Reliability).
+/// `basket-sim --seed S --runs N` runs more (see docs/reliability.md).
 struct SimulationTests {
     @Test(arguments: [1, 501, 1_001, 1_501] as [UInt64])
     func runsConvergeWithNothingLost(firstSeed: UInt64) async {
