@@ -39,7 +39,11 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Server/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Shared by client and server.
-        .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
+        .target(name: "SQLite", dependencies: ["CSQLite", "PrivateFiles"], path: "Sources/SQLite"),
+        // Files only their owner reads (0600 in 0700 directories), replaced atomically.
+        .target(name: "PrivateFiles", path: "Sources/PrivateFiles"),
+        // A deterministic random generator: the simulation, the benchmarks' data and the tests.
+        .target(name: "SeededRandom", path: "Sources/SeededRandom"),
         // Child processes (posix_spawn, bounded waits): the tests and the CLI's scenario runner.
         .target(name: "Spawn", path: "Sources/Spawn"),
         // Pure Swift: no C library, so an app on any Swift platform can build the client modules.
@@ -55,7 +59,7 @@ let package = Package(
             // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         .target(
-            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn"],
+            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "PrivateFiles", "Spawn"],
             path: "Client/BasketCLI"),
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
 
@@ -63,10 +67,11 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], path: "Server/HTTPServer"),
         .target(name: "Postgres", dependencies: ["CPostgres"], path: "Server/Postgres"),
         .target(
-            name: "BasketServer", dependencies: ["BasketCore", "SQLite", "Postgres", "HTTPServer", "CCrypto"],
+            name: "BasketServer",
+            dependencies: ["BasketCore", "SQLite", "PrivateFiles", "Postgres", "HTTPServer", "CCrypto"],
             path: "Server/BasketServer"),
         .target(
-            name: "BasketServerCLI", dependencies: ["BasketCore", "BasketServer", "HTTPServer", "SQLite"],
+            name: "BasketServerCLI", dependencies: ["BasketCore", "BasketServer", "HTTPServer", "PrivateFiles"],
             path: "Server/BasketServerCLI"),
         .executableTarget(name: "basket-server", dependencies: ["BasketServerCLI"], path: "Server/basket-server"),
 
@@ -75,29 +80,32 @@ let package = Package(
             name: "basket-bench",
             dependencies: [
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer", "Postgres",
-                "BasketSimulation", "Spawn",
+                "SeededRandom", "Spawn",
             ],
             path: "Benchmarks/basket-bench"),
 
         // The deterministic simulation (client and server in one process, like the benchmarks).
         .target(
             name: "BasketSimulation",
-            dependencies: ["BasketCore", "BasketReplica", "BasketCLI", "BasketServer", "HTTPServer"],
+            dependencies: ["BasketCore", "BasketReplica", "BasketServer", "HTTPServer", "SeededRandom"],
             path: "Simulation/BasketSimulation"),
         .executableTarget(name: "basket-sim", dependencies: ["BasketSimulation"], path: "Simulation/basket-sim"),
 
         // Tests.
+        // Light helpers any test may use (temporary directories, a seeded generator, a clock).
+        .target(name: "TestSupport", dependencies: ["SeededRandom"], path: "Tests/TestSupport"),
+        // Real processes: basket-server on SQLite or on PostgreSQL behind a proxy, the CLI.
         .target(
-            name: "TestSupport",
-            dependencies: ["BasketCore", "BasketReplica", "BasketSimulation", "Postgres", "SQLite", "Spawn"],
-            path: "Tests/TestSupport"),
+            name: "TestServers", dependencies: ["Postgres", "SQLite", "Spawn", "TestSupport"], path: "Tests/TestServers"
+        ),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], path: "Tests/HTTPServerTests"),
         .testTarget(
             name: "BasketServerTests",
             dependencies: [
-                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestSupport",
+                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestServers",
+                "TestSupport",
             ],
             path: "Tests/BasketServerTests"),
         .testTarget(
@@ -121,7 +129,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn", "TestSupport", "basket",
+                "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn", "TestServers", "TestSupport",
+                "basket",
                 "basket-server",
             ],
             path: "Tests/EndToEndTests"),

@@ -1,7 +1,7 @@
 import BasketCore
 import BasketSearch
-import BasketSimulation
 import Foundation
+import SeededRandom
 import Spawn
 
 /// `basket-bench quality`: whether the search puts first the item a person meant. Over the corpus

@@ -1,8 +1,8 @@
 import BasketCore
 import BasketReplica
-import BasketSimulation
 import Foundation
 import SQLite
+import SeededRandom
 
 /// `basket-bench replica`: merge speed of the replica against raw SQLite inserts, export size,
 /// and `basket ls` as a whole process.

@@ -1,7 +1,7 @@
 import BasketCore
 import BasketSearch
-import BasketSimulation
 import Foundation
+import SeededRandom
 
 /// `basket-bench search`: per-keystroke search time over 100,000 generated product names, every
 /// tier included, against a `localizedStandardContains` scan of the same names.

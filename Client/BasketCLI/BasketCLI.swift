@@ -1,7 +1,7 @@
 import BasketCore
 import BasketReplica
 import Foundation
-import SQLite
+import PrivateFiles
 
 /// The `basket` command line: argument parsing and wiring of the library modules.
 public enum BasketCLI {

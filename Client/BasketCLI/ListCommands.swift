@@ -2,7 +2,7 @@ import BasketCore
 import BasketReplica
 import BasketSearch
 import Foundation
-import SQLite
+import PrivateFiles
 
 enum ListCommands {
     static func new(_ context: Context) throws {

@@ -1,7 +1,7 @@
 import BasketCore
 import BasketReplica
 import Foundation
-import SQLite
+import PrivateFiles
 import Synchronization
 
 /// The CLI's remote settings, in `config.json` next to the replica (mode 0600: it holds the token).

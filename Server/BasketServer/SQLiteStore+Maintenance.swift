@@ -1,5 +1,6 @@
 import BasketCore
 import Foundation
+import PrivateFiles
 import SQLite
 
 /// Looking after the store: compaction, statistics, backup and restore.

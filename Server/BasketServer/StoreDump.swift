@@ -1,6 +1,7 @@
 import BasketCore
 import Foundation
 import Postgres
+import PrivateFiles
 import SQLite
 
 /// A whole store as JSON lines, the same for every backend, for moving a store between backends

@@ -2,7 +2,7 @@ import BasketCore
 import BasketServer
 import Foundation
 import HTTPServer
-import SQLite
+import PrivateFiles
 import Synchronization
 
 /// `basket-server`: configuration, subcommands, signals. The executable only calls ``main(_:environment:)``.

@@ -3,6 +3,7 @@ import BasketReplica
 import BasketServer
 import Foundation
 import HTTPServer
+import SeededRandom
 import Synchronization
 
 #if canImport(FoundationNetworking)

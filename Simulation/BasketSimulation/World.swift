@@ -1,9 +1,9 @@
-import BasketCLI
 import BasketCore
 import BasketReplica
 import BasketServer
 import Foundation
 import HTTPServer
+import SeededRandom
 import Synchronization
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 internal import CSQLite
+import PrivateFiles
 
 /// One SQLite database connection. Not thread-safe: share it through an actor or a lock.
 ///

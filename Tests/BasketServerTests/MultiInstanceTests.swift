@@ -2,6 +2,7 @@ import BasketCore
 import BasketServer
 import Foundation
 import Postgres
+import TestServers
 import TestSupport
 import Testing
 

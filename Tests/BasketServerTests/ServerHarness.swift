@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import Postgres
 import SQLite
+import TestServers
 import TestSupport
 
 #if canImport(FoundationNetworking)

@@ -2,6 +2,7 @@ import BasketCore
 import BasketServer
 import BasketServerCLI
 import Foundation
+import TestServers
 import TestSupport
 import Testing
 

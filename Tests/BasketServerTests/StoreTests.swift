@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import SQLite
 import Synchronization
+import TestServers
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import BasketCore
 import BasketReplica
 import Foundation
+import TestServers
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import BasketCore
 import Foundation
 import Spawn
+import TestServers
 import TestSupport
 import Testing
 

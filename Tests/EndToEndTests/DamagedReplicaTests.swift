@@ -1,6 +1,7 @@
 import BasketReplica
 import Foundation
 import SQLite
+import TestServers
 import TestSupport
 import Testing
 

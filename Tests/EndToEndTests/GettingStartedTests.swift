@@ -2,6 +2,7 @@ import BasketCore
 import BasketReplica
 import BasketSearch
 import Foundation
+import TestServers
 import TestSupport
 import Testing
 

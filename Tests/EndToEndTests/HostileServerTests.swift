@@ -1,5 +1,6 @@
 import Foundation
 import Spawn
+import TestServers
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import BasketReplica
 import Foundation
 import SQLite
 import Spawn
+import TestServers
 import TestSupport
 import Testing
 

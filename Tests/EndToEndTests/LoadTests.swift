@@ -2,6 +2,7 @@ import BasketCore
 import BasketReplica
 import Foundation
 import Synchronization
+import TestServers
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestServers
 import TestSupport
 import Testing
 

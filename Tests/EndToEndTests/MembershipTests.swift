@@ -1,5 +1,6 @@
 import BasketCore
 import Foundation
+import TestServers
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import BasketCore
 import BasketReplica
 import Foundation
 import Spawn
+import TestServers
 import TestSupport
 import Testing
 
