@@ -6,8 +6,8 @@ import Testing
 /// The session cache alone: bounded, aged, and never resurrecting a session forgotten while the
 /// store was being read.
 struct SessionCacheTests {
-    static func account(_ id: Int64) -> Account { Account(id: id, name: "a\(id)", passwordHash: "-") }
-    static let token = TokenInfo(id: "t", device: "phone", created: 0, lastUsed: 0)
+    static func account(_ id: Int64) -> AccountRecord { AccountRecord(id: id, name: "a\(id)", passwordHash: "-") }
+    static let token = TokenRecord(id: "t", device: "phone", created: 0, lastUsed: 0)
 
     @Test func holdsAtMostItsCapacity() {
         let cache = SessionCache(capacity: 100, seconds: 60)

@@ -44,7 +44,7 @@ struct StoreTests {
                 timestamp: HybridTimestamp(milliseconds: ms, counter: counter), replica: ReplicaID(rawValue: replica)))
     }
 
-    static func decoded(_ page: Page) throws -> [Op] { try OperationCodec.decode(page.encoded) }
+    static func decoded(_ page: LogPage) throws -> [Op] { try OperationCodec.decode(page.encoded) }
 
     @Test(arguments: backends) func accountsAndTokens(_ backend: Backend) throws {
         let storage = try TestStore(backend)
@@ -82,7 +82,7 @@ struct StoreTests {
         try store.saveToken(hash: "h3", id: "a3", account: alice.id, device: "tablet", createdAt: 30)
         try store.saveToken(hash: "hb", id: "b1", account: bob.id, device: "bob's", createdAt: 40)
         let (account, info) = try #require(try store.session(forTokenHash: "h2"))
-        #expect(account == alice && info == TokenInfo(id: "a2", device: "laptop", created: 20, lastUsed: 20))
+        #expect(account == alice && info == TokenRecord(id: "a2", device: "laptop", created: 20, lastUsed: 20))
         try store.touchToken(hash: "h2", at: 99)
         #expect(try store.session(forTokenHash: "h2")?.1.lastUsed == 99)
         #expect(try store.tokens(of: alice.id).map(\.device) == ["phone", "laptop", "tablet"])
@@ -148,7 +148,7 @@ struct StoreTests {
         try invite("edit", .editor)
         try invite("view", .viewer, uses: 3)
         try invite("old", .owner, expires: 100)
-        func redeem(_ hash: String, _ account: Int64, max: Int = 50) throws -> Membership {
+        func redeem(_ hash: String, _ account: Int64, max: Int = 50) throws -> MembershipRecord {
             try store.redeemInvite(hash: hash, account: account, now: 500, maxMembers: max)
         }
         #expect(try store.invites(of: list, now: 500).map(\.id) == ["id-edit", "id-view"])
@@ -386,7 +386,7 @@ struct StoreTests {
         let list = ListID.random()
         _ = try store.createList(list, owner: alice)
         try Self.join(bob, to: list, invitedBy: alice, in: store)
-        func pull(_ account: Int64, after: Int64) throws -> Page {
+        func pull(_ account: Int64, after: Int64) throws -> LogPage {
             try store.page(of: list, after: after, limit: 100, maxBytes: 1 << 20, member: account)
         }
         for round in 1...3 {
@@ -490,7 +490,7 @@ struct StoreTests {
         while true {
             let page = try store.page(of: list, after: after, limit: 5_000)
             pages += 1
-            #expect(page.encoded.count <= Page.defaultMaxBytes + 4_200)
+            #expect(page.encoded.count <= LogPage.defaultMaxBytes + 4_200)
             #expect(page.count >= 1)
             seen += try Self.decoded(page)
             after = page.cursor
@@ -1067,7 +1067,8 @@ struct StoreTests {
         #expect(try target.head(of: list) == source.head(of: list))
         #expect(try target.account(forTokenHash: "token") == alice)
         #expect(
-            try target.tokens(of: alice.id) == [TokenInfo(id: "t-id", device: "phone \"1\"", created: 5, lastUsed: 5)])
+            try target.tokens(of: alice.id) == [TokenRecord(id: "t-id", device: "phone \"1\"", created: 5, lastUsed: 5)]
+        )
         #expect(try target.invites(of: list, now: 2).map(\.usesLeft) == [1])
         #expect(try target.statistics().operations == 503)
         #expect(try !target.page(of: list, after: 0, limit: 10).historyComplete)

@@ -150,7 +150,7 @@ extension BasketService {
 
     /// Checks `password` against `account` (a decoy hash when nil: an unknown name costs the same
     /// time), counting a failure against the address; upgrades a weaker stored hash.
-    func verify(_ password: String, of account: Account?, name: String, address: String) throws -> Account {
+    func verify(_ password: String, of account: AccountRecord?, name: String, address: String) throws -> AccountRecord {
         let verified = Passwords.verify(password, against: account?.passwordHash ?? decoyHash)
         guard let account, verified else {
             logins.failed(name, address, now: configuration.monotonicClock())
@@ -187,8 +187,8 @@ extension BasketService {
 
     /// A signed-in request's account, its token's hash and the token as the devices list shows it.
     struct Session {
-        var account: Account
-        var token: TokenInfo
+        var account: AccountRecord
+        var token: TokenRecord
         var tokenHash: String
     }
 
@@ -202,8 +202,8 @@ extension BasketService {
         let hash = Passwords.tokenHash(token)
         let clock = configuration.monotonicClock()
         let (cached, generation) = sessions.lookup(hash, now: clock)
-        let account: Account
-        var info: TokenInfo
+        let account: AccountRecord
+        var info: TokenRecord
         if let cached {
             (account, info) = (cached.account, cached.token)
         } else {
@@ -233,7 +233,7 @@ extension BasketService {
         return Session(account: account, token: info, tokenHash: hash)
     }
 
-    func authenticate(_ request: HTTPRequest) throws -> Account { try session(request).account }
+    func authenticate(_ request: HTTPRequest) throws -> AccountRecord { try session(request).account }
 
     func whoAmI(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)

@@ -194,7 +194,8 @@ extension SQLiteStore {
             accepted: admitted.count, duplicates: request.operations.count - admitted.count, cursor: seq, epoch: epoch)
     }
 
-    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> LogPage
+    {
         // Most pulls find nothing new: the list's head alone answers them, from memory when known.
         if let member {
             let head = try memberHead(list, member).head
@@ -231,7 +232,7 @@ extension SQLiteStore {
 
     private func page(
         _ db: Connection, _ list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, _ member: Int64?
-    ) throws -> Page {
+    ) throws -> LogPage {
         let (head, role) = try head(db, list, member)
         if member != nil && role == nil { throw StoreError.noSuchList }
         var page = PageBuilder(list: list, after: cursor, head: head.cursor, maxBytes: maxBytes)

@@ -117,7 +117,8 @@ extension PostgresStore {
             accepted: admitted.count, duplicates: operations.count - admitted.count, cursor: seq, epoch: epoch)
     }
 
-    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> Page {
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> LogPage
+    {
         try connected { db in
             // One statement, one snapshot: the list's head and the page agree. Rows are read until
             // their records hold `maxBytes` (a record is smaller than its encoded line), so the

@@ -12,14 +12,14 @@ extension BasketService {
     }
 
     /// The caller's role on the list; a list the caller is not a member of does not exist for them.
-    func membership(_ request: HTTPRequest) throws -> (Account, ListID, Role) {
+    func membership(_ request: HTTPRequest) throws -> (AccountRecord, ListID, Role) {
         let account = try authenticate(request)
         let list = try listID(request)
         guard let role = try store.role(of: account.id, in: list) else { throw HTTPError.notFound("no such list") }
         return (account, list, role)
     }
 
-    static func wire(_ m: Membership) -> Wire.Membership {
+    static func wire(_ m: MembershipRecord) -> Wire.Membership {
         Wire.Membership(id: m.list, role: m.role, epoch: m.epoch, cursor: m.cursor)
     }
 
@@ -132,7 +132,7 @@ extension BasketService {
 
     // MARK: Invites
 
-    static func wire(_ invite: InviteInfo) -> Wire.Invite {
+    static func wire(_ invite: InviteRecord) -> Wire.Invite {
         Wire.Invite(
             id: invite.id, role: invite.role, createdBy: invite.createdBy, created: invite.created,
             expiresAt: invite.expires, usesLeft: invite.usesLeft)

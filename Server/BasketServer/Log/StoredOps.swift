@@ -67,8 +67,8 @@ struct PageBuilder {
     }
 
     /// The page; `compactedThrough` is the last sequence number compaction may have dropped.
-    func page(epoch: String, compactedThrough: Int64) -> Page {
-        Page(
+    func page(epoch: String, compactedThrough: Int64) -> LogPage {
+        LogPage(
             encoded: encoded, count: count, cursor: last, more: last < head, epoch: epoch,
             historyComplete: cursor >= compactedThrough)
     }

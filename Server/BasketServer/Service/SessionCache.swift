@@ -15,8 +15,8 @@ import Synchronization
 /// and the insert cannot be undone by a stale entry.
 final class SessionCache: Sendable {
     struct Entry {
-        var account: Account
-        var token: TokenInfo
+        var account: AccountRecord
+        var token: TokenRecord
         /// Monotonic milliseconds when the store was read.
         var readAt: UInt64
     }
@@ -48,7 +48,9 @@ final class SessionCache: Sendable {
     }
 
     /// Caches a session read from the store, unless a forget happened since `generation`.
-    func insert(_ hash: String, account: Account, token: TokenInfo, ifUnchangedSince generation: UInt64, now: UInt64) {
+    func insert(
+        _ hash: String, account: AccountRecord, token: TokenRecord, ifUnchangedSince generation: UInt64, now: UInt64
+    ) {
         guard capacity > 0 else { return }
         state.withLock { state in
             guard state.generation == generation else { return }

@@ -34,7 +34,7 @@ public final class BasketService: Sendable {
         /// Operations in one pulled page at most (and the default page size).
         public var maxPage = 5_000
         /// Encoded operations in one pulled page at most, in bytes (a page holds at least one).
-        public var maxPageBytes = Page.defaultMaxBytes
+        public var maxPageBytes = LogPage.defaultMaxBytes
         /// How long a long-poll waits at most, in seconds: a request may ask for up to
         /// ``BasketService/longestWait``; a longer wait than this setting is shortened to it.
         public var maxWaitSeconds = 30.0

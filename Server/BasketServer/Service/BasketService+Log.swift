@@ -113,7 +113,7 @@ extension BasketService {
         let asked = try integer("wait", default: 0, range: 0...Int64(Self.longestWait))
         let wait = min(Double(asked), configuration.maxWaitSeconds)
         // The membership is checked in the page's own read.
-        let page: Page
+        let page: LogPage
         do {
             page = try store.page(
                 of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes, member: account.id)
@@ -132,7 +132,7 @@ extension BasketService {
         }
     }
 
-    static func pageResponse(_ page: Page, serverTime: UInt64) -> HTTPResponse {
+    static func pageResponse(_ page: LogPage, serverTime: UInt64) -> HTTPResponse {
         let answer = Wire.Page(
             count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
             more: page.more, serverTime: serverTime, ops: OperationText(bytes: page.encoded))

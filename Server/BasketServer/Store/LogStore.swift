@@ -1,0 +1,92 @@
+public import BasketCore
+
+/// Each list's operation log: pushes append to it, pulls page through it
+/// (`BasketService+Log.swift`).
+public protocol LogStore: Sendable {
+    /// Stores new operations of one list, each with the next sequence number; known ones are skipped.
+    /// With a `pusher`, each replica id of the new operations is bound to the first account that
+    /// pushes it to the list, and the push is refused when one is bound to another account, except
+    /// for operations stamped before the list's epoch began (a member relaying what a restored
+    /// server lost; those neither bind nor are checked).
+    /// - Throws: ``StoreError/tooManyItems`` or ``StoreError/listTooLarge`` when the new operations
+    ///   would take the list past `limits`, ``StoreError/identityConflict(_:)``,
+    ///   ``StoreError/replicaTaken`` (nothing of the push is stored then).
+    func append(_ operations: [Op], to list: ListID, receivedAt: Int64, limits: ListLimits, pusher: Int64?) throws
+        -> AppendResult
+    /// What each list holds: items (every item it has held, removed ones included: the server does
+    /// not merge) and stored bytes (``ListLimits/bytes(of:)`` summed over its log).
+    func usage(of list: ListID) throws -> (items: Int64, bytes: Int64)
+    /// Operations after `cursor`: at most `limit`, and no more once the encoded page holds
+    /// `maxBytes` (it always holds at least one operation when one follows the cursor). With
+    /// `member`, only for a member of the list (checked in the same read: one round trip).
+    /// - Throws: ``StoreError/noSuchList`` when there is no such list, or `member` is not one of it.
+    func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> LogPage
+    /// The last sequence number and epoch of a list.
+    func head(of list: ListID) throws -> (cursor: Int64, epoch: String)
+}
+
+extension LogStore {
+    /// Stores operations with no quota and no pusher to bind replica ids to (tests, imports).
+    public func append(_ operations: [Op], to list: ListID, receivedAt: Int64) throws -> AppendResult {
+        try append(operations, to: list, receivedAt: receivedAt, limits: .none, pusher: nil)
+    }
+
+    /// A page cut at ``LogPage/defaultMaxBytes``.
+    public func page(of list: ListID, after cursor: Int64, limit: Int) throws -> LogPage {
+        try page(of: list, after: cursor, limit: limit, maxBytes: LogPage.defaultMaxBytes, member: nil)
+    }
+
+    /// A page for anyone (the caller checked who asks).
+    public func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int) throws -> LogPage {
+        try page(of: list, after: cursor, limit: limit, maxBytes: maxBytes, member: nil)
+    }
+}
+
+/// The outcome of storing a batch of operations.
+public struct AppendResult: Hashable, Sendable {
+    public var accepted: Int
+    public var duplicates: Int
+    /// The list's last sequence number after the batch.
+    public var cursor: Int64
+    /// The list's epoch (clients compare it with theirs).
+    public var epoch: String
+}
+
+/// A page of a list's log.
+public struct LogPage: Sendable {
+    /// Encoded operations in one page at most, about 1 MiB: with every text field at its byte
+    /// limit a page of 5,000 operations would be 40 MB, built in memory for every pull.
+    public static let defaultMaxBytes = 1 << 20
+
+    /// The operations, encoded (docs/encoding.md), ready to send.
+    public var encoded: [UInt8]
+    public var count: Int
+    /// The sequence number of the last operation in the page (the cursor to ask after next).
+    public var cursor: Int64
+    /// Whether more operations follow.
+    public var more: Bool
+    public var epoch: String
+    /// False when compaction dropped superseded operations after the requested cursor: the
+    /// state the page builds is exact, but not every historical write is in it.
+    public var historyComplete: Bool
+}
+
+/// How much one list may hold (``Store/append(_:to:receivedAt:limits:)``).
+public struct ListLimits: Sendable, Hashable {
+    public var maxItems: Int64
+    public var maxBytes: Int64
+
+    public init(maxItems: Int64, maxBytes: Int64) {
+        self.maxItems = maxItems
+        self.maxBytes = maxBytes
+    }
+
+    public static let none = ListLimits(maxItems: .max, maxBytes: .max)
+
+    /// What an operation counts against a list's bytes: its text and a fixed 64 for the rest of
+    /// its row and its index entry.
+    public static func bytes(of value: Value) -> Int64 {
+        if case .text(let text) = value { return Int64(text.utf8.count) + 64 }
+        return 64
+    }
+}

@@ -1,0 +1,184 @@
+import BasketCore
+import Foundation
+import Postgres
+import Synchronization
+
+/// The store on PostgreSQL, for several `basket-server` instances behind a load balancer. Each
+/// instance keeps a pool of connections. A push locks the list's row (so concurrent instances
+/// number a list's operations without gaps), skips operations the log has (known from
+/// ``ListLogs``), writes the rest as one row of `pushes` (``PushRecords``), and notifies every
+/// instance listening on `basket_ops`.
+public final class PostgresStore: Store, @unchecked Sendable {
+    // `@unchecked Sendable`: the pool and the listener guard their own state.
+    public let url: String
+    /// The schema versions this instance's start applied (empty when the database was up to date
+    /// or another instance migrated it).
+    public let appliedMigrations: Range<Int>
+    let pool: ConnectionPool
+    private let listener: CommitListener
+    /// What this instance knows of each list's log, for pushes (``ListLogs``): caught up from the
+    /// log under the list's row lock, as other instances push too.
+    let logs = Mutex(ListLogs(capacity: 4_000_000))
+
+    /// The NOTIFY channel: payload "<list id hex> <last sequence number>" for a push, or
+    /// "account <id>" when an account's tokens or password changed.
+    static let channel = "basket_ops"
+
+    /// SQL that notifies every instance that the account in column `account` of `rows` changed.
+    /// PostgreSQL sends one notification per distinct payload, at commit.
+    static func notifyingAccounts(_ rows: String) -> String {
+        "WITH changed AS (\(rows)) SELECT pg_notify('\(channel)', 'account ' || account) FROM changed"
+    }
+
+    /// Connects (with up to `connections` in the pool) and migrates the schema. Instances that
+    /// start at once migrate one after the other (an advisory lock), so each sees the last version.
+    public init(url: String, connections: Int = 8) throws {
+        let url = Self.withDefaults(url)
+        self.url = url
+        pool = ConnectionPool(url: url, size: connections)
+        listener = CommitListener(url: url, channel: Self.channel)
+        appliedMigrations = try pool.withConnection { try PostgresMigrations.migrate($0) }
+    }
+
+    /// `url` with the connection parameters basket-server wants unless the URL sets them: a
+    /// connect timeout (an unreachable database fails a request in 10 s instead of hanging it
+    /// for the system's TCP timeout) and an application name (to find the instances' connections
+    /// in pg_stat_activity).
+    public static func withDefaults(_ url: String) -> String {
+        var added: [String] = []
+        if !url.contains("connect_timeout=") { added.append("connect_timeout=10") }
+        if !url.contains("application_name=") { added.append("application_name=basket-server") }
+        guard !added.isEmpty else { return url }
+        return url + (url.contains("?") ? "&" : "?") + added.joined(separator: "&")
+    }
+
+    /// Whether `text` names a PostgreSQL database (`postgres://…` or `postgresql://…`).
+    public static func isURL(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    public func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void) {
+        listener.start(handler)
+    }
+
+    public func gauges() -> [StoreGauge] {
+        logs.withLock { $0.gauges(prefix: "basket_postgres") } + [
+            StoreGauge(
+                name: "basket_postgres_connections", help: "PostgreSQL connections open for requests (pooled).",
+                value: Double(pool.openConnections)),
+            StoreGauge(
+                name: "basket_postgres_listening",
+                help: "1 while this instance listens for other instances' pushes (LISTEN basket_ops), else 0.",
+                value: listener.isListening ? 1 : 0),
+        ]
+    }
+
+    public func close() {
+        listener.stop()
+        pool.dropIdle()
+    }
+
+    /// Runs `body` with a pooled connection; PostgreSQL errors become store errors where one fits.
+    /// When the connection turns out to be dead (the database restarted, or the connection was
+    /// cut while idle in the pool), `body` runs once more on a new one: every store call is
+    /// safe to repeat (pushes are idempotent; a repeated create finds what the first made).
+    func connected<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            do {
+                return try pool.withConnection(body)
+            } catch let error as PostgresError where error.connectionLost {
+                // The idle connections most likely died with this one (a restart): drop them all.
+                pool.dropIdle()
+                return try pool.withConnection(body)
+            }
+        } catch let error as PostgresError {
+            switch error.sqlState {
+            case "53100", "53200", "54000": throw StoreError.storageFull  // disk_full, out_of_memory, …
+            case "P0002": throw StoreError.noSuchList
+            default: throw StoreError.database(error.description)
+            }
+        }
+    }
+
+    static func listParameter(_ list: ListID) -> String { PostgresConnection.bytea(list.raw.bytes) }
+}
+
+/// A thread that LISTENs on the store's channel and reports each committed push (on any
+/// instance) to the handler. After losing its connection it reconnects and reports
+/// ``CommitEvent/resumed`` (notifications may have been missed meanwhile).
+final class CommitListener: Sendable {
+    let url: String
+    let channel: String
+    private struct State {
+        var started = false
+        var stopping = false
+        var listening = false
+    }
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(url: String, channel: String) {
+        self.url = url
+        self.channel = channel
+    }
+
+    func start(_ handler: @escaping @Sendable (CommitEvent) -> Void) {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        let thread = Thread { [self] in
+            run(handler)
+            finished.signal()
+        }
+        thread.name = "basket-listen"
+        thread.start()
+    }
+
+    /// Stops listening and waits (at most a poll interval) until the connection is closed.
+    func stop() {
+        let running: Bool = state.withLock { state in
+            defer { state.stopping = true }
+            return state.started && !state.stopping
+        }
+        if running { finished.wait() }
+    }
+
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Whether the LISTEN connection is up.
+    var isListening: Bool { state.withLock { $0.listening } }
+
+    private func run(_ handler: @Sendable (CommitEvent) -> Void) {
+        var first = true
+        while !isStopping {
+            do {
+                let connection = try PostgresConnection(url: url)
+                try connection.execute("LISTEN \(channel)")
+                state.withLock { $0.listening = true }
+                if !first { handler(.resumed) }
+                first = false
+                while !isStopping {
+                    var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&descriptor, 1, 200)
+                    for (_, payload) in try connection.notifications() {
+                        let parts = payload.split(separator: " ")
+                        if parts.count == 2, parts[0] == "account", let account = Int64(parts[1]) {
+                            handler(.accountChanged(account))
+                            continue
+                        }
+                        guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])),
+                            let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
+                        else { continue }
+                        handler(.committed(ListID(raw: id), cursor))
+                    }
+                }
+            } catch {
+                state.withLock { $0.listening = false }
+                first = false
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+public import BasketCore
+
+/// Where the server keeps its state: ``SQLiteStore`` (the embedded default) or ``PostgresStore``
+/// (several instances on one database). Both pass the same tests (Tests/BasketServerTests/StoreTests).
+///
+/// Its requirements come in five concerns, each a protocol of its own in a file of its own, the
+/// way ``BasketService`` splits its routes: ``AccountStore`` (accounts, passwords, tokens, signup
+/// invites), ``ListStore`` (lists and their members), ``InviteStore`` (invites to a list),
+/// ``LogStore`` (each list's operation log) and ``StoreMaintenance`` (watching other instances,
+/// compaction, statistics, epochs). Each backend implements them in files named alike
+/// (`SQLiteStore+Accounts.swift`, …).
+public protocol Store: AccountStore, ListStore, InviteStore, LogStore, StoreMaintenance {}
+
+/// Errors of the store, each with a stable code.
+public enum StoreError: Error, Equatable, Sendable {
+    case accountExists
+    case listExists
+    case noSuchList
+    case noSuchInvite
+    case noSuchMember
+    case lastOwner
+    /// The list has as many members as the server allows.
+    case tooManyMembers
+    /// The list, or the member making an invite, has as many working invites as the server allows.
+    case tooManyInvites
+    /// This many operations of a push have the identity (item, field, timestamp, replica) of
+    /// stored ones with other values: nothing of the push was stored.
+    case identityConflict(Int)
+    /// A new operation of a push has a replica id another account pushed to the list first.
+    case replicaTaken
+    /// A push would take the list past its item or byte quota.
+    case tooManyItems
+    case listTooLarge
+    /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
+    case storageFull
+    /// The store was written by a later build (its schema version is newer than this one knows).
+    case newerSchema(found: Int, supported: Int)
+    /// The database failed otherwise (its own words): the request changed nothing.
+    case database(String)
+}
+
+/// What a store reports about pushes and account changes committed by other instances
+/// (``Store/watchCommits(_:)``).
+public enum CommitEvent: Sendable, Equatable {
+    /// A push committed operations to `list`, up to this sequence number.
+    case committed(ListID, Int64)
+    /// The account's tokens or password changed (a token revoked, a new password).
+    case accountChanged(Int64)
+    /// Reports were lost for a while (the store's connection dropped): any list may have moved.
+    case resumed
+}
+
+/// A gauge a store adds to /metrics.
+public struct StoreGauge: Sendable {
+    public var name: String
+    public var help: String
+    public var value: Double
+}
+
+public struct StoreStatistics: Sendable {
+    public var operations: Int64
+    public var lists: Int64
+    public var accounts: Int64
+    public var databaseBytes: Int64
+}
