@@ -80,9 +80,9 @@ public enum BasketCLI {
         } catch let error as CommandError {
             console.error("Error: \(error.message)")
             return error.exitCode
-        } catch let error where Replica.damage(in: error) != nil {
+        } catch let error where ReplicaFile.damage(in: error) != nil {
             let path = context?.databasePath ?? "file"
-            console.error("Error: the replica \(path) is damaged (\(Replica.damage(in: error)!)).")
+            console.error("Error: the replica \(path) is damaged (\(ReplicaFile.damage(in: error)!)).")
             console.error(
                 "Run 'basket doctor' to rebuild it from the server, keeping the unsynced changes that can still be read."
             )
@@ -118,7 +118,7 @@ public enum BasketCLI {
             return 1
         } catch SyncError.unreachable(let why) {
             let server = (try? context?.loadConfig())?.server ?? "no address"
-            let waiting = (try? context?.replica().pendingChanges()) ?? 0
+            let waiting = (try? context?.replica().outbox.changes()) ?? 0
             console.error("Error: cannot reach the server (\(server)): \(why).")
             if waiting > 0 {
                 console.error("\(LiveSync.Status.changes(waiting)) wait here; the next sync sends them.")

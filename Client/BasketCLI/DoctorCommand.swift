@@ -12,17 +12,17 @@ enum DoctorCommand {
             console.print("No replica at \(path): nothing to check.")
             return
         }
-        guard let damage = Replica.damage(at: path) else {
+        guard let damage = ReplicaFile.damage(at: path) else {
             let replica = try context.replica()
             let lists = try replica.lists()
             console.print(
                 "\(path) is sound: \(lists.count) list\(lists.count == 1 ? "" : "s"), "
-                    + "\(lists.reduce(0) { $0 + $1.itemCount }) items, \(LiveSync.Status.changes(try replica.pendingChanges())) not yet synced."
+                    + "\(lists.reduce(0) { $0 + $1.itemCount }) items, \(LiveSync.Status.changes(try replica.outbox.changes())) not yet synced."
             )
             return
         }
         console.print("\(path) is damaged: \(damage)")
-        let salvage = Replica.salvage(from: path)
+        let salvage = ReplicaFile.salvage(from: path)
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -164,7 +164,7 @@ final class InteractiveMode {
         // One read of every item with its add times (removed ones too: entry parsing, "had it
         // before").
         let added = try replica.addTimes(in: list.id)
-        let all = Replica.sortedForDisplay(added.map(\.item))
+        let all = added.map(\.item).sortedForDisplay()
         cachedKeys = nil
         names = all.map(\.name)
         let quick = SearchIndex(
@@ -255,7 +255,7 @@ final class InteractiveMode {
 
     /// On the way out: sends what is still waiting, for 5 s at most, saying so on screen.
     func leave() {
-        guard let live, live.sends, live.status.pending > 0 || (try? replica.pendingCount(in: list.id)) ?? 0 > 0
+        guard let live, live.sends, live.status.pending > 0 || (try? replica.outbox.count(in: list.id)) ?? 0 > 0
         else {
             self.live?.stop()
             return
@@ -386,7 +386,7 @@ final class InteractiveMode {
         guard toBuy.contains(where: { $0.item.category != nil }) else { return }
         let byID = Dictionary(toBuy.map { ($0.item.id, $0) }) { first, _ in first }
         var ordered: [SearchMatch] = []
-        for group in Replica.groupedByAisle(toBuy.map(\.item), aisles: list.aisles) {
+        for group in AisleGroup.grouping(toBuy.map(\.item), aisles: list.aisles) {
             state.headings[ordered.count] = group.category ?? "(no category)"
             ordered += group.items.compactMap { byID[$0.id] }
         }
@@ -398,7 +398,7 @@ final class InteractiveMode {
     /// The scopes Ctrl-S goes through: all, to buy, checked, then each category of the list.
     func scopes() -> [InteractiveState.Scope] {
         let items = (try? replica.items(in: list.id)) ?? []
-        let categories = Replica.groupedByAisle(items, aisles: list.aisles).compactMap(\.category)
+        let categories = AisleGroup.grouping(items, aisles: list.aisles).compactMap(\.category)
         return [.all, .toBuy, .checked] + categories.map { .category($0) }
     }
 

@@ -322,7 +322,7 @@ enum ItemCommands {
             for item in items { context.console.print(line(for: item)) }
             return
         }
-        for group in Replica.groupedByAisle(toBuy, aisles: shown.aisles) {
+        for group in AisleGroup.grouping(toBuy, aisles: shown.aisles) {
             context.console.print(group.category.map { Printable.escaped($0) } ?? "(no category)")
             for item in group.items { context.console.print("  " + line(for: item, showingCategory: false)) }
         }

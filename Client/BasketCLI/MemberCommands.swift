@@ -122,7 +122,7 @@ enum MemberCommands {
             }
         }
         if !deletedOnServer {
-            let pending = try replica.pendingChanges(in: list.id)
+            let pending = try replica.outbox.changes(in: list.id)
             try context.confirm(
                 "Remove \(list.title) from this device"
                     + (pending > 0 ? ", with \(LiveSync.Status.changes(pending)) never sent" : "")

@@ -249,9 +249,9 @@ enum SyncCommands {
     static func sendAfterWrite(_ context: Context) {
         guard !context.arguments.has("--no-sync"), let config = try? context.loadConfig(), config.server != nil,
             config.token != nil, config.autoSync != false, let replica = try? context.replica(),
-            let pending = try? replica.pendingCount(), pending > 0, let engine = try? engine(context)
+            let pending = try? replica.outbox.count(), pending > 0, let engine = try? engine(context)
         else { return }
-        let waiting = (try? replica.listsWithPendingChanges()) ?? []
+        let waiting = (try? replica.outbox.lists()) ?? []
         let outcome = (try? runBlocking { await engine.sendPending(within: sendSeconds) }) ?? SendOutcome()
         guard outcome.waiting > 0 else {
             try? replica.release()  // what was kept with --no-sync went with it
@@ -363,7 +363,7 @@ enum SyncCommands {
         if context.arguments.has("--discard-refused") {
             let replica = try context.replica()
             for state in try replica.syncStates() where state.role == .viewer || state.noLongerMember {
-                let pending = try replica.pendingOperations(in: state.list)
+                let pending = try replica.outbox.operations(in: state.list)
                 let described = Self.describe(pending, in: state.list, replica: replica)
                 let dropped = try replica.discardPending(in: state.list)
                 guard !dropped.isEmpty else { continue }
@@ -409,7 +409,7 @@ enum SyncCommands {
             let title = lists[report.list] ?? report.list.description
             // Counted as a person counts them: by item (the report counts writes).
             let unsent =
-                discarded[report.list] == nil ? (try? context.replica().pendingChanges(in: report.list)) ?? 0 : 0
+                discarded[report.list] == nil ? (try? context.replica().outbox.changes(in: report.list)) ?? 0 : 0
             context.console.error(
                 "You are no longer a member of \(title) on the server (its owner removed you or deleted the list, or you"
                     + " left it). It stays on this device, read-only"
@@ -438,7 +438,7 @@ enum SyncCommands {
                 )
             }
             if report.refusedPending > 0 && discarded[report.list] == nil {
-                let changes = (try? context.replica().pendingChanges(in: report.list)) ?? report.refusedPending
+                let changes = (try? context.replica().outbox.changes(in: report.list)) ?? report.refusedPending
                 context.console.print(
                     "\(LiveSync.Status.changes(changes)) to this list were not sent: you can only view it. They stay here:"
                         + " 'basket status' lists them, 'basket sync --discard-refused' drops them.")
@@ -670,8 +670,8 @@ enum SyncCommands {
     static func status(_ context: Context) throws {
         let config = try context.loadConfig()
         let replica = try context.replica()
-        let pending = try replica.pendingCount()
-        let offset = try replica.clockOffset()
+        let pending = try replica.outbox.count()
+        let offset = try replica.outbox.clockOffset()
         let states = Dictionary(try replica.syncStates().map { ($0.list, $0) }) { a, _ in a }
         let lists = try replica.lists()
         if context.json {
@@ -701,22 +701,22 @@ enum SyncCommands {
             return try context.console.json(
                 Output(
                     server: config.server, account: config.account, pending: pending,
-                    changes: try replica.pendingChanges(), clockOffsetMilliseconds: offset,
+                    changes: try replica.outbox.changes(), clockOffsetMilliseconds: offset,
                     lists: try lists.map { list in
                         let state = states[list.id]
-                        let pending = try replica.pendingOperations(in: list.id)
+                        let pending = try replica.outbox.operations(in: list.id)
                         let refuses = state.map { $0.role == .viewer || $0.noLongerMember } ?? false
                         return ListStatus(
                             id: list.id.description, title: list.title, synced: state?.isRegistered ?? false,
                             lastSync: state?.lastSync, cursor: state?.cursor ?? 0, pending: pending.count,
-                            changes: try replica.pendingChanges(in: list.id), role: state?.role,
+                            changes: try replica.outbox.changes(in: list.id), role: state?.role,
                             noLongerMember: state?.noLongerMember ?? false,
                             refused: refuses ? Self.describe(pending, in: list.id, replica: replica) : [])
                     }))
         }
         context.console.print(
             "Server:  \(config.server ?? "none (offline only)")\(config.account.map { ", signed in as \($0)" } ?? "")")
-        let changes = try replica.pendingChanges()
+        let changes = try replica.outbox.changes()
         context.console.print("Pending: \(LiveSync.Status.changes(changes)) not yet sent")
         context.console.print(
             "Clock:   "
@@ -729,7 +729,7 @@ enum SyncCommands {
             let when =
                 state?.lastSync.map { ItemCommands.localTime(HybridTimestamp(milliseconds: $0, counter: 0)) }
                 ?? "never"
-            let waiting = try replica.pendingChanges(in: list.id)
+            let waiting = try replica.outbox.changes(in: list.id)
             // A write command's send reaches the server without a pull: said apart.
             let sent = (try? replica.setting(lastSentSetting(list.id))).flatMap { $0.flatMap(UInt64.init) }
             let sentLater =
@@ -742,7 +742,7 @@ enum SyncCommands {
         var refused = false
         for list in lists {
             guard let state = states[list.id], state.role == .viewer || state.noLongerMember else { continue }
-            let pending = try replica.pendingOperations(in: list.id)
+            let pending = try replica.outbox.operations(in: list.id)
             guard !pending.isEmpty else { continue }
             refused = true
             let why = state.noLongerMember ? "it is no longer shared with you" : "you can only view it"

@@ -41,7 +41,7 @@ public final class LiveSync: Sendable {
         case failed(pending: Int, reason: String)
 
         /// Local changes not yet acknowledged by the server, as a person counts them
-        /// (``Replica/pendingChanges(in:)``).
+        /// (``Outbox/changes(in:)``).
         public var pending: Int {
             switch self {
             case .connecting, .synced: 0
@@ -308,70 +308,4 @@ public final class LiveSync: Sendable {
             }
         }
     }
-}
-
-/// What ``SyncEngine/sendPending(of:within:)`` did.
-public struct SendOutcome: Hashable, Sendable {
-    /// Operations the server accepted (or already had).
-    public var sent = 0
-    /// Local changes of those lists still waiting after it, as a person counts them.
-    public var waiting = 0
-    /// Why the sending stopped short, when it did.
-    public var failure: String?
-    /// Whether time ran out before the server answered.
-    public var timedOut = false
-
-    /// Nothing sent, nothing waiting.
-    public init() {}
-}
-
-extension SyncEngine {
-    /// Sends the local changes of `lists` (when nil: every list with changes waiting that the
-    /// server may take, not those this account may only view or is no longer a member of),
-    /// waiting at most `seconds` for the server: what a command-line write runs before it exits.
-    /// What is not sent by then stays in the outbox for the next sync; a request still under way
-    /// goes on in the background (or ends with the process).
-    public func sendPending(of lists: [ListID]? = nil, within seconds: Double) async -> SendOutcome {
-        let box = ResultBox()
-        let replica = self.replica
-        let lists =
-            lists
-            ?? ((try? replica.listsWithPendingChanges()) ?? []).filter { list in
-                guard let state = try? replica.syncState(of: list) else { return true }
-                return !state.noLongerMember && state.role != .viewer
-            }
-        // Not cancelled when time runs out (see ``LiveSync/stop()``): a send under way ends when
-        // answered, or with the process.
-        Task.detached { [self] in
-            var outcome = SendOutcome()
-            do {
-                for list in lists {
-                    let report = try await send(list)
-                    outcome.sent += report.pushed
-                    if report.refusedPending > 0 {
-                        outcome.failure = "you can only view this list; the server refuses its changes"
-                    }
-                }
-            } catch {
-                outcome.failure = "\(error)"
-            }
-            box.set(outcome)
-        }
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while box.get() == nil && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        let finished = box.get()
-        var outcome = finished ?? SendOutcome()
-        outcome.timedOut = finished == nil
-        outcome.waiting = lists.reduce(0) { $0 + ((try? replica.pendingChanges(in: $1)) ?? 0) }
-        return outcome
-    }
-}
-
-/// A value one task sets and another reads.
-private final class ResultBox: Sendable {
-    private let value = Mutex<SendOutcome?>(nil)
-    func set(_ outcome: SendOutcome) { value.withLock { $0 = outcome } }
-    func get() -> SendOutcome? { value.withLock { $0 } }
 }

@@ -13,8 +13,9 @@ public struct Salvage: Sendable {
     public var problems: [String] = []
 }
 
-/// Checking a replica file, and rebuilding one that is damaged (`basket doctor`).
-extension Replica {
+/// Checking a replica file and reading what a damaged one still holds (`basket doctor`), without
+/// opening it as a ``Replica``; ``Replica/restore(_:)`` puts a ``Salvage`` into a new one.
+public enum ReplicaFile {
     /// Nil when the file at `path` is a sound replica, else what is wrong with it.
     public static func damage(at path: String) -> String? {
         do {
@@ -32,6 +33,7 @@ extension Replica {
     /// words for it; nil for any other error.
     public static func damage(in error: any Error) -> String? {
         switch error {
+        case ReplicaError.corrupt(let message): message
         case ResultCode.corrupt, ResultCode.notADatabase: (error as? SQLiteError)?.message
         default: nil
         }
@@ -71,11 +73,13 @@ extension Replica {
             }
         }
         readRows("outbox", "SELECT seq, list, item, record FROM outbox ORDER BY seq") { row in
-            salvage.pending.append(try pending(from: row).operation)
+            salvage.pending.append(try Replica.pending(from: row).operation)
         }
         return salvage
     }
+}
 
+extension Replica {
     /// Puts salvaged state into this (new) replica: every operation, the unsynced ones back in the
     /// outbox (they reach the server at the next sync), and the settings.
     public func restore(_ salvage: Salvage) throws {

@@ -50,7 +50,7 @@ extension Replica {
         case .checked: condition += " AND deleted = 0 AND checked = 1"
         case .all: break
         }
-        return Self.sortedForDisplay(try locked { try loadItems(list, where: condition, $0) })
+        return try locked { try loadItems(list, where: condition, $0) }.sortedForDisplay()
     }
 
     /// The items of a list matching an SQL `condition` on `items`, unsorted (in a transaction or
@@ -62,18 +62,6 @@ extension Replica {
             SELECT id, name, checked, deleted, quantity, note, category FROM items
             WHERE list = ? AND \(condition)
             """, .integer(no), map: Self.item(from:))
-    }
-
-    /// Unchecked before checked, then by name without case, then by id; each name is lowercased once.
-    public static func sortedForDisplay(_ items: [Item]) -> [Item] {
-        items.map { (item: $0, name: sortKey($0.name)) }
-            .sorted { a, b in
-                if a.item.isDeleted != b.item.isDeleted { return !a.item.isDeleted }
-                if a.item.isChecked != b.item.isChecked { return !a.item.isChecked }
-                if a.name != b.name { return a.name.lexicographicallyPrecedes(b.name) }
-                return a.item.id < b.item.id
-            }
-            .map(\.item)
     }
 
     /// Lowercased UTF-8 bytes of a name; ASCII without Unicode tables (most names).
@@ -181,7 +169,7 @@ extension Replica {
     }
 
     /// Local writes not yet acknowledged, oldest first.
-    public func pendingOperations(limit: Int = .max) throws -> [PendingOperation] {
+    func pendingOperations(limit: Int = .max) throws -> [PendingOperation] {
         try locked { db in
             try db.query(
                 "SELECT seq, list, item, record FROM outbox ORDER BY seq LIMIT ?",
@@ -191,7 +179,7 @@ extension Replica {
     }
 
     /// Drops acknowledged local writes from the outbox, up to and including `sequence`.
-    public func acknowledge(through sequence: Int64) throws {
+    func acknowledge(through sequence: Int64) throws {
         try locked { try $0.run("DELETE FROM outbox WHERE seq <= ?", .integer(sequence)) }
     }
 }
@@ -234,14 +222,14 @@ public struct AisleGroup: Hashable, Sendable {
     public var items: [Item]
 }
 
-extension Replica {
+extension AisleGroup {
     /// Groups items by category in the order of `aisles` (matched without case or accents),
     /// then the categories the aisle order does not name (alphabetically), then the items
     /// without a category; each group by name. What `basket ls` shows for the items to buy.
-    public static func groupedByAisle(_ items: [Item], aisles: [String]) -> [AisleGroup] {
+    public static func grouping(_ items: [Item], aisles: [String]) -> [AisleGroup] {
         var byKey: [String: AisleGroup] = [:]
         var uncategorised: [Item] = []
-        for item in sortedForDisplay(items) {
+        for item in items.sortedForDisplay() {
             guard let category = item.category, !ItemKey.normalize(category).isEmpty else {
                 uncategorised.append(item)
                 continue
@@ -255,5 +243,19 @@ extension Replica {
         groups += byKey.sorted { $0.key < $1.key }.map(\.value)
         if !uncategorised.isEmpty { groups.append(AisleGroup(category: nil, items: uncategorised)) }
         return groups
+    }
+}
+
+extension [Item] {
+    /// Unchecked before checked, then by name without case, then by id; each name is lowercased once.
+    public func sortedForDisplay() -> [Item] {
+        map { (item: $0, name: Replica.sortKey($0.name)) }
+            .sorted { a, b in
+                if a.item.isDeleted != b.item.isDeleted { return !a.item.isDeleted }
+                if a.item.isChecked != b.item.isChecked { return !a.item.isChecked }
+                if a.name != b.name { return a.name.lexicographicallyPrecedes(b.name) }
+                return a.item.id < b.item.id
+            }
+            .map(\.item)
     }
 }

@@ -95,7 +95,7 @@ extension Replica {
 
     /// Local writes of one list not yet acknowledged (the outbox), oldest first: what "N changes
     /// not yet sent" is made of.
-    public func pendingOperations(in list: ListID, limit: Int = .max) throws -> [PendingOperation] {
+    func pendingOperations(in list: ListID, limit: Int = .max) throws -> [PendingOperation] {
         try locked { db in
             try db.query(
                 "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq LIMIT ?", .blob(list.raw.bytes),
@@ -111,13 +111,13 @@ extension Replica {
     }
 
     /// The number of local writes waiting for the server.
-    public func pendingCount() throws -> Int {
+    func pendingCount() throws -> Int {
         try locked { Int(try $0.scalar("SELECT count(*) FROM outbox")?.integerValue ?? 0) }
     }
 
     /// The number of local writes of one list waiting for the server (read from the file, so
     /// writes by other processes count too).
-    public func pendingCount(in list: ListID) throws -> Int {
+    func pendingCount(in list: ListID) throws -> Int {
         try locked {
             Int(try $0.scalar("SELECT count(*) FROM outbox WHERE list = ?", .blob(list.raw.bytes))?.integerValue ?? 0)
         }
@@ -126,14 +126,14 @@ extension Replica {
     /// Changes waiting for the server, as a person counts them: each item (or list) with writes
     /// not yet sent is one change, however many of its fields were written ("1 change waiting"
     /// after adding milk, which writes three registers). ``pendingCount()`` counts the writes.
-    public func pendingChanges() throws -> Int {
+    func pendingChanges() throws -> Int {
         try locked {
             Int(try $0.scalar("SELECT count(*) FROM (SELECT DISTINCT list, item FROM outbox)")?.integerValue ?? 0)
         }
     }
 
     /// Changes of one list waiting for the server, as a person counts them (see ``pendingChanges()``).
-    public func pendingChanges(in list: ListID) throws -> Int {
+    func pendingChanges(in list: ListID) throws -> Int {
         try locked {
             Int(
                 try $0.scalar(
@@ -142,19 +142,19 @@ extension Replica {
     }
 
     /// The lists with local writes waiting for the server.
-    public func listsWithPendingChanges() throws -> [ListID] {
+    func listsWithPendingChanges() throws -> [ListID] {
         try locked { db in
             try db.query("SELECT DISTINCT list FROM outbox", map: { ListID(raw: ID128($0.blob128(0))) })
         }
     }
 
     /// The correction added to the wall clock (server time minus local time, in milliseconds).
-    public func clockOffset() throws -> Int64 {
+    func clockOffset() throws -> Int64 {
         try locked { try $0.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0 }
     }
 
     /// The largest clock correction taken from a server: a day, in milliseconds.
-    public static let maxClockCorrection: UInt64 = 86_400_000
+    static let maxClockCorrection: UInt64 = 86_400_000
 
     /// Corrects the clock by the server's time and re-stamps every pending write stamped beyond
     /// what the server accepts, so the next push goes through and nothing is lost.
@@ -259,4 +259,40 @@ extension Replica {
                 list: list, item: item, field: entry.field, value: entry.register.value, version: entry.register.version
             ))
     }
+}
+
+/// The outbox as an app shows it, read-only: what waits to be sent and how it is stamped
+/// (`basket status`, "3 changes waiting"). Sending and acknowledging are the sync engine's.
+public struct Outbox: Sendable {
+    let replica: Replica
+
+    /// Local writes of `list` not yet acknowledged, oldest first, at most `limit`.
+    public func operations(in list: ListID, limit: Int = .max) throws -> [PendingOperation] {
+        try replica.pendingOperations(in: list, limit: limit)
+    }
+
+    /// How many writes wait (of `list`, or of every list when nil), written by any process using
+    /// the file.
+    public func count(in list: ListID? = nil) throws -> Int {
+        try list.map { try replica.pendingCount(in: $0) } ?? replica.pendingCount()
+    }
+
+    /// The same as a person counts them: each item (or list) with writes waiting is one change,
+    /// however many of its fields were written ("1 change waiting" after adding milk, which
+    /// writes three registers).
+    public func changes(in list: ListID? = nil) throws -> Int {
+        try list.map { try replica.pendingChanges(in: $0) } ?? replica.pendingChanges()
+    }
+
+    /// The lists with writes waiting.
+    public func lists() throws -> [ListID] { try replica.listsWithPendingChanges() }
+
+    /// The correction this device's clock stamps writes with (server time minus local time, in
+    /// milliseconds), taken from a server that found the clock off.
+    public func clockOffset() throws -> Int64 { try replica.clockOffset() }
+}
+
+extension Replica {
+    /// What waits to be sent (read-only).
+    public var outbox: Outbox { Outbox(replica: self) }
 }

@@ -5,9 +5,9 @@ import SQLite
 /// replaced, as new writes, so an undo syncs and merges like any other edit.
 extension Replica {
     /// Steps the journal keeps; older ones cannot be undone.
-    public static let undoDepth = 50
+    static let undoDepth = 50
     /// Writes one command may make and still be undone (a larger one is a barrier in the journal).
-    public static let maxUndoableWrites = 5_000
+    static let maxUndoableWrites = 5_000
 
     /// What ``undo(in:)`` did.
     public struct Undone: Hashable, Sendable {

@@ -311,8 +311,8 @@ extension Replica {
     public func removeChecked(in list: ListID) throws -> [Item] {
         try performLocal { writer in
             guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
-            let checked = Self.sortedForDisplay(
-                try loadItems(list, where: "name IS NOT NULL AND deleted = 0 AND checked = 1", writer.db))
+            let checked = try loadItems(list, where: "name IS NOT NULL AND deleted = 0 AND checked = 1", writer.db)
+                .sortedForDisplay()
             for item in checked { writer.write(list, item.id, .deleted, .bool(true)) }
             return checked
         }

@@ -25,20 +25,20 @@ public final class Replica: @unchecked Sendable {
 
         /// The defaults: full durability, the system's wall clock.
         public init() {}
-    }
 
-    /// How a commit reaches the disk before the call that made it returns.
-    public enum Durability: Sendable {
-        /// fsync at every commit: a returned write survives a power loss.
-        case full
-        /// Survives a crash of the process; a power loss may take the last commits.
-        case normal
-        /// No fsync at all: for tests and throw-away replicas.
-        case off
+        /// How a commit reaches the disk before the call that made it returns.
+        public enum Durability: Sendable {
+            /// fsync at every commit: a returned write survives a power loss.
+            case full
+            /// Survives a crash of the process; a power loss may take the last commits.
+            case normal
+            /// No fsync at all: for tests and throw-away replicas.
+            case off
+        }
     }
 
     /// The newest schema this build reads and writes (`PRAGMA user_version`).
-    public static let schemaVersion = Schema.migrations.count
+    static let schemaVersion = Schema.migrations.count
 
     /// This replica's id, the tie-break of its writes. It changes only when a server refuses it
     /// because another account pushed it to a list first (the sync then gives it a new one).
@@ -46,21 +46,33 @@ public final class Replica: @unchecked Sendable {
     /// The id as this object last read it from the file (another process may renew it).
     private let currentID: Mutex<ReplicaID>
     /// The settings the replica was opened with.
-    public let configuration: Configuration
+    let configuration: Configuration
     /// The path of the replica file.
-    public let path: String
+    let path: String
 
     // `@unchecked Sendable`: `connection` is only touched while `lock` is held (see `locked`).
     private let lock = NSLock()
     private let connection: Connection
     private let observers = Observers()
 
-    /// Opens or creates the replica at `path`, migrating its schema to ``schemaVersion``.
-    /// - Throws: `SQLiteError` when the file cannot be opened, ``ReplicaError/newerSchema(found:supported:)``
-    ///   when it was written by a newer build.
+    /// Opens or creates the replica at `path`, migrating its schema to the newest this build knows.
+    /// - Throws: ``ReplicaError/storage(_:)`` when the file cannot be opened,
+    ///   ``ReplicaError/corrupt(_:)`` when it is not a sound replica,
+    ///   ``ReplicaError/newerSchema(found:supported:)`` when it was written by a newer build.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
+        let opened: (Connection, ReplicaID)
+        do {
+            opened = try Self.open(path, configuration)
+        } catch let error as SQLiteError {
+            throw ReplicaError(error)
+        }
+        connection = opened.0
+        currentID = Mutex(opened.1)
+    }
+
+    private static func open(_ path: String, _ configuration: Configuration) throws -> (Connection, ReplicaID) {
         let connection = try Connection(path: path)
         let synchronous: Connection.Synchronous =
             switch configuration.synchronous {
@@ -70,14 +82,13 @@ public final class Replica: @unchecked Sendable {
             }
         try connection.configure(synchronous: synchronous)
         try Schema.migrate(connection)
-        self.connection = connection
-        self.currentID = Mutex(
-            try connection.transaction {
-                if let id = try Self.storedID(connection) { return id }
-                let id = ReplicaID.random()
-                try connection.run("INSERT INTO meta(key, value) VALUES ('replica', ?)", .text(id.description))
-                return id
-            })
+        let id = try connection.transaction {
+            if let id = try Self.storedID(connection) { return id }
+            let id = ReplicaID.random()
+            try connection.run("INSERT INTO meta(key, value) VALUES ('replica', ?)", .text(id.description))
+            return id
+        }
+        return (connection, id)
     }
 
     /// The replica's id as the file has it now (another process using the file may have renewed
@@ -101,8 +112,14 @@ public final class Replica: @unchecked Sendable {
         return id
     }
 
-    func locked<T>(_ body: (Connection) throws -> T) rethrows -> T {
-        try lock.withLock { try body(connection) }
+    /// Runs `body` with the connection, under the replica's lock; SQLite's errors leave it as
+    /// the replica's own (``ReplicaError/storage(_:)``, ``ReplicaError/corrupt(_:)``).
+    func locked<T>(_ body: (Connection) throws -> T) throws -> T {
+        do {
+            return try lock.withLock { try body(connection) }
+        } catch let error as SQLiteError {
+            throw ReplicaError(error)
+        }
     }
 
     /// A stream of the changes committed through this replica object, for a UI to observe.
@@ -116,7 +133,7 @@ public final class Replica: @unchecked Sendable {
     }
 
     /// The clock as last persisted.
-    public func clock() throws -> HybridClock {
+    func clock() throws -> HybridClock {
         try locked { try loadClock($0) }
     }
 

@@ -1,4 +1,5 @@
 public import BasketCore
+import SQLite
 
 /// A list as the replica knows it.
 public struct ListInfo: Hashable, Sendable, Identifiable {
@@ -153,6 +154,9 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
     case archived(ListID)
     /// Only an owner of the list may do this (archive it); the account's role is given.
     case notOwner(list: ListID, role: Role)
+    /// The replica file could not be read or written (SQLite's words: a full disk, a file
+    /// another process keeps locked, no permission): nothing was changed.
+    case storage(String)
 
     /// A stable code for scripts (`invalid_name`, `no_such_list`, …).
     public var code: String {
@@ -172,6 +176,7 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotUndo: "cannot_undo"
         case .archived: "archived"
         case .notOwner: "forbidden"
+        case .storage: "storage"
         }
     }
 
@@ -200,6 +205,18 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .archived: return "the list is archived: unarchive it first ('basket list unarchive')"
         case .notOwner(_, let role):
             return "only an owner of the list can do this (your role: \(role.rawValue))"
+        case .storage(let message): return message
+        }
+    }
+}
+
+extension ReplicaError {
+    /// SQLite's error as the replica's: a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) is
+    /// ``corrupt(_:)``, anything else ``storage(_:)`` in SQLite's words.
+    init(_ error: SQLiteError) {
+        switch error {
+        case ResultCode.corrupt, ResultCode.notADatabase: self = .corrupt(error.message)
+        default: self = .storage(error.description)
         }
     }
 }

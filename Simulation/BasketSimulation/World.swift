@@ -285,11 +285,11 @@ final class World: @unchecked Sendable {
             for index in devices.indices {
                 do { try sync(index) } catch let error as Unexpected { return "while converging: \(error)" }
             }
-            let pending = try devices.reduce(0) { $0 + (try $1.replica.pendingCount()) }
+            let pending = try devices.reduce(0) { $0 + (try $1.replica.outbox.count()) }
             if pending == 0 && round >= 1 { break }
         }
-        for (index, device) in devices.enumerated() where try device.replica.pendingCount() > 0 {
-            return "device \(index) still has \(try device.replica.pendingCount()) unsynced operations after 8 rounds"
+        for (index, device) in devices.enumerated() where try device.replica.outbox.count() > 0 {
+            return "device \(index) still has \(try device.replica.outbox.count()) unsynced operations after 8 rounds"
         }
         // The same state everywhere.
         let states = try devices.map { try snapshot($0.replica) }

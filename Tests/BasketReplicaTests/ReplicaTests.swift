@@ -1,9 +1,10 @@
 import BasketCore
-import BasketReplica
 import Foundation
 import SQLite
 import TestSupport
 import Testing
+
+@testable import BasketReplica
 
 /// A replica on a real file in a temporary directory, with a clock the test moves.
 struct Fixture {

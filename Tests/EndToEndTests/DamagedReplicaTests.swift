@@ -86,7 +86,7 @@ struct DamagedReplicaTests {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(truncate(path, off_t(size / 2)) == 0)  // a copy cut short
 
-        #expect(Replica.damage(at: path) != nil)
+        #expect(ReplicaFile.damage(at: path) != nil)
         let refused = try alice.run("ls")
         #expect(refused.status == 1 && refused.stderr.contains("the replica \(path) is damaged"), "\(refused.stderr)")
         let doctor = try alice.ok("doctor")

@@ -80,7 +80,7 @@ struct GettingStartedTests {
         let reports = try await engine.syncAll()
         print("sent \(reports.reduce(0) { $0 + $1.pushed }) changes")
         #expect(reports.reduce(0) { $0 + $1.pushed } > 0)
-        #expect(try replica.pendingCount() == 0)
+        #expect(try replica.outbox.count() == 0)
 
         // Keep a list live while the app is open
         let live = LiveSync(engine: engine, list: list.id) { event in
@@ -93,10 +93,10 @@ struct GettingStartedTests {
         live.stop()
         // On a loaded run (two instances on PostgreSQL, other suites busy) 2 s may not be enough:
         // what flush says still waits is then in the outbox, for the next sync.
-        let left = try replica.pendingChanges()  // flush counts changes as a person does: by item
+        let left = try replica.outbox.changes()  // flush counts changes as a person does: by item
         #expect(waiting >= left)
         if left > 0 { _ = try await engine.sync(list.id) }
-        #expect(try replica.pendingCount() == 0)
+        #expect(try replica.outbox.count() == 0)
         let elsewhere = try Replica(path: directory + "/other.sqlite")
         _ = try await SyncEngine(replica: elsewhere, transport: HTTPSyncTransport(baseURL: serverURL, token: token))
             .syncAll()

@@ -50,7 +50,7 @@ struct KillTests {
         all: Set<Op>, pending: Set<Op>
     ) {
         let replica = try Replica(path: device.directory + "/basket.sqlite")
-        return (Set(try replica.operations(in: list)), Set(try replica.pendingOperations(in: list).map(\.operation)))
+        return (Set(try replica.operations(in: list)), Set(try replica.outbox.operations(in: list).map(\.operation)))
     }
 
     @Test func aServerKilledDuringPushesFromTenClientsFiftyTimesLosesAndDoublesNothing() throws {
@@ -130,7 +130,7 @@ struct KillTests {
             sync.kill()
             if sync.termination?.signaled == true { killedMidway += 1 }
             // The replica reopens, sound.
-            #expect(Replica.damage(at: device.directory + "/basket.sqlite") == nil, "round \(round)")
+            #expect(ReplicaFile.damage(at: device.directory + "/basket.sqlite") == nil, "round \(round)")
             #expect(try device.run("ls").status == 0)
         }
         #expect(killedMidway >= 10, "only \(killedMidway) of 50 kills landed during a sync")

@@ -152,7 +152,7 @@ struct SyncTests {
         // Every operation alice no longer holds in her outbox was acknowledged: the server has it.
         let replica = try Replica(path: alice.directory + "/basket.sqlite")
         let list = try #require(try replica.lists().first { $0.title == "Family" }).id
-        let pending = Set(try replica.pendingOperations(in: list).map(\.operation))
+        let pending = Set(try replica.outbox.operations(in: list).map(\.operation))
         let acknowledged = Set(try replica.operations(in: list)).subtracting(pending)
         try bob.ok("sync")
         let bobReplica = try Replica(path: bob.directory + "/basket.sqlite")
