@@ -224,7 +224,7 @@ enum Commands {
                 this device only, or no longer shared with you, is removed from this device. An editor or a
                 viewer cannot delete a shared list: 'basket leave' leaves it.
                 """,
-            flagOptions: ["--yes"], run: MemberCommands.removeList),
+            flagOptions: ["--yes"], run: ListCommands.removeList),
         CommandSpec(
             path: ["list", "archive"], summary: "Archive a list: read-only on every device, out of the way (owners).",
             usage: "basket list archive [NAME]", writes: true, run: { try ListCommands.archive($0, true) }),
@@ -266,12 +266,12 @@ enum Commands {
             details: passwordDetails
                 + "\n  --invite CODE    A signup invite, for a server that takes new accounts only with one.",
             valueOptions: ["--device", "--invite"], flagOptions: ["--password-stdin"],
-            run: { try SyncCommands.account($0, signUp: true) }),
+            run: { try AccountCommands.account($0, signUp: true) }),
         CommandSpec(
             path: ["login"], summary: "Sign in to the server.",
             usage: "basket login NAME [--password-stdin] [--device NAME]",
             details: passwordDetails, valueOptions: ["--device"], flagOptions: ["--password-stdin"],
-            run: { try SyncCommands.account($0, signUp: false) }),
+            run: { try AccountCommands.account($0, signUp: false) }),
         CommandSpec(
             path: ["logout"], summary: "Sign out (the token is revoked).",
             usage: "basket logout [--everywhere [--yes]]",
@@ -281,7 +281,7 @@ enum Commands {
                   -y, --yes        Do not ask first (on a terminal --everywhere asks; a script is not asked).
                 Lists and unsent changes stay on this device; sign in again to send them.
                 """,
-            flagOptions: ["--everywhere", "--yes"], run: SyncCommands.logout),
+            flagOptions: ["--everywhere", "--yes"], run: AccountCommands.logout),
         CommandSpec(
             path: ["devices"], summary: "The devices signed in to your account; sign one out.",
             usage: AccountCommands.devicesUsage,
@@ -320,7 +320,7 @@ enum Commands {
             flagOptions: ["--watch", "--discard-refused"], run: SyncCommands.sync),
         CommandSpec(
             path: ["share"], summary: "Print an invite code for the current list.",
-            usage: SyncCommands.shareUsage,
+            usage: SharingCommands.shareUsage,
             details: """
                 OPTIONS:
                   -r, --role ROLE  editor (default: may change the list), viewer (may only read it) or owner.
@@ -328,20 +328,20 @@ enum Commands {
                   --expires TIME   How long it works: 30m, 12h, 2d (default 7 days, at most 30d).
                 The code is shown once; the server keeps only its hash. 'basket invites' lists the invites out.
                 """,
-            valueOptions: ["--role", "--uses", "--expires"], output: .data, run: SyncCommands.share),
+            valueOptions: ["--role", "--uses", "--expires"], output: .data, run: SharingCommands.share),
         CommandSpec(
             path: ["invites"], summary: "The current list's invites that still work; withdraw one.",
-            usage: AccountCommands.invitesUsage,
+            usage: SharingCommands.invitesUsage,
             details: """
                 SUBCOMMANDS:
                   revoke ID        Withdraw the invite: its code stops working.
                 An owner sees every invite to the list, an editor its own. An invite goes when it is used up,
                 when it expires, and when its maker leaves the list or is removed from it.
                 """,
-            output: .dataWhenBare, run: AccountCommands.invites),
+            output: .dataWhenBare, run: SharingCommands.invites),
         CommandSpec(
             path: ["members"], summary: "Who shares the current list, and their roles; remove one or change a role.",
-            usage: MemberCommands.membersUsage,
+            usage: SharingCommands.membersUsage,
             details: """
                 SUBCOMMANDS:
                   rm NAME          Remove a member (owners): their copy stays with them, read-only.
@@ -351,7 +351,7 @@ enum Commands {
                 OPTIONS:
                   -y, --yes        Do not ask first (on a terminal rm asks; a script is not asked).
                 """,
-            flagOptions: ["--yes"], output: .dataWhenBare, run: MemberCommands.members),
+            flagOptions: ["--yes"], output: .dataWhenBare, run: SharingCommands.members),
         CommandSpec(
             path: ["leave"], summary: "Leave the current list (it stays here, read-only).",
             usage: "basket leave [--yes]",
@@ -361,10 +361,10 @@ enum Commands {
                 Sends what waits first. The last owner cannot leave while others are members: make one an
                 owner first ('basket members role NAME owner'). 'basket list rm' then removes the copy here.
                 """,
-            flagOptions: ["--yes"], run: MemberCommands.leave),
+            flagOptions: ["--yes"], run: SharingCommands.leave),
         CommandSpec(
             path: ["join"], summary: "Join a list with an invite code and make it current.", usage: "basket join CODE",
-            run: SyncCommands.join),
+            run: SharingCommands.join),
         CommandSpec(
             path: ["status"], summary: "Pending changes, last sync, server and clock offset.", usage: "basket status",
             output: .data, run: SyncCommands.status),

@@ -4,6 +4,8 @@ import BasketSearch
 import Foundation
 import PrivateFiles
 
+/// The lists on this device: list new/use/rename/rm/archive/unarchive, lists, aisles, export,
+/// import.
 enum ListCommands {
     static func new(_ context: Context) throws {
         let name = try title(context, usage: "basket list new NAME")
@@ -64,20 +66,9 @@ enum ListCommands {
             }
         }
         if context.json {
-            struct Row: Encodable {
-                var id: String
-                var title: String
-                var items: Int
-                var unchecked: Int
-                var current: Bool
-                var archived: Bool
-                var role: Role?
-                var shared: Bool
-                var noLongerMember: Bool
-            }
             return try context.console.json(
                 lists.map {
-                    Row(
+                    Output.ListRow(
                         id: $0.id.description, title: $0.title, items: $0.itemCount, unchecked: $0.uncheckedCount,
                         current: $0.id == current, archived: $0.isArchived, role: states[$0.id]?.role,
                         shared: states[$0.id]?.isRegistered ?? false,
@@ -139,8 +130,7 @@ enum ListCommands {
         switch args.first {
         case nil:
             if context.json {
-                struct Output: Encodable { var aisles: [String] }
-                return try context.console.json(Output(aisles: list.aisles))
+                return try context.console.json(Output.Aisles(aisles: list.aisles))
             }
             context.console.print(
                 list.aisles.isEmpty
@@ -179,12 +169,7 @@ enum ListCommands {
             throw CommandError(message: "cannot write \(target): \(error.localizedDescription)", code: "io")
         }
         if context.json {
-            struct Summary: Encodable {
-                var file: String
-                var operations: Int
-                var bytes: Int
-            }
-            return try context.console.json(Summary(file: target, operations: ops.count, bytes: bytes.count))
+            return try context.console.json(Output.Exported(file: target, operations: ops.count, bytes: bytes.count))
         }
         context.console.print("Exported \(ops.count) operations to \(target)")
     }
@@ -210,17 +195,62 @@ enum ListCommands {
             try replica.setSetting(Context.currentListSetting, only.description)
         }
         if context.json {
-            struct Summary: Encodable {
-                var operations: Int
-                var new: Int
-                var duplicates: Int
-                var lists: Int
-            }
             return try context.console.json(
-                Summary(operations: ops.count, new: result.new, duplicates: result.duplicates, lists: lists.count))
+                Output.Imported(
+                    operations: ops.count, new: result.new, duplicates: result.duplicates, lists: lists.count))
         }
         context.console.print(
             "Imported \(ops.count) operations: \(result.new) new, \(result.duplicates) already known, "
                 + "\(result.changedItems) \(result.changedItems == 1 ? "item" : "items") changed")
+    }
+
+    /// `basket list rm [NAME]`: an owner deletes a shared list for everyone; a list that is on
+    /// this device only (never shared, or no longer shared with you) is removed from it.
+    static func removeList(_ context: Context) throws {
+        let replica = try context.replica()
+        let name = context.arguments.positionals.joined(separator: " ")
+        let list: ListInfo
+        if name.isEmpty {
+            guard let current = try context.list(create: false) else {
+                throw CommandError(message: "no list to remove", code: "no_such_list")
+            }
+            list = current
+        } else {
+            list = try Context.findList(name, in: try replica.lists())
+        }
+        let state = try replica.syncState(of: list.id)
+        var deletedOnServer = false
+        if state.isRegistered && !state.noLongerMember {
+            let (transport, _) = try context.transport()
+            let listID = list.id
+            let remote = try runBlocking { try await transport.lists() }.first { $0.id == listID }
+            if let remote {
+                guard remote.role == .owner else {
+                    throw CommandError(
+                        message:
+                            "only an owner can delete \(list.title) (you are \(remote.role == .editor ? "an" : "a") "
+                            + "\(remote.role.rawValue)); 'basket leave' leaves it, then 'basket list rm' removes the copy here",
+                        code: "forbidden")
+                }
+                try context.confirm("Delete \(list.title) for everyone who shares it? This cannot be undone.")
+                try runBlocking { try await transport.deleteList(listID) }
+                deletedOnServer = true
+            }
+        }
+        if !deletedOnServer {
+            let pending = try replica.outbox.changes(in: list.id)
+            try context.confirm(
+                "Remove \(list.title) from this device"
+                    + (pending > 0 ? ", with \(LiveSync.Status.changes(pending)) never sent" : "")
+                    + "? This cannot be undone.")
+        }
+        try replica.removeList(list.id)
+        if try replica.setting(Context.currentListSetting) == list.id.description {
+            try replica.setSetting(Context.currentListSetting, nil)
+        }
+        context.console.print(
+            deletedOnServer
+                ? "Deleted \(list.title) for everyone: the other members' next sync tells them"
+                : "Removed \(list.title) from this device")
     }
 }

@@ -4,95 +4,8 @@ import Foundation
 import PrivateFiles
 import Synchronization
 
-/// The CLI's remote settings, in `config.json` next to the replica (mode 0600: it holds the token).
-struct RemoteConfig: Codable {
-    var server: String?
-    var account: String?
-    var token: String?
-    /// Whether write commands send their changes before they exit (nil: on).
-    var autoSync: Bool?
-}
-
-extension Context {
-    var configPath: String {
-        ((databasePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("config.json")
-    }
-
-    func loadConfig() throws -> RemoteConfig {
-        guard let data = FileManager.default.contents(atPath: configPath) else { return RemoteConfig() }
-        do {
-            return try JSONDecoder().decode(RemoteConfig.self, from: data)
-        } catch {
-            throw CommandError(message: "\(configPath) is not a valid config: \(error)", code: "invalid_config")
-        }
-    }
-
-    /// Writes the config to a new 0600 file and renames it over the old one: a crash or a full
-    /// disk leaves the old config whole, never a half-written token.
-    func saveConfig(_ config: RemoteConfig) throws {
-        let directory = (configPath as NSString).deletingLastPathComponent
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        let data = try encoder.encode(config)
-        do {
-            try PrivateFile.makeDirectory(directory)
-            try PrivateFile.replace(configPath, with: Array(data))
-        } catch {
-            throw CommandError(message: "cannot write \(configPath): \(error)", code: "io")
-        }
-    }
-
-    /// The transport for the configured server, signed in or not; `answerTimeout` shorter than
-    /// ``answerTimeout()`` for what must not keep a person waiting (a completion, `ls`'s pull).
-    func transport(requireToken: Bool = true, answerTimeout short: Double? = nil) throws -> (
-        HTTPSyncTransport, RemoteConfig
-    ) {
-        let config = try loadConfig()
-        guard let server = config.server, let url = URL(string: server) else {
-            throw CommandError(message: "no server configured: 'basket remote set URL' first", code: "no_server")
-        }
-        if requireToken && config.token == nil {
-            throw CommandError(
-                message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
-        }
-        return (
-            HTTPSyncTransport(baseURL: url, token: config.token, answerTimeout: try short ?? answerTimeout()), config
-        )
-    }
-
-    /// How long a command waits for the server's answer to one request: 15 s, or
-    /// `$BASKET_TIMEOUT` seconds (1 to 600). A hung server costs a command that long, then
-    /// the command says so; what it wrote stays here for the next sync.
-    func answerTimeout() throws -> Double {
-        guard let raw = environment["BASKET_TIMEOUT"], !raw.isEmpty else { return 15 }
-        guard let seconds = Int(raw), (1...600).contains(seconds) else {
-            throw CommandError(message: "BASKET_TIMEOUT must be a whole number of seconds from 1 to 600", code: "usage")
-        }
-        return Double(seconds)
-    }
-
-    /// The password: the first line of stdin with --password-stdin, else $BASKET_PASSWORD, else a
-    /// prompt (`confirming`: twice, as a new password is, and both must be the same).
-    func password(confirming: Bool = false) throws -> String {
-        if arguments.has("--password-stdin") {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            let text = String(decoding: data, as: UTF8.self)
-            return String(text.split(whereSeparator: \.isNewline).first ?? "")
-        }
-        if let password = environment["BASKET_PASSWORD"], !password.isEmpty { return password }
-        guard isatty(0) == 1, let entered = getpass("Password: ") else {
-            throw CommandError(message: "no password: use --password-stdin or $BASKET_PASSWORD", code: "no_password")
-        }
-        let password = String(cString: entered)
-        if confirming {
-            guard let again = getpass("The same password again: "), String(cString: again) == password else {
-                throw CommandError(message: "the two passwords differ; nothing was created", code: "password_mismatch")
-            }
-        }
-        return password
-    }
-}
-
+/// Reaching the server: remote, sync (and --watch), status, and what every write command and
+/// `basket ls` ask of the server before they end.
 enum SyncCommands {
     /// Whether `host` is this machine (plain http to it never crosses a network).
     static func isLoopback(_ host: String) -> Bool {
@@ -162,13 +75,8 @@ enum SyncCommands {
             throw UsageError(message: "unknown remote command '\(args.first ?? "--auto-sync")'", usage: remoteUsage)
         }
         if context.json {
-            struct Output: Encodable {
-                var server: String?
-                var account: String?
-                var autoSync: Bool
-            }
             return try context.console.json(
-                Output(server: config.server, account: config.account, autoSync: config.autoSync ?? true))
+                Output.Remote(server: config.server, account: config.account, autoSync: config.autoSync ?? true))
         }
         context.console.print(
             config.server.map { "Server: \($0)" + (config.account.map { " (signed in as \($0))" } ?? "") }
@@ -268,79 +176,6 @@ enum SyncCommands {
             "Saved here; \(LiveSync.Status.changes(outcome.waiting)) waiting for the server (\(why)).")
     }
 
-    static func account(_ context: Context, signUp: Bool) throws {
-        guard context.arguments.positionals.count == 1 else {
-            throw UsageError(
-                message: "name the account", usage: "basket \(signUp ? "signup" : "login") NAME [--password-stdin]")
-        }
-        let name = context.arguments.positionals[0]
-        let (transport, config) = try context.transport(requireToken: false)
-        let password = try context.password(confirming: signUp)
-        let device = context.arguments.value("--device") ?? Self.deviceName()
-        let invite = context.arguments.value("--invite")
-        let token = try runBlocking {
-            if signUp { try await transport.signUp(name: name, password: password, invite: invite) }
-            return try await transport.login(name: name, password: password, device: device)
-        }
-        var updated = config
-        updated.account = name.lowercased()
-        updated.token = token
-        try context.saveConfig(updated)
-        context.console.print(
-            signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
-        guard !signUp else { return }
-        // The account's lists come along at once: 'basket lists' on a new device shows them.
-        do {
-            let engine = try engine(context)
-            let (signedIn, _) = try context.transport()
-            let fetched = try runBlocking {
-                var titles: [ListID] = []
-                for list in try await signedIn.lists() {
-                    _ = try await engine.adopt(list.id, role: list.role)
-                    titles.append(list.id)
-                }
-                return titles
-            }
-            let lists = try context.replica().lists()
-            let names = fetched.compactMap { id in lists.first { $0.id == id }?.title }
-            if !names.isEmpty {
-                context.console.print(
-                    "Fetched \(names.count) list\(names.count == 1 ? "" : "s"): "
-                        + names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : ""))
-            }
-        } catch {
-            context.console.error("Your lists were not fetched yet (\(error)); 'basket sync' fetches them.")
-        }
-    }
-
-    /// This machine's name, as the devices list shows a new sign-in by default.
-    static func deviceName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let host =
-            gethostname(&buffer, buffer.count) == 0
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        return "basket on \(host.isEmpty ? "this machine" : String(host.prefix(40)))"
-    }
-
-    static func logout(_ context: Context) throws {
-        let (transport, config) = try context.transport()
-        var everywhere = 0
-        if context.arguments.has("--everywhere") {
-            // Every device of the account: a failure here must be seen, not swallowed.
-            try context.confirm("Sign out every device of \(config.account ?? "this account"), this one included?")
-            everywhere = try runBlocking { try await transport.logoutEverywhere() }
-        } else {
-            try? runBlocking { try await transport.logout() }
-        }
-        var updated = config
-        updated.token = nil
-        updated.account = nil
-        try context.saveConfig(updated)
-        context.console.print(
-            context.arguments.has("--everywhere")
-                ? "Signed out everywhere (\(everywhere) device\(everywhere == 1 ? "" : "s"))" : "Signed out")
-    }
-
     static func engine(_ context: Context) throws -> SyncEngine {
         let (transport, _) = try context.transport()
         return SyncEngine(replica: try context.replica(), transport: transport)
@@ -380,23 +215,10 @@ enum SyncCommands {
         // not on the server, whatever the lines above say.
         let refusedLeft = reports.contains { $0.refusedPending - (discarded[$0.list]?.count ?? 0) > 0 }
         if context.json {
-            struct Row: Encodable {
-                var list: String
-                var title: String
-                var pushed: Int
-                var pulled: Int
-                var epochChanged: Bool
-                var restamped: Int
-                var reclaimed: Int
-                var refusedPending: Int
-                var noLongerMember: Bool
-                var unsent: Int
-                var discarded: Int
-            }
             try context.console.json(
                 reports.map {
                     let dropped = discarded[$0.list]?.count ?? 0
-                    return Row(
+                    return Output.SyncedList(
                         list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed, pulled: $0.pulled,
                         epochChanged: $0.epochChanged, restamped: $0.restamped, reclaimed: $0.reclaimed,
                         refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
@@ -555,118 +377,6 @@ enum SyncCommands {
         }
     }
 
-    static let shareUsage = "basket share [--role editor|viewer|owner] [--uses N] [--expires 2d|12h|30m]"
-
-    /// `2d`, `12h`, `30m` or a number of seconds, as seconds.
-    static func duration(_ text: String) -> Int? {
-        let units: [Character: Int] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
-        if let unit = text.last, let factor = units[unit], let n = Int(text.dropLast()), n > 0 { return n * factor }
-        return Int(text).flatMap { $0 > 0 ? $0 : nil }
-    }
-
-    static func share(_ context: Context) throws {
-        guard let role = Role(rawValue: context.arguments.value("--role") ?? Role.editor.rawValue) else {
-            throw UsageError(message: "--role is editor, viewer or owner", usage: shareUsage)
-        }
-        var uses = 1
-        if let raw = context.arguments.value("--uses") {
-            guard let n = Int(raw), (1...100).contains(n) else {
-                throw UsageError(message: "--uses is a number from 1 to 100", usage: shareUsage)
-            }
-            uses = n
-        }
-        var expiresIn: Int?
-        if let raw = context.arguments.value("--expires") {
-            guard let seconds = duration(raw), (60...30 * 86_400).contains(seconds) else {
-                throw UsageError(message: "--expires is a time from 1m to 30d, like 2d, 12h or 30m", usage: shareUsage)
-            }
-            expiresIn = seconds
-        }
-        let list = try context.requireList()
-        // What this device knows already is said without asking the server.
-        let state = try context.replica().syncState(of: list.id)
-        if state.noLongerMember {
-            throw CommandError(
-                message: "\(list.title) is no longer shared with you on the server: there is nothing to invite to",
-                code: "no_longer_member")
-        }
-        if state.role == .viewer {
-            throw CommandError(
-                message: "you can only view \(list.title): viewers cannot invite (an owner can make you an editor)",
-                code: "forbidden")
-        }
-        if role == .owner, let known = state.role, known != .owner {
-            throw CommandError(
-                message: "only an owner of \(list.title) can invite an owner (you are an \(known.rawValue))",
-                code: "forbidden")
-        }
-        let engine = try engine(context)
-        let (transport, _) = try context.transport()
-        let listID = list.id
-        let (count, seconds) = (uses, expiresIn)
-        // The title goes with the invite, so whoever is invited sees which list before joining.
-        let title = try? ItemName.clean(list.title, for: .title)
-        let invite = try runBlocking {
-            _ = try await engine.sync(listID)
-            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds, title: title)
-        }
-        let code = invite.code ?? ""
-        if context.json {
-            struct Output: Encodable {
-                var code: String
-                var id: String
-                var role: Role
-                var list: String
-                var usesLeft: Int
-                var expiresAt: Int64
-            }
-            return try context.console.json(
-                Output(
-                    code: code, id: invite.id, role: role, list: list.id.description, usesLeft: invite.usesLeft,
-                    expiresAt: invite.expiresAt))
-        }
-        let times = invite.usesLeft == 1 ? "once" : "\(invite.usesLeft) times"
-        context.console.print("Invite code for \(list.title) (\(role.rawValue)): \(code)")
-        context.console.print(
-            "Works \(times), until \(Self.date(invite.expiresAt)). On the other device: basket join \(code)")
-        context.console.print("See or withdraw it with 'basket invites'.")
-    }
-
-    /// A Unix-milliseconds time as the user reads it (UTC, to the minute).
-    static func date(_ milliseconds: Int64) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-    }
-
-    static func join(_ context: Context) throws {
-        guard context.arguments.positionals.count == 1 else {
-            throw UsageError(message: "give the invite code", usage: "basket join CODE")
-        }
-        let code = context.arguments.positionals[0].uppercased()
-        let engine = try engine(context)
-        let (transport, _) = try context.transport()
-        let replica = try context.replica()
-        let joined = try runBlocking {
-            let remote = try await transport.join(code: code)
-            _ = try await engine.adopt(remote.id, role: remote.role)
-            return remote
-        }
-        try replica.setSetting(Context.currentListSetting, joined.id.description)
-        let title = try replica.lists().first { $0.id == joined.id }?.title ?? joined.id.description
-        if context.json {
-            struct Output: Encodable {
-                var list: String
-                var title: String
-                var role: Role
-            }
-            return try context.console.json(Output(list: joined.id.description, title: title, role: joined.role))
-        }
-        context.console.print("Joined \(title) as \(joined.role.rawValue) (now the current list)")
-    }
-
     static func status(_ context: Context) throws {
         let config = try context.loadConfig()
         let replica = try context.replica()
@@ -675,38 +385,15 @@ enum SyncCommands {
         let states = Dictionary(try replica.syncStates().map { ($0.list, $0) }) { a, _ in a }
         let lists = try replica.lists()
         if context.json {
-            struct ListStatus: Encodable {
-                var id: String
-                var title: String
-                var synced: Bool
-                var lastSync: UInt64?
-                var cursor: Int64
-                /// Writes not yet sent (operations).
-                var pending: Int
-                /// The same, as a person counts them: items and actions.
-                var changes: Int
-                var role: Role?
-                var noLongerMember: Bool
-                /// Changes the server will not take (a viewer's, a former member's), as a person reads them.
-                var refused: [String]
-            }
-            struct Output: Encodable {
-                var server: String?
-                var account: String?
-                var pending: Int
-                var changes: Int
-                var clockOffsetMilliseconds: Int64
-                var lists: [ListStatus]
-            }
             return try context.console.json(
-                Output(
+                Output.Status(
                     server: config.server, account: config.account, pending: pending,
                     changes: try replica.outbox.changes(), clockOffsetMilliseconds: offset,
                     lists: try lists.map { list in
                         let state = states[list.id]
                         let pending = try replica.outbox.operations(in: list.id)
                         let refuses = state.map { $0.role == .viewer || $0.noLongerMember } ?? false
-                        return ListStatus(
+                        return Output.ListStatus(
                             id: list.id.description, title: list.title, synced: state?.isRegistered ?? false,
                             lastSync: state?.lastSync, cursor: state?.cursor ?? 0, pending: pending.count,
                             changes: try replica.outbox.changes(in: list.id), role: state?.role,

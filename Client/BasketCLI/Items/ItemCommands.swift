@@ -3,50 +3,8 @@ import BasketReplica
 import BasketSearch
 import Foundation
 
-/// The JSON form of an item.
-struct ItemJSON: Encodable {
-    var id: String
-    var name: String
-    var checked: Bool
-    var deleted: Bool
-    var quantity: String?
-    var note: String?
-    var category: String?
-
-    init(_ item: Item) {
-        id = item.id.description
-        name = item.name
-        checked = item.isChecked
-        deleted = item.isDeleted
-        quantity = item.quantity
-        note = item.note
-        category = item.category
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(checked, forKey: .checked)
-        try c.encode(deleted, forKey: .deleted)
-        try c.encode(quantity, forKey: .quantity)  // null rather than absent: a stable shape
-        try c.encode(note, forKey: .note)
-        try c.encode(category, forKey: .category)
-    }
-
-    enum CodingKeys: String, CodingKey { case id, name, checked, deleted, quantity, note, category }
-}
-
-struct ListJSON: Encodable {
-    var id: String
-    var title: String
-
-    init(_ list: ListInfo) {
-        id = list.id.description
-        title = list.title
-    }
-}
-
+/// The items of a list: add, check, uncheck, toggle, rm, clear, rename, set, ls, undo (search
+/// and history in the files beside this one).
 enum ItemCommands {
     static func add(_ context: Context) throws {
         var names: [String] = []
@@ -135,14 +93,10 @@ enum ItemCommands {
         }
         let results = try replica.add(entries, to: list.id)
         if context.json {
-            struct Row: Encodable {
-                var item: ItemJSON
-                var outcome: String
-                var quantityChanged: Bool
-            }
             try context.console.json(
                 results.map {
-                    Row(item: ItemJSON($0.item), outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
+                    Output.Added(
+                        item: ItemJSON($0.item), outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
                 })
             return
         }
@@ -343,195 +297,6 @@ enum ItemCommands {
         return text
     }
 
-    static func search(_ context: Context) throws {
-        let query = context.arguments.positionals.joined(separator: " ")
-        var limit = Int.max
-        if let raw = context.arguments.value("--limit") {
-            guard let n = Int(raw), n > 0 else {
-                throw UsageError(message: "--limit takes a positive number", usage: "basket search QUERY [--limit N]")
-            }
-            limit = n
-        }
-        var items: [Item] = []
-        var lastUsed: [ItemID: UInt64] = [:]
-        if let list = try context.list(create: false) {
-            items = try context.replica().items(in: list.id)
-            lastUsed = Self.lastAdded(try context.replica().addTimes(in: list.id))
-        }
-        let result = Search.search(query, in: items, lastUsed: lastUsed, limit: limit)
-        if context.json {
-            struct Offer: Encodable { var name: String }
-            struct Hit: Encodable {
-                var item: ItemJSON
-                var exact: Bool
-                var tier: String
-                var score: Int
-                func encode(to encoder: any Encoder) throws {
-                    try item.encode(to: encoder)
-                    var c = encoder.container(keyedBy: Keys.self)
-                    try c.encode(exact, forKey: .exact)
-                    try c.encode(tier, forKey: .tier)
-                    try c.encode(score, forKey: .score)
-                }
-                enum Keys: String, CodingKey { case exact, tier, score }
-            }
-            struct Output: Encodable {
-                var query: String
-                var offer: Offer?
-                var results: [Hit]
-                func encode(to encoder: any Encoder) throws {
-                    var c = encoder.container(keyedBy: Keys.self)
-                    try c.encode(query, forKey: .query)
-                    try c.encode(offer, forKey: .offer)
-                    try c.encode(results, forKey: .results)
-                }
-                enum Keys: String, CodingKey { case query, offer, results }
-            }
-            try context.console.json(
-                Output(
-                    query: query, offer: result.offer.map(Offer.init),
-                    results: result.matches.map {
-                        Hit(item: ItemJSON($0.item), exact: $0.isExact, tier: $0.tier.name, score: $0.score)
-                    }))
-            if result.matches.isEmpty { throw ExitStatus(code: 1) }
-            return
-        }
-        for match in result.matches { context.console.print(line(for: match.item)) }
-        if let offer = result.offer {
-            context.console.print("+ Add \"\(offer)\"   (basket add \(shellQuoted(offer)))")
-        }
-        if result.matches.isEmpty && result.offer == nil { context.console.print("No items.") }
-        // As grep: 1 when nothing matched (an offer to add is not a match).
-        if result.matches.isEmpty { throw ExitStatus(code: 1) }
-    }
-
-    static func suggest(_ context: Context) throws {
-        var limit = 10
-        if let raw = context.arguments.value("--limit") {
-            guard let n = Int(raw), n > 0 else {
-                throw UsageError(
-                    message: "--limit takes a positive number", usage: "basket suggest [QUERY] [--limit N]")
-            }
-            limit = n
-        }
-        guard let list = try context.list(create: false) else {
-            if context.json { return try context.console.json([ItemJSON]()) }
-            return context.console.print("Nothing to suggest yet.")
-        }
-        let history = try context.replica().addTimes(in: list.id)
-        let query = context.arguments.positionals.joined(separator: " ")
-        let suggestions = Suggestions.rank(
-            history, now: HybridClock.wallClockMilliseconds(), query: query, limit: limit)
-        // Below the user's own history: the bundled catalogue, for what the list never had.
-        let language = Catalogue.language(environment: context.environment)
-        let catalogue = Catalogue.suggestions(
-            query, language: language, excluding: Set(history.map(\.item.key)),
-            limit: limit - suggestions.count)
-        if context.json {
-            struct Suggestion: Encodable {
-                var name: String
-                var source: String
-                var item: ItemJSON?
-                var language: String?
-            }
-            return try context.console.json(
-                suggestions.map { Suggestion(name: $0.name, source: "history", item: ItemJSON($0)) }
-                    + catalogue.map { Suggestion(name: $0, source: "catalogue", language: language) })
-        }
-        if suggestions.isEmpty && catalogue.isEmpty { context.console.print("Nothing to suggest yet.") }
-        let rows = suggestions.map { ($0.name, "bought before") } + catalogue.map { ($0, "catalogue: \(language)") }
-        let width = rows.map { DisplayWidth.columns(of: $0.0) }.max() ?? 0
-        for (name, source) in rows {
-            context.console.print(
-                name + String(repeating: " ", count: width - DisplayWidth.columns(of: name)) + "  (\(source))")
-        }
-    }
-
-    /// When each item was last added (Unix ms), from the replica's `addTimes(in:)`: equal search
-    /// matches rank the more recently added first.
-    static func lastAdded(_ added: [(item: Item, times: [UInt64])]) -> [ItemID: UInt64] {
-        var last: [ItemID: UInt64] = [:]
-        for (item, times) in added { last[item.id] = times.max() }
-        return last
-    }
-
-    static func shellQuoted(_ s: String) -> String {
-        s.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }
-            ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
-    static func history(_ context: Context) throws {
-        let (list, item) = try resolveItem(context, includeRemoved: true)
-        let replica = try context.replica()
-        let entries = try replica.history(of: item.id, in: list.id)
-        // The server dropped superseded writes (compaction) before this device pulled them.
-        let complete = !(try replica.syncState(of: list.id).historyIncomplete)
-        let authors = Authors(context, list: list.id)
-        let (renamedFrom, renamedTo) = try renames(of: item, entries: entries, in: list.id, replica: replica)
-        if context.json {
-            struct Entry: Encodable {
-                var field: String
-                var value: String?
-                var boolValue: Bool?
-                var timestamp: String
-                var time: String
-                var replica: String
-                var by: String?
-                var winner: Bool
-                var reason: String
-            }
-            struct Output: Encodable {
-                var item: ItemJSON
-                var historyComplete: Bool
-                var renamedFrom: String?
-                var renamedTo: String?
-                var history: [Entry]
-            }
-            let rows = entries.map { entry in
-                Entry(
-                    field: entry.operation.field.rawValue, value: entry.operation.value.textValue,
-                    boolValue: entry.operation.value.boolValue, timestamp: entry.operation.timestamp.description,
-                    time: isoTime(entry.operation.timestamp), replica: entry.operation.replica.description,
-                    by: authors.account(of: entry.operation.replica), winner: entry.isWinner, reason: entry.reason)
-            }
-            return try context.console.json(
-                Output(
-                    item: ItemJSON(item), historyComplete: complete, renamedFrom: renamedFrom?.name,
-                    renamedTo: renamedTo?.name, history: rows))
-        }
-        context.console.print("\(item.name)  (item \(item.id))")
-        if let renamedFrom {
-            context.console.print(
-                "  Renamed from \(renamedFrom.name) ('basket history \(shellQuoted(renamedFrom.name))')")
-        }
-        if let renamedTo {
-            context.console.print("  Renamed to \(renamedTo.name) ('basket history \(shellQuoted(renamedTo.name))')")
-        }
-        // Why a write lost names the winner's replica: said as who it is.
-        let writers = Set(entries.map(\.operation.replica))
-        func why(_ reason: String) -> String {
-            writers.reduce(reason) { $0.replacingOccurrences(of: "replica \($1)", with: authors.describe($1)) }
-        }
-        if !complete {
-            context.console.print(
-                "  (incomplete: the server had dropped superseded writes before this device received them)")
-        }
-        var currentField: Field?
-        for entry in entries {
-            let op = entry.operation
-            if op.field != currentField {
-                context.console.print("  \(op.field.rawValue):")
-                currentField = op.field
-            }
-            let mark = entry.isWinner ? "*" : " "
-            let value = DisplayWidth.truncate(op.value.description, to: historyValueColumns)
-            let pad = String(repeating: " ", count: max(0, historyValueColumns - DisplayWidth.columns(of: value)))
-            context.console.print(
-                "   \(mark) \(value)\(pad)  \(localTime(op.timestamp))  \(authors.describe(op.replica))"
-                    + (entry.isWinner ? "" : "  (\(why(entry.reason)))"))
-        }
-    }
-
     /// The columns a value takes in `basket history` (a longer one ends in "…"; --json has it whole).
     static let historyValueColumns = 24
 
@@ -573,57 +338,6 @@ enum ItemCommands {
         }
     }
 
-    /// The item this one was renamed from, and the one it was renamed to: a rename to another
-    /// key writes the new item's name and removes the old one in one step of one device, within
-    /// the same second; the writes carry no link, so it is found by that step.
-    static func renames(of item: Item, entries: [HistoryEntry], in list: ListID, replica: Replica) throws -> (
-        from: Item?, to: Item?
-    ) {
-        let firstName = entries.filter { $0.operation.field == .name }.map(\.operation).min { $0.version < $1.version }
-        let removals = entries.filter { $0.operation.field == .deleted && $0.operation.value == .bool(true) }
-            .map(\.operation)
-        guard firstName != nil || !removals.isEmpty else { return (nil, nil) }
-        func close(_ a: Op, _ b: Op) -> Bool {
-            a.replica == b.replica && b.timestamp.milliseconds >= a.timestamp.milliseconds
-                && b.timestamp.milliseconds - a.timestamp.milliseconds < 1_000 && a.timestamp < b.timestamp
-        }
-        var from: Item?
-        var to: Item?
-        for other in try replica.items(in: list, filter: .all) where other.id != item.id {
-            let history = try replica.history(of: other.id, in: list).map(\.operation)
-            if from == nil, let firstName, other.isDeleted,
-                history.contains(where: { $0.field == .deleted && $0.value == .bool(true) && close(firstName, $0) }),
-                let otherFirst = history.filter({ $0.field == .name }).min(by: { $0.version < $1.version }),
-                otherFirst.timestamp < firstName.timestamp
-            {
-                from = other
-            }
-            if to == nil, let otherFirst = history.filter({ $0.field == .name }).min(by: { $0.version < $1.version }),
-                removals.contains(where: { close(otherFirst, $0) })
-            {
-                to = other
-            }
-            if from != nil && to != nil { break }
-        }
-        return (from, to)
-    }
-
-    /// A time as people read it: the local date and time ($TZ), to the second.
-    static func localTime(_ t: HybridTimestamp) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone.current
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000))
-    }
-
-    /// A time for --json: ISO 8601 in UTC, to the millisecond.
-    static func isoTime(_ t: HybridTimestamp) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000))
-    }
-
     /// The item named by the command's positional arguments (or `name`).
     static func resolveItem(_ context: Context, name: String? = nil, includeRemoved: Bool) throws -> (ListInfo, Item) {
         let query = name ?? context.arguments.positionals.joined(separator: " ")
@@ -658,11 +372,7 @@ extension ItemCommands {
         }
         let lines = SyncCommands.describe(undone.writes, replica: replica)
         if context.json {
-            struct Output: Encodable {
-                var list: String
-                var undone: [String]
-            }
-            return try context.console.json(Output(list: undone.list.description, undone: lines))
+            return try context.console.json(Output.Undone(list: undone.list.description, undone: lines))
         }
         let title = context.title(of: undone.list) ?? undone.list.description
         context.console.print("Undid in \(title):")

@@ -1,0 +1,251 @@
+import BasketCore
+import BasketReplica
+
+/// Every shape `--json` prints, in one place as `Wire` holds the server's: a script reads
+/// these, so a change here is a change to what scripts see (keys are sorted on output). The
+/// listing of `basket ls --json` is written byte by byte by ``ListingJSON`` with the keys of
+/// ``ItemJSON``.
+enum Output {
+    /// `basket devices --json`.
+    struct Device: Encodable {
+        var id: String
+        var name: String
+        var created: Int64
+        var lastUsed: Int64
+        var current: Bool
+    }
+
+    /// `basket invites --json`.
+    struct Invite: Encodable {
+        var id: String
+        var role: Role
+        var createdBy: String
+        var expiresAt: Int64
+        var usesLeft: Int
+    }
+
+    /// `basket add --json (one per name)`.
+    struct Added: Encodable {
+        var item: ItemJSON
+        var outcome: String
+        var quantityChanged: Bool
+    }
+
+    /// `basket search --json`.
+    struct SearchOffer: Encodable { var name: String }
+
+    /// `basket search --json`.
+    struct SearchHit: Encodable {
+        var item: ItemJSON
+        var exact: Bool
+        var tier: String
+        var score: Int
+        func encode(to encoder: any Encoder) throws {
+            try item.encode(to: encoder)
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(exact, forKey: .exact)
+            try c.encode(tier, forKey: .tier)
+            try c.encode(score, forKey: .score)
+        }
+        enum Keys: String, CodingKey { case exact, tier, score }
+    }
+
+    /// `basket search --json`.
+    struct Search: Encodable {
+        var query: String
+        var offer: Output.SearchOffer?
+        var results: [Output.SearchHit]
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(query, forKey: .query)
+            try c.encode(offer, forKey: .offer)
+            try c.encode(results, forKey: .results)
+        }
+        enum Keys: String, CodingKey { case query, offer, results }
+    }
+
+    /// `basket suggest --json`.
+    struct Suggestion: Encodable {
+        var name: String
+        var source: String
+        var item: ItemJSON?
+        var language: String?
+    }
+
+    /// `basket history --json`.
+    struct HistoryEntry: Encodable {
+        var field: String
+        var value: String?
+        var boolValue: Bool?
+        var timestamp: String
+        var time: String
+        var replica: String
+        var by: String?
+        var winner: Bool
+        var reason: String
+    }
+
+    /// `basket history --json`.
+    struct History: Encodable {
+        var item: ItemJSON
+        var historyComplete: Bool
+        var renamedFrom: String?
+        var renamedTo: String?
+        var history: [Output.HistoryEntry]
+    }
+
+    /// `basket undo --json`.
+    struct Undone: Encodable {
+        var list: String
+        var undone: [String]
+    }
+
+    /// `basket lists --json`.
+    struct ListRow: Encodable {
+        var id: String
+        var title: String
+        var items: Int
+        var unchecked: Int
+        var current: Bool
+        var archived: Bool
+        var role: Role?
+        var shared: Bool
+        var noLongerMember: Bool
+    }
+
+    /// `basket aisles --json`.
+    struct Aisles: Encodable { var aisles: [String] }
+
+    /// `basket export --json`.
+    struct Exported: Encodable {
+        var file: String
+        var operations: Int
+        var bytes: Int
+    }
+
+    /// `basket import --json`.
+    struct Imported: Encodable {
+        var operations: Int
+        var new: Int
+        var duplicates: Int
+        var lists: Int
+    }
+
+    /// `basket members --json`.
+    struct Member: Encodable {
+        var account: String
+        var role: Role
+        var you: Bool
+    }
+
+    /// `basket remote --json`.
+    struct Remote: Encodable {
+        var server: String?
+        var account: String?
+        var autoSync: Bool
+    }
+
+    /// `basket sync --json (one per list)`.
+    struct SyncedList: Encodable {
+        var list: String
+        var title: String
+        var pushed: Int
+        var pulled: Int
+        var epochChanged: Bool
+        var restamped: Int
+        var reclaimed: Int
+        var refusedPending: Int
+        var noLongerMember: Bool
+        var unsent: Int
+        var discarded: Int
+    }
+
+    /// `basket share --json`.
+    struct NewInvite: Encodable {
+        var code: String
+        var id: String
+        var role: Role
+        var list: String
+        var usesLeft: Int
+        var expiresAt: Int64
+    }
+
+    /// `basket join --json`.
+    struct Joined: Encodable {
+        var list: String
+        var title: String
+        var role: Role
+    }
+
+    /// `basket status --json`.
+    struct ListStatus: Encodable {
+        var id: String
+        var title: String
+        var synced: Bool
+        var lastSync: UInt64?
+        var cursor: Int64
+        /// Writes not yet sent (operations).
+        var pending: Int
+        /// The same, as a person counts them: items and actions.
+        var changes: Int
+        var role: Role?
+        var noLongerMember: Bool
+        /// Changes the server will not take (a viewer's, a former member's), as a person reads them.
+        var refused: [String]
+    }
+
+    /// `basket status --json`.
+    struct Status: Encodable {
+        var server: String?
+        var account: String?
+        var pending: Int
+        var changes: Int
+        var clockOffsetMilliseconds: Int64
+        var lists: [Output.ListStatus]
+    }
+}
+
+/// The JSON form of an item.
+struct ItemJSON: Encodable {
+    var id: String
+    var name: String
+    var checked: Bool
+    var deleted: Bool
+    var quantity: String?
+    var note: String?
+    var category: String?
+
+    init(_ item: Item) {
+        id = item.id.description
+        name = item.name
+        checked = item.isChecked
+        deleted = item.isDeleted
+        quantity = item.quantity
+        note = item.note
+        category = item.category
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(checked, forKey: .checked)
+        try c.encode(deleted, forKey: .deleted)
+        try c.encode(quantity, forKey: .quantity)  // null rather than absent: a stable shape
+        try c.encode(note, forKey: .note)
+        try c.encode(category, forKey: .category)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, checked, deleted, quantity, note, category }
+}
+
+/// The JSON form of a list (in `basket ls --json` and others).
+struct ListJSON: Encodable {
+    var id: String
+    var title: String
+
+    init(_ list: ListInfo) {
+        id = list.id.description
+        title = list.title
+    }
+}

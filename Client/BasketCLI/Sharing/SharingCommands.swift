@@ -1,0 +1,220 @@
+import BasketCore
+import BasketReplica
+import Foundation
+
+/// Sharing a list: invites (share, invites, join), its members, leaving it.
+enum SharingCommands {
+    static let shareUsage = "basket share [--role editor|viewer|owner] [--uses N] [--expires 2d|12h|30m]"
+
+    /// `2d`, `12h`, `30m` or a number of seconds, as seconds.
+    static func duration(_ text: String) -> Int? {
+        let units: [Character: Int] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+        if let unit = text.last, let factor = units[unit], let n = Int(text.dropLast()), n > 0 { return n * factor }
+        return Int(text).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    static func share(_ context: Context) throws {
+        guard let role = Role(rawValue: context.arguments.value("--role") ?? Role.editor.rawValue) else {
+            throw UsageError(message: "--role is editor, viewer or owner", usage: shareUsage)
+        }
+        var uses = 1
+        if let raw = context.arguments.value("--uses") {
+            guard let n = Int(raw), (1...100).contains(n) else {
+                throw UsageError(message: "--uses is a number from 1 to 100", usage: shareUsage)
+            }
+            uses = n
+        }
+        var expiresIn: Int?
+        if let raw = context.arguments.value("--expires") {
+            guard let seconds = duration(raw), (60...30 * 86_400).contains(seconds) else {
+                throw UsageError(message: "--expires is a time from 1m to 30d, like 2d, 12h or 30m", usage: shareUsage)
+            }
+            expiresIn = seconds
+        }
+        let list = try context.requireList()
+        // What this device knows already is said without asking the server.
+        let state = try context.replica().syncState(of: list.id)
+        if state.noLongerMember {
+            throw CommandError(
+                message: "\(list.title) is no longer shared with you on the server: there is nothing to invite to",
+                code: "no_longer_member")
+        }
+        if state.role == .viewer {
+            throw CommandError(
+                message: "you can only view \(list.title): viewers cannot invite (an owner can make you an editor)",
+                code: "forbidden")
+        }
+        if role == .owner, let known = state.role, known != .owner {
+            throw CommandError(
+                message: "only an owner of \(list.title) can invite an owner (you are an \(known.rawValue))",
+                code: "forbidden")
+        }
+        let engine = try SyncCommands.engine(context)
+        let (transport, _) = try context.transport()
+        let listID = list.id
+        let (count, seconds) = (uses, expiresIn)
+        // The title goes with the invite, so whoever is invited sees which list before joining.
+        let title = try? ItemName.clean(list.title, for: .title)
+        let invite = try runBlocking {
+            _ = try await engine.sync(listID)
+            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds, title: title)
+        }
+        let code = invite.code ?? ""
+        if context.json {
+            return try context.console.json(
+                Output.NewInvite(
+                    code: code, id: invite.id, role: role, list: list.id.description, usesLeft: invite.usesLeft,
+                    expiresAt: invite.expiresAt))
+        }
+        let times = invite.usesLeft == 1 ? "once" : "\(invite.usesLeft) times"
+        context.console.print("Invite code for \(list.title) (\(role.rawValue)): \(code)")
+        context.console.print(
+            "Works \(times), until \(Self.date(invite.expiresAt)). On the other device: basket join \(code)")
+        context.console.print("See or withdraw it with 'basket invites'.")
+    }
+
+    /// A Unix-milliseconds time as the user reads it (UTC, to the minute).
+    static func date(_ milliseconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+
+    static func join(_ context: Context) throws {
+        guard context.arguments.positionals.count == 1 else {
+            throw UsageError(message: "give the invite code", usage: "basket join CODE")
+        }
+        let code = context.arguments.positionals[0].uppercased()
+        let engine = try SyncCommands.engine(context)
+        let (transport, _) = try context.transport()
+        let replica = try context.replica()
+        let joined = try runBlocking {
+            let remote = try await transport.join(code: code)
+            _ = try await engine.adopt(remote.id, role: remote.role)
+            return remote
+        }
+        try replica.setSetting(Context.currentListSetting, joined.id.description)
+        let title = try replica.lists().first { $0.id == joined.id }?.title ?? joined.id.description
+        if context.json {
+            return try context.console.json(Output.Joined(list: joined.id.description, title: title, role: joined.role))
+        }
+        context.console.print("Joined \(title) as \(joined.role.rawValue) (now the current list)")
+    }
+
+    /// The current list, when it is shared on the server (else an error saying how to share it).
+    static func sharedList(_ context: Context) throws -> ListInfo {
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no list yet: 'basket add NAME' starts one", code: "no_such_list")
+        }
+        let state = try context.replica().syncState(of: list.id)
+        if state.noLongerMember {
+            throw CommandError(
+                message: "\(list.title) is no longer shared with you on the server", code: "no_longer_member")
+        }
+        guard state.isRegistered else {
+            throw CommandError(
+                message:
+                    "\(list.title) is on this device only: 'basket sync' puts it on the server, 'basket share' shares it",
+                code: "not_shared")
+        }
+        return list
+    }
+
+    static func members(_ context: Context) throws {
+        let args = context.arguments.positionals
+        let list = try sharedList(context)
+        let (transport, config) = try context.transport()
+        let listID = list.id
+        switch args.first {
+        case nil:
+            let members = try runBlocking { try await transport.members(of: listID) }
+            if context.json {
+                return try context.console.json(
+                    members.map { Output.Member(account: $0.account, role: $0.role, you: $0.account == config.account) }
+                )
+            }
+            context.console.print("\(list.title): \(members.count) member\(members.count == 1 ? "" : "s")")
+            for member in members {
+                context.console.print(
+                    "  \(member.account.padding(toLength: 20, withPad: " ", startingAt: 0)) \(member.role.rawValue)"
+                        + (member.account == config.account ? "  (you)" : ""))
+            }
+        case "rm" where args.count == 2:
+            let name = args[1].lowercased()
+            try context.confirm("Remove \(name) from \(list.title)? Their copy stays with them, read-only.")
+            try runBlocking { try await transport.removeMember(name, from: listID) }
+            context.console.print("Removed \(name) from \(list.title); their next sync tells them")
+        case "role" where args.count == 3:
+            let name = args[1].lowercased()
+            guard let role = Role(rawValue: args[2]) else {
+                throw UsageError(message: "a role is owner, editor or viewer", usage: membersUsage)
+            }
+            try runBlocking { try await transport.setRole(role, of: name, in: listID) }
+            context.console.print("\(name) is now \(role == .viewer ? "a" : "an") \(role.rawValue) of \(list.title)")
+        default:
+            throw UsageError(
+                message: args.first.map { "unknown or incomplete members command '\($0)'" } ?? "", usage: membersUsage)
+        }
+    }
+
+    /// `basket leave`: sends what waits, leaves the list on the server; the copy here stays, read-only.
+    static func leave(_ context: Context) throws {
+        guard context.arguments.positionals.isEmpty else {
+            throw UsageError(message: "leave takes no argument (--list NAME picks the list)", usage: "basket leave")
+        }
+        let list = try sharedList(context)
+        let (transport, config) = try context.transport()
+        guard let account = config.account else {
+            throw CommandError(message: "not signed in: 'basket login NAME' first", code: "not_signed_in")
+        }
+        try context.confirm("Leave \(list.title)? Coming back takes a new invite from a member.")
+        let engine = try SyncCommands.engine(context)
+        let listID = list.id
+        try runBlocking {
+            _ = try? await engine.sync(listID)  // what waits goes first, where the server takes it
+            try await transport.removeMember(account, from: listID)
+        }
+        try context.replica().markNoLongerMember(listID)
+        context.console.print(
+            "Left \(list.title). Its copy stays on this device, read-only; 'basket list rm \(list.title)' removes it.")
+    }
+
+    /// `basket invites`: the current list's invites that still work; `basket invites revoke ID` withdraws one.
+    static func invites(_ context: Context) throws {
+        let (transport, _) = try context.transport()
+        let list = try context.requireList()
+        let listID = list.id
+        let args = context.arguments.positionals
+        if args.first == "revoke" {
+            guard args.count == 2 else { throw UsageError(message: "name the invite's ID", usage: invitesUsage) }
+            let id = args[1]
+            try runBlocking { try await transport.revokeInvite(id, of: listID) }
+            context.console.print("Withdrew invite \(id) to \(list.title): its code no longer works")
+            return
+        }
+        guard args.isEmpty else {
+            throw UsageError(message: "unknown invites command '\(args[0])'", usage: invitesUsage)
+        }
+        let invites = try runBlocking { try await transport.invites(of: listID) }
+        if context.json {
+            return try context.console.json(
+                invites.map {
+                    Output.Invite(
+                        id: $0.id, role: $0.role, createdBy: $0.createdBy, expiresAt: $0.expiresAt,
+                        usesLeft: $0.usesLeft)
+                })
+        }
+        for invite in invites {
+            context.console.print(
+                "\(invite.id)  \(invite.role.rawValue), by \(invite.createdBy), \(invite.usesLeft) use"
+                    + "\(invite.usesLeft == 1 ? "" : "s") left, until \(SharingCommands.date(invite.expiresAt))")
+        }
+        if invites.isEmpty { context.console.print("No invites to \(list.title) are out.") }
+    }
+
+    static let membersUsage = "basket members [rm NAME | role NAME owner|editor|viewer]"
+
+    static let invitesUsage = "basket invites [revoke ID]"
+}
