@@ -59,4 +59,30 @@ struct ServerCommandTests {
         #expect(
             ServerCommand.main(["--store", "postgresql://nobody@127.0.0.1:1/none", "compact"], environment: [:]) == 1)
     }
+
+    @Test func oneTableOfOptionsDrivesHelpAndParsing() throws {
+        let help = ServerCommand.help
+        for option in ServerOption.all {
+            #expect(help.contains(option.flag + (option.value.map { " " + $0 } ?? "")), "\(option.flag)")
+            if let variable = option.environment { #expect(help.contains(variable), "\(variable)") }
+        }
+        for command in ServerSubcommands.all { #expect(help.contains("\n  " + command.name), "\(command.name)") }
+        #expect(help.split(separator: "\n").allSatisfy { $0.count <= 110 || $0.hasPrefix("USAGE:") })
+        // A variable sets what its flag sets; a flag wins over it.
+        let environment = [
+            "BASKET_QUIET": "1", "BASKET_WEB": "none", "BASKET_MAX_ITEMS": "5", "BASKET_TRUST_PROXY": "0",
+        ]
+        let fromEnvironment = try ServerCommand.parse([], environment: environment)
+        #expect(fromEnvironment.quiet && fromEnvironment.web == "none" && fromEnvironment.maxItems == 5)
+        #expect(!fromEnvironment.trustProxy)
+        #expect(try ServerCommand.parse(["--max-items", "7", "--web", "w"], environment: environment).maxItems == 7)
+        // A command's own options belong to it alone.
+        let invite = try ServerCommand.parse(["signup-invite", "--uses", "3", "--expires-days", "2"], environment: [:])
+        #expect(invite.command.map(ObjectIdentifier.init) == ObjectIdentifier(SignupInvite.self))
+        #expect(invite.inviteUses == 3 && invite.inviteDays == 2)
+        #expect(ServerCommand.main(["--uses", "3"], environment: [:]) == 64)
+        #expect(ServerCommand.main(["compact", "--expires-days", "3"], environment: [:]) == 64)
+        #expect(ServerCommand.main(["compact", "renew-epochs"], environment: [:]) == 64)
+        #expect(ServerCommand.main(["export"], environment: [:]) == 64)
+    }
 }
