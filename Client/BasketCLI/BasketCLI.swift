@@ -5,6 +5,7 @@ import PrivateFiles
 
 /// The `basket` command line: argument parsing and wiring of the library modules.
 public enum BasketCLI {
+    /// The version `basket --version` prints.
     public static let version = "0.1.0"
 
     /// Runs one invocation. `rawArguments` are the process arguments without the program name,

@@ -3,9 +3,10 @@ import BasketServer
 import Foundation
 import HTTPServer
 
-/// `basket-server`: its options (``ServerOption/all``) and commands (``ServerSubcommands/all``),
+/// `basket-server`: its options (`ServerOption/all`) and commands (`ServerSubcommands/all`),
 /// read from the environment and the arguments. The executable only calls ``main(_:environment:)``.
 public enum ServerCommand {
+    /// The version `--version` prints.
     public static let version = "0.1.0"
 
     static let usage: String = {

@@ -2,7 +2,7 @@ import BasketServer
 import HTTPServer
 
 /// What `basket-server` was asked to do and with which settings: the environment first, then
-/// the arguments, each read through ``ServerOption/all``.
+/// the arguments, each read through `ServerOption/all`.
 struct Settings {
     var host = "127.0.0.1"
     var port = 8080

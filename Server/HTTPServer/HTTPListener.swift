@@ -13,6 +13,7 @@ import Synchronization
 /// print(server.port)
 /// ```
 public final class HTTPListener: @unchecked Sendable {
+    /// Where and how the listener serves, with its limits.
     public struct Configuration: Sendable {
         /// The address to listen on: an IPv4 or IPv6 literal. Default loopback.
         public var host = "127.0.0.1"
@@ -44,6 +45,7 @@ public final class HTTPListener: @unchecked Sendable {
         /// ``minimumBodyBytesPerSecond`` it announces (its limit, when chunked); a slower one has
         /// its connection closed. While a body is being read, a connection idle this long is closed too.
         public var bodyGraceSeconds = 10
+        /// A body slower than this many bytes a second is given up on (a slow sender holds no thread).
         public var minimumBodyBytesPerSecond = 16 << 10
         /// Decides from a request's head, before any byte of its body is read, how large a body
         /// to read (at most ``maxBodyBytes``) or what to answer without keeping the body. Called
@@ -61,6 +63,7 @@ public final class HTTPListener: @unchecked Sendable {
         /// Called once per finished request, after the answer went out (the access log, metrics).
         public var onRequestCompleted: (@Sendable (CompletedRequest) -> Void)?
 
+        /// Defaults: 127.0.0.1:8080 and the limits above.
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
             self.port = port
@@ -69,22 +72,30 @@ public final class HTTPListener: @unchecked Sendable {
 
     /// What the access log and metrics see of a finished request.
     public struct CompletedRequest: Sendable {
+        /// The request's method.
         public var method: String
+        /// The request's path, as sent.
         public var path: String
+        /// The route that matched (its pattern), for metrics.
         public var route: String
+        /// The status answered.
         public var status: Int
+        /// Bytes of the answer's body.
         public var responseBytes: Int
+        /// From the request's head arriving to the answer's last byte.
         public var seconds: Double
         /// False when the client went away before the answer was sent.
         public var completed: Bool
     }
 
+    /// What the listener was made with.
     public let configuration: Configuration
     let handler: @Sendable (HTTPRequest, Responder) -> Void
     // `@unchecked Sendable`: `loops` and `listenSocket` are written in start()/stop() only,
     // which the owner calls from one thread; `suspended` is behind its Mutex.
     private var loops: [EventLoop] = []
     private var listenSocket: Int32 = -1
+    /// The port it listens on (the one the system picked for port 0), once started.
     private(set) public var port = 0
     let suspended = SuspendedRequests()
     /// Open connections, over every loop (``Configuration/connectionLimit``, ``Configuration/connectionsPerAddress``).
@@ -154,6 +165,7 @@ public final class HTTPListener: @unchecked Sendable {
     }
     let everyAnswer: [FixedHeader]
 
+    /// A listener that hands each whole request to `handler` (call ``start()`` to serve).
     public init(configuration: Configuration, handler: @escaping @Sendable (HTTPRequest, Responder) -> Void) {
         self.configuration = configuration
         self.handler = handler
@@ -167,19 +179,20 @@ public final class HTTPListener: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// The listener could not start (the address is taken, not this machine's, …).
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
     }
 
     /// Binds the socket and starts serving: one libmicrohttpd daemon per thread
-    /// (``Configuration/threads``), each driven by its own ``EventLoop`` and all accepting on the
+    /// (``Configuration/threads``), each driven by its own `EventLoop` and all accepting on the
     /// one listening socket.
     ///
     /// Not libmicrohttpd's own thread pool: its loop (0.9.75, Debian's) waits again with the full
     /// timeout after a wait that returned exactly as many events as its buffer holds (128), with
     /// those 128 connections still unserved, until some other event comes. Watchers re-polling
     /// together after a fan-out waited 30 s that way (128 or 256 of 1,000, their requests unread
-    /// in the socket). Our loop waits itself and runs the daemon without blocking (``EventLoop``).
+    /// in the socket). Our loop waits itself and runs the daemon without blocking (`EventLoop`).
     public func start() throws {
         let fd = try Self.bind(host: configuration.host, port: configuration.port)
         listenSocket = fd

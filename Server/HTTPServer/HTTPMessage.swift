@@ -2,6 +2,7 @@ import Foundation
 
 /// An HTTP request, complete with its body.
 public struct HTTPRequest: Sendable {
+    /// The method, upper case (`GET`).
     public var method: String
     /// The decoded path, without the query string.
     public var path: String
@@ -9,12 +10,14 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     /// Header fields by lowercased name.
     public var headers: [String: String]
+    /// The body, whole (bounded by the listener before the handler runs).
     public var body: [UInt8]
     /// Values of `{name}` segments of the route that matched.
     public var pathParameters: [String: String] = [:]
     /// The peer's IP address as text ("" when unknown): the proxy's, behind one.
     public var remoteAddress = ""
 
+    /// A request; header names are looked up without case.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []
     ) {
@@ -25,6 +28,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
     }
 
+    /// The value of header field `name` (any case), nil when absent.
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// The bearer token of the `Authorization` header, if any.
@@ -56,7 +60,9 @@ public struct HTTPRequest: Sendable {
 /// A request as its header arrives, before any byte of its body is read
 /// (``HTTPListener/Configuration/checkHead``).
 public struct RequestHead: Sendable {
+    /// The method the route answers (`GET`).
     public var method: String
+    /// The path, with `{name}` for a parameter segment.
     public var path: String
     /// Header fields by lowercased name.
     public var headers: [String: String]
@@ -83,10 +89,14 @@ public enum HeadVerdict: Sendable {
 
 /// An HTTP response.
 public struct HTTPResponse: Sendable {
+    /// The HTTP status code.
     public var status: Int
+    /// Header fields, in order, names as written.
     public var headers: [(String, String)]
+    /// The body bytes.
     public var body: [UInt8]
 
+    /// An answer with `status`, `headers` and `body`.
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
@@ -111,17 +121,22 @@ public struct HTTPResponse: Sendable {
 /// An error that knows its HTTP answer (a store's "disk full", say): the router answers with it
 /// instead of a 500.
 public protocol HTTPErrorConvertible: Error {
+    /// The answer this error is sent as.
     var httpError: HTTPError { get }
 }
 
 /// An error that answers the request: a status and `{"error": code, "message": message}`.
 public struct HTTPError: HTTPErrorConvertible, Sendable, CustomStringConvertible {
+    /// The HTTP status code (4xx, 5xx).
     public var status: Int
+    /// A stable machine-readable code (`not_found`), the body's `error`.
     public var code: String
+    /// Words for a person, the body's `message`.
     public var message: String
     /// Extra header fields (`Retry-After`, …).
     public var headers: [(String, String)] = []
 
+    /// An error answered with `status` and the JSON body `{"error": code, "message": message}`.
     public init(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) {
         self.status = status
         self.code = code
@@ -129,6 +144,7 @@ public struct HTTPError: HTTPErrorConvertible, Sendable, CustomStringConvertible
         self.headers = headers
     }
 
+    /// The answer: `status` and the JSON body, with the extra headers.
     public var response: HTTPResponse {
         var response = HTTPResponse.error(status: status, code: code, message: message)
         response.headers += headers
@@ -137,11 +153,14 @@ public struct HTTPError: HTTPErrorConvertible, Sendable, CustomStringConvertible
 
     public var description: String { "\(status) \(code): \(message)" }
 
+    /// Itself.
     public var httpError: HTTPError { self }
 
+    /// A 400 with `message` (and `code`, default `bad_request`).
     public static func badRequest(_ message: String, code: String = "bad_request") -> HTTPError {
         HTTPError(400, code, message)
     }
+    /// A 404 `not_found`.
     public static func notFound(_ message: String = "no such resource") -> HTTPError {
         HTTPError(404, "not_found", message)
     }

@@ -42,6 +42,7 @@ public final class Responder: Sendable {
         }
     }
 
+    /// Whether an answer was given already.
     public var hasResponded: Bool { state.withLock { $0.response != nil } }
 
     /// The response if there is one. Otherwise runs `suspend` and registers `resume` to run once
@@ -61,6 +62,7 @@ public final class Responder: Sendable {
 
 /// Routes requests by method and path pattern (`/v1/lists/{id}/ops`).
 public final class Router: Sendable {
+    /// Handles one request; a thrown error is answered by ``Responder/fail(_:)``.
     public typealias Handler = @Sendable (HTTPRequest, Responder) throws -> Void
 
     struct Route: Sendable {

@@ -6,10 +6,12 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// The five-character SQLSTATE ("23505" unique_violation, "53100" disk_full, …); empty for
     /// connection failures.
     public var sqlState: String
+    /// The server's message (or libpq's).
     public var message: String
     /// Whether the connection is unusable afterwards (it must be dropped, not reused).
     public var connectionLost: Bool
 
+    /// An error with its SQLSTATE, its message, and whether the connection was lost.
     public init(sqlState: String, message: String, connectionLost: Bool) {
         self.sqlState = sqlState
         self.message = message
@@ -32,6 +34,7 @@ public final class PostgresConnection {
     /// Statements prepared on this connection, by text, and the names they were given.
     private var prepared: [String: String] = [:]
 
+    /// Connects to the database at `url` (libpq's URL syntax).
     public init(url: String) throws {
         guard let handle = PQconnectdb(url) else {
             throw PostgresError(sqlState: "", message: "libpq: out of memory", connectionLost: true)
@@ -183,7 +186,9 @@ public final class PostgresConnection {
 
 /// A statement's parameter: text (nil is SQL NULL), or bytes in binary format.
 public enum PostgresParameter {
+    /// Text (nil: NULL).
     case text(String?)
+    /// Bytes, sent in binary format (bytea).
     case binary([UInt8])
 }
 
@@ -199,11 +204,14 @@ public final class Rows {
     }
     deinit { PQclear(result) }
 
+    /// The number of rows.
     public var count: Int { Int(PQntuples(result)) }
+    /// The number of columns.
     public var columns: Int { Int(PQnfields(result)) }
     /// Rows changed by an INSERT, UPDATE or DELETE.
     public var changed: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
 
+    /// Whether the value at `row`, `column` (0-based) is NULL.
     public func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
 
     /// The value's bytes as they came (text's are its UTF-8 in both formats).
@@ -213,6 +221,7 @@ public final class Rows {
             count: Int(PQgetlength(result, Int32(row), Int32(column))))
     }
 
+    /// The value at `row`, `column` as text; nil for NULL.
     public func string(_ row: Int, _ column: Int) -> String? {
         isNull(row, column) ? nil : String(decoding: raw(row, column), as: UTF8.self)
     }
@@ -228,6 +237,7 @@ public final class Rows {
         return Int64(bitPattern: value)
     }
 
+    /// The value at `row`, `column` as a boolean; nil for NULL.
     public func bool(_ row: Int, _ column: Int) -> Bool? {
         guard !isNull(row, column), let first = raw(row, column).first else { return nil }
         return binary ? first != 0 : first == UInt8(ascii: "t")

@@ -6,12 +6,15 @@ import Foundation
 public final class ConnectionPool: @unchecked Sendable {
     // `@unchecked Sendable`: `idle` and `open` are behind `condition`; a lent connection is used
     // by its borrower only.
+    /// The database every connection opens.
     public let url: String
+    /// The most connections open at once.
     public let size: Int
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
     private var open = 0
 
+    /// A pool of at most `size` connections to `url`, opened as they are first needed.
     public init(url: String, size: Int) {
         self.url = url
         self.size = max(1, size)
@@ -20,6 +23,7 @@ public final class ConnectionPool: @unchecked Sendable {
     /// Connections open now (lent or idle).
     public var openConnections: Int { condition.withLock { open } }
 
+    /// Runs `body` with a free connection (waiting for one); a connection that was lost is replaced.
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try borrow()
         do {

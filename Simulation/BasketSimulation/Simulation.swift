@@ -20,9 +20,11 @@ import Synchronization
 public enum Simulation {
     /// A run: the devices' clock offsets and the steps, all drawn from the seed.
     public struct Plan: Sendable, CustomStringConvertible {
+        /// The seed the plan was made from (it replays the run).
         public var seed: UInt64
         /// Per device, how far its wall clock is off (milliseconds).
         public var clockOffsets: [Int64]
+        /// What happens, in order.
         public var steps: [Step]
 
         public var description: String {
@@ -35,28 +37,45 @@ public enum Simulation {
         }
     }
 
+    /// An edit a device makes to the shared list.
     public enum Action: Sendable, Equatable {
+        /// Adds an item by name.
         case add(String)
+        /// Checks an item.
         case check(String)
+        /// Unchecks an item.
         case uncheck(String)
+        /// Checks or unchecks an item.
         case toggle(String)
+        /// Removes an item.
         case remove(String)
+        /// Renames an item (old name, new name).
         case rename(String, String)
+        /// Sets an item's quantity.
         case quantity(String, String)
+        /// Renames the list.
         case title(String)
     }
 
+    /// One step of a plan.
     public enum Step: Sendable, Equatable, CustomStringConvertible {
+        /// A device edits the list.
         case act(device: Int, Action)
         /// A sync whose requests meet the faults drawn from `faults` (0: a clean network).
         case sync(device: Int, faults: UInt64)
+        /// Every clock moves on.
         case advance(milliseconds: UInt64)
+        /// A device loses the network.
         case partition(device: Int)
+        /// A device gets the network back.
         case heal(device: Int)
         /// Delayed requests reach the server, in a shuffled order; their answers are lost.
         case deliverDelayed(order: UInt64)
+        /// The server restarts (its store kept).
         case restartServer
+        /// The server's store is backed up (for a later loss).
         case backupServer
+        /// The server loses what it stored since the last backup.
         case loseServerData
 
         public var description: String {
@@ -118,12 +137,19 @@ public enum Simulation {
 
     /// What the network and the server did to the runs.
     public struct Counters: Sendable {
+        /// Requests the network delivered.
         public var delivered = 0
+        /// Requests lost on the way.
         public var lostRequests = 0
+        /// Answers lost on the way back.
         public var lostAnswers = 0
+        /// Requests delivered twice.
         public var duplicated = 0
+        /// Requests held back and delivered out of order.
         public var delayed = 0
+        /// Server restarts.
         public var serverRestarts = 0
+        /// Times the server lost data.
         public var serverDataLosses = 0
         /// Syncs that re-stamped writes after the server refused the device's clock.
         public var clockCorrections = 0
@@ -142,6 +168,7 @@ public enum Simulation {
             epochChanges += other.epochChanges
         }
 
+        /// The counters as one line.
         public var text: String {
             "requests: \(delivered) delivered, \(lostRequests) lost, \(lostAnswers) answers lost, "
                 + "\(duplicated) duplicated, \(delayed) delayed and reordered; server: \(serverRestarts) restarts, "
@@ -164,13 +191,18 @@ public enum Simulation {
 
     /// The outcome of many runs.
     public struct Report: Sendable {
+        /// Runs made.
         public var runs: Int
+        /// Steps per run.
         public var steps: Int
         /// The first failing plan, shrunk, and what broke.
         public var failure: (plan: Plan, message: String)?
+        /// Wall-clock seconds for all of them.
         public var seconds: Double
+        /// The faults of every run, added up.
         public var counters: Counters
 
+        /// The report as `basket-sim` prints it.
         public var text: String {
             guard let failure else {
                 return "\(runs) runs, \(steps) steps, all converged, no operation lost or duplicated ("
@@ -190,7 +222,7 @@ public enum Simulation {
     }
 
     /// Runs seeds `from`, `from + 1`, … and stops at the first failure, which it shrinks. Blocks
-    /// the calling thread (not for use on Swift concurrency's pool: see ``runManyOffThePool``).
+    /// the calling thread (not for use on Swift concurrency's pool: see `runManyOffThePool`).
     public static func runMany(
         from seed: UInt64, runs: Int, steps: Int = 60, progress: (Int) -> Void = { _ in }
     ) -> Report {

@@ -11,8 +11,11 @@ import Foundation
 /// replaced through a temporary file and a rename so no reader ever sees half of one. Kept
 /// beside the SQLite wrapper because the client and the server both write such files.
 public enum PrivateFile {
+    /// A file or folder that could not be made private.
     public struct Failure: Error, CustomStringConvertible {
+        /// The path it was about.
         public var path: String
+        /// What went wrong, in words.
         public var reason: String
         public var description: String { "\(path): \(reason)" }
     }

@@ -135,11 +135,12 @@ public final class Connection {
         }
     }
 
-    /// `PRAGMA user_version`, the schema version ``migrate(_:)`` keeps.
+    /// `PRAGMA user_version`, the schema version ``migrate(_:code:)`` keeps.
     public var userVersion: Int {
         get throws { Int(try scalar("PRAGMA user_version")?.integerValue ?? 0) }
     }
 
+    /// Sets `PRAGMA user_version` (the schema version migrations keep).
     public func setUserVersion(_ version: Int) throws {
         try execute("PRAGMA user_version = \(version)")
     }

@@ -2,22 +2,30 @@ internal import CSQLite
 
 /// A value bound to or read from SQLite.
 public enum SQLValue: Equatable, Sendable {
+    /// The SQL NULL.
     case null
+    /// A 64-bit integer.
     case integer(Int64)
+    /// A floating-point number.
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes.
     case blob([UInt8])
 
+    /// The integer, when the value is one.
     public var integerValue: Int64? {
         if case .integer(let v) = self { return v }
         return nil
     }
 
+    /// The text, when the value is text.
     public var textValue: String? {
         if case .text(let v) = self { return v }
         return nil
     }
 
+    /// The bytes, when the value is a blob.
     public var blobValue: [UInt8]? {
         if case .blob(let v) = self { return v }
         return nil
@@ -58,6 +66,7 @@ public final class Statement {
         }
     }
 
+    /// Binds `value` to parameter `index` (1-based, as SQLite counts).
     public func bind(_ value: SQLValue, at index: Int32) throws {
         let rc: Int32
         switch value {
@@ -70,14 +79,17 @@ public final class Statement {
         try check(rc)
     }
 
+    /// Binds an integer to parameter `index`.
     public func bind(_ value: Int64, at index: Int32) throws {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    /// Binds text to parameter `index`.
     public func bind(_ value: String, at index: Int32) throws {
         try check(bindText(value, at: index))
     }
 
+    /// Binds bytes to parameter `index`; SQLite copies them before this returns.
     public func bind(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
         // A nil base address would bind NULL: an empty blob is bound as a zero-length zeroblob.
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
@@ -87,14 +99,17 @@ public final class Statement {
         try check(basket_sqlite_bind_blob(handle, index, base, Int32(bytes.count)))
     }
 
+    /// Binds bytes to parameter `index`.
     public func bind(_ bytes: [UInt8], at index: Int32) throws {
         try bytes.withUnsafeBytes { try bind($0, at: index) }
     }
 
+    /// Binds text, or NULL when nil, to parameter `index`.
     public func bind(_ value: String?, at index: Int32) throws {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
 
+    /// Binds NULL to parameter `index`.
     public func bindNull(at index: Int32) throws {
         try check(sqlite3_bind_null(handle, index))
     }
@@ -149,16 +164,22 @@ extension Statement: Sendable {}
 public struct Row {
     let handle: OpaquePointer
 
+    /// How many columns a row of this statement has.
     public var columnCount: Int32 { sqlite3_column_count(handle) }
 
+    /// Whether column `index` (0-based) of the current row is NULL.
     public func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
+    /// Whether column `index` of the current row holds an integer.
     public func isInteger(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_INTEGER }
 
+    /// Column `index` of the current row as an integer (0 for NULL).
     public func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
+    /// Column `index` of the current row as a floating-point number.
     public func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
+    /// Column `index` of the current row as text; nil for NULL.
     public func string(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, index) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, index))
@@ -183,10 +204,12 @@ public struct Row {
         }
     }
 
+    /// Column `index` of the current row as bytes (empty for NULL).
     public func blob(_ index: Int32) -> [UInt8] {
         withBlob(index) { Array($0) }
     }
 
+    /// Column `index` of the current row as whatever type it holds.
     public func value(_ index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(int64(index))

@@ -18,6 +18,7 @@ public final class Subprocess: @unchecked Sendable {
 
     /// Where a child's standard output or error goes.
     public enum Destination: Sendable, Equatable {
+        /// Dropped (/dev/null).
         case discard
         /// Into a buffer (``stdout``, ``stderr``).
         case capture
@@ -31,18 +32,22 @@ public final class Subprocess: @unchecked Sendable {
     public struct Termination: Sendable, Equatable {
         /// The exit status, or the signal number when a signal ended the child.
         public var status: Int32
+        /// Whether a signal ended the process (`status` is then the signal's number).
         public var signaled: Bool
         /// The most memory the child held at once (its peak resident set), in KiB.
         public var peakResidentKiB = 0
     }
 
+    /// The process could not be started.
     public struct SpawnError: Error, CustomStringConvertible {
         public var description: String
     }
 
+    /// The child's process id.
     public let pid: pid_t
     /// A critical section with no data of its own: an NSLock, not a Mutex.
     private static let spawning = NSLock()
+    /// The command line, for messages.
     public let command: String
     private let ended = Mutex<Termination?>(nil)
     private let streams = Streams()
@@ -201,7 +206,9 @@ public final class Subprocess: @unchecked Sendable {
 
     /// Standard output so far (with standard error when merged).
     public var stdoutData: Data { streams.stdout.withLock { $0 } }
+    /// What the process wrote to standard output so far, as UTF-8.
     public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
+    /// What the process wrote to standard error so far, as UTF-8.
     public var stderr: String { String(decoding: streams.stderr.withLock { $0 }, as: UTF8.self) }
 
     /// The termination, reaping the child if it has ended; nil while it runs.
@@ -223,8 +230,10 @@ public final class Subprocess: @unchecked Sendable {
         }
     }
 
+    /// Whether the process has not ended yet.
     public var isRunning: Bool { termination == nil }
 
+    /// Sends signal `number` to the process, if it still runs.
     public func signal(_ number: Int32) {
         if isRunning { _ = Glibc.kill(pid, number) }
     }

@@ -1,5 +1,5 @@
 /// An open-addressing hash table (linear probing) whose keys are already uniformly random 64-bit
-/// numbers (keyed hashes made by the caller, see ``ListLogs``), so a key's bits pick its slot with
+/// numbers (keyed hashes made by the caller, see `ListLogs`), so a key's bits pick its slot with
 /// no hashing of its own. Several entries may share a key: the caller tells them apart by their
 /// values. One array of entries, so a probe usually stays in one cache line.
 struct KeyTable<Value> {

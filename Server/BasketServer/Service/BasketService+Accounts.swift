@@ -28,7 +28,7 @@ extension BasketService {
 
     static let namePattern = "3 to 64 characters: letters, digits, '.', '_' or '-'"
 
-    /// The client's address group (``AddressGroup``), which per-address limits count: of the
+    /// The client's address group (`AddressGroup`), which per-address limits count: of the
     /// connection's peer, or behind a trusted proxy of the address it appended to `X-Forwarded-For`.
     func clientAddress(_ request: HTTPRequest) -> String {
         if configuration.trustForwardedFor, let forwarded = request.header("x-forwarded-for"),

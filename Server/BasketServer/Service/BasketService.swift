@@ -3,7 +3,7 @@ import Foundation
 public import HTTPServer
 
 /// The sync service: accounts, tokens, lists with members and invites, and each list's
-/// operation log with push, pull and long-poll. It answers HTTP requests through a ``Router``
+/// operation log with push, pull and long-poll. It answers HTTP requests through a `Router`
 /// and keeps its state in a ``Store``.
 public final class BasketService: Sendable {
     /// Settings and their defaults.
@@ -15,7 +15,7 @@ public final class BasketService: Sendable {
         public var passwordThreads = 1
         /// Signups and sign-ins that may wait for a password thread; more get 503 `busy`.
         public var passwordQueue = 16
-        /// Signups and sign-ins of one client address (``AddressGroup``) waiting or being hashed at
+        /// Signups and sign-ins of one client address (`AddressGroup`) waiting or being hashed at
         /// once; more get 429 `rate_limited`. Sign-ins go before signups, and addresses take turns.
         public var passwordJobsPerAddress = 2
         /// Threads that decode and store large pushes (off the HTTP threads).
@@ -44,9 +44,11 @@ public final class BasketService: Sendable {
         public var inviteSeconds = 7 * 24 * 3600
         /// The longest an invite may work, and the most uses it may have.
         public var maxInviteSeconds = 30 * 24 * 3600
+        /// The most uses one invite may be made for.
         public var maxInviteUses = 100
         /// Working invites one list may have out at once, and one member on one list.
         public var maxInvitesPerList = 100
+        /// The most working invites one member may have out on one list.
         public var maxInvitesPerMember = 20
         /// A token unused this long expires (its device signs in again).
         public var tokenIdleSeconds = 90 * 24 * 3600
@@ -54,27 +56,34 @@ public final class BasketService: Sendable {
         public var tokenLifetimeSeconds = 365 * 24 * 3600
         /// Lists one account may have (made or joined), and members one list may have.
         public var maxListsPerAccount = 200
+        /// The most members one list may have.
         public var maxMembersPerList = 50
         /// Items one list may hold (every item it has held: the server does not merge, so removed
         /// items count), and bytes of stored operations (``ListLimits/bytes(of:)``): 64 MiB is
         /// about 700,000 operations of a real shopping list.
         public var maxItemsPerList: Int64 = 20_000
+        /// The most bytes of stored operations one list may hold (``ListLimits/bytes(of:)``).
         public var maxBytesPerList: Int64 = 64 << 20
-        /// Signed-in sessions kept in memory (``SessionCache``), and how long one is trusted before
+        /// Signed-in sessions kept in memory (`SessionCache`), and how long one is trusted before
         /// the store is asked again: the longest a revocation made where no notification reaches
         /// this instance can take to be seen.
         public var sessionCacheEntries = 10_000
+        /// How long a token's session is taken from the cache before the store is asked again.
         public var sessionCacheSeconds = 30.0
         /// The server's wall clock in Unix milliseconds.
         public var clock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
         /// Milliseconds that never step back, for sign-in throttling (tests set one of their own).
         public var monotonicClock: @Sendable () -> UInt64 = { LoginLimiter.monotonic() }
 
+        /// The defaults `basket-server` starts with.
         public init() {}
     }
 
+    /// Where the service keeps its state.
     public let store: any Store
+    /// The limits it was made with.
     public let configuration: Configuration
+    /// Its counters, for /metrics.
     public let metrics = Metrics()
     let watchers: Watchers
     let logins: LoginLimiter
@@ -98,6 +107,7 @@ public final class BasketService: Sendable {
     /// The longest `wait` (seconds) the API lets a long-poll ask for.
     public static let longestWait = 30
 
+    /// A service over `store` with `configuration`'s limits.
     public init(store: any Store, configuration: Configuration = Configuration()) {
         self.store = store
         self.configuration = configuration
@@ -191,7 +201,7 @@ public final class BasketService: Sendable {
     }
 
     /// Header fields every answer of the server carries, errors included
-    /// (``HTTPListener/Configuration/headersForEveryAnswer``): an answer is never a page that may
+    /// (`HTTPListener/Configuration/headersForEveryAnswer`): an answer is never a page that may
     /// run anything, be sniffed into another type, be framed, or leak its address as a referrer.
     /// The web client's pages carry their own policy (``WebApp``).
     public static let headersForEveryAnswer: [(String, String)] = [
@@ -207,7 +217,7 @@ public final class BasketService: Sendable {
     /// Bodies larger than this are read only for a request whose token is good.
     public static let maxBodyBeforeAuthentication = 64 << 10
 
-    /// Decides from a request's head, before its body is read (``HTTPListener/Configuration/checkHead``):
+    /// Decides from a request's head, before its body is read (`HTTPListener/Configuration/checkHead`):
     /// signup and sign-in take at most ``maxUnauthenticatedBodyBytes``; a body larger than
     /// ``maxBodyBeforeAuthentication`` is read only when the `Authorization` header holds a good
     /// token, else answered (401) without keeping any of it. A stranger can so make the server

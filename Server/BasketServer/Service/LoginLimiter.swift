@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// An attempt counts from when it is let through (``attempt(_:_:now:)``), as a failure until its
 /// password has been checked: 17 wrong passwords sent at once are not all checked before the
-/// first of them counts. Addresses are the client's address group (``AddressGroup``).
+/// first of them counts. Addresses are the client's address group (`AddressGroup`).
 /// Time is monotonic (milliseconds since boot), arithmetic saturates, and memory is bounded:
 /// at most `capacity` addresses and pairs are remembered, the stalest forgotten first.
 final class LoginLimiter: Sendable {

@@ -18,8 +18,10 @@ public final class Metrics: Sendable {
     }
     private let counts = Mutex(Counts())
 
+    /// Counters at zero.
     public init() {}
 
+    /// Counts one finished request by route and status.
     public func record(_ request: HTTPListener.CompletedRequest) {
         let key = RouteStatus(route: request.route, status: request.status)
         // Long-polls wait on purpose: they would only blur the latency of real work.

@@ -1,6 +1,7 @@
 /// Accounts, their passwords and signed-in devices (tokens), and signup invites: what
 /// ``BasketService``'s account routes (`BasketService+Accounts.swift`) need of a store.
 public protocol AccountStore: Sendable {
+    /// The account with this name, if any.
     func account(named name: String) throws -> AccountRecord?
     /// Replaces an account's password hash (a stronger hash after sign-in, or a new password).
     func setPasswordHash(_ hash: String, of account: Int64) throws
@@ -13,6 +14,7 @@ public protocol AccountStore: Sendable {
     func signupInviteWorks(hash: String, now: Int64) throws -> Bool
     /// A signup invite (for `--signup invite-only`), usable `uses` times until `expiresAt`.
     func saveSignupInvite(hash: String, createdAt: Int64, expiresAt: Int64, uses: Int) throws
+    /// Keeps a new token by its hash (never the token itself), with its public `id` and device name.
     func saveToken(hash: String, id: String, account: Int64, device: String, createdAt: Int64) throws
     /// The account a token belongs to, and the token as its devices list shows it.
     func session(forTokenHash hash: String) throws -> (AccountRecord, TokenRecord)?
@@ -20,6 +22,7 @@ public protocol AccountStore: Sendable {
     func touchToken(hash: String, at now: Int64) throws
     /// The account's tokens, oldest first.
     func tokens(of account: Int64) throws -> [TokenRecord]
+    /// Revokes the token hashed `hash` (signing out); nothing when there is none.
     func revokeToken(hash: String) throws
     /// Revokes the account's token with this public id; false when it has none.
     func revokeToken(id: String, of account: Int64) throws -> Bool
@@ -40,7 +43,9 @@ extension AccountStore {
 /// An account on the server.
 public struct AccountRecord: Hashable, Sendable {
     public var id: Int64
+    /// The name the account signs in with.
     public var name: String
+    /// The password's hash (PBKDF2-SHA256 with its salt and iterations), never the password.
     public var passwordHash: String
 }
 
@@ -48,12 +53,14 @@ public struct AccountRecord: Hashable, Sendable {
 public struct TokenRecord: Hashable, Sendable {
     /// A public id (16 hex digits) for listing and revoking.
     public var id: String
+    /// The device's name, as it gave it when it signed in.
     public var device: String
     /// Unix milliseconds.
     public var created: Int64
     /// Unix milliseconds; updated at most once an hour.
     public var lastUsed: Int64
 
+    /// A token record with these fields.
     public init(id: String, device: String, created: Int64, lastUsed: Int64) {
         self.id = id
         self.device = device

@@ -18,7 +18,7 @@ public protocol InviteStore: Sendable {
     func invitePreview(hash: String, now: Int64, for account: Int64) throws -> Wire.InvitePreview?
     /// Adds the account to the invite's list with the invite's role and uses the invite once (it
     /// is gone after its last use). An account that is a member already keeps its role and the
-    /// invite is not used: roles change only through ``setRole(_:of:in:)``.
+    /// invite is not used: roles change only through ``ListStore/setRole(_:of:in:)``.
     /// - Throws: ``StoreError/noSuchInvite``; ``StoreError/tooManyMembers`` when the account is not
     ///   a member yet and the list has `maxMembers`.
     func redeemInvite(hash: String, account: Int64, now: Int64, maxMembers: Int) throws -> MembershipRecord
@@ -31,21 +31,26 @@ public protocol InviteStore: Sendable {
 /// An invite as a list's members see it: never its code, nor its hash.
 public struct InviteRecord: Hashable, Sendable {
     public var id: String
+    /// The role it gives.
     public var role: Role
     /// The account that made it.
     public var createdBy: String
+    /// When it was made, Unix milliseconds.
     public var created: Int64
+    /// When it stops working, Unix milliseconds.
     public var expires: Int64
+    /// How many more times it works.
     public var usesLeft: Int
 }
 
-/// How many working invites may be out at once (``Store/saveInvite(hash:id:list:role:createdBy:createdAt:expiresAt:uses:limits:)``).
+/// How many working invites may be out at once (``InviteStore/saveInvite(hash:id:list:role:createdBy:createdAt:expiresAt:uses:limits:title:)``).
 public struct InviteLimits: Sendable, Hashable {
     /// On one list, whoever made them.
     public var perList: Int
     /// Made by one member on one list.
     public var perMember: Int
 
+    /// Limits of `perList` working invites on a list and `perMember` by one member.
     public init(perList: Int, perMember: Int) {
         self.perList = perList
         self.perMember = perMember

@@ -5,8 +5,11 @@ public import BasketCore
 public protocol ListStore: Sendable {
     /// Creates a list owned by `owner` with a new epoch.
     func createList(_ list: ListID, owner: Int64) throws -> MembershipRecord
+    /// The lists the account is a member of, with its role and where each log stands.
     func memberships(of account: Int64) throws -> [MembershipRecord]
+    /// The account's role in the list; nil when it is not a member (or there is no such list).
     func role(of account: Int64, in list: ListID) throws -> Role?
+    /// The list's members, with the replica ids each has written with.
     func members(of list: ListID) throws -> [MemberRecord]
     /// Removes a member, and the invites it made to the list (it may no longer invite); the last
     /// owner cannot leave while others remain. The last member takes the list with it (its log
@@ -27,14 +30,21 @@ public protocol ListStore: Sendable {
 
 /// A list as one member sees it.
 public struct MembershipRecord: Hashable, Sendable {
+    /// The list.
     public var list: ListID
+    /// The member's role.
     public var role: Role
+    /// The list's epoch (a new one after a restore).
     public var epoch: String
+    /// The list's last sequence number.
     public var cursor: Int64
 }
 
+/// A member of a list, as the other members see it.
 public struct MemberRecord: Hashable, Sendable {
+    /// The member's account name.
     public var account: String
+    /// The member's role.
     public var role: Role
     /// The replica ids this member's devices wrote to the list with (the first to push each
     /// one owns it), at most ``maxReplicas``: a history names who made each write.

@@ -44,7 +44,9 @@ extension LogStore {
 
 /// The outcome of storing a batch of operations.
 public struct AppendResult: Hashable, Sendable {
+    /// New operations stored.
     public var accepted: Int
+    /// Operations the log held already (a retried push).
     public var duplicates: Int
     /// The list's last sequence number after the batch.
     public var cursor: Int64
@@ -60,27 +62,33 @@ public struct LogPage: Sendable {
 
     /// The operations, encoded (docs/encoding.md), ready to send.
     public var encoded: [UInt8]
+    /// How many operations `encoded` holds.
     public var count: Int
     /// The sequence number of the last operation in the page (the cursor to ask after next).
     public var cursor: Int64
     /// Whether more operations follow.
     public var more: Bool
+    /// The list's epoch.
     public var epoch: String
     /// False when compaction dropped superseded operations after the requested cursor: the
     /// state the page builds is exact, but not every historical write is in it.
     public var historyComplete: Bool
 }
 
-/// How much one list may hold (``Store/append(_:to:receivedAt:limits:)``).
+/// How much one list may hold (``LogStore/append(_:to:receivedAt:limits:pusher:)``).
 public struct ListLimits: Sendable, Hashable {
+    /// The most items the list may have held (removed ones count).
     public var maxItems: Int64
+    /// The most bytes its operations may take (``bytes(of:)`` summed).
     public var maxBytes: Int64
 
+    /// Limits of `maxItems` items and `maxBytes` bytes.
     public init(maxItems: Int64, maxBytes: Int64) {
         self.maxItems = maxItems
         self.maxBytes = maxBytes
     }
 
+    /// No limit (imports, tests).
     public static let none = ListLimits(maxItems: .max, maxBytes: .max)
 
     /// What an operation counts against a list's bytes: its text and a fixed 64 for the rest of

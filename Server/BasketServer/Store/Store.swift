@@ -13,11 +13,17 @@ public protocol Store: AccountStore, ListStore, InviteStore, LogStore, StoreMain
 
 /// Errors of the store, each with a stable code.
 public enum StoreError: Error, Equatable, Sendable {
+    /// An account by this name exists.
     case accountExists
+    /// A list with this id exists.
     case listExists
+    /// No such list (or the account is not one of its members).
     case noSuchList
+    /// No such invite, or it has expired or been used up.
     case noSuchInvite
+    /// The account is not a member of the list (or may not do this there).
     case noSuchMember
+    /// The list's last owner cannot leave or step down while others remain.
     case lastOwner
     /// The list has as many members as the server allows.
     case tooManyMembers
@@ -30,6 +36,7 @@ public enum StoreError: Error, Equatable, Sendable {
     case replicaTaken
     /// A push would take the list past its item or byte quota.
     case tooManyItems
+    /// A push would take the list past its byte quota.
     case listTooLarge
     /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
     case storageFull
@@ -40,7 +47,7 @@ public enum StoreError: Error, Equatable, Sendable {
 }
 
 /// What a store reports about pushes and account changes committed by other instances
-/// (``Store/watchCommits(_:)``).
+/// (``StoreMaintenance/watchCommits(_:)``).
 public enum CommitEvent: Sendable, Equatable {
     /// A push committed operations to `list`, up to this sequence number.
     case committed(ListID, Int64)
@@ -52,14 +59,22 @@ public enum CommitEvent: Sendable, Equatable {
 
 /// A gauge a store adds to /metrics.
 public struct StoreGauge: Sendable {
+    /// The metric's name (`basket_store_connections`).
     public var name: String
+    /// Its `# HELP` text.
     public var help: String
+    /// Its value now.
     public var value: Double
 }
 
+/// What a store holds, for /metrics and `basket-server` messages.
 public struct StoreStatistics: Sendable {
+    /// Operations in every log.
     public var operations: Int64
+    /// Lists.
     public var lists: Int64
+    /// Accounts.
     public var accounts: Int64
+    /// The size of the database on disk.
     public var databaseBytes: Int64
 }

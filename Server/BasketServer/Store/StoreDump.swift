@@ -10,6 +10,7 @@ import SQLite
 /// by table in the order of ``StoreDump/tables`` (referenced rows first). Integers are JSON
 /// numbers, text is a string, bytes are `{"hex":"…"}`, NULL is null.
 public enum StoreDump {
+    /// The first line's `format`: what a dump file is.
     public static let format = "basket-store"
     /// 2: tokens with id, device and last use; invites by hash with uses; signup invites.
     /// 3: lists with their maker and the start of their epoch; replica ids' owners per list;
@@ -69,6 +70,7 @@ public enum StoreDump {
         }
     }
 
+    /// A dump file that is not one, or breaks its own rules; the text says where.
     public struct FormatError: Error, CustomStringConvertible {
         public var description: String
     }
@@ -105,9 +107,13 @@ public enum StoreDump {
 
 /// A value in a dumped row, whatever the backend: the stores keep whole numbers, text and bytes.
 public enum DumpValue: Hashable, Sendable {
+    /// NULL.
     case null
+    /// An integer.
     case integer(Int64)
+    /// Text.
     case text(String)
+    /// Bytes (base64 in the file).
     case blob([UInt8])
 }
 
@@ -344,7 +350,7 @@ extension PostgresStore: DumpableStore {
         try db.execute("CLOSE dump")
     }
 
-    /// Writes a dump's `ops` rows as rows of `pushes` (``PushRecords/pack(_:)``), and sets each
+    /// Writes a dump's `ops` rows as rows of `pushes` (`PushRecords/pack(_:)`), and sets each
     /// list's items and bytes.
     private func loadOperations(_ rows: [[DumpValue]], _ db: PostgresConnection) throws {
         let (packed, usage) = try PushRecords.pack(rows)

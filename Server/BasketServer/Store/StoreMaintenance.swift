@@ -14,6 +14,7 @@ public protocol StoreMaintenance: Sendable {
 
     /// Drops operations superseded in their register and received before `before`.
     func compact(receivedBefore before: Int64) throws -> Int
+    /// What the store holds now.
     func statistics() throws -> StoreStatistics
     /// Gives every list a new epoch, so clients push again what the store forgot (after a restore).
     func renewEpochs() throws -> Int

@@ -3,7 +3,7 @@ import BasketServer
 import Foundation
 import PrivateFiles
 
-/// A command of `basket-server` besides serving: one type each, listed in ``ServerSubcommands/all``
+/// A command of `basket-server` besides serving: one type each, listed in `ServerSubcommands/all`
 /// (`--help` and the parser read that list).
 protocol ServerSubcommand: Sendable {
     /// The word that names it (`backup`).

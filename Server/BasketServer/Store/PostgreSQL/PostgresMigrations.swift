@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// The PostgreSQL schema, as numbered migrations. `basket_schema` holds the version reached;
-/// ``migrate(_:)`` applies the missing ones in one transaction under an advisory lock, so
+/// `migrate(_:)` applies the missing ones in one transaction under an advisory lock, so
 /// instances starting together take turns and the later ones find the work done.
 enum PostgresMigrations {
     /// Any number fixed for this program: the advisory lock's key.

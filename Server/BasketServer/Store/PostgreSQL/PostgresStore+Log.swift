@@ -31,7 +31,7 @@ extension PostgresStore {
     }
 
     /// One push, in its transaction: the list's row locked (pushes to the list from every
-    /// instance wait here, so sequence numbers have no gaps), its log in ``ListLogs`` caught up
+    /// instance wait here, so sequence numbers have no gaps), its log in `ListLogs` caught up
     /// with what other instances pushed, operations it has dropped, the rest written as one row.
     private func appendLocked(
         _ operations: [Op], _ hashed: [ListLogs.Hashed], _ list: ListID, _ receivedAt: Int64, _ limits: ListLimits,

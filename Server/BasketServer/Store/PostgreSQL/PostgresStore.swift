@@ -6,17 +6,18 @@ import Synchronization
 /// The store on PostgreSQL, for several `basket-server` instances behind a load balancer. Each
 /// instance keeps a pool of connections. A push locks the list's row (so concurrent instances
 /// number a list's operations without gaps), skips operations the log has (known from
-/// ``ListLogs``), writes the rest as one row of `pushes` (``PushRecords``), and notifies every
+/// `ListLogs`), writes the rest as one row of `pushes` (`PushRecords`), and notifies every
 /// instance listening on `basket_ops`.
 public final class PostgresStore: Store, @unchecked Sendable {
     // `@unchecked Sendable`: the pool and the listener guard their own state.
+    /// The database's URL.
     public let url: String
     /// The schema versions this instance's start applied (empty when the database was up to date
     /// or another instance migrated it).
     public let appliedMigrations: Range<Int>
     let pool: ConnectionPool
     private let listener: CommitListener
-    /// What this instance knows of each list's log, for pushes (``ListLogs``): caught up from the
+    /// What this instance knows of each list's log, for pushes (`ListLogs`): caught up from the
     /// log under the list's row lock, as other instances push too.
     let logs = Mutex(ListLogs(capacity: 4_000_000))
 

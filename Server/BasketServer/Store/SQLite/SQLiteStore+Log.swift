@@ -4,14 +4,14 @@ import SQLite
 import Synchronization
 
 /// The log of the embedded store: pushes (group commit, with what the writer knows of each list's
-/// log in ``ListLogs``), pages and heads.
+/// log in `ListLogs`), pages and heads.
 extension SQLiteStore {
     /// Stores a push. Pushes are written by one writer thread, and those that wait for it share
     /// one transaction and one commit (group commit): each push in its own savepoint, so one bad
     /// push fails alone, and the fsync is paid once for all of them.
     ///
     /// One thread writes, not the first pusher to arrive: the writer's working set (the hot pages
-    /// of the log's B-tree, the lists' tables in ``ListLogs``) then stays in one core's cache.
+    /// of the log's B-tree, the lists' tables in `ListLogs`) then stays in one core's cache.
     /// When the pushing threads took turns, a push's writing took half as long again as the same
     /// writes from one thread. The thread ends after a second without pushes.
     public func append(

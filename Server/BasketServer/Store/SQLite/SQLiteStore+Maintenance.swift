@@ -55,7 +55,7 @@ extension SQLiteStore {
         return dropped
     }
 
-    /// Compacts list `no`'s log (``PushRecords/compact(_:receivedBefore:)``); returns the
+    /// Compacts list `no`'s log (`PushRecords/compact(_:receivedBefore:)`); returns the
     /// operations dropped.
     private func compact(_ no: Int64, receivedBefore before: Int64, _ db: Connection) throws -> Int {
         let read = try db.cached("SELECT last_seq, received, ops FROM pushes WHERE list = ? ORDER BY last_seq")

@@ -21,6 +21,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     var logs = ListLogs(capacity: 4_000_000)
     /// The file's `data_version` when `logs` was last known to be up to date; used only under `lock`.
     var dataVersion: Int64?
+    /// The store's file.
     public let path: String
     /// The schema versions opening this store applied (empty when it was up to date).
     public let appliedMigrations: Range<Int>
