@@ -1,0 +1,161 @@
+import BasketCore
+import BasketReplica
+import BasketSearch
+import Foundation
+import TestSupport
+
+// The search, catalogue and entry vectors: what the web client must rank, offer and parse.
+extension Vectors {
+    // MARK: Searches
+
+    static func searchSets(_ random: inout SeededGenerator) throws -> [String: [SearchItem]] {
+        let family: [(String, Bool, String?)] = [
+            ("Milk", false, "Dairy"), ("Oat milk", false, "Dairy"), ("Milk chocolate", true, "Sweets"),
+            ("Crème fraîche", false, "Dairy"), ("Greek yogurt", false, "Dairy"), ("Bread", false, "Bakery"),
+            ("Breadcrumbs", false, nil), ("Brown bread", true, "Bakery"), ("Eggs", false, nil),
+            ("Spaghetti", false, "Pasta"), ("Jalapeño peppers", false, nil), ("Tomatoes", false, "Produce"),
+            ("Cherry tomatoes", true, "Produce"), ("Toilet paper", false, "Household"), ("Coca-Cola", false, "Drinks"),
+            ("7 Up", false, "Drinks"), ("Item 2", false, nil), ("Item 10", false, nil), ("Äpfel", false, "Obst"),
+            ("Apfelsaft", false, "Getränke"), ("Straße Kreide", false, nil), ("Øl", true, nil),
+            ("パン", false, nil), ("キュウリ", false, nil), ("пицца", false, nil), ("Ben & Jerry’s", false, "Frozen food"),
+            ("Peanut butter", false, nil), ("Butter", false, "Dairy"), ("Buttermilk", false, "Dairy"),
+            ("Chicken breast", false, "Meat"), ("Chickpeas", false, nil), ("Coffee beans", false, nil),
+            ("Washing-up liquid", false, "Household"), ("Bananas", false, "Produce"), ("Banana bread", false, "Bakery"),
+        ]
+        var used: UInt64 = 1_764_000_000_000
+        let familyItems = family.map { name, checked, category -> SearchItem in
+            used += 60_000
+            return SearchItem(
+                name: name, checked: checked, category: category, lastUsed: name.count % 3 == 0 ? used : nil)
+        }
+        let products = try sample(lines("Benchmarks/quality/products.txt"), 400, &random)
+        let everyday = try lines("Benchmarks/quality/everyday.tsv").compactMap {
+            $0.split(separator: "\t").last.map(String.init)
+        }
+        var seen = Set<String>()
+        let shop = (products + sample(everyday, 200, &random)).filter { seen.insert(ItemKey.normalize($0)).inserted }
+            .map { SearchItem(name: $0, checked: random.chance(15), category: nil, lastUsed: nil) }
+        // German names a keyboard without umlauts spells with ae, oe, ue and ss.
+        let german = [
+            "Gemüsebrühe", "Küchenrolle", "Blätterteig", "Käse", "Brötchen", "Müsli", "Sahne", "Grüne Bohnen", "Öl",
+            "Blue cheese", "Kaese-Sticks", "Weißwurst",
+        ].map { SearchItem(name: $0, checked: false, category: nil, lastUsed: nil) }
+        return ["family": familyItems, "shop": shop, "german": german]
+    }
+
+    static func searchCases(_ sets: [String: [SearchItem]], _ random: inout SeededGenerator) -> [SearchCase] {
+        var queries: [(String, String, Int?)] = []
+        let typed = [
+            "Milk", "milk", "MILK", "mil", "m", "bread", "brea", "creme", "crème fraiche", "fraiche", "yog", "yoghurt",
+            "jalapeno", "tomato", "tomatoes", "cola", "coca cola", "coca-cola", "7up", "7 up", "item", "item 1",
+            "apfel", "apfle", "strasse", "ol", "pan", "パ", "キュ", "пиц", "пица", "ben", "jerry's", "peanut", "butter",
+            "buter", "buttr", "chick", "chikcen", "cofee beans", "washing up", "liquid wash", "banana", "bananna",
+            "bnana", "choc", "chocolate milk", "milk choc", "is:checked", "is:unchecked bread", "-bread bread",
+            "\"peanut butter\"", "^butter", "in:dairy", "in:frozen-food", "milk !oat", "cheese", "zzz", "Kiwi fruit",
+            "eggs", "eg", "toilet", "paper", "cherry", "sp", "spagetti", "spghetti", "x", "",
+        ]
+        for query in typed { queries.append(("family", query, nil)) }
+        let shop = sets["shop"] ?? []
+        for _ in 0..<40 {
+            let name = shop[random.below(shop.count)].name
+            let words = name.split(separator: " ")
+            switch random.below(4) {
+            case 0: queries.append(("shop", String(name.prefix(1 + random.below(max(1, min(name.count, 8))))), 12))
+            case 1: queries.append(("shop", String(words[random.below(words.count)]), 12))
+            case 2:
+                var letters = Array(name.prefix(9))
+                if letters.count > 4 { letters.swapAt(2, 3) }
+                queries.append(("shop", String(letters), 12))
+            default: queries.append(("shop", ItemKey.normalize(name), 12))
+            }
+        }
+        for query in ["a", "the", "chocolate", "lait", "käse", "oignon", "tomate", "wasser"] {
+            queries.append(("shop", query, 12))
+        }
+        for query in [
+            "gemuesebruehe", "Gemuesebruehe", "kuechenrolle", "blaetterteig", "kaese", "Kaese", "broetchen", "muesli",
+            "gruene bohnen", "oel", "weisswurst", "blue", "kase", "gemuese", "bratterteig", "kaese is:checked", "sahne",
+        ] {
+            queries.append(("german", query, nil))
+        }
+        for query in ["mlik", "Batter", "spag", "tomatos", "choc milk"] { queries.append(("family", query, nil)) }
+        return queries.map { set, query, limit in
+            let items = (sets[set] ?? []).map(searchItem)
+            var lastUsed: [ItemID: UInt64] = [:]
+            for item in sets[set] ?? [] {
+                if let used = item.lastUsed { lastUsed[ItemID(list: listID, key: ItemKey.normalize(item.name))] = used }
+            }
+            let result = Search.search(query, in: items, lastUsed: lastUsed, limit: limit ?? .max)
+            let enter: String? =
+                switch result.enter {
+                case .existing(let item): "existing:" + item.name
+                case .add(let text): "add:" + text
+                case .nothing: nil
+                }
+            return SearchCase(
+                set: set, query: query, limit: limit, offer: result.offer,
+                results: result.matches.map { Hit(name: $0.item.name, tier: $0.tier.name, exact: $0.isExact) },
+                enter: enter, didYouMean: result.didYouMean?.name)
+        }
+    }
+
+    static func searchItem(_ item: SearchItem) -> Item {
+        Item(
+            id: ItemID(list: listID, key: ItemKey.normalize(item.name)), name: item.name, isChecked: item.checked,
+            category: item.category)
+    }
+
+    // MARK: Catalogue
+
+    static func catalogueCases() -> [CatalogueCase] {
+        let typed: [(String, [String])] = [
+            (
+                "en",
+                [
+                    "milk", "mil", "choc", "toilet paper", "tomatos", "tea", "flour", "eggs", "birthday candles",
+                    "Milch", "bananas", "tomatoes", "apples", "peas", "gas",
+                ]
+            ),
+            ("de", ["mil", "Milch", "Käse", "kase", "nudeln", "milk", "toilet paper", "brot", "Sahne"]),
+            ("fr", ["lait", "farine", "pâtes", "papier toilette", "fromage"]),
+            ("es", ["leche", "huevos", "pan"]), ("it", ["latte", "pasta", "uova"]), ("nl", ["melk", "kaas"]),
+            ("pl", ["mleko", "chleb"]), ("pt", ["leite", "arroz"]), ("ja", ["卵", "パスタ", "牛乳", "ミルク"]),
+        ]
+        return typed.flatMap { language, queries in
+            queries.map {
+                CatalogueCase(
+                    language: language, query: $0, suggestions: Catalogue.suggestions($0, language: language, limit: 5),
+                    aisle: Catalogue.aisle(of: $0, language: language))
+            }
+        }
+    }
+
+    // MARK: Entries
+
+    static func entryCases() -> [EntryCase] {
+        let existing = ["7 Up", "2 Minute Noodles", "Käse", "Gemüsebrühe", "Kaese-Sticks"]
+        let texts = [
+            "milk", "2 milk", "milk x2", "milk x 2", "milk ×3", "500 g flour", "1/2 lemon", "½ lemon",
+            "1 1/2 cups sugar",
+            "1½ kg potatoes", "milk, bread, eggs", "milk; bread\neggs", "mac and cheese", "7 Up", "7 up",
+            "2 Minute Noodles",
+            "3 2 Minute Noodles", "1.5 l water", "2 kg", "kg flour", " oat   milk ", ",, milk ,",
+            "12 eggs, 2 pack yoghurt",
+            "x2", "milk x", "3 bottles of wine", "Ｍｉｌｋ x2",
+            "2 x tomatoes", "2 × tomatoes", "2 kg potatoes", "500ml cream", "500ML cream", "milk 2l", "flour 500 g",
+            "eggs x12", "1.5kg apples", "apples 1,5kg", "2 Stück Butter", "ビール 3本", "ビール3本", "3本 ビール", "牛乳1パック",
+            "3本", "2 x", "Route 66", "7up", "B12", "2 l", "1l", "tomatoes 2", "6 eggs x2",
+            "kaese", "kaese x2", "2 gemuesebruehe, kaese-sticks", "kase", "KAESE",
+        ]
+        let keys = Set(existing.map(ItemKey.normalize))
+        return texts.map { text in
+            EntryCase(
+                text: text, existing: existing,
+                entries: EntryParser.resolvingSpellings(
+                    EntryParser.parseAll(text, existingKeys: keys), names: existing
+                ).map {
+                    EntryValue(name: $0.name, quantity: $0.quantity)
+                })
+        }
+    }
+}
