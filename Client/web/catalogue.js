@@ -2,7 +2,8 @@
 // Catalogue). Its files (catalogue-LANG.json, made by Scripts/make-catalogue.py) are fetched when
 // a language is first needed, not with the page: a phone loads only its own language's.
 import { normalize } from "./key.js";
-import { Index, Query } from "./search.js";
+import { Query } from "./query.js";
+import { Index } from "./search-index.js";
 
 /** The languages the catalogue has. */
 export const LANGUAGES = ["de", "en", "es", "fr", "it", "ja", "nl", "pl", "pt"];

@@ -3,7 +3,8 @@
 // "½ lemon") or behind ("milk x2", "milk 2l", "flour 500 g", "ビール 3本", "ビール3本"); a quantity
 // with nothing after it is a name ("2 kg"). BasketSearch's EntryParser, rule for rule.
 import { normalize } from "./key.js";
-import { graphemes, germanSpelling } from "./search.js";
+import { graphemes } from "./query.js";
+import { germanSpelling } from "./search-index.js";
 
 /** Units a quantity may name, compared lower-cased (EntryParser.units). */
 const UNITS = new Set([

@@ -2,7 +2,13 @@
 // kept by id (a tap redraws one row, not 2,000), and everything the CLI can do with a list: edit
 // an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
 import { h, changes, openDialog, field, when, Rows, Slots, reconcile, nextPaint, whenIdle } from "./ui.js";
-import { Index, Query, groupByAisle, sortForDisplay, didYouMean } from "./search.js";
+import { Query } from "./query.js";
+import { Index } from "./search-index.js";
+import { groupByAisle, sortedForDisplay } from "./aisle-group.js";
+import { didYouMean } from "./search.js";
+import { editItem } from "./item-sheet.js";
+import { listSettings, setArchived } from "./list-settings.js";
+import { share } from "./sharing-sheet.js";
 import { parseAll, spellingTable, resolveSpellingsWith } from "./entry.js";
 import { normalize } from "./key.js";
 import { milliseconds } from "./clock.js";
@@ -120,7 +126,7 @@ export function showList(app, list) {
     // the order by name stands (only the names' order needs a sort).
     const sameNames = data?.index?.refresh(all) === true;
     const byID = new Map(all.map((i) => [i.id, i]));
-    const byName = (sameNames && data?.byName ? data.byName : sortForDisplay(all.map((i) => ({ ...i, checked: false })))).map((i) => byID.get(i.id));
+    const byName = (sameNames && data?.byName ? data.byName : sortedForDisplay(all.map((i) => ({ ...i, checked: false })))).map((i) => byID.get(i.id));
     /** @type {Map<string, { all: number, byName: number }>} */
     const at = new Map(all.map((item, i) => [item.id, { all: i, byName: 0 }]));
     byName.forEach((item, i) => (/** @type {any} */ (at.get(item.id)).byName = i));
@@ -185,7 +191,7 @@ export function showList(app, list) {
   function grouped() {
     const d = current();
     if (d.groups === null) {
-      // In sortForDisplay's order without sorting again: the items by name, to buy then checked.
+      // In sortedForDisplay's order without sorting again: the items by name, to buy then checked.
       const toBuy = d.byName.filter((i) => !placedChecked(i));
       const aisles = replica.state(list)?.info.aisles ?? [];
       const groups = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, aisles, true) : [{ category: null, items: toBuy }];
@@ -207,7 +213,7 @@ export function showList(app, list) {
   }
 
   const role = () => replica.sync(list)?.role;
-  const readOnly = () => role() === "viewer" || replica.sync(list)?.gone === true || replica.state(list)?.info.archived === true;
+  const readOnly = () => role() === "viewer" || replica.sync(list)?.noLongerMember === true || replica.state(list)?.info.archived === true;
 
   // MARK: Rows
 
@@ -289,7 +295,7 @@ export function showList(app, list) {
     if (row === null || button === null || button.parentElement !== row) return;
     const id = /** @type {string} */ (row.dataset.id);
     if (button.classList.contains("check")) run(() => toggle(id));
-    else if (button.classList.contains("edit")) run(() => editItem(id));
+    else if (button.classList.contains("edit")) run(() => editItem(screen, id));
     else if (button.classList.contains("remove")) run(() => removeItem(id));
   });
   /** @type {{ row: HTMLElement, x: number, y: number } | null} */
@@ -496,7 +502,7 @@ export function showList(app, list) {
     if (held) return;
     const state = replica.state(list);
     const where = replica.sync(list);
-    const now = [state?.changes, where?.gone, where?.role, input.value].join("\u0000");
+    const now = [state?.changes, where?.noLongerMember, where?.role, input.value].join("\u0000");
     if (now === drawnFor && state) return app.updateStatus();
     render();
   }
@@ -511,7 +517,7 @@ export function showList(app, list) {
     const info = state.info;
     if (heading.textContent !== info.title) heading.textContent = info.title;
     if (document.title !== `${info.title} · Basket`) document.title = `${info.title} · Basket`;
-    const gone = replica.sync(list)?.gone === true;
+    const gone = replica.sync(list)?.noLongerMember === true;
     const nowLocked = readOnly();
     // A row's signature holds `locked`: each row shown is brought up to date by the renders below.
     locked = nowLocked;
@@ -649,7 +655,7 @@ export function showList(app, list) {
     notice.dataset.text = text;
     const buttons = [
       gone ? h("button", { class: "link", onclick: () => run(async () => { await replica.forgetList(list); app.go("#/"); }) }, "Remove it from this device") : null,
-      info.archived && !gone && role() === "owner" ? h("button", { class: "link", onclick: () => run(() => setArchived(false)) }, "Unarchive") : null,
+      info.archived && !gone && role() === "owner" ? h("button", { class: "link", onclick: () => run(() => setArchived(screen, false)) }, "Unarchive") : null,
     ];
     notice.replaceChildren(text, ...buttons.filter((b) => b !== null));
     notice.hidden = text === "";
@@ -696,332 +702,12 @@ export function showList(app, list) {
     run(() => addEntries(entries));
   });
 
-  // MARK: The item sheet
-
-  /** The sheet of one item: its name, quantity, note and category, and what changed it last. */
-  async function editItem(id) {
-    const item = itemNow(id);
-    const [nameLabel, name] = field("edit-name", "Name", { value: item.name, required: true });
-    const [quantityLabel, quantity] = field("edit-quantity", "Quantity", { value: item.quantity ?? "", placeholder: "2, 500 g, 1 pack" });
-    const [noteLabel, note] = field("edit-note", "Note", { value: item.note ?? "", placeholder: "the organic one" });
-    const [categoryLabel, category] = field("edit-category", "Category (aisle)", { value: item.category ?? "", list: "edit-categories" });
-    const known = new Set([...(replica.state(list)?.info.aisles ?? []), ...current().all.map((i) => i.category).filter(Boolean), ...(app.catalogues().own?.aisles ?? [])]);
-    const options = h("datalist", { id: "edit-categories" }, ...[...known].map((c) => h("option", { value: c })));
-    const error = h("p", { class: "error", role: "alert" });
-    const form = h(
-      "form",
-      {
-        onsubmit: (event) => {
-          event.preventDefault();
-          run(async () => {
-            error.textContent = "";
-            try {
-              await saveItem(id, { name: name.value, quantity: quantity.value, note: note.value, category: category.value });
-              dialog.close();
-            } catch (e) {
-              error.textContent = e.message;
-            }
-          });
-        },
-      },
-      nameLabel, name, quantityLabel, quantity, noteLabel, note, categoryLabel, category, options, error,
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save")),
-    );
-    const dialog = openDialog("edit-title", `Edit ${item.name}`, form, history(id));
-    name.focus();
-  }
-
-  /** Writes what the sheet changed, as one undo step per field the person changed. */
-  async function saveItem(id, values) {
-    let item = itemNow(id);
-    for (const fieldName of /** @type {const} */ (["quantity", "note", "category"])) {
-      const value = values[fieldName].trim() === "" ? null : values[fieldName];
-      if ((value ?? null) !== (item[fieldName] ?? null)) item = await replica.setField(list, id, fieldName, value);
-    }
-    if (values.name.trim() !== item.name) item = await replica.rename(list, item.id, values.name);
-    sync.kick(list);
-    app.showToast(`Saved ${item.name}`, list);
-  }
-
-  /** When each field of the item last changed, and whether this device or another changed it. */
-  /**
-   * The item's history, as `basket history` shows it: every write seen on each field, newest
-   * first, the one its register shows marked, who wrote it (this device or another) and why a
-   * write lost. Read from IndexedDB when the sheet opens.
-   * @param {string} id
-   */
-  function history(id) {
-    const words = { name: "Name", checked: "Checked", deleted: "On the list", quantity: "Quantity", note: "Note", category: "Category" };
-    const said = (/** @type {string} */ f, /** @type {any} */ v) =>
-      f === "deleted" ? (v ? "removed" : "added") : f === "checked" ? (v ? "checked" : "unchecked") : v === null ? "cleared" : String(v);
-    const body = h("div", {}, h("p", { class: "hint" }, "Reading…"));
-    replica.history(list, id).then((writes) => {
-      const fields = Object.keys(words).filter((f) => writes.some((w) => w.field === f));
-      body.replaceChildren(
-        ...fields.map((f) =>
-          h("section", {},
-            h("h3", {}, words[f]),
-            h("ul", {}, ...writes.filter((w) => w.field === f).reverse().map((w) =>
-              h("li", { class: w.winner ? "winner" : "lost" },
-                `${w.winner ? "✓ " : ""}${said(f, w.value)} · ${when(milliseconds(w.ts))} · ${replica.isOwnReplica(w.replica) ? "this device" : "another device"}`,
-                w.winner ? null : h("span", { class: "why" }, ` (${w.reason})`)))))),
-      );
-      if (fields.length === 0) body.replaceChildren(h("p", { class: "hint" }, "No writes kept."));
-    }, (error) => body.replaceChildren(h("p", { class: "error" }, `History cannot be read: ${error.message}`)));
-    return h("details", { class: "history" }, h("summary", {}, "History"), body);
-  }
-
-
-  // MARK: The list's settings
-
-  async function setArchived(archived) {
-    await replica.setArchived(list, archived);
-    sync.kick(list);
-    app.showToast(archived ? "Archived the list" : "Unarchived the list", list);
-  }
-
-  async function clearChecked() {
-    const n = await replica.removeChecked(list);
-    sync.kick(list);
-    app.showToast(n === 0 ? "Nothing checked to clear" : `Cleared ${n} checked item${n === 1 ? "" : "s"}`, list);
-  }
-
-  function listSettings() {
-    const owner = role() === "owner" || role() == null;
-    const info = replica.state(list)?.info;
-    const checked = current().all.filter((i) => i.checked).length;
-    const dialog = openDialog(
-      "settings-title",
-      "This list",
-      h(
-        "div",
-        { class: "actions column" },
-        h("button", { disabled: readOnly(), onclick: () => { dialog.close(); run(rename); } }, "Rename"),
-        h("button", { disabled: readOnly(), onclick: () => { dialog.close(); run(editAisles); } }, "Aisle order"),
-        h("button", { onclick: () => { dialog.close(); run(members); } }, "Members and invites"),
-        h("button", { disabled: readOnly() || checked === 0, onclick: () => { dialog.close(); run(clearChecked); } }, `Clear checked (${checked})`),
-        owner ? h("button", { onclick: () => { dialog.close(); run(() => setArchived(!info?.archived)); } }, info?.archived ? "Unarchive" : "Archive") : null,
-        owner
-          ? h("button", { class: "danger", onclick: () => { dialog.close(); run(deleteList); } }, "Delete the list")
-          : h("button", { class: "danger", onclick: () => { dialog.close(); run(leaveList); } }, "Leave the list"),
-      ),
-    );
-  }
-
-  async function rename() {
-    const [label, title] = field("rename", "Title", { value: replica.state(list)?.info.title ?? "", required: true });
-    const dialog = openDialog(
-      "rename-title",
-      "Rename the list",
-      h(
-        "form",
-        {
-          onsubmit: (event) => {
-            event.preventDefault();
-            run(async () => {
-              await replica.renameList(list, title.value);
-              sync.kick(list);
-              dialog.close();
-            });
-          },
-        },
-        label, title,
-        h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save")),
-      ),
-    );
-    title.focus();
-  }
-
-  /** The aisle order: the list's, then the categories its items have, then the catalogue's. */
-  async function editAisles() {
-    const info = replica.state(list)?.info;
-    const order = [];
-    const seen = new Set();
-    const add = (name) => {
-      if (name && !seen.has(normalize(name))) {
-        seen.add(normalize(name));
-        order.push(name);
-      }
-    };
-    (info?.aisles ?? []).forEach(add);
-    current().all.forEach((i) => add(i.category));
-    const listEl = h("ol", { class: "aisles", "aria-label": "Aisles in the order of the shop" });
-    function draw() {
-      listEl.replaceChildren(
-        ...order.map((name, i) =>
-          h("li", {},
-            h("span", {}, name),
-            h("button", { type: "button", "aria-label": `Move ${name} up`, disabled: i === 0, onclick: () => move(i, -1) }, "↑"),
-            h("button", { type: "button", "aria-label": `Move ${name} down`, disabled: i === order.length - 1, onclick: () => move(i, 1) }, "↓"),
-          ),
-        ),
-      );
-    }
-    function move(i, by) {
-      [order[i], order[i + by]] = [order[i + by], order[i]];
-      draw();
-      /** @type {HTMLElement | null} */ (listEl.querySelectorAll("li")[i + by]?.querySelector(`button[aria-label^="Move"][aria-label$="${by < 0 ? "up" : "down"}"]`) ?? null)?.focus();
-    }
-    draw();
-    const dialog = openDialog(
-      "aisles-title",
-      "Aisle order",
-      h("p", { class: "hint" }, order.length === 0 ? "No item has a category yet." : "The list is walked in this order."),
-      listEl,
-      h("div", { class: "actions" }, h("button", { type: "button", class: "primary", disabled: order.length === 0, onclick: () => run(async () => {
-        await replica.setAisles(list, order);
-        sync.kick(list);
-        dialog.close();
-        app.showToast("Saved the aisle order", list);
-      }) }, "Save the order")),
-    );
-  }
-
-  async function deleteList() {
-    const title = replica.state(list)?.info.title ?? "this list";
-    if (!(await confirmDialog(`Delete ${title}?`, "It goes for everyone who shares it, on every device.", "Delete"))) return;
-    if (replica.sync(list)?.registered) {
-      try {
-        await request("DELETE", `/v1/lists/${list}`, { token: replica.meta.account?.token });
-      } catch (error) {
-        if (error instanceof Unreachable) throw new Error("Deleting a shared list needs the server: try again when online.");
-        throw error;
-      }
-    }
-    await replica.forgetList(list);
-    app.go("#/");
-  }
-
-  async function leaveList() {
-    const me = replica.meta.account?.name;
-    if (!me || !(await confirmDialog("Leave this list?", "It stays on this device, read-only; the others keep it.", "Leave"))) return;
-    await request("DELETE", `/v1/lists/${list}/members/${encodeURIComponent(me)}`, { token: replica.meta.account?.token });
-    await replica.saveSync(list, { gone: true });
-    app.showToast("You left the list", null);
-  }
-
-  /** Asks a yes/no question in a dialog; resolves true for the yes button. */
-  function confirmDialog(title, text, yes) {
-    return new Promise((resolve) => {
-      const dialog = openDialog("confirm-title", title, h("p", {}, text), h("div", { class: "actions" }, h("button", { class: "danger", onclick: () => { resolve(true); dialog.close(); } }, yes)));
-      dialog.addEventListener("close", () => resolve(false));
-    });
-  }
-
-  // MARK: Members, invites, sharing
-
-  async function members() {
-    const token = replica.meta.account?.token;
-    const body = h("div", {}, h("p", {}, "Loading…"));
-    openDialog("members-title", "Members and invites", body);
-    try {
-      await sync.syncList(list);
-      const [m, inv] = await Promise.all([
-        request("GET", `/v1/lists/${list}/members`, { token }),
-        role() === "owner" ? request("GET", `/v1/lists/${list}/invites`, { token }) : Promise.resolve({ invites: [] }),
-      ]);
-      const me = replica.meta.account?.name;
-      const owner = role() === "owner";
-      const people = (Array.isArray(m.members) ? m.members : []).slice(0, 1000).filter((x) => typeof x?.account === "string");
-      const invites = (Array.isArray(inv.invites) ? inv.invites : []).slice(0, 1000).filter((x) => typeof x?.id === "string");
-      body.replaceChildren(
-        h("ul", { class: "people", "aria-label": "Members" },
-          ...people.map((p) =>
-            h("li", {},
-              h("span", { class: "who" }, p.account === me ? `${p.account} (you)` : p.account),
-              owner && p.account !== me
-                ? h("select", { "aria-label": `Role of ${p.account}`, onchange: (e) => run(() => changeRole(p.account, e.target.value)) },
-                    ...["owner", "editor", "viewer"].map((r) => h("option", { value: r, selected: r === p.role }, r)))
-                : h("span", { class: "role" }, String(p.role)),
-              owner && p.account !== me ? h("button", { class: "link danger", "aria-label": `Remove ${p.account}`, onclick: () => run(() => removeMember(p.account)) }, "Remove") : null,
-            ),
-          ),
-        ),
-        owner ? h("h3", {}, "Invites that still work") : null,
-        owner
-          ? h("ul", { class: "people", "aria-label": "Invites" },
-              ...(invites.length === 0 ? [h("li", { class: "hint" }, "None.")] : invites.map((i) =>
-                h("li", {},
-                  h("span", { class: "who" }, `${i.role} · ${i.usesLeft} use${i.usesLeft === 1 ? "" : "s"} left · until ${when(Number(i.expiresAt))}`),
-                  h("button", { class: "link danger", "aria-label": `Withdraw the ${i.role} invite`, onclick: () => run(() => withdraw(i.id)) }, "Withdraw"),
-                ),
-              )))
-          : null,
-      );
-    } catch (error) {
-      body.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Members need a connection to the server." : error.message));
-    }
-    async function changeRole(account, newRole) {
-      await request("PUT", `/v1/lists/${list}/members/${encodeURIComponent(account)}`, { body: { role: newRole }, token });
-      app.showToast(`${account} is now ${newRole === "owner" ? "an owner" : newRole === "editor" ? "an editor" : "a viewer"}`, null);
-    }
-    async function removeMember(account) {
-      await request("DELETE", `/v1/lists/${list}/members/${encodeURIComponent(account)}`, { token });
-      app.showToast(`Removed ${account} from the list`, null);
-      /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog[open]"))?.close();
-      await members();
-    }
-    async function withdraw(invite) {
-      await request("DELETE", `/v1/lists/${list}/invites/${encodeURIComponent(invite)}`, { token });
-      app.showToast("Withdrew the invite", null);
-      /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog[open]"))?.close();
-      await members();
-    }
-  }
-
-  /** A link the family can use: how many people, as what, for how long; Copy and Share. */
-  async function share() {
-    const roleSelect = h("select", { id: "share-role" },
-      h("option", { value: "editor", selected: true }, "Can change the list (editor)"),
-      h("option", { value: "viewer" }, "Can only view it (viewer)"),
-      h("option", { value: "owner" }, "Owner (can manage members)"));
-    const usesSelect = h("select", { id: "share-uses" },
-      ...[[1, "1 person"], [5, "5 people"], [10, "10 people"], [25, "25 people"]].map(([n, t]) => h("option", { value: n, selected: n === 5 }, t)));
-    const expirySelect = h("select", { id: "share-expiry" },
-      ...[[86400, "1 day"], [604800, "7 days"], [2592000, "30 days"]].map(([n, t]) => h("option", { value: n, selected: n === 604800 }, t)));
-    const result = h("div", { class: "share-result" });
-    const form = h(
-      "form",
-      { onsubmit: (event) => { event.preventDefault(); run(makeLink); } },
-      h("label", { for: "share-role" }, "They"), roleSelect,
-      h("label", { for: "share-uses" }, "Works for"), usesSelect,
-      h("label", { for: "share-expiry" }, "For"), expirySelect,
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Make a link")),
-    );
-    openDialog("share-title", "Share this list", form, result);
-    async function makeLink() {
-      result.replaceChildren(h("p", {}, "Making a link…"));
-      try {
-        await sync.syncList(list);
-        const title = replica.state(list)?.info.title;
-        const invitation = { role: roleSelect.value, uses: Number(usesSelect.value), expiresIn: Number(expirySelect.value), ...(title ? { title } : {}) };
-        const invite = await request("POST", `/v1/lists/${list}/invites`, { body: invitation, token: replica.meta.account?.token });
-        if (typeof invite.code !== "string") throw new Error("the server's answer has no code");
-        const link = `${location.origin}/#join=${invite.code}`;
-        const people = Number(invite.usesLeft) === 1 ? "one person" : `${invite.usesLeft} people`;
-        result.replaceChildren(
-          h("p", {}, `Anyone with this link or code can join as ${invite.role === "editor" ? "an editor" : invite.role === "owner" ? "an owner" : "a viewer"}: ${people}, until ${when(Number(invite.expiresAt))}.`),
-          h("input", { class: "link-text", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
-          h("p", { class: "code", id: "invite-code", "aria-label": "Invite code" }, invite.code),
-          h("div", { class: "actions" },
-            h("button", { type: "button", class: "primary", onclick: () => run(async () => {
-              await navigator.clipboard.writeText(link);
-              app.showToast("Copied the link", null);
-            }) }, "Copy the link"),
-            typeof navigator.share === "function"
-              ? h("button", { type: "button", onclick: () => run(() => navigator.share({ title: `Join ${title ?? "my list"} on Basket`, url: link }).catch(() => {})) }, "Share…")
-              : null,
-          ),
-        );
-      } catch (error) {
-        result.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Sharing needs a connection to the server." : error.message));
-      }
-    }
-  }
-
   // MARK: The screen
 
-  const settings = h("button", { class: "link", onclick: () => run(listSettings) }, "List ⋯");
+  /** What the sheets (item-sheet.js, list-settings.js, sharing-sheet.js) use of this screen. */
+  const screen = { app, list, replica, sync, run, current, itemNow, readOnly, role };
+
+  const settings = h("button", { class: "link", onclick: () => run(() => listSettings(screen)) }, "List ⋯");
   const fine = typeof matchMedia === "function" && matchMedia("(pointer: fine)").matches;
   // Ctrl+Z (⌘Z) undoes the last change on this list, unless the field has text of its own to undo.
   const undoKey = (/** @type {KeyboardEvent} */ event) => {
@@ -1047,7 +733,7 @@ export function showList(app, list) {
       { class: "bar list-bar" },
       h("a", { href: "#/", class: "back", "aria-label": "All lists" }, "‹ Lists"),
       h("span", { class: "spacer" }),
-      h("button", { class: "link", onclick: () => run(share) }, "Share"),
+      h("button", { class: "link", onclick: () => run(() => share(screen)) }, "Share"),
       settings,
       heading,
     ),

@@ -87,7 +87,7 @@ export class Replica {
       replica.channel = new BroadcastChannel("basket-writes");
       replica.channel.onmessage = (event) => replica.receiveFromTab(event.data);
     }
-    for (const sync of lists) replica.lists.set(sync.id, { state: new ListState(sync.id), sync });
+    for (const sync of lists) replica.lists.set(sync.id, { state: new ListState(sync.id), sync: upgradeSync(sync) });
     for (const op of registers) replica.entry(op.list).state.apply(op);
     for (const op of outbox) replica.pending(op.list).set(identityOf(op), op);
     return replica;
@@ -281,7 +281,7 @@ export class Replica {
   checkWritable(list, writes) {
     if (writes.length === 0) return;
     const sync = this.sync(list);
-    if (sync?.gone) throw new ReplicaError("no_longer_member", "this list is no longer shared with you");
+    if (sync?.noLongerMember) throw new ReplicaError("no_longer_member", "this list is no longer shared with you");
     if (sync?.role === "viewer") throw new ReplicaError("read_only", "you can only view this list");
     if (this.state(list)?.value(LIST_ITEM, "archived") === true &&
         writes.some((w) => !(w.item === LIST_ITEM && w.field === "archived" && w.value === false))) {
@@ -801,6 +801,19 @@ export function addMessage(results) {
   return addPhrases(results).join("; ");
 }
 
+/**
+ * A list's sync state under the names Swift's `SyncState` gives them: pages before this one
+ * stored `registered`, `gone` and `historyComplete`, read here as `isRegistered`,
+ * `noLongerMember` and `historyIncomplete`.
+ * @param {any} sync
+ */
+function upgradeSync(sync) {
+  if ("registered" in sync) { sync.isRegistered = sync.registered; delete sync.registered; }
+  if ("gone" in sync) { sync.noLongerMember = sync.gone; delete sync.gone; }
+  if ("historyComplete" in sync) { sync.historyIncomplete = sync.historyComplete === false; delete sync.historyComplete; }
+  return sync;
+}
+
 function newSync(list) {
-  return { id: list, role: null, epoch: null, cursor: 0, registered: false, gone: false, historyComplete: true };
+  return { id: list, role: null, epoch: null, cursor: 0, isRegistered: false, noLongerMember: false, historyIncomplete: false };
 }

@@ -13,8 +13,8 @@ function decodedCount(page) {
   return typeof page.count === "number" ? page.count : page.ops.split("\n").length - 2;
 }
 
-/** Operations per push at most (the server takes 10,000). */
-const PUSH_BATCH = 2000;
+/** Operations per push at most, as `SyncEngine.batchSize` (the server takes 10,000). */
+const BATCH_SIZE = 1000;
 /** Seconds a long-poll asks the server to wait. */
 const WAIT = 25;
 /** Milliseconds before the first retry after a failure. */
@@ -134,7 +134,7 @@ export class Sync {
     this.setState("syncing");
     try {
       await this.refreshMemberships();
-      for (const { id, sync } of this.replica.allLists()) if (!sync.gone) await this.syncList(id);
+      for (const { id, sync } of this.replica.allLists()) if (!sync.noLongerMember) await this.syncList(id);
       this.settled();
     } catch (error) {
       this.failed(error);
@@ -169,7 +169,7 @@ export class Sync {
       if (!isID128(m?.id) || typeof m.role !== "string") continue;
       seen.add(m.id);
       const sync = this.replica.entry(m.id).sync;
-      const changes = { registered: true, role: m.role, gone: false };
+      const changes = { isRegistered: true, role: m.role, noLongerMember: false };
       if (sync.epoch !== null && m.epoch !== sync.epoch) Object.assign(changes, await this.epochChanged(m.id));
       if (sync.epoch === null) changes.epoch = m.epoch;
       await this.replica.saveSync(m.id, changes);
@@ -177,15 +177,15 @@ export class Sync {
     // A list this account was removed from (or whose owner deleted it) stays here, read-only,
     // with what was not sent yet, until the person removes it from the device.
     for (const list of this.replica.allLists()) {
-      if (list.sync.registered && !seen.has(list.id) && !list.sync.gone) await this.replica.saveSync(list.id, { gone: true });
+      if (list.sync.isRegistered && !seen.has(list.id) && !list.sync.noLongerMember) await this.replica.saveSync(list.id, { noLongerMember: true });
     }
   }
 
   /** The server was restored from a backup: push the whole state again, pull from the start. */
   async epochChanged(list) {
     const all = this.replica.registersAsOps(list);
-    for (let i = 0; i < all.length; i += PUSH_BATCH) {
-      await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(all.slice(i, i + PUSH_BATCH)) } });
+    for (let i = 0; i < all.length; i += BATCH_SIZE) {
+      await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(all.slice(i, i + BATCH_SIZE)) } });
     }
     return { cursor: 0, epoch: null };
   }
@@ -201,9 +201,9 @@ export class Sync {
   async registerAndPushLocked(list) {
     const sync = this.replica.sync(list);
     if (!sync) return false;
-    if (!sync.registered) {
+    if (!sync.isRegistered) {
       const m = await this.call("POST", "/v1/lists", { body: { id: list } });
-      await this.replica.saveSync(list, { registered: true, role: m.role, epoch: m.epoch ?? null });
+      await this.replica.saveSync(list, { isRegistered: true, role: m.role, epoch: m.epoch ?? null });
     }
     await this.pushLocked(list);
     return true;
@@ -215,7 +215,7 @@ export class Sync {
     for (let attempt = 0; attempt < 4; attempt++) {
       const pending = [...(this.replica.outbox.get(list)?.values() ?? [])];
       if (pending.length === 0) return;
-      const batch = pending.slice(0, PUSH_BATCH);
+      const batch = pending.slice(0, BATCH_SIZE);
       try {
         const answer = await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(batch) } });
         // Nothing leaves the outbox unless the answer accounts for every operation sent.
@@ -239,7 +239,7 @@ export class Sync {
           continue;
         }
         if (error instanceof ApiError && error.status === 404) {
-          await this.replica.saveSync(list, { gone: true });
+          await this.replica.saveSync(list, { noLongerMember: true });
           return;
         }
         throw error;
@@ -283,7 +283,7 @@ export class Sync {
       await this.replica.merge(list, ops, {
         cursor: Math.max(sync.cursor, page.cursor),
         epoch: page.epoch,
-        historyComplete: page.historyComplete !== false && sync.historyComplete !== false,
+        historyIncomplete: page.historyComplete === false || sync.historyIncomplete === true,
       });
     } catch (error) {
       if (error instanceof ClockSkew && typeof page.serverTime === "number" && !this.corrected) {
@@ -326,7 +326,7 @@ export class Sync {
 
   async watchLoop(list, signal) {
     while (!signal.aborted && !this.stopped) {
-      if (!this.token || !this.replica.sync(list) || this.replica.sync(list).gone) return;
+      if (!this.token || !this.replica.sync(list) || this.replica.sync(list).noLongerMember) return;
       try {
         await this.syncList(list);
         if (this.state !== "synced") this.settled();
@@ -350,7 +350,7 @@ export class Sync {
         if (signal.aborted || error?.name === "AbortError") return;
         if (error instanceof ApiError && error.status === 404) {
           // Removed from the list, or it was deleted: it stays here, read-only.
-          await this.replica.saveSync(list, { gone: true });
+          await this.replica.saveSync(list, { noLongerMember: true });
           this.settled();
           return;
         }

@@ -64,14 +64,14 @@ struct WebAppTests {
         let zipped = try #require(router.answer(gzipRequest))
         #expect(header(zipped, "Content-Encoding") == "gzip")
         #expect(Gzip.decompress(zipped.body) == script.body)
-        let module = try get(router, "/a/\(web.version)/search.js")
-        let source = try String(contentsOfFile: Self.directory + "/search.js", encoding: .utf8)
+        let module = try get(router, "/a/\(web.version)/search-index.js")
+        let source = try String(contentsOfFile: Self.directory + "/search-index.js", encoding: .utf8)
         #expect(source.contains("/**") && !String(decoding: module.body, as: UTF8.self).contains("/**"))
         #expect(module.body.count < source.utf8.count * 9 / 10)
         // app.js is the bundle of every module the page imports; the worker keeps the bundle, not
         // the modules in it (which are still served one by one).
         let bundle = String(decoding: script.body, as: UTF8.self)
-        #expect(bundle.contains("const $m_search = (() => {") && bundle.contains("const $m_list_screen = (() => {"))
+        #expect(bundle.contains("const $m_search_index = (() => {") && bundle.contains("const $m_list_screen = (() => {"))
         #expect(!bundle.contains("\nimport ") && !bundle.contains("\nexport "))
         let assets = String(decoding: try get(router, "/sw.js").body, as: UTF8.self)
         #expect(assets.contains("/a/\(web.version)/app.js\"") && !assets.contains("/search.js\""))

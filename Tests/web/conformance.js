@@ -8,6 +8,8 @@ async ({ vectors, base }) => {
   const ops = await import(base + "ops.js");
   const state = await import(base + "state.js");
   const search = await import(base + "search.js");
+  const searchIndex = await import(base + "search-index.js");
+  const query = await import(base + "query.js");
   const entry = await import(base + "entry.js");
   const replicaModule = await import(base + "replica.js");
   const catalogueModule = await import(base + "catalogue.js");
@@ -91,15 +93,15 @@ async ({ vectors, base }) => {
       if (i.lastUsed !== undefined) lastUsed.set(id, i.lastUsed);
       return { id, name: i.name, checked: i.checked, category: i.category ?? null };
     });
-    sets[name] = new search.Index(list, lastUsed);
+    sets[name] = new searchIndex.Index(list, lastUsed);
   }
   for (const c of vectors.searches) {
     count("searches");
     // Typed on, as a person types it: every beginning of the query first, on the same index (the
     // index looks again only at the entries the last query kept, and must rank as if it had not).
     const letters = [...c.query];
-    for (let n = 1; n < letters.length; n++) sets[c.set].search(new search.Query(letters.slice(0, n).join("")), c.limit ?? Infinity);
-    const result = sets[c.set].search(new search.Query(c.query), c.limit ?? Infinity);
+    for (let n = 1; n < letters.length; n++) sets[c.set].search(new query.Query(letters.slice(0, n).join("")), c.limit ?? Infinity);
+    const result = sets[c.set].search(new query.Query(c.query), c.limit ?? Infinity);
     const enter = search.enterAction(result);
     const got = {
       offer: result.offer,

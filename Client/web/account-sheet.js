@@ -1,0 +1,130 @@
+// The account sheet (BasketCLI's `basket devices`, `basket password`, `basket logout`): the
+// devices signed in, the password, signing out with or without this device's lists.
+import { Unreachable, request } from "./api.js";
+import { changes, field, h, openDialog, when } from "./ui.js";
+/** The account: the devices signed in (each can be signed out) and the password. */
+export async function accountSheet(app) {
+  const token = app.replica.meta.account?.token;
+  const devices = h("ul", { class: "people", "aria-label": "Devices" }, h("li", {}, "Loading…"));
+  const [currentLabel, current] = field("current-password", "Current password", { type: "password", autocomplete: "current-password", required: true });
+  const [newLabel, fresh] = field("new-password", "New password (8 characters or more)", { type: "password", autocomplete: "new-password", minlength: 8, required: true });
+  const message = h("p", { role: "alert" });
+  openDialog(
+    "account-title",
+    `Account ${app.replica.meta.account?.name ?? ""}`,
+    h("h3", {}, "Signed-in devices"),
+    devices,
+    h("h3", {}, "Change the password"),
+    h(
+      "form",
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          app.run(async () => {
+            message.textContent = "";
+            message.className = "error";
+            try {
+              const answer = await request("POST", "/v1/account/password", { body: { password: current.value, newPassword: fresh.value }, token });
+              current.value = fresh.value = "";
+              message.className = "";
+              message.textContent = `The password is changed; ${answer?.revoked ?? 0} other device(s) signed out.`;
+              await listDevices();
+            } catch (e) {
+              message.textContent = e instanceof Unreachable ? "Changing the password needs the server." : e.message;
+            }
+          });
+        },
+      },
+      currentLabel, current, newLabel, fresh, message,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Change the password")),
+    ),
+  );
+  async function listDevices() {
+    try {
+      const answer = await request("GET", "/v1/tokens", { token });
+      const tokens = (Array.isArray(answer.tokens) ? answer.tokens : []).slice(0, 1000).filter((t) => typeof t?.id === "string");
+      devices.replaceChildren(
+        ...tokens.map((t) =>
+          h("li", {},
+            h("span", { class: "who" }, `${String(t.device ?? "device").slice(0, 64)}${t.current ? " (this one)" : ""} · last used ${when(Number(t.lastUsed ?? t.created))}`),
+            t.current ? null : h("button", { class: "link danger", "aria-label": `Sign out ${String(t.device ?? "device").slice(0, 64)}`, onclick: () => app.run(async () => {
+              await request("DELETE", `/v1/tokens/${encodeURIComponent(t.id)}`, { token });
+              app.showToast("Signed that device out");
+              await listDevices();
+            }) }, "Sign out"),
+          ),
+        ),
+      );
+    } catch (e) {
+      devices.replaceChildren(h("li", { class: "error" }, e instanceof Unreachable ? "The devices need a connection to the server." : e.message));
+    }
+  }
+  await listDevices();
+}
+
+/**
+ * Signs this device out. Nothing waiting is dropped silently: with changes not sent yet it asks
+ * to send them first, or to keep them here until this account signs in again; discarding them
+ * is a choice of its own, which names how many.
+ */
+export async function signOut(app) {
+  const waiting = app.replica.pendingChanges();
+  if (waiting === 0) return forgetAndSignOut(app);
+  const error = h("p", { class: "error", role: "alert" });
+  const dialog = h(
+    "dialog",
+    { class: "card", "aria-labelledby": "signout-title", "aria-describedby": "signout-question" },
+    h("h2", { id: "signout-title" }, "Sign out?"),
+    h("p", { id: "signout-question" }, `${changes(waiting)} on this device ${waiting === 1 ? "has" : "have"} not reached the server yet.`),
+    error,
+    h(
+      "div",
+      { class: "actions column" },
+      h("button", { class: "primary", onclick: () => app.run(sendThenSignOut) }, "Send them, then sign out"),
+      h("button", { onclick: () => app.run(() => signOutKeeping(app)) }, "Sign out, keep them on this device"),
+      h("button", { class: "danger", onclick: () => app.run(forgetAndSignOut) }, `Discard ${changes(waiting)} and sign out`),
+      h("button", { onclick: () => dialog.close() }, "Cancel"),
+    ),
+  );
+  async function sendThenSignOut() {
+    error.textContent = "Sending…";
+    await app.sync.syncAll();
+    const left = app.replica.pendingChanges();
+    if (left === 0) return forgetAndSignOut(app);
+    error.textContent =
+      app.sync.status().state === "offline" || app.sync.status().state === "unreachable"
+        ? `Can't reach the server: ${changes(left)} still wait here. Keep them on this device until you sign in again, or try later.`
+        : `${changes(left)} could not be sent: ${app.sync.status().message}`;
+  }
+  document.body.append(dialog);
+  dialog.addEventListener("close", () => dialog.remove());
+  dialog.showModal();
+}
+
+/** Forgets the token (on the server too, when it can be reached). */
+async function revokeToken(app) {
+  const token = app.replica.meta.account?.token;
+  if (!token) return;
+  try {
+    await request("DELETE", "/v1/tokens/current", { token });
+  } catch {
+    // Offline: the token stays valid on the server until it expires; this device forgets it.
+  }
+}
+
+/** Signs out but keeps every list and change here: they are sent when this account signs in again. */
+async function signOutKeeping(app) {
+  await revokeToken(app);
+  app.sync.stop();
+  await app.replica.setMeta({ account: { name: app.replica.meta.account?.name ?? "", token: null } });
+  location.hash = "#/signin";
+  location.reload();
+}
+
+async function forgetAndSignOut(app) {
+  await revokeToken(app);
+  app.sync.stop();
+  await app.replica.forgetEverything();
+  location.hash = "#/";
+  location.reload();
+}

@@ -1,0 +1,139 @@
+// The list's settings (BasketCLI's `basket list` commands, `basket aisles`, `basket clear`,
+// `basket leave`): rename, aisle order, archive, clear checked, delete or leave.
+import { members } from "./sharing-sheet.js";
+import { Unreachable, request } from "./api.js";
+import { normalize } from "./key.js";
+import { field, h, openDialog } from "./ui.js";
+export async function setArchived(screen, archived) {
+  await screen.replica.setArchived(screen.list, archived);
+  screen.sync.kick(screen.list);
+  screen.app.showToast(archived ? "Archived the list" : "Unarchived the list", screen.list);
+}
+
+export async function clearChecked(screen) {
+  const n = await screen.replica.removeChecked(screen.list);
+  screen.sync.kick(screen.list);
+  screen.app.showToast(n === 0 ? "Nothing checked to clear" : `Cleared ${n} checked item${n === 1 ? "" : "s"}`, screen.list);
+}
+
+export function listSettings(screen) {
+  const owner = screen.role() === "owner" || screen.role() == null;
+  const info = screen.replica.state(screen.list)?.info;
+  const checked = screen.current().all.filter((i) => i.checked).length;
+  const dialog = openDialog(
+    "settings-title",
+    "This list",
+    h(
+      "div",
+      { class: "actions column" },
+      h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => rename(screen)); } }, "Rename"),
+      h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => editAisles(screen)); } }, "Aisle order"),
+      h("button", { onclick: () => { dialog.close(); screen.run(() => members(screen)); } }, "Members and invites"),
+      h("button", { disabled: screen.readOnly() || checked === 0, onclick: () => { dialog.close(); screen.run(() => clearChecked(screen)); } }, `Clear checked (${checked})`),
+      owner ? h("button", { onclick: () => { dialog.close(); screen.run(() => setArchived(screen, !info?.archived)); } }, info?.archived ? "Unarchive" : "Archive") : null,
+      owner
+        ? h("button", { class: "danger", onclick: () => { dialog.close(); screen.run(() => deleteList(screen)); } }, "Delete the list")
+        : h("button", { class: "danger", onclick: () => { dialog.close(); screen.run(() => leaveList(screen)); } }, "Leave the list"),
+    ),
+  );
+}
+
+export async function rename(screen) {
+  const [label, title] = field("rename", "Title", { value: screen.replica.state(screen.list)?.info.title ?? "", required: true });
+  const dialog = openDialog(
+    "rename-title",
+    "Rename the list",
+    h(
+      "form",
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          screen.run(async () => {
+            await screen.replica.renameList(screen.list, title.value);
+            screen.sync.kick(screen.list);
+            dialog.close();
+          });
+        },
+      },
+      label, title,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save")),
+    ),
+  );
+  title.focus();
+}
+
+/** The aisle order: the list's, then the categories its items have, then the catalogue's. */
+export async function editAisles(screen) {
+  const info = screen.replica.state(screen.list)?.info;
+  const order = [];
+  const seen = new Set();
+  const add = (name) => {
+    if (name && !seen.has(normalize(name))) {
+      seen.add(normalize(name));
+      order.push(name);
+    }
+  };
+  (info?.aisles ?? []).forEach(add);
+  screen.current().all.forEach((i) => add(i.category));
+  const listEl = h("ol", { class: "aisles", "aria-label": "Aisles in the order of the shop" });
+  function draw() {
+    listEl.replaceChildren(
+      ...order.map((name, i) =>
+        h("li", {},
+          h("span", {}, name),
+          h("button", { type: "button", "aria-label": `Move ${name} up`, disabled: i === 0, onclick: () => move(i, -1) }, "↑"),
+          h("button", { type: "button", "aria-label": `Move ${name} down`, disabled: i === order.length - 1, onclick: () => move(i, 1) }, "↓"),
+        ),
+      ),
+    );
+  }
+  function move(i, by) {
+    [order[i], order[i + by]] = [order[i + by], order[i]];
+    draw();
+    /** @type {HTMLElement | null} */ (listEl.querySelectorAll("li")[i + by]?.querySelector(`button[aria-label^="Move"][aria-label$="${by < 0 ? "up" : "down"}"]`) ?? null)?.focus();
+  }
+  draw();
+  const dialog = openDialog(
+    "aisles-title",
+    "Aisle order",
+    h("p", { class: "hint" }, order.length === 0 ? "No item has a category yet." : "The list is walked in this order."),
+    listEl,
+    h("div", { class: "actions" }, h("button", { type: "button", class: "primary", disabled: order.length === 0, onclick: () => screen.run(async () => {
+      await screen.replica.setAisles(screen.list, order);
+      screen.sync.kick(screen.list);
+      dialog.close();
+      screen.app.showToast("Saved the aisle order", screen.list);
+    }) }, "Save the order")),
+  );
+}
+
+export async function deleteList(screen) {
+  const title = screen.replica.state(screen.list)?.info.title ?? "this list";
+  if (!(await confirmDialog(screen, `Delete ${title}?`, "It goes for everyone who shares it, on every device.", "Delete"))) return;
+  if (screen.replica.sync(screen.list)?.isRegistered) {
+    try {
+      await request("DELETE", `/v1/lists/${screen.list}`, { token: screen.replica.meta.account?.token });
+    } catch (error) {
+      if (error instanceof Unreachable) throw new Error("Deleting a shared list needs the server: try again when online.");
+      throw error;
+    }
+  }
+  await screen.replica.forgetList(screen.list);
+  screen.app.go("#/");
+}
+
+export async function leaveList(screen) {
+  const me = screen.replica.meta.account?.name;
+  if (!me || !(await confirmDialog(screen, "Leave this list?", "It stays on this device, read-only; the others keep it.", "Leave"))) return;
+  await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(me)}`, { token: screen.replica.meta.account?.token });
+  await screen.replica.saveSync(screen.list, { noLongerMember: true });
+  screen.app.showToast("You left the list", null);
+}
+
+/** Asks a yes/no question in a dialog; resolves true for the yes button. */
+export function confirmDialog(screen, title, text, yes) {
+  return new Promise((resolve) => {
+    const dialog = openDialog("confirm-title", title, h("p", {}, text), h("div", { class: "actions" }, h("button", { class: "danger", onclick: () => { resolve(true); dialog.close(); } }, yes)));
+    dialog.addEventListener("close", () => resolve(false));
+  });
+}

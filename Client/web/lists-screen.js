@@ -1,0 +1,130 @@
+// The lists screen (BasketCLI's `basket lists`): every list on this device with what it has to
+// buy, a new list, joining one by its invite code. `app` is what app.js shares.
+import { accountSheet, signOut } from "./account-sheet.js";
+import { Unreachable, request } from "./api.js";
+import { isID128 } from "./ids.js";
+import { h } from "./ui.js";
+export function showLists(app) {
+  const rows = h("ul", { class: "lists", "aria-label": "Your lists" });
+  const title = h("input", { id: "new-list", placeholder: "New list, e.g. Groceries", autocomplete: "off", enterkeyhint: "done" });
+  const code = h("input", { id: "join-code", placeholder: "XXXX-XXXX-XXXX-XXXX", autocomplete: "off", autocapitalize: "characters", enterkeyhint: "go" });
+  function update() {
+    const lists = app.replica.allLists();
+    rows.replaceChildren(
+      ...lists.map((list) =>
+        h(
+          "li",
+          {},
+          h(
+            "a",
+            { href: `#/list/${list.id}`, class: "list-row" },
+            h("span", { class: "title" }, list.title, list.sync.noLongerMember ? h("span", { class: "hint" }, " · no longer shared") : null),
+            h("span", { class: "count" }, list.total === 0 ? "empty" : `${list.toBuy} to buy`),
+          ),
+        ),
+      ),
+    );
+    if (lists.length === 0) rows.append(h("li", { class: "hint" }, "No lists yet: make one below, or join one with a code."));
+    app.updateStatus();
+  }
+  const account = app.replica.meta.account?.name ?? "";
+  const heading = h("h1", {}, "Your lists");
+  app.mount(
+    { name: "lists", update, focus: heading },
+    h(
+      "header",
+      { class: "bar" },
+      heading,
+      h("button", { class: "link account", "aria-label": `Account ${account}`, onclick: () => app.run(() => accountSheet(app)) }, account || "Account"),
+      h("button", { class: "link", onclick: () => app.run(() => signOut(app)) }, "Sign out"),
+    ),
+    rows,
+    h(
+      "form",
+      {
+        class: "inline",
+        onsubmit: (event) => {
+          event.preventDefault();
+          app.run(async () => {
+            const id = await app.replica.createList(title.value);
+            title.value = "";
+            app.sync.kick(id);
+            app.go(`#/list/${id}`);
+          });
+        },
+      },
+      h("label", { for: "new-list" }, "New list"),
+      h("div", { class: "row" }, title, h("button", { type: "submit" }, "Create")),
+    ),
+    h(
+      "form",
+      {
+        class: "inline",
+        onsubmit: (event) => {
+          event.preventDefault();
+          app.run(() => joinList(app, code.value));
+        },
+      },
+      h("label", { for: "join-code" }, "Join a list with an invite code"),
+      h("div", { class: "row" }, code, h("button", { type: "submit" }, "Join")),
+    ),
+    app.statusLine(),
+  );
+  update();
+  const pendingJoin = sessionStorage.getItem("basket-join");
+  if (pendingJoin) {
+    sessionStorage.removeItem("basket-join");
+    app.run(() => askToJoin(app, pendingJoin));
+  }
+}
+
+/**
+ * A `#join=` link asks before it joins: who invited to which list, as what (the server's
+ * preview of the code), then Join or Not now. A link is something anyone can send; joining is
+ * the person's own decision.
+ * @param {string} code
+ */
+async function askToJoin(app, code) {
+  let preview;
+  try {
+    preview = await request("POST", "/v1/invites/preview", { body: { code: code.trim() }, token: app.replica.meta.account?.token });
+  } catch (error) {
+    if (error instanceof Unreachable) throw new Error("Joining a list needs the server: open the link again when you are online.");
+    throw error;
+  }
+  if (!isID128(preview?.list)) throw new Error("the server's answer has no list");
+  if (preview.member === true && app.replica.state(preview.list)) return app.go(`#/list/${preview.list}`);
+  const title = typeof preview.title === "string" && preview.title ? preview.title.slice(0, 500) : "a shared list";
+  const who = typeof preview.createdBy === "string" && preview.createdBy ? preview.createdBy.slice(0, 64) : "Someone";
+  const role = ["owner", "editor", "viewer"].includes(preview.role) ? preview.role : "member";
+  const article = role === "viewer" || role === "member" ? "a" : "an";
+  const dialog = h(
+    "dialog",
+    { class: "card", "aria-labelledby": "join-title", "aria-describedby": "join-question" },
+    h("h2", { id: "join-title" }, "Join this list?"),
+    h("p", { id: "join-question" }, `${who} invited you to ${title} as ${article} ${role}.`),
+    h(
+      "form",
+      {
+        method: "dialog",
+        class: "actions",
+        onsubmit: (event) => {
+          if (event.submitter?.value === "join") app.run(() => joinList(app, code));
+        },
+      },
+      h("button", { value: "join", class: "primary" }, "Join"),
+      h("button", { value: "cancel" }, "Not now"),
+    ),
+  );
+  document.body.append(dialog);
+  dialog.addEventListener("close", () => dialog.remove());
+  dialog.showModal();
+}
+
+async function joinList(app, code) {
+  const answer = await request("POST", "/v1/invites", { body: { code: code.trim() }, token: app.replica.meta.account?.token });
+  if (!isID128(answer.id)) throw new Error("the server's answer has no list");
+  await app.replica.saveSync(answer.id, { isRegistered: true, role: answer.role, epoch: answer.epoch ?? null });
+  await app.sync.syncList(answer.id);
+  app.go(`#/list/${answer.id}`);
+}

@@ -1,0 +1,432 @@
+// Items folded once for searching (BasketSearch's SearchIndex.swift, SearchIndex+Ranking.swift
+// and SearchIndex+Matching.swift): the strict tiers (exact, prefix, word-prefix), then
+// substrings, typos and fuzzy matches on one closeness scale, ranked exactly as Swift ranks them.
+// This is the one-search path (every entry visited): a family's list is small, and the
+// conformance vectors check every ranking against the Swift code.
+import { WHOLE_WORD, closeness, covering } from "./closeness.js";
+import { EDIT, NEIGHBOUR, allowance, characters, distance } from "./edit-distance.js";
+import { clean, normalize } from "./key.js";
+import { Query, characterCount } from "./query.js";
+import { compareBytes, equalBytes, find, isSeparator, mask, naturalKey, popcount, splitWords, startsWith, utf8 } from "./search-bytes.js";
+import { fuzzyScore, substringMatch, typedScore, wordPrefixPosition, wordPrefixScore } from "./search-matching.js";
+export const TIERS = ["exact", "prefix", "word-prefix", "substring", "typo", "fuzzy"];
+export const EXACT = 0;
+export const PREFIX = 1;
+export const WORD_PREFIX = 2;
+export const SUBSTRING = 3;
+export const TYPO = 4;
+export const FUZZY = 5;
+export const group = (tier) => Math.min(tier, SUBSTRING);
+
+/** How many hits a short answer keeps (a screen shows ten and asks for one more). */
+export const SHORT_ANSWER_DEPTH = 16;
+
+/** Items folded once for searching (BasketSearch's SearchIndex, without the narrowing lists). */
+export class Index {
+  constructor(items, lastUsed = new Map()) {
+    /** @type {Map<string, any[]> | null} the short answers asked for (shortAnswer) */
+    this.shortAnswers = null;
+    /** @type {{ low: number, high: number, indices: number[] } | undefined} the last query's candidates */
+    this.lastCandidates = undefined;
+    this.entries = [];
+    this.keys = new Set();
+    /** @type {Map<string, number>} German spellings without umlauts → entry (SearchIndex.spellings) */
+    this.spellings = new Map();
+    const words = new Map();
+    for (const item of items) {
+      const keyText = normalize(item.name);
+      const key = utf8.encode(keyText);
+      this.keys.add(keyText);
+      const spelling = germanSpelling(item.name);
+      if (spelling !== null && !this.spellings.has(spelling)) this.spellings.set(spelling, this.entries.length);
+      const compact = key.filter((b) => !isSeparator(b));
+      const index = this.entries.length;
+      for (const word of splitWords(key)) {
+        const text = word.join(",");
+        if (!words.has(text)) words.set(text, { word, entries: [] });
+        words.get(text).entries.push(index);
+      }
+      this.entries.push({
+        item,
+        key,
+        compact,
+        mask: mask(key),
+        nameLength: characterCount(item.name),
+        natural: naturalKey(key),
+        lastUsed: lastUsed.get(item.id) ?? 0,
+      });
+    }
+    this.vocabulary = new Map();
+    this.vocabularyBySecond = new Map();
+    for (const { word, entries } of words.values()) {
+      const entry = { word, mask: mask(word), entries };
+      if (!this.vocabulary.has(word[0])) this.vocabulary.set(word[0], []);
+      this.vocabulary.get(word[0]).push(entry);
+      if (word.length >= 4) {
+        if (!this.vocabularyBySecond.has(word[1])) this.vocabularyBySecond.set(word[1], []);
+        this.vocabularyBySecond.get(word[1]).push(entry);
+      }
+    }
+  }
+
+  /**
+   * Takes the items again after a change that kept every name (a check, a quantity, a note, a
+   * category): the same ids and names in the same order. Returns false (nothing changed) when
+   * they are not: then a new index is needed.
+   * @param {any[]} items
+   */
+  refresh(items) {
+    if (items.length !== this.entries.length) return false;
+    for (let i = 0; i < items.length; i++) {
+      const old = this.entries[i].item;
+      if (old.id !== items[i].id || old.name !== items[i].name) return false;
+    }
+    for (let i = 0; i < items.length; i++) this.entries[i].item = items[i];
+    this.shortAnswers = null;
+    return true;
+  }
+
+  /**
+   * Takes one item again after a change that kept its name: `item` replaces `before` at entry
+   * `i` (the index's entries are in the order of the items it was made of).
+   * @param {number} i
+   * @param {any} before
+   * @param {any} item
+   */
+  replace(i, before, item) {
+    const entry = this.entries[i];
+    if (entry !== undefined && entry.item.id === before.id && entry.item.name === item.name) entry.item = item;
+    // A check moves the item in every ranking (to buy before checked): answers kept are stale.
+    this.shortAnswers = null;
+  }
+
+  /**
+   * The ranked hits of a query of one or two letters and nothing else, kept once asked (the
+   * ShortAnswers of SearchIndex in Swift, which makes them ahead; here they are made when first
+   * asked, as work in the background measured slower keystrokes on a slow phone): the first
+   * letters of every word typed are the searches that look at most of a long list, and the same
+   * few come back all day. Null for any other query, or a limit above SHORT_ANSWER_DEPTH.
+   * @param {Query} query
+   * @param {number} limit
+   */
+  shortAnswer(query, limit) {
+    if (limit > SHORT_ANSWER_DEPTH || query.hasFilters || query.words.length !== 1 || query.key.length > 2) return null;
+    this.shortAnswers ??= new Map();
+    let hits = this.shortAnswers.get(query.keyText);
+    if (hits === undefined) {
+      hits = this.rankedHits(query, SHORT_ANSWER_DEPTH);
+      this.shortAnswers.set(query.keyText, hits);
+    }
+    return hits.slice(0, limit);
+  }
+
+  search(query, limit = Infinity) {
+    let offer = null;
+    const spelled = query.hasFilters ? undefined : this.spellings.get(query.keyText);
+    if (query.freeText !== "" && !this.keys.has(query.keyText) && spelled === undefined) {
+      try {
+        offer = clean(query.freeText);
+      } catch {
+        offer = null;
+      }
+    }
+    let hits = this.shortAnswer(query, limit) ?? this.rankedHits(query, limit);
+    if (spelled !== undefined) {
+      // The query is an item's German spelling without umlauts: that item, as exact.
+      hits = hits.filter((hit) => hit.entry !== spelled);
+      hits.splice(hits.length > 0 && hits[0].tier === EXACT ? 1 : 0, 0, { entry: spelled, tier: EXACT, score: 0, position: 0 });
+    }
+    return {
+      query: query.freeText,
+      offer,
+      matches: hits.slice(0, limit).map((hit) => ({
+        item: this.entries[hit.entry].item,
+        tier: TIERS[hit.tier],
+        exact: hit.tier === EXACT,
+        score: hit.score,
+      })),
+    };
+  }
+
+  passes(entry, query) {
+    const item = entry.item;
+    if (query.state === "checked" && !item.checked) return false;
+    if (query.state === "unchecked" && item.checked) return false;
+    if (query.category !== null) {
+      if (typeof item.category !== "string" || !startsWith(utf8.encode(normalize(item.category)), query.category)) return false;
+    }
+    for (const phrase of query.phrases) if (find(phrase, entry.key) < 0) return false;
+    for (const anchor of query.anchors) if (!startsWith(entry.key, anchor)) return false;
+    for (const word of query.excluded) if (find(word, entry.key) >= 0) return false;
+    return true;
+  }
+
+  /**
+   * The entries whose keys have every letter and digit of the query (`low` and `high`, as mask()
+   * gives them), in the order of the entries. Typing on keeps every letter typed before, so the
+   * entries kept for the last query are where the next one's are (a few dozen of 2,000 after the
+   * third letter): only they are looked at again. Any other query looks at every entry.
+   * @param {number} low
+   * @param {number} high
+   * @returns {number[]}
+   */
+  candidates(low, high) {
+    const last = this.lastCandidates;
+    const narrower = last !== undefined && (low & last.low) === last.low && (high & last.high) === last.high;
+    if (narrower && low === last.low && high === last.high) return last.indices;
+    const indices = [];
+    const has = (/** @type {number} */ i) => {
+      const [entryLow, entryHigh] = this.entries[i].mask;
+      return (entryLow & low) === low && (entryHigh & high) === high;
+    };
+    if (narrower) {
+      for (const i of last.indices) if (has(i)) indices.push(i);
+    } else {
+      for (let i = 0; i < this.entries.length; i++) if (has(i)) indices.push(i);
+    }
+    this.lastCandidates = { low, high, indices };
+    return indices;
+  }
+
+  rankedHits(query, limit) {
+    const words = query.words;
+    const hits = [];
+    const fuzzyCandidates = [];
+    const perTier = new Array(TIERS.length).fill(0);
+    let worst = SUBSTRING;
+    const found = (entry, tier, position, score = 0) => {
+      hits.push({ entry, tier, score, position });
+      perTier[tier] += 1;
+      if (tier < worst) {
+        let total = 0;
+        for (let t = 0; t <= tier; t++) total += perTier[t];
+        if (total >= limit) worst = tier;
+      }
+    };
+    const [testLow, testHigh] = query.hasText ? mask(words.flatMap((w) => Array.from(w))) : [0, 0];
+    const queryKey = query.key;
+    for (const index of this.candidates(testLow, testHigh)) {
+      const entry = this.entries[index];
+      if (query.hasFilters && !this.passes(entry, query)) continue;
+      if (!query.hasText) {
+        found(index, SUBSTRING, 0);
+        continue;
+      }
+      const key = entry.key;
+      if (equalBytes(key, queryKey)) {
+        found(index, EXACT, 0);
+        continue;
+      }
+      if (worst === EXACT) continue;
+      if (queryKey.length > 0 && startsWith(key, queryKey)) {
+        found(index, PREFIX, 0);
+        continue;
+      }
+      if (worst === PREFIX) continue;
+      const position = wordPrefixPosition(key, words);
+      if (position !== null) {
+        found(index, WORD_PREFIX, position);
+        continue;
+      }
+      if (worst === WORD_PREFIX) continue;
+      const substring = substringMatch(key, entry.compact, words);
+      if (substring !== null) {
+        found(index, SUBSTRING, substring.position, substring.score);
+        continue;
+      }
+      fuzzyCandidates.push(index);
+    }
+    let strict = 0;
+    let beginnings = 0;
+    for (const hit of hits) {
+      if (group(hit.tier) < SUBSTRING) {
+        strict += 1;
+        if (hit.tier === WORD_PREFIX) beginnings += 1;
+      }
+    }
+    const needCloseness = strict < limit;
+    if (query.hasText) {
+      for (const hit of hits) {
+        if (hit.tier === WORD_PREFIX && strict - beginnings < limit) hit.score = wordPrefixScore(this.entries[hit.entry].key, words);
+        else if (hit.tier === SUBSTRING && needCloseness) hit.score += this.covering(hit.entry, words);
+      }
+    }
+    if (needCloseness && words.some((w) => characters(w) >= 4)) {
+      const already = new Set(hits.map((h) => h.entry));
+      for (const { entry, score } of this.typoMatches(words, hits.length === 0)) {
+        if (!already.has(entry) && this.passes(this.entries[entry], query)) hits.push({ entry, tier: TYPO, score, position: 0 });
+      }
+    }
+    const typoEntries = new Set(hits.filter((h) => h.tier === TYPO).map((h) => h.entry));
+    if (hits.length < limit && words.some((w) => w.length >= 3)) {
+      for (const index of fuzzyCandidates) {
+        if (typoEntries.has(index)) continue;
+        const scored = fuzzyScore(this.entries[index].key, words);
+        if (scored !== null) hits.push({ entry: index, tier: FUZZY, score: scored.score + this.covering(index, words), position: scored.first });
+      }
+    }
+    if (!query.hasText) {
+      return hits
+        .sort((p, q) => {
+          const x = this.entries[p.entry];
+          const y = this.entries[q.entry];
+          if (x.item.checked !== y.item.checked) return x.item.checked ? 1 : -1;
+          const natural = compareBytes(x.natural, y.natural);
+          if (natural !== 0) return natural;
+          return x.item.id < y.item.id ? -1 : x.item.id > y.item.id ? 1 : 0;
+        })
+        .slice(0, limit);
+    }
+    return this.topHits(hits, limit);
+  }
+
+  /**
+   * The best `limit` hits in rank order (SearchIndex.topHits): a list of 2,000 items gives a
+   * first letter hundreds of hits, and a screen shows a dozen, so only the dozen are kept sorted.
+   * @param {{ entry: number, tier: number, score: number, position: number }[]} hits
+   * @param {number} limit
+   */
+  topHits(hits, limit) {
+    const rank = (/** @type {any} */ a, /** @type {any} */ b) => this.rank(a, b);
+    if (hits.length <= limit || limit >= 256) return hits.sort(rank).slice(0, limit);
+    const best = hits.slice(0, limit).sort(rank);
+    for (let i = limit; i < hits.length; i++) {
+      const hit = hits[i];
+      if (rank(hit, best[limit - 1]) >= 0) continue;
+      let at = limit - 1;
+      while (at > 0 && rank(hit, best[at - 1]) < 0) at--;
+      best.splice(at, 0, hit);
+      best.pop();
+    }
+    return best;
+  }
+
+  rank(a, b) {
+    if (group(a.tier) !== group(b.tier)) return group(a.tier) - group(b.tier);
+    if (a.score !== b.score) return b.score - a.score;
+    const p = group(a.tier) === SUBSTRING ? 0 : a.position;
+    const q = group(b.tier) === SUBSTRING ? 0 : b.position;
+    if (p !== q) return p - q;
+    const x = this.entries[a.entry];
+    const y = this.entries[b.entry];
+    if (x.nameLength !== y.nameLength) return x.nameLength - y.nameLength;
+    if (x.item.checked !== y.item.checked) return x.item.checked ? 1 : -1;
+    if (x.lastUsed !== y.lastUsed) return y.lastUsed - x.lastUsed;
+    const natural = compareBytes(x.natural, y.natural);
+    if (natural !== 0) return natural;
+    return x.item.id < y.item.id ? -1 : x.item.id > y.item.id ? 1 : 0;
+  }
+
+  covering(index, words) {
+    return covering(
+      words.reduce((sum, w) => sum + w.length, 0),
+      this.entries[index].compact.length,
+    );
+  }
+
+  typoMatches(queryWords, mayWiden) {
+    const words = queryWords.flatMap((w) => splitWords(w));
+    if (words.length === 0 || words.length >= 255) return [];
+    const found = this.typoPass(words, false);
+    return found.length === 0 && mayWiden ? this.typoPass(words, true) : found;
+  }
+
+  typoPass(words, widened) {
+    const budget = words.reduce((sum, w) => sum + allowance(characters(w)), 0);
+    const slipped = words.map((word, w) => {
+      const length = characters(word);
+      const allowed = widened && words.length > 1 && length >= 5 ? Math.max(2 * EDIT, allowance(length)) : allowance(length);
+      return this.slips(word, allowed, w === words.length - 1, widened);
+    });
+    const result = [];
+    slipped.forEach((slips, s) => {
+      next: for (const entry of slips.touched) {
+        if (words.length > 1) {
+          for (let earlier = 0; earlier < s; earlier++) if (slipped[earlier].match(entry).score >= 0) continue next;
+        }
+        const total = { score: 0, covered: 0, cost: 0 };
+        for (let w = 0; w < words.length; w++) {
+          const slip = slipped[w].match(entry);
+          const asTyped = w === s ? null : typedScore(this.entries[entry].key, words[w]);
+          let chosen;
+          if (asTyped !== null && asTyped >= slip.score) chosen = { score: asTyped, covered: words[w].length, cost: 0 };
+          else if (slip.score >= 0) chosen = slip;
+          else continue next;
+          total.score += chosen.score;
+          total.covered += chosen.covered;
+          total.cost += chosen.cost;
+        }
+        if (!(total.cost > 0 && total.cost <= budget)) continue;
+        result.push({ entry, score: total.score + covering(total.covered, this.entries[entry].compact.length) });
+      }
+    });
+    return result;
+  }
+
+  slips(word, allowed, unfinished, alwaysFirstLetter) {
+    const best = new Map();
+    const touched = [];
+    const none = { score: -1, covered: 0, cost: 0 };
+    const result = { touched, match: (entry) => best.get(entry) ?? none };
+    if (allowed <= 0) return result;
+    let heldAsTyped = false;
+    const [lowMask, highMask] = mask(word);
+    const consider = (candidates, sameFirst) => {
+      for (const vocabularyWord of candidates ?? []) {
+        const candidate = vocabularyWord.word;
+        if (!sameFirst && candidate[0] === word[0]) continue;
+        if (sameFirst && (startsWith(candidate, word) || find(word, candidate) >= 0)) {
+          heldAsTyped = true;
+          continue;
+        }
+        const [cLow, cHigh] = vocabularyWord.mask;
+        const missing = Math.max(
+          popcount(lowMask & ~cLow) + popcount(highMask & ~cHigh),
+          unfinished ? 0 : popcount(cLow & ~lowMask) + popcount(cHigh & ~highMask),
+        );
+        if (missing * NEIGHBOUR > allowed) continue;
+        let match = null;
+        const edits = distance(word, candidate, allowed);
+        if (edits !== null) {
+          match = { score: closeness(word.length, edits, true, true), covered: candidate.length, cost: edits };
+        } else if (unfinished && candidate.length > word.length) {
+          const prefixEdits = distance(word, candidate, allowed, true);
+          if (prefixEdits !== null) {
+            match = { score: closeness(word.length, prefixEdits, true, false) - WHOLE_WORD, covered: word.length, cost: prefixEdits };
+          }
+        }
+        if (match === null) continue;
+        for (const entry of vocabularyWord.entries) {
+          const current = best.get(entry) ?? none;
+          if (match.score > current.score) {
+            if (current.score < 0) touched.push(entry);
+            best.set(entry, match);
+          }
+        }
+      }
+    };
+    consider(this.vocabulary.get(word[0]), true);
+    if ((alwaysFirstLetter || !heldAsTyped) && word.length >= 4) {
+      consider(this.vocabulary.get(word[1]), false);
+      consider(this.vocabularyBySecond.get(word[1]), false);
+      if (word[0] !== word[1]) consider(this.vocabularyBySecond.get(word[0]), false);
+    }
+    return result;
+  }
+}
+
+/**
+ * The key of `name` written the German way without umlauts (ä → ae, ö → oe, ü → ue, ß → ss) when
+ * that differs from its key, else null (SearchIndex.germanSpelling in Swift).
+ * @param {string} name
+ * @returns {string | null}
+ */
+export function germanSpelling(name) {
+  if (!/[äöüÄÖÜß\u0308]/u.test(name)) return null;
+  const composed = name.normalize("NFC");
+  if (!/[äöüÄÖÜß]/u.test(composed)) return null;
+  const table = { ä: "ae", ö: "oe", ü: "ue", Ä: "Ae", Ö: "Oe", Ü: "Ue", ß: "ss" };
+  const spelled = composed.replace(/[äöüÄÖÜß]/gu, (c) => table[c]);
+  const key = normalize(spelled);
+  return key === normalize(name) ? null : key;
+}

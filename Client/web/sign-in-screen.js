@@ -1,0 +1,94 @@
+// The account screen (BasketCLI's `basket signup` and `basket login`): sign in or create an
+// account, each mode with its own heading, button and Enter. `app` is what app.js shares.
+import { Unreachable, request } from "./api.js";
+import { changes, h } from "./ui.js";
+/**
+ * The account screen, in one of two modes a person cannot mix up: "Sign in" (an account that
+ * exists) or "Create an account" (a new person), each with its own heading, button and Enter.
+ * @param {string} [message]
+ * @param {"signIn" | "create"} [mode]
+ */
+export function showSignIn(app, message = "", mode = "signIn") {
+  const creating = mode === "create";
+  const name = h("input", { id: "name", name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" });
+  const password = h("input", {
+    id: "password",
+    name: "password",
+    type: "password",
+    autocomplete: creating ? "new-password" : "current-password",
+    required: true,
+    minlength: creating ? 8 : null,
+  });
+  const invite = h("input", { id: "invite", name: "invite", autocomplete: "off" });
+  const error = h("p", { class: "error", role: "alert" }, message);
+  const stored = app.replica.meta.account?.name ?? "";
+  if (stored) name.value = stored;
+  const waiting = app.replica.pendingChanges();
+
+  /** The account whose lists this device holds, when another one signs in. */
+  async function makeRoomFor(typed) {
+    if (!stored || stored.toLowerCase() === typed.toLowerCase()) return true;
+    if (app.replica.pendingChanges() > 0) {
+      const n = app.replica.pendingChanges();
+      error.replaceChildren(
+        `This device holds ${changes(n)} of ${stored} not sent yet. Sign in as ${stored} to send them, or `,
+        h("button", { type: "button", class: "link danger", onclick: () => app.run(async () => { await app.replica.forgetEverything(); showSignIn(app, "", mode); }) }, `discard ${changes(n)}`),
+        ".",
+      );
+      return false;
+    }
+    await app.replica.forgetEverything();
+    return true;
+  }
+
+  async function submit() {
+    error.textContent = "";
+    const typed = name.value.trim();
+    try {
+      if (!(await makeRoomFor(typed))) return;
+      if (creating) {
+        const body = { name: typed, password: password.value };
+        if (invite.value.trim()) body.invite = invite.value.trim();
+        await request("POST", "/v1/accounts", { body });
+      }
+      const answer = await request("POST", "/v1/tokens", { body: { name: typed, password: password.value, device: "web" } });
+      if (typeof answer.token !== "string") throw new Error("the server's answer has no token");
+      await app.replica.setMeta({ account: { name: answer.account ?? typed, token: answer.token, tokenID: answer.id } });
+      password.value = "";
+      app.go("#/");
+      app.sync.syncAll();
+    } catch (e) {
+      error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : e.message;
+    }
+  }
+  const heading = h("h1", { id: "account-title" }, creating ? "Create an account" : "Sign in");
+  const form = h(
+    "form",
+    {
+      class: "card",
+      "aria-labelledby": "account-title",
+      onsubmit: (event) => {
+        event.preventDefault();
+        submit();
+      },
+    },
+    h("p", { class: "brand" }, "Basket"),
+    heading,
+    h("p", { class: "hint" }, creating ? "A new account for the shared shopping list that works offline." : "The shared shopping list that works offline."),
+    waiting > 0 && stored ? h("p", { class: "notice" }, `${changes(waiting)} of ${stored} wait on this device: sign in as ${stored} to send them.`) : null,
+    h("label", { for: "name" }, "Account name"),
+    name,
+    h("label", { for: "password" }, creating ? "Choose a password (8 characters or more)" : "Password"),
+    password,
+    creating ? h("details", {}, h("summary", {}, "Have a signup invite?"), h("label", { for: "invite" }, "Invite code"), invite) : null,
+    error,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, creating ? "Create account" : "Sign in")),
+    h(
+      "p",
+      { class: "switch" },
+      creating ? "Have an account already? " : "New to Basket? ",
+      h("button", { type: "button", class: "link", onclick: () => showSignIn(app, "", creating ? "signIn" : "create") }, creating ? "Sign in" : "Create an account"),
+    ),
+  );
+  app.mount({ name: creating ? "create" : "signIn", update() {}, focus: stored && !creating ? password : name }, form);
+}
