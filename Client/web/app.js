@@ -2,7 +2,8 @@
 // on the page as text (textContent, never HTML), the token stays in IndexedDB, and everything
 // works offline: edits go to the replica and its outbox, and sync sends them when it can.
 import { open } from "./store.js";
-import { Replica, CannotUndo } from "./replica.js";
+import { Replica } from "./replica.js";
+import { CannotUndo } from "./replica-types.js";
 import { Sync } from "./sync.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";

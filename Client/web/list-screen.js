@@ -9,11 +9,12 @@ import { didYouMean } from "./search.js";
 import { editItem } from "./item-sheet.js";
 import { listSettings, setArchived } from "./list-settings.js";
 import { share } from "./sharing-sheet.js";
+import { entriesFor, suggestionsFor, warmUpTexts } from "./list-entries.js";
 import { parseAll, spellingTable, resolveSpellingsWith } from "./entry.js";
 import { normalize } from "./key.js";
 import { milliseconds } from "./clock.js";
 import { LIST_ITEM } from "./ids.js";
-import { addMessage } from "./replica.js";
+import { addMessage } from "./replica-types.js";
 import { request, Unreachable } from "./api.js";
 import * as catalogue from "./catalogue.js";
 
@@ -25,35 +26,6 @@ import * as catalogue from "./catalogue.js";
  * six instead of eight cut the main thread's work per keystroke at CPU 4× by an eighth. */
 const MATCHES_SHOWN = 6;
 
-/** How many of the list's names the search is warmed up with when the field is focused. */
-const WARM_UP_NAMES = 12;
-
-/**
- * What the search is warmed up with: the letters the list's words begin with most often (the
- * likeliest first keys, whose answers the index then keeps), then the beginnings (1 to 9
- * letters) of names spread over the list, and each longer name with its third and fourth
- * letters swapped.
- * @param {{ name: string }[]} items
- * @returns {string[]}
- */
-function warmUpTexts(items) {
-  /** @type {Map<string, number>} */
-  const initials = new Map();
-  for (const item of items) {
-    for (const word of item.name.toLowerCase().split(/\s+/)) {
-      const first = [...word][0];
-      if (first !== undefined) initials.set(first, (initials.get(first) ?? 0) + 1);
-    }
-  }
-  const texts = [...initials].sort((a, b) => b[1] - a[1]).slice(0, WARM_UP_NAMES).map(([letter]) => letter);
-  const step = Math.max(1, Math.floor(items.length / WARM_UP_NAMES));
-  for (let i = 0; i < items.length && texts.length < WARM_UP_NAMES * 11; i += step) {
-    const letters = [...items[i].name.toLowerCase()];
-    for (let n = 1; n <= Math.min(letters.length, 9); n++) texts.push(letters.slice(0, n).join(""));
-    if (letters.length > 5) texts.push([...letters.slice(0, 2), letters[3], letters[2], ...letters.slice(4)].join(""));
-  }
-  return texts;
-}
 /** Rows of the whole list drawn at first, and drawn more each time the end comes near (400 px
  * ahead): a slow phone lays out and paints 2,000 rows in a tenth of a second at every change, 40
  * in a few milliseconds, and a phone's screen holds 14. 24 fill a screen and a half; every row
@@ -384,39 +356,6 @@ export function showList(app, list) {
 
   // MARK: Adding
 
-  /** What Enter would add for `text`: [{ name, quantity, category }], or null. */
-  function entriesFor(text) {
-    if (text.trim() === "") return null;
-    const d = current();
-    // Every name's key (removed ones too) and their German spellings, once per change of the list.
-    d.spellings ??= spellingTable(replica.state(list)?.allItems().map((i) => i.name) ?? []);
-    const parsed = parseAll(text, d.spellings.keys);
-    if (parsed.length === 0) return null;
-    // "kaese" is Käse when it is on the list; an item without a category takes the catalogue's
-    // aisle ("milk" lands in dairy).
-    return resolveSpellingsWith(parsed, d.spellings).map((e) => ({ ...e, category: app.aisleFor(e.name) }));
-  }
-
-  /**
-   * Removed items matching `text` (had it before), then the catalogue's names the list never
-   * had: three at most.
-   * @param {string} text
-   * @returns {{ name: string, before: boolean }[]}
-   */
-  function suggestionsFor(text) {
-    const everything = replica.state(list)?.allItems() ?? [];
-    const removed = everything.filter((i) => i.deleted);
-    const query = new Query(text);
-    const before = removed.length === 0 ? [] : new Index(removed).search(query, 3).matches.filter((m) => m.tier !== "fuzzy").map((m) => m.item.name);
-    const out = before.map((name) => ({ name, before: true }));
-    const own = app.catalogues().own;
-    if (own !== null && out.length < 3) {
-      const excluding = new Set(everything.map((i) => normalize(i.name)).concat([normalize(text)]));
-      for (const name of catalogue.suggestions(own, text, excluding, 3 - out.length)) out.push({ name, before: false });
-    }
-    return out;
-  }
-
   async function addEntries(entries) {
     const writing = replica.add(list, entries);
     input.value = "";
@@ -618,7 +557,7 @@ export function showList(app, list) {
    */
   function offersFor(text, result) {
     if (locked) return [];
-    const entries = entriesFor(text);
+    const entries = entriesFor(screen, text);
     if (entries === null) return [];
     if (entries.length > 1) {
       const label = entries.map((e) => (e.quantity ? `${e.name} (${e.quantity})` : e.name)).join(", ");
@@ -632,7 +571,7 @@ export function showList(app, list) {
       out.push({ className: "offer meant", label: `Did you mean “${meant.name}”?`, action: () => run(() => addEntries([{ name: meant.name, quantity: e.quantity }])) });
     }
     if (result.matches.length === 0) {
-      for (const s of suggestionsFor(text)) {
+      for (const s of suggestionsFor(screen, text)) {
         out.push({
           className: "offer suggestion",
           label: s.before ? `↺ ${s.name} (had it before)` : `+ ${s.name}`,
@@ -697,7 +636,7 @@ export function showList(app, list) {
     }
     if (event.key !== "Enter") return;
     event.preventDefault();
-    const entries = entriesFor(input.value);
+    const entries = entriesFor(screen, input.value);
     if (entries === null || readOnly()) return;
     run(() => addEntries(entries));
   });

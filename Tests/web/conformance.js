@@ -12,6 +12,7 @@ async ({ vectors, base }) => {
   const query = await import(base + "query.js");
   const entry = await import(base + "entry.js");
   const replicaModule = await import(base + "replica.js");
+  const replicaTypes = await import(base + "replica-types.js");
   const catalogueModule = await import(base + "catalogue.js");
   const failures = [];
   const checked = {};
@@ -159,7 +160,7 @@ async ({ vectors, base }) => {
           case "add": {
             const results = await r.add(list, step.entries);
             got.outcomes = results.map((x) => ({ outcome: x.outcome, quantityChanged: x.quantityChanged }));
-            got.phrases = replicaModule.addPhrases(results);
+            got.phrases = replicaTypes.addPhrases(results);
             break;
           }
           case "check":
