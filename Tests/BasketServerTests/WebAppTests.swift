@@ -71,7 +71,8 @@ struct WebAppTests {
         // app.js is the bundle of every module the page imports; the worker keeps the bundle, not
         // the modules in it (which are still served one by one).
         let bundle = String(decoding: script.body, as: UTF8.self)
-        #expect(bundle.contains("const $m_search_index = (() => {") && bundle.contains("const $m_list_screen = (() => {"))
+        #expect(
+            bundle.contains("const $m_search_index = (() => {") && bundle.contains("const $m_list_screen = (() => {"))
         #expect(!bundle.contains("\nimport ") && !bundle.contains("\nexport "))
         let assets = String(decoding: try get(router, "/sw.js").body, as: UTF8.self)
         #expect(assets.contains("/a/\(web.version)/app.js\"") && !assets.contains("/search.js\""))
