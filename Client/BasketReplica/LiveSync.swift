@@ -93,12 +93,12 @@ public final class LiveSync: Sendable {
     /// process or another): asked before each send.
     private let hold: Hold
 
-    /// Whether a list's waiting changes are held back (``Replica/isHeld(_:)``): asked before
-    /// each send.
+    /// Whether a list's waiting changes are held back by the app (the CLI's `--no-sync` keeps a
+    /// mark in the replica's settings): asked before each send.
     public struct Hold: Sendable {
         let isHeld: @Sendable () -> Bool
 
-        /// A hold that asks `isHeld` (``Replica/isHeld(_:)`` of the list, say).
+        /// A hold that asks `isHeld` (a setting of the replica, say).
         public init(_ isHeld: @escaping @Sendable () -> Bool) { self.isHeld = isHeld }
 
         /// Never held.
@@ -133,7 +133,7 @@ public final class LiveSync: Sendable {
     ///     leaves within a second).
     ///   - longPollSeconds: how long one long-poll may wait (the server caps it).
     ///   - sends: false to only receive (local changes are counted, not sent).
-    ///   - hold: whether the waiting changes are held back now (``Replica/isHeld(_:)``).
+    ///   - hold: whether the waiting changes are held back now.
     ///   - handler: told of every status change and every round that received something.
     public init(
         engine: SyncEngine, list: ListID, pollInterval: Duration = .milliseconds(250), longPollSeconds: Int = 25,

@@ -148,22 +148,6 @@ public final class Replica: @unchecked Sendable {
             .integer(Int64(bitPattern: clock.last.rawValue)))
     }
 
-    /// Keeps `list`'s waiting changes on this device (`basket --no-sync`): a ``LiveSync`` of
-    /// any process that reads ``isHeld(_:)`` sends none of them until ``release(_:)``.
-    public func hold(_ list: ListID) throws { try setSetting(Self.heldSetting(list), "1") }
-
-    /// Lets `list`'s waiting changes go again (every list's when nil): an explicit sync, or a
-    /// write that sends.
-    public func release(_ list: ListID? = nil) throws {
-        let lists = try list.map({ [$0] }) ?? listIDs()
-        for id in lists { try setSetting(Self.heldSetting(id), nil) }
-    }
-
-    /// Whether `list`'s waiting changes are held back (see ``hold(_:)``).
-    public func isHeld(_ list: ListID) throws -> Bool { try setting(Self.heldSetting(list)) != nil }
-
-    static func heldSetting(_ list: ListID) -> String { "held." + list.description }
-
     /// A setting kept in the replica file (the CLI keeps its current list here).
     public func setting(_ key: String) throws -> String? {
         try locked { try $0.scalar("SELECT value FROM settings WHERE key = ?", .text(key))?.textValue }
