@@ -184,7 +184,23 @@ function mount(next, ...children) {
   }
 }
 
-/** What the list screen uses of the app (list-screen.js). */
+/**
+ * @typedef {object} App what every screen is given (list-screen.js, lists-screen.js, …)
+ * @property {import("./replica.js").Replica} replica
+ * @property {import("./sync.js").Sync} sync
+ * @property {(screen: any, ...children: any[]) => void} mount
+ * @property {(hash: string) => void} go
+ * @property {(action: () => any) => Promise<void>} run
+ * @property {(text: string, list?: string | null) => void} showToast
+ * @property {(name: string) => string | null} aisleFor
+ * @property {() => { own: any, english: any }} catalogues
+ * @property {() => HTMLElement} statusLine
+ * @property {() => void} updateStatus
+ * @property {(list: string) => Promise<void>} undo
+ * @property {(list: string) => boolean} isShowing whether the list's screen is the one shown
+ */
+
+/** What the screens use of the app. */
 const app = {
   get replica() {
     return replica;

@@ -10,6 +10,8 @@ import { editItem } from "./item-sheet.js";
 import { listSettings, setArchived } from "./list-settings.js";
 import { share } from "./sharing-sheet.js";
 import { entriesFor, suggestionsFor, warmUpTexts } from "./list-entries.js";
+import { makeRow, refreshRow, listenToRows } from "./item-row.js";
+import { kept } from "./list-data.js";
 import { parseAll, spellingTable, resolveSpellingsWith } from "./entry.js";
 import { normalize } from "./key.js";
 import { milliseconds } from "./clock.js";
@@ -35,25 +37,10 @@ const ROWS_AT_A_TIME = 24;
 /** How long a tapped item stays in place before it moves to its section (ms). */
 const STAY_MS = 1200;
 
-/**
- * @typedef {object} App
- * @property {import("./replica.js").Replica} replica
- * @property {import("./sync.js").Sync} sync
- * @property {(screen: any, ...children: any[]) => void} mount
- * @property {(hash: string) => void} go
- * @property {(action: () => any) => Promise<void>} run
- * @property {(text: string, list?: string | null) => void} showToast
- * @property {(name: string) => string | null} aisleFor
- * @property {() => { own: any, english: any }} catalogues
- * @property {() => HTMLElement} statusLine
- * @property {() => void} updateStatus
- * @property {(list: string) => Promise<void>} undo
- * @property {(list: string) => boolean} isShowing whether the list's screen is the one shown
- */
 
 /**
  * Shows the list `list`.
- * @param {App} app
+ * @param {import("./app.js").App} app
  * @param {string} list
  */
 export function showList(app, list) {
@@ -92,7 +79,7 @@ export function showList(app, list) {
     const state = replica.state(list);
     const changes = state?.changes ?? -1;
     if (data !== null && data.state === state && data.changes === changes) return data;
-    if (data !== null && data.state === state && state && kept(data, state)) return data;
+    if (data !== null && data.state === state && state && kept(data, state, placedChecked)) return data;
     const all = state?.allItems().filter((i) => !i.deleted) ?? [];
     // A check, a quantity or a category keeps every name: the index takes the items again, and
     // the order by name stands (only the names' order needs a sort).
@@ -106,53 +93,6 @@ export function showList(app, list) {
     if (!sameNames) scheduleIndex();
     rows.keepOnly(new Set(byID.keys()));
     return data;
-  }
-  /**
-   * Brings `d` up to date in place when the last changes kept every item's name (a tap, a
-   * quantity, a note, a category, the list's aisles): only the changed items are looked at.
-   * Returns false when a new or removed item or a new name needs everything computed again.
-   * @param {NonNullable<typeof data>} d
-   * @param {any} state
-   */
-  function kept(d, state) {
-    const ids = state.changedSince(d.changes);
-    if (ids === null) return false;
-    /** @type {[any, any][]} */
-    const updates = [];
-    for (const id of ids) {
-      if (id === LIST_ITEM) continue;
-      const before = d.byID.get(id);
-      const now = state.item(id);
-      if (before === undefined && (now === undefined || now.deleted)) continue;
-      if (before === undefined || now === undefined || now.deleted || now.name !== before.name) return false;
-      updates.push([before, now]);
-    }
-    for (const [before, now] of updates) {
-      const at = /** @type {{ all: number, byName: number }} */ (d.at.get(now.id));
-      d.all[at.all] = now;
-      d.byName[at.byName] = now;
-      d.byID.set(now.id, now);
-      d.index?.replace(at.all, before, now);
-    }
-    d.changes = state.changes;
-    // The groups stand when every changed item stays where it is shown (a tap: it stays in place
-    // for a moment) and in its aisle: the new item takes the old one's place.
-    const samePlace = updates.every(([before, now]) => before.category === now.category && placedChecked(before) === placedChecked(now));
-    if (d.groups !== null && d.checked !== null && samePlace && !ids.has(LIST_ITEM)) {
-      const arrays = [...d.groups.map((g) => g.items), d.checked];
-      for (const [before, now] of updates) {
-        const array = arrays.find((a) => a.includes(before));
-        if (array === undefined) {
-          d.groups = null;
-          break;
-        }
-        array[array.indexOf(before)] = now;
-      }
-    } else {
-      d.groups = null;
-    }
-    if (d.groups === null) d.checked = null;
-    return true;
   }
   function index() {
     const d = current();
@@ -192,109 +132,12 @@ export function showList(app, list) {
   let locked = readOnly();
   const rowSignature = (/** @type {any} */ item) => [item.name, item.quantity, item.note, item.checked, locked].join("\u0000");
   // The whole list's rows are kept by item (a tap moves one); the matches' rows by place.
-  const rows = new Rows(makeRow, refreshRow, rowSignature);
-  const slots = new Slots(makeRow, refreshRow, rowSignature);
+  const makeRowNow = (/** @type {any} */ item) => makeRow(item, locked);
+  const refreshRowNow = (/** @type {HTMLElement} */ row, /** @type {any} */ item) => refreshRow(row, item, locked);
+  const rows = new Rows(makeRowNow, refreshRowNow, rowSignature);
+  const slots = new Slots(makeRowNow, refreshRowNow, rowSignature);
 
-  /** What each row shows (refreshRow writes only what changed). @type {WeakMap<Element, any>} */
-  const shownInRow = new WeakMap();
-  // A row is three buttons and no listeners of its own: the list listens once for all of them
-  // (a row costs less to make and to drop, which a keystroke does to a dozen rows).
-  /** @param {any} item */
-  function makeRow(item) {
-    const row = h("li", { class: "item", "data-id": item.id });
-    row.append(
-      h("button", { class: "check", role: "checkbox" }, h("span", { class: "name" }), h("span", { class: "details" })),
-      h("button", { class: "edit" }, "✎"),
-      h("button", { class: "remove" }, "×"),
-    );
-    refreshRow(row, item);
-    return row;
-  }
-
-  /**
-   * @param {HTMLElement} row
-   * @param {any} item
-   */
-  function refreshRow(row, item) {
-    // Only what differs from what the row shows is written (each write costs the page a call
-    // into the browser, and a keystroke brings a dozen rows up to date).
-    const before = shownInRow.get(row);
-    const label = item.quantity ? `${item.quantity} ${item.name}` : item.name;
-    const [check, edit, remove] = /** @type {HTMLButtonElement[]} */ ([...row.children]);
-    if (before?.id !== item.id) row.dataset.id = item.id;
-    if (before?.checked !== item.checked) {
-      row.className = item.checked ? "item checked" : "item";
-      check.setAttribute("aria-checked", item.checked ? "true" : "false");
-    }
-    if (before?.locked !== locked) {
-      check.disabled = locked;
-      edit.disabled = locked;
-      remove.disabled = locked;
-    }
-    if (before?.label !== label) {
-      edit.setAttribute("aria-label", `Edit ${label}`);
-      remove.setAttribute("aria-label", `Remove ${label}`);
-    }
-    const [name, details] = /** @type {HTMLElement[]} */ ([...check.children]);
-    if (before?.name !== item.name) name.textContent = item.name;
-    if (before?.quantity !== item.quantity || before?.note !== item.note) {
-      // The same parts as before get their new text; other parts are made (a match's row
-      // shows another item at each keystroke).
-      const parts = [...(item.quantity ? [["quantity", item.quantity]] : []), ...(item.note ? [["note", item.note]] : [])];
-      const have = [...details.children];
-      if (have.length === parts.length && parts.every(([kind], i) => have[i].className === kind)) {
-        parts.forEach(([, text], i) => {
-          if (have[i].textContent !== text) have[i].textContent = text;
-        });
-      } else {
-        details.replaceChildren(...parts.map(([kind, text]) => h("span", { class: kind }, text)));
-      }
-      details.hidden = parts.length === 0;
-    }
-    shownInRow.set(row, { id: item.id, checked: item.checked, locked, label, name: item.name, quantity: item.quantity, note: item.note });
-  }
-
-
-  // The rows' buttons, and a swipe to the left that removes (touch and pen), heard by the list.
-  /** @param {Event} event */
-  const rowOf = (event) => {
-    const row = /** @type {HTMLElement | null} */ (/** @type {Element} */ (event.target).closest?.("li.item[data-id]") ?? null);
-    return row !== null && items.contains(row) ? row : null;
-  };
-  items.addEventListener("click", (event) => {
-    const row = rowOf(event);
-    const button = /** @type {Element} */ (event.target).closest("button");
-    if (row === null || button === null || button.parentElement !== row) return;
-    const id = /** @type {string} */ (row.dataset.id);
-    if (button.classList.contains("check")) run(() => toggle(id));
-    else if (button.classList.contains("edit")) run(() => editItem(screen, id));
-    else if (button.classList.contains("remove")) run(() => removeItem(id));
-  });
-  /** @type {{ row: HTMLElement, x: number, y: number } | null} */
-  let swipe = null;
-  items.addEventListener("pointerdown", (event) => {
-    const row = rowOf(event);
-    swipe = row !== null && event.pointerType !== "mouse" ? { row, x: event.clientX, y: event.clientY } : null;
-  });
-  items.addEventListener("pointermove", (event) => {
-    if (swipe === null) return;
-    const dx = event.clientX - swipe.x;
-    if (Math.abs(event.clientY - swipe.y) > 30) {
-      swipe.row.style.transform = "";
-      swipe = null;
-    } else swipe.row.style.transform = dx < 0 ? `translateX(${dx}px)` : "";
-  });
-  items.addEventListener("pointerup", (event) => {
-    if (swipe === null) return;
-    const { row, x } = swipe;
-    swipe = null;
-    row.style.transform = "";
-    if (event.clientX - x < -96 && !readOnly()) run(() => removeItem(/** @type {string} */ (row.dataset.id)));
-  });
-  items.addEventListener("pointercancel", () => {
-    if (swipe !== null) swipe.row.style.transform = "";
-    swipe = null;
-  });
+  listenToRows(items, { run, toggle, edit: (id) => editItem(screen, id), remove: removeItem, readOnly });
 
   /** The item as it is now (a row's closure would hold it as it was). */
   function itemNow(id) {
@@ -340,7 +183,7 @@ export function showList(app, list) {
     drawTheRestAfterPaint();
     const now = replica.state(list)?.item(id);
     if (now !== undefined) {
-      for (const row of items.querySelectorAll(`li.item[data-id="${CSS.escape(id)}"]`)) refreshRow(/** @type {HTMLElement} */ (row), now);
+      for (const row of items.querySelectorAll(`li.item[data-id="${CSS.escape(id)}"]`)) refreshRowNow(/** @type {HTMLElement} */ (row), now);
     }
     await writing;
     sync.kick(list);

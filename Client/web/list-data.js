@@ -1,0 +1,52 @@
+// Keeping a list screen's data (its items in order, by id and by name, their groups, the search
+// index) up to date after a change that kept every name: a tap, a quantity, a category.
+import { LIST_ITEM } from "./ids.js";
+
+/**
+ * Brings `d` up to date in place when the last changes kept every item's name (a tap, a
+ * quantity, a note, a category, the list's aisles): only the changed items are looked at.
+ * Returns false when a new or removed item or a new name needs everything computed again.
+ * @param {any} d the screen's data: items, by id, by name, their places, groups
+ * @param {any} state
+ * @param {(item: any) => boolean} placedChecked where the screen shows an item: among the checked ones or not
+ */
+export function kept(d, state, placedChecked) {
+  const ids = state.changedSince(d.changes);
+  if (ids === null) return false;
+  /** @type {[any, any][]} */
+  const updates = [];
+  for (const id of ids) {
+    if (id === LIST_ITEM) continue;
+    const before = d.byID.get(id);
+    const now = state.item(id);
+    if (before === undefined && (now === undefined || now.deleted)) continue;
+    if (before === undefined || now === undefined || now.deleted || now.name !== before.name) return false;
+    updates.push([before, now]);
+  }
+  for (const [before, now] of updates) {
+    const at = /** @type {{ all: number, byName: number }} */ (d.at.get(now.id));
+    d.all[at.all] = now;
+    d.byName[at.byName] = now;
+    d.byID.set(now.id, now);
+    d.index?.replace(at.all, before, now);
+  }
+  d.changes = state.changes;
+  // The groups stand when every changed item stays where it is shown (a tap: it stays in place
+  // for a moment) and in its aisle: the new item takes the old one's place.
+  const samePlace = updates.every(([before, now]) => before.category === now.category && placedChecked(before) === placedChecked(now));
+  if (d.groups !== null && d.checked !== null && samePlace && !ids.has(LIST_ITEM)) {
+    const arrays = [...d.groups.map((g) => g.items), d.checked];
+    for (const [before, now] of updates) {
+      const array = arrays.find((a) => a.includes(before));
+      if (array === undefined) {
+        d.groups = null;
+        break;
+      }
+      array[array.indexOf(before)] = now;
+    }
+  } else {
+    d.groups = null;
+  }
+  if (d.groups === null) d.checked = null;
+  return true;
+}
