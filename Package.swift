@@ -90,6 +90,8 @@ let package = Package(
             dependencies: ["BasketCore", "BasketReplica", "BasketServer", "HTTPServer", "SeededRandom"],
             path: "Simulation/BasketSimulation"),
         .executableTarget(name: "basket-sim", dependencies: ["BasketSimulation"], path: "Simulation/basket-sim"),
+        // Basket's merge rules stated again from docs/conflicts.md alone, to check the code against.
+        .target(name: "BasketModel", dependencies: ["BasketCore"], path: "Simulation/BasketModel"),
 
         // Tests.
         // Light helpers any test may use (temporary directories, a seeded generator, a clock).
@@ -122,7 +124,7 @@ let package = Package(
             path: "Tests/BasketReplicaTests"),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "SQLite", "TestSupport"],
+            dependencies: ["BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "SQLite", "TestSupport"],
             path: "Tests/ConformanceTests"),
         .testTarget(
             name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),

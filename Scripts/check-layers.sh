@@ -7,6 +7,8 @@
 #     one through), and each C module is imported by exactly one library module;
 #   - no target lists a module that none of its files imports (a test depends only on what it
 #     tests); an executable a test target lists is there to be built first, not imported;
+#   - BasketModel (the reference model of the merge rules) uses BasketCore's data types and none
+#     of its merge code;
 #   - docs/architecture.md's module table is the one drawn here from Package.swift
 #     (`Scripts/check-layers.sh --write` redraws it).
 set -euo pipefail
@@ -59,6 +61,18 @@ for name, t in targets.items():
     for dep in sorted(allowed - imported):
         if targets[dep]["type"] != "executable":
             problems.append(f"{name} lists {dep}, which none of its files imports")
+# The reference model of the merge rules shares no merge code with what it checks.
+if "BasketModel" in targets:
+    if set(deps("BasketModel")) != {"BasketCore"}:
+        model_deps = sorted(deps("BasketModel"))
+        problems.append(f"BasketModel depends on {model_deps}: it may use the data types of BasketCore alone")
+    for root, _, files in os.walk(targets["BasketModel"]["path"]):
+        for f in files:
+            code = [line for line in open(os.path.join(root, f), encoding="utf-8") if not line.strip().startswith("//")]
+            text = "".join(code)
+            for name in ["Register", "tieBreak", "isBeaten", "merging(", "Version.<", "version <", "version >"]:
+                if name in text:
+                    problems.append(f"{os.path.join(root, f)} uses {name}: the model must state the rules itself")
 for module, importers in c_importers.items():
     if len(importers) > 1:
         problems.append(f"{module} is imported by {sorted(importers)}: one Swift module owns each C library")
