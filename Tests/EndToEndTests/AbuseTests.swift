@@ -151,11 +151,13 @@ struct AbuseTests {
     /// Attack: 24 threads sign up from other addresses (127.0.0.10–33), at the real password cost,
     /// for eight seconds; Alice signs in from 127.0.0.2 every half second meanwhile (six times). Signups are
     /// counted per address before any hashing, one address has at most two password jobs, and
-    /// sign-ins go before signups: each of Alice's sign-ins is answered 201 within a second.
+    /// sign-ins go before signups: each of Alice's sign-ins is answered 201 within 1.5 s, or
+    /// three times a sign-in measured before the flood on a slower machine (queued behind the
+    /// signups, it would wait for dozens of password jobs).
     /// Then the same flood with made-up signup invites on an invite-only server: refused before
     /// any hashing, and Alice's sign-ins are as quick.
     @Test(arguments: ["open", "invite-only"])
-    func aSignupFloodFromOtherAddressesLeavesSignInsAnsweredWithinASecond(_ signup: String) throws {
+    func aSignupFloodFromOtherAddressesLeavesSignInsAnsweredPromptly(_ signup: String) throws {
         let server = try ServerProcess(
             dataDirectory: root.file("signup-flood-\(signup)"),
             arguments: ["--password-iterations", "600000", "--signup", signup])
@@ -166,6 +168,22 @@ struct AbuseTests {
             aliceSignup["invite"] = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         #expect(try answer(server, from: "127.0.0.2", "POST", "/v1/accounts", json: aliceSignup).status == 201)
+        // A sign-in without the flood, measured now: the bound below is relative to it, so a slow
+        // machine is not mistaken for sign-ins queued behind signups (which would wait for dozens
+        // of password jobs: many times this).
+        let aliceSignsIn = { () -> (status: Int, seconds: Double) in
+            let before = Date()
+            let status =
+                (try? self.answer(
+                    server, from: "127.0.0.2", "POST", "/v1/tokens",
+                    json: ["name": "alice", "password": "alice-password"]
+                ).status) ?? 0
+            return (status, Date().timeIntervalSince(before))
+        }
+        let calm = [aliceSignsIn(), aliceSignsIn()]
+        #expect(calm.allSatisfy { $0.status == 201 })
+        let quiet = calm.map(\.seconds).max() ?? 0
+        let bound = max(1.5, 3 * quiet)
 
         // Long enough for four sign-ins of at most 1.5 s each (a second to answer, half a second
         // apart) between the flood's first half second and its last second.
@@ -182,20 +200,16 @@ struct AbuseTests {
         Thread.sleep(forTimeInterval: 0.5)  // the flood under way
         var signIns: [(status: Int, seconds: Double)] = []
         while signIns.count < 6 && Date().addingTimeInterval(1) < deadline {
-            let before = Date()
-            let status =
-                (try? answer(
-                    server, from: "127.0.0.2", "POST", "/v1/tokens",
-                    json: ["name": "alice", "password": "alice-password"]
-                ).status) ?? 0
-            signIns.append((status, Date().timeIntervalSince(before)))
+            signIns.append(aliceSignsIn())
             Thread.sleep(forTimeInterval: 0.5)
         }
         let seen = finished()
-        print("signup flood (\(signup)) from 24 addresses: \(seen); Alice's sign-ins: \(signIns)")
+        print("signup flood (\(signup)) from 24 addresses: \(seen); Alice's sign-ins: \(signIns), quiet \(quiet) s")
         #expect(signIns.count >= 4)
         for (status, seconds) in signIns {
-            #expect(status == 201 && seconds < 1, "Alice's sign-in during the flood: \(status) after \(seconds) s")
+            #expect(
+                status == 201 && seconds < bound,
+                "Alice's sign-in during the flood: \(status) after \(seconds) s (quiet: \(quiet) s)")
         }
         if signup == "invite-only" {
             #expect(Set(seen.keys) == [403], "\(seen)")
