@@ -59,7 +59,10 @@ let package = Package(
             // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         .target(
-            name: "BasketCLI", dependencies: ["BasketCore", "BasketReplica", "BasketSearch", "PrivateFiles", "Spawn"],
+            name: "BasketCLI",
+            dependencies: [
+                "BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "PrivateFiles", "SeededRandom", "Spawn",
+            ],
             path: "Client/BasketCLI"),
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
 
@@ -87,7 +90,7 @@ let package = Package(
         // The deterministic simulation (client and server in one process, like the benchmarks).
         .target(
             name: "BasketSimulation",
-            dependencies: ["BasketCore", "BasketReplica", "BasketServer", "HTTPServer", "SeededRandom"],
+            dependencies: ["BasketCore", "BasketModel", "BasketReplica", "BasketServer", "HTTPServer", "SeededRandom"],
             path: "Simulation/BasketSimulation"),
         .executableTarget(name: "basket-sim", dependencies: ["BasketSimulation"], path: "Simulation/basket-sim"),
         // Basket's merge rules stated again from docs/conflicts.md alone, to check the code against.
@@ -134,6 +137,7 @@ let package = Package(
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn", "TestServers", "TestSupport",
                 "basket",
                 "basket-server",
+                "basket-sim",
             ],
             path: "Tests/EndToEndTests"),
     ]

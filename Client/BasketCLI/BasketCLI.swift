@@ -25,7 +25,12 @@ public enum BasketCLI {
         return run(arguments, environment: environment, console: console)
     }
 
-    static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
+    /// `exchange`: how the command's requests travel (nil: HTTP through URLSession); a scenario
+    /// run passes its simulated network.
+    static func run(
+        _ arguments: [String], environment: [String: String], console: Console,
+        exchange: HTTPSyncTransport.Exchange? = nil
+    ) -> Int32 {
         let (_, command, rest) = Commands.find(arguments)
         var context: Context?
         do {
@@ -44,7 +49,8 @@ public enum BasketCLI {
             }
             if command == nil && parsed.positionals.isEmpty {
                 // `basket` alone: the interactive search on a terminal, the list otherwise.
-                let interactive = Context(arguments: parsed, environment: environment, console: console)
+                let interactive = Context(
+                    arguments: parsed, environment: environment, console: console, exchange: exchange)
                 context = interactive
                 if Terminal.isInteractive {
                     try InteractiveMode(context: interactive).run()
@@ -60,7 +66,8 @@ public enum BasketCLI {
             let printsData =
                 command.output == .data || (command.output == .dataWhenBare && parsed.positionals.isEmpty)
             console.isQuiet = parsed.has("--quiet") && !printsData
-            let commandContext = Context(arguments: parsed, environment: environment, console: console)
+            let commandContext = Context(
+                arguments: parsed, environment: environment, console: console, exchange: exchange)
             context = commandContext
             try command.run(commandContext)
             if command.writes && parsed.has("--no-sync") {
@@ -148,12 +155,18 @@ final class Context {
     let arguments: Arguments
     let environment: [String: String]
     let console: Console
+    /// How requests travel: nil for HTTP through URLSession (see ``BasketCLI/run(_:environment:console:exchange:)``).
+    let exchange: HTTPSyncTransport.Exchange?
     private var openReplica: Replica?
 
-    init(arguments: Arguments, environment: [String: String], console: Console) {
+    init(
+        arguments: Arguments, environment: [String: String], console: Console,
+        exchange: HTTPSyncTransport.Exchange? = nil
+    ) {
         self.arguments = arguments
         self.environment = environment
         self.console = console
+        self.exchange = exchange
     }
 
     var json: Bool { arguments.has("--json") }
@@ -193,13 +206,21 @@ final class Context {
             }
         }
         var configuration = Replica.Configuration()
-        // For conflict testing: pretend this device's clock is off (BASKET_CLOCK_SKEW_MS=600000).
-        if let raw = environment["BASKET_CLOCK_SKEW_MS"], !raw.isEmpty {
-            guard let skew = Int64(raw) else {
-                throw CommandError(
-                    message: "BASKET_CLOCK_SKEW_MS must be a whole number of milliseconds", code: "usage")
+        // For conflict testing: pretend this device's clock is off (BASKET_CLOCK_SKEW_MS=600000),
+        // or stands still at a time (BASKET_CLOCK_MS, a scenario's simulated time), or both.
+        func milliseconds(_ variable: String) throws -> Int64? {
+            guard let raw = environment[variable], !raw.isEmpty else { return nil }
+            guard let value = Int64(raw) else {
+                throw CommandError(message: "\(variable) must be a whole number of milliseconds", code: "usage")
             }
-            configuration.wallClock = { UInt64(max(0, Int64(HybridClock.wallClockMilliseconds()) + skew)) }
+            return value
+        }
+        let skew = try milliseconds("BASKET_CLOCK_SKEW_MS")
+        let frozen = try milliseconds("BASKET_CLOCK_MS")
+        if skew != nil || frozen != nil {
+            configuration.wallClock = {
+                UInt64(max(0, (frozen ?? Int64(HybridClock.wallClockMilliseconds())) + (skew ?? 0)))
+            }
         }
         let replica = try Replica(path: path, configuration: configuration)
         openReplica = replica

@@ -69,6 +69,8 @@ struct CommandSpec: Sendable {
           BASKET_TIMEOUT               Seconds a command waits for the server's answer (default 15).
           BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
                                        (for testing conflicts and clock correction).
+          BASKET_CLOCK_MS              Pretend this device's clock reads this Unix time in milliseconds
+                                       and stands still (scenario replays; BASKET_CLOCK_SKEW_MS adds to it).
         """
 }
 
@@ -406,6 +408,10 @@ enum Commands {
                 say what they must show
                 ('expect all: Milk checked', 'expect bob: 1 item', 'expect all: same'). Every scenario gets
                 a new basket-server process on 127.0.0.1 and a replica file per device, in a temporary folder.
+                Files 'basket-sim --emit-scenario' writes also use 'time: frozen', 'time +5s',
+                'bob: maybe check Milk', 'bob: sync (faults N)' and 'network: deliver delayed (order N)'.
+                After every edit a device's new writes must beat what it had seen of the same register, and
+                at the end each device must show what the independent model of the merge rules says.
                 Prints PASS or FAIL per file, with what each device shows when an expectation fails.
                 Exit status 0 when every scenario passes, 1 when one fails, 64 for a malformed file.
                 OPTIONS:

@@ -28,25 +28,26 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         self.baseURL = baseURL
         self.token = token
         self.answerTimeout = answerTimeout
-        if let exchange {
-            self.exchange = exchange
-        } else {
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.urlCache = nil
-            configuration.httpMaximumConnectionsPerHost = 64
-            configuration.timeoutIntervalForRequest = 60
-            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            let reader = AnswerReader(maxBytes: Self.maxAnswerBytes)
-            let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
-            self.exchange = { request in
-                let (data, http) = try await reader.answer(
-                    to: request, in: session, within: Self.deadline(of: request))
-                if (300..<400).contains(http.statusCode) {
-                    let location = (http.value(forHTTPHeaderField: "Location") ?? "").prefix(200)
-                    throw SyncError.redirected(status: http.statusCode, location: Self.printable(String(location)))
-                }
-                return (data, http.statusCode)
+        self.exchange = exchange ?? Self.urlSession()
+    }
+
+    /// HTTP through a URLSession of its own (what `exchange: nil` means): answers read up to
+    /// 32 MiB within the request's deadline, redirects refused. A simulated network wraps it.
+    public static func urlSession() -> Exchange {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 60
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let reader = AnswerReader(maxBytes: Self.maxAnswerBytes)
+        let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
+        return { request in
+            let (data, http) = try await reader.answer(to: request, in: session, within: Self.deadline(of: request))
+            if (300..<400).contains(http.statusCode) {
+                let location = (http.value(forHTTPHeaderField: "Location") ?? "").prefix(200)
+                throw SyncError.redirected(status: http.statusCode, location: Self.printable(String(location)))
             }
+            return (data, http.statusCode)
         }
     }
 

@@ -50,7 +50,7 @@ extension Replica {
         mutating func merge(_ field: Field, _ incoming: Register) throws -> Bool {
             if let current = self[field] {
                 if current.version == incoming.version && current.value == incoming.value { return false }
-                if current.isBeaten(by: incoming.version, value: incoming.value) {
+                if beats(incoming, current, field) {
                     // A write that beats the winner cannot be in the history already.
                     self[field] = incoming
                     registersChanged = true
@@ -65,7 +65,25 @@ extension Replica {
             }
             Records.append(field: field, register: incoming, to: &history)
             historyChanged = true
+            #if DEBUG
+                if PlantedRule.plants(.quantityClearsCheck), field == .quantity, self[field] == incoming {
+                    let unchecked = Register(value: .bool(false), version: incoming.version)
+                    if self[.checked].map({ $0.isBeaten(by: unchecked.version, value: unchecked.value) }) ?? true {
+                        self[.checked] = unchecked
+                    }
+                }
+            #endif
             return true
+        }
+
+        /// Whether `incoming` beats `current` (the register's rule, or a planted wrong one).
+        func beats(_ incoming: Register, _ current: Register, _ field: Field) -> Bool {
+            #if DEBUG
+                if PlantedRule.plants(.removeBeatsLaterAdd), field == .deleted, incoming.value != current.value {
+                    return incoming.value == .bool(true)
+                }
+            #endif
+            return current.isBeaten(by: incoming.version, value: incoming.value)
         }
     }
 

@@ -173,8 +173,12 @@ extension Replica {
                 try db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('clock_offset', ?)", .integer(offset))
                 let corrected = serverTime
                 let limit = corrected + HybridClock.maxDrift
-                // The persisted clock may carry the skewed time: start again from the corrected one.
-                var clock = HybridClock(last: HybridTimestamp(milliseconds: corrected, counter: 0))
+                // The persisted clock may carry the skewed time: start again from the corrected one,
+                // but past every write this replica holds that the server accepts (others' writes it
+                // has seen among them): a write made after seeing another must still beat it.
+                var clock = HybridClock(
+                    last: max(
+                        HybridTimestamp(milliseconds: corrected, counter: 0), try latestTimestamp(upTo: limit, db)))
                 let pending = try db.query(
                     "SELECT seq, list, item, record FROM outbox ORDER BY seq", map: Self.pending(from:))
                 let beyond = pending.filter { $0.operation.timestamp.milliseconds > limit }
@@ -184,6 +188,22 @@ extension Replica {
             }
         }
         return restamped
+    }
+
+    /// The latest timestamp of a write this replica holds, of those at most `limit` (Unix ms).
+    /// Reads every item's history: only a clock correction, which is rare, needs it.
+    private func latestTimestamp(upTo limit: UInt64, _ db: Connection) throws -> HybridTimestamp {
+        var latest = HybridTimestamp.zero
+        let histories = try db.prepare("SELECT history FROM items")
+        while let row = try histories.step() {
+            try row.blob(0).withUnsafeBytes { bytes in
+                try Records.forEach(in: bytes) { _, register in
+                    let timestamp = register.version.timestamp
+                    if timestamp.milliseconds <= limit && timestamp > latest { latest = timestamp }
+                }
+            }
+        }
+        return latest
     }
 
     /// Gives every pending write of `list` a new timestamp from this replica's clock (later than

@@ -21,6 +21,8 @@ struct Settings {
     var metricsPort = 0
     var publicMetrics = false
     var passwordIterations = BasketService.Configuration().passwordIterations
+    /// A wall clock that stands still at this Unix time (ms), for replaying scenarios.
+    var frozenClock: UInt64?
     /// The command (nil: serve) and its argument (a path, for those that take one).
     var command: (any ServerSubcommand.Type)?
     var argument: String?
@@ -205,6 +207,17 @@ struct ServerOption: Sendable {
             let n = try number(name, value)
             guard n >= 1_000 && n <= 10_000_000 else { throw UsageError(message: "\(name) is 1000…10000000") }
             settings.passwordIterations = Int(n)
+        },
+        ServerOption(
+            "--frozen-clock", "MS", env: "BASKET_FROZEN_CLOCK_MS",
+            """
+            for replaying conflict scenarios only: the server's wall clock reads this Unix time in
+            milliseconds and stands still (clock checks and token ages use it)
+            """
+        ) { settings, name, value in
+            let ms = try number(name, value)
+            guard ms < 281_474_976_710_656 else { throw UsageError(message: "\(name) is at most 2^48 - 1") }
+            settings.frozenClock = UInt64(ms)
         },
         ServerOption(
             "--web", "DIR", env: "BASKET_WEB",

@@ -58,6 +58,12 @@ public enum ReferenceModel {
         public var title: String?
         /// The items shown (named, not deleted), by id.
         public var items: [ItemID: Item]
+
+        /// A list with this title and these items.
+        public init(title: String?, items: [ItemID: Item]) {
+            self.title = title
+            self.items = items
+        }
     }
 
     /// The state every device must show once it holds `operations` (any order, duplicates

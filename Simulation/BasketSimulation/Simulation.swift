@@ -57,6 +57,19 @@ public enum Simulation {
         case title(String)
     }
 
+    /// Whether a device whose list holds the items of `keys` (normalized names) makes `action`:
+    /// an item's edit needs the item, a rename also a new name no other item has.
+    public static func applies(_ action: Action, onList keys: Set<String>) -> Bool {
+        switch action {
+        case .add, .title: return true
+        case .check(let name), .uncheck(let name), .toggle(let name), .remove(let name), .quantity(let name, _):
+            return keys.contains(ItemKey.normalize(name))
+        case .rename(let old, let new):
+            let (from, to) = (ItemKey.normalize(old), ItemKey.normalize(new))
+            return keys.contains(from) && (from == to || !keys.contains(to))
+        }
+    }
+
     /// One step of a plan.
     public enum Step: Sendable, Equatable, CustomStringConvertible {
         /// A device edits the list.
@@ -91,6 +104,55 @@ public enum Simulation {
             case .loseServerData: "server loses data (restored from the last backup)"
             }
         }
+    }
+
+    /// The plan as a scenario file (docs/conflicts.md) that `basket scenario run` replays
+    /// against a real server: the same devices, clock offsets, edits, faulty syncs, delays,
+    /// restarts and losses under simulated time, then the simulation's ending (every device back
+    /// online, the delayed requests delivered, syncs until settled) and the comparison with the
+    /// model. `failure` goes in its opening comment.
+    public static func scenario(_ plan: Plan, failure: String?) -> String {
+        func name(_ device: Int) -> String { "device\(device)" }
+        func line(_ action: Action) -> String {
+            switch action {
+            case .add(let item): "add \(item)"
+            case .check(let item): "maybe check \(item)"
+            case .uncheck(let item): "maybe uncheck \(item)"
+            case .toggle(let item): "maybe toggle \(item)"
+            case .remove(let item): "maybe remove \(item)"
+            case .rename(let old, let new): "maybe rename \(old) to \(new)"
+            case .quantity(let item, let quantity): "maybe quantity \(item) = \(quantity)"
+            case .title(let title): "title \(title)"
+            }
+        }
+        var lines = ["# basket-sim --seed \(plan.seed), shrunk to \(plan.steps.count) steps."]
+        if let failure {
+            lines += failure.split(separator: "\n").prefix(12).map { "# " + $0 }
+        }
+        lines.append("time: frozen")
+        for (device, offset) in plan.clockOffsets.enumerated() {
+            lines.append("\(name(device)): clock \(offset < 0 ? "-" : "+")\(offset.magnitude)ms")
+        }
+        for step in plan.steps {
+            switch step {
+            case .act(let device, let action): lines.append("\(name(device)): \(line(action))")
+            case .sync(let device, let faults):
+                lines.append("\(name(device)): sync" + (faults == 0 ? "" : " (faults \(faults))"))
+            case .advance(let milliseconds): lines.append("time +\(milliseconds)ms")
+            case .partition(let device): lines.append("\(name(device)): offline")
+            case .heal(let device): lines.append("\(name(device)): online")
+            case .deliverDelayed(let order): lines.append("network: deliver delayed (order \(order))")
+            case .restartServer: lines.append("server: restart")
+            case .backupServer: lines.append("server: backup")
+            case .loseServerData: lines.append("server: lose data")
+            }
+        }
+        lines.append("# The simulation's ending: every device online, delayed requests delivered, syncs until settled.")
+        lines += plan.clockOffsets.indices.map { "\(name($0)): online" }
+        lines.append("network: deliver delayed (order 1)")
+        lines += Array(repeating: "sync all", count: 4)
+        lines += ["expect all: same", "expect all: as the model says"]
+        return lines.joined(separator: "\n") + "\n"
     }
 
     static let names = ["Milk", "milk", "Bread", "Eggs", "Crème fraîche", "creme fraiche", "Tea", "Oat milk", "Rice"]

@@ -1,4 +1,5 @@
 import BasketCore
+import BasketModel
 import BasketReplica
 import BasketServer
 import Foundation
@@ -126,18 +127,11 @@ final class World: @unchecked Sendable {
     /// The network: a request from `device` meets the faults of the sync in progress.
     func send(_ urlRequest: URLRequest, from device: Int) throws -> (Data, Int) {
         let request = Self.httpRequest(urlRequest)
-        enum Fate { case deliver, dropRequest, dropAnswer, duplicate, delay }
-        let fate: Fate = state.withLock { state in
+        let fate: NetworkFate = state.withLock { state in
             if state.partitioned.contains(device) { return .dropRequest }
             guard var faults = state.faults else { return .deliver }
             defer { state.faults = faults }
-            switch faults.below(100) {
-            case 0..<8: return .dropRequest
-            case 8..<16: return .dropAnswer
-            case 16..<22: return .duplicate
-            case 22..<28: return .delay
-            default: return .deliver
-            }
+            return NetworkFate.draw(&faults)
         }
         state.withLock { state in
             switch fate {
@@ -199,7 +193,10 @@ final class World: @unchecked Sendable {
     func perform(_ step: Simulation.Step) throws {
         switch step {
         case .act(let index, let action):
-            try act(devices[index].replica, action)
+            let replica = devices[index].replica
+            let seen = try replica.operations(in: list)
+            try act(replica, action)
+            try checkCausality(device: index, seen: seen, now: try replica.operations(in: list))
         case .sync(let index, let faults):
             state.withLock { $0.faults = faults == 0 ? nil : SplitMix64(seed: faults) }
             defer { state.withLock { $0.faults = nil } }
@@ -235,9 +232,13 @@ final class World: @unchecked Sendable {
         }
     }
 
-    /// A local edit; names that are not on the list are skipped, as a person would.
+    /// A local edit; an edit of an item that is not on the device's list (by its key), or a
+    /// rename to a name another item has, is skipped, as a person would (and as a scenario's
+    /// `maybe` step is).
     func act(_ replica: Replica, _ action: Simulation.Action) throws {
         func id(_ name: String) -> ItemID { ItemID(list: list, key: ItemKey.normalize(name)) }
+        guard Simulation.applies(action, onList: Set(try replica.items(in: list).map { ItemKey.normalize($0.name) }))
+        else { return }
         do {
             switch action {
             case .add(let name): _ = try replica.add([name], to: list)
@@ -253,6 +254,14 @@ final class World: @unchecked Sendable {
             // Not on this device's list (yet): nothing to do.
         } catch {
             throw Unexpected(description: "local edit \(action) failed: \(error)")
+        }
+    }
+
+    /// The hybrid clock's promise: a write a device makes after it has seen another write of the
+    /// same register beats that write (whatever the device's wall clock says).
+    func checkCausality(device: Int, seen: [Op], now: [Op]) throws {
+        if let violation = ReferenceModel.causalityViolation(seen: seen, now: now) {
+            throw Unexpected(description: "device \(device): \(violation)")
         }
     }
 
@@ -312,18 +321,46 @@ final class World: @unchecked Sendable {
                 return "device \(index) is missing \(unseen.count) operations of the server, e.g. \(first)"
             }
         }
+        // Every device shows what the independent model says for the operations it holds: a rule
+        // that is wrong the same way on every device converges, and only this shows it.
+        for (index, device) in devices.enumerated() {
+            if let disagreement = try disagreement(device.replica) {
+                return "device \(index) disagrees with the model: \(disagreement)"
+            }
+        }
         // And the server's log, applied to a new replica, gives the same state.
-        var configuration = Replica.Configuration()
-        configuration.synchronous = .off
-        let time = self.time
-        configuration.wallClock = { time.now + 2 * 3_600_000 }
-        let rebuilt = try Replica(path: folder + "/rebuilt.sqlite", configuration: configuration)
+        let rebuilt = try freshReplica(named: "rebuilt")
         _ = try rebuilt.apply(Array(serverOperations))
         let fromServer = try snapshot(rebuilt)
         if fromServer != states[0] {
             return "the server's operations give another state than the devices:\n" + difference(states[0], fromServer)
         }
         return nil
+    }
+
+    /// Where `replica` shows another state than the model for the operations it holds.
+    func disagreement(_ replica: Replica) throws -> ReferenceModel.Disagreement? {
+        let list = self.list
+        let shown = ReferenceModel.List(
+            title: try replica.lists().first { $0.id == list }?.title, shown: try replica.items(in: list, filter: .all))
+        var replays = 0
+        return try ReferenceModel.disagreement(in: list, shown: shown, operations: try replica.operations(in: list)) {
+            ops in
+            replays += 1
+            let fresh = try freshReplica(named: "replay-\(replays)")
+            _ = try fresh.apply(ops)
+            return ReferenceModel.List(
+                title: try fresh.lists().first { $0.id == list }?.title, shown: try fresh.items(in: list, filter: .all))
+        }
+    }
+
+    /// A new replica in the run's folder whose clock is ahead of every write in the run.
+    func freshReplica(named name: String) throws -> Replica {
+        var configuration = Replica.Configuration()
+        configuration.synchronous = .off
+        let time = self.time
+        configuration.wallClock = { time.now + 2 * 3_600_000 }
+        return try Replica(path: folder + "/\(name).sqlite", configuration: configuration)
     }
 
     struct Snapshot: Equatable {

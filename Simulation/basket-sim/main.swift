@@ -2,10 +2,11 @@ import BasketSimulation
 import Foundation
 
 // basket-sim: deterministic simulation runs (see Simulation/BasketSimulation).
-let usage = "usage: basket-sim [--seed S] [--runs N] [--steps N]"
+let usage = "usage: basket-sim [--seed S] [--runs N] [--steps N] [--emit-scenario FILE]"
 var seed: UInt64 = 1
 var runs = 100
 var steps = 60
+var scenarioFile: String?
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
@@ -18,9 +19,23 @@ while !arguments.isEmpty {
             network that partitions, drops, duplicates, delays and reorders; clocks off by up to an hour;
             server restarts and data loss. After each run every replica and the server must hold the same
             state and every operation must be on the server. A failure prints its seed and the shortest
-            list of steps that still fails; 'basket-sim --seed S --runs 1' replays it.
+            list of steps that still fails; 'basket-sim --seed S --runs 1' replays it. Each device must also
+            show what the independent model of the merge rules says for the writes it holds, and a write
+            made after seeing another of the same register must beat it.
+
+            --emit-scenario FILE   on a failure, write the shortest failing run as a scenario file that
+                                   'basket scenario run FILE' replays against a real server
             """)
         exit(0)
+    }
+    if option == "--emit-scenario" {
+        guard let file = arguments.first, !file.isEmpty else {
+            FileHandle.standardError.write(Data("basket-sim: --emit-scenario needs a file\n\(usage)\n".utf8))
+            exit(64)
+        }
+        scenarioFile = file
+        arguments.removeFirst()
+        continue
     }
     guard let value = arguments.first.flatMap({ UInt64($0) }), value > 0 || option == "--seed" else {
         FileHandle.standardError.write(Data("basket-sim: \(option) needs a number\n\(usage)\n".utf8))
@@ -41,4 +56,14 @@ let report = Simulation.runMany(from: seed, runs: runs, steps: steps) { done in
     if done % 100 == 0 { FileHandle.standardError.write(Data("\(done) runs\n".utf8)) }
 }
 print(report.text)
+if let failure = report.failure, let scenarioFile {
+    do {
+        try Simulation.scenario(failure.plan, failure: failure.message).write(
+            toFile: scenarioFile, atomically: true, encoding: .utf8)
+        print("scenario written to \(scenarioFile) ('basket scenario run \(scenarioFile)' replays it)")
+    } catch {
+        FileHandle.standardError.write(Data("basket-sim: cannot write \(scenarioFile): \(error)\n".utf8))
+        exit(1)
+    }
+}
 exit(report.failure == nil ? 0 : 1)

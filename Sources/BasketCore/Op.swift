@@ -227,6 +227,14 @@ public struct Register: Hashable, Sendable {
 
     /// Whether a write `(value, version)` beats this register's current one.
     public func isBeaten(by version: Version, value: Value) -> Bool {
+        #if DEBUG
+            if PlantedRule.plants(.firstWriterWins), version != self.version { return version < self.version }
+            if PlantedRule.plants(.lowerReplicaWinsTies), version.timestamp == self.version.timestamp,
+                version.replica != self.version.replica
+            {
+                return version.replica.rawValue < self.version.replica.rawValue
+            }
+        #endif
         if version != self.version { return version > self.version }
         return Value.tieBreak(self.value, value)
     }

@@ -1,4 +1,5 @@
 import BasketCore
+import BasketModel
 import BasketReplica
 import BasketSearch
 import Foundation
@@ -78,5 +79,85 @@ struct ConformanceVectorTests {
                 #expect(try Vectors.merged(order.map { ops[$0] }) == merge.state, "\(merge.about)")
             }
         }
+    }
+}
+
+/// The merge vectors both clients are held to agree with the independent model: a vector that
+/// states a wrong rule would otherwise hold the two clients to it.
+struct MergeVectorsAgreeWithTheModel {
+    @Test func everyMergeCaseIsWhatTheModelSays() throws {
+        let vectors = try Vectors.load(from: ConformanceVectorTests.file)
+        #expect(vectors.merges.count >= 12)
+        for merge in vectors.merges {
+            let ops = try OperationCodec.decode(Array(merge.ops.utf8))
+            let list = try #require(ops.first?.list)
+            let model = ReferenceModel.list(list, from: ops)
+            var shown: [ItemID: ReferenceModel.Item] = [:]
+            for item in merge.state.items where !item.deleted {
+                let id = try #require(ItemID(hex: item.id))
+                shown[id] = ReferenceModel.Item(
+                    id: id, name: item.name, checked: item.checked, quantity: item.quantity, note: item.note,
+                    category: item.category)
+            }
+            #expect(shown == model.items, "\(merge.about)")
+            if let title = model.title { #expect(merge.state.title == title, "\(merge.about)") }
+        }
+    }
+}
+
+/// A disagreement is explained by the smallest set of writes that still shows it: here with a
+/// stand-in replica that lets the first writer win.
+struct DisagreementTests {
+    static let list = ListID(hex: "0123456789abcdef0123456789abcdef")!
+
+    @Test func theSmallestSetOfWritesIsFound() throws {
+        let milk = ItemID(list: Self.list, key: ItemKey.normalize("Milk"))
+        let bread = ItemID(list: Self.list, key: ItemKey.normalize("Bread"))
+        func write(_ item: ItemID, _ field: Field, _ value: Value, at ms: UInt64, by replica: UInt64) -> Op {
+            Op(
+                list: Self.list, item: item, field: field, value: value,
+                version: Version(
+                    timestamp: HybridTimestamp(milliseconds: ms, counter: 0), replica: ReplicaID(rawValue: replica)))
+        }
+        let ops = [
+            write(milk, .name, .text("Milk"), at: 1, by: 1),
+            write(bread, .name, .text("Bread"), at: 1, by: 1),
+            write(milk, .quantity, .text("2"), at: 2, by: 2),
+            write(milk, .checked, .bool(true), at: 3, by: 1),
+            write(milk, .checked, .bool(false), at: 5, by: 2),
+            write(bread, .checked, .bool(true), at: 6, by: 2),
+        ]
+        // The stand-in: of two writes to a register, the earlier wins.
+        func firstWriterWins(_ ops: [Op]) -> ReferenceModel.List {
+            var first: [String: Op] = [:]
+            for op in ops {
+                let key = "\(op.item).\(op.field)"
+                if let current = first[key], current.version.timestamp <= op.version.timestamp { continue }
+                first[key] = op
+            }
+            var items: [ItemID: ReferenceModel.Item] = [:]
+            for op in first.values where op.field == .name {
+                items[op.item] = ReferenceModel.Item(
+                    id: op.item, name: op.value.textValue ?? "",
+                    checked: first["\(op.item).\(Field.checked)"]?.value == .bool(true),
+                    quantity: first["\(op.item).\(Field.quantity)"]?.value.textValue)
+            }
+            return ReferenceModel.List(title: nil, items: items)
+        }
+        let found = try #require(
+            ReferenceModel.disagreement(in: Self.list, shown: firstWriterWins(ops), operations: ops) {
+                firstWriterWins($0)
+            })
+        #expect(found.item == milk)
+        #expect(found.shown.contains("[x] Milk") && found.expected.contains("[ ] Milk"), "\(found)")
+        #expect(found.isSmallest)
+        // The name (to show the item) and the two checks: the quantity and Bread are not needed.
+        #expect(Set(found.operations) == [ops[0], ops[3], ops[4]], "\(found)")
+        #expect(
+            ReferenceModel.disagreement(
+                in: Self.list, shown: ReferenceModel.list(Self.list, from: ops), operations: ops
+            ) {
+                ReferenceModel.list(Self.list, from: $0)
+            } == nil)
     }
 }

@@ -13,6 +13,11 @@ import Foundation
 ///     server: restart
 ///     expect all: Milk checked
 ///     expect bob: 1 item
+///
+/// A run `basket-sim --emit-scenario` writes also uses simulated time (`time: frozen`, then
+/// `time +5s`), `maybe` edits, syncs through a faulty network (`sync (faults N)`) and delayed
+/// requests (`network: deliver delayed (order N)`); every run ends by comparing each device
+/// with the independent model of the merge rules.
 struct Scenario {
     enum Action: Equatable {
         /// A `basket` command run on the device (`add`, `check`, `rename`, …).
@@ -22,6 +27,13 @@ struct Scenario {
         case offline
         case online
         case sync
+        /// A sync whose requests meet the faults drawn from this seed (`basket-sim`'s network:
+        /// lost, duplicated, delayed, answers lost).
+        case syncWithFaults(UInt64)
+        /// A command on an item (`check`, `rm`, `rename`, `set`) made only when the item (by its
+        /// key) is on the device's list, and for a rename when no other item has the new name:
+        /// otherwise nothing happens, as in `basket-sim`.
+        case maybe([String], item: String, newName: String?)
         /// Moves the device's clock by this many milliseconds (cumulative).
         case clock(Int64)
         /// Pushes, with this device's token, the named device's newest write (its replica id and
@@ -38,6 +50,9 @@ struct Scenario {
         case title(String)
         /// Every device shows the same items.
         case same
+        /// The device shows what the independent model of the merge rules says for the writes
+        /// it holds (BasketModel).
+        case model
     }
 
     enum Step: Equatable {
@@ -46,6 +61,12 @@ struct Scenario {
         case serverRestart
         case serverBackup
         case serverLoseData
+        /// Every clock (the devices' and the server's) moves on by this many milliseconds;
+        /// only with `time: frozen`.
+        case advanceTime(Int64)
+        /// Requests the faulty network held back reach the server, in an order drawn from this
+        /// seed; their answers are lost.
+        case deliverDelayed(UInt64)
         case expect(who: String, Condition)
     }
 
@@ -58,15 +79,25 @@ struct Scenario {
     var steps: [(line: Int, step: Step)] = []
     /// Device names in order of first appearance (the first one owns the list).
     var devices: [String] = []
+    /// `time: frozen`: every clock stands still at the run's start and moves only by `time +N`.
+    var frozenTime = false
 
     init(parsing text: String) throws {
         for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = offset + 1
             let trimmed = raw.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed == "time: frozen" {
+                guard steps.isEmpty else { throw ParseError(line: line, message: "'time: frozen' comes first") }
+                frozenTime = true
+                continue
+            }
             let step = try Self.parse(trimmed, line: line)
             if case .device(let name, _) = step, !devices.contains(name) { devices.append(name) }
             if case .expect(let who, _) = step, who != "all", !devices.contains(who) { devices.append(who) }
+            if case .advanceTime = step, !frozenTime {
+                throw ParseError(line: line, message: "'time +N' needs 'time: frozen' at the top")
+            }
             steps.append((line, step))
         }
         if devices.isEmpty { throw ParseError(line: 1, message: "no device acts in this scenario") }
@@ -75,11 +106,23 @@ struct Scenario {
     static func parse(_ text: String, line: Int) throws -> Step {
         func fail(_ message: String) -> ParseError { ParseError(line: line, message: message) }
         if text == "sync all" { return .syncAll }
+        if text.hasPrefix("time ") {
+            guard let delta = duration(String(text.dropFirst(5))), delta >= 0 else {
+                throw fail("time takes a duration forward: +5s, +250ms, +1h")
+            }
+            return .advanceTime(delta)
+        }
         guard let colon = text.firstIndex(of: ":") else {
             throw fail("expected 'DEVICE: ACTION', 'sync all' or 'expect …'")
         }
         let head = text[..<colon].trimmingCharacters(in: .whitespaces)
         let body = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if head == "network" {
+            guard body.hasPrefix("deliver delayed (order "), body.hasSuffix(")"),
+                let order = UInt64(body.dropFirst("deliver delayed (order ".count).dropLast())
+            else { throw fail("network actions: deliver delayed (order N)") }
+            return .deliverDelayed(order)
+        }
         if head == "server" {
             switch body {
             case "restart": return .serverRestart
@@ -99,6 +142,7 @@ struct Scenario {
 
     static func isName(_ text: String) -> Bool {
         !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } && text != "server"
+            && text != "network" && text != "time"
     }
 
     static func action(_ body: String, _ fail: (String) -> ParseError) throws -> Action {
@@ -126,6 +170,15 @@ struct Scenario {
                 words[2] == "last", words[3] == "write"
             else { throw fail("forge DEVICE's last write") }
             return .forge(String(words[1].dropLast(2)))
+        case "maybe":
+            // "bob: maybe check Milk": only when Milk is on bob's list.
+            guard case .command(let arguments) = try action(rest, fail),
+                ["check", "uncheck", "toggle", "rm", "rename", "set"].contains(arguments[0])
+            else { throw fail("'maybe' is followed by check, uncheck, toggle, remove, rename or quantity") }
+            return .maybe(arguments, item: arguments[1], newName: arguments[0] == "rename" ? arguments[3] : nil)
+        case "sync" where words.count == 3 && words[1] == "(faults" && words[2].hasSuffix(")"):
+            guard let seed = UInt64(words[2].dropLast()) else { throw fail("sync (faults N)") }
+            return .syncWithFaults(seed)
         case "discard" where rest == "refused":
             return .command(["sync", "--discard-refused"])
         case "offline", "online", "sync":
@@ -159,30 +212,35 @@ struct Scenario {
         default:
             throw fail(
                 "unknown action '\(verb)': add, check, uncheck, toggle, remove, rename, quantity, title, "
-                    + "offline, online, sync, clock, share DEVICE ROLE, remove member DEVICE, discard refused, "
-                    + "forge DEVICE's last write, cannot ACTION"
+                    + "offline, online, sync, sync (faults N), clock, share DEVICE ROLE, remove member DEVICE, "
+                    + "discard refused, forge DEVICE's last write, cannot ACTION, maybe ACTION"
             )
         }
     }
 
-    /// "+10m" → 600,000 ms; units s, m, h, d.
+    /// "+10m" → 600,000 ms; units ms, s, m, h, d.
     static func duration(_ text: String) -> Int64? {
+        let milliseconds = text.hasSuffix("ms")
         guard let sign = text.first, sign == "+" || sign == "-", let unit = text.last,
-            let amount = Int64(text.dropFirst().dropLast()), amount >= 0
+            let amount = Int64(text.dropFirst().dropLast(milliseconds ? 2 : 1)), amount >= 0
         else { return nil }
         let scale: Int64
         switch unit {
-        case "s": scale = 1_000
+        case "s": scale = milliseconds ? 1 : 1_000
         case "m": scale = 60_000
         case "h": scale = 3_600_000
         case "d": scale = 86_400_000
         default: return nil
         }
-        return (sign == "-" ? -1 : 1) * amount * scale
+        // At most a hundred years either way.
+        let (value, overflow) = amount.multipliedReportingOverflow(by: scale)
+        guard !overflow, value <= 100 * 365 * 86_400_000 else { return nil }
+        return sign == "-" ? -value : value
     }
 
     static func condition(_ body: String, _ fail: (String) -> ParseError) throws -> Condition {
         if body == "same" { return .same }
+        if body == "as the model says" { return .model }
         let words = body.split(separator: " ").map(String.init)
         if words.count == 2, let count = Int(words[0]), words[1] == "item" || words[1] == "items" {
             return .itemCount(count)
@@ -203,6 +261,7 @@ struct Scenario {
             return .quantity(String(body[..<range.lowerBound]), value == "none" ? nil : value)
         }
         throw fail(
-            "expectations: NAME checked|unchecked|present, NAME quantity Q|none, no NAME, N items, title T, same")
+            "expectations: NAME checked|unchecked|present, NAME quantity Q|none, no NAME, N items, title T, same, "
+                + "as the model says")
     }
 }

@@ -1,10 +1,16 @@
 import BasketCore
+import BasketModel
 import BasketReplica
 import Foundation
+import SeededRandom
 import Spawn
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
 #endif
 
 /// Runs scenario files against a real `basket-server` process and real replica files: every
@@ -88,6 +94,11 @@ final class ScenarioRunner {
         var offline: Set<String> = []
         var clocks: [String: Int64] = [:]
         var backups = 0
+        /// The first write that broke the hybrid clock's promise (checked after every edit).
+        var causality: Failure?
+        /// The simulated time (Unix ms) under `time: frozen`, nil for the real clock.
+        var now: Int64?
+        let network = ScenarioNetwork()
 
         init(scenario: Scenario, runner: ScenarioRunner) {
             self.scenario = scenario
@@ -105,9 +116,23 @@ final class ScenarioRunner {
 
         func execute() throws {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            var steps = scenario.steps[...]
+            if scenario.frozenTime {
+                now = Int64(HybridClock.wallClockMilliseconds())
+                // Clock lines at the top set the clocks the devices start with, before they sign up.
+                while case .device(let device, .clock(let delta))? = steps.first?.step {
+                    clocks[device, default: 0] += delta
+                    steps = steps.dropFirst()
+                }
+            }
             try startServer(line: 0)
             try setUp()
-            for (line, step) in scenario.steps { try perform(step, line: line) }
+            for (line, step) in steps {
+                try perform(step, line: line)
+                if let causality { throw causality }
+            }
+            // Every run ends with each device compared with the independent model.
+            try check(scenario.devices, .model, line: (scenario.steps.last?.line ?? 0) + 1)
         }
 
         func startServer(line: Int) throws {
@@ -116,7 +141,7 @@ final class ScenarioRunner {
                 binary: runner.serverBinary,
                 arguments: [
                     "--listen", "127.0.0.1:\(port)", "--data", dataFolder, "--password-iterations", "1000",
-                ],
+                ] + (now.map { ["--frozen-clock", String($0)] } ?? []),
                 log: folder + "/server.log")
             server = child
             guard let bound = child.waitForPort() else {
@@ -157,6 +182,20 @@ final class ScenarioRunner {
         func perform(_ step: Scenario.Step, line: Int) throws {
             switch step {
             case .device(let device, let action):
+                // An edit (not a sync, whose clock correction re-stamps the device's own writes).
+                let isEdit: Bool
+                switch action {
+                case .command, .maybe: isEdit = true
+                default: isEdit = false
+                }
+                let seen = isEdit ? try operations(of: device) : nil
+                defer {
+                    if let seen, let now = try? operations(of: device),
+                        let violation = ReferenceModel.causalityViolation(seen: seen, now: now)
+                    {
+                        causality = causality ?? Failure(line: line, message: "\(device): \(violation)")
+                    }
+                }
                 switch action {
                 case .command(let arguments): try basket(device, arguments, line: line)
                 case .refused(let arguments):
@@ -174,6 +213,16 @@ final class ScenarioRunner {
                 case .offline: offline.insert(device)
                 case .online: offline.remove(device)
                 case .sync: if !offline.contains(device) { try basket(device, ["sync"], line: line) }
+                case .syncWithFaults(let seed):
+                    guard !offline.contains(device) else { break }
+                    network.faults(seed)
+                    defer { network.faults(nil) }
+                    try basket(device, ["sync"], line: line, unreachableIsFine: true)
+                case .maybe(let arguments, let item, let newName):
+                    let keys = Set(try shown(device, line: line).rows.map { ItemKey.normalize($0.name) })
+                    let (from, to) = (ItemKey.normalize(item), newName.map(ItemKey.normalize))
+                    guard keys.contains(from), to == nil || to == from || !keys.contains(to!) else { break }
+                    try basket(device, arguments, line: line)
                 case .clock(let delta): clocks[device, default: 0] += delta
                 case .forge(let victim): try forge(victim, by: device, line: line)
                 }
@@ -187,6 +236,13 @@ final class ScenarioRunner {
             case .serverRestart:
                 try stopServer(line: line)
                 try startServer(line: line)
+            case .advanceTime(let milliseconds):
+                now = (now ?? 0) + milliseconds
+                // The server's frozen clock is an argument: it starts again with the new time.
+                try stopServer(line: line)
+                try startServer(line: line)
+            case .deliverDelayed(let order):
+                network.deliverDelayed(order: order)
             case .serverBackup:
                 backups += 1
                 try serverTool(["backup", folder + "/backup-\(backups).sqlite"], line: line)
@@ -236,19 +292,27 @@ final class ScenarioRunner {
 
         /// Runs a `basket` command on `device`; an exit status other than `expecting` (0: success)
         /// fails the scenario at `line`.
+        /// `unreachableIsFine`: a sync through the faulty network may not reach the server.
         @discardableResult
-        func basket(_ device: String, _ arguments: [String], line: Int, expecting: Int32 = 0) throws -> String {
+        func basket(
+            _ device: String, _ arguments: [String], line: Int, expecting: Int32 = 0, unreachableIsFine: Bool = false
+        ) throws -> String {
             let console = Console.capturing()
             var environment = ProcessInfo.processInfo.environment
             environment["BASKET_PASSWORD"] = "password-of-\(device)"
             environment["BASKET_CLOCK_SKEW_MS"] = String(clocks[device] ?? 0)
+            if let now { environment["BASKET_CLOCK_MS"] = String(now) }
             let status = BasketCLI.run(
-                ["--db", folder + "/" + device] + arguments, environment: environment, console: console)
+                ["--db", folder + "/" + device] + arguments, environment: environment, console: console,
+                exchange: network.exchange)
             console.flush()
             // A sync that leaves changes the server refused exits 1 with nothing on stderr (a
             // scenario goes on: its expectations say what each device shows then).
             let refusedOnly = arguments == ["sync"] && status == 1 && (console.capturedErrors ?? "").isEmpty
-            guard status == expecting || (expecting == 0 && refusedOnly) else {
+            let unreachable =
+                unreachableIsFine && status == 1
+                && (console.capturedErrors ?? "").hasPrefix("Error: cannot reach the server")
+            guard status == expecting || (expecting == 0 && (refusedOnly || unreachable)) else {
                 throw Failure(
                     line: line,
                     message: "\(device): basket \(arguments.joined(separator: " ")) "
@@ -274,6 +338,14 @@ final class ScenarioRunner {
         }
 
         func check(_ devices: [String], _ condition: Scenario.Condition, line: Int) throws {
+            if condition == .model {
+                for device in devices {
+                    if let disagreement = try disagreement(device) {
+                        throw Failure(line: line, message: "\(device) disagrees with the model: \(disagreement)")
+                    }
+                }
+                return
+            }
             var states: [(String, Shown)] = []
             for device in devices { states.append((device, try shown(device, line: line))) }
             var wrong: [String] = []
@@ -297,6 +369,7 @@ final class ScenarioRunner {
                     case .itemCount(let count): state.rows.count == count ? nil : "shows \(state.rows.count) items"
                     case .title(let title): state.title == title ? nil : "has the title \"\(state.title)\""
                     case .same: state == states[0].1 ? nil : "differs from \(states[0].0)"
+                    case .model: nil
                     }
                 if let problem { wrong.append("\(device) \(problem)") }
             }
@@ -304,6 +377,99 @@ final class ScenarioRunner {
             var message = "expectation not met: " + wrong.joined(separator: "; ") + "\nwhat each device shows:"
             for (device, state) in states { message += "\n  \(device): \(state.text)" }
             throw Failure(line: line, message: message)
+        }
+
+        /// Where `device`'s replica shows another state than the model says for the writes it
+        /// holds, explained by the smallest set of them that still shows it.
+        func disagreement(_ device: String) throws -> ReferenceModel.Disagreement? {
+            let replica = try open(folder + "/" + device + "/basket.sqlite")
+            guard let list = try replica.lists().first?.id else { return nil }
+            func shown(_ replica: Replica) throws -> ReferenceModel.List {
+                ReferenceModel.List(
+                    title: try replica.lists().first { $0.id == list }?.title,
+                    shown: try replica.items(in: list, filter: .all))
+            }
+            var replays = 0
+            return try ReferenceModel.disagreement(
+                in: list, shown: try shown(replica), operations: try replica.operations(in: list)
+            ) { ops in
+                replays += 1
+                let fresh = try open(folder + "/model-\(device)-\(replays).sqlite")
+                _ = try fresh.apply(ops)
+                return try shown(fresh)
+            }
+        }
+
+        /// The operations `device`'s replica holds of its list (nil before it has one).
+        func operations(of device: String) throws -> [Op]? {
+            let path = folder + "/" + device + "/basket.sqlite"
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            let replica = try open(path)
+            guard let list = try replica.lists().first?.id else { return nil }
+            return try replica.operations(in: list)
+        }
+
+        /// A replica file opened for reading by the runner, its clock a day ahead of any write.
+        func open(_ path: String) throws -> Replica {
+            var configuration = Replica.Configuration()
+            let ahead = UInt64(max(0, (now ?? Int64(HybridClock.wallClockMilliseconds())) + 86_400_000))
+            configuration.wallClock = { ahead }
+            return try Replica(path: path, configuration: configuration)
+        }
+    }
+}
+
+/// The network of a scenario run: HTTP to the real server, through the faults of a
+/// `sync (faults N)` while it runs (drawn as `basket-sim` draws them), delayed requests kept
+/// for `network: deliver delayed`.
+final class ScenarioNetwork: Sendable {
+    private struct State {
+        var faults: SplitMix64?
+        var delayed: [URLRequest] = []
+    }
+    private let state = Mutex(State())
+    private let http = HTTPSyncTransport.urlSession()
+
+    /// Faults drawn from `seed` for the requests from now on (nil: none).
+    func faults(_ seed: UInt64?) { state.withLock { $0.faults = seed.map(SplitMix64.init(seed:)) } }
+
+    /// How a command's requests travel.
+    var exchange: HTTPSyncTransport.Exchange {
+        { [self] request in
+            let fate: NetworkFate = state.withLock { state in
+                guard var faults = state.faults else { return .deliver }
+                defer { state.faults = faults }
+                return NetworkFate.draw(&faults)
+            }
+            switch fate {
+            case .deliver: return try await http(request)
+            case .dropRequest: throw SyncError.unreachable("scenario network: request lost")
+            case .dropAnswer:
+                _ = try await http(request)
+                throw SyncError.unreachable("scenario network: answer lost")
+            case .duplicate:
+                _ = try? await http(request)
+                return try await http(request)
+            case .delay:
+                state.withLock { $0.delayed.append(request) }
+                throw SyncError.unreachable("scenario network: request delayed")
+            }
+        }
+    }
+
+    /// The delayed requests reach the server, in an order drawn from `order`; answers are lost.
+    func deliverDelayed(order: UInt64) {
+        var random = SplitMix64(seed: order)
+        var delayed = state.withLock { state in
+            defer { state.delayed = [] }
+            return state.delayed
+        }
+        var ordered: [URLRequest] = []
+        while !delayed.isEmpty { ordered.append(delayed.remove(at: random.below(delayed.count))) }
+        let http = self.http
+        let requests = ordered
+        _ = try? runBlocking {
+            for request in requests { _ = try? await http(request) }
         }
     }
 }

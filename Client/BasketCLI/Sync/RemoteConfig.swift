@@ -54,7 +54,9 @@ extension Context {
                 message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
         }
         return (
-            HTTPSyncTransport(baseURL: url, token: config.token, answerTimeout: try short ?? answerTimeout()), config
+            HTTPSyncTransport(
+                baseURL: url, token: config.token, answerTimeout: try short ?? answerTimeout(), exchange: exchange),
+            config
         )
     }
 

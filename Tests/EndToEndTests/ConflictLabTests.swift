@@ -1,0 +1,91 @@
+import Foundation
+import TestServers
+import TestSupport
+import Testing
+
+/// The conflict lab catches rules that are wrong the same way on every device: each planted
+/// rule (a test-only switch of debug builds, `BASKET_PLANTED_RULE`) converges, and `basket-sim`
+/// still fails within its first seeds, against the independent model or the hybrid clock's
+/// promise; the shrunk run it writes as a scenario file fails the same way under
+/// `basket scenario run` (a real server, the CLI's commands), and passes without the plant.
+struct ConflictLabTests {
+    let root = TemporaryDirectory("conflict-lab")
+
+    static let rules: [(rule: String, finding: String)] = [
+        ("first-writer-wins", "disagrees with the model"),
+        ("lower-replica-wins-ties", "disagrees with the model"),
+        ("remove-beats-later-add", "disagrees with the model"),
+        ("quantity-clears-check", "disagrees with the model"),
+        ("clock-ignores-received", "causality broken"),
+    ]
+
+    func scenario(_ file: String, plant: String?) throws -> ProcessResult {
+        try Executables.run(
+            "basket", ["scenario", "run", "--server", Executables.path("basket-server"), file],
+            environment: ["BASKET_PLANTED_RULE": plant ?? ""], timeout: 300)
+    }
+
+    @Test(arguments: 0..<5)
+    func aPlantedRuleIsCaughtAndItsScenarioReplaysIt(_ index: Int) throws {
+        let (rule, finding) = Self.rules[index]
+        let file = root.file("\(rule).scenario")
+        let simulated = try Executables.run(
+            "basket-sim", ["--seed", "1", "--runs", "40", "--emit-scenario", file],
+            environment: ["BASKET_PLANTED_RULE": rule], timeout: 600)
+        #expect(simulated.status == 1, "\(rule): \(simulated.stdout)")
+        #expect(simulated.stdout.contains(finding), "\(rule): \(simulated.stdout)")
+        #expect(simulated.stdout.contains("scenario written to \(file)"), "\(simulated.stdout)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains("time: frozen") && text.contains("expect all: as the model says"), "\(text)")
+        // Shrunk: a handful of steps, not the 60 of a run.
+        let steps = text.split(separator: "\n").filter {
+            !$0.hasPrefix("#") && $0.contains(": ") && !$0.contains("clock")
+        }
+        #expect(steps.count < 20, "\(text)")
+
+        let replayed = try scenario(file, plant: rule)
+        #expect(replayed.status == 1, "\(rule): \(replayed.stdout)\(replayed.stderr)")
+        #expect(replayed.stdout.contains(finding), "\(rule): \(replayed.stdout)")
+        let fixed = try scenario(file, plant: nil)
+        #expect(fixed.status == 0, "\(rule) unplanted: \(fixed.stdout)\(fixed.stderr)")
+    }
+
+    /// The model's report names the smallest set of writes that still shows the disagreement.
+    @Test func aDisagreementNamesTheSmallestSetOfWrites() throws {
+        let file = root.file("ties.scenario")
+        try """
+        time: frozen
+        alice: add Milk
+        alice: add Bread
+        sync all
+        alice: title Weekend
+        bob: title Groceries
+        alice: check Bread
+        sync all
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let planted = try scenario(file, plant: "lower-replica-wins-ties")
+        #expect(planted.status == 1)
+        // Both devices stamp their titles at the same frozen millisecond: only the two titles
+        // (not the items, not the list's first title) are the smallest set.
+        #expect(planted.stdout.contains("disagrees with the model"), "\(planted.stdout)")
+        #expect(planted.stdout.contains("smallest set of writes"), "\(planted.stdout)")
+        let listed = planted.stdout.split(separator: "\n").filter { $0.contains("list.title = ") }
+        #expect(listed.count == 2, "\(planted.stdout)")
+        #expect(try scenario(file, plant: nil).status == 0)
+    }
+
+    @Test func simulatedTimeAndFaultsParseOrFailClearly() throws {
+        let file = root.file("bad-time.scenario")
+        try "alice: add Milk\ntime +5s\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try scenario(file, plant: nil)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("line 2: 'time +N' needs 'time: frozen' at the top"), "\(result.stderr)")
+        try "time: frozen\nalice: maybe add Milk\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let maybe = try scenario(file, plant: nil)
+        #expect(maybe.status == 64 && maybe.stderr.contains("line 2: 'maybe' is followed by"), "\(maybe.stderr)")
+        try "time: frozen\nalice: add Milk\nnetwork: deliver delayed (order x)\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let network = try scenario(file, plant: nil)
+        #expect(network.status == 64 && network.stderr.contains("line 3: network actions"), "\(network.stderr)")
+    }
+}
