@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "BasketCore", targets: ["BasketCore"]),
         .library(name: "BasketReplica", targets: ["BasketReplica"]),
         .library(name: "BasketSearch", targets: ["BasketSearch"]),
+        .library(name: "BasketTesting", targets: ["BasketTesting", "BasketModel"]),
         .executable(name: "basket", targets: ["basket"]),
         .executable(name: "basket-server", targets: ["basket-server"]),
         .executable(name: "basket-bench", targets: ["basket-bench"]),
@@ -61,7 +62,9 @@ let package = Package(
         .target(
             name: "BasketCLI",
             dependencies: [
-                "BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "PrivateFiles", "SeededRandom", "Spawn",
+                "BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "BasketTrace", "PrivateFiles",
+                "SeededRandom",
+                "Spawn",
             ],
             path: "Client/BasketCLI"),
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
@@ -90,11 +93,23 @@ let package = Package(
         // The deterministic simulation (client and server in one process, like the benchmarks).
         .target(
             name: "BasketSimulation",
-            dependencies: ["BasketCore", "BasketModel", "BasketReplica", "BasketServer", "HTTPServer", "SeededRandom"],
+            dependencies: ["BasketCore", "BasketReplica", "BasketTesting", "BasketTrace", "SeededRandom"],
             path: "Simulation/BasketSimulation"),
-        .executableTarget(name: "basket-sim", dependencies: ["BasketSimulation"], path: "Simulation/basket-sim"),
+        .executableTarget(
+            name: "basket-sim", dependencies: ["BasketSimulation", "BasketTrace"], path: "Simulation/basket-sim"),
         // Basket's merge rules stated again from docs/conflicts.md alone, to check the code against.
         .target(name: "BasketModel", dependencies: ["BasketCore"], path: "Simulation/BasketModel"),
+        // A conflict lab in one process (devices, a server, a simulated network and clock), for
+        // tests of apps built on Basket; the simulator is built on it.
+        .target(
+            name: "BasketTesting",
+            dependencies: [
+                "BasketCore", "BasketModel", "BasketReplica", "BasketServer", "BasketTrace", "HTTPServer",
+                "SeededRandom",
+            ],
+            path: "Simulation/BasketTesting"),
+        // What happened in a run, drawn as one HTML file (scenarios and the simulator).
+        .target(name: "BasketTrace", dependencies: ["BasketCore", "BasketModel"], path: "Simulation/BasketTrace"),
 
         // Tests.
         // Light helpers any test may use (temporary directories, a seeded generator, a clock).
@@ -130,7 +145,8 @@ let package = Package(
             dependencies: ["BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "SQLite", "TestSupport"],
             path: "Tests/ConformanceTests"),
         .testTarget(
-            name: "SimulationTests", dependencies: ["BasketSimulation"], path: "Tests/SimulationTests"),
+            name: "SimulationTests", dependencies: ["BasketSimulation", "BasketTesting"], path: "Tests/SimulationTests"),
+        .testTarget(name: "LabTests", dependencies: ["BasketModel", "BasketTesting"], path: "Tests/LabTests"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

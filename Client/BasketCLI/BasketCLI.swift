@@ -206,8 +206,16 @@ final class Context {
             }
         }
         var configuration = Replica.Configuration()
-        // For conflict testing: pretend this device's clock is off (BASKET_CLOCK_SKEW_MS=600000),
-        // or stands still at a time (BASKET_CLOCK_MS, a scenario's simulated time), or both.
+        configuration.wallClock = try wallClock()
+        let replica = try Replica(path: path, configuration: configuration)
+        openReplica = replica
+        return replica
+    }
+
+    /// This device's wall clock (Unix ms). For conflict testing, it can be off
+    /// (BASKET_CLOCK_SKEW_MS=600000), or stand still at a time (BASKET_CLOCK_MS, a scenario's
+    /// simulated time), or both.
+    func wallClock() throws -> @Sendable () -> UInt64 {
         func milliseconds(_ variable: String) throws -> Int64? {
             guard let raw = environment[variable], !raw.isEmpty else { return nil }
             guard let value = Int64(raw) else {
@@ -217,14 +225,8 @@ final class Context {
         }
         let skew = try milliseconds("BASKET_CLOCK_SKEW_MS")
         let frozen = try milliseconds("BASKET_CLOCK_MS")
-        if skew != nil || frozen != nil {
-            configuration.wallClock = {
-                UInt64(max(0, (frozen ?? Int64(HybridClock.wallClockMilliseconds())) + (skew ?? 0)))
-            }
-        }
-        let replica = try Replica(path: path, configuration: configuration)
-        openReplica = replica
-        return replica
+        guard skew != nil || frozen != nil else { return { HybridClock.wallClockMilliseconds() } }
+        return { UInt64(max(0, (frozen ?? Int64(HybridClock.wallClockMilliseconds())) + (skew ?? 0))) }
     }
 
     /// The bytes of a file, or of stdin for `-`.

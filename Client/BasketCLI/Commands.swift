@@ -153,17 +153,23 @@ enum Commands {
                 """,
             writes: true, run: ItemCommands.undo),
         CommandSpec(
-            path: ["ls"], summary: "Show the list.", usage: "basket ls [--unchecked | --checked | --all] [--flat]",
+            path: ["ls"], summary: "Show the list.",
+            usage: "basket ls [--unchecked | --checked | --all] [--flat] [--at TIME]",
             details: """
                 OPTIONS:
                   -u, --unchecked  Only items still to buy.
                   -c, --checked    Only items crossed off.
                   -a, --all        Everything, removed items included.
                   --flat           One list by name, without the aisle groups.
+                  --at TIME        The list as it stood then, from the history this device keeps: every write
+                                   made at or before TIME that it holds (one made offline earlier and received
+                                   later is in). TIME: -2h, -30m, -3d, 2026-12-04 18:30, 18:30, ISO 8601.
+                                   Says so when compaction left the history incomplete.
                 Items to buy come first, grouped by category in the list's aisle order ('basket aisles'), then
                 the other categories, then those without one; then checked ones ([x]), by name.
                 """,
-            flagOptions: ["--all", "--checked", "--unchecked", "--flat"], output: .data, run: ItemCommands.list),
+            valueOptions: ["--at"], flagOptions: ["--all", "--checked", "--unchecked", "--flat"], output: .data,
+            run: ItemCommands.list),
         CommandSpec(
             path: ["aisles"], summary: "Show or set the order of the shop's aisles (categories) for the list.",
             usage: ListCommands.aislesUsage,
@@ -206,6 +212,17 @@ enum Commands {
         CommandSpec(
             path: ["history"], summary: "Every write to an item's fields, which one won and why.",
             usage: "basket history ITEM", details: itemArgument, output: .data, run: ItemCommands.history),
+        CommandSpec(
+            path: ["changes"], summary: "What changed in the list since a time, who did it and how.",
+            usage: "basket changes --since TIME",
+            details: """
+                Each device's step on an item, oldest first: "bob: checked Milk", "you, this device: renamed
+                "Milk" to "Oat milk"", with "(since replaced)" where a later write took its place. From the
+                history this device keeps, by when writes were made; says so when compaction left the history
+                incomplete. TIME: -90s, -30m, -2h, -3d, -1w, now, 2026-12-04, 2026-12-04 18:30[:05], 18:30, or
+                ISO 8601 with a zone. Who: an account's name when the server says whose device it was.
+                """,
+            valueOptions: ["--since"], output: .data, run: ItemCommands.changes),
         CommandSpec(
             path: ["list", "new"], summary: "Create a list and make it the current one.", usage: "basket list new NAME",
             writes: true, run: ListCommands.new),
@@ -400,7 +417,7 @@ enum Commands {
             output: .data, run: Completion.manPage),
         CommandSpec(
             path: ["scenario", "run"], summary: "Run conflict scenarios against a real server.",
-            usage: "basket scenario run [--server PATH] FILE…",
+            usage: "basket scenario run [--server PATH] [--trace FILE.html] FILE…",
             details: """
                 Each FILE is a scenario (see docs/conflicts.md): named devices act on one shared list
                 ('alice: add Milk', 'bob: offline', 'bob: check milk', 'alice: clock +10m', 'sync all',
@@ -417,8 +434,12 @@ enum Commands {
                 OPTIONS:
                   --server PATH    The basket-server executable. Default: $BASKET_SERVER, else basket-server
                                    next to this program.
+                  --trace FILE     Draw the run (one scenario) as one self-contained HTML file, passed or
+                                   failed: a lane per device and the server, writes with their timestamps,
+                                   pushes and pulls, offline stretches, restarts and losses, the registers
+                                   written concurrently with who won and why, each device's final list.
                 """,
-            valueOptions: ["--server"], output: .data, run: ScenarioCommand.run),
+            valueOptions: ["--server", "--trace"], output: .data, run: ScenarioCommand.run),
         CommandSpec(
             path: ["help"], summary: "Show help: of basket, or of a command.", usage: "basket help [COMMAND]",
             output: .data, run: HelpCommand.run),

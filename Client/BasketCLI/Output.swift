@@ -94,6 +94,42 @@ enum Output {
         var history: [Output.HistoryEntry]
     }
 
+    /// `basket ls --at TIME --json`: the list as it stood then.
+    struct ListAt: Encodable {
+        var list: String
+        var title: String?
+        var at: String
+        var historyComplete: Bool
+        var items: [ItemJSON]
+    }
+
+    /// `basket changes --since TIME --json`.
+    struct Changes: Encodable {
+        var list: String
+        var since: String
+        var historyComplete: Bool
+        var changes: [Change]
+    }
+
+    /// One device's step on one item: `what` names it ("added", "checked", "renamed"…).
+    struct Change: Encodable {
+        struct Write: Encodable {
+            var field: String
+            var value: String?
+            var boolValue: Bool?
+            var previous: String?
+            var previousBool: Bool?
+            var won: Bool
+        }
+        var time: String
+        var item: String
+        var name: String?
+        var replica: String
+        var by: String?
+        var what: [String]
+        var writes: [Write]
+    }
+
     /// `basket undo --json`.
     struct Undone: Encodable {
         var list: String

@@ -1,14 +1,9 @@
 import BasketCore
 import BasketReplica
-import BasketServer
+public import BasketTesting
+public import BasketTrace
 import Foundation
-import HTTPServer
 import SeededRandom
-import Synchronization
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// Deterministic simulation: in one process, a few replicas (real SQLite files) and a server
 /// (the real `BasketService` on a real `SQLiteStore`) exchange operations through a simulated
@@ -38,37 +33,7 @@ public enum Simulation {
     }
 
     /// An edit a device makes to the shared list.
-    public enum Action: Sendable, Equatable {
-        /// Adds an item by name.
-        case add(String)
-        /// Checks an item.
-        case check(String)
-        /// Unchecks an item.
-        case uncheck(String)
-        /// Checks or unchecks an item.
-        case toggle(String)
-        /// Removes an item.
-        case remove(String)
-        /// Renames an item (old name, new name).
-        case rename(String, String)
-        /// Sets an item's quantity.
-        case quantity(String, String)
-        /// Renames the list.
-        case title(String)
-    }
-
-    /// Whether a device whose list holds the items of `keys` (normalized names) makes `action`:
-    /// an item's edit needs the item, a rename also a new name no other item has.
-    public static func applies(_ action: Action, onList keys: Set<String>) -> Bool {
-        switch action {
-        case .add, .title: return true
-        case .check(let name), .uncheck(let name), .toggle(let name), .remove(let name), .quantity(let name, _):
-            return keys.contains(ItemKey.normalize(name))
-        case .rename(let old, let new):
-            let (from, to) = (ItemKey.normalize(old), ItemKey.normalize(new))
-            return keys.contains(from) && (from == to || !keys.contains(to))
-        }
-    }
+    public typealias Action = Lab.Edit
 
     /// One step of a plan.
     public enum Step: Sendable, Equatable, CustomStringConvertible {
@@ -198,56 +163,81 @@ public enum Simulation {
     }
 
     /// What the network and the server did to the runs.
-    public struct Counters: Sendable {
-        /// Requests the network delivered.
-        public var delivered = 0
-        /// Requests lost on the way.
-        public var lostRequests = 0
-        /// Answers lost on the way back.
-        public var lostAnswers = 0
-        /// Requests delivered twice.
-        public var duplicated = 0
-        /// Requests held back and delivered out of order.
-        public var delayed = 0
-        /// Server restarts.
-        public var serverRestarts = 0
-        /// Times the server lost data.
-        public var serverDataLosses = 0
-        /// Syncs that re-stamped writes after the server refused the device's clock.
-        public var clockCorrections = 0
-        /// Syncs that found a new epoch (after data loss) and pushed everything again.
-        public var epochChanges = 0
-
-        mutating func add(_ other: Counters) {
-            delivered += other.delivered
-            lostRequests += other.lostRequests
-            lostAnswers += other.lostAnswers
-            duplicated += other.duplicated
-            delayed += other.delayed
-            serverRestarts += other.serverRestarts
-            serverDataLosses += other.serverDataLosses
-            clockCorrections += other.clockCorrections
-            epochChanges += other.epochChanges
-        }
-
-        /// The counters as one line.
-        public var text: String {
-            "requests: \(delivered) delivered, \(lostRequests) lost, \(lostAnswers) answers lost, "
-                + "\(duplicated) duplicated, \(delayed) delayed and reordered; server: \(serverRestarts) restarts, "
-                + "\(serverDataLosses) data losses; \(epochChanges) re-pushes after a new epoch, "
-                + "\(clockCorrections) clock corrections"
-        }
-    }
+    public typealias Counters = Lab.Counters
 
     /// Runs a plan; `failure` is nil when every invariant held, else what broke.
     public static func run(_ plan: Plan) -> (failure: String?, counters: Counters) {
         do {
-            let world = try World(plan: plan)
-            defer { world.close() }
-            let failure = try world.run()
-            return (failure, world.state.withLock { $0.counters })
+            // On the calling thread (never one of Swift concurrency's, see `runManyOffThePool`).
+            return try runBlocking {
+                let lab = try await Lab(devices: devices(plan), clockOffsets: offsets(plan))
+                defer { lab.close() }
+                let failure = try await play(plan, in: lab)
+                return (failure, lab.counters)
+            }
         } catch {
             return ("the run failed: \(error)", Counters())
+        }
+    }
+
+    /// Runs a plan and draws it: what `run` finds, and the trace of the run.
+    public static func trace(_ plan: Plan) -> (failure: String?, trace: Trace?) {
+        do {
+            return try runBlocking {
+                let lab = try await Lab(devices: devices(plan), clockOffsets: offsets(plan))
+                defer { lab.close() }
+                let recorder = TraceRecorder(title: "basket-sim --seed \(plan.seed)", devices: lab.devices)
+                lab.recorder = recorder
+                let failure = try await play(plan, in: lab)
+                try lab.finishTrace()
+                return (failure, recorder.trace)
+            }
+        } catch {
+            return ("the run failed: \(error)", nil)
+        }
+    }
+
+    /// The plan's devices: device0, device1, …
+    static func devices(_ plan: Plan) -> [String] { plan.clockOffsets.indices.map { "device\($0)" } }
+
+    static func offsets(_ plan: Plan) -> [String: Int64] {
+        Dictionary(uniqueKeysWithValues: plan.clockOffsets.enumerated().map { ("device\($0.offset)", $0.element) })
+    }
+
+    /// The plan's steps in `lab`, then its verdict; nil when every invariant held.
+    static func play(_ plan: Plan, in lab: Lab) async throws -> String? {
+        for (index, step) in plan.steps.enumerated() {
+            lab.recorder?.begin("\(step)")
+            do {
+                try await perform(step, in: lab)
+            } catch let finding as Lab.Finding {
+                lab.recorder?.failed()
+                return "step \(index + 1) (\(step)): \(finding)"
+            }
+        }
+        lab.recorder?.begin("(the end: every device online, delayed requests delivered, syncs until settled)")
+        do {
+            let failure = try await lab.verdict()
+            if failure != nil { lab.recorder?.failed() }
+            return failure
+        } catch let finding as Lab.Finding {
+            lab.recorder?.failed()
+            return "while converging: \(finding)"
+        }
+    }
+
+    static func perform(_ step: Step, in lab: Lab) async throws {
+        func name(_ device: Int) -> String { lab.devices[device] }
+        switch step {
+        case .act(let device, let action): try lab.edit(name(device), action)
+        case .sync(let device, let faults): try await lab.sync(name(device), faults: faults)
+        case .advance(let milliseconds): lab.advance(milliseconds: milliseconds)
+        case .partition(let device): lab.partition(name(device))
+        case .heal(let device): lab.heal(name(device))
+        case .deliverDelayed(let order): lab.deliverDelayed(order: order)
+        case .restartServer: try lab.restartServer()
+        case .backupServer: try lab.backupServer()
+        case .loseServerData: try lab.loseServerData()
         }
     }
 

@@ -1,12 +1,14 @@
 import BasketSimulation
+import BasketTrace
 import Foundation
 
 // basket-sim: deterministic simulation runs (see Simulation/BasketSimulation).
-let usage = "usage: basket-sim [--seed S] [--runs N] [--steps N] [--emit-scenario FILE]"
+let usage = "usage: basket-sim [--seed S] [--runs N] [--steps N] [--emit-scenario FILE] [--trace FILE.html]"
 var seed: UInt64 = 1
 var runs = 100
 var steps = 60
 var scenarioFile: String?
+var traceFile: String?
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
@@ -25,15 +27,17 @@ while !arguments.isEmpty {
 
             --emit-scenario FILE   on a failure, write the shortest failing run as a scenario file that
                                    'basket scenario run FILE' replays against a real server
+            --trace FILE.html      run seed S alone and draw it as one self-contained HTML file (lanes per
+                                   device and the server, writes, pushes and pulls, who won and why)
             """)
         exit(0)
     }
-    if option == "--emit-scenario" {
+    if option == "--emit-scenario" || option == "--trace" {
         guard let file = arguments.first, !file.isEmpty else {
-            FileHandle.standardError.write(Data("basket-sim: --emit-scenario needs a file\n\(usage)\n".utf8))
+            FileHandle.standardError.write(Data("basket-sim: \(option) needs a file\n\(usage)\n".utf8))
             exit(64)
         }
-        scenarioFile = file
+        if option == "--trace" { traceFile = file } else { scenarioFile = file }
         arguments.removeFirst()
         continue
     }
@@ -50,6 +54,19 @@ while !arguments.isEmpty {
         FileHandle.standardError.write(Data("basket-sim: unknown option \(option)\n\(usage)\n".utf8))
         exit(64)
     }
+}
+
+if let traceFile {
+    let (failure, trace) = Simulation.trace(Simulation.plan(seed: seed, steps: steps))
+    do {
+        try trace?.html().write(toFile: traceFile, atomically: true, encoding: .utf8)
+    } catch {
+        FileHandle.standardError.write(Data("basket-sim: cannot write \(traceFile): \(error)\n".utf8))
+        exit(1)
+    }
+    print(failure.map { "FAILED at seed \(seed): \($0)" } ?? "seed \(seed): converged, agrees with the model")
+    print("trace written to \(traceFile)")
+    exit(failure == nil ? 0 : 1)
 }
 
 let report = Simulation.runMany(from: seed, runs: runs, steps: steps) { done in

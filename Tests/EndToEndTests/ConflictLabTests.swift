@@ -89,3 +89,26 @@ struct ConflictLabTests {
         #expect(network.status == 64 && network.stderr.contains("line 3: network actions"), "\(network.stderr)")
     }
 }
+
+/// `basket-sim --trace`: a seed's run drawn, 500 steps and up to five devices, self-contained.
+struct SimulatorTraceTests {
+    let root = TemporaryDirectory("sim-trace")
+
+    @Test func aLongRunIsDrawnWithALaneForEachDeviceAndARowForEachStep() throws {
+        let file = root.file("seed-5.html")
+        let result = try Executables.run(
+            "basket-sim", ["--seed", "5", "--steps", "500", "--trace", file], timeout: 300)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("seed 5: converged, agrees with the model"), "\(result.stdout)")
+        let html = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(!html.contains("<script") && !html.contains("src=\"http"))
+        let lanes = html.components(separatedBy: "aria-label=\"lane ").count - 1
+        #expect(lanes >= 3 && lanes <= 5 + 1 && html.contains("aria-label=\"lane server\""), "\(lanes) lanes")
+        // Every step in words, and the ending.
+        let steps =
+            html.components(separatedBy: "<tr><td>").count
+            + html.components(separatedBy: "<tr class=\"failed\"><td>").count - 2
+        #expect(steps >= 501, "\(steps) rows")
+        #expect(html.contains(" pushes ") && html.contains(" pulls ") && html.contains("write by device"))
+    }
+}

@@ -81,7 +81,8 @@ struct InstallTests {
             #expect(result.status == 0, "\(result.stderr)")
             return result.stdout.split(separator: "\n").map(String.init)
         }
-        #expect(try complete(["basket", "ch"]) == ["check"])
+        #expect(try complete(["basket", "ch"]) == ["check", "changes"])
+        #expect(try complete(["basket", "che"]) == ["check"])
         #expect(try complete(["basket", "--db", data, "list", "new", "x"]) == [])
         #expect(try complete(["basket", "--db", data, "--list", "sh"]) == ["Shopping"])
         #expect(try complete(["basket", "--db", data, "check", "o"]) == ["Oat\\ milk"])

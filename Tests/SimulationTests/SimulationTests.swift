@@ -1,4 +1,5 @@
 import BasketSimulation
+import BasketTesting
 import Testing
 
 /// 2,000 deterministic simulation runs (four batches of 500 seeds, run in parallel): partitions,

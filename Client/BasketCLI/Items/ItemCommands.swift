@@ -253,6 +253,7 @@ enum ItemCommands {
         }
         let filter: ItemFilter =
             args.has("--all") ? .all : args.has("--checked") ? .checked : args.has("--unchecked") ? .unchecked : .onList
+        if let time = args.value("--at") { return try listAt(context, time, filter: filter) }
         guard let list = try context.list(create: false) else {
             if context.json { return context.console.raw(ListingJSON.bytes(list: nil, items: [])) }
             context.console.print("No lists yet: 'basket add NAME' starts one.")

@@ -77,6 +77,8 @@ struct Scenario {
     }
 
     var steps: [(line: Int, step: Step)] = []
+    /// Each step's line as written, by line number (a trace labels its steps with them).
+    var texts: [Int: String] = [:]
     /// Device names in order of first appearance (the first one owns the list).
     var devices: [String] = []
     /// `time: frozen`: every clock stands still at the run's start and moves only by `time +N`.
@@ -99,6 +101,7 @@ struct Scenario {
                 throw ParseError(line: line, message: "'time +N' needs 'time: frozen' at the top")
             }
             steps.append((line, step))
+            texts[line] = trimmed
         }
         if devices.isEmpty { throw ParseError(line: 1, message: "no device acts in this scenario") }
     }

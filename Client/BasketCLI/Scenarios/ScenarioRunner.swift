@@ -1,16 +1,11 @@
 import BasketCore
 import BasketModel
 import BasketReplica
+import BasketTrace
 import Foundation
-import SeededRandom
-import Spawn
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
-#endif
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
 #endif
 
 /// Runs scenario files against a real `basket-server` process and real replica files: every
@@ -18,6 +13,8 @@ import Synchronization
 final class ScenarioRunner {
     let serverBinary: String
     let console: Console
+    /// Where `--trace` writes the picture of the run (one scenario), nil for none.
+    var tracePath: String?
 
     init(serverBinary: String, console: Console) {
         self.serverBinary = serverBinary
@@ -68,8 +65,11 @@ final class ScenarioRunner {
             }
             let name = (file as NSString).lastPathComponent
             let started = Date()
+            let run = Run(scenario: scenario, runner: self)
+            if tracePath != nil { run.recorder = TraceRecorder(title: name, devices: scenario.devices) }
+            defer { if let tracePath { writeTrace(of: run, to: tracePath) } }
             do {
-                try Run(scenario: scenario, runner: self).execute()
+                try run.execute()
                 console.print(
                     "PASS \(name) (\(scenario.steps.count) steps, \(String(format: "%.1f", Date().timeIntervalSince(started))) s)"
                 )
@@ -98,6 +98,10 @@ final class ScenarioRunner {
         var causality: Failure?
         /// The simulated time (Unix ms) under `time: frozen`, nil for the real clock.
         var now: Int64?
+        /// What happened, for `--trace` (nil: not asked).
+        var recorder: TraceRecorder?
+        /// The exit status of the last `basket` command.
+        var lastStatus: Int32 = 0
         let network = ScenarioNetwork()
 
         init(scenario: Scenario, runner: ScenarioRunner) {
@@ -122,17 +126,30 @@ final class ScenarioRunner {
                 // Clock lines at the top set the clocks the devices start with, before they sign up.
                 while case .device(let device, .clock(let delta))? = steps.first?.step {
                     clocks[device, default: 0] += delta
+                    recorder?.begin(scenario.texts[steps.first?.line ?? 0] ?? "")
+                    recorder?.record(.clockMoved(device: device, milliseconds: delta))
                     steps = steps.dropFirst()
                 }
             }
-            try startServer(line: 0)
-            try setUp()
-            for (line, step) in steps {
-                try perform(step, line: line)
-                if let causality { throw causality }
+            do {
+                try startServer(line: 0)
+                // The set-up (sign-ups, invitations, a first sync) is not drawn: the steps are.
+                let drawing = recorder
+                recorder = nil
+                try setUp()
+                recorder = drawing
+                for (line, step) in steps {
+                    recorder?.begin(scenario.texts[line] ?? "")
+                    try perform(step, line: line)
+                    if let causality { throw causality }
+                }
+                // Every run ends with each device compared with the independent model.
+                recorder?.begin("(the end: every device against the model)")
+                try check(scenario.devices, .model, line: (scenario.steps.last?.line ?? 0) + 1)
+            } catch {
+                recorder?.failed()
+                throw error
             }
-            // Every run ends with each device compared with the independent model.
-            try check(scenario.devices, .model, line: (scenario.steps.last?.line ?? 0) + 1)
         }
 
         func startServer(line: Int) throws {
@@ -190,10 +207,13 @@ final class ScenarioRunner {
                 }
                 let seen = isEdit ? try operations(of: device) : nil
                 defer {
-                    if let seen, let now = try? operations(of: device),
-                        let violation = ReferenceModel.causalityViolation(seen: seen, now: now)
-                    {
-                        causality = causality ?? Failure(line: line, message: "\(device): \(violation)")
+                    if let seen, let now = try? operations(of: device) {
+                        if let violation = ReferenceModel.causalityViolation(seen: seen, now: now) {
+                            causality = causality ?? Failure(line: line, message: "\(device): \(violation)")
+                        }
+                        let before = Set(seen)
+                        let writes = now.filter { !before.contains($0) }
+                        if !writes.isEmpty { recorder?.record(.wrote(device: device, writes: writes, seen: seen)) }
                     }
                 }
                 switch action {
@@ -210,34 +230,42 @@ final class ScenarioRunner {
                             line: line,
                             message: "\(device): basket \(arguments.joined(separator: " ")) changed the list")
                     }
-                case .offline: offline.insert(device)
-                case .online: offline.remove(device)
-                case .sync: if !offline.contains(device) { try basket(device, ["sync"], line: line) }
+                case .offline:
+                    offline.insert(device)
+                    recorder?.record(.offline(device: device))
+                case .online:
+                    offline.remove(device)
+                    recorder?.record(.online(device: device))
+                case .sync: if !offline.contains(device) { try sync(device, line: line) }
                 case .syncWithFaults(let seed):
                     guard !offline.contains(device) else { break }
                     network.faults(seed)
                     defer { network.faults(nil) }
-                    try basket(device, ["sync"], line: line, unreachableIsFine: true)
+                    try sync(device, line: line, unreachableIsFine: true)
                 case .maybe(let arguments, let item, let newName):
                     let keys = Set(try shown(device, line: line).rows.map { ItemKey.normalize($0.name) })
                     let (from, to) = (ItemKey.normalize(item), newName.map(ItemKey.normalize))
                     guard keys.contains(from), to == nil || to == from || !keys.contains(to!) else { break }
                     try basket(device, arguments, line: line)
-                case .clock(let delta): clocks[device, default: 0] += delta
+                case .clock(let delta):
+                    clocks[device, default: 0] += delta
+                    recorder?.record(.clockMoved(device: device, milliseconds: delta))
                 case .forge(let victim): try forge(victim, by: device, line: line)
                 }
             case .syncAll:
                 // Twice round: what the last device pushed reaches the first.
                 for _ in 0..<2 {
                     for device in scenario.devices where !offline.contains(device) {
-                        try basket(device, ["sync"], line: line)
+                        try sync(device, line: line)
                     }
                 }
             case .serverRestart:
                 try stopServer(line: line)
                 try startServer(line: line)
+                recorder?.record(.serverRestarted)
             case .advanceTime(let milliseconds):
                 now = (now ?? 0) + milliseconds
+                recorder?.record(.timeMoved(milliseconds: milliseconds))
                 // The server's frozen clock is an argument: it starts again with the new time.
                 try stopServer(line: line)
                 try startServer(line: line)
@@ -246,11 +274,13 @@ final class ScenarioRunner {
             case .serverBackup:
                 backups += 1
                 try serverTool(["backup", folder + "/backup-\(backups).sqlite"], line: line)
+                recorder?.record(.serverBackedUp)
             case .serverLoseData:
                 // Back to the last backup: what came after it is gone from the server.
                 try stopServer(line: line)
                 try serverTool(["restore", folder + "/backup-\(backups).sqlite"], line: line)
                 try startServer(line: line)
+                recorder?.record(.serverLostData)
             case .expect(let who, let condition):
                 try check(who == "all" ? scenario.devices : [who], condition, line: line)
             }
@@ -306,6 +336,7 @@ final class ScenarioRunner {
                 ["--db", folder + "/" + device] + arguments, environment: environment, console: console,
                 exchange: network.exchange)
             console.flush()
+            lastStatus = status
             // A sync that leaves changes the server refused exits 1 with nothing on stderr (a
             // scenario goes on: its expectations say what each device shows then).
             let refusedOnly = arguments == ["sync"] && status == 1 && (console.capturedErrors ?? "").isEmpty
@@ -415,140 +446,6 @@ final class ScenarioRunner {
             let ahead = UInt64(max(0, (now ?? Int64(HybridClock.wallClockMilliseconds())) + 86_400_000))
             configuration.wallClock = { ahead }
             return try Replica(path: path, configuration: configuration)
-        }
-    }
-}
-
-/// The network of a scenario run: HTTP to the real server, through the faults of a
-/// `sync (faults N)` while it runs (drawn as `basket-sim` draws them), delayed requests kept
-/// for `network: deliver delayed`.
-final class ScenarioNetwork: Sendable {
-    private struct State {
-        var faults: SplitMix64?
-        var delayed: [URLRequest] = []
-    }
-    private let state = Mutex(State())
-    private let http = HTTPSyncTransport.urlSession()
-
-    /// Faults drawn from `seed` for the requests from now on (nil: none).
-    func faults(_ seed: UInt64?) { state.withLock { $0.faults = seed.map(SplitMix64.init(seed:)) } }
-
-    /// How a command's requests travel.
-    var exchange: HTTPSyncTransport.Exchange {
-        { [self] request in
-            let fate: NetworkFate = state.withLock { state in
-                guard var faults = state.faults else { return .deliver }
-                defer { state.faults = faults }
-                return NetworkFate.draw(&faults)
-            }
-            switch fate {
-            case .deliver: return try await http(request)
-            case .dropRequest: throw SyncError.unreachable("scenario network: request lost")
-            case .dropAnswer:
-                _ = try await http(request)
-                throw SyncError.unreachable("scenario network: answer lost")
-            case .duplicate:
-                _ = try? await http(request)
-                return try await http(request)
-            case .delay:
-                state.withLock { $0.delayed.append(request) }
-                throw SyncError.unreachable("scenario network: request delayed")
-            }
-        }
-    }
-
-    /// The delayed requests reach the server, in an order drawn from `order`; answers are lost.
-    func deliverDelayed(order: UInt64) {
-        var random = SplitMix64(seed: order)
-        var delayed = state.withLock { state in
-            defer { state.delayed = [] }
-            return state.delayed
-        }
-        var ordered: [URLRequest] = []
-        while !delayed.isEmpty { ordered.append(delayed.remove(at: random.below(delayed.count))) }
-        let http = self.http
-        let requests = ordered
-        _ = try? runBlocking {
-            for request in requests { _ = try? await http(request) }
-        }
-    }
-}
-
-/// A `basket-server` child process whose output goes to a log file.
-final class ServerChild {
-    let process: Subprocess
-    let logPath: String
-
-    init(binary: String, arguments: [String], log: String) throws {
-        logPath = log
-        var environment = ProcessInfo.processInfo.environment
-        environment["BASKET_QUIET"] = "1"
-        do {
-            process = try Subprocess(
-                binary, arguments, environment: environment, stdout: .file(log), stderr: .mergeWithOutput)
-        } catch {
-            throw CommandError(message: "\(error)", code: "io")
-        }
-    }
-
-    var pid: pid_t { process.pid }
-
-    var logText: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-    /// The port from the server's "listening on" line, within 20 seconds.
-    func waitForPort() -> Int? {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let text = logText
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
-                return Int(text[range.upperBound...].prefix { $0.isNumber })
-            }
-            if exited { return nil }
-            usleep(10_000)
-        }
-        return nil
-    }
-
-    var exited: Bool { !process.isRunning }
-
-    /// Waits for the exit status (128 + the signal for a signal); nil (after SIGKILL) when it
-    /// takes longer than `seconds`.
-    func wait(seconds: Double) -> Int32? {
-        guard let ended = process.wait(timeout: seconds) else {
-            process.kill()
-            return nil
-        }
-        return ended.signaled ? 128 + ended.status : ended.status
-    }
-
-    /// SIGTERM and a clean exit within 30 seconds.
-    @discardableResult
-    func stop() -> Bool {
-        if exited { return true }
-        process.signal(SIGTERM)
-        return wait(seconds: 30) == 0
-    }
-}
-
-enum ScenarioCommand {
-    static func run(_ context: Context) throws {
-        let positionals = context.arguments.positionals
-        guard !positionals.isEmpty else {
-            throw UsageError(
-                message: "give one or more scenario files", usage: "basket scenario run [--server PATH] FILE…")
-        }
-        let server =
-            context.arguments.value("--server") ?? context.environment["BASKET_SERVER"].flatMap {
-                $0.isEmpty ? nil : $0
-            }
-            ?? ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent
-            + "/basket-server"
-        guard FileManager.default.isExecutableFile(atPath: server) else {
-            throw CommandError(message: "no basket-server at \(server); give --server PATH", code: "usage")
-        }
-        let runner = ScenarioRunner(serverBinary: server, console: context.console)
-        guard try runner.run(files: positionals) else {
-            throw CommandError(message: "some scenarios failed", code: "scenario_failed")
         }
     }
 }

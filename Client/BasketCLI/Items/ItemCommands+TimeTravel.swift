@@ -1,0 +1,182 @@
+import BasketCore
+import BasketReplica
+import Foundation
+
+/// `basket ls --at TIME` and `basket changes --since TIME`: the list's past, from the history
+/// this device keeps (Replica.snapshot(of:at:) and Replica.changes(in:since:)).
+extension ItemCommands {
+    static let timeUsage = "TIME: -90s, -30m, -2h, -3d, -1w, now, 2026-12-04, 2026-12-04 18:30[:05], 18:30, or ISO 8601"
+
+    /// `basket ls --at TIME`: the list as it stood then.
+    static func listAt(_ context: Context, _ text: String, filter: ItemFilter) throws {
+        let time = try parseTime(text, now: try context.wallClock()())
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no lists yet: nothing to show at \(text)", code: "no_such_list")
+        }
+        let snapshot = try context.replica().snapshot(of: list.id, at: time)
+        let items = snapshot.items.filter { item in
+            switch filter {
+            case .checked: item.isChecked
+            case .unchecked: !item.isChecked
+            case .onList, .all: true
+            }
+        }
+        if context.json {
+            return try context.console.json(
+                Output.ListAt(
+                    list: list.id.description, title: snapshot.title, at: isoTime(time),
+                    historyComplete: snapshot.isHistoryComplete, items: items.map(ItemJSON.init)))
+        }
+        let toBuy = snapshot.items.filter { !$0.isChecked }.count
+        context.console.print(
+            "\(snapshot.title ?? list.title) as of \(localTime(time)) "
+                + "(\(toBuy) to buy, \(snapshot.items.count - toBuy) checked)")
+        if !snapshot.isHistoryComplete { context.console.print(incompleteNote) }
+        if items.isEmpty { context.console.print(snapshot.items.isEmpty ? "(empty then)" : "(none of these then)") }
+        for item in items { context.console.print(line(for: item)) }
+    }
+
+    static let incompleteNote =
+        "(history incomplete: the server had dropped superseded writes before this device received them;"
+        + " older values may be missing)"
+
+    /// `basket changes --since TIME`: what changed after it, who did it and how.
+    static func changes(_ context: Context) throws {
+        guard context.arguments.positionals.isEmpty else {
+            throw UsageError(
+                message: "unexpected argument '\(context.arguments.positionals[0])'",
+                usage: "basket changes --since TIME")
+        }
+        guard let text = context.arguments.value("--since") else {
+            throw UsageError(
+                message: "say since when: --since TIME (\(timeUsage))", usage: "basket changes --since TIME")
+        }
+        let time = try parseTime(text, now: try context.wallClock()())
+        let list = try context.requireList()
+        let replica = try context.replica()
+        let (changes, complete) = try replica.changes(in: list.id, since: time)
+        let authors = Authors(context, list: list.id)
+        if context.json {
+            return try context.console.json(
+                Output.Changes(
+                    list: list.id.description, since: isoTime(time), historyComplete: complete,
+                    changes: changes.map { change in
+                        Output.Change(
+                            time: isoTime(change.timestamp), item: change.item.description, name: change.name,
+                            replica: change.replica.description, by: authors.account(of: change.replica),
+                            what: change.kinds.map(\.rawValue),
+                            writes: change.writes.map { write in
+                                Output.Change.Write(
+                                    field: write.operation.field.rawValue, value: write.operation.value.textValue,
+                                    boolValue: write.operation.value.boolValue, previous: write.previous?.textValue,
+                                    previousBool: write.previous?.boolValue, won: write.isWinner)
+                            })
+                    }))
+        }
+        context.console.print(
+            changes.isEmpty
+                ? "No changes to \(list.title) since \(localTime(time))"
+                : "Changes to \(list.title) since \(localTime(time)):")
+        if !complete { context.console.print(incompleteNote) }
+        for change in changes {
+            context.console.print(
+                "  \(localTime(change.timestamp))  \(authors.describe(change.replica)): \(describe(change))")
+        }
+    }
+
+    /// A change in words: "checked Milk", "renamed Milk to Oat milk", "set the quantity of Milk to 2".
+    static func describe(_ change: ListChange) -> String {
+        let name = Printable.escaped(change.name ?? "?")
+        func text(_ value: Value?) -> String { value?.textValue.map { "\"\(Printable.escaped($0))\"" } ?? "nothing" }
+        let parts = change.kinds.map { kind -> String in
+            let write = change.writes.first { $0.kind == kind }
+            let lost = write.map { $0.isWinner ? "" : " (since replaced)" } ?? ""
+            switch kind {
+            case .added: return "added \(name)"
+            case .addedBack: return "added \(name) back"
+            case .removed: return "removed \(name)"
+            case .renamed: return "renamed \(text(write?.previous)) to \(text(write?.operation.value))" + lost
+            case .checked: return "checked \(name)" + lost
+            case .unchecked: return "unchecked \(name)" + lost
+            case .quantity, .note, .category:
+                let value = write?.operation.value
+                return value == .null
+                    ? "cleared the \(kind.rawValue) of \(name)" + lost
+                    : "set the \(kind.rawValue) of \(name) to \(text(value))" + lost
+            case .title: return "renamed the list to \(text(write?.operation.value))" + lost
+            case .aisles: return "set the aisle order to \(text(write?.operation.value))" + lost
+            case .archived: return "archived the list"
+            case .unarchived: return "brought the list back from the archive"
+            }
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// A moment (Unix ms) from `text`: relative to `now` (-90s, -30m, -2h, -3d, -1w, now), a date
+    /// or a local time of today (2026-12-04, 2026-12-04 18:30[:05], 18:30), or ISO 8601 with a zone.
+    static func parseTime(_ text: String, now: UInt64) throws -> UInt64 {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let bad = UsageError(message: "'\(Printable.escaped(trimmed))' is not a time; \(timeUsage)", usage: timeUsage)
+        if trimmed == "now" { return now }
+        if trimmed.hasPrefix("-"), let unit = trimmed.last, let amount = UInt64(trimmed.dropFirst().dropLast()) {
+            let scale: UInt64
+            switch unit {
+            case "s": scale = 1_000
+            case "m": scale = 60_000
+            case "h": scale = 3_600_000
+            case "d": scale = 86_400_000
+            case "w": scale = 7 * 86_400_000
+            default: throw bad
+            }
+            let (back, overflow) = amount.multipliedReportingOverflow(by: scale)
+            guard !overflow else { throw bad }
+            return now > back ? now - back : 0
+        }
+        let iso = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+        ] {
+            iso.formatOptions = options
+            if let date = iso.date(from: trimmed) { return milliseconds(date) }
+        }
+        let local = DateFormatter()
+        local.locale = Locale(identifier: "en_US_POSIX")
+        local.timeZone = TimeZone.current
+        for format in [
+            "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm:ss.SSS",
+            "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd",
+        ] {
+            local.dateFormat = format
+            if let date = local.date(from: trimmed) { return milliseconds(date) }
+        }
+        for format in ["HH:mm:ss", "HH:mm"] {
+            local.dateFormat = format
+            guard let clock = local.date(from: trimmed) else { continue }
+            // That time of the day `now` falls on, in the local zone.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone.current
+            let parts = calendar.dateComponents([.hour, .minute, .second], from: clock)
+            let today = Date(timeIntervalSince1970: Double(now) / 1000)
+            if let date = calendar.date(
+                bySettingHour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0, of: today)
+            {
+                return milliseconds(date)
+            }
+        }
+        throw bad
+    }
+
+    static func milliseconds(_ date: Date) -> UInt64 {
+        UInt64(max(0, min((date.timeIntervalSince1970 * 1000).rounded(), Double(HybridTimestamp.maxMilliseconds))))
+    }
+
+    /// A time for --json from Unix milliseconds.
+    static func isoTime(_ milliseconds: UInt64) -> String {
+        isoTime(HybridTimestamp(milliseconds: milliseconds, counter: 0))
+    }
+
+    /// A local time from Unix milliseconds.
+    static func localTime(_ milliseconds: UInt64) -> String {
+        localTime(HybridTimestamp(milliseconds: milliseconds, counter: 0))
+    }
+}

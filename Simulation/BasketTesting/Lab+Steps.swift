@@ -1,0 +1,234 @@
+import BasketCore
+import BasketModel
+import BasketReplica
+import BasketServer
+import BasketTrace
+import SeededRandom
+import Synchronization
+
+/// What a lab's devices, network, clock and server do.
+extension Lab {
+    /// An edit a device makes to the shared list, by item name.
+    public enum Edit: Sendable, Equatable {
+        /// Adds an item by name (again, if it is there: unchecks it and brings it back).
+        case add(String)
+        /// Checks an item.
+        case check(String)
+        /// Unchecks an item.
+        case uncheck(String)
+        /// Checks or unchecks an item.
+        case toggle(String)
+        /// Removes an item.
+        case remove(String)
+        /// Renames an item (old name, new name).
+        case rename(String, String)
+        /// Sets an item's quantity.
+        case quantity(String, String)
+        /// Renames the list.
+        case title(String)
+
+        /// Whether a device whose list holds the items of `keys` (normalized names) makes it: an
+        /// item's edit needs the item, a rename also a new name no other item has.
+        public func applies(onList keys: Set<String>) -> Bool {
+            switch self {
+            case .add, .title: return true
+            case .check(let name), .uncheck(let name), .toggle(let name), .remove(let name), .quantity(let name, _):
+                return keys.contains(ItemKey.normalize(name))
+            case .rename(let old, let new):
+                let (from, to) = (ItemKey.normalize(old), ItemKey.normalize(new))
+                return keys.contains(from) && (from == to || !keys.contains(to))
+            }
+        }
+    }
+
+    /// `device` makes `edit`; an edit of an item not on its list (by its key), or a rename to a
+    /// name another item has, is skipped, as a person would: returns whether it was made.
+    /// - Throws: ``Finding`` when the edit's writes do not beat what the device had seen of
+    ///   the same registers (the hybrid clock's promise), or the edit failed.
+    @discardableResult
+    public func edit(_ device: String, _ edit: Edit) throws -> Bool {
+        let replica = self.replica(device)
+        let seen = try replica.operations(in: list)
+        guard edit.applies(onList: Set(try replica.items(in: list).map { ItemKey.normalize($0.name) })) else {
+            return false
+        }
+        func id(_ name: String) -> ItemID { ItemID(list: list, key: ItemKey.normalize(name)) }
+        do {
+            switch edit {
+            case .add(let name): _ = try replica.add([name], to: list)
+            case .check(let name): _ = try replica.check(id(name), in: list)
+            case .uncheck(let name): _ = try replica.uncheck(id(name), in: list)
+            case .toggle(let name): _ = try replica.toggle(id(name), in: list)
+            case .remove(let name): _ = try replica.remove(id(name), in: list)
+            case .rename(let old, let new): _ = try replica.rename(id(old), to: new, in: list)
+            case .quantity(let name, let value): _ = try replica.set(.quantity, to: value, of: id(name), in: list)
+            case .title(let title): try replica.renameList(list, to: title)
+            }
+        } catch ReplicaError.noSuchItem, ReplicaError.nameTaken {
+            return false
+        } catch {
+            throw Finding(description: "\(device): \(edit) failed: \(error)")
+        }
+        let now = try replica.operations(in: list)
+        if let recorder {
+            let before = Set(seen)
+            let writes = now.filter { !before.contains($0) }
+            if !writes.isEmpty { recorder.record(.wrote(device: device, writes: writes, seen: seen)) }
+        }
+        if let violation = ReferenceModel.causalityViolation(seen: seen, now: now) {
+            throw Finding(description: "\(device): \(violation)")
+        }
+        return true
+    }
+
+    /// `device` adds `name` (see ``edit(_:_:)``).
+    @discardableResult
+    public func add(_ name: String, on device: String) throws -> Bool { try edit(device, .add(name)) }
+
+    /// `device` checks `name` (see ``edit(_:_:)``).
+    @discardableResult
+    public func check(_ name: String, on device: String) throws -> Bool { try edit(device, .check(name)) }
+
+    /// `device` unchecks `name` (see ``edit(_:_:)``).
+    @discardableResult
+    public func uncheck(_ name: String, on device: String) throws -> Bool { try edit(device, .uncheck(name)) }
+
+    /// `device` removes `name` (see ``edit(_:_:)``).
+    @discardableResult
+    public func remove(_ name: String, on device: String) throws -> Bool { try edit(device, .remove(name)) }
+
+    /// One sync of `device`, its requests meeting the faults drawn from `faults` (0: none). A
+    /// request that does not reach the server, or an answer that does not come back, is the
+    /// network's doing and not an error; returns whether the sync went through.
+    /// - Throws: ``Finding`` for any other failure.
+    @discardableResult
+    public func sync(_ device: String, faults: UInt64 = 0) async throws -> Bool {
+        let member = members[index(device)]
+        let list = self.list
+        let replica = member.replica
+        state.withLock { $0.faults = faults == 0 ? nil : SplitMix64(seed: faults) }
+        defer { state.withLock { $0.faults = nil } }
+        let before =
+            recorder == nil ? nil : (ops: try replica.operations(in: list), waiting: try replica.outbox.count())
+        var reached = false
+        defer {
+            if let recorder, let before, let ops = try? replica.operations(in: list),
+                let waiting = try? replica.outbox.count()
+            {
+                let known = Set(before.ops)
+                let pulled = ops.filter { !known.contains($0) && $0.version.replica != replica.replicaID }
+                recorder.record(
+                    .synced(
+                        device: device, pushed: max(0, before.waiting - waiting), pulled: pulled,
+                        reached: reached || !pulled.isEmpty || waiting < before.waiting))
+            }
+        }
+        do {
+            let report = try await member.engine.sync(list)
+            reached = true
+            state.withLock {
+                if report.restamped > 0 { $0.counters.clockCorrections += 1 }
+                if report.epochChanged { $0.counters.epochChanges += 1 }
+            }
+        } catch SyncError.unreachable {
+        } catch {
+            throw Finding(description: "\(device) sync failed: \(error)")
+        }
+        return reached
+    }
+
+    /// Every device not partitioned syncs, twice round (what the last one pushed reaches the first).
+    public func syncAll() async throws {
+        for _ in 0..<2 {
+            for device in devices where !isPartitioned(device) { try await sync(device) }
+        }
+    }
+
+    /// `device` loses the network: its requests are lost until ``heal(_:)``.
+    public func partition(_ device: String) {
+        let index = self.index(device)
+        state.withLock { _ = $0.partitioned.insert(index) }
+        recorder?.record(.offline(device: device))
+    }
+
+    /// `device` gets the network back.
+    public func heal(_ device: String) {
+        let index = self.index(device)
+        state.withLock { _ = $0.partitioned.remove(index) }
+        recorder?.record(.online(device: device))
+    }
+
+    /// Whether `device` is partitioned.
+    public func isPartitioned(_ device: String) -> Bool {
+        let index = self.index(device)
+        return state.withLock { $0.partitioned.contains(index) }
+    }
+
+    /// The requests the network held back reach the server, in an order drawn from `order`;
+    /// their answers are lost.
+    public func deliverDelayed(order: UInt64 = 1) {
+        var random = SplitMix64(seed: order)
+        var delayed = state.withLock { state in
+            defer { state.delayed = [] }
+            return state.delayed
+        }
+        while !delayed.isEmpty { _ = try? deliver(delayed.remove(at: random.below(delayed.count))) }
+    }
+
+    /// Every clock (the devices' and the server's) moves on.
+    public func advance(milliseconds: UInt64) {
+        time.advance(milliseconds)
+        recorder?.record(.timeMoved(milliseconds: Int64(milliseconds)))
+    }
+
+    /// The server restarts, its store kept.
+    public func restartServer() throws {
+        state.withLock { $0.counters.serverRestarts += 1 }
+        closeServer()
+        try openServer()
+        recorder?.record(.serverRestarted)
+    }
+
+    /// The server's store is backed up (what ``loseServerData()`` goes back to).
+    public func backupServer() throws {
+        backups += 1
+        guard state.withLock({ $0.service }) != nil else { return }
+        try SQLiteStore(path: storePath, fsyncEveryCommit: false).backup(to: folder + "/backup-\(backups).sqlite")
+        recorder?.record(.serverBackedUp)
+    }
+
+    /// The server loses what it stored since the last backup (restored from it, with new epochs:
+    /// devices push everything again).
+    public func loseServerData() throws {
+        state.withLock { $0.counters.serverDataLosses += 1 }
+        closeServer()
+        _ = try SQLiteStore.restore(from: folder + "/backup-\(backups).sqlite", into: storePath)
+        try openServer()
+        recorder?.record(.serverLostData)
+    }
+
+    /// The end of a run: every device back online, the delayed requests delivered, and syncs
+    /// round the devices until nothing waits (at least twice, at most eight times). Returns what
+    /// stayed unsynced, nil when nothing did.
+    @discardableResult
+    public func settle() async throws -> String? {
+        let partitioned = state.withLock { state in
+            defer {
+                state.partitioned = []
+                state.faults = nil
+            }
+            return state.partitioned
+        }
+        for index in partitioned.sorted() { recorder?.record(.online(device: devices[index])) }
+        deliverDelayed(order: 1)
+        for round in 0..<8 {
+            for device in devices { try await sync(device) }
+            let pending = try members.reduce(0) { $0 + (try $1.replica.outbox.count()) }
+            if pending == 0 && round >= 1 { break }
+        }
+        for (index, member) in members.enumerated() where try member.replica.outbox.count() > 0 {
+            return "\(devices[index]) still has \(try member.replica.outbox.count()) unsynced operations after 8 rounds"
+        }
+        return nil
+    }
+}
