@@ -420,3 +420,52 @@ def test_a_write_is_on_its_way_to_storage_when_the_tap_is_over(client):
     phone.page.reload()
     phone.page.wait_for_selector("li.item:has-text('Thing 0')")
     assert phone.items() == {f"Thing {n}": True for n in range(4)}
+
+
+def test_a_list_saved_with_the_old_names_of_its_sync_fields_is_read_into_the_new_ones(client):
+    """A phone that saved its lists' sync state before issue 30 (registered, gone, historyComplete)
+    opens with this version: the state is read into isRegistered, noLongerMember and
+    historyIncomplete, the list keeps syncing without registering again, and the next save has
+    the new names only."""
+    phone = client()
+    phone.signup(unique("uma"))
+    phone.create_list("Old names")
+    phone.add("Milk")
+    phone.wait_status("Synced")
+    saved = [s for s in read_store(phone.page, "lists") if s.get("isRegistered")]
+    assert len(saved) == 1, saved
+    list_id = saved[0]["id"]
+    # The record as the older version wrote it.
+    phone.page.evaluate("""(id) => new Promise((resolve, reject) => {
+      const open = indexedDB.open("basket");
+      open.onsuccess = () => {
+        const tx = open.result.transaction("lists", "readwrite");
+        const store = tx.objectStore("lists");
+        const get = store.get(id);
+        get.onsuccess = () => {
+          const old = get.result;
+          old.registered = old.isRegistered; delete old.isRegistered;
+          old.gone = old.noLongerMember; delete old.noLongerMember;
+          old.historyComplete = false; delete old.historyIncomplete;
+          store.put(old);
+        };
+        tx.oncomplete = () => { open.result.close(); resolve(true); };
+        tx.onerror = () => reject(tx.error);
+      };
+      open.onerror = () => reject(open.error);
+    })""", list_id)
+    assert "registered" in [s for s in read_store(phone.page, "lists") if s["id"] == list_id][0]
+    phone.page.reload()
+    phone.page.wait_for_selector("a.list-row, #query")
+    if phone.page.locator("a.list-row:has-text('Old names')").count():
+        phone.page.click("a.list-row:has-text('Old names')")
+    phone.page.wait_for_selector("li.item:has-text('Milk')")
+    phone.add("Bread")
+    phone.page.wait_for_selector("li.item:has-text('Bread')")
+    phone.wait_status("Synced")
+    record = wait_until(lambda: next((s for s in read_store(phone.page, "lists")
+                                      if s["id"] == list_id and "registered" not in s), None), timeout=10)
+    assert record, read_store(phone.page, "lists")
+    assert record["isRegistered"] is True and record["noLongerMember"] is False, record
+    assert record["historyIncomplete"] is True, record
+    assert "gone" not in record and "historyComplete" not in record, record
