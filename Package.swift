@@ -152,6 +152,7 @@ let package = Package(
             dependencies: [
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn", "TestServers", "TestSupport",
                 "basket",
+                "basket-bench",
                 "basket-server",
                 "basket-sim",
             ],

@@ -2,10 +2,10 @@
 # Builds in release mode and runs the benchmarks; prints tables (see docs/performance.md).
 #   Scripts/bench.sh                 every benchmark
 #   Scripts/bench.sh backends        one of them (replica, server, http, devices, curves, search, quality,
-#                                    interactive, backends, web), with its options
+#                                    interactive, backends, fleet, web), with its options
 #   Scripts/bench.sh web             the web client in Chromium, 2,000 items, CPU 1× and 4× (Benchmarks/web)
 # The full run also draws the curves (docs/images/curves.png) with matplotlib from PyPI.
-# The backends benchmark needs PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
+# The backends and fleet benchmarks need PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
 # cluster is started (Scripts/postgres.sh, installing postgresql if missing) and stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,7 @@ fi
 swift build -c release --static-swift-stdlib --product basket
 swift build -c release --static-swift-stdlib --product basket-server
 swift build -c release --static-swift-stdlib --product basket-bench
-if [ -z "${BASKET_BENCH_POSTGRES:-}" ] && { [ $# -eq 0 ] || [ "$1" = backends ]; }; then
+if [ -z "${BASKET_BENCH_POSTGRES:-}" ] && { [ $# -eq 0 ] || [ "$1" = backends ] || [ "$1" = fleet ]; }; then
     BASKET_BENCH_POSTGRES=$(BASKET_PG_DIR=/tmp/basket-bench-postgres BASKET_PG_PORT=55433 Scripts/postgres.sh start)
     trap 'BASKET_PG_DIR=/tmp/basket-bench-postgres BASKET_PG_PORT=55433 Scripts/postgres.sh stop' EXIT
 fi
@@ -58,5 +58,6 @@ else
     .build/release/basket-bench quality
     .build/release/basket-bench interactive
     .build/release/basket-bench backends
+    .build/release/basket-bench fleet
     web
 fi

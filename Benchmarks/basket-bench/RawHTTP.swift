@@ -149,9 +149,16 @@ func raiseOpenFileLimit(to count: Int) -> Int? {
 }
 
 /// Resident memory of a process, in bytes.
-func residentBytes(pid: Int32) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+func residentBytes(pid: Int32) -> Int { procBytes(pid: pid, file: "status", field: "VmRSS:") }
+
+/// A process's proportional set size in bytes: its private pages and its share of shared ones
+/// (the resident size counts shared memory once in every process that maps it).
+func proportionalBytes(pid: Int32) -> Int { procBytes(pid: pid, file: "smaps_rollup", field: "Pss:") }
+
+/// A "FIELD: N kB" line of /proc/PID/FILE, in bytes (0 when absent).
+func procBytes(pid: Int32, file: String, field: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field) {
         let kb = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) } ?? 0
         return kb * 1024
     }

@@ -15,6 +15,7 @@ let usage = """
            basket-bench http [--runs N] [--seconds N] [--connections N]   (wrk and nginx from Debian)
            basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)
            basket-bench interactive [--items N] [--runs N]   (the release basket next to it)
+           basket-bench fleet [--devices N] [--instances N] [--generators N] [--rounds N]   (needs BASKET_BENCH_POSTGRES)
     """
 if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)
@@ -41,6 +42,8 @@ case "devices": run { try DevicesBenchmark(arguments: rest).run() }
 case "http": run { try HTTPBenchmark(arguments: rest).run() }
 case "backends": run { try BackendBenchmark(arguments: rest).run() }
 case "interactive": run { try InteractiveBenchmark(arguments: rest).run() }
+case "fleet": run { try FleetBenchmark(arguments: rest).run() }
+case "fleet-generator": run { try FleetGenerator(arguments: rest).run() }
 default:
     FileHandle.standardError.write(Data("Error: unknown benchmark '\(arguments[0])'\n\(usage)\n".utf8))
     exit(64)

@@ -1,0 +1,37 @@
+import Foundation
+import TestServers
+import TestSupport
+import Testing
+
+/// `basket-bench fleet` at a small scale (1,100 devices on 2 instances sharing the tests'
+/// PostgreSQL, 2 generator processes): it runs to the end and prints every row of its table,
+/// every device connected and no error. Its timings are the benchmark's business, not a test's.
+@Suite(.enabled(if: TestPostgres.url != nil, "\(TestPostgres.unavailable)"))
+struct FleetBenchmarkTests {
+    @Test func theFleetBenchmarkPrintsAWholeTableAtASmallScale() throws {
+        let result = try Executables.run(
+            "basket-bench", ["fleet", "--devices", "1100", "--instances", "2", "--generators", "2", "--rounds", "1"],
+            environment: ["BASKET_BENCH_POSTGRES": TestPostgres.url ?? ""], timeout: 300)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let rows = [
+            "time to connect every device", "connections held per instance", "connections held in all",
+            "RSS per instance, idle → with its devices", "server memory per parked long-poll",
+            "PostgreSQL connections", "PostgreSQL memory (PSS", "fan-out to 5 watchers on 2 instances",
+            "fan-out to 50 watchers on 2 instances", "fan-out to 1000 watchers on 2 instances",
+            "errors (refused, closed or non-200 answers)",
+        ]
+        for row in rows { #expect(result.stdout.contains(row), "no row \(row):\n\(result.stdout)") }
+        // A row's value: the cells are separated by " | ".
+        func value(_ row: String) -> String? {
+            result.stdout.split(separator: "\n").first { $0.hasPrefix(row) }.map {
+                $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }[1]
+            }
+        }
+        #expect(value("connections held in all") == "1100", "\(result.stdout)")
+        #expect(value("connections held per instance") == "550 / 550", "\(result.stdout)")
+        #expect(value("errors") == "0", "\(result.stdout)")
+        // What it started, it stopped: no generator of its own is left ([r]: not pgrep's own shell).
+        let left = try Executables.runShell("pgrep -f 'fleet-generato[r]' || true").stdout
+        #expect(left.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(left)")
+    }
+}
