@@ -66,7 +66,15 @@ if let traceFile {
     }
     print(failure.map { "FAILED at seed \(seed): \($0)" } ?? "seed \(seed): converged, agrees with the model")
     print("trace written to \(traceFile)")
-    exit(failure == nil ? 0 : 1)
+    finish(failure == nil ? 0 : 1)
+}
+
+/// Ends the process once the report is out, without the exit handlers: threads of the last run
+/// (Swift concurrency's pool, a service winding down) may still be running, and a run under a
+/// loaded test suite once ended in SIGABRT after its report was printed and its file written.
+func finish(_ status: Int32) -> Never {
+    fflush(nil)
+    _exit(status)
 }
 
 let report = Simulation.runMany(from: seed, runs: runs, steps: steps) { done in
@@ -83,4 +91,4 @@ if let failure = report.failure, let scenarioFile {
         exit(1)
     }
 }
-exit(report.failure == nil ? 0 : 1)
+finish(report.failure == nil ? 0 : 1)

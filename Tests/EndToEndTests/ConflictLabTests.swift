@@ -32,7 +32,7 @@ struct ConflictLabTests {
         let simulated = try Executables.run(
             "basket-sim", ["--seed", "1", "--runs", "40", "--emit-scenario", file],
             environment: ["BASKET_PLANTED_RULE": rule], timeout: 600)
-        #expect(simulated.status == 1, "\(rule): \(simulated.stdout)")
+        #expect(simulated.status == 1, "\(rule): \(simulated.stdout)\nstderr: \(simulated.stderr)")
         #expect(simulated.stdout.contains(finding), "\(rule): \(simulated.stdout)")
         #expect(simulated.stdout.contains("scenario written to \(file)"), "\(simulated.stdout)")
         let text = try String(contentsOfFile: file, encoding: .utf8)

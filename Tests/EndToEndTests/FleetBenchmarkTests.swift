@@ -30,8 +30,13 @@ struct FleetBenchmarkTests {
         #expect(value("connections held in all") == "1100", "\(result.stdout)")
         #expect(value("connections held per instance") == "550 / 550", "\(result.stdout)")
         #expect(value("errors") == "0", "\(result.stdout)")
-        // What it started, it stopped: no generator of its own is left ([r]: not pgrep's own shell).
-        let left = try Executables.runShell("pgrep -f 'fleet-generato[r]' || true").stdout
-        #expect(left.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(left)")
+        // What it started, it stopped: no generator of its own is left.
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { entry in
+            guard Int32(entry) != nil, let line = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else {
+                return false
+            }
+            return String(decoding: line, as: UTF8.self).contains("fleet-generator")
+        }
+        #expect(left.isEmpty, "generators still running: \(left)")
     }
 }
