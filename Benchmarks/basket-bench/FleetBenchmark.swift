@@ -16,6 +16,11 @@ struct FleetBenchmark {
     var instances = 6
     var generators = 6
     var rounds = 3
+    var burst = 5_000
+    var firstRate = 50
+    var maxRate = 3_200
+    var stepSeconds = 3
+    var churnSeconds = 10
 
     static let hotSizes = [5, 50, 1_000]
 
@@ -26,6 +31,11 @@ struct FleetBenchmark {
             case "--instances": instances = n
             case "--generators": generators = n
             case "--rounds": rounds = n
+            case "--burst": burst = n
+            case "--first-rate": firstRate = n
+            case "--max-rate": maxRate = n
+            case "--step-seconds": stepSeconds = n
+            case "--churn-seconds": churnSeconds = n
             default: return false
             }
             return true
@@ -153,6 +163,18 @@ struct FleetBenchmark {
                 try ServerBenchmark().waitForWatchers(devices, setups: setups)
             }
         }
+        // Under load: a burst, a rising push rate, and devices reconnecting.
+        let descriptors = servers.reduce(0) { $0 + openDescriptors(pid: $1.pid) }
+        let load = Fleet(
+            ports: ports, lists: ids, token: session.token, generators: fleet, servers: servers, admin: admin,
+            devices: devices)
+        var loadTable = Table(title: "", header: ["measure", "value", "target"])
+        try Self.burst(pushes: burst, fleet: load, table: &loadTable)
+        try Self.ramp(
+            first: firstRate, max: maxRate, seconds: Double(stepSeconds), fleet: load, table: &loadTable)
+        try Self.churn(
+            seconds: churnSeconds, fleet: load, setups: setups, descriptorsBefore: descriptors, table: &loadTable)
+
         var errors = 0
         for generator in fleet { errors += try generator.finish() }
 
@@ -179,6 +201,7 @@ struct FleetBenchmark {
                 "\(formatMillis(median(round.p50))) / \(formatMillis(median(round.p99))) / \(formatMillis(median(round.max)))",
                 size == 1_000 ? "p99 ≤ 250 ms" : "")
         }
+        table.rows += loadTable.rows
         table.add("errors (refused, closed or non-200 answers)", "\(errors)", "0")
         print(table.render())
         guard errors == 0 else { throw BenchError("\(errors) devices saw an error") }
@@ -204,8 +227,9 @@ func processesNamed(_ name: String) -> [Int32] {
     }
 }
 
-/// A `basket-bench fleet-generator` child: its lines ("parked", "delivered HOT SECONDS",
-/// "errors N") read on a thread of their own; closing its standard input ends it.
+/// A `basket-bench fleet-generator` child: its lines ("parked", "delivered LIST SECONDS",
+/// "churned N ERRORS", "errors N") read on a thread of their own; it takes commands on its
+/// standard input ("churn PER_SECOND SECONDS"), and closing that ends it.
 final class GeneratorProcess: @unchecked Sendable {
     // `@unchecked Sendable`: `state` is behind its lock; `process` and the pipes are set once.
     let process = Process()
@@ -216,6 +240,7 @@ final class GeneratorProcess: @unchecked Sendable {
     struct State {
         var lines: [String] = []
         var delivered: [Int: [Double]] = [:]
+        var deliveredCount = 0
         var ended = false
     }
 
@@ -235,10 +260,11 @@ final class GeneratorProcess: @unchecked Sendable {
                     pending = String(pending[pending.index(after: newline)...])
                     state.withLock { state in
                         let words = line.split(separator: " ")
-                        if words.first == "delivered", words.count == 3, let hot = Int(words[1]),
+                        if words.first == "delivered", words.count == 3, let list = Int(words[1]),
                             let seconds = Double(words[2])
                         {
-                            state.delivered[hot, default: []].append(seconds)
+                            state.delivered[list, default: []].append(seconds)
+                            state.deliveredCount += 1
                         } else {
                             state.lines.append(line)
                         }
@@ -262,9 +288,36 @@ final class GeneratorProcess: @unchecked Sendable {
         throw BenchError("a generator did not say \(prefix) within \(Int(seconds)) s")
     }
 
-    func clearDeliveries() { state.withLock { $0.delivered = [:] } }
+    func clearDeliveries() {
+        state.withLock {
+            $0.delivered = [:]
+            $0.deliveredCount = 0
+        }
+    }
 
-    func deliveries(of hot: Int) -> [Double] { state.withLock { $0.delivered[hot] ?? [] } }
+    func deliveries(of list: Int) -> [Double] { state.withLock { $0.delivered[list] ?? [] } }
+
+    /// Answers received since the last ``clearDeliveries()``.
+    func deliveredCount() -> Int { state.withLock { $0.deliveredCount } }
+
+    /// Writes one command line to its standard input.
+    func send(_ command: String) {
+        try? input.fileHandleForWriting.write(contentsOf: Array((command + "\n").utf8))
+    }
+
+    /// Waits for the end of its churn: the reconnects it made and the errors among them.
+    func churned(seconds: Double) throws -> (reconnects: Int, errors: Int) {
+        try waitFor("churned", seconds: seconds)
+        let words =
+            (state.withLock { state -> String? in
+                defer { state.lines.removeAll { $0.hasPrefix("churned") } }
+                return state.lines.last { $0.hasPrefix("churned") }
+            } ?? "").split(separator: " ")
+        guard words.count == 3, let done = Int(words[1]), let failed = Int(words[2]) else {
+            throw BenchError("a generator's churn line is malformed")
+        }
+        return (done, failed)
+    }
 
     /// Closes its input and returns the errors it counted.
     func finish() throws -> Int {
@@ -282,8 +335,10 @@ final class GeneratorProcess: @unchecked Sendable {
 }
 
 /// `basket-bench fleet-generator`: the devices d ≡ generator (mod generators), each a connection
-/// long-polling its list; answers re-armed at once, a hot list's timed ("delivered HOT SECONDS"
-/// on CLOCK_MONOTONIC). Ends, printing "errors N", when its standard input closes.
+/// long-polling its list; answers re-armed at once and timed ("delivered LIST SECONDS" on
+/// CLOCK_MONOTONIC). "churn PER_SECOND SECONDS" on its standard input makes that many of its
+/// devices a second reconnect ("churned N ERRORS" at the end). Ends, printing "errors N", when its
+/// standard input closes.
 struct FleetGenerator {
     var generator = 0
     var generators = 1
@@ -329,18 +384,46 @@ struct FleetGenerator {
         }
         print("parked \(connections.count)")
         fflush(nil)
-        // Standard input closing ends the run.
+        // Commands arrive on standard input; its closing ends the run.
+        struct Churn {
+            var rate: Double
+            var start: Double
+            var end: Double
+        }
         let done = Mutex(false)
+        let command = Mutex<Churn?>(nil)
         Thread {
-            while case let data = FileHandle.standardInput.availableData, !data.isEmpty {}
+            var pending = ""
+            while case let data = FileHandle.standardInput.availableData, !data.isEmpty {
+                pending += String(decoding: data, as: UTF8.self)
+                while let newline = pending.firstIndex(of: "\n") {
+                    let words = pending[..<newline].split(separator: " ")
+                    pending = String(pending[pending.index(after: newline)...])
+                    if words.count == 3, words[0] == "churn", let rate = Double(words[1]),
+                        let seconds = Double(words[2])
+                    {
+                        let now = Double(monotonicNanoseconds()) / 1e9
+                        command.withLock { $0 = Churn(rate: rate, start: now, end: now + seconds) }
+                    }
+                }
+            }
             done.withLock { $0 = true }
         }.start()
         var fds = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         var errors = 0
+        var churn: Churn?
+        var churned = 0
+        var churnErrors = 0
+        var nextToChurn = 0
         while !done.withLock({ $0 }) {
-            guard poll(&fds, nfds_t(fds.count), 200) > 0 else { continue }
+            if churn == nil, let next = command.withLock({ $0.take() }) {
+                churn = next
+                churned = 0
+                churnErrors = 0
+            }
+            let ready = poll(&fds, nfds_t(fds.count), churn == nil ? 200 : 5)
             let now = Double(monotonicNanoseconds()) / 1e9
-            for i in fds.indices where fds[i].revents != 0 {
+            for i in fds.indices where ready > 0 && fds[i].revents != 0 {
                 fds[i].revents = 0
                 do {
                     guard let answer = try connections[i].readAvailable() else { continue }
@@ -348,9 +431,7 @@ struct FleetGenerator {
                         errors += 1
                         continue
                     }
-                    if cursor > cursors[i] && watched[i] < FleetBenchmark.hotSizes.count {
-                        print("delivered \(watched[i]) \(now)")
-                    }
+                    if cursor > cursors[i] { print("delivered \(watched[i]) \(now)") }
                     cursors[i] = max(cursors[i], cursor)
                     try connections[i].send(
                         RawConnection.request(
@@ -358,6 +439,33 @@ struct FleetGenerator {
                 } catch {
                     errors += 1
                     fds[i].events = 0
+                }
+            }
+            // A device that reconnects drops its connection (its long-poll with it) and asks again
+            // on a new one, from where it was.
+            if let current = churn {
+                let due = Int((min(now, current.end) - current.start) * current.rate)
+                while churned < due && !connections.isEmpty {
+                    let i = nextToChurn % connections.count
+                    nextToChurn += 1
+                    churned += 1
+                    let device = generator + i * generators
+                    do {
+                        let fresh = try RawConnection(
+                            port: ports[device % ports.count], source: "127.0.0.\(2 + device / 10_000)")
+                        try fresh.send(
+                            RawConnection.request(
+                                "GET", "/v1/lists/\(lists[watched[i]])/ops?after=\(cursors[i])&wait=30", token: token))
+                        connections[i] = fresh
+                        fds[i] = pollfd(fd: fresh.fd, events: Int16(POLLIN), revents: 0)
+                    } catch {
+                        errors += 1
+                        churnErrors += 1
+                    }
+                }
+                if now >= current.end {
+                    print("churned \(churned) \(churnErrors)")
+                    churn = nil
                 }
             }
             fflush(nil)

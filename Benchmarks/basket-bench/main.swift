@@ -15,7 +15,9 @@ let usage = """
            basket-bench http [--runs N] [--seconds N] [--connections N]   (wrk and nginx from Debian)
            basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)
            basket-bench interactive [--items N] [--runs N]   (the release basket next to it)
-           basket-bench fleet [--devices N] [--instances N] [--generators N] [--rounds N]   (needs BASKET_BENCH_POSTGRES)
+           basket-bench fleet [--devices N] [--instances N] [--generators N] [--rounds N] [--burst N]
+                              [--first-rate N] [--max-rate N] [--step-seconds N] [--churn-seconds N]
+                              (needs BASKET_BENCH_POSTGRES)
     """
 if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)

@@ -7,6 +7,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
@@ -63,6 +64,13 @@ static inline struct MHD_Daemon *basket_mhd_connection_daemon(struct MHD_Connect
 
 // A client address's group for per-address limits as two 64-bit words: an IPv4 address (as its
 // IPv4-mapped IPv6 form), or an IPv6 address's /64 network (the low word 0); 0 on success.
+// The socket of a connection, or -1.
+static inline int basket_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 static inline int basket_address_key(const struct sockaddr *address, uint64_t *high, uint64_t *low)
 {
     if (address == NULL) return -1;

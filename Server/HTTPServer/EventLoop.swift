@@ -17,6 +17,12 @@ final class EventLoop: @unchecked Sendable {
     let daemon: OpaquePointer
     private let epoll: Int32
     private let wake: Int32
+    /// An epoll of the suspended connections' sockets, for their clients hanging up
+    /// (``watchHangUp(of:)``).
+    private let hangups: Int32
+    /// The suspended requests whose sockets `hangups` watches, by socket. Touched on the loop's
+    /// thread only (suspending, resuming and completing a request all happen in `MHD_run`).
+    private var watched: [Int32: RequestContext] = [:]
     private let name: String
     /// 0 serving, 1 quiesce (accept no more), 2 stop.
     private let phase = Atomic(0)
@@ -33,13 +39,16 @@ final class EventLoop: @unchecked Sendable {
     init?(daemon: OpaquePointer, name: String, idleMilliseconds: Int = 1_000) {
         let epoll = basket_mhd_epoll_fd(daemon)
         let wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        guard epoll >= 0, wake >= 0 else {
+        let hangups = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0, wake >= 0, hangups >= 0 else {
             if wake >= 0 { close(wake) }
+            if hangups >= 0 { close(hangups) }
             return nil
         }
         self.daemon = daemon
         self.epoll = epoll
         self.wake = wake
+        self.hangups = hangups
         self.name = name
         self.idleMilliseconds = Int32(clamping: idleMilliseconds)
     }
@@ -57,6 +66,7 @@ final class EventLoop: @unchecked Sendable {
         var didQuiesce = false
         var fds = [
             pollfd(fd: epoll, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: hangups, events: Int16(POLLIN), revents: 0),
         ]
         while true {
             let now = phase.load(ordering: .acquiring)
@@ -74,7 +84,9 @@ final class EventLoop: @unchecked Sendable {
                 ? Int32(clamping: min(timeout, UInt64(idleMilliseconds))) : idleMilliseconds
             fds[0].revents = 0
             fds[1].revents = 0
-            _ = poll(&fds, 2, milliseconds)
+            fds[2].revents = 0
+            _ = poll(&fds, 3, milliseconds)
+            if fds[2].revents != 0 { answerHangUps() }
             if fds[1].revents != 0 {
                 // Read, then cleared, then the run: a resume after the clearing writes again, and
                 // one before it is taken in by this run (it resumed its connection before it
@@ -88,6 +100,48 @@ final class EventLoop: @unchecked Sendable {
             MHD_run(daemon)
         }
         finished.signal()
+    }
+
+    /// Watches the socket of `context`'s connection, just suspended, for its client hanging up.
+    /// A suspended connection is not in libmicrohttpd's epoll: without this, a long-poll whose
+    /// client went away held its connection, its descriptor and its place among the watchers
+    /// until its wait ran out (30 s), and devices reconnecting at 1 % a second piled up
+    /// thousands of them. Call on the loop's thread.
+    func watchHangUp(of context: RequestContext) {
+        let fd = basket_mhd_connection_fd(context.connection)
+        guard fd >= 0 else { return }
+        var event = epoll_event()
+        event.events = EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
+        event.data.fd = fd
+        guard epoll_ctl(hangups, EPOLL_CTL_ADD, fd, &event) == 0 else { return }
+        context.watchedSocket = fd
+        watched[fd] = context
+    }
+
+    /// Stops watching `context`'s socket (it was resumed or completed). On the loop's thread.
+    func unwatchHangUp(of context: RequestContext) {
+        guard context.watchedSocket >= 0 else { return }
+        let fd = context.watchedSocket
+        context.watchedSocket = -1
+        if watched[fd] === context { watched[fd] = nil }
+        var event = epoll_event()
+        _ = epoll_ctl(hangups, EPOLL_CTL_DEL, fd, &event)
+    }
+
+    /// Tells each suspended request whose client hung up: its responder's hang-up handler runs
+    /// (the long-poll leaves the watchers) and an answer resumes the connection, which
+    /// libmicrohttpd then finds closed and completes.
+    private func answerHangUps() {
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        let count = epoll_wait(hangups, &events, Int32(events.count), 0)
+        guard count > 0 else { return }
+        for event in events.prefix(Int(count)) {
+            guard let context = watched[event.data.fd] else { continue }
+            unwatchHangUp(of: context)
+            // For the access log, whether or not the answer is queued before the close is seen.
+            context.status = 499
+            context.responder.hangUp()
+        }
     }
 
     /// Call after `MHD_resume_connection` on one of this loop's connections. Writes the eventfd
@@ -121,6 +175,8 @@ final class EventLoop: @unchecked Sendable {
         }
         MHD_stop_daemon(daemon)
         close(wake)
+        close(hangups)
+        watched = [:]
     }
 }
 

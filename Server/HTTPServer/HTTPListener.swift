@@ -303,6 +303,7 @@ private func basketAccessHandler(
         // Resumed: the answer is ready.
         context.isSuspended = false
         server.suspended.remove(context)
+        server.loop(serving: connection)?.unwatchHangUp(of: context)
         return queue(
             context.responder.take() ?? .error(status: 500, code: "internal", message: "no answer"), context, server)
     }
@@ -344,6 +345,7 @@ private func basketAccessHandler(
         context.wasSuspended = true
         server.suspended.insert(context)
         MHD_suspend_connection(connection)
+        server.loop(serving: connection)?.watchHangUp(of: context)
     } resume: {
         // The context stays alive while suspended: the request-completed callback releases it.
         server.running.withLock { isRunning in
@@ -453,7 +455,10 @@ private func basketRequestCompleted(
     requestContext?.pointee = nil
     server.inFlight.wrappingSubtract(1, ordering: .releasing)
     server.releaseBody(context.reserved, for: context.addressKey)
-    if context.wasSuspended { server.suspended.remove(context) }
+    if context.wasSuspended {
+        server.suspended.remove(context)
+        if let connection { server.loop(serving: connection)?.unwatchHangUp(of: context) }
+    }
     if let log = server.configuration.onRequestCompleted {
         log(
             HTTPListener.CompletedRequest(

@@ -53,6 +53,8 @@ final class RequestContext: @unchecked Sendable {
     var isSuspended = false
     /// Whether the request was ever suspended (so its completion has a table entry to remove).
     var wasSuspended = false
+    /// The socket its loop watches for the client hanging up while it is suspended, or -1.
+    var watchedSocket: Int32 = -1
     var status = 0
     var responseBytes = 0
     let started = DispatchTime.now().uptimeNanoseconds

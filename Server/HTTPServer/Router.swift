@@ -8,6 +8,7 @@ public final class Responder: Sendable {
     private struct State {
         var response: HTTPResponse?
         var onReady: (@Sendable () -> Void)?
+        var onHangUp: (@Sendable () -> Void)?
         var route = "unmatched"
     }
     private let state = Mutex(State())
@@ -25,6 +26,7 @@ public final class Responder: Sendable {
         let callback: (@Sendable () -> Void)? = state.withLock { state in
             guard state.response == nil else { return nil }
             state.response = response
+            state.onHangUp = nil
             defer { state.onReady = nil }
             return state.onReady
         }
@@ -40,6 +42,26 @@ public final class Responder: Sendable {
             Router.reportInternalError("\(route): \(error)")
             respond(HTTPError(500, "internal", "internal error").response)
         }
+    }
+
+    /// Runs `handler` if the client hangs up while this request waits for its answer (a parked
+    /// long-poll whose device went away), once, on the listener's thread: it should forget the
+    /// request quickly. Not run once an answer was given; replaces an earlier handler.
+    public func onHangUp(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            if state.response == nil { state.onHangUp = handler }
+        }
+    }
+
+    /// The client hung up before the answer: runs the hang-up handler, then answers 499 (nginx's
+    /// "client closed request", for the access log) so the connection resumes and is closed.
+    func hangUp() {
+        let handler: (@Sendable () -> Void)? = state.withLock { state in
+            defer { state.onHangUp = nil }
+            return state.response == nil ? state.onHangUp : nil
+        }
+        handler?()
+        respond(HTTPResponse.error(status: 499, code: "client_closed", message: "the client closed the connection"))
     }
 
     /// Whether an answer was given already.

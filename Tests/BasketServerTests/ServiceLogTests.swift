@@ -127,6 +127,39 @@ struct LogTests {
         #expect(try await harness.push(good, to: list, token: token).status == 200)
     }
 
+    /// A device that hangs up while its long-poll is parked gives its place back at once, not
+    /// when its wait runs out: devices reconnecting (a phone between networks) would otherwise
+    /// fill their account's quota and the server's connections with long-polls nobody reads.
+    @Test func aLongPollWhoseDeviceHangsUpGivesItsPlaceBack() async throws {
+        let harness = try Harness { $0.maxWatchersPerAccount = 2 }
+        let alice = try await harness.signUp("alice")
+        let list = try await harness.newList(alice)
+        let request = Array(
+            "GET /v1/lists/\(list)/ops?after=0&wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(alice)\r\n\r\n"
+                .utf8)
+        // URLSession keeps its own connections open (or closes them): at most these stay.
+        let before = harness.http.openConnections
+        for _ in 0..<3 {
+            let gone = [Loopback.connect(port: harness.http.port), Loopback.connect(port: harness.http.port)]
+            for fd in gone { #expect(send(fd, request, request.count, 0) == request.count) }
+            for _ in 0..<500 where harness.service.watcherCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(harness.service.watcherCount == 2)
+            for fd in gone { close(fd) }
+            for _ in 0..<500 where harness.service.watcherCount > 0 || harness.http.openConnections > before {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(harness.service.watcherCount == 0)
+            #expect(harness.http.openConnections <= before)
+        }
+        // The quota is whole again: two more park, and a push answers both.
+        async let first = harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=20", token: alice)
+        async let second = harness.call("GET", "/v1/lists/\(list)/ops?after=0&wait=20", token: alice)
+        for _ in 0..<500 where harness.service.watcherCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(harness.service.watcherCount == 2)
+        _ = try await harness.push(harness.operations(list, names: ["Milk"]), to: list, token: alice)
+        #expect(try await [first.status, second.status] == [200, 200])
+    }
+
     /// One account can park only so many long-polls; another account is not affected, and a
     /// long-poll answered gives its place back.
     @Test func parkedLongPollsAreCappedPerAccount() async throws {

@@ -12,6 +12,8 @@ import Testing
 final class TestServer: Sendable {
     let server: HTTPListener
     let parked = Locked<[Responder]>([])
+    /// Parked requests whose client hung up (their hang-up handler ran).
+    let hungUp = Locked(0)
     let log = Locked<[HTTPListener.CompletedRequest]>([])
 
     init(
@@ -20,6 +22,7 @@ final class TestServer: Sendable {
         configure: (inout HTTPListener.Configuration) -> Void = { _ in }
     ) throws {
         let parked = self.parked
+        let hungUp = self.hungUp
         let router = Router { r in
             r.on("GET", "/healthz") { _ in .body(Array("ok".utf8), contentType: "text/plain") }
             r.on("POST", "/echo/{name}") { request in
@@ -34,7 +37,10 @@ final class TestServer: Sendable {
             }
             r.on("GET", "/fail") { _ in throw HTTPError(422, "nope", "this route always fails") }
             r.on("GET", "/crash") { _ in throw CocoaError(.fileReadCorruptFile, userInfo: ["secret": "/srv/db"]) }
-            r.on("GET", "/wait") { _, responder in parked.withLock { $0.append(responder) } }
+            r.on("GET", "/wait") { _, responder in
+                parked.withLock { $0.append(responder) }
+                responder.onHangUp { hungUp.withLock { $0 += 1 } }
+            }
             r.on("POST", "/wake") { request in
                 let waiting = parked.withLock { list -> [Responder] in
                     defer { list.removeAll() }
@@ -282,6 +288,39 @@ struct HTTPServerTests {
         #expect(woke.body == "2")
         #expect(try await first.body == "news")
         #expect(try await second.body == "news")
+    }
+
+    /// A long-poll whose client goes away is let go at once: its hang-up handler runs, the
+    /// connection is completed (499 in the access log) and closed, and nothing of it stays
+    /// suspended. Before, it stayed until its answer came (a wait of 30 s for a watcher): devices
+    /// reconnecting piled up connections a server counts against its limit. Another parked
+    /// request on the same server is untouched and still answered.
+    @Test(arguments: [1, 2])
+    func aParkedRequestWhoseClientHangsUpIsLetGo(threads: Int) async throws {
+        let test = try TestServer(threads: threads)
+        defer { test.server.stop() }
+        async let stays = test.request("GET", "/wait")
+        let leaving = (0..<3).map { _ in Loopback.connect(port: test.server.port) }
+        for fd in leaving {
+            let request = Array("GET /wait HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            #expect(send(fd, request, request.count, 0) == request.count)
+        }
+        for _ in 0..<300 where test.server.suspendedCount < 4 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(test.server.suspendedCount == 4)
+        #expect(test.server.openConnections == 4)
+        for fd in leaving { close(fd) }
+        for _ in 0..<300 where test.server.suspendedCount > 1 || test.server.openConnections > 1 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(test.server.suspendedCount == 1)
+        #expect(test.server.openConnections == 1)
+        #expect(test.hungUp.withLock { $0 } == 3)
+        let records = test.log.withLock { $0.filter { $0.path == "/wait" } }
+        #expect(records.count == 3 && records.allSatisfy { $0.status == 499 }, "\(records)")
+        // The one that stayed is still parked and answered.
+        #expect(try await test.request("POST", "/wake", body: Array("news".utf8)).body == "4")
+        #expect(try await stays.body == "news")
+        #expect(test.hungUp.withLock { $0 } == 3)
     }
 
     /// Hundreds of keep-alive long-polls answered at once, each asking again at once on its

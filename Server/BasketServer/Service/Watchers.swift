@@ -132,7 +132,18 @@ final class Watchers: Sendable {
             }
             return state.nextID
         }
-        if parked == nil { responder.respond(answer(list, after, limit)) }
+        guard let parked else { return responder.respond(answer(list, after, limit)) }
+        // A device that went away leaves at once: its place counts against its account's limit.
+        responder.onHangUp { [weak self] in self?.forget(list: list, id: parked) }
+    }
+
+    /// Forgets a parked watcher whose client hung up (it is answered by the listener).
+    private func forget(list: ListID, id: UInt64) {
+        state.withLock { state in
+            guard let watcher = state.waiting[list]?.removeValue(forKey: id) else { return }
+            if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
+            state.unpark(watcher.account)
+        }
     }
 
     /// Wakes every watcher of `list` behind `cursor`. Call after the operations are committed.

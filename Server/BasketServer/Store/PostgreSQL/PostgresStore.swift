@@ -163,6 +163,11 @@ final class CommitListener: Sendable {
                 while !isStopping {
                     var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
                     _ = poll(&descriptor, 1, 200)
+                    // The pushes read together are reported once per list, at its newest
+                    // cursor: a hot list pushed 50 times meanwhile costs its watchers one wake-up
+                    // and one read of the log, not 50.
+                    var newest: [ListID: Int64] = [:]
+                    var order: [ListID] = []
                     for (_, payload) in try connection.notifications() {
                         let parts = payload.split(separator: " ")
                         if parts.count == 2, parts[0] == "account", let account = Int64(parts[1]) {
@@ -172,8 +177,15 @@ final class CommitListener: Sendable {
                         guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])),
                             let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
                         else { continue }
-                        handler(.committed(ListID(raw: id), cursor))
+                        let list = ListID(raw: id)
+                        if let known = newest[list] {
+                            newest[list] = max(known, cursor)
+                        } else {
+                            newest[list] = cursor
+                            order.append(list)
+                        }
                     }
+                    for list in order { handler(.committed(list, newest[list]!)) }
                 }
             } catch {
                 state.withLock { $0.listening = false }
