@@ -242,6 +242,49 @@ extension StoreTests {
         #expect(try storage.operationCount() == 61)
     }
 
+    /// On PostgreSQL a push this instance's log can decide alone (it knows the list's head, no
+    /// operation may repeat a stored one, the pusher owns every replica) is one statement; any
+    /// doubt goes the locked way: the list's first push here, a push repeating an operation,
+    /// another instance having pushed meanwhile, a quota. Each way numbers the same.
+    @Test func aPushTheLogCanDecideIsOneStatementOnPostgreSQL() throws {
+        guard StoreTests.backends.contains(.postgres) else { return }
+        let storage = try TestStore(.postgres)
+        let one = try storage.open()
+        defer { one.close() }
+        let two = try storage.open()
+        defer { two.close() }
+        let postgres = try #require(one as? PostgresStore)
+        // Written in one statement, written locked, tried in one statement and found moved on.
+        func ways() -> [Int] { postgres.pushesByWay.withLock { [$0.oneStatement, $0.locked, $0.missed] } }
+        let owner = try one.createAccount(name: "alice", passwordHash: "a").id
+        let list = ListID.random()
+        _ = try one.createList(list, owner: owner)
+        let ops = (0..<8).map { Self.op(list, "Item \($0)", ms: 1_000 + UInt64($0)) }
+        func push(_ store: any Store, _ batch: [Op], limits: ListLimits = .none) throws -> AppendResult {
+            try store.append(batch, to: list, receivedAt: 1, limits: limits, pusher: owner)
+        }
+        #expect(try push(one, [ops[0]]).cursor == 1)
+        #expect(ways() == [0, 1, 0])  // the list's number and head not known yet
+        #expect(try push(one, [ops[1], ops[2]]).cursor == 3)
+        #expect(ways() == [1, 1, 0])
+        let again = try push(one, [ops[2], ops[3]])  // one repeats a stored operation
+        #expect(again.accepted == 1 && again.duplicates == 1 && again.cursor == 4)
+        #expect(ways() == [1, 2, 0])
+        #expect(try push(two, [ops[4]]).cursor == 5)  // another instance moves the head
+        let behind = try push(one, [ops[5]])
+        #expect(behind.accepted == 1 && behind.cursor == 6)
+        #expect(ways() == [1, 3, 1])  // tried in one statement, found the head moved, then locked
+        // Over the item quota: the statement writes nothing, the locked way refuses it whole.
+        #expect(throws: StoreError.tooManyItems) {
+            try push(one, [ops[6]], limits: ListLimits(maxItems: 6, maxBytes: 1 << 20))
+        }
+        #expect(try push(one, [ops[6]]).cursor == 7)
+        #expect(ways() == [2, 4, 2])
+        let page = try Self.decoded(one.page(of: list, after: 0, limit: 100))
+        #expect(page == Array(ops[0..<7]))
+        #expect(try one.usage(of: list).items == 7)
+    }
+
     /// Several writers (threads, each with its own store handle as a server instance has) push
     /// overlapping batches to one list at once: every operation lands once, numbered 1…N.
     @Test(arguments: backends) func concurrentWritersNumberWithoutGapsOrRepeats(_ backend: Backend) throws {

@@ -261,6 +261,12 @@ struct ListLogs {
             return found
         }
 
+        /// The last sequence number the log has read or given out (0 when it knows nothing).
+        var through: Int64 { log.through }
+
+        /// Whether the log holds an operation with `op`'s key: one the push may repeat.
+        func mayHold(_ op: Hashed) -> Bool { log.operations.first(op.key) { _ in true } != nil }
+
         /// Records that the push gave out sequence numbers up to `seq`.
         mutating func advance(to seq: Int64) { log.through = max(log.through, seq) }
 

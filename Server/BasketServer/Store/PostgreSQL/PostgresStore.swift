@@ -20,6 +20,17 @@ public final class PostgresStore: Store, @unchecked Sendable {
     /// What this instance knows of each list's log, for pushes (`ListLogs`): caught up from the
     /// log under the list's row lock, as other instances push too.
     let logs = Mutex(ListLogs(capacity: 4_000_000))
+    /// Each list's number and the start of its epoch, as pushes under the lock last read them:
+    /// what a push in one statement needs (``append(_:to:receivedAt:limits:pusher:)``). A number
+    /// is never reused, and the statement checks both against the row, so a stale entry costs a
+    /// push the locked way, never a wrong write.
+    let numbers = Mutex([ListID: (no: Int64, epochStarted: Int64)]())
+    /// The most entries `numbers` keeps (about 100 bytes each).
+    static let maxKnownNumbers = 200_000
+    /// Pushes written in one statement, under the list's lock in a transaction, and the
+    /// statements that found the list other than the log knew it (another instance had pushed,
+    /// a quota) and wrote nothing.
+    let pushesByWay = Mutex((oneStatement: 0, locked: 0, missed: 0))
 
     /// The NOTIFY channel: payload "<list id hex> <last sequence number>" for a push, or
     /// "account <id>" when an account's tokens or password changed.
@@ -67,6 +78,18 @@ public final class PostgresStore: Store, @unchecked Sendable {
             StoreGauge(
                 name: "basket_postgres_connections", help: "PostgreSQL connections open for requests (pooled).",
                 value: Double(pool.openConnections)),
+            StoreGauge(
+                name: "basket_postgres_pushes_one_statement",
+                help: "Pushes written in one statement (this instance's log of the list was up to date).",
+                value: Double(pushesByWay.withLock { $0.oneStatement })),
+            StoreGauge(
+                name: "basket_postgres_pushes_locked",
+                help: "Pushes written in a transaction under the list's lock (the log caught up first).",
+                value: Double(pushesByWay.withLock { $0.locked })),
+            StoreGauge(
+                name: "basket_postgres_pushes_one_statement_missed",
+                help: "Pushes tried in one statement that found the list moved on (then written locked).",
+                value: Double(pushesByWay.withLock { $0.missed })),
             StoreGauge(
                 name: "basket_postgres_listening",
                 help: "1 while this instance listens for other instances' pushes (LISTEN basket_ops), else 0.",
