@@ -4,14 +4,21 @@ import Foundation
 /// `basket-bench curves`: how the server's costs grow with the work, so a reader sees linear or
 /// worse at a glance: ingest and full pulls against items per list, ingest against the number of
 /// lists (the same operations spread wider), fan-out latency, CPU and memory against parked
-/// watchers. Prints a table and, with `--csv PATH`, writes the points (Scripts/plot-curves.py
-/// draws them).
+/// watchers, and (with BASKET_BENCH_POSTGRES) fan-out across a fleet against the devices
+/// connected and the instances serving them. Prints a table and, with `--csv PATH`, writes the
+/// points (Scripts/plot-curves.py draws them). `--curves items,lists,watchers,fleet` picks some.
 struct CurvesBenchmark {
     var items = [1_000, 10_000, 100_000]
     var lists = [1, 100, 10_000]
     var watchers = [1_000, 10_000, 100_000]
+    /// Devices on 6 instances; then instances for `fleetFixedDevices` devices (one instance holds
+    /// at most the 20,000 descriptors a process may have here).
+    var fleetDevices = [1_100, 10_000, 30_000, 100_000]
+    var fleetInstances = [1, 2, 3, 6]
+    var fleetFixedDevices = 18_000
     var spreadOperations = 10_000  // one push at most (the server's batch limit)
     var csv: String?
+    var curves: Set<String> = ["items", "lists", "watchers", "fleet"]
 
     init(arguments: [String]) throws {
         var numeric: [String] = []
@@ -19,6 +26,10 @@ struct CurvesBenchmark {
         while i < arguments.count {
             if arguments[i] == "--csv", i + 1 < arguments.count {
                 csv = arguments[i + 1]
+            } else if arguments[i] == "--curves", i + 1 < arguments.count {
+                curves = Set(arguments[i + 1].split(separator: ",").map(String.init))
+                let unknown = curves.subtracting(["items", "lists", "watchers", "fleet"])
+                guard unknown.isEmpty else { throw BenchError("unknown curves: \(unknown.sorted())") }
             } else {
                 numeric += arguments[i..<min(i + 2, arguments.count)]
             }
@@ -28,6 +39,9 @@ struct CurvesBenchmark {
             switch name {
             case "--max-items": items = items.filter { $0 <= n }
             case "--max-watchers": watchers = watchers.filter { $0 <= n }
+            case "--max-devices":
+                fleetDevices = fleetDevices.filter { $0 <= n }
+                fleetFixedDevices = min(fleetFixedDevices, n)
             default: return false
             }
             return true
@@ -52,7 +66,7 @@ struct CurvesBenchmark {
         )
 
         // Ingest and full pulls against items per list: one list each, batches of 1,000 new items.
-        do {
+        if curves.contains("items") {
             let server = try ServerUnderTest(
                 data: directory.appendingPathComponent("items").path, arguments: ["--max-lists", "1000"])
             defer { server.stop() }
@@ -101,7 +115,7 @@ struct CurvesBenchmark {
         }
 
         // Ingest against the number of lists: the same operations, one push per list.
-        do {
+        if curves.contains("lists") {
             let server = try ServerUnderTest(
                 data: directory.appendingPathComponent("lists").path,
                 arguments: ["--max-lists", "\((lists.max() ?? 1) * 2 + 10)"])
@@ -139,7 +153,7 @@ struct CurvesBenchmark {
         }
 
         // Fan-out and memory against watchers of one list, each on a new server.
-        for wanted in watchers {
+        for wanted in watchers where curves.contains("watchers") {
             let count = min(wanted, limit - 2_000)
             var devices = try DevicesBenchmark(arguments: [])
             devices.devices = count
@@ -161,6 +175,29 @@ struct CurvesBenchmark {
             }
         }
 
+        // Fan-out to a list of 1,000 watchers spread over every instance of a fleet on one
+        // PostgreSQL (`basket-bench fleet` without its load phases), against the devices
+        // connected and against the instances.
+        if curves.contains("fleet") {
+            if ProcessInfo.processInfo.environment["BASKET_BENCH_POSTGRES", default: ""].isEmpty {
+                print("Curves benchmark: no fleet curves without BASKET_BENCH_POSTGRES (Scripts/bench.sh starts one)")
+            } else {
+                for devices in fleetDevices {
+                    let p99 = try fleetFanOut(devices: devices, instances: 6)
+                    points.append(
+                        Point(
+                            curve: "fleet fan-out p99 by devices (6 instances)", size: devices, value: p99, unit: "ms"))
+                }
+                for instances in fleetInstances {
+                    let p99 = try fleetFanOut(devices: fleetFixedDevices, instances: instances)
+                    points.append(
+                        Point(
+                            curve: "fleet fan-out p99 by instances (\(fleetFixedDevices) devices)", size: instances,
+                            value: p99, unit: "ms"))
+                }
+            }
+        }
+
         var table = Table(
             title: "Growth: costs against the work", header: ["curve", "size", "value", "per unit of size"])
         for point in points {
@@ -179,6 +216,20 @@ struct CurvesBenchmark {
             try text.write(toFile: csv, atomically: true, encoding: .utf8)
             print("Curves benchmark: points written to \(csv)")
         }
+    }
+}
+
+extension CurvesBenchmark {
+    /// The fan-out p99 (milliseconds, median of 3 rounds) to the fleet's list of 1,000 watchers
+    /// spread over every instance, with `devices` connected to `instances` instances.
+    func fleetFanOut(devices: Int, instances: Int) throws -> Double {
+        var fleet = try FleetBenchmark(arguments: [])
+        fleet.devices = devices
+        fleet.instances = instances
+        fleet.generators = max(1, min(6, devices / 3_000))
+        let measured = try fleet.measure(load: false)
+        guard measured.errors == 0 else { throw BenchError("\(measured.errors) devices of a fleet saw an error") }
+        return measured.fanOutP99[FleetBenchmark.hotSizes.count - 1] * 1000
     }
 }
 

@@ -61,7 +61,23 @@ struct FleetBenchmark {
         var max: [Double] = []
     }
 
+    /// What one run measured: its table, the fan-out p99 to each hot list (the median over the
+    /// rounds, seconds) and the errors the devices saw.
+    struct Measured {
+        var table: Table
+        var fanOutP99: [Double]
+        var errors: Int
+    }
+
     func run() throws {
+        let measured = try measure(load: true)
+        print(measured.table.render())
+        guard measured.errors == 0 else { throw BenchError("\(measured.errors) devices saw an error") }
+    }
+
+    /// Runs the fleet: connects every device, times the fan-out to the hot lists, and with
+    /// `load` the burst, the rising push rate and the churn.
+    func measure(load withLoad: Bool) throws -> Measured {
         raiseOpenFileLimit()
         guard let postgres = ProcessInfo.processInfo.environment["BASKET_BENCH_POSTGRES"], !postgres.isEmpty else {
             throw BenchError("set BASKET_BENCH_POSTGRES to a PostgreSQL URL (Scripts/bench.sh fleet starts one)")
@@ -169,11 +185,13 @@ struct FleetBenchmark {
             ports: ports, lists: ids, token: session.token, generators: fleet, servers: servers, admin: admin,
             devices: devices)
         var loadTable = Table(title: "", header: ["measure", "value", "target"])
-        try Self.burst(pushes: burst, fleet: load, table: &loadTable)
-        try Self.ramp(
-            first: firstRate, max: maxRate, seconds: Double(stepSeconds), fleet: load, table: &loadTable)
-        try Self.churn(
-            seconds: churnSeconds, fleet: load, setups: setups, descriptorsBefore: descriptors, table: &loadTable)
+        if withLoad {
+            try Self.burst(pushes: burst, fleet: load, table: &loadTable)
+            try Self.ramp(
+                first: firstRate, max: maxRate, seconds: Double(stepSeconds), fleet: load, table: &loadTable)
+            try Self.churn(
+                seconds: churnSeconds, fleet: load, setups: setups, descriptorsBefore: descriptors, table: &loadTable)
+        }
 
         var errors = 0
         for generator in fleet { errors += try generator.finish() }
@@ -203,8 +221,7 @@ struct FleetBenchmark {
         }
         table.rows += loadTable.rows
         table.add("errors (refused, closed or non-200 answers)", "\(errors)", "0")
-        print(table.render())
-        guard errors == 0 else { throw BenchError("\(errors) devices saw an error") }
+        return Measured(table: table, fanOutP99: results.map { median($0.p99) }, errors: errors)
     }
 }
 
@@ -331,146 +348,5 @@ final class GeneratorProcess: @unchecked Sendable {
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-    }
-}
-
-/// `basket-bench fleet-generator`: the devices d ≡ generator (mod generators), each a connection
-/// long-polling its list; answers re-armed at once and timed ("delivered LIST SECONDS" on
-/// CLOCK_MONOTONIC). "churn PER_SECOND SECONDS" on its standard input makes that many of its
-/// devices a second reconnect ("churned N ERRORS" at the end). Ends, printing "errors N", when its
-/// standard input closes.
-struct FleetGenerator {
-    var generator = 0
-    var generators = 1
-    var devices = 0
-    var ports: [Int] = []
-    var token = ""
-    var lists: [ListID] = []
-
-    init(arguments: [String]) throws {
-        var i = 0
-        while i + 1 < arguments.count {
-            let value = arguments[i + 1]
-            switch arguments[i] {
-            case "--generator": generator = Int(value) ?? 0
-            case "--generators": generators = Int(value) ?? 1
-            case "--devices": devices = Int(value) ?? 0
-            case "--ports": ports = value.split(separator: ",").compactMap { Int($0) }
-            case "--token": token = value
-            case "--lists":
-                lists = try String(contentsOfFile: value, encoding: .utf8).split(separator: "\n")
-                    .compactMap { ListID(hex: String($0)) }
-            default: throw BenchError("fleet-generator: unknown option \(arguments[i])")
-            }
-            i += 2
-        }
-        guard !ports.isEmpty, !lists.isEmpty else { throw BenchError("fleet-generator: --ports and --lists") }
-    }
-
-    func run() throws {
-        raiseOpenFileLimit()
-        var connections: [RawConnection] = []
-        var watched: [Int] = []
-        var cursors: [Int64] = []
-        for device in stride(from: generator, to: devices, by: generators) {
-            let list = FleetBenchmark.list(of: device)
-            let connection = try RawConnection(
-                port: ports[device % ports.count], source: "127.0.0.\(2 + device / 10_000)")
-            try connection.send(
-                RawConnection.request("GET", "/v1/lists/\(lists[list])/ops?after=0&wait=30", token: token))
-            connections.append(connection)
-            watched.append(list)
-            cursors.append(0)
-        }
-        print("parked \(connections.count)")
-        fflush(nil)
-        // Commands arrive on standard input; its closing ends the run.
-        struct Churn {
-            var rate: Double
-            var start: Double
-            var end: Double
-        }
-        let done = Mutex(false)
-        let command = Mutex<Churn?>(nil)
-        Thread {
-            var pending = ""
-            while case let data = FileHandle.standardInput.availableData, !data.isEmpty {
-                pending += String(decoding: data, as: UTF8.self)
-                while let newline = pending.firstIndex(of: "\n") {
-                    let words = pending[..<newline].split(separator: " ")
-                    pending = String(pending[pending.index(after: newline)...])
-                    if words.count == 3, words[0] == "churn", let rate = Double(words[1]),
-                        let seconds = Double(words[2])
-                    {
-                        let now = Double(monotonicNanoseconds()) / 1e9
-                        command.withLock { $0 = Churn(rate: rate, start: now, end: now + seconds) }
-                    }
-                }
-            }
-            done.withLock { $0 = true }
-        }.start()
-        var fds = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        var errors = 0
-        var churn: Churn?
-        var churned = 0
-        var churnErrors = 0
-        var nextToChurn = 0
-        while !done.withLock({ $0 }) {
-            if churn == nil, let next = command.withLock({ $0.take() }) {
-                churn = next
-                churned = 0
-                churnErrors = 0
-            }
-            let ready = poll(&fds, nfds_t(fds.count), churn == nil ? 200 : 5)
-            let now = Double(monotonicNanoseconds()) / 1e9
-            for i in fds.indices where ready > 0 && fds[i].revents != 0 {
-                fds[i].revents = 0
-                do {
-                    guard let answer = try connections[i].readAvailable() else { continue }
-                    guard answer.status == 200, let cursor = integerField("cursor", in: answer.body) else {
-                        errors += 1
-                        continue
-                    }
-                    if cursor > cursors[i] { print("delivered \(watched[i]) \(now)") }
-                    cursors[i] = max(cursors[i], cursor)
-                    try connections[i].send(
-                        RawConnection.request(
-                            "GET", "/v1/lists/\(lists[watched[i]])/ops?after=\(cursors[i])&wait=30", token: token))
-                } catch {
-                    errors += 1
-                    fds[i].events = 0
-                }
-            }
-            // A device that reconnects drops its connection (its long-poll with it) and asks again
-            // on a new one, from where it was.
-            if let current = churn {
-                let due = Int((min(now, current.end) - current.start) * current.rate)
-                while churned < due && !connections.isEmpty {
-                    let i = nextToChurn % connections.count
-                    nextToChurn += 1
-                    churned += 1
-                    let device = generator + i * generators
-                    do {
-                        let fresh = try RawConnection(
-                            port: ports[device % ports.count], source: "127.0.0.\(2 + device / 10_000)")
-                        try fresh.send(
-                            RawConnection.request(
-                                "GET", "/v1/lists/\(lists[watched[i]])/ops?after=\(cursors[i])&wait=30", token: token))
-                        connections[i] = fresh
-                        fds[i] = pollfd(fd: fresh.fd, events: Int16(POLLIN), revents: 0)
-                    } catch {
-                        errors += 1
-                        churnErrors += 1
-                    }
-                }
-                if now >= current.end {
-                    print("churned \(churned) \(churnErrors)")
-                    churn = nil
-                }
-            }
-            fflush(nil)
-        }
-        print("errors \(errors)")
-        fflush(nil)
     }
 }

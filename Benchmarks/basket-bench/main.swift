@@ -10,7 +10,8 @@ let usage = """
            basket-bench server [--clients N] [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
            basket-bench search [--items N] [--queries N]
            basket-bench quality [--corpus DIR] [--seed N] [--per-kind N] [--no-fzf]   (fzf from Debian for its baseline)
-           basket-bench curves [--csv PATH] [--max-items N] [--max-watchers N]
+           basket-bench curves [--csv PATH] [--max-items N] [--max-watchers N] [--max-devices N]
+                               [--curves items,lists,watchers,fleet]   (fleet: needs BASKET_BENCH_POSTGRES)
            basket-bench devices [--devices N] [--hot N] [--lists N] [--rounds N]   (as root: raises the open-file limit)
            basket-bench http [--runs N] [--seconds N] [--connections N]   (wrk and nginx from Debian)
            basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)

@@ -1,10 +1,11 @@
 import BasketCore
-import BasketServer
 import Foundation
 import Postgres
 import TestServers
 import TestSupport
 import Testing
+
+@testable import BasketServer
 
 /// Two server instances (each its own service, HTTP server and connection pool) on one
 /// PostgreSQL database, as behind a load balancer. They run in Scripts/test.sh's PostgreSQL pass
@@ -58,8 +59,8 @@ struct MultiInstanceTests {
             async let waiting = Self.poll(b, "/v1/lists/\(list)/ops?after=\(round)&wait=20", token: token)
             try await Self.parked(b, 1)
             let pushed = try await a.push(a.operations(list, names: ["Item \(round)"]), to: list, token: token)
-            // From the push's acknowledgement (its commit sent the NOTIFY) to B's answer; B may
-            // answer first.
+            // From the push's acknowledgement (the NOTIFY follows its commit) to B's answer; B
+            // may answer first.
             let acknowledged = Date()
             #expect(pushed.json["accepted"] as? Int == 1)
             let (woken, answeredAt) = try await waiting
@@ -74,6 +75,59 @@ struct MultiInstanceTests {
         let sorted = latencies.sorted()
         #expect(sorted.last! < 5, "latencies: \(latencies)")
         #expect(sorted[sorted.count / 2] < 1.0, "latencies: \(latencies)")
+    }
+
+    /// Pushes to many lists at once through A reach their long-polls on B: A tells B after the
+    /// commits, in batches (several lists per NOTIFY), and leaves no list out.
+    @Test func manyPushesAtOnceWakeEveryLongPollOnTheOtherInstance() async throws {
+        let a = try Harness(backend: .postgres)
+        let b = try Harness(sharing: a)
+        let token = try await a.signUp("alice")
+        var lists: [ListID] = []
+        for _ in 0..<40 { lists.append(try await a.newList(token)) }
+        // URLSession keeps six connections to a host: five long-polls, one for the rest.
+        let watched = Array(lists.prefix(5))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for list in watched {
+                group.addTask {
+                    let (woken, _) = try await Self.poll(b, "/v1/lists/\(list)/ops?after=0&wait=20", token: token)
+                    #expect(woken.json["cursor"] as? Int == 1)
+                }
+            }
+            try await Self.parked(b, watched.count)
+            let started = Date()
+            try await withThrowingTaskGroup(of: Void.self) { pushes in
+                for (index, list) in lists.enumerated().reversed() {
+                    pushes.addTask {
+                        let pushed = try await a.push(
+                            a.operations(list, names: ["Item \(index)"]), to: list, token: token)
+                        #expect(pushed.json["accepted"] as? Int == 1)
+                    }
+                }
+                try await pushes.waitForAll()
+            }
+            try await group.waitForAll()
+            // Woken by the notifications, not by the 20 s waits running out.
+            #expect(Date().timeIntervalSince(started) < 10)
+        }
+        let metrics = String(decoding: try await a.call("GET", "/metrics").body, as: UTF8.self)
+        func gauge(_ name: String) -> Double? {
+            metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+                Double($0.split(separator: " ")[1])
+            }
+        }
+        let sent = try #require(gauge("basket_postgres_notifications_sent"))
+        let batches = try #require(gauge("basket_postgres_notification_batches"))
+        #expect(sent == 40 && batches >= 1 && batches <= 40, "\(sent) in \(batches)")
+    }
+
+    /// Notification payloads stay under PostgreSQL's 8,000 bytes, and hold every list once.
+    @Test func notificationPayloadsAreCutUnderTheLimit() throws {
+        let heads = (0..<1_000).map { (ListID.random(), Int64($0)) }
+        let payloads = CommitNotifier.payloads(heads)
+        #expect(payloads.count > 1 && payloads.allSatisfy { $0.utf8.count <= CommitNotifier.maxPayloadBytes })
+        let entries = payloads.flatMap { $0.split(separator: ";").map(String.init) }
+        #expect(entries == heads.map { Hex.encode($0.0.raw.bytes) + " \($0.1)" })
     }
 
     /// The listening connection is cut (as by a database restart or a network blip): the instance

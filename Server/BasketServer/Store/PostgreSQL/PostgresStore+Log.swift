@@ -12,10 +12,22 @@ extension PostgresStore {
         let hashed = operations.map { ListLogs.Hashed(ListLogs.Identity($0)) }
         if let result = try appendInOneStatement(operations, hashed, list, receivedAt, limits, pusher) {
             pushesByWay.withLock { $0.oneStatement += 1 }
+            notifier.committed(list, head: result.cursor)
             return result
         }
         pushesByWay.withLock { $0.locked += 1 }
-        return try connected { db in
+        let result = try appendInTransaction(operations, hashed, list, receivedAt, limits, pusher)
+        if result.accepted > 0 { notifier.committed(list, head: result.cursor) }
+        return result
+    }
+
+    /// A push in a transaction under the list's lock, its log's bookkeeping kept or taken back
+    /// with it.
+    private func appendInTransaction(
+        _ operations: [Op], _ hashed: [ListLogs.Hashed], _ list: ListID, _ receivedAt: Int64, _ limits: ListLimits,
+        _ pusher: Int64?
+    ) throws -> AppendResult {
+        try connected { db in
             var push: ListLogs.Push?
             do {
                 let result = try db.transaction {
@@ -40,7 +52,7 @@ extension PostgresStore {
     /// one the log holds (no stored value to compare), and every replica's owner is known to be
     /// the pusher. The statement locks the list's row only if its head is still the log's (no
     /// other instance pushed since), the epoch unchanged and the quotas kept, and then writes the
-    /// push, moves the head and notifies. One round trip instead of four (BEGIN, the locking
+    /// push and moves the head (``CommitNotifier`` tells the others). One round trip instead of four (BEGIN, the locking
     /// read, the write, COMMIT). Nil when it could not decide (nothing was written; the push is
     /// taken back): ``appendLocked`` then does it under the lock.
     private func appendInOneStatement(
@@ -73,8 +85,8 @@ extension PostgresStore {
                 """
                 WITH head AS (
                     SELECT no, epoch FROM lists
-                    WHERE no = $1 AND id = $10 AND last_seq = $11 AND epoch_started = $12
-                        AND items + $7 <= $13 AND bytes + $8 <= $14
+                    WHERE no = $1 AND id = $9 AND last_seq = $10 AND epoch_started = $11
+                        AND items + $7 <= $12 AND bytes + $8 <= $13
                     FOR UPDATE),
                 stored AS (
                     INSERT INTO pushes(list, last_seq, first_seq, count, received, ops)
@@ -82,13 +94,13 @@ extension PostgresStore {
                 moved AS (
                     UPDATE lists SET last_seq = $2, items = items + $7, bytes = bytes + $8
                     WHERE no = (SELECT no FROM head))
-                SELECT epoch, pg_notify('\(Self.channel)', $9) FROM head
+                SELECT epoch FROM head
                 """,
                 binding: [
                     .text("\(known.no)"), .text("\(seq)"), .text("\(head + 1)"), .text("\(admitted.count)"),
                     .text("\(receivedAt)"), .binary(admitted.records), .text("\(addedItems)"),
-                    .text("\(admitted.bytes)"), .text(Hex.encode(list.raw.bytes) + " \(seq)"),
-                    .binary(list.raw.bytes), .text("\(head)"), .text("\(known.epochStarted)"),
+                    .text("\(admitted.bytes)"), .binary(list.raw.bytes), .text("\(head)"),
+                    .text("\(known.epochStarted)"),
                     .text("\(limits.maxItems)"), .text("\(limits.maxBytes)"),
                 ])
         }
@@ -103,6 +115,7 @@ extension PostgresStore {
     /// One push, in its transaction: the list's row locked (pushes to the list from every
     /// instance wait here, so sequence numbers have no gaps), its log in `ListLogs` caught up
     /// with what other instances pushed, operations it has dropped, the rest written as one row.
+    /// The other instances are told after the commit (``CommitNotifier``).
     private func appendLocked(
         _ operations: [Op], _ hashed: [ListLogs.Hashed], _ list: ListID, _ receivedAt: Int64, _ limits: ListLimits,
         _ pusher: Int64?, _ db: PostgresConnection, _ push: inout ListLogs.Push?
@@ -179,13 +192,12 @@ extension PostgresStore {
                 WITH stored AS (
                     INSERT INTO pushes(list, last_seq, first_seq, count, received, ops) VALUES ($1, $2, $3, $4, $5, $6)),
                 moved AS (UPDATE lists SET last_seq = $2, items = items + $7, bytes = bytes + $8 WHERE no = $1)
-                SELECT pg_notify('\(Self.channel)', $9)
+                SELECT 1
                 """,
                 binding: [
                     .text("\(no)"), .text("\(seq)"), .text("\(lastSeq + 1)"), .text("\(admitted.count)"),
                     .text("\(receivedAt)"), .binary(admitted.records), .text("\(addedItems)"),
                     .text("\(admitted.bytes)"),
-                    .text(Hex.encode(list.raw.bytes) + " \(seq)"),
                 ])
         }
         return AppendResult(

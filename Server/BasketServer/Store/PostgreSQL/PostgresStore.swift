@@ -6,8 +6,8 @@ import Synchronization
 /// The store on PostgreSQL, for several `basket-server` instances behind a load balancer. Each
 /// instance keeps a pool of connections. A push locks the list's row (so concurrent instances
 /// number a list's operations without gaps), skips operations the log has (known from
-/// `ListLogs`), writes the rest as one row of `pushes` (`PushRecords`), and notifies every
-/// instance listening on `basket_ops`.
+/// `ListLogs`), writes the rest as one row of `pushes` (`PushRecords`); once committed, every
+/// instance listening on `basket_ops` is told (``CommitNotifier``, batched).
 public final class PostgresStore: Store, @unchecked Sendable {
     // `@unchecked Sendable`: the pool and the listener guard their own state.
     /// The database's URL.
@@ -17,6 +17,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
     public let appliedMigrations: Range<Int>
     let pool: ConnectionPool
     private let listener: CommitListener
+    /// Tells the other instances of this one's pushes, batched (not inside each push's commit).
+    let notifier: CommitNotifier
     /// What this instance knows of each list's log, for pushes (`ListLogs`): caught up from the
     /// log under the list's row lock, as other instances push too.
     let logs = Mutex(ListLogs(capacity: 4_000_000))
@@ -32,8 +34,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
     /// a quota) and wrote nothing.
     let pushesByWay = Mutex((oneStatement: 0, locked: 0, missed: 0))
 
-    /// The NOTIFY channel: payload "<list id hex> <last sequence number>" for a push, or
-    /// "account <id>" when an account's tokens or password changed.
+    /// The NOTIFY channel: payload "<list id hex> <last sequence number>" for each push, several
+    /// joined by ";", or "account <id>" when an account's tokens or password changed.
     static let channel = "basket_ops"
 
     /// SQL that notifies every instance that the account in column `account` of `rows` changed.
@@ -49,6 +51,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         self.url = url
         pool = ConnectionPool(url: url, size: connections)
         listener = CommitListener(url: url, channel: Self.channel)
+        notifier = CommitNotifier(url: url, channel: Self.channel)
         appliedMigrations = try pool.withConnection { try PostgresMigrations.migrate($0) }
     }
 
@@ -91,6 +94,14 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 help: "Pushes tried in one statement that found the list moved on (then written locked).",
                 value: Double(pushesByWay.withLock { $0.missed })),
             StoreGauge(
+                name: "basket_postgres_notifications_sent",
+                help: "Pushes this instance told the others about (NOTIFY basket_ops), at most one per list per batch.",
+                value: Double(notifier.counts.sent)),
+            StoreGauge(
+                name: "basket_postgres_notification_batches",
+                help: "Statements that sent those notifications (one flush to disk each).",
+                value: Double(notifier.counts.batches)),
+            StoreGauge(
                 name: "basket_postgres_listening",
                 help: "1 while this instance listens for other instances' pushes (LISTEN basket_ops), else 0.",
                 value: listener.isListening ? 1 : 0),
@@ -98,6 +109,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     }
 
     public func close() {
+        notifier.stop()
         listener.stop()
         pool.dropIdle()
     }
@@ -191,21 +203,25 @@ final class CommitListener: Sendable {
                     // and one read of the log, not 50.
                     var newest: [ListID: Int64] = [:]
                     var order: [ListID] = []
+                    // A payload is "account <id>", or pushes: "<list id hex> <head>" joined by ";".
                     for (_, payload) in try connection.notifications() {
                         let parts = payload.split(separator: " ")
                         if parts.count == 2, parts[0] == "account", let account = Int64(parts[1]) {
                             handler(.accountChanged(account))
                             continue
                         }
-                        guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])),
-                            let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
-                        else { continue }
-                        let list = ListID(raw: id)
-                        if let known = newest[list] {
-                            newest[list] = max(known, cursor)
-                        } else {
-                            newest[list] = cursor
-                            order.append(list)
+                        for entry in payload.split(separator: ";") {
+                            let parts = entry.split(separator: " ")
+                            guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])),
+                                let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
+                            else { continue }
+                            let list = ListID(raw: id)
+                            if let known = newest[list] {
+                                newest[list] = max(known, cursor)
+                            } else {
+                                newest[list] = cursor
+                                order.append(list)
+                            }
                         }
                     }
                     for list in order { handler(.committed(list, newest[list]!)) }
