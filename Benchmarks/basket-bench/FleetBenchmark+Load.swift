@@ -220,9 +220,7 @@ extension FleetBenchmark {
     /// 1 % of the devices reconnect every second for `seconds`, while the 1,000-watcher list is
     /// pushed again and again; reports its fan-out, the reconnects, errors, and the long-polls
     /// parked once the churn is over.
-    static func churn(
-        seconds: Int, fleet: Fleet, setups: [RawConnection], descriptorsBefore: Int, table: inout Table
-    ) throws {
+    static func churn(seconds: Int, fleet: Fleet, descriptorsBefore: Int, table: inout Table) throws {
         let perSecond = Swift.max(1, fleet.devices / 100)
         let share = Double(perSecond) / Double(fleet.generators.count)
         for generator in fleet.generators { generator.send("churn \(share) \(seconds)") }
@@ -265,6 +263,8 @@ extension FleetBenchmark {
             "\(reconnects) / \(errors) / \(missing)",
             "0 errors")
         // Every device has one long-poll parked again (those that reconnected, on their new connection).
+        // Asked on new connections: an instance closes one left idle as long as the phases before.
+        let setups = try fleet.ports.map { try RawConnection(port: $0) }
         let settled = Date().addingTimeInterval(5)
         var parked = 0
         repeat {

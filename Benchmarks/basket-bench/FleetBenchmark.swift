@@ -189,8 +189,7 @@ struct FleetBenchmark {
             try Self.burst(pushes: burst, fleet: load, table: &loadTable)
             try Self.ramp(
                 first: firstRate, max: maxRate, seconds: Double(stepSeconds), fleet: load, table: &loadTable)
-            try Self.churn(
-                seconds: churnSeconds, fleet: load, setups: setups, descriptorsBefore: descriptors, table: &loadTable)
+            try Self.churn(seconds: churnSeconds, fleet: load, descriptorsBefore: descriptors, table: &loadTable)
         }
 
         var errors = 0

@@ -127,6 +127,27 @@ struct LogTests {
         #expect(try await harness.push(good, to: list, token: token).status == 200)
     }
 
+    /// A long-poll whose wait runs out with nothing new gets the page a pull at once would: no
+    /// operation, the same cursor and epoch, its history complete (the server answers it without
+    /// reading the log).
+    @Test func aLongPollThatRunsOutWithNothingNewGetsTheSamePageAsAPull() async throws {
+        let harness = try Harness()
+        let token = try await harness.signUp("alice")
+        let list = try await harness.newList(token)
+        _ = try await harness.push(harness.operations(list, names: ["Milk", "Bread"]), to: list, token: token)
+        let pulled = try await harness.call("GET", "/v1/lists/\(list)/ops?after=2", token: token)
+        for _ in 0..<2 {
+            let waited = try await harness.call("GET", "/v1/lists/\(list)/ops?after=2&wait=1", token: token)
+            #expect(waited.status == 200)
+            for key in ["count", "cursor", "epoch", "historyComplete", "more"] {
+                #expect(
+                    "\(waited.json[key] ?? "none")" == "\(pulled.json[key] ?? "none")",
+                    "\(key): \(waited.json) vs \(pulled.json)")
+            }
+            #expect(waited.json["count"] as? Int == 0 && waited.json["cursor"] as? Int == 2)
+        }
+    }
+
     /// A device that hangs up while its long-poll is parked gives its place back at once, not
     /// when its wait runs out: devices reconnecting (a phone between networks) would otherwise
     /// fill their account's quota and the server's connections with long-polls nobody reads.

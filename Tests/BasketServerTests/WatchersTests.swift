@@ -78,4 +78,49 @@ struct WatchersTests {
         usleep(600_000)
         #expect(pages.built.load(ordering: .relaxed) == 1, "a woken watcher was answered again at its expiry")
     }
+
+    /// Counts the answers given without a page.
+    final class Idle: Sendable {
+        let given = Atomic(0)
+        let known: Bool
+        init(known: Bool) { self.known = known }
+        func answer(_ list: ListID, _ after: Int64) -> HTTPResponse? {
+            guard known else { return nil }
+            given.wrappingAdd(1, ordering: .relaxed)
+            return .body(Array("nothing after \(after)".utf8), contentType: "text/plain")
+        }
+    }
+
+    /// A wait that runs out while the list's head is still the watcher's cursor is answered
+    /// "nothing new" without a page of the log (100,000 devices make 3,300 such answers a
+    /// second); without that answer, the page is built once per list and cursor in a sweep, not
+    /// once per watcher.
+    @Test(arguments: [true, false])
+    func waitsRunningOutWithNothingNewReadNoLog(epochKnown: Bool) throws {
+        let pages = Pages()
+        let idle = Idle(known: epochKnown)
+        let watchers = Watchers(answer: pages.answer, nothingNew: idle.answer)
+        let lists = [ListID.random(), ListID.random()]
+        let responders = (0..<200).map { _ in Responder() }
+        for (index, responder) in responders.enumerated() {
+            try watchers.park(
+                list: lists[index % 2], after: 5, limit: 10, account: 1, seconds: 0.2, responder: responder
+            ) { 5 }
+        }
+        Self.waitUntil(5) { responders.allSatisfy { $0.hasResponded } }
+        #expect(responders.allSatisfy { Self.body($0) == (epochKnown ? "nothing after 5" : "after 5") })
+        // All 200 ran out in one sweep, or in two if a tick fell between them.
+        let built = pages.built.load(ordering: .relaxed)
+        let given = idle.given.load(ordering: .relaxed)
+        if epochKnown {
+            #expect(built == 0 && given >= 2 && given <= 4, "\(built) pages, \(given) without")
+        } else {
+            #expect(built >= 2 && built <= 4 && given == 0, "\(built) pages, \(given) without")
+        }
+        // A list whose head moved on is read: its watcher parked before the push learnt of it.
+        let late = Responder()
+        try watchers.park(list: lists[0], after: 5, limit: 10, account: 1, seconds: 30, responder: late) { 5 }
+        watchers.publish(list: lists[0], cursor: 7)
+        #expect(Self.body(late) == "after 5")
+    }
 }

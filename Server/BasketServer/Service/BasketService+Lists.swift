@@ -87,6 +87,7 @@ extension BasketService {
             throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
         }
         if deleted {
+            epochs.forget(list)
             watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
         } else {
             watchers.dismiss(account: target.id, list: list, with: HTTPError.notFound("no such list").response)
@@ -126,6 +127,7 @@ extension BasketService {
         let (_, list, role) = try membership(request)
         guard role == .owner else { throw HTTPError(403, "forbidden", "only an owner can delete the list") }
         guard try store.deleteList(list) else { throw HTTPError.notFound("no such list") }
+        epochs.forget(list)
         watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
         return HTTPResponse(status: 204)
     }

@@ -128,7 +128,9 @@ extension BasketService {
             list: list, after: after, limit: limit, account: account.id, token: session.tokenHash, seconds: wait,
             responder: responder
         ) {
-            try store.head(of: list).cursor
+            let head = try store.head(of: list)
+            epochs.learn(list, head.epoch)
+            return head.cursor
         }
     }
 

@@ -86,6 +86,8 @@ public final class BasketService: Sendable {
     /// Its counters, for /metrics.
     public let metrics = Metrics()
     let watchers: Watchers
+    /// The lists' epochs read lately: a wait that runs out with nothing new needs no read.
+    let epochs = ListEpochs()
     let logins: LoginLimiter
     let passwords: WorkPool
     /// Threads for large pushes (``offloadedPushBytes``).
@@ -118,16 +120,29 @@ public final class BasketService: Sendable {
             perKeyLimit: configuration.passwordJobsPerAddress)
         pushWork = WorkPool(name: "push", threads: configuration.pushThreads, queueLimit: configuration.pushQueue)
         decoyHash = Passwords.hash("decoy password", iterations: configuration.passwordIterations)
-        watchers = Watchers(maxPerAccount: configuration.maxWatchersPerAccount) { list, after, limit in
-            do {
-                return Self.pageResponse(
-                    try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes),
-                    serverTime: configuration.clock())
-            } catch {
-                Router.reportInternalError("reading the log of \(list): \(error)")
-                return HTTPError(500, "internal", "internal error").response
-            }
-        }
+        let epochs = self.epochs
+        watchers = Watchers(
+            maxPerAccount: configuration.maxWatchersPerAccount,
+            answer: { list, after, limit in
+                do {
+                    let page = try store.page(
+                        of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
+                    epochs.learn(list, page.epoch)
+                    return Self.pageResponse(page, serverTime: configuration.clock())
+                } catch {
+                    Router.reportInternalError("reading the log of \(list): \(error)")
+                    return HTTPError(500, "internal", "internal error").response
+                }
+            },
+            nothingNew: { list, after in
+                // Nothing after the cursor: the page the store would build, but for the epoch.
+                epochs.epoch(of: list).map { epoch in
+                    Self.pageResponse(
+                        LogPage(
+                            encoded: [], count: 0, cursor: after, more: false, epoch: epoch, historyComplete: true),
+                        serverTime: configuration.clock())
+                }
+            })
         // Pushes to other instances on the same store wake this one's long-polls too, and their
         // revocations reach this one's session cache.
         let watchers = self.watchers
