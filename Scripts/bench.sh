@@ -5,7 +5,7 @@
 #                                    interactive, backends, fleet, web), with its options
 #   Scripts/bench.sh web             the web client in Chromium, 2,000 items, CPU 1× and 4× (Benchmarks/web)
 # The full run also draws the curves (docs/images/curves.png) with matplotlib from PyPI.
-# The backends and fleet benchmarks need PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
+# The backends, fleet and curves (its fleet curves) benchmarks need PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
 # cluster is started (Scripts/postgres.sh, installing postgresql if missing) and stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,7 @@ fi
 swift build -c release --static-swift-stdlib --product basket
 swift build -c release --static-swift-stdlib --product basket-server
 swift build -c release --static-swift-stdlib --product basket-bench
-if [ -z "${BASKET_BENCH_POSTGRES:-}" ] && { [ $# -eq 0 ] || [ "$1" = backends ] || [ "$1" = fleet ]; }; then
+if [ -z "${BASKET_BENCH_POSTGRES:-}" ] && { [ $# -eq 0 ] || [ "$1" = backends ] || [ "$1" = fleet ] || [ "$1" = curves ]; }; then
     BASKET_BENCH_POSTGRES=$(BASKET_PG_DIR=/tmp/basket-bench-postgres BASKET_PG_PORT=55433 Scripts/postgres.sh start)
     trap 'BASKET_PG_DIR=/tmp/basket-bench-postgres BASKET_PG_PORT=55433 Scripts/postgres.sh stop' EXIT
 fi
