@@ -7,7 +7,7 @@ import Synchronization
 /// instance keeps a pool of connections. A push locks the list's row (so concurrent instances
 /// number a list's operations without gaps), skips operations the log has (known from
 /// `ListLogs`), writes the rest as one row of `pushes` (`PushRecords`); once committed, every
-/// instance listening on `basket_ops` is told (``CommitNotifier``, batched).
+/// instance listening on `basket_ops` is told (`CommitNotifier`, batched).
 public final class PostgresStore: Store, @unchecked Sendable {
     // `@unchecked Sendable`: the pool and the listener guard their own state.
     /// The database's URL.
