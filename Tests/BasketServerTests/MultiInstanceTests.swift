@@ -119,6 +119,7 @@ struct MultiInstanceTests {
         let sent = try #require(gauge("basket_postgres_notifications_sent"))
         let batches = try #require(gauge("basket_postgres_notification_batches"))
         #expect(sent == 40 && batches >= 1 && batches <= 40, "\(sent) in \(batches)")
+        #expect(gauge("basket_postgres_notifications_dropped") == 0)
     }
 
     /// Notification payloads stay under PostgreSQL's 8,000 bytes, and hold every list once.

@@ -26,9 +26,11 @@ final class CommitNotifier: Sendable {
         var order: [ListID] = []
         var started = false
         var stopping = false
-        /// Notifications sent, and the statements that sent them (`/metrics`).
+        /// Notifications sent, the statements that sent them, and those dropped (the database
+        /// did not answer twice, or too many waited) (`/metrics`).
         var sent = 0
         var batches = 0
+        var dropped = 0
     }
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
@@ -52,6 +54,7 @@ final class CommitNotifier: Sendable {
             } else {
                 if state.order.count >= Self.maxPending {
                     state.pending[state.order.removeFirst()] = nil
+                    state.dropped += 1
                 }
                 state.pending[list] = head
                 state.order.append(list)
@@ -70,8 +73,8 @@ final class CommitNotifier: Sendable {
         wake.signal()
     }
 
-    /// Notifications sent so far, and in how many statements.
-    var counts: (sent: Int, batches: Int) { state.withLock { ($0.sent, $0.batches) } }
+    /// Notifications sent so far, in how many statements, and how many were dropped.
+    var counts: (sent: Int, batches: Int, dropped: Int) { state.withLock { ($0.sent, $0.batches, $0.dropped) } }
 
     /// Sends what is pending, then stops the thread.
     func stop() {
@@ -114,7 +117,8 @@ final class CommitNotifier: Sendable {
             if !heads.isEmpty {
                 let payloads = Self.payloads(heads)
                 // One retry on a new connection (the database restarted); then these are dropped.
-                for attempt in 0..<2 {
+                var delivered = false
+                for attempt in 0..<2 where !delivered {
                     do {
                         if connection == nil { connection = try PostgresConnection(url: url) }
                         let array = "{" + payloads.map { "\"\($0)\"" }.joined(separator: ",") + "}"
@@ -124,12 +128,13 @@ final class CommitNotifier: Sendable {
                             $0.sent += heads.count
                             $0.batches += 1
                         }
-                        break
+                        delivered = true
                     } catch {
                         connection = nil
                         if attempt == 0 { Thread.sleep(forTimeInterval: 0.1) }
                     }
                 }
+                if !delivered { state.withLock { $0.dropped += heads.count } }
             }
             if stopping { break }
         }

@@ -102,6 +102,11 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 help: "Statements that sent those notifications (one flush to disk each).",
                 value: Double(notifier.counts.batches)),
             StoreGauge(
+                name: "basket_postgres_notifications_dropped",
+                help:
+                    "Pushes the other instances were not told about (the database failed twice); their long-polls hear at their wait's end.",
+                value: Double(notifier.counts.dropped)),
+            StoreGauge(
                 name: "basket_postgres_listening",
                 help: "1 while this instance listens for other instances' pushes (LISTEN basket_ops), else 0.",
                 value: listener.isListening ? 1 : 0),
