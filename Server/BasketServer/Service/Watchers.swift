@@ -34,6 +34,14 @@ final class Watchers: Sendable {
         var sweeping = false
         var closed = false
 
+        /// Takes parked watcher `id` of `list` out (nil when it was answered already).
+        mutating func remove(_ list: ListID, _ id: UInt64) -> Watcher? {
+            guard let watcher = waiting[list]?.removeValue(forKey: id) else { return nil }
+            if waiting[list]!.isEmpty { waiting[list] = nil }
+            unpark(watcher.account)
+            return watcher
+        }
+
         /// Forgets one parked watcher of `account`.
         mutating func unpark(_ account: Int64) {
             let left = (perAccount[account] ?? 1) - 1
@@ -92,9 +100,7 @@ final class Watchers: Sendable {
             while state.swept < now {
                 state.swept += 1
                 for (list, id) in state.expiries.removeValue(forKey: state.swept) ?? [] {
-                    guard let watcher = state.waiting[list]?.removeValue(forKey: id) else { continue }
-                    if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
-                    state.unpark(watcher.account)
+                    guard let watcher = state.remove(list, id) else { continue }
                     due.append((list, watcher, (state.heads[list] ?? .max) <= watcher.after))
                 }
             }
@@ -168,11 +174,7 @@ final class Watchers: Sendable {
 
     /// Forgets a parked watcher whose client hung up (it is answered by the listener).
     private func forget(list: ListID, id: UInt64) {
-        state.withLock { state in
-            guard let watcher = state.waiting[list]?.removeValue(forKey: id) else { return }
-            if state.waiting[list]!.isEmpty { state.waiting[list] = nil }
-            state.unpark(watcher.account)
-        }
+        state.withLock { _ = $0.remove(list, id) }
     }
 
     /// Wakes every watcher of `list` behind `cursor`. Call after the operations are committed.
@@ -190,9 +192,9 @@ final class Watchers: Sendable {
             return wake
         }
         // Most watchers wait at the same cursor: build each distinct page once.
-        var pages: [Int64: HTTPResponse] = [:]
+        var pages: [PageKey: HTTPResponse] = [:]
         for watcher in woken {
-            let key = watcher.after &* 100_003 &+ Int64(watcher.limit)
+            let key = PageKey(list: list, after: watcher.after, limit: watcher.limit)
             let response = pages[key] ?? answer(list, watcher.after, watcher.limit)
             pages[key] = response
             watcher.responder.respond(response)

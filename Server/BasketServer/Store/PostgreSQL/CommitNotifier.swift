@@ -22,8 +22,7 @@ final class CommitNotifier: Sendable {
     let url: String
     let channel: String
     private struct State {
-        var pending: [ListID: Int64] = [:]
-        var order: [ListID] = []
+        var pending = NewestHeads()
         var started = false
         var stopping = false
         /// Notifications sent, the statements that sent them, and those dropped (the database
@@ -49,15 +48,9 @@ final class CommitNotifier: Sendable {
     /// Hands over a committed push: `list`'s head is now `head`.
     func committed(_ list: ListID, head: Int64) {
         let start: Bool = state.withLock { state in
-            if let known = state.pending[list] {
-                state.pending[list] = max(known, head)
-            } else {
-                if state.order.count >= Self.maxPending {
-                    state.pending[state.order.removeFirst()] = nil
-                    state.dropped += 1
-                }
-                state.pending[list] = head
-                state.order.append(list)
+            if !state.pending.note(list, head) && state.pending.count > Self.maxPending {
+                state.pending.dropOldest()
+                state.dropped += 1
             }
             defer { state.started = true }
             return !state.started
@@ -87,6 +80,17 @@ final class CommitNotifier: Sendable {
         finished.wait()
     }
 
+    /// The pushes a payload of ``payloads(_:)`` names (entries that do not parse are skipped).
+    static func heads(in payload: some StringProtocol) -> [(ListID, Int64)] {
+        payload.split(separator: ";").compactMap { entry in
+            let parts = entry.split(separator: " ")
+            guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])), let id = ID128(bytes: bytes),
+                let head = Int64(parts[1])
+            else { return nil }
+            return (ListID(raw: id), head)
+        }
+    }
+
     /// The payloads for `heads`, each at most ``maxPayloadBytes``.
     static func payloads(_ heads: [(ListID, Int64)]) -> [String] {
         var payloads: [String] = []
@@ -108,11 +112,8 @@ final class CommitNotifier: Sendable {
         while true {
             _ = wake.wait(timeout: .now() + 0.2)
             let (heads, stopping): ([(ListID, Int64)], Bool) = state.withLock { state in
-                defer {
-                    state.pending = [:]
-                    state.order = []
-                }
-                return (state.order.map { ($0, state.pending[$0]!) }, state.stopping)
+                defer { state.pending = NewestHeads() }
+                return (state.pending.heads, state.stopping)
             }
             if !heads.isEmpty {
                 let payloads = Self.payloads(heads)
@@ -139,4 +140,34 @@ final class CommitNotifier: Sendable {
             if stopping { break }
         }
     }
+}
+
+/// The newest head of each list, in the order the lists were first seen: what the notifier has to
+/// send, and what the listener read in one go (a list pushed several times counts once).
+struct NewestHeads {
+    private var newest: [ListID: Int64] = [:]
+    private var order: [ListID] = []
+
+    /// Records that `list`'s head is `head`; true when the list was already there.
+    @discardableResult
+    mutating func note(_ list: ListID, _ head: Int64) -> Bool {
+        if let known = newest[list] {
+            newest[list] = max(known, head)
+            return true
+        }
+        newest[list] = head
+        order.append(list)
+        return false
+    }
+
+    /// Forgets the list seen first.
+    mutating func dropOldest() {
+        guard !order.isEmpty else { return }
+        newest[order.removeFirst()] = nil
+    }
+
+    var count: Int { order.count }
+
+    /// Each list with its newest head, in first-seen order.
+    var heads: [(ListID, Int64)] { order.map { ($0, newest[$0]!) } }
 }

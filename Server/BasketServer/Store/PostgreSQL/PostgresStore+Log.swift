@@ -52,9 +52,9 @@ extension PostgresStore {
     /// one the log holds (no stored value to compare), and every replica's owner is known to be
     /// the pusher. The statement locks the list's row only if its head is still the log's (no
     /// other instance pushed since), the epoch unchanged and the quotas kept, and then writes the
-    /// push and moves the head (``CommitNotifier`` tells the others). One round trip instead of four (BEGIN, the locking
-    /// read, the write, COMMIT). Nil when it could not decide (nothing was written; the push is
-    /// taken back): ``appendLocked`` then does it under the lock.
+    /// push and moves the head (``CommitNotifier`` tells the others). One round trip instead of
+    /// four (BEGIN, the locking read, the write, COMMIT). Nil when it could not decide (nothing
+    /// was written; the push is taken back): ``appendInTransaction`` then does it under the lock.
     private func appendInOneStatement(
         _ operations: [Op], _ hashed: [ListLogs.Hashed], _ list: ListID, _ receivedAt: Int64, _ limits: ListLimits,
         _ pusher: Int64?

@@ -205,31 +205,18 @@ final class CommitListener: Sendable {
                     _ = poll(&descriptor, 1, 200)
                     // The pushes read together are reported once per list, at its newest
                     // cursor: a hot list pushed 50 times meanwhile costs its watchers one wake-up
-                    // and one read of the log, not 50.
-                    var newest: [ListID: Int64] = [:]
-                    var order: [ListID] = []
-                    // A payload is "account <id>", or pushes: "<list id hex> <head>" joined by ";".
+                    // and one read of the log, not 50. A payload is "account <id>", or pushes
+                    // (``CommitNotifier/payloads(_:)``).
+                    var newest = NewestHeads()
                     for (_, payload) in try connection.notifications() {
                         let parts = payload.split(separator: " ")
                         if parts.count == 2, parts[0] == "account", let account = Int64(parts[1]) {
                             handler(.accountChanged(account))
                             continue
                         }
-                        for entry in payload.split(separator: ";") {
-                            let parts = entry.split(separator: " ")
-                            guard parts.count == 2, let bytes = Hex.bytes(String(parts[0])),
-                                let id = ID128(bytes: bytes), let cursor = Int64(parts[1])
-                            else { continue }
-                            let list = ListID(raw: id)
-                            if let known = newest[list] {
-                                newest[list] = max(known, cursor)
-                            } else {
-                                newest[list] = cursor
-                                order.append(list)
-                            }
-                        }
+                        for (list, head) in CommitNotifier.heads(in: payload) { newest.note(list, head) }
                     }
-                    for list in order { handler(.committed(list, newest[list]!)) }
+                    for (list, head) in newest.heads { handler(.committed(list, head)) }
                 }
             } catch {
                 state.withLock { $0.listening = false }
