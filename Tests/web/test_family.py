@@ -192,6 +192,10 @@ def test_undo_goes_back_step_by_step_and_never_on_another_list(client):
 
     # Another list: the toast (and its Undo) is gone, and Ctrl+Z there finds nothing to undo.
     phone.page.get_by_role("link", name="All lists").click()
+    # The link changes the hash; the screen follows at the hashchange event, after click()
+    # returns. Once the lists' heading is there, the toast must already be gone (mount hides
+    # it before it shows the new screen), so the count is checked then, not polled.
+    phone.page.get_by_role("heading", name="Your lists").wait_for()
     assert phone.page.locator("#toast").count() == 0
     phone.create_list("Work")
     phone.page.locator("body").press("Control+z")
