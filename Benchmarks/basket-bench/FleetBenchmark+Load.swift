@@ -29,9 +29,9 @@ extension FleetBenchmark {
         /// CPU seconds used so far by the instances, PostgreSQL's processes and the generators.
         func cpu() -> (instances: Double, postgres: Double, generators: Double) {
             (
-                servers.reduce(0) { $0 + cpuSeconds(pid: $1.pid) },
-                processesNamed("postgres").reduce(0) { $0 + cpuSeconds(pid: $1) },
-                generators.reduce(0) { $0 + cpuSeconds(pid: $1.process.processIdentifier) }
+                servers.reduce(0) { $0 + processCPUSeconds(pid: $1.pid) },
+                processesNamed("postgres").reduce(0) { $0 + processCPUSeconds(pid: $1) },
+                generators.reduce(0) { $0 + processCPUSeconds(pid: $1.process.processIdentifier) }
             )
         }
 
@@ -282,17 +282,6 @@ extension FleetBenchmark {
 func percentile(_ values: [Double], _ fraction: Double) -> Double {
     guard !values.isEmpty else { return 0 }
     return values[min(values.count - 1, Int(Double(values.count) * fraction))]
-}
-
-/// CPU seconds (user and system) process `pid` has used, from /proc/PID/stat.
-func cpuSeconds(pid: Int32) -> Double {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let close = stat.lastIndex(of: ")")
-    else { return 0 }
-    // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 /// The descriptors process `pid` has open (its sockets among them), from /proc/PID/fd.
