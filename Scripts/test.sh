@@ -116,12 +116,12 @@ run_tests "SQLite servers" --skip "$heavy|MultiInstanceTests"
 run_tests "heavy suites, one at a time" --filter "$heavy" --no-parallel
 export BASKET_TEST_STORE=postgres
 run_tests "server tests on PostgreSQL" --filter BasketServerTests
-# Not run there: tests of one process (scenarios, floods; the fleet benchmark starts its own
+# Not run there: tests of one process (scenarios, floods; the fleet benchmark and the wake-up tests start their own
 # instances on PostgreSQL in the first pass), of the SQLite files in --data, of a
 # full disk under the SQLite store, and of the store the signup-invite command writes to
 # through --data.
 run_tests "end-to-end, two instances on PostgreSQL" --filter EndToEndTests \
-    --skip "ScenarioTests|FleetBenchmarkTests|$heavy|DiskFullTests|filesArePrivateAndPlainHTTPIsWarnedAbout|signupByInviteOnly"
+    --skip "ScenarioTests|FleetBenchmarkTests|WakeUpTests|$heavy|DiskFullTests|filesArePrivateAndPlainHTTPIsWarnedAbout|signupByInviteOnly"
 run_tests "load and kills on PostgreSQL, one at a time" --filter "LoadTests|KillTests" --no-parallel
 unset BASKET_TEST_STORE
 # Every test of the package is selected by at least one pass.

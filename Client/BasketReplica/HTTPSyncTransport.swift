@@ -24,11 +24,17 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     ///   - exchange: how requests travel; nil for HTTP through URLSession.
     ///   - answerTimeout: how long a request waits for the server's answer (a long-poll: this
     ///     beyond its wait) before it gives up as ``SyncError/unreachable(_:)``.
-    public init(baseURL: URL, token: String?, answerTimeout: Double = 30, exchange: Exchange? = nil) {
+    ///   - unavailableRetryDelays: seconds waited before a request answered 503 (the server's
+    ///     store away for a moment) is sent again, once per entry; then it fails as unreachable.
+    public init(
+        baseURL: URL, token: String?, answerTimeout: Double = 30, exchange: Exchange? = nil,
+        unavailableRetryDelays: [Double] = [1, 2]
+    ) {
         self.baseURL = baseURL
         self.token = token
         self.answerTimeout = answerTimeout
         self.exchange = exchange ?? Self.urlSession()
+        self.unavailableRetryDelays = unavailableRetryDelays
     }
 
     /// HTTP through a URLSession of its own (what `exchange: nil` means): answers read up to
@@ -53,6 +59,9 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// How long a request waits for an answer (see ``init(baseURL:token:answerTimeout:exchange:)``).
     public let answerTimeout: Double
+
+    /// Seconds waited before a request answered 503 is sent again (``send``).
+    let unavailableRetryDelays: [Double]
 
     /// The largest answer read: a page is cut at about 1 MiB of operations by the server, so
     /// anything near this is not a Basket server's answer.
@@ -319,14 +328,24 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
-        let data: Data
-        let status: Int
-        do {
-            (data, status) = try await exchange(request)
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError.unreachable(Self.why(error, waited: request.timeoutInterval))
+        var data = Data()
+        var status = 0
+        // A 503 is the server's store away for a moment (a restart, a failover): nothing was
+        // done, and every request here is safe to repeat. Tried again twice, 1 s and 2 s later;
+        // then it is "unreachable", which keeps the outbox and retries later as any outage does.
+        for delay in unavailableRetryDelays.map(Optional.some) + [nil] {
+            do {
+                (data, status) = try await exchange(request)
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw SyncError.unreachable(Self.why(error, waited: request.timeoutInterval))
+            }
+            guard status == 503 else { break }
+            guard let delay else {
+                throw SyncError.unreachable("the server is unavailable for a moment (503); try again shortly")
+            }
+            try await Task.sleep(for: .seconds(delay))
         }
         guard (200..<300).contains(status) else {
             let refusal = try? JSONDecoder().decode(Wire.ErrorBody.self, from: data)

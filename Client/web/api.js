@@ -90,6 +90,9 @@ export async function request(method, path, { body, token, signal, timeout = 150
     } catch {
       json = null;
     }
+    // The server's store is away for a moment (a restart, a failover): nothing was done, and the
+    // sync retries it as it retries any outage (as the Swift client does after two quick tries).
+    if (response.status === 503) throw new Unreachable(new Error(`the server answered 503`));
     if (!response.ok) {
       const code = typeof json?.error === "string" ? json.error : `http_${response.status}`;
       // A server's words are shown to the user: at most 500 characters, no control characters.
@@ -101,7 +104,7 @@ export async function request(method, path, { body, token, signal, timeout = 150
     if (json === null || typeof json !== "object") throw new ApiError(response.status, "bad_answer", "the server's answer is not JSON");
     return json;
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof ApiError || error instanceof Unreachable) throw error;
     if (signal?.aborted) throw new DOMException("aborted", "AbortError");
     throw new Unreachable(error);
   } finally {

@@ -219,6 +219,74 @@ struct MultiInstanceTests {
         #expect(try await Self.until(a, phone, answers: 401) < 5)
     }
 
+    /// A member removed on one instance loses its long-poll parked on the other at once (404),
+    /// before the push that follows the removal could reach it; a member given another role has
+    /// its long-poll there ended with its page (it asks again as what it is now); a list deleted
+    /// on one instance answers the other's watchers 404.
+    @Test func removalDemotionAndDeletionEndLongPollsOnTheOtherInstance() async throws {
+        let a = try Harness(backend: .postgres)
+        let b = try Harness(sharing: a)
+        let owner = try await a.signUp("olga")
+        let mallory = try await a.signUp("mallory")
+        let bob = try await a.signUp("bob")
+        let list = try await a.newList(owner)
+        try await a.join(list, owner: owner, member: mallory, role: "editor")
+        try await a.join(list, owner: owner, member: bob, role: "editor")
+        for round in 0..<3 {
+            async let removed = Self.poll(b, "/v1/lists/\(list)/ops?after=\(round)&wait=25", token: mallory)
+            try await Self.parked(b, 1)
+            let started = Date()
+            #expect(try await a.call("DELETE", "/v1/lists/\(list)/members/mallory", token: owner).status == 204)
+            // The push right after the removal must not reach her.
+            _ = try await a.push(a.operations(list, names: ["Secret \(round)"]), to: list, token: owner)
+            let (answer, answeredAt) = try await removed
+            #expect(answer.status == 404, "round \(round): \(answer.status) \(answer.json)")
+            #expect(answeredAt.timeIntervalSince(started) < 10)
+            #expect(b.service.watcherCount == 0)
+            try await a.join(list, owner: owner, member: mallory, role: "editor")
+        }
+        // Bob is made a viewer on A: his long-poll on B ends with a page, not after its wait.
+        let head = try await b.call("GET", "/v1/lists/\(list)/ops?after=0", token: bob).json["cursor"] as! Int
+        async let demoted = Self.poll(b, "/v1/lists/\(list)/ops?after=\(head)&wait=25", token: bob)
+        try await Self.parked(b, 1)
+        let started = Date()
+        #expect(
+            try await a.call("PUT", "/v1/lists/\(list)/members/bob", token: owner, json: ["role": "viewer"]).status
+                == 200)
+        let (page, answeredAt) = try await demoted
+        #expect(page.status == 200 && page.json["count"] as? Int == 0 && page.json["cursor"] as? Int == head)
+        #expect(answeredAt.timeIntervalSince(started) < 10)
+        // The list deleted on A: Bob's long-poll on B hears 404.
+        async let deleted = Self.poll(b, "/v1/lists/\(list)/ops?after=\(head)&wait=25", token: bob)
+        try await Self.parked(b, 1)
+        #expect(try await a.call("DELETE", "/v1/lists/\(list)", token: owner).status == 204)
+        let (gone, _) = try await deleted
+        #expect(gone.status == 404)
+    }
+
+    /// While the database cannot be reached (it restarts, fails over), requests that need it are
+    /// answered 503 with Retry-After, never 500; once it is back they succeed, nothing lost.
+    @Test func aDatabaseThatCannotBeReachedAnswers503WithRetryAfter() async throws {
+        let a = try Harness(backend: .postgres)
+        let token = try await a.signUp("alice")
+        let list = try await a.newList(token)
+        let admin = try PostgresConnection(url: TestPostgres.url!)
+        let name = a.storage.database!.name
+        _ = try admin.query("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
+        defer { _ = try? admin.query("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true") }
+        let cut = try admin.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        #expect(cut.count >= 1)
+        let pushed = try await a.push(a.operations(list, names: ["During the outage"]), to: list, token: token)
+        #expect(pushed.status == 503 && pushed.error == "unavailable", "\(pushed.status) \(pushed.json)")
+        #expect(pushed.headers["retry-after"] != nil, "\(pushed.headers)")
+        let pulled = try await a.call("GET", "/v1/lists/\(list)/ops?after=0", token: token)
+        #expect(pulled.status == 503, "\(pulled.status)")
+        _ = try admin.query("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true")
+        let again = try await a.push(a.operations(list, names: ["During the outage"]), to: list, token: token)
+        #expect(again.status == 200 && again.json["accepted"] as? Int == 1)
+    }
+
     /// Every connection of the instances is cut (as when PostgreSQL restarts): the next requests
     /// are served on new connections, with no error reaching a client.
     @Test func cutConnectionsAreReplacedWithoutAnError() async throws {

@@ -139,7 +139,7 @@ struct LogTests {
         for _ in 0..<2 {
             let waited = try await harness.call("GET", "/v1/lists/\(list)/ops?after=2&wait=1", token: token)
             #expect(waited.status == 200)
-            for key in ["count", "cursor", "epoch", "historyComplete", "more"] {
+            for key in ["count", "cursor", "epoch", "historyComplete", "more", "ops"] {
                 #expect(
                     "\(waited.json[key] ?? "none")" == "\(pulled.json[key] ?? "none")",
                     "\(key): \(waited.json) vs \(pulled.json)")

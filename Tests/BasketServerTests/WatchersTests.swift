@@ -29,7 +29,9 @@ struct WatchersTests {
 
     @Test func watchersAreAnsweredWhenTheirWaitRunsOutAndForgotten() throws {
         let pages = Pages()
-        let watchers = Watchers(maxPerAccount: 1_000, answer: pages.answer)
+        let store = Heads(5)
+        let watchers = Watchers(
+            maxPerAccount: 1_000, answer: pages.answer, readHeads: store.read, nothingNew: store.nothingNew)
         let lists = (0..<10).map { _ in ListID.random() }
         let started = Date()
         var short: [Responder] = []
@@ -46,7 +48,7 @@ struct WatchersTests {
         #expect(!short.contains { $0.hasResponded })
         Self.waitUntil(5) { short.allSatisfy { $0.hasResponded } }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(short.allSatisfy { Self.body($0) == "after 5" })
+        #expect(short.allSatisfy { Self.body($0) == "nothing after 5 of 5" })
         #expect(elapsed >= 0.3, "answered after \(elapsed) s, before the 0.3 s wait ran out")
         #expect(elapsed < 3, "the 0.3 s waits ran out after \(elapsed) s")
         #expect(!long.contains { $0.hasResponded })
@@ -65,7 +67,8 @@ struct WatchersTests {
 
     @Test func aWatcherWokenByAPushIsNotAnsweredAgainWhenItsWaitRunsOut() throws {
         let pages = Pages()
-        let watchers = Watchers(answer: pages.answer)
+        let store = Heads(5)
+        let watchers = Watchers(answer: pages.answer, readHeads: store.read, nothingNew: store.nothingNew)
         let list = ListID.random()
         let responders = (0..<100).map { _ in Responder() }
         for responder in responders {
@@ -79,27 +82,43 @@ struct WatchersTests {
         #expect(pages.built.load(ordering: .relaxed) == 1, "a woken watcher was answered again at its expiry")
     }
 
-    /// Counts the answers given without a page.
-    final class Idle: Sendable {
+    /// The lists' heads as a store holds them: every list is at `cursor` unless set otherwise;
+    /// counts its reads and the answers given from them without a page. Reads fail while
+    /// `failing` is set.
+    final class Heads: Sendable {
+        let reads = Atomic(0)
         let given = Atomic(0)
-        let known: Bool
-        init(known: Bool) { self.known = known }
-        func answer(_ list: ListID, _ after: Int64) -> HTTPResponse? {
-            guard known else { return nil }
+        let failing = Atomic(false)
+        let cursors = Mutex([ListID: Int64]())
+        let cursor: Int64
+        init(_ cursor: Int64) { self.cursor = cursor }
+
+        func read(_ lists: [ListID]) throws -> [ListID: LogHead] {
+            reads.wrappingAdd(1, ordering: .relaxed)
+            if failing.load(ordering: .relaxed) { throw StoreError.unavailable }
+            let set = cursors.withLock { $0 }
+            return Dictionary(
+                uniqueKeysWithValues: lists.map {
+                    ($0, LogHead(cursor: set[$0] ?? cursor, epoch: "e", compactedThrough: 0))
+                })
+        }
+
+        func nothingNew(_ list: ListID, _ after: Int64, _ head: LogHead) -> HTTPResponse {
             given.wrappingAdd(1, ordering: .relaxed)
-            return .body(Array("nothing after \(after)".utf8), contentType: "text/plain")
+            return .body(Array("nothing after \(after) of \(head.cursor)".utf8), contentType: "text/plain")
         }
     }
 
-    /// A wait that runs out while the list's head is still the watcher's cursor is answered
-    /// "nothing new" without a page of the log (100,000 devices make 3,300 such answers a
-    /// second); without that answer, the page is built once per list and cursor in a sweep, not
-    /// once per watcher.
+    /// A wait that runs out while the list's head in the store is still the watcher's cursor is
+    /// answered "nothing new" from one read of the lists' heads per sweep, without a page of the
+    /// log (100,000 devices make 3,300 such answers a second); when the heads cannot be read, the
+    /// page is built once per list and cursor in a sweep, not once per watcher.
     @Test(arguments: [true, false])
-    func waitsRunningOutWithNothingNewReadNoLog(epochKnown: Bool) throws {
+    func waitsRunningOutWithNothingNewReadNoLog(headsReadable: Bool) throws {
         let pages = Pages()
-        let idle = Idle(known: epochKnown)
-        let watchers = Watchers(answer: pages.answer, nothingNew: idle.answer)
+        let store = Heads(5)
+        store.failing.store(!headsReadable, ordering: .relaxed)
+        let watchers = Watchers(answer: pages.answer, readHeads: store.read, nothingNew: store.nothingNew)
         let lists = [ListID.random(), ListID.random()]
         let responders = (0..<200).map { _ in Responder() }
         for (index, responder) in responders.enumerated() {
@@ -108,11 +127,13 @@ struct WatchersTests {
             ) { 5 }
         }
         Self.waitUntil(5) { responders.allSatisfy { $0.hasResponded } }
-        #expect(responders.allSatisfy { Self.body($0) == (epochKnown ? "nothing after 5" : "after 5") })
+        #expect(responders.allSatisfy { Self.body($0) == (headsReadable ? "nothing after 5 of 5" : "after 5") })
         // All 200 ran out in one sweep, or in two if a tick fell between them.
         let built = pages.built.load(ordering: .relaxed)
-        let given = idle.given.load(ordering: .relaxed)
-        if epochKnown {
+        let given = store.given.load(ordering: .relaxed)
+        let reads = store.reads.load(ordering: .relaxed)
+        #expect(reads >= 1 && reads <= 2, "\(reads) reads of the heads for one or two sweeps")
+        if headsReadable {
             #expect(built == 0 && given >= 2 && given <= 4, "\(built) pages, \(given) without")
         } else {
             #expect(built >= 2 && built <= 4 && given == 0, "\(built) pages, \(given) without")
@@ -122,5 +143,33 @@ struct WatchersTests {
         try watchers.park(list: lists[0], after: 5, limit: 10, account: 1, seconds: 30, responder: late) { 5 }
         watchers.publish(list: lists[0], cursor: 7)
         #expect(Self.body(late) == "after 5")
+    }
+
+    /// A push committed by an instance that died before it told the others: this instance still
+    /// believes the list is at 5. The first wait on the list to run out reads the real head (7),
+    /// is answered with the page after its cursor, not "nothing new", and wakes the list's other
+    /// watchers here at once, though their own waits have long to go.
+    @Test func aWaitThatRunsOutFindsAPushNobodyToldOfAndWakesTheListsOtherWatchers() throws {
+        let pages = Pages()
+        let store = Heads(5)
+        let watchers = Watchers(answer: pages.answer, readHeads: store.read, nothingNew: store.nothingNew)
+        let list = ListID.random()
+        let other = ListID.random()
+        let short = Responder()
+        let long = (0..<3).map { _ in Responder() }
+        let elsewhere = Responder()
+        try watchers.park(list: list, after: 5, limit: 10, account: 1, seconds: 0.2, responder: short) { 5 }
+        for responder in long {
+            try watchers.park(list: list, after: 5, limit: 10, account: 2, seconds: 30, responder: responder) { 5 }
+        }
+        try watchers.park(list: other, after: 5, limit: 10, account: 3, seconds: 30, responder: elsewhere) { 5 }
+        store.cursors.withLock { $0[list] = 7 }
+        Self.waitUntil(5) { short.hasResponded && long.allSatisfy(\.hasResponded) }
+        #expect(Self.body(short) == "after 5")
+        #expect(long.allSatisfy { Self.body($0) == "after 5" })
+        #expect(!elsewhere.hasResponded, "a list whose head did not move keeps its watchers")
+        #expect(watchers.caughtUp == 1)
+        #expect(watchers.count == 1)
+        watchers.close()
     }
 }

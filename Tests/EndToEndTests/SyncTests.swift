@@ -131,6 +131,33 @@ struct SyncTests {
         #expect(latency < max(1.0, 2 * sync), "the change took \(latency) s to reach the watcher (a sync: \(sync) s)")
     }
 
+    /// Long-polls whose wait runs out with nothing new are answered with a whole page (the
+    /// encoding's header included), which the CLI reads: a watch on a server whose waits last a
+    /// second goes through many empty rounds without a word on stderr, then prints the next change.
+    @Test func aWatchWhoseWaitsRunOutReadsEveryAnswerAndStillSeesTheNextChange() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"), arguments: ["--max-wait", "1"])
+        let (alice, bob, _) = try family(server)
+        let answered = "basket_long_polls_run_out"
+        let before = try server.metric(answered) ?? 0
+        let watcher = try Subprocess(
+            Executables.path("basket"), ["--db", bob.directory, "sync", "--watch"], stderr: .capture)
+        defer {
+            watcher.signal(SIGTERM)
+            if watcher.wait(timeout: 5) == nil { watcher.kill() }
+        }
+        // Three waits ran out and were answered "nothing new" (of the watch's long-polls: no
+        // other device waits).
+        #expect(try server.waitForMetric(answered, atLeast: before + 3), "no wait ran out")
+        #expect(try server.waitForMetric("basket_watchers", atLeast: 1), "the watch stopped polling")
+        #expect(watcher.isRunning)
+        #expect(watcher.stderr.isEmpty, "the watch complained: \(watcher.stderr)")
+        try alice.ok("add", "Eggs")
+        let deadline = Date().addingTimeInterval(20)
+        while !watcher.stdout.contains("+ Eggs") && Date() < deadline { usleep(10_000) }
+        #expect(watcher.stdout.contains("+ Eggs"), "the watch printed: \(watcher.stdout)")
+        #expect(watcher.stderr.isEmpty, "the watch complained: \(watcher.stderr)")
+    }
+
     @Test func aServerKilledDuringPushesKeepsEveryAcknowledgedOperation() throws {
         let server = try start()
         let (alice, bob, _) = try family(server)

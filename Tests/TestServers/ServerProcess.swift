@@ -3,7 +3,7 @@
 public import Foundation
 import Postgres
 import SQLite
-import Spawn
+public import Spawn
 import Synchronization
 import TestSupport
 
@@ -105,23 +105,47 @@ public final class ServerProcess: @unchecked Sendable {
     private let extraArguments: [String]
     /// Environment variables over the test defaults.
     private let extraEnvironment: [String: String]
+    /// Environment variables of one instance only, by index.
+    private let instanceEnvironment: [Int: [String: String]]
 
     /// Starts the server on `port` (0: a fresh one from ``TestPorts``) and waits until it listens.
     /// A server killed or stopped and started again comes back on the same port, which no
     /// outgoing connection can have taken meanwhile (clients keep their configured URL).
-    public init(
+    public convenience init(
         dataDirectory: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]
+    ) throws {
+        try self.init(
+            dataDirectory: dataDirectory, port: port, arguments: arguments, environment: environment,
+            database: Self.pairOnPostgres ? try TestDatabase() : nil, instances: 2)
+    }
+
+    /// `instances` servers on a new PostgreSQL database (BASKET_TEST_POSTGRES) behind a
+    /// ``RoundRobinProxy``, whatever BASKET_TEST_STORE says; each may have environment variables
+    /// of its own (`instanceEnvironment[index]`), and is reached alone at ``instanceURL(_:)``.
+    public convenience init(
+        onPostgres instances: Int, dataDirectory: String, arguments: [String] = [],
+        environment: [String: String] = [:], instanceEnvironment: [Int: [String: String]] = [:]
+    ) throws {
+        try self.init(
+            dataDirectory: dataDirectory, port: 0, arguments: arguments, environment: environment,
+            database: try TestDatabase(), instances: instances, instanceEnvironment: instanceEnvironment)
+    }
+
+    private init(
+        dataDirectory: String, port: Int, arguments: [String], environment: [String: String],
+        database: TestDatabase?, instances: Int, instanceEnvironment: [Int: [String: String]] = [:]
     ) throws {
         self.dataDirectory = dataDirectory
         extraArguments = arguments
         extraEnvironment = environment
-        if Self.pairOnPostgres {
-            database = try TestDatabase()
-            instancePorts = [0, 0]
+        self.instanceEnvironment = instanceEnvironment
+        if let database {
+            self.database = database
+            instancePorts = Array(repeating: 0, count: instances)
             proxy = try RoundRobinProxy(backends: [], port: port)
             self.port = proxy!.port
         } else {
-            database = nil
+            self.database = nil
             proxy = nil
             instancePorts = [port]
             self.port = port
@@ -130,6 +154,12 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }
+
+    /// The address of instance `index` alone (not through the proxy).
+    public func instanceURL(_ index: Int) -> String { "http://127.0.0.1:\(instancePorts[index])" }
+
+    /// Instance `index`'s process, while it runs.
+    public func instance(_ index: Int) -> Subprocess? { index < processes.count ? processes[index] : nil }
 
     /// How many server processes serve `url`.
     public var instances: Int { instancePorts.count }
@@ -150,7 +180,8 @@ public final class ServerProcess: @unchecked Sendable {
             // Instances behind the proxy take a fresh port at every start; one server without a
             // proxy keeps its port (clients have its URL), and gets a fresh one only the first time.
             if proxy != nil || instancePorts[index] == 0 { instancePorts[index] = TestPorts.fresh() }
-            try startInstance(index, environment: environment, started: &started)
+            try startInstance(
+                index, environment: environment.merging(instanceEnvironment[index] ?? [:]) { $1 }, started: &started)
         }
         if let proxy {
             proxy.setBackends(instancePorts)

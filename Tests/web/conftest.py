@@ -28,8 +28,9 @@ def free_port():
 
 
 class Server:
-    def __init__(self, directory, port=None):
+    def __init__(self, directory, port=None, args=()):
         self.directory = directory
+        self.args = list(args)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.starts = 0
@@ -45,7 +46,7 @@ class Server:
         self.log = open(os.path.join(self.directory, f"server-{self.starts}.log"), "w+")
         self.process = subprocess.Popen(
             [os.path.join(BUILD, "basket-server"), "--listen", f"127.0.0.1:{self.port}", "--data",
-             os.path.join(self.directory, "data"), "--web", os.path.join(ROOT, "Client", "web")],
+             os.path.join(self.directory, "data"), "--web", os.path.join(ROOT, "Client", "web"), *self.args],
             stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
         deadline = time.time() + 20
         while time.time() < deadline:
@@ -194,6 +195,17 @@ class Client:
         return self.page.evaluate(
             """() => Object.fromEntries([...document.querySelectorAll('#items > :not(.off) li.item')].map(li =>
                 [li.querySelector('.name').textContent, li.classList.contains('checked')]))""")
+
+    def wait_items(self, expected, timeout=15):
+        """Waits until the open list shows exactly `expected` ({name: checked}), then returns; fails
+        with what it shows. A status message or a click is answered before the list is drawn again,
+        so a test reads the list through this, never straight after an action."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.items() == expected:
+                return
+            time.sleep(0.05)
+        assert self.items() == expected, f"the list shows {self.items()!r}, not {expected!r}"
 
     def share_code(self, people=None, role=None):
         """Makes an invite link as a person does: Share, the choices, "Make a link"."""

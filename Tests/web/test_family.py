@@ -236,15 +236,15 @@ def test_enter_adds_what_was_typed_and_the_closest_item_is_one_tap_away(client, 
     assert meant.is_visible()
     meant.click()
     phone.page.get_by_role("status").filter(has_text="Brought back Milk").wait_for()
-    assert phone.items() == {"Milk": False, "Käse": False}
+    phone.wait_items({"Milk": False, "Käse": False})
     # The German spelling without umlauts is the item it spells: no second cheese.
     phone.add("kaese x2")
     phone.page.get_by_role("status").filter(has_text="Käse: quantity now 2").wait_for()
-    assert phone.items() == {"Milk": False, "Käse": False}
+    phone.wait_items({"Milk": False, "Käse": False})
     # A slip is added as typed with Enter (the closest item was offered, not taken).
     phone.add("Batter")
     phone.page.get_by_role("status").filter(has_text="Added Batter").wait_for()
-    assert phone.items() == {"Milk": False, "Käse": False, "Batter": False}
+    phone.wait_items({"Milk": False, "Käse": False, "Batter": False})
 
 
 def test_milk_lands_in_dairy_and_the_catalogue_speaks_the_phones_language(client, device):
@@ -423,7 +423,7 @@ def test_a_write_is_on_its_way_to_storage_when_the_tap_is_over(client):
         assert phone.page.evaluate(stored, f"Thing {n}") is True, n
     phone.page.reload()
     phone.page.wait_for_selector("li.item:has-text('Thing 0')")
-    assert phone.items() == {f"Thing {n}": True for n in range(4)}
+    phone.wait_items({f"Thing {n}": True for n in range(4)})
 
 
 def test_a_list_saved_with_the_old_names_of_its_sync_fields_is_read_into_the_new_ones(client):

@@ -134,7 +134,7 @@ def test_clear_checked_archive_and_delete_from_the_phone(client, device):
         phone.page.wait_for_selector(f"li.item.checked:has-text('{name}')")
     open_settings(phone).get_by_role("button", name="Clear checked (2)").click()
     phone.page.get_by_role("status").filter(has_text="Cleared 2 checked items").wait_for()
-    assert phone.items() == {"Eggs": False}
+    phone.wait_items({"Eggs": False})
     # One undo brings both back.
     phone.page.locator("#toast").get_by_role("button", name="Undo").click()
     assert wait_until(lambda: phone.items() == {"Eggs": False, "Milk": True, "Bread": True})

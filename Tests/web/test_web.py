@@ -62,7 +62,7 @@ def test_two_phones_and_a_terminal_converge_after_one_phone_was_offline(client, 
     assert bob.status() == "Offline · 3 changes waiting", bob.status()
     bob.page.reload()
     bob.page.wait_for_selector("#query")
-    assert bob.items() == {"Apples": False, "Milk": True, "bread": False}
+    bob.wait_items({"Apples": False, "Milk": True, "bread": False})
     assert bob.status().startswith("Offline")
 
     # Meanwhile the others go on.
@@ -176,7 +176,7 @@ def test_the_app_is_installable_and_starts_offline(client):
     phone.page.goto(phone.server.url + "/")
     phone.page.wait_for_selector("a.list-row:has-text('Holiday')")
     phone.page.click("a.list-row:has-text('Holiday')")
-    assert phone.items() == {"Sun cream": False}
+    phone.wait_items({"Sun cream": False})
     phone.context.set_offline(False)
 
 
@@ -271,7 +271,7 @@ def test_a_member_removed_keeps_the_list_read_only_and_can_remove_it(client, dev
     phone.page.wait_for_selector("li.item:has-text('Lemonade')")
     owner.run("members", "rm", name)
     phone.page.wait_for_selector("text=no longer shared with you", timeout=5000)
-    assert phone.items() == {"Crisps": False, "Lemonade": False}
+    phone.wait_items({"Crisps": False, "Lemonade": False})
     assert phone.page.is_disabled("#query")
     assert phone.page.is_disabled("li.item:has-text('Crisps') button.check")
     phone.page.click("button:text('Remove it from this device')")
@@ -328,7 +328,7 @@ def test_an_invite_link_asks_before_it_joins(client, device):
     # The code was not used: the same link, answered Join, opens the list.
     phone.join_link(code)
     phone.page.wait_for_selector("li.item:has-text('Milk')")
-    assert phone.items() == {"Milk": False}
+    phone.wait_items({"Milk": False})
 
 
 def test_a_forged_write_does_not_erase_the_phones_change(client, device):
@@ -374,4 +374,55 @@ def test_a_forged_write_does_not_erase_the_phones_change(client, device):
     mallory.run("sync")
     assert owner.items() == {"Milk": False, "Tea": False}
     assert mallory.items() == {"Milk": False, "Tea": False}
-    assert phone.items() == {"Milk": False, "Tea": False}
+    phone.wait_items({"Milk": False, "Tea": False})
+
+
+def test_a_phone_whose_long_polls_run_out_stays_synced_and_hears_the_next_change(browser, workspace):
+    """A long-poll whose wait runs out with nothing new is answered with a whole page (the
+    encoding's header included), which the web client reads: on a server whose waits last a
+    second, a phone goes through empty rounds without its status ever leaving "Synced", then
+    shows the next change."""
+    from conftest import Client, Device, Server
+    directory = os.path.join(workspace, f"short-waits-{time.time_ns()}")
+    os.makedirs(directory)
+    server = Server(directory, args=["--max-wait", "1", "--public-metrics"])
+    phone = Client(browser, server)
+
+    def ran_out():
+        with urllib.request.urlopen(server.url + "/metrics") as answer:
+            for line in answer.read().decode().splitlines():
+                if line.startswith("basket_long_polls_run_out "):
+                    return float(line.split()[1])
+        return 0
+
+    try:
+        phone.signup(unique("wendy"))
+        phone.create_list("Waits")
+        phone.add("Milk")
+        phone.page.wait_for_selector("li.item:has-text('Milk')")
+        phone.wait_status("Synced")
+        # Every text the status line shows from now on.
+        phone.page.evaluate("""() => {
+            const status = document.querySelector('#status');
+            window.statusesSeen = [];
+            new MutationObserver(() => window.statusesSeen.push(status.textContent))
+                .observe(status, {subtree: true, childList: true, characterData: true});
+        }""")
+        before = ran_out()
+        # Three of the phone's long-polls ran out with nothing new (no other device waits).
+        assert wait_until(lambda: ran_out() >= before + 3), ran_out()
+        phone.wait_status("Synced")
+        seen = phone.page.evaluate("() => window.statusesSeen")
+        assert all(text.startswith("Synced") for text in seen), seen
+        code = phone.share_code()
+        terminal = Device(os.path.join(workspace, f"cli-waits-{time.time_ns()}"), server)
+        terminal.run("remote", "set", server.url)
+        terminal.run("signup", unique("xavier"))
+        terminal.run("join", code)
+        terminal.run("add", "Eggs")
+        phone.wait_items({"Milk": False, "Eggs": False})
+        phone.wait_status("Synced")
+        assert phone.problems == [], phone.problems
+    finally:
+        phone.close()
+        server.stop()

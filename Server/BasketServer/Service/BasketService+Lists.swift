@@ -87,7 +87,6 @@ extension BasketService {
             throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
         }
         if deleted {
-            epochs.forget(list)
             watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
         } else {
             watchers.dismiss(account: target.id, list: list, with: HTTPError.notFound("no such list").response)
@@ -118,6 +117,9 @@ extension BasketService {
         } catch StoreError.noSuchMember {
             throw HTTPError.notFound("'\(name.prefix(64))' is not a member of this list")
         }
+        // Its long-polls end (on other instances through the store's notification), so its
+        // devices ask again as what it is now.
+        Self.endWatches(of: target.id, on: list, watchers: watchers, store: store)
         return answer(Wire.Member(account: target.name, role: newRole))
     }
 
@@ -127,7 +129,6 @@ extension BasketService {
         let (_, list, role) = try membership(request)
         guard role == .owner else { throw HTTPError(403, "forbidden", "only an owner can delete the list") }
         guard try store.deleteList(list) else { throw HTTPError.notFound("no such list") }
-        epochs.forget(list)
         watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
         return HTTPResponse(status: 204)
     }

@@ -84,10 +84,10 @@ extension BasketService {
                 "the list would hold more than \(configuration.maxBytesPerList / 1_048_576) MiB, the most this server"
                     + " keeps for one list; nothing of this push was stored")
         }
-        if result.accepted > 0 {
-            metrics.countAccepted(result.accepted)
-            watchers.publish(list: list, cursor: result.cursor)
-        }
+        if result.accepted > 0 { metrics.countAccepted(result.accepted) }
+        // A push of duplicates wakes too: it may be the retry of a push whose instance died before
+        // it told anyone (publishing wakes only watchers behind the head, so it costs nothing else).
+        if result.accepted > 0 || result.duplicates > 0 { watchers.publish(list: list, cursor: result.cursor) }
         return answer(
             Wire.PushResult(
                 accepted: result.accepted, duplicates: result.duplicates, cursor: result.cursor, epoch: result.epoch,
@@ -127,11 +127,7 @@ extension BasketService {
         try watchers.park(
             list: list, after: after, limit: limit, account: account.id, token: session.tokenHash, seconds: wait,
             responder: responder
-        ) {
-            let head = try store.head(of: list)
-            epochs.learn(list, head.epoch)
-            return head.cursor
-        }
+        ) { try store.head(of: list).cursor }
     }
 
     static func pageResponse(_ page: LogPage, serverTime: UInt64) -> HTTPResponse {

@@ -86,8 +86,6 @@ public final class BasketService: Sendable {
     /// Its counters, for /metrics.
     public let metrics = Metrics()
     let watchers: Watchers
-    /// The lists' epochs read lately: a wait that runs out with nothing new needs no read.
-    let epochs = ListEpochs()
     let logins: LoginLimiter
     let passwords: WorkPool
     /// Threads for large pushes (``offloadedPushBytes``).
@@ -120,28 +118,25 @@ public final class BasketService: Sendable {
             perKeyLimit: configuration.passwordJobsPerAddress)
         pushWork = WorkPool(name: "push", threads: configuration.pushThreads, queueLimit: configuration.pushQueue)
         decoyHash = Passwords.hash("decoy password", iterations: configuration.passwordIterations)
-        let epochs = self.epochs
         watchers = Watchers(
             maxPerAccount: configuration.maxWatchersPerAccount,
             answer: { list, after, limit in
                 do {
                     let page = try store.page(
                         of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
-                    epochs.learn(list, page.epoch)
                     return Self.pageResponse(page, serverTime: configuration.clock())
+                } catch StoreError.noSuchList {
+                    return HTTPError.notFound("no such list").response
+                } catch let error as any HTTPErrorConvertible {
+                    return error.httpError.response
                 } catch {
                     Router.reportInternalError("reading the log of \(list): \(error)")
                     return HTTPError(500, "internal", "internal error").response
                 }
             },
-            nothingNew: { list, after in
-                // Nothing after the cursor: the page the store would build, but for the epoch.
-                epochs.epoch(of: list).map { epoch in
-                    Self.pageResponse(
-                        LogPage(
-                            encoded: [], count: 0, cursor: after, more: false, epoch: epoch, historyComplete: true),
-                        serverTime: configuration.clock())
-                }
+            readHeads: { try store.heads(of: $0) },
+            nothingNew: { list, after, head in
+                Self.pageResponse(LogPage.nothingAfter(after, in: list, head: head), serverTime: configuration.clock())
             })
         // Pushes to other instances on the same store wake this one's long-polls too, and their
         // revocations reach this one's session cache.
@@ -153,11 +148,29 @@ public final class BasketService: Sendable {
             case .accountChanged(let account):
                 sessions.forget(account: account)
                 Self.dismissRevoked(account, watchers: watchers, store: store)
+            case .membershipChanged(let list, let account):
+                Self.endWatches(of: account, on: list, watchers: watchers, store: store)
+            case .listDeleted(let list):
+                watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
             case .resumed:
                 sessions.forgetAll()
                 watchers.refresh { try store.head(of: $0).cursor }
             }
         }
+    }
+
+    /// Ends `account`'s parked long-polls of `list` after its membership changed (here or on
+    /// another instance): 404 when it is no longer a member, else its page, so it asks again in
+    /// its new role. When the store cannot say, they are answered 503: the client asks again,
+    /// and its next request checks the membership anew.
+    static func endWatches(of account: Int64, on list: ListID, watchers: Watchers, store: any Store) {
+        let response: HTTPResponse?
+        do {
+            response = try store.role(of: account, in: list) == nil ? HTTPError.notFound("no such list").response : nil
+        } catch {
+            response = StoreError.unavailable.httpError.response
+        }
+        watchers.dismiss(account: account, list: list, with: response)
     }
 
     /// Answers the account's parked long-polls whose token was revoked (401) at once, so a
@@ -269,6 +282,15 @@ public final class BasketService: Sendable {
         let text = metrics.render(
             gauges: [
                 ("basket_watchers", "Long-polls waiting for operations.", Double(watchers.count)),
+                (
+                    "basket_long_polls_run_out", "Long-polls whose wait ran out (answered by the sweep).",
+                    Double(watchers.ranOut)
+                ),
+                (
+                    "basket_wakeups_caught_at_wait_end",
+                    "Waits that ran out and found pushes this instance was never told of (then answered with them).",
+                    Double(watchers.caughtUp)
+                ),
                 ("basket_operations_stored", "Operations in the store.", Double(statistics?.operations ?? 0)),
                 ("basket_lists", "Lists in the store.", Double(statistics?.lists ?? 0)),
                 ("basket_accounts", "Accounts in the store.", Double(statistics?.accounts ?? 0)),
@@ -286,6 +308,11 @@ extension StoreError: HTTPErrorConvertible {
     /// The answer for errors no route handles itself: a full disk is a 507 that says so.
     public var httpError: HTTPError {
         switch self {
+        case .unavailable:
+            HTTPError(
+                503, "unavailable",
+                "the server's database is not reachable for a moment; nothing of this request was lost. Try again.",
+                headers: [("Retry-After", "2")])
         case .storageFull:
             HTTPError(
                 507, "storage_full",

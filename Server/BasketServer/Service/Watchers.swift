@@ -57,19 +57,34 @@ final class Watchers: Sendable {
     let maxPerAccount: Int
     /// Answers a watcher: the page after its cursor.
     private let answer: @Sendable (ListID, Int64, Int) -> HTTPResponse
-    /// Answers a watcher whose wait ran out with nothing new (the list's known head is its
-    /// cursor) without reading the log, when it can: nil sends it to `answer`.
-    private let nothingNew: @Sendable (ListID, Int64) -> HTTPResponse?
+    /// Reads the heads of lists as the store holds them now (one statement per 500 lists): what
+    /// a wait that runs out compares its cursor with.
+    private let readHeads: @Sendable ([ListID]) throws -> [ListID: LogHead]
+    /// Answers a watcher with nothing after its cursor: the page a read of the log would give.
+    private let nothingNew: @Sendable (ListID, Int64, LogHead) -> HTTPResponse
+    /// Waits that ran out and found their list's head ahead of what this instance had been told:
+    /// pushes whose notification never came (the pushing instance died between its commit and
+    /// its notification, or the notification was dropped) (`/metrics`).
+    private let caughtUpCount = Atomic<Int>(0)
+    /// Waits that ran out (answered by the sweep) since start (`/metrics`).
+    private let ranOutCount = Atomic<Int>(0)
 
     init(
         maxPerAccount: Int = .max, answer: @escaping @Sendable (ListID, Int64, Int) -> HTTPResponse,
-        nothingNew: @escaping @Sendable (ListID, Int64) -> HTTPResponse? = { _, _ in nil }
+        readHeads: @escaping @Sendable ([ListID]) throws -> [ListID: LogHead],
+        nothingNew: @escaping @Sendable (ListID, Int64, LogHead) -> HTTPResponse
     ) {
         self.maxPerAccount = maxPerAccount
         self.answer = answer
+        self.readHeads = readHeads
         self.nothingNew = nothingNew
         state = Mutex(State(swept: Self.ticksPassed(at: DispatchTime.now().uptimeNanoseconds)))
     }
+
+    /// Waits that ran out and found pushes this instance had not been told of.
+    var caughtUp: Int { caughtUpCount.load(ordering: .relaxed) }
+    /// Waits that ran out since start.
+    var ranOut: Int { ranOutCount.load(ordering: .relaxed) }
 
     private func scheduleSweep() {
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.tick) { [weak self] in self?.sweep() }
@@ -89,35 +104,57 @@ final class Watchers: Sendable {
     /// Answers the watchers whose wait has run out. Only ticks whose time has come are swept: a
     /// sweep that swept the tick after now (as it did) answered waits up to a tick early.
     ///
+    /// A wait that runs out compares its cursor with its list's head as the store holds it (one
+    /// read of the lists' rows per sweep, not of their logs), not with the head this instance was
+    /// told: a push committed by an instance that died before it could tell the others is so
+    /// answered at the latest when the wait runs out, and the list's other watchers here with it.
+    ///
     /// Every device's wait runs out every 30 s when nothing happens: 100,000 devices make 3,300
-    /// such answers a second. One whose list's known head is still its cursor gets "nothing new"
-    /// without a read of the log (``nothingNew``); the others' pages are built once per list
+    /// such answers a second. One whose list has nothing after its cursor gets the empty page
+    /// built from the head read (no read of the log); the others' pages are built once per list
     /// and cursor within a sweep.
     private func sweep() {
         let now = Self.ticksPassed(at: DispatchTime.now().uptimeNanoseconds)
-        let (due, again): ([(ListID, Watcher, Bool)], Bool) = state.withLock { state in
-            var due: [(ListID, Watcher, Bool)] = []
+        let (due, known, again): ([(ListID, Watcher)], [ListID: Int64], Bool) = state.withLock { state in
+            var due: [(ListID, Watcher)] = []
+            var known: [ListID: Int64] = [:]
             while state.swept < now {
                 state.swept += 1
                 for (list, id) in state.expiries.removeValue(forKey: state.swept) ?? [] {
                     guard let watcher = state.remove(list, id) else { continue }
-                    due.append((list, watcher, (state.heads[list] ?? .max) <= watcher.after))
+                    due.append((list, watcher))
+                    known[list] = state.heads[list] ?? 0
                 }
             }
             state.sweeping = !state.expiries.isEmpty
-            return (due, state.sweeping)
+            return (due, known, state.sweeping)
         }
         if again { scheduleSweep() }
+        guard !due.isEmpty else { return }
+        ranOutCount.add(due.count, ordering: .relaxed)
+        // When the read fails (the database is away), each page is read on its own, and answers
+        // what that read gives (a 503 while the store is away).
+        let heads = try? readHeads(Array(known.keys))
         var pages: [PageKey: HTTPResponse] = [:]
-        for (list, watcher, idle) in due {
+        for (list, watcher) in due {
             let key = PageKey(list: list, after: watcher.after, limit: watcher.limit)
             if let built = pages[key] {
                 watcher.responder.respond(built)
                 continue
             }
-            let response = (idle ? nothingNew(list, watcher.after) : nil) ?? answer(list, watcher.after, watcher.limit)
+            let response: HTTPResponse
+            if let head = heads?[list], head.cursor <= watcher.after {
+                response = nothingNew(list, watcher.after, head)
+            } else {
+                response = answer(list, watcher.after, watcher.limit)
+            }
             pages[key] = response
             watcher.responder.respond(response)
+        }
+        // Pushes nobody told this instance of: its other watchers of those lists hear now too.
+        for (list, head) in heads ?? [:] where head.cursor > known[list] ?? .max {
+            caughtUpCount.add(1, ordering: .relaxed)
+            publish(list: list, cursor: head.cursor)
         }
     }
 
@@ -213,8 +250,10 @@ final class Watchers: Sendable {
         }
     }
 
-    /// Answers `account`'s watchers of `list` with `response` at once (it was removed from the list).
-    func dismiss(account: Int64, list: ListID, with response: HTTPResponse) {
+    /// Answers `account`'s watchers of `list` at once: with `response` (it was removed from the
+    /// list), or with their page when `response` is nil (its role changed: it asks again as what
+    /// it is now).
+    func dismiss(account: Int64, list: ListID, with response: HTTPResponse?) {
         let dismissed: [Watcher] = state.withLock { state in
             guard let all = state.waiting[list] else { return [] }
             let gone = all.values.filter { $0.account == account }
@@ -223,7 +262,9 @@ final class Watchers: Sendable {
             for watcher in gone { state.unpark(watcher.account) }
             return gone
         }
-        for watcher in dismissed { watcher.responder.respond(response) }
+        for watcher in dismissed {
+            watcher.responder.respond(response ?? answer(list, watcher.after, watcher.limit))
+        }
     }
 
     /// Answers `account`'s watchers whose token `isValid` no longer accepts with `response`, at

@@ -23,7 +23,32 @@ public protocol LogStore: Sendable {
     func page(of list: ListID, after cursor: Int64, limit: Int, maxBytes: Int, member: Int64?) throws -> LogPage
     /// The last sequence number and epoch of a list.
     func head(of list: ListID) throws -> (cursor: Int64, epoch: String)
+    /// The heads of `lists` as the store holds them now, in one read (lists that do not exist are
+    /// missing from the answer): what a long-poll whose wait ran out compares its cursor with, so a
+    /// push this instance was never told of still reaches it (``LogHead``).
+    func heads(of lists: [ListID]) throws -> [ListID: LogHead]
 }
+
+/// Where a list's log ends, as its row says: enough to answer "nothing new" exactly as a read of
+/// the log would (``LogPage/nothingAfter(_:in:head:)``).
+public struct LogHead: Sendable, Hashable {
+    /// The list's last sequence number.
+    public var cursor: Int64
+    /// The list's epoch.
+    public var epoch: String
+    /// The last sequence number compaction may have dropped.
+    public var compactedThrough: Int64
+
+    /// A head at `cursor` in `epoch`, compacted through `compactedThrough`.
+    public init(cursor: Int64, epoch: String, compactedThrough: Int64) {
+        self.cursor = cursor
+        self.epoch = epoch
+        self.compactedThrough = compactedThrough
+    }
+}
+
+/// How many lists one ``LogStore/heads(of:)`` statement asks about (the rest in further ones).
+let headsPerStatement = 500
 
 extension LogStore {
     /// Stores operations with no quota and no pusher to bind replica ids to (tests, imports).
@@ -73,6 +98,14 @@ public struct LogPage: Sendable {
     /// False when compaction dropped superseded operations after the requested cursor: the
     /// state the page builds is exact, but not every historical write is in it.
     public var historyComplete: Bool
+
+    /// The page with nothing after `cursor` in `list` whose log ends at `head`: the same bytes a
+    /// read of the log answers then (the encoding's header and list line included, which every
+    /// client requires), without the read.
+    public static func nothingAfter(_ cursor: Int64, in list: ListID, head: LogHead) -> LogPage {
+        PageBuilder(list: list, after: cursor, head: head.cursor, maxBytes: 0)
+            .page(epoch: head.epoch, compactedThrough: head.compactedThrough)
+    }
 }
 
 /// How much one list may hold (``LogStore/append(_:to:receivedAt:limits:pusher:)``).

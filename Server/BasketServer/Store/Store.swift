@@ -42,6 +42,10 @@ public enum StoreError: Error, Equatable, Sendable {
     case storageFull
     /// The store was written by a later build (its schema version is newer than this one knows).
     case newerSchema(found: Int, supported: Int)
+    /// The database cannot be reached now (it restarts, fails over, or the connection was cut
+    /// twice): the request changed nothing, or will be found a duplicate when tried again. The
+    /// server answers 503 with `Retry-After`, and clients try again.
+    case unavailable
     /// The database failed otherwise (its own words): the request changed nothing.
     case database(String)
 }
@@ -53,6 +57,10 @@ public enum CommitEvent: Sendable, Equatable {
     case committed(ListID, Int64)
     /// The account's tokens or password changed (a token revoked, a new password).
     case accountChanged(Int64)
+    /// The account's membership of the list changed: removed, or given another role.
+    case membershipChanged(ListID, account: Int64)
+    /// The list was deleted.
+    case listDeleted(ListID)
     /// Reports were lost for a while (the store's connection dropped): any list may have moved.
     case resumed
 }

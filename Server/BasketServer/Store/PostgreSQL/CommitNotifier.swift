@@ -45,24 +45,41 @@ final class CommitNotifier: Sendable {
         self.channel = channel
     }
 
+    /// Connects and starts the sending thread now, before the instance takes traffic: an
+    /// instance that connected only at its first push left that push's watchers elsewhere
+    /// waiting while it connected. Nothing happens when it runs already. When the database
+    /// cannot be reached, the thread connects at the first batch.
+    func start() {
+        let connection = try? PostgresConnection(url: url)
+        startThread(connection)
+    }
+
+    private func startThread(_ connection: PostgresConnection?) {
+        let start: Bool = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard start else { return }
+        // `PostgresConnection` is handed to the thread, which alone uses it from then on.
+        let handOver = HandOver(connection)
+        let thread = Thread { [self] in
+            run(handOver.connection)
+            finished.signal()
+        }
+        thread.name = "basket-notify"
+        thread.start()
+    }
+
     /// Hands over a committed push: `list`'s head is now `head`.
     func committed(_ list: ListID, head: Int64) {
-        let start: Bool = state.withLock { state in
+        state.withLock { state in
             if !state.pending.note(list, head) && state.pending.count > Self.maxPending {
                 state.pending.dropOldest()
                 state.dropped += 1
             }
-            defer { state.started = true }
-            return !state.started
         }
-        if start {
-            let thread = Thread { [self] in
-                run()
-                finished.signal()
-            }
-            thread.name = "basket-notify"
-            thread.start()
-        }
+        // A store used without serving (a command) starts the thread at its first push.
+        startThread(nil)
         wake.signal()
     }
 
@@ -107,8 +124,8 @@ final class CommitNotifier: Sendable {
         return payloads
     }
 
-    private func run() {
-        var connection: PostgresConnection?
+    private func run(_ connected: PostgresConnection?) {
+        var connection = connected
         while true {
             _ = wake.wait(timeout: .now() + 0.2)
             let (heads, stopping): ([(ListID, Int64)], Bool) = state.withLock { state in
@@ -140,6 +157,13 @@ final class CommitNotifier: Sendable {
             if stopping { break }
         }
     }
+}
+
+/// A connection passed to the thread that will use it alone.
+private final class HandOver: @unchecked Sendable {
+    // `@unchecked Sendable`: written once here, read once by the thread it is handed to.
+    let connection: PostgresConnection?
+    init(_ connection: PostgresConnection?) { self.connection = connection }
 }
 
 /// The newest head of each list, in the order the lists were first seen: what the notifier has to

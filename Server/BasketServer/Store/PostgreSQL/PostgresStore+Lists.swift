@@ -85,9 +85,11 @@ extension PostgresStore {
                 if members == 1 {
                     // The last member: nobody could reach the list again, so it goes.
                     try Self.deleteList(no, db)
+                    try Self.notifyDeleted(list, db)
                     return true
                 }
                 _ = try db.prepared("DELETE FROM members WHERE list = $1 AND account = $2", [no, "\(account)"])
+                try Self.notifyMembershipChanged(list, account, db)
                 // Who may no longer invite has no invites out.
                 _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
                 return false
@@ -121,6 +123,7 @@ extension PostgresStore {
                 _ = try db.prepared(
                     "UPDATE members SET role = $3 WHERE list = $1 AND account = $2", [no, "\(account)", role.rawValue])
                 _ = try db.prepared(Self.dropInvitesAboveRole, [no, "\(account)", role.rawValue])
+                try Self.notifyMembershipChanged(list, account, db)
             }
         }
     }
@@ -131,9 +134,24 @@ extension PostgresStore {
                 let found = try db.prepared("SELECT no FROM lists WHERE id = $1 FOR UPDATE", [Self.listParameter(list)])
                 guard found.count == 1, let no = found.string(0, 0) else { return false }
                 try Self.deleteList(no, db)
+                try Self.notifyDeleted(list, db)
                 return true
             }
         }
+    }
+
+    /// Tells every instance, when the transaction commits, that `account`'s membership of `list`
+    /// changed (removed, or another role): their parked long-polls of it are ended. In the
+    /// transaction, not after it like pushes: membership changes are rare, and one must never be
+    /// missed by an instance that heard the push after it (a removed member would read it).
+    private static func notifyMembershipChanged(_ list: ListID, _ account: Int64, _ db: PostgresConnection) throws {
+        _ = try db.prepared(
+            "SELECT pg_notify('\(channel)', 'member ' || $1 || ' ' || $2)", [Hex.encode(list.raw.bytes), "\(account)"])
+    }
+
+    /// Tells every instance, at commit, that `list` was deleted (its long-polls are answered 404).
+    private static func notifyDeleted(_ list: ListID, _ db: PostgresConnection) throws {
+        _ = try db.prepared("SELECT pg_notify('\(channel)', 'deleted ' || $1)", [Hex.encode(list.raw.bytes)])
     }
 
     /// Deletes list `no` with its log, members and invites. Call inside a transaction holding the list's row lock.

@@ -1,4 +1,5 @@
 public import BasketCore
+import Foundation
 import Postgres
 import Synchronization
 
@@ -12,14 +13,36 @@ extension PostgresStore {
         let hashed = operations.map { ListLogs.Hashed(ListLogs.Identity($0)) }
         if let result = try appendInOneStatement(operations, hashed, list, receivedAt, limits, pusher) {
             pushesByWay.withLock { $0.oneStatement += 1 }
-            notifier.committed(list, head: result.cursor)
+            announce(result, of: list)
             return result
         }
         pushesByWay.withLock { $0.locked += 1 }
         let result = try appendInTransaction(operations, hashed, list, receivedAt, limits, pusher)
-        if result.accepted > 0 { notifier.committed(list, head: result.cursor) }
+        announce(result, of: list)
         return result
     }
+
+    /// Tells the other instances of a committed push. A push that was all duplicates is told
+    /// too: it is most often a client's retry of a push whose answer it never got, through
+    /// another instance, and the instance that committed it may have died before it told anyone.
+    private func announce(_ result: AppendResult, of list: ListID) {
+        guard result.accepted > 0 || result.duplicates > 0 else { return }
+        #if DEBUG
+            // The test switch for a kill -9 between a commit and its notification (docs/reliability.md).
+            if result.accepted > 0, Self.diesBeforeNotifying(list) { kill(getpid(), SIGKILL) }
+        #endif
+        notifier.committed(list, head: result.cursor)
+    }
+
+    #if DEBUG
+        /// Debug builds only: an instance started with `BASKET_TEST_DIE_BEFORE_NOTIFY` set to a
+        /// list id (hex) kills itself (SIGKILL) right after committing a push to that list, before
+        /// telling any other instance, so a test can show that the push still reaches them.
+        static func diesBeforeNotifying(_ list: ListID) -> Bool {
+            dieBeforeNotifying == Hex.encode(list.raw.bytes)
+        }
+        private static let dieBeforeNotifying = ProcessInfo.processInfo.environment["BASKET_TEST_DIE_BEFORE_NOTIFY"]
+    #endif
 
     /// A push in a transaction under the list's lock, its log's bookkeeping kept or taken back
     /// with it.
@@ -258,6 +281,31 @@ extension PostgresStore {
             guard rows.count == 1 else { throw StoreError.noSuchList }
             return (rows.int64(0, 0), rows.string(0, 1) ?? "")
         }
+    }
+
+    public func heads(of lists: [ListID]) throws -> [ListID: LogHead] {
+        var heads: [ListID: LogHead] = [:]
+        for chunk in stride(from: 0, to: lists.count, by: headsPerStatement) {
+            let asked = lists[chunk..<min(chunk + headsPerStatement, lists.count)]
+            // Hex digits need no quoting in an array literal.
+            let array = "{" + asked.map { Hex.encode($0.raw.bytes) }.joined(separator: ",") + "}"
+            try connected { db in
+                let rows = try db.prepared(
+                    """
+                    SELECT encode(id, 'hex'), last_seq, epoch, compacted_through FROM lists
+                    WHERE id = ANY(SELECT decode(h, 'hex') FROM unnest($1::text[]) h)
+                    """, [array])
+                for row in 0..<rows.count {
+                    guard let hex = rows.string(row, 0), let bytes = Hex.bytes(hex), let id = ID128(bytes: bytes) else {
+                        continue
+                    }
+                    heads[ListID(raw: id)] = LogHead(
+                        cursor: rows.int64(row, 1), epoch: rows.string(row, 2) ?? "",
+                        compactedThrough: rows.int64(row, 3))
+                }
+            }
+        }
+        return heads
     }
 
     // MARK: Compaction

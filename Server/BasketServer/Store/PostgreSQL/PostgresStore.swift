@@ -35,7 +35,9 @@ public final class PostgresStore: Store, @unchecked Sendable {
     let pushesByWay = Mutex((oneStatement: 0, locked: 0, missed: 0))
 
     /// The NOTIFY channel: payload "<list id hex> <last sequence number>" for each push, several
-    /// joined by ";", or "account <id>" when an account's tokens or password changed.
+    /// joined by ";"; "account <id>" when an account's tokens or password changed; "member <list
+    /// id hex> <account id>" when a member was removed or given another role; "deleted <list id
+    /// hex>" when a list was deleted.
     static let channel = "basket_ops"
 
     /// SQL that notifies every instance that the account in column `account` of `rows` changed.
@@ -72,8 +74,15 @@ public final class PostgresStore: Store, @unchecked Sendable {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     }
 
+    /// Starts listening for the other instances' commits, and this instance's notifier, and
+    /// returns once both are connected (or after 10 s): an instance that takes traffic before it
+    /// listens misses the pushes of that moment, and one whose notifier is not connected tells
+    /// the others of its first pushes late.
     public func watchCommits(_ handler: @escaping @Sendable (CommitEvent) -> Void) {
+        notifier.start()
         listener.start(handler)
+        let deadline = DispatchTime.now() + 10
+        while !listener.isListening && DispatchTime.now() < deadline { usleep(5_000) }
     }
 
     public func gauges() -> [StoreGauge] {
@@ -133,12 +142,23 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 return try pool.withConnection(body)
             }
         } catch let error as PostgresError {
+            if Self.isRetryable(error) { throw StoreError.unavailable }
             switch error.sqlState {
             case "53100", "53200", "54000": throw StoreError.storageFull  // disk_full, out_of_memory, …
             case "P0002": throw StoreError.noSuchList
             default: throw StoreError.database(error.description)
             }
         }
+    }
+
+    /// Whether `error` is the database being away for a while rather than a fault of the
+    /// request: a connection that could not be made or was lost again, a server shutting down or
+    /// starting (57P01–57P03), a connection exception (08…), a serialization failure or deadlock
+    /// (40001, 40P01), too many connections (53300), a standby that cannot write (25006).
+    static func isRetryable(_ error: PostgresError) -> Bool {
+        if error.connectionLost { return true }
+        return error.sqlState.hasPrefix("08") || error.sqlState.hasPrefix("57P")
+            || ["40001", "40P01", "53300", "25006"].contains(error.sqlState)
     }
 
     static func listParameter(_ list: ListID) -> String { PostgresConnection.bytea(list.raw.bytes) }
@@ -188,6 +208,11 @@ final class CommitListener: Sendable {
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
+    /// The list a payload's hex names.
+    private static func list(_ hex: Substring) -> ListID? {
+        Hex.bytes(String(hex)).flatMap { ID128(bytes: $0) }.map { ListID(raw: $0) }
+    }
+
     /// Whether the LISTEN connection is up.
     var isListening: Bool { state.withLock { $0.listening } }
 
@@ -212,6 +237,16 @@ final class CommitListener: Sendable {
                         let parts = payload.split(separator: " ")
                         if parts.count == 2, parts[0] == "account", let account = Int64(parts[1]) {
                             handler(.accountChanged(account))
+                            continue
+                        }
+                        if parts.count == 3, parts[0] == "member", let list = Self.list(parts[1]),
+                            let account = Int64(parts[2])
+                        {
+                            handler(.membershipChanged(list, account: account))
+                            continue
+                        }
+                        if parts.count == 2, parts[0] == "deleted", let list = Self.list(parts[1]) {
+                            handler(.listDeleted(list))
                             continue
                         }
                         for (list, head) in CommitNotifier.heads(in: payload) { newest.note(list, head) }

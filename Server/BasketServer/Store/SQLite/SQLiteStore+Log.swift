@@ -283,6 +283,22 @@ extension SQLiteStore {
             return head
         }
     }
+
+    public func heads(of lists: [ListID]) throws -> [ListID: LogHead] {
+        var heads: [ListID: LogHead] = [:]
+        // One read for all of them: each a lookup of the lists' primary key in this process.
+        for chunk in stride(from: 0, to: lists.count, by: headsPerStatement) {
+            try reading { db in
+                for list in lists[chunk..<min(chunk + headsPerStatement, lists.count)] {
+                    let found = try db.query(
+                        "SELECT last_seq, epoch, compacted_through FROM lists WHERE id = ?", .blob(list.raw.bytes),
+                        map: { LogHead(cursor: $0.int64(0), epoch: $0.string(1) ?? "", compactedThrough: $0.int64(2)) })
+                    if let head = found.first { heads[list] = head }
+                }
+            }
+        }
+        return heads
+    }
 }
 
 /// One push waiting in the group commit queue.
