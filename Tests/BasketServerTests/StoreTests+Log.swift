@@ -130,6 +130,33 @@ extension StoreTests {
         #expect(try store.usage(of: list) == (3, before - (3 + 64)))
     }
 
+    /// An account binds at most `maxReplicasPerMember` replica ids to a list and the list holds at
+    /// most `maxReplicasPerList`: a push that would bind more is refused whole; ids already bound
+    /// push as before; the members answer names each member's ids in order.
+    @Test(arguments: backends) func replicaIdsPerMemberAndPerListAreCapped(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let alice = try store.createAccount(name: "alice", passwordHash: "a").id
+        let bob = try store.createAccount(name: "bob", passwordHash: "b").id
+        let list = ListID.random()
+        _ = try store.createList(list, owner: alice)
+        let limits = ListLimits(maxItems: 1_000, maxBytes: 1 << 20, maxReplicasPerMember: 3, maxReplicasPerList: 5)
+        func push(_ pusher: Int64, replicas: [UInt64], ms: UInt64) throws -> AppendResult {
+            try store.append(
+                replicas.map { Self.op(list, "Item \($0)", ms: ms, replica: $0) }, to: list, receivedAt: 1,
+                limits: limits, pusher: pusher)
+        }
+        #expect(try push(alice, replicas: [30, 10, 20], ms: 1_000).accepted == 3)
+        #expect(throws: StoreError.tooManyReplicas) { try push(alice, replicas: [10, 40], ms: 1_001) }
+        #expect(try store.head(of: list).cursor == 3)
+        #expect(try push(alice, replicas: [10, 20, 30], ms: 1_002).accepted == 3)
+        #expect(try push(bob, replicas: [50, 60], ms: 1_003).accepted == 2)
+        // Bob has two of his three, but the list is at its five.
+        #expect(throws: StoreError.tooManyReplicas) { try push(bob, replicas: [70], ms: 1_004) }
+        #expect(try store.members(of: list).first?.replicas.map(\.rawValue) == [10, 20, 30])
+    }
+
     /// The items a list has held are known again after a restart (SQLite reads them from the log),
     /// and pushes committed together do not count one new item twice.
     @Test(arguments: backends) func itemQuotasHoldAcrossRestartsAndConcurrentPushes(_ backend: Backend) throws {

@@ -36,7 +36,7 @@ extension StoreTests {
         let migrated = try storage.open()
         defer { migrated.close() }
         let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
-        #expect(applied == (backend == .postgres ? 3..<5 : 5..<7))
+        #expect(applied == (backend == .postgres ? 3..<6 : 5..<8))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -107,19 +107,21 @@ extension StoreTests {
     }
 
     /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`, its 5
-    /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 5 : 7 }
+    /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does; PostgreSQL's 6 and
+    /// SQLite's 8 index replica ids by account and lists by maker.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 6 : 8 }
 
     /// What PostgreSQL's schema 5 and SQLite's 7 added (lists' makers and epoch starts, replica
     /// owners), taken away again.
     static let undoReplicaOwners = """
+        DROP INDEX lists_by_creator;
         DROP TABLE replicas; ALTER TABLE lists DROP COLUMN created_by; ALTER TABLE lists DROP COLUMN epoch_started;
         ALTER TABLE invites DROP COLUMN title;
 
         """
 
-    /// The log taken back to a row per operation: PostgreSQL's schema 5 to 3 (``undoReplicaOwners``,
-    /// ``undoPostgresSchema4``), SQLite's 7 to 5 (the records read here, into `ops` as schema 5 had
+    /// The log taken back to a row per operation: PostgreSQL's schema 6 to 3 (``undoReplicaOwners``,
+    /// ``undoPostgresSchema4``), SQLite's 8 to 5 (the records read here, into `ops` as schema 5 had
     /// it). The caller sets the version.
     static func undoPushes(_ storage: TestStore) throws {
         try storage.execute(sqlite: undoReplicaOwners, postgres: undoReplicaOwners)

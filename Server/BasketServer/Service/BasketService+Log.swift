@@ -61,7 +61,10 @@ extension BasketService {
         do {
             result = try store.append(
                 operations, to: list, receivedAt: Int64(now),
-                limits: ListLimits(maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList),
+                limits: ListLimits(
+                    maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList,
+                    maxReplicasPerMember: configuration.maxReplicasPerMember,
+                    maxReplicasPerList: configuration.maxReplicasPerList),
                 pusher: account.id)
         } catch StoreError.identityConflict(let count) {
             throw HTTPError(
@@ -73,6 +76,11 @@ extension BasketService {
                 409, "replica_taken",
                 "this push holds operations of a replica id another account pushed to this list first; nothing of "
                     + "this push was stored. A device takes a new replica id and stamps its writes anew.")
+        } catch StoreError.tooManyReplicas {
+            throw HTTPError(
+                403, "too_many_replicas",
+                "this push would bind more device ids to the list than one account (\(configuration.maxReplicasPerMember))"
+                    + " or the list (\(configuration.maxReplicasPerList)) may have; nothing of this push was stored")
         } catch StoreError.tooManyItems {
             throw HTTPError(
                 403, "too_many_items",

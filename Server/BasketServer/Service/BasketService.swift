@@ -64,6 +64,11 @@ public final class BasketService: Sendable {
         public var maxItemsPerList: Int64 = 20_000
         /// The most bytes of stored operations one list may hold (``ListLimits/bytes(of:)``).
         public var maxBytesPerList: Int64 = 64 << 20
+        /// The most replica ids one account may bind to one list (a device has one; a member a
+        /// few over the years): the members answer names them all, and its cost stays bounded.
+        public var maxReplicasPerMember = Int64(MemberRecord.maxReplicas)
+        /// The most replica ids bound to one list, every member's together.
+        public var maxReplicasPerList: Int64 = 2_000
         /// Signed-in sessions kept in memory (`SessionCache`), and how long one is trusted before
         /// the store is asked again: the longest a revocation made where no notification reaches
         /// this instance can take to be seen.

@@ -47,20 +47,11 @@ public struct MemberRecord: Hashable, Sendable {
     /// The member's role.
     public var role: Role
     /// The replica ids this member's devices wrote to the list with (the first to push each
-    /// one owns it), at most ``maxReplicas``: a history names who made each write.
+    /// one owns it), its first ``maxReplicas``: a history names who made each write.
     public var replicas: [ReplicaID] = []
 
-    /// The most replica ids told per member (a device has one; an account a few).
+    /// The most replica ids told per member (a device has one; an account a few). The server
+    /// lets an account bind no more to a list (`BasketService.Configuration.maxReplicasPerMember`),
+    /// so the answer names every one: a write under another id is not "another device" of theirs.
     public static let maxReplicas = 100
-
-    /// The query that reads them: each account's first ``maxReplicas`` replica ids on the list
-    /// whose id is the one parameter (`?` in SQLite, `$1` in PostgreSQL).
-    static func replicasQuery(_ parameter: String) -> String {
-        """
-        SELECT account, replica FROM (
-            SELECT r.account, r.replica, row_number() OVER (PARTITION BY r.account ORDER BY r.replica) AS n
-            FROM replicas r JOIN lists l ON l.no = r.list WHERE l.id = \(parameter)
-        ) AS firsts WHERE n <= \(maxReplicas) ORDER BY account, replica
-        """
-    }
 }

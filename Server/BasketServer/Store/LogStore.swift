@@ -114,11 +114,30 @@ public struct ListLimits: Sendable, Hashable {
     public var maxItems: Int64
     /// The most bytes its operations may take (``bytes(of:)`` summed).
     public var maxBytes: Int64
+    /// The most replica ids one account may bind to the list (a device has one): the members
+    /// answer names each member's, so it must stay small (``MemberRecord/maxReplicas``).
+    public var maxReplicasPerMember: Int64
+    /// The most replica ids bound to the list, all members together.
+    public var maxReplicasPerList: Int64
 
-    /// Limits of `maxItems` items and `maxBytes` bytes.
-    public init(maxItems: Int64, maxBytes: Int64) {
+    /// Limits of `maxItems` items and `maxBytes` bytes, and of replica ids.
+    public init(
+        maxItems: Int64, maxBytes: Int64, maxReplicasPerMember: Int64 = .max, maxReplicasPerList: Int64 = .max
+    ) {
         self.maxItems = maxItems
         self.maxBytes = maxBytes
+        self.maxReplicasPerMember = maxReplicasPerMember
+        self.maxReplicasPerList = maxReplicasPerList
+    }
+
+    /// Whether binding `adding` new replica ids to `pusher`, who has `mine` of the list's
+    /// `onList`, stays within the limits.
+    /// - Throws: ``StoreError/tooManyReplicas`` when it does not.
+    func checkReplicas(adding: Int64, mine: Int64, onList: Int64) throws {
+        guard adding > 0 else { return }
+        if mine + adding > maxReplicasPerMember || onList + adding > maxReplicasPerList {
+            throw StoreError.tooManyReplicas
+        }
     }
 
     /// No limit (imports, tests).

@@ -15,6 +15,25 @@ enum SharedSQL {
         return out + rest
     }
 
+    /// How many lists account {1} made or is a member of: two index ranges (lists by maker,
+    /// memberships by account), each as long as the account's own lists, never a scan of every list.
+    static let listCount = """
+        SELECT count(*) FROM (SELECT no FROM lists WHERE created_by = {1}
+            UNION SELECT list FROM members WHERE account = {1}) AS mine
+        """
+
+    /// The members of the list whose id is {1}, by name, with their account ids and the list's row.
+    static let members = """
+        SELECT a.name, m.role, m.account, l.no FROM members m JOIN lists l ON l.no = m.list
+        JOIN accounts a ON a.id = m.account WHERE l.id = {1} ORDER BY a.name
+        """
+
+    /// The first ``MemberRecord/maxReplicas`` replica ids account {2} bound to list {1} (its row):
+    /// an index range (`replicas_by_account`) however many it bound.
+    static let memberReplicas = """
+        SELECT replica FROM replicas WHERE list = {1} AND account = {2} ORDER BY replica LIMIT \(MemberRecord.maxReplicas)
+        """
+
     /// Inserts an invite only while its maker ({5}) is a member of the list ({3}, its id) allowed
     /// to make it, and while the list and the maker have fewer working invites at {6} (now) than
     /// {9} and {10}; returns the invite's id when it was stored. Parameters: hash, id, list id,

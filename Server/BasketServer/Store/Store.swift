@@ -34,6 +34,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case identityConflict(Int)
     /// A new operation of a push has a replica id another account pushed to the list first.
     case replicaTaken
+    /// A push would bind more replica ids to the list than its pusher, or the list, may have.
+    case tooManyReplicas
     /// A push would take the list past its item or byte quota.
     case tooManyItems
     /// A push would take the list past its byte quota.

@@ -252,6 +252,13 @@ enum PostgresMigrations {
         );
         ALTER TABLE invites ADD COLUMN title text;
         """,
+        // 6: each member's replica ids in order (the members answer reads a member's first ones; a
+        // push counts them against the limits) and lists by who made them (an account's list count):
+        // index ranges, each bounded by a limit, instead of scans of every row.
+        """
+        CREATE INDEX replicas_by_account ON replicas(list, account, replica);
+        CREATE INDEX lists_by_creator ON lists(created_by);
+        """,
     ]
 
     /// Sets every list's items and bytes from its log (migration 3, on the log of then).

@@ -45,33 +45,20 @@ extension PostgresStore {
     }
 
     public func listCount(of account: Int64) throws -> Int {
-        try connected { db in
-            Int(
-                try db.prepared(
-                    """
-                    SELECT count(*) FROM lists l WHERE l.created_by = $1
-                        OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = $1)
-                    """, ["\(account)"]
-                ).int64(0, 0))
-        }
+        try connected { db in Int(try db.prepared(Self.listCountSQL, ["\(account)"]).int64(0, 0)) }
     }
 
+    /// The members, each with its first replica ids: at most ``BasketService/Configuration/maxMembersPerList``
+    /// index ranges of at most ``MemberRecord/maxReplicas`` rows.
     public func members(of list: ListID) throws -> [MemberRecord] {
         try connected { db in
-            let owned = try db.prepared(MemberRecord.replicasQuery("$1"), [Self.listParameter(list)])
-            var replicas: [Int64: [ReplicaID]] = [:]
-            for row in 0..<owned.count {
-                replicas[owned.int64(row, 0), default: []].append(StoredOps.replica(owned.int64(row, 1)))
-            }
-            let rows = try db.prepared(
-                """
-                SELECT a.name, m.role, m.account FROM members m JOIN lists l ON l.no = m.list
-                JOIN accounts a ON a.id = m.account WHERE l.id = $1 ORDER BY a.name
-                """, [Self.listParameter(list)])
-            return (0..<rows.count).map {
-                MemberRecord(
-                    account: rows.string($0, 0) ?? "", role: Role(rawValue: rows.string($0, 1) ?? "") ?? .viewer,
-                    replicas: replicas[rows.int64($0, 2)] ?? [])
+            let rows = try db.prepared(Self.membersSQL, [Self.listParameter(list)])
+            return try (0..<rows.count).map { row in
+                let replicas = try db.prepared(
+                    Self.memberReplicasSQL, [rows.string(row, 3), rows.string(row, 2)])
+                return MemberRecord(
+                    account: rows.string(row, 0) ?? "", role: Role(rawValue: rows.string(row, 1) ?? "") ?? .viewer,
+                    replicas: (0..<replicas.count).map { StoredOps.replica(replicas.int64($0, 0)) })
             }
         }
     }
@@ -169,6 +156,9 @@ extension PostgresStore {
         "$\($0)"
     }
     static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "$\($0)" }
+    static let listCountSQL = SharedSQL.sql(SharedSQL.listCount) { "$\($0)" }
+    static let membersSQL = SharedSQL.sql(SharedSQL.members) { "$\($0)" }
+    static let memberReplicasSQL = SharedSQL.sql(SharedSQL.memberReplicas) { "$\($0)" }
 
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,

@@ -196,15 +196,27 @@ extension PostgresStore {
                 // Binds the unbound ones to the pusher and counts those bound to someone else (the
                 // insert's rows are the pusher's; the count sees the rows from before it). Under
                 // the list's row lock, so no other push to the list binds meanwhile.
-                let taken = try db.prepared(
+                let parameters = ["\(no)", "{" + replicas.map(String.init).joined(separator: ",") + "}", "\(pusher)"]
+                // Those bound to someone else, those bound to nobody, and the limits' counts
+                // (index ranges bounded by the limits themselves).
+                let counts = try db.prepared(
                     """
-                    WITH wanted(replica) AS (SELECT unnest($2::bigint[])),
-                    bound AS (INSERT INTO replicas(list, replica, account) SELECT $1, replica, $3 FROM wanted
-                        ON CONFLICT (list, replica) DO NOTHING)
-                    SELECT count(*) FROM replicas r JOIN wanted w ON r.replica = w.replica
-                    WHERE r.list = $1 AND r.account <> $3
-                    """, ["\(no)", "{" + replicas.map(String.init).joined(separator: ",") + "}", "\(pusher)"])
-                if taken.int64(0, 0) > 0 { throw StoreError.replicaTaken }
+                    WITH wanted(replica) AS (SELECT unnest($2::bigint[]))
+                    SELECT (SELECT count(*) FROM replicas r JOIN wanted w ON r.replica = w.replica
+                            WHERE r.list = $1 AND r.account <> $3),
+                        (SELECT count(*) FROM wanted w
+                            WHERE NOT EXISTS (SELECT 1 FROM replicas r WHERE r.list = $1 AND r.replica = w.replica)),
+                        (SELECT count(*) FROM replicas WHERE list = $1),
+                        (SELECT count(*) FROM replicas WHERE list = $1 AND account = $3)
+                    """, parameters)
+                if counts.int64(0, 0) > 0 { throw StoreError.replicaTaken }
+                try limits.checkReplicas(
+                    adding: counts.int64(0, 1), mine: counts.int64(0, 3), onList: counts.int64(0, 2))
+                _ = try db.prepared(
+                    """
+                    INSERT INTO replicas(list, replica, account) SELECT $1, unnest($2::bigint[]), $3
+                    ON CONFLICT (list, replica) DO NOTHING
+                    """, parameters)
                 push!.own(replicas, by: pusher, bound: true)
             }
         }

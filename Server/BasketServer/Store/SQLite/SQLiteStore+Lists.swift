@@ -72,33 +72,24 @@ extension SQLiteStore {
     }
 
     public func listCount(of account: Int64) throws -> Int {
-        try locked { db in
-            Int(
-                try db.scalar(
-                    """
-                    SELECT count(*) FROM lists l WHERE l.created_by = ?1
-                        OR EXISTS (SELECT 1 FROM members m WHERE m.list = l.no AND m.account = ?1)
-                    """, .integer(account))?.integerValue ?? 0)
-        }
+        // On a reading connection: the writer's lock is for writes.
+        try reading { db in Int(try db.scalar(Self.listCountSQL, .integer(account))?.integerValue ?? 0) }
     }
 
+    /// The members, each with its first replica ids: at most ``BasketService/Configuration/maxMembersPerList``
+    /// index ranges of at most ``MemberRecord/maxReplicas`` rows, on a reading connection (not
+    /// under the writer's lock, which every push needs).
     public func members(of list: ListID) throws -> [MemberRecord] {
-        try locked { db in
-            var replicas: [Int64: [ReplicaID]] = [:]
-            for (account, replica) in try db.query(
-                MemberRecord.replicasQuery("?"), .blob(list.raw.bytes), map: { ($0.int64(0), $0.int64(1)) })
-            {
-                replicas[account, default: []].append(StoredOps.replica(replica))
+        try reading(snapshot: true) { db in
+            let rows = try db.query(Self.membersSQL, .blob(list.raw.bytes)) {
+                (name: $0.string(0) ?? "", role: $0.string(1) ?? "", account: $0.int64(2), no: $0.int64(3))
             }
-            return try db.query(
-                """
-                SELECT a.name, m.role, m.account FROM members m JOIN lists l ON l.no = m.list
-                JOIN accounts a ON a.id = m.account WHERE l.id = ? ORDER BY a.name
-                """, .blob(list.raw.bytes)
-            ) {
+            return try rows.map { row in
                 MemberRecord(
-                    account: $0.string(0) ?? "", role: Role(rawValue: $0.string(1) ?? "") ?? .viewer,
-                    replicas: replicas[$0.int64(2)] ?? [])
+                    account: row.name, role: Role(rawValue: row.role) ?? .viewer,
+                    replicas: try db.query(Self.memberReplicasSQL, .integer(row.no), .integer(row.account)) {
+                        StoredOps.replica($0.int64(0))
+                    })
             }
         }
     }
@@ -177,6 +168,9 @@ extension SQLiteStore {
     }
 
     static let insertInvite = SharedSQL.sql(SharedSQL.insertInvite + " RETURNING id") { "?\($0)" }
+    static let listCountSQL = SharedSQL.sql(SharedSQL.listCount) { "?\($0)" }
+    static let membersSQL = SharedSQL.sql(SharedSQL.members) { "?\($0)" }
+    static let memberReplicasSQL = SharedSQL.sql(SharedSQL.memberReplicas) { "?\($0)" }
     static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "?\($0)" }
 
     public func saveInvite(

@@ -40,10 +40,7 @@ extension SQLiteStore {
     /// nothing queued.
     private func writePushes() {
         while true {
-            let batch: [PendingAppend] = queue.withLock { queue in
-                defer { queue.pending.removeAll() }
-                return queue.pending
-            }
+            let batch: [PendingAppend] = queue.withLock { Self.fairBatch(&$0.pending) }
             if !batch.isEmpty {
                 write(batch)
                 continue
@@ -57,6 +54,29 @@ extension SQLiteStore {
             }
             if stop { return }
         }
+    }
+
+    /// The most pushes of one account in one batch (``fairBatch(_:)``).
+    static let pushesPerAccountInBatch = 4
+
+    /// Takes the next batch out of `pending`, in arrival order, with at most
+    /// ``pushesPerAccountInBatch`` pushes of any one account; the rest wait for the next batch.
+    /// One account pushing from 24 threads at once queued 24 pushes ahead of every other
+    /// family's, each of which then waited for all of them: now it waits for four at most.
+    static func fairBatch(_ pending: inout [PendingAppend]) -> [PendingAppend] {
+        var taken: [Int64?: Int] = [:]
+        var batch: [PendingAppend] = []
+        var rest: [PendingAppend] = []
+        for push in pending {
+            if taken[push.pusher, default: 0] < pushesPerAccountInBatch {
+                taken[push.pusher, default: 0] += 1
+                batch.append(push)
+            } else {
+                rest.append(push)
+            }
+        }
+        pending = rest
+        return batch
     }
 
     /// Writes one batch of pushes in one transaction and answers them.
@@ -161,7 +181,7 @@ extension SQLiteStore {
             let unknown = try push!.unknownOwners(
                 of: admitted.replicas, since: StoredOps.epochColumn(epochStarted), pusher: pusher)
             let owner = try db.cached("SELECT account FROM replicas WHERE list = ? AND replica = ?")
-            let bind = try db.cached("INSERT INTO replicas(list, replica, account) VALUES (?, ?, ?)")
+            var unbound: [Int64] = []
             for replica in unknown {
                 try owner.bind(no, at: 1)
                 try owner.bind(replica, at: 2)
@@ -172,11 +192,25 @@ extension SQLiteStore {
                     if found != pusher { throw StoreError.replicaTaken }
                     continue
                 }
-                try bind.bind(no, at: 1)
-                try bind.bind(replica, at: 2)
-                try bind.bind(pusher, at: 3)
-                try bind.runToCompletion()
-                push!.own([replica], by: pusher, bound: true)
+                unbound.append(replica)
+            }
+            if !unbound.isEmpty {
+                // Bounded by the limits themselves: index ranges of at most that many rows.
+                let counted = try db.query(
+                    """
+                    SELECT (SELECT count(*) FROM replicas WHERE list = ?1),
+                        (SELECT count(*) FROM replicas WHERE list = ?1 AND account = ?2)
+                    """, .integer(no), .integer(pusher), map: { ($0.int64(0), $0.int64(1)) })
+                try request.limits.checkReplicas(
+                    adding: Int64(unbound.count), mine: counted.first?.1 ?? 0, onList: counted.first?.0 ?? 0)
+                let bind = try db.cached("INSERT INTO replicas(list, replica, account) VALUES (?, ?, ?)")
+                for replica in unbound {
+                    try bind.bind(no, at: 1)
+                    try bind.bind(replica, at: 2)
+                    try bind.bind(pusher, at: 3)
+                    try bind.runToCompletion()
+                }
+                push!.own(unbound, by: pusher, bound: true)
             }
         }
         if seq != lastSeq {

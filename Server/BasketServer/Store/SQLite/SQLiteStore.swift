@@ -174,6 +174,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         ) WITHOUT ROWID;
         ALTER TABLE invites ADD COLUMN title TEXT;
         """,
+        // 8: each member's replica ids in order (the members answer reads a member's first ones; a
+        // push counts them against the limits) and lists by who made them (an account's list count):
+        // index ranges, each bounded by a limit, instead of scans of every row.
+        """
+        CREATE INDEX replicas_by_account ON replicas(list, account, replica);
+        CREATE INDEX lists_by_creator ON lists(created_by);
+        """,
     ]
 
     /// Migration 6's work in code: the operations of `ops` as rows of `pushes`, list by list
