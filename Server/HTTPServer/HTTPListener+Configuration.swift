@@ -29,6 +29,10 @@ extension HTTPListener {
         /// The share of ``maxBufferedBodyBytes`` the connections of one client address (an IPv4
         /// address or an IPv6 /64) may hold at once; past it, 503 as above.
         public var maxBufferedBodyBytesPerAddress = 32 << 20
+        /// The share of ``maxBufferedBodyBytes`` the requests of one share (``HeadVerdict/read(maxBodyBytes:share:)``:
+        /// an account, for the Basket server) may hold at once, whatever their addresses; past it, 503
+        /// as above. Without it, eight addresses of one account filled the whole budget.
+        public var maxBufferedBodyBytesPerShare = 32 << 20
         /// A body must arrive within this many seconds plus one second for every
         /// ``minimumBodyBytesPerSecond`` it announces (its limit, when chunked); a slower one has
         /// its connection closed. While a body is being read, a connection idle this long is closed too.

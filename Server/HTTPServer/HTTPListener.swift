@@ -35,30 +35,36 @@ public final class HTTPListener: @unchecked Sendable {
     private struct BodyBudget {
         var held = 0
         var byAddress: [ConnectionCounts.Address: Int] = [:]
+        var byShare: [String: Int] = [:]
     }
     private let bodyBudget = Mutex(BodyBudget())
 
-    /// Charges `bytes` just received to the body budget; false when that would pass the limit
-    /// or the address's share.
-    func reserveBody(_ bytes: Int, for address: ConnectionCounts.Address?) -> Bool {
+    /// Charges `bytes` just received to the body budget; false when that would pass the limit,
+    /// the address's share or the request's share.
+    func reserveBody(_ bytes: Int, for address: ConnectionCounts.Address?, share: String?) -> Bool {
         bodyBudget.withLock { budget in
             guard budget.held + bytes <= configuration.maxBufferedBodyBytes else { return false }
-            if let address {
-                let mine = budget.byAddress[address, default: 0]
-                guard mine + bytes <= configuration.maxBufferedBodyBytesPerAddress else { return false }
-                budget.byAddress[address] = mine + bytes
-            }
+            let byAddress = address.map { budget.byAddress[$0, default: 0] } ?? 0
+            let byShare = share.map { budget.byShare[$0, default: 0] } ?? 0
+            guard byAddress + bytes <= configuration.maxBufferedBodyBytesPerAddress || address == nil,
+                byShare + bytes <= configuration.maxBufferedBodyBytesPerShare || share == nil
+            else { return false }
+            if let address { budget.byAddress[address] = byAddress + bytes }
+            if let share { budget.byShare[share] = byShare + bytes }
             budget.held += bytes
             return true
         }
     }
 
-    func releaseBody(_ bytes: Int, for address: ConnectionCounts.Address?) {
+    func releaseBody(_ bytes: Int, for address: ConnectionCounts.Address?, share: String?) {
         guard bytes > 0 else { return }
         bodyBudget.withLock { budget in
             budget.held -= bytes
             if let address, let mine = budget.byAddress[address] {
                 budget.byAddress[address] = mine > bytes ? mine - bytes : nil
+            }
+            if let share, let mine = budget.byShare[share] {
+                budget.byShare[share] = mine > bytes ? mine - bytes : nil
             }
         }
     }
@@ -280,7 +286,7 @@ private func basketAccessHandler(
         if context.keepsBody, let uploadData {
             if context.body.count + size > context.bodyLimit {
                 context.tooLarge = true
-            } else if !server.reserveBody(size, for: context.addressKey) {
+            } else if !server.reserveBody(size, for: context.addressKey, share: context.share) {
                 context.overBudget = true
             } else {
                 context.reserved += size
@@ -291,7 +297,7 @@ private func basketAccessHandler(
             if !context.keepsBody {
                 // What was kept goes at once; the rest of the body is read and dropped.
                 context.body = []
-                server.releaseBody(context.reserved, for: context.addressKey)
+                server.releaseBody(context.reserved, for: context.addressKey, share: context.share)
                 context.reserved = 0
             }
         }
@@ -334,7 +340,7 @@ private func basketAccessHandler(
     request.body = context.body
     context.body = []
     // The handler holds the body now; the budget is for bodies still being read.
-    server.releaseBody(context.reserved, for: context.addressKey)
+    server.releaseBody(context.reserved, for: context.addressKey, share: context.share)
     context.reserved = 0
     server.handler(request, context.responder)
 
@@ -374,7 +380,9 @@ private func admitHead(_ context: RequestContext, _ server: HTTPListener) {
             method: context.method, path: context.path, headers: context.headers,
             remoteAddress: context.remoteAddress, contentLength: length)
         switch check(head) {
-        case .read(let limit): context.bodyLimit = min(limit, configuration.maxBodyBytes)
+        case .read(let limit, let share):
+            context.bodyLimit = min(limit, configuration.maxBodyBytes)
+            context.share = share
         case .refuse(let response): context.refusal = response
         }
     }
@@ -454,7 +462,7 @@ private func basketRequestCompleted(
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext?.pointee = nil
     server.inFlight.wrappingSubtract(1, ordering: .releasing)
-    server.releaseBody(context.reserved, for: context.addressKey)
+    server.releaseBody(context.reserved, for: context.addressKey, share: context.share)
     if context.wasSuspended {
         server.suspended.remove(context)
         if let connection { server.loop(serving: connection)?.unwatchHangUp(of: context) }

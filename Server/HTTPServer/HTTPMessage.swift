@@ -81,8 +81,11 @@ public struct RequestHead: Sendable {
 
 /// What to do with a request's body, decided from its head.
 public enum HeadVerdict: Sendable {
-    /// Read it, up to this many bytes (a longer one is refused with 413).
-    case read(maxBodyBytes: Int)
+    /// Read it, up to this many bytes (a longer one is refused with 413). Requests with the same
+    /// `share` (the application's name for who sends it, such as an account) hold at most
+    /// ``HTTPListener/Configuration/maxBufferedBodyBytesPerShare`` of bodies at once, whatever
+    /// addresses they come from.
+    case read(maxBodyBytes: Int, share: String? = nil)
     /// Answer this without keeping any of the body (an unauthenticated large push, say).
     case refuse(HTTPResponse)
 }

@@ -37,7 +37,7 @@ final class RequestContext: @unchecked Sendable {
     var query: [String: String] = [:]
     var body: [UInt8] = []
     var tooLarge = false
-    /// The most body this request may have (``HeadVerdict/read(maxBodyBytes:)``).
+    /// The most body this request may have (``HeadVerdict/read(maxBodyBytes:share:)``).
     var bodyLimit = 0
     /// The answer decided from the head (``HeadVerdict/refuse(_:)``): the body is not kept.
     var refusal: HTTPResponse?
@@ -49,6 +49,9 @@ final class RequestContext: @unchecked Sendable {
     let remoteAddress: String
     /// The client's address group, for its share of the body budget.
     let addressKey: ConnectionCounts.Address?
+    /// Who sends it, as the application named it from the head (``HeadVerdict``), for that
+    /// share of the body budget.
+    var share: String?
     var dispatched = false
     var isSuspended = false
     /// Whether the request was ever suspended (so its completion has a table entry to remove).

@@ -108,7 +108,8 @@ final class Harness: Sendable {
     /// `sharing` another harness's store gives a second server instance on the same data.
     init(
         backend: Backend = .configured, sharing other: Harness? = nil,
-        configure: (inout BasketService.Configuration) -> Void = { _ in }
+        configure: (inout BasketService.Configuration) -> Void = { _ in },
+        listen: (inout HTTPListener.Configuration) -> Void = { _ in }
     ) throws {
         clock = other?.clock ?? ManualClock(milliseconds: HybridClock.wallClockMilliseconds())
         storage = try other?.storage ?? TestStore(backend)
@@ -122,6 +123,7 @@ final class Harness: Sendable {
         var listener = HTTPListener.Configuration(host: "127.0.0.1", port: 0)
         listener.checkHead = service.checkHead
         listener.headersForEveryAnswer = BasketService.headersForEveryAnswer
+        listen(&listener)
         http = HTTPListener(configuration: listener, handler: service.router().handle)
         try http.start()
     }

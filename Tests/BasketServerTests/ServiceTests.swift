@@ -276,4 +276,38 @@ struct ListAccessTests {
         harness.clock.advance(by: 61_000)
         #expect(try await harness.call("POST", "/v1/invites", token: other, json: ["code": code]).status == 404)
     }
+
+    /// One account's bodies share one part of the body budget whatever addresses they come from
+    /// (eight addresses of one free account filled the whole 256 MiB): past it that account's
+    /// pushes are answered 503 busy, another account's are taken.
+    @Test func oneAccountsBodiesHoldAtMostItsShareFromAnyAddress() async throws {
+        let harness = try Harness { _ in
+        } listen: {
+            $0.maxBufferedBodyBytesPerShare = 100_000
+            $0.bodyGraceSeconds = 300
+        }
+        let alice = try await harness.signUp("alice")
+        let bob = try await harness.signUp("bob")
+        let list = try await harness.newList(alice)
+        let slow = Loopback.connect(port: harness.http.port, from: "127.0.0.5")
+        defer { close(slow) }
+        let head =
+            "POST /v1/lists/\(list)/ops HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 200000\r\n\r\n"
+        let held = Array(head.utf8) + Array(repeating: UInt8(ascii: " "), count: 90_000)
+        #expect(send(slow, held, held.count, 0) == held.count)
+        for _ in 0..<200 where harness.http.bufferedBodies < 90_000 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(harness.http.bufferedBodies == 90_000)
+        let padding = [UInt8](repeating: UInt8(ascii: " "), count: 20_000)
+        func push(_ token: String, from address: String) throws -> Int {
+            try RawHTTP.request(
+                port: harness.http.port, from: address, "POST", "/v1/lists/\(list)/ops",
+                headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                body: Array(#"{"ops":"basket-ops 1\n"}"#.utf8) + padding
+            ).status
+        }
+        #expect(try push(alice, from: "127.0.0.6") == 503)
+        // Bob is no member of the list: his push is read (404), not refused for the budget.
+        #expect(try push(bob, from: "127.0.0.6") == 404)
+    }
 }

@@ -189,6 +189,31 @@ struct HTTPServerTests {
         #expect(other.status == 200)
     }
 
+    /// Requests of one share (an account, as the application names it from the head) hold at
+    /// most its part of the budget whatever addresses they come from; another share is served.
+    @Test func oneShareHoldsAtMostItsPartFromAnyAddress() async throws {
+        let test = try TestServer(maxBodyBytes: 1_500, maxBufferedBodyBytes: 10_000) {
+            $0.maxBufferedBodyBytesPerShare = 1_000
+            $0.bodyGraceSeconds = 300
+            $0.checkHead = { .read(maxBodyBytes: 1_500, share: $0.headers["x-share"]) }
+        }
+        defer { test.server.stop() }
+        let slow = Loopback.connect(port: test.server.port, from: "127.0.0.5")
+        defer { close(slow) }
+        let head = Array("POST /echo/x HTTP/1.1\r\nHost: x\r\nX-Share: mallory\r\nContent-Length: 1500\r\n\r\n".utf8)
+        Self.write(slow, head + Array(repeating: UInt8(ascii: "a"), count: 900))
+        try await Self.eventually { test.server.bufferedBodies == 900 }
+        #expect(test.server.bufferedBodies == 900)
+        let sameShare = try RawHTTP.request(
+            port: test.server.port, from: "127.0.0.7", "POST", "/echo/x", headers: ["X-Share": "mallory"],
+            body: Array(repeating: 65, count: 500))
+        #expect(sameShare.status == 503)
+        let otherShare = try RawHTTP.request(
+            port: test.server.port, from: "127.0.0.7", "POST", "/echo/x", headers: ["X-Share": "alice"],
+            body: Array(repeating: 65, count: 500))
+        #expect(otherShare.status == 200)
+    }
+
     /// A body slower than the minimum rate has its connection closed at its deadline, with what it
     /// held; a body that stops coming is closed after the grace period's idle timeout.
     @Test func aBodyMustArriveByItsDeadline() async throws {

@@ -254,15 +254,22 @@ public final class BasketService: Sendable {
     /// signup and sign-in take at most ``maxUnauthenticatedBodyBytes``; a body larger than
     /// ``maxBodyBeforeAuthentication`` is read only when the `Authorization` header holds a good
     /// token, else answered (401) without keeping any of it. A stranger can so make the server
-    /// keep at most 64 KiB per request.
+    /// keep at most 64 KiB per request. A body with a good token is charged to its account's
+    /// share of the body budget too (`maxBufferedBodyBytesPerShare`), so one account's devices
+    /// on many addresses cannot hold the whole budget.
     @Sendable public func checkHead(_ head: RequestHead) -> HeadVerdict {
         if head.method == "POST" && (head.path == "/v1/accounts" || head.path == "/v1/tokens") {
             return .read(maxBodyBytes: Self.maxUnauthenticatedBodyBytes)
         }
-        guard (head.contentLength ?? .max) > Self.maxBodyBeforeAuthentication else { return .read(maxBodyBytes: .max) }
+        guard (head.contentLength ?? .max) > Self.maxBodyBeforeAuthentication else {
+            // A small body: read in any case (its route answers a bad token), charged to the
+            // account when the token is good (a cached session: no read of the store).
+            let account = head.headers["authorization"] == nil ? nil : try? session(head.request).account.id
+            return .read(maxBodyBytes: .max, share: account.map { "account \($0)" })
+        }
         do {
-            _ = try session(head.request)
-            return .read(maxBodyBytes: .max)
+            let account = try session(head.request).account.id
+            return .read(maxBodyBytes: .max, share: "account \(account)")
         } catch let error as any HTTPErrorConvertible {
             return .refuse(error.httpError.response)
         } catch {
