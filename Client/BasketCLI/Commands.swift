@@ -333,8 +333,10 @@ enum Commands {
                                    shared with you; 'basket status' lists them) and put those lists back to the
                                    server's state, so that every device shows the same.
                 Lists made on this device are registered on the server; lists joined on another device are fetched.
-                When the server cannot be reached the changes stay in the outbox for the next sync.
-                Exit status 1 when the server could not be reached, or refused changes that stay here.
+                When the server cannot be reached the changes stay in the outbox for the next sync. A list the
+                server refuses (a full list, say) is named with the server's words on stderr and keeps its
+                changes; the other lists are synced all the same ('error' in --json).
+                Exit status 1 when the server could not be reached, refused a list, or refused changes that stay here.
                 """,
             flagOptions: ["--watch", "--discard-refused"], run: SyncCommands.sync),
         CommandSpec(

@@ -194,6 +194,8 @@ enum Output {
         var noLongerMember: Bool
         var unsent: Int
         var discarded: Int
+        /// Why the list was not synced (the other lists were); absent when it was.
+        var error: String?
     }
 
     /// `basket share --json`.

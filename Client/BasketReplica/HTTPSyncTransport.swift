@@ -57,7 +57,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         }
     }
 
-    /// How long a request waits for an answer (see ``init(baseURL:token:answerTimeout:exchange:)``).
+    /// How long a request waits for an answer (see ``init(baseURL:token:answerTimeout:exchange:unavailableRetryDelays:)``).
     public let answerTimeout: Double
 
     /// Seconds waited before a request answered 503 is sent again (``send``).

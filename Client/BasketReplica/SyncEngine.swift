@@ -29,6 +29,9 @@ public struct ListSyncReport: Hashable, Sendable {
     public var noLongerMember = false
     /// Local changes to the list not sent (kept in the outbox).
     public var unsent = 0
+    /// Why this list could not be synced, when the server refused it or answered what cannot be
+    /// read (``SyncEngine/syncAll()`` goes on with the other lists); nil when it was.
+    public var failure: SyncError?
 }
 
 /// Synchronises a replica with a server: pushes the outbox in batches, pulls pages after the
@@ -65,7 +68,10 @@ public final class SyncEngine: Sendable {
     }
 
     /// Registers the local lists the server does not know, then syncs every list the account
-    /// has on the server (joined from another device included).
+    /// has on the server (joined from another device included). A list the server refuses (a
+    /// full list, a conflict it keeps answering) or answers with what cannot be read gets a
+    /// report with its ``ListSyncReport/failure``, and the other lists are synced all the same;
+    /// a server that cannot be reached ends the whole sync.
     public func syncAll() async throws -> [ListSyncReport] {
         let remote = try await transport.lists()
         let remoteIDs = Set(remote.map(\.id))
@@ -85,7 +91,7 @@ public final class SyncEngine: Sendable {
                 reports.append(report)
                 continue
             }
-            reports.append(try await sync(list))
+            reports.append(try await syncAlone(list))
         }
         for list in remote {
             var state = try replica.syncState(of: list.id)
@@ -95,9 +101,26 @@ public final class SyncEngine: Sendable {
                 state.noLongerMember = false
                 try replica.saveSyncState(state)
             }
-            reports.append(try await sync(list.id))
+            reports.append(try await syncAlone(list.id))
         }
         return reports
+    }
+
+    /// ``sync(_:)``, with a refusal of this list (or an answer about it that cannot be read) kept
+    /// in its report instead of thrown, so that it does not stop the sync of the others.
+    private func syncAlone(_ list: ListID) async throws -> ListSyncReport {
+        do {
+            return try await sync(list)
+        } catch let error as SyncError {
+            switch error {
+            case .server, .badResponse:
+                var report = ListSyncReport(list: list)
+                report.failure = error
+                report.unsent = (try? replica.pendingOperations(in: list, limit: .max).count) ?? 0
+                return report
+            case .unreachable, .clockSkew, .redirected: throw error
+            }
+        }
     }
 
     /// Syncs a list that already exists on the server (joined with an invite code, or pulled again

@@ -86,7 +86,7 @@ public struct PulledPage: Sendable {
 }
 
 /// Why a sync call failed.
-public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No server could be reached (no network, server down): the outbox is kept.
     case unreachable(String)
     /// The server refused a timestamp too far ahead of its clock.

@@ -4,7 +4,7 @@
 import { open } from "./store.js";
 import { Replica } from "./replica.js";
 import { CannotUndo } from "./replica-types.js";
-import { Sync } from "./sync.js";
+import { Sync, refusedText } from "./sync.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
 import { showLists } from "./lists-screen.js";
@@ -49,7 +49,7 @@ function aisleFor(name) {
 }
 
 function statusText() {
-  const { state, message, pending } = sync.status();
+  const { state, message, pending, refused } = sync.status();
   const waiting = pending > 0 ? ` · ${changes(pending)} waiting` : "";
   switch (state) {
     case "offline":
@@ -63,6 +63,8 @@ function statusText() {
     case "syncing":
       return "Syncing…";
     default:
+      // Synced, but for the lists the server refused: their changes are not sending.
+      if (refused > 0) return `Not synced: ${refusedText(sync.failures)}${waiting}`;
       return pending > 0 ? `Sending ${changes(pending)}…` : "Synced";
   }
 }
@@ -234,7 +236,11 @@ async function start() {
     return;
   }
   replica = await Replica.open(store);
-  sync = new Sync(replica, () => updateStatus());
+  sync = new Sync(replica, () => {
+    updateStatus();
+    // The lists screen marks each list whose sync was refused: a change of state may change them.
+    if (screen?.name === "lists") screen.update();
+  });
   let pending = false;
   replica.subscribe(() => {
     if (pending) return;

@@ -18,7 +18,13 @@ export function showLists(app) {
           h(
             "a",
             { href: `#/list/${list.id}`, class: "list-row" },
-            h("span", { class: "title" }, list.title, list.sync.noLongerMember ? h("span", { class: "hint" }, " · no longer shared") : null),
+            h(
+              "span",
+              { class: "title" },
+              list.title,
+              list.sync.noLongerMember ? h("span", { class: "hint" }, " · no longer shared") : null,
+              app.sync.failures.has(list.id) ? h("span", { class: "hint" }, " · not synced") : null,
+            ),
             h("span", { class: "count" }, list.total === 0 ? "empty" : `${list.toBuy} to buy`),
           ),
         ),

@@ -33,10 +33,19 @@ function inView() {
   return typeof document === "undefined" || document.visibilityState !== "hidden";
 }
 
+/**
+ * "1 list: <the server's words>", or "2 lists: …", for the status line.
+ * @param {Map<string, string>} failures
+ */
+export function refusedText(failures) {
+  const [first = ""] = failures.values();
+  return `${failures.size === 1 ? "1 list" : `${failures.size} lists`}: ${first}`;
+}
+
 export class Sync {
   /**
    * @param {import("./replica.js").Replica} replica
-   * @param {(status: { state: string, message: string, pending: number }) => void} [onStatus]
+   * @param {(status: { state: string, message: string, pending: number, refused: number, refusal: string }) => void} [onStatus]
    */
   constructor(replica, onStatus = () => {}) {
     this.replica = replica;
@@ -52,6 +61,12 @@ export class Sync {
     /** @type {ReturnType<typeof setTimeout> | null} a retry of syncAll while no list is watched */
     this.retryTimer = null;
     this.stopped = false;
+    /**
+     * The lists whose last sync the server refused, with its words (SyncEngine's
+     * `ListSyncReport.failure`): the others sync all the same, and the lists screen marks these.
+     * @type {Map<string, string>}
+     */
+    this.failures = new Map();
     addEventListener("online", () => this.wake());
     addEventListener("offline", () => {
       // A long-poll in flight would hang until its timeout: start it again when back.
@@ -89,10 +104,15 @@ export class Sync {
     return this.replica.meta.account?.token ?? null;
   }
 
-  /** { state, message, pending }: `pending` counts changes as a person does (Replica.pendingChanges). */
+  /**
+   * { state, message, pending, refused }: `pending` counts changes as a person does
+   * (Replica.pendingChanges); `refused` is the lists whose last sync the server refused, with the
+   * first one's words in `refusal`.
+   */
   status() {
     const pending = this.replica.pendingChanges();
-    return { state: this.state, message: this.message, pending };
+    const [refusal = ""] = this.failures.values();
+    return { state: this.state, message: this.message, pending, refused: this.failures.size, refusal };
   }
 
   setState(state, message = "") {
@@ -134,10 +154,32 @@ export class Sync {
     this.setState("syncing");
     try {
       await this.refreshMemberships();
-      for (const { id, sync } of this.replica.allLists()) if (!sync.noLongerMember) await this.syncList(id);
-      this.settled();
+      for (const { id, sync } of this.replica.allLists()) {
+        if (!sync.noLongerMember) await this.syncAlone(id);
+      }
+      // The lists refused stay marked (the status line says so); a retry comes as after any failure.
+      if (this.failures.size > 0) this.failed(new Error(refusedText(this.failures)));
+      else this.settled();
     } catch (error) {
       this.failed(error);
+    }
+  }
+
+  /**
+   * Syncs one list; a refusal of it (or an answer about it that cannot be read) is kept in
+   * `failures` instead of thrown, so that it does not stop the sync of the others. A server out
+   * of reach, or a token it no longer takes, still ends the whole sync.
+   * @param {string} list
+   */
+  async syncAlone(list) {
+    try {
+      await this.syncList(list);
+      this.failures.delete(list);
+    } catch (error) {
+      if (error instanceof Unreachable || error?.name === "AbortError") throw error;
+      if (error instanceof ApiError && (error.code === "unauthorized" || error.code === "token_expired")) throw error;
+      // A refusal, or an answer about this list that cannot be read.
+      this.failures.set(list, error instanceof Error ? error.message : String(error));
     }
   }
 
@@ -302,6 +344,7 @@ export class Sync {
     this.onStatus(this.status());
     try {
       await this.locked(list, () => this.registerAndPushLocked(list));
+      this.failures.delete(list);
       if (this.needsRetry()) {
         this.settled();
         // The server is back: the open list's loop stops waiting and parks its long-poll again.
@@ -309,8 +352,20 @@ export class Sync {
       }
       else this.onStatus(this.status());
     } catch (error) {
+      this.noteFailure(list, error);
       this.failed(error);
     }
+  }
+
+  /**
+   * Keeps the server's refusal of `list` in `failures` (not a network failure or a sign-out,
+   * which are not the list's).
+   * @param {string} list
+   * @param {unknown} error
+   */
+  noteFailure(list, error) {
+    if (!(error instanceof ApiError) || error.code === "unauthorized" || error.code === "token_expired") return;
+    this.failures.set(list, error.message);
   }
 
   /** Keeps a long-poll parked on `list` (null: none) until another list is watched. */
@@ -329,6 +384,7 @@ export class Sync {
       if (!this.token || !this.replica.sync(list) || this.replica.sync(list).noLongerMember) return;
       try {
         await this.syncList(list);
+        this.failures.delete(list);
         if (this.state !== "synced") this.settled();
         for (;;) {
           if (signal.aborted) return;
@@ -354,6 +410,7 @@ export class Sync {
           this.settled();
           return;
         }
+        this.noteFailure(list, error);
         this.failed(error);
         if (this.state === "signedOut") return;
         await this.pause(this.nextRetryDelay(), signal);

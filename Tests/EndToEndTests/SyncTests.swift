@@ -233,6 +233,36 @@ struct SyncTests {
         #expect(Set(try fresh.listing().items.map(\.name)) == expected)
     }
 
+    /// A list the server refuses (full: a server that keeps 3 items a list) does not stop the
+    /// sync of the others: `basket sync` syncs them, names the refused one and why on stderr,
+    /// keeps its changes, and exits 1; `--json` gives each list, the refused one with its error.
+    @Test func aRefusedListDoesNotStopTheSyncOfTheOthers() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"), arguments: ["--max-items", "3"])
+        let alice = try user("alice", server)
+        try alice.ok("list", "new", "Big")
+        try alice.ok("list", "new", "Small")
+        try alice.ok("sync")
+        try alice.ok("--no-sync", "--list", "Big", "add", "one, two, three, four, five")
+        try alice.ok("--no-sync", "--list", "Small", "add", "Milk")
+        let synced = try alice.run("sync")
+        #expect(synced.status == 1)
+        #expect(
+            synced.stderr.contains("Not synced Big") && synced.stderr.contains("too_many_items"), "\(synced.stderr)")
+        #expect(synced.stdout.contains("Synced Small: sent"), "\(synced.stdout)")
+        // Small's Milk reached the server: a second device of Alice's pulls it.
+        let laptop = Device(root, "alice-laptop")
+        try laptop.ok("remote", "set", server.url)
+        try laptop.ok("login", "alice", "--password-stdin", stdin: "alice-password\n")
+        try laptop.ok("sync")
+        #expect(try laptop.ok("--list", "Small", "ls").contains("Milk"))
+        let json = try alice.run("sync", "--json")
+        #expect(json.status == 1)
+        let lists = (try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) as? [[String: Any]] ?? []
+        let byTitle = Dictionary(uniqueKeysWithValues: lists.map { ($0["title"] as? String ?? "", $0) })
+        #expect((byTitle["Big"]?["error"] as? String)?.contains("too_many_items") == true, "\(json.stdout)")
+        #expect(byTitle["Small"] != nil && byTitle["Small"]?["error"] == nil, "\(json.stdout)")
+    }
+
     @Test func aFailedSyncSaysWhyAndKeepsTheOutbox() throws {
         let server = try start()
         let (alice, _, _) = try family(server)

@@ -426,3 +426,45 @@ def test_a_phone_whose_long_polls_run_out_stays_synced_and_hears_the_next_change
     finally:
         phone.close()
         server.stop()
+
+
+def test_a_refused_list_is_marked_and_the_others_still_sync(browser, workspace):
+    """A list the server refuses (full: a server that keeps 3 items a list) does not stop the
+    sync of the others: the lists screen marks it "not synced", not the others, the status line
+    says which trouble there is, and a list added after it reaches the server."""
+    from conftest import Client, Device, Server
+    directory = os.path.join(workspace, f"small-lists-{time.time_ns()}")
+    os.makedirs(directory)
+    server = Server(directory, args=["--max-items", "3"])
+    phone = Client(browser, server)
+    try:
+        name = unique("yara")
+        phone.signup(name)
+        phone.create_list("Big")
+        phone.add("one, two, three, four, five")
+        phone.wait_status("Not synced")
+        phone.page.get_by_role("link", name="All lists").click()
+        phone.page.get_by_role("heading", name="Your lists").wait_for()
+        phone.page.get_by_role("link", name="Big · not synced").wait_for()
+        # Not create_list: the status line stays "Not synced" while Big is refused.
+        phone.page.fill("#new-list", "Small")
+        phone.page.press("#new-list", "Enter")
+        phone.page.wait_for_selector("#query")
+        phone.add("Milk")
+        phone.page.wait_for_selector("li.item:has-text('Milk')")
+        phone.page.get_by_role("link", name="All lists").click()
+        phone.page.get_by_role("heading", name="Your lists").wait_for()
+        # Small synced (its row unmarked) while Big is still refused.
+        phone.page.get_by_role("link", name="Big · not synced").wait_for()
+        small = phone.page.get_by_role("link", name="Small")
+        small.wait_for()
+        assert "not synced" not in small.inner_text(), small.inner_text()
+        phone.wait_status("Not synced: 1 list")
+        terminal = Device(os.path.join(workspace, f"cli-small-{time.time_ns()}"), server)
+        terminal.run("remote", "set", server.url)
+        terminal.run("login", name)
+        terminal.run("sync")
+        assert "Milk" in terminal.run("--list", "Small", "ls").stdout
+    finally:
+        phone.close()
+        server.stop()

@@ -213,7 +213,9 @@ enum SyncCommands {
         }
         // Changes refused and still here make the sync a failure for a script (exit 1): they are
         // not on the server, whatever the lines above say.
-        let refusedLeft = reports.contains { $0.refusedPending - (discarded[$0.list]?.count ?? 0) > 0 }
+        let refusedLeft = reports.contains {
+            $0.refusedPending - (discarded[$0.list]?.count ?? 0) > 0 || $0.failure != nil
+        }
         if context.json {
             try context.console.json(
                 reports.map {
@@ -222,7 +224,8 @@ enum SyncCommands {
                         list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed, pulled: $0.pulled,
                         epochChanged: $0.epochChanged, restamped: $0.restamped, reclaimed: $0.reclaimed,
                         refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
-                        unsent: max(0, $0.unsent - dropped), discarded: dropped)
+                        unsent: max(0, $0.unsent - dropped), discarded: dropped,
+                        error: $0.failure.map { Printable.escaped($0.description) })
                 })
             if refusedLeft { throw ExitStatus(code: 1) }
             return
@@ -241,7 +244,17 @@ enum SyncCommands {
                             + " 'basket sync --discard-refused' drops them)" : "")
                     + "; 'basket list rm \(title)' removes it, a new invite shares it again.")
         }
-        for report in reports where !report.noLongerMember {
+        for report in reports where report.failure != nil {
+            let title = lists[report.list] ?? report.list.description
+            // The server's words are escaped (SyncError bounds and escapes them already).
+            context.console.error(
+                "Not synced \(title): \(report.failure!)"
+                    + (report.unsent > 0
+                        ? "; \(LiveSync.Status.changes((try? context.replica().outbox.changes(in: report.list)) ?? report.unsent)) wait here"
+                        : "")
+                    + ". The other lists were synced.")
+        }
+        for report in reports where !report.noLongerMember && report.failure == nil {
             var line =
                 "Synced \(lists[report.list] ?? report.list.description): sent \(report.pushed), received \(report.pulled)"
             if report.epochChanged {
