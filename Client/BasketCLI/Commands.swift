@@ -365,14 +365,20 @@ enum Commands {
             usage: SharingCommands.membersUsage,
             details: """
                 SUBCOMMANDS:
-                  rm NAME          Remove a member (owners): their copy stays with them, read-only.
+                  rm NAME          Remove a member (owners): their copy stays with them, read-only; the invite
+                                   codes they joined with stop working.
                   role NAME ROLE   Make a member an owner, editor or viewer (owners). The last owner cannot step
                                    down; a member made a viewer loses the invites it made.
                 Editors may change the list and invite; viewers may only read it (their writes are refused).
+                A member who is not an owner may add at most half of what the list may hold.
                 OPTIONS:
+                  --remove-their-items-since TIME
+                                   With rm: also remove the items they added since TIME (-2h, 18:30,
+                                   2026-12-04, …), in one step 'basket undo' takes back.
                   -y, --yes        Do not ask first (on a terminal rm asks; a script is not asked).
                 """,
-            flagOptions: ["--yes"], output: .dataWhenBare, run: SharingCommands.members),
+            valueOptions: ["--remove-their-items-since"], flagOptions: ["--yes"], output: .dataWhenBare,
+            run: SharingCommands.members),
         CommandSpec(
             path: ["leave"], summary: "Leave the current list (it stays here, read-only).",
             usage: "basket leave [--yes]",

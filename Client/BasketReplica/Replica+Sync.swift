@@ -46,6 +46,15 @@ extension Replica {
         try locked { try Self.loadSyncState(list, $0) }
     }
 
+    /// Gives this replica a new replica id for every write from now on: another account signs in
+    /// on this device. The server binds each id to the first account that pushes it to a list and
+    /// tells the list's members whose ids are whose, so one id under two accounts would link them.
+    /// Writes already made keep their id.
+    @discardableResult
+    public func startAsNewDevice() throws -> ReplicaID {
+        try locked { db in try db.transaction { try renewReplicaID(db) } }
+    }
+
     /// The sync states of every list that has one.
     public func syncStates() throws -> [SyncState] {
         try locked { db in

@@ -100,7 +100,7 @@ async function askToJoin(app, code) {
   }
   if (!isID128(preview?.list)) throw new Error("the server's answer has no list");
   if (preview.member === true && app.replica.state(preview.list)) return app.go(`#/list/${preview.list}`);
-  const title = typeof preview.title === "string" && preview.title ? preview.title.slice(0, 500) : "a shared list";
+  const title = typeof preview.title === "string" && preview.title ? preview.title.slice(0, 100) : null;
   const who = typeof preview.createdBy === "string" && preview.createdBy ? preview.createdBy.slice(0, 64) : "Someone";
   const role = ["owner", "editor", "viewer"].includes(preview.role) ? preview.role : "member";
   const article = role === "viewer" || role === "member" ? "a" : "an";
@@ -108,7 +108,9 @@ async function askToJoin(app, code) {
     "dialog",
     { class: "card", "aria-labelledby": "join-title", "aria-describedby": "join-question" },
     h("h2", { id: "join-title" }, "Join this list?"),
-    h("p", { id: "join-question" }, `${who} invited you to ${title} as ${article} ${role}.`),
+    // The title is the inviter's words (any text a list title may be): quoted as a name, so it
+    // cannot pass for the page's own sentence ("Family. Your account is locked: …").
+    h("p", { id: "join-question" }, `${who} invited you to ${title === null ? "a list" : `the list “${title}”`} as ${article} ${role}.`),
     h(
       "form",
       {

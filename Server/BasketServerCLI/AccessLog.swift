@@ -82,7 +82,10 @@ enum AccessLog {
         return (["", "v1", "invites", "…"] + parts.dropFirst(4).map(String.init)).joined(separator: "/")
     }
 
-    /// Control characters and backslashes as `\xNN`, at most 512 bytes of text.
+    /// Control characters, quotes and backslashes as `\xNN` (two hex digits: a newline is
+    /// `\x0a`), and the invisible characters that reorder or hide text (bidirectional controls
+    /// such as U+202E, zero-width and other format characters, line and paragraph separators) as
+    /// `\u{XXXX}`, so a line reads as what it holds; at most 512 bytes of text.
     static func escaped(_ text: String) -> String {
         // Most paths are short printable ASCII: nothing to change.
         if text.utf8.count <= 512, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C && $0 != 0x22 }) {
@@ -95,10 +98,14 @@ enum AccessLog {
                 out += "…"
                 break
             }
-            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\\" || scalar == "\""
-                || scalar.properties.generalCategory == .control
+            let category = scalar.properties.generalCategory
+            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\\" || scalar == "\"" {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else if category == .control || category == .format || category == .lineSeparator
+                || category == .paragraphSeparator
             {
-                out += "\\x" + String(scalar.value, radix: 16)
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
             } else {
                 out.unicodeScalars.append(scalar)
             }

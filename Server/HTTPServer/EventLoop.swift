@@ -188,15 +188,28 @@ final class ConnectionCounts: Sendable {
     struct Address: Hashable {
         var high: UInt64
         var low: UInt64
+
+        /// The IPv6 /56 network of an IPv6 /64 key (the whole of one home with most providers),
+        /// nil for an IPv4 address: a home holds 256 /64s, and at 256 connections each 79 of them
+        /// filled the server's whole connection limit.
+        var network: Address? {
+            guard low == 0, high != 0 else { return nil }  // IPv4 and IPv4-mapped keys keep `low`
+            return Address(high: high & ~0xFF, low: 1)
+        }
     }
     private struct State {
         var open = 0
         var byAddress: [Address: Int] = [:]
+        var byNetwork: [Address: Int] = [:]
     }
     private let state = Mutex(State())
     let total: Int
     /// 0 for no limit per address.
     let perAddress: Int
+    /// The most connections of one IPv6 /56 network: four addresses' worth.
+    var perNetwork: Int { perAddress * Self.addressesPerNetwork }
+    /// How many /64s' worth of connections one /56 may hold.
+    static let addressesPerNetwork = 4
 
     init(total: Int, perAddress: Int) {
         self.total = total
@@ -209,6 +222,7 @@ final class ConnectionCounts: Sendable {
         state.withLock { state in
             guard state.open < total else { return false }
             guard perAddress > 0, let address else { return true }
+            if let network = address.network, state.byNetwork[network, default: 0] >= perNetwork { return false }
             return state.byAddress[address, default: 0] < perAddress
         }
     }
@@ -216,15 +230,20 @@ final class ConnectionCounts: Sendable {
     func opened(_ address: Address?) {
         state.withLock { state in
             state.open += 1
-            if perAddress > 0, let address { state.byAddress[address, default: 0] += 1 }
+            guard perAddress > 0, let address else { return }
+            state.byAddress[address, default: 0] += 1
+            if let network = address.network { state.byNetwork[network, default: 0] += 1 }
         }
     }
 
     func closed(_ address: Address?) {
         state.withLock { state in
             state.open -= 1
-            guard perAddress > 0, let address, let count = state.byAddress[address] else { return }
-            state.byAddress[address] = count > 1 ? count - 1 : nil
+            guard perAddress > 0, let address else { return }
+            if let count = state.byAddress[address] { state.byAddress[address] = count > 1 ? count - 1 : nil }
+            if let network = address.network, let count = state.byNetwork[network] {
+                state.byNetwork[network] = count > 1 ? count - 1 : nil
+            }
         }
     }
 }

@@ -15,8 +15,10 @@ extension HTTPListener {
         public var connectionTimeoutSeconds = 90
         /// Open connections at most (long-poll watchers included).
         public var connectionLimit = 20_000
-        /// Open connections from one client address at most; 0 for no limit (behind a proxy every
-        /// connection comes from the proxy's address, and the proxy limits per client instead).
+        /// Open connections from one client address (an IPv4 address, an IPv6 /64) at most, and
+        /// four times as many from one IPv6 /56 (one home: 256 /64s, which at 256 connections each
+        /// would fill ``connectionLimit``); 0 for no limit (behind a proxy every connection comes
+        /// from the proxy's address, and the proxy limits per client instead).
         public var connectionsPerAddress = 0
         /// libmicrohttpd's memory for one connection: the request's head and read buffer, the
         /// answer's head. A head that does not fit is refused (431). libmicrohttpd clears it after

@@ -374,6 +374,17 @@ private func admitHead(_ context: RequestContext, _ server: HTTPListener) {
     let configuration = server.configuration
     let length = context.headers["content-length"].flatMap { Int($0) }
     context.bodyLimit = configuration.maxBodyBytes
+    if context.headers["content-length"] != nil && context.headers["transfer-encoding"] != nil {
+        // Two framings: a proxy and this server could read different requests out of the same
+        // bytes (request smuggling). RFC 9112 §6.3: refuse, and close the connection after the
+        // answer, so nothing behind this request on it is read as a request.
+        var refusal = HTTPResponse.error(
+            status: 400, code: "bad_request",
+            message: "a request may not have both Content-Length and Transfer-Encoding (RFC 9112 section 6.3)")
+        refusal.headers.append(("Connection", "close"))
+        context.refusal = refusal
+        return
+    }
     guard (length ?? 0) > 0 || (length == nil && context.headers["transfer-encoding"] != nil) else { return }
     if let check = configuration.checkHead {
         let head = RequestHead(

@@ -310,4 +310,82 @@ struct ListAccessTests {
         // Bob is no member of the list: his push is read (404), not refused for the budget.
         #expect(try push(bob, from: "127.0.0.6") == 404)
     }
+
+    /// Asking whether names are taken counts against the address like any signup: after the
+    /// address's allowance, 429 instead of "taken" or "free" (3,000 checks a second answered
+    /// before). Another address still signs up.
+    @Test func probingWhichNamesAreTakenIsThrottledPerAddress() async throws {
+        let harness = try Harness { $0.failedLoginsPerAddress = 5 }
+        _ = try await harness.signUp("alice")
+        var answers: [Int] = []
+        for _ in 0..<8 {
+            let probe = try RawHTTP.request(
+                port: harness.http.port, from: "127.0.0.7", "POST", "/v1/accounts",
+                json: ["name": "alice", "password": "some password"])
+            answers.append(probe.status)
+        }
+        #expect(answers.prefix(4).allSatisfy { $0 == 409 }, "\(answers)")
+        #expect(answers.suffix(3).allSatisfy { $0 == 429 }, "\(answers)")
+        let other = try RawHTTP.request(
+            port: harness.http.port, from: "127.0.0.8", "POST", "/v1/accounts",
+            json: ["name": "carol", "password": "carol-password"])
+        #expect(other.status == 201)
+    }
+
+    /// A member an owner removes cannot come back as a new account with the multi-use code it
+    /// joined with: the code is withdrawn. One who leaves by itself leaves the code working for
+    /// the others it was meant for.
+    @Test func aRemovedMemberCannotRejoinAsANewAccountWithItsCode() async throws {
+        let harness = try Harness()
+        let owner = try await harness.signUp("olga")
+        let list = try await harness.newList(owner)
+        func invite() async throws -> String {
+            let made = try await harness.call(
+                "POST", "/v1/lists/\(list)/invites", token: owner, json: ["role": "editor", "uses": 5])
+            return try #require(made.json["code"] as? String)
+        }
+        func redeem(_ code: String, _ token: String) async throws -> Int {
+            try await harness.call("POST", "/v1/invites", token: token, json: ["code": code]).status
+        }
+        let family = try await invite()
+        let mallory = try await harness.signUp("mallory")
+        #expect(try await redeem(family, mallory) == 200)
+        #expect(try await harness.call("DELETE", "/v1/lists/\(list)/members/mallory", token: owner).status == 204)
+        let again = try await harness.signUp("mallory2")
+        #expect(try await redeem(family, again) == 404)
+        // Leaving by oneself: the code stays for the others.
+        let other = try await invite()
+        let bob = try await harness.signUp("bob")
+        #expect(try await redeem(other, bob) == 200)
+        #expect(try await harness.call("DELETE", "/v1/lists/\(list)/members/bob", token: bob).status == 204)
+        let carol = try await harness.signUp("carol")
+        #expect(try await redeem(other, carol) == 200)
+    }
+
+    /// A member who is not an owner adds at most half of a list's items: past it, 403
+    /// member_share_full, while its removals still go through and the owner keeps adding.
+    @Test func aMemberWhoIsNotAnOwnerFillsAtMostHalfOfAList() async throws {
+        let harness = try Harness { $0.maxItemsPerList = 10 }
+        let owner = try await harness.signUp("olga")
+        let mallory = try await harness.signUp("mallory")
+        let list = try await harness.newList(owner)
+        try await harness.join(list, owner: owner, member: mallory, role: "editor")
+        let junk = (0..<6).map { "Junk \($0)" }
+        let first = try await harness.push(
+            harness.operations(list, names: Array(junk.prefix(5)), replica: 66), to: list, token: mallory)
+        #expect(first.status == 200 && first.json["accepted"] as? Int == 5)
+        let more = try await harness.push(
+            harness.operations(list, names: [junk[5]], offset: 10, replica: 66), to: list, token: mallory)
+        #expect(more.status == 403 && more.error == "member_share_full", "\(more.status) \(more.json)")
+        // Her removals are taken (they add no item).
+        let removal = harness.operations(list, names: [junk[0]], offset: 20, replica: 66).map {
+            Op(list: $0.list, item: $0.item, field: .deleted, value: .bool(true), version: $0.version)
+        }
+        #expect(try await harness.push(removal, to: list, token: mallory).status == 200)
+        // The owner fills the rest.
+        let owners = try await harness.push(
+            harness.operations(list, names: (0..<5).map { "Mine \($0)" }, offset: 30, replica: 67), to: list,
+            token: owner)
+        #expect(owners.status == 200 && owners.json["accepted"] as? Int == 5)
+    }
 }

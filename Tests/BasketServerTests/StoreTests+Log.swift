@@ -130,6 +130,77 @@ extension StoreTests {
         #expect(try store.usage(of: list) == (3, before - (3 + 64)))
     }
 
+    /// A list full to its byte quota still takes the writes that shrink it (removals, unchecks,
+    /// cleared fields on items it holds), within a reserve of a quarter of the quota; anything
+    /// that grows it is refused, and so is a shrinking write once the reserve is used too.
+    @Test(arguments: backends) func aFullListTakesTheWritesThatShrinkIt(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let list = ListID.random()
+        _ = try store.createList(list, owner: try store.createAccount(name: "alice", passwordHash: "a").id)
+        let limits = ListLimits(maxItems: 1_000, maxBytes: 2_000)  // a reserve of 500 bytes
+        func push(_ ops: [Op]) throws -> Int {
+            try store.append(ops, to: list, receivedAt: 1, limits: limits, pusher: nil).accepted
+        }
+        // 28 names of 7 bytes (71 each): 1,988 bytes.
+        let names = (10..<38).map { "Item \($0)" }
+        #expect(try push(names.enumerated().map { Self.op(list, $1, ms: 1_000 + UInt64($0)) }) == 28)
+        #expect(try store.usage(of: list).bytes == 1_988)
+        #expect(throws: StoreError.listTooLarge) { try push([Self.op(list, "One more", ms: 2_000)]) }
+        // Removals, an uncheck and a cleared note of items it holds: taken (64 bytes each).
+        let shrinking =
+            (0..<5).map { Self.op(list, names[$0], field: .deleted, value: .bool(true), ms: 3_000 + UInt64($0)) } + [
+                Self.op(list, names[5], field: .checked, value: .bool(false), ms: 3_010),
+                Self.op(list, names[6], field: .note, value: .null, ms: 3_011),
+            ]
+        #expect(try push(shrinking) == 7)
+        #expect(try store.usage(of: list).bytes == 1_988 + 7 * 64)
+        // Checking an item grows nothing a person sees, but it is not a removal: refused; so is a
+        // removal of an item the list never held (a new item).
+        #expect(throws: StoreError.listTooLarge) {
+            try push([Self.op(list, names[7], field: .checked, value: .bool(true), ms: 3_020)])
+        }
+        #expect(throws: StoreError.listTooLarge) {
+            try push([Self.op(list, "Never here", field: .deleted, value: .bool(true), ms: 3_021)])
+        }
+        // The reserve runs out: 2,436 + 64 = 2,500 fits, the next does not.
+        #expect(try push([Self.op(list, names[8], field: .deleted, value: .bool(true), ms: 3_030)]) == 1)
+        #expect(throws: StoreError.listTooLarge) {
+            try push([Self.op(list, names[9], field: .deleted, value: .bool(true), ms: 3_031)])
+        }
+    }
+
+    /// Compaction drops a removed item whole (every operation of it) once all of them are past
+    /// the retention: its bytes and its place among the list's items come back, and a pull from
+    /// the start no longer carries it. A removed item with a recent operation stays.
+    @Test(arguments: backends) func compactionDropsItemsRemovedPastTheRetentionWhole(_ backend: Backend) throws {
+        let storage = try TestStore(backend)
+        let store = try storage.open()
+        defer { store.close() }
+        let list = ListID.random()
+        _ = try store.createList(list, owner: try store.createAccount(name: "alice", passwordHash: "a").id)
+        let limits = ListLimits(maxItems: 3, maxBytes: 1 << 20)
+        func push(_ ops: [Op], at received: Int64) throws -> Int {
+            try store.append(ops, to: list, receivedAt: received, limits: limits, pusher: nil).accepted
+        }
+        #expect(
+            try push(["Milk", "Junk", "Spam"].enumerated().map { Self.op(list, $1, ms: 1_000 + UInt64($0)) }, at: 1)
+                == 3)
+        #expect(try push([Self.op(list, "Junk", field: .note, value: .text("x"), ms: 1_100)], at: 2) == 1)
+        #expect(try push([Self.op(list, "Junk", field: .deleted, value: .bool(true), ms: 1_200)], at: 3) == 1)
+        #expect(try push([Self.op(list, "Spam", field: .deleted, value: .bool(true), ms: 1_201)], at: 20) == 1)
+        // The list holds three items: a fourth is refused.
+        #expect(throws: StoreError.tooManyItems) { try push([Self.op(list, "Bread", ms: 1_300)], at: 21) }
+        let before = try store.usage(of: list)
+        _ = try store.compact(receivedBefore: 10)
+        // Junk went whole (name, note, deleted: 68 + 65 + 64 bytes); Spam's removal is recent.
+        #expect(try store.usage(of: list) == (2, before.bytes - 68 - 65 - 64))
+        let names = try Self.decoded(store.page(of: list, after: 0, limit: 100)).compactMap(\.value.textValue)
+        #expect(names.sorted() == ["Milk", "Spam"])
+        #expect(try push([Self.op(list, "Bread", ms: 1_400)], at: 22) == 1)
+    }
+
     /// An account binds at most `maxReplicasPerMember` replica ids to a list and the list holds at
     /// most `maxReplicasPerList`: a push that would bind more is refused whole; ids already bound
     /// push as before; the members answer names each member's ids in order.

@@ -114,7 +114,7 @@ extension StoreTests {
     /// What PostgreSQL's schema 5 and SQLite's 7 added (lists' makers and epoch starts, replica
     /// owners), taken away again.
     static let undoReplicaOwners = """
-        DROP INDEX lists_by_creator;
+        DROP INDEX lists_by_creator; DROP TABLE member_usage;
         DROP TABLE replicas; ALTER TABLE lists DROP COLUMN created_by; ALTER TABLE lists DROP COLUMN epoch_started;
         ALTER TABLE invites DROP COLUMN title;
 

@@ -503,6 +503,7 @@ struct AbuseTests {
             try answer(server, "POST", "/v1/tokens", json: ["name": "alice", "password": "alice-password"])
                 .json["token"] as? String)
         #expect(try answer(server, "POST", "/v1/invites/SECRET-CODE-1234", token: token).status == 404)
+        #expect(try answer(server, "GET", "/v1/%0Afake%E2%80%AEtxt.exe", token: token).status == 404)
         #expect(try answer(server, "GET", "/v1/%1B%5B31mred%07", token: token).status == 404)
         // The access log line of the last request is written after its answer: wait for it.
         for _ in 0..<100 where !server.log.contains("31mred") {
@@ -513,7 +514,10 @@ struct AbuseTests {
         #expect(!log.contains("SECRET-CODE"))
         #expect(!log.contains(token))
         #expect(!log.contains("\u{1B}") && !log.contains("\u{7}"))
-        #expect(log.contains("\\x1b[31mred\\x7"), "\(log)")
+        #expect(log.contains("\\x1b[31mred\\x07"), "\(log)")
+        // A newline is \x0a, and the right-to-left override that would show "exe.txt" is named.
+        #expect(!log.contains("\u{202E}"))
+        #expect(log.contains("/v1/\\x0afake\\u{202e}txt.exe"), "\(log)")
     }
 
     /// A list filled to its byte quota (16 MiB here) refuses the next push whole; four clients

@@ -17,6 +17,47 @@ struct LifecycleCLITests {
 
     /// Alice signs out her laptop from her phone: the laptop's next sync is refused and says how to
     /// sign in again; its list and unsent changes stay; after signing in again they go through.
+    /// A server started with the scenario runner's frozen clock says so at start, on stderr: a
+    /// test switch left on in production would freeze every token's age.
+    @Test func aFrozenClockIsAnnouncedAtStart() throws {
+        let server = try ServerProcess(
+            dataDirectory: root.file("frozen-server"), arguments: ["--frozen-clock", "1800000000000"])
+        defer { server.stop() }
+        #expect(server.log.contains("warning: the clock stands still at 1800000000000 ms"), "\(server.log)")
+        let plain = try ServerProcess(dataDirectory: root.file("plain-server"))
+        defer { plain.stop() }
+        #expect(!plain.log.contains("warning"), "\(plain.log)")
+    }
+
+    /// One device used by two accounts, one after the other, writes for each under an id of its
+    /// own: the members answer of a list both share does not show one device under both.
+    @Test func anotherAccountOnTheSameDeviceWritesUnderANewReplicaID() throws {
+        let server = try ServerProcess(dataDirectory: root.file("shared-device-server"))
+        defer { server.stop() }
+        let shared = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try shared.ok("list", "new", "Family")
+        try shared.ok("add", "Milk")
+        try shared.ok("sync")
+        try shared.share(with: bob)
+        try shared.ok("logout")
+        try shared.ok("login", "bob", "--password-stdin", stdin: "bob-password\n")
+        try shared.ok("--list", "Family", "add", "Eggs")
+        try shared.ok("sync")
+        let list = try #require(try bob.listing().list?.id)
+        let answer = try Executables.runShell(
+            "curl -s -H 'Authorization: Bearer \(try bob.token())' \(server.url)/v1/lists/\(list)/members")
+        let members =
+            (try? JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any])?["members"]
+            as? [[String: Any]] ?? []
+        let ids = Dictionary(
+            uniqueKeysWithValues: members.map {
+                ($0["account"] as? String ?? "", Set($0["replicas"] as? [String] ?? []))
+            })
+        #expect(ids["alice"]?.count == 1 && ids["bob"]?.count == 1, "\(answer.stdout)")
+        #expect(ids["alice"]?.isDisjoint(with: ids["bob"] ?? []) == true, "\(answer.stdout)")
+    }
+
     @Test func aDeviceSignedOutFromAnotherKeepsItsListAndOutbox() throws {
         let server = try ServerProcess(dataDirectory: root.file("devices-server"))
         let phone = try Device.signedUp("alice", on: server, in: root)
@@ -127,8 +168,13 @@ struct LifecycleCLITests {
         #expect(try bob.listing().items.map(\.name).sorted() == ["Coffee", "Milk", "Tea"])
         let rejoin = try bob.run("join", code)
         #expect(rejoin.status == 1 && rejoin.stderr.contains("no such invite"))
-        // The code's last use still works for someone new.
-        try dave.ok("join", code)
+        // The code Bob joined with was withdrawn with his removal: its last use would let him back
+        // in as a new account. Someone new needs a new code.
+        let late = try dave.run("join", code)
+        #expect(late.status == 1 && late.stderr.contains("no such invite"))
+        #expect((try json(try alice.ok("invites", "--json")) as? [Any])?.isEmpty == true)
+        try dave.ok(
+            "join", try #require(try json(try alice.ok("share", "--json")) as? [String: Any])["code"] as! String)
     }
 
     func listID(_ device: Device) throws -> String {

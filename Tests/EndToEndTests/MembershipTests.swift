@@ -26,6 +26,32 @@ struct MembershipTests {
         return (alice, bob, carol)
     }
 
+    /// A member fills a shared list with junk: it holds at most half of what the list may hold,
+    /// the owner keeps adding, then removes the member and every item it added since a time in
+    /// one command, which `basket undo` takes back; another member sees the clean list.
+    @Test func anOwnerRemovesAMemberAndTheJunkItAdded() throws {
+        let server = try ServerProcess(dataDirectory: root.file("junk-server"), arguments: ["--max-items", "40"])
+        let (alice, bob, carol) = try family(server, "j")
+        try alice.ok("members", "role", "carolj", "editor")
+        try carol.ok("sync")
+        try carol.ok("--no-sync", "add", (0..<20).map { "junk \($0)" }.joined(separator: ", "))
+        try carol.ok("sync")
+        // Half of 40 items: the twenty-first is refused, and says why.
+        try carol.ok("--no-sync", "add", "junk 20")
+        let refused = try carol.run("sync")
+        #expect(refused.status == 1 && refused.stderr.contains("member_share_full"), "\(refused.stderr)")
+        try alice.ok("add", "Bread")
+        try alice.ok("sync")
+        #expect(try names(alice).count == 22)
+        let removed = try alice.ok("members", "rm", "carolj", "--remove-their-items-since", "-1h", "--yes")
+        #expect(removed.contains("and the 20 items they added"), "\(removed)")
+        #expect(try names(alice) == ["Bread", "Milk"])
+        try bob.ok("sync")
+        #expect(try names(bob) == ["Bread", "Milk"])
+        try alice.ok("undo")
+        #expect(try names(alice).count == 22)
+    }
+
     @Test func membersAreListedAndAnOwnerChangesRolesAndRemovesMembers() throws {
         let server = try ServerProcess(dataDirectory: root.file("members-server"))
         let (alice, bob, carol) = try family(server, "m")

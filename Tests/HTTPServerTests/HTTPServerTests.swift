@@ -214,6 +214,35 @@ struct HTTPServerTests {
         #expect(otherShare.status == 200)
     }
 
+    /// A request with both Content-Length and Transfer-Encoding (two framings: the stuff of
+    /// request smuggling) is answered 400 and its connection closed, so the request pipelined
+    /// behind it is never served (RFC 9112 §6.3).
+    @Test func twoFramingsAreRefusedAndTheConnectionClosed() async throws {
+        let test = try TestServer(maxBodyBytes: 10_000)
+        defer { test.server.stop() }
+        let fd = Loopback.connect(port: test.server.port)
+        defer { close(fd) }
+        var wait = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        Self.write(
+            fd,
+            Array(
+                ("POST /echo/x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").utf8))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { break }  // closed by the server (or the 10 s timeout: then it fails below)
+            received += buffer[0..<n]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 400"), "\(text)")
+        #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "more than one answer: \(text)")
+        #expect(!text.contains("\r\n\r\nok"), "the pipelined request was served: \(text)")
+        #expect(try await test.request("GET", "/healthz").status == 200)
+    }
+
     /// A body slower than the minimum rate has its connection closed at its deadline, with what it
     /// held; a body that stops coming is closed after the grace period's idle timeout.
     @Test func aBodyMustArriveByItsDeadline() async throws {

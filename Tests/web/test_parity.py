@@ -96,7 +96,7 @@ def test_one_share_link_joins_two_more_people_and_its_invite_can_be_withdrawn(cl
         other = client()
         other.signup(unique(person))
         question = other.join_link(code)
-        assert "invited you to Family as an editor" in question
+        assert "invited you to the list “Family” as an editor" in question
         other.page.wait_for_selector("li.item:has-text('Milk')")
     # The owner sees three members and the invite with 3 uses left; withdrawn, it stops working.
     open_settings(phone).get_by_role("button", name="Members and invites").click()

@@ -322,7 +322,7 @@ def test_an_invite_link_asks_before_it_joins(client, device):
     phone = client()
     phone.signup(unique("paul"))
     question = phone.join_link(code, answer="Not now")
-    assert question == f"{owner.name} invited you to Family as an editor.", question
+    assert question == f"{owner.name} invited you to the list “Family” as an editor.", question
     phone.page.wait_for_selector("#new-list")
     assert phone.page.query_selector("a.list-row:has-text('Family')") is None
     # The code was not used: the same link, answered Join, opens the list.

@@ -87,7 +87,13 @@ enum AccountCommands {
             return try await transport.login(name: name, password: password, device: device)
         }
         var updated = config
+        if let before = config.replicaAccount ?? config.account, before != name.lowercased() {
+            // Another account on this device: writes from now on under a new replica id, or the
+            // members answer of a list both share would show one device under both accounts.
+            try context.replica().startAsNewDevice()
+        }
         updated.account = name.lowercased()
+        updated.replicaAccount = name.lowercased()
         updated.token = token
         try context.saveConfig(updated)
         context.console.print(

@@ -143,6 +143,9 @@ enum SharingCommands {
             }
         case "rm" where args.count == 2:
             let name = args[1].lowercased()
+            if let since = context.arguments.value("--remove-their-items-since") {
+                return try removeWithTheirItems(context, name, list: list, since: since)
+            }
             try context.confirm("Remove \(name) from \(list.title)? Their copy stays with them, read-only.")
             try runBlocking { try await transport.removeMember(name, from: listID) }
             context.console.print("Removed \(name) from \(list.title); their next sync tells them")
@@ -157,6 +160,43 @@ enum SharingCommands {
             throw UsageError(
                 message: args.first.map { "unknown or incomplete members command '\($0)'" } ?? "", usage: membersUsage)
         }
+    }
+
+    /// `basket members rm NAME --remove-their-items-since TIME`: removes the member, then the items
+    /// it added to the list since TIME (as this device has them after a sync), in one step that
+    /// `basket undo` takes back: an owner's way out of a list a member filled with junk. Removals
+    /// are taken by a full list.
+    static func removeWithTheirItems(_ context: Context, _ name: String, list: ListInfo, since text: String) throws {
+        let since = try ItemCommands.parseTime(text, now: HybridClock.wallClockMilliseconds())
+        let (transport, _) = try context.transport()
+        let engine = try SyncCommands.engine(context)
+        let listID = list.id
+        try context.confirm(
+            "Remove \(name) from \(list.title), and the items they added since \(SharingCommands.date(Int64(since)))?")
+        // Their latest writes first, and their devices' ids (each write carries one).
+        let members = try runBlocking { () async throws -> [Wire.Member] in
+            _ = try await engine.sync(listID)
+            return try await transport.members(of: listID)
+        }
+        guard let member = members.first(where: { $0.account == name }) else {
+            throw CommandError(message: "'\(name)' is not a member of \(list.title)", code: "no_such_member")
+        }
+        let theirs = Set((member.replicas ?? []).compactMap(ReplicaID.init(hex:)))
+        try runBlocking { try await transport.removeMember(name, from: listID) }
+        let replica = try context.replica()
+        let (changes, _) = try replica.changes(in: listID, since: since)
+        let onList = Set(try replica.items(in: listID).map(\.id))
+        let added = changes.filter {
+            theirs.contains($0.replica) && onList.contains($0.item)
+                && !$0.kinds.filter { $0 == .added || $0 == .addedBack }.isEmpty
+        }
+        let items = Array(Set(added.map(\.item)))
+        let removed = items.isEmpty ? [] : try replica.remove(items, in: listID)
+        _ = try? runBlocking { try await engine.send(listID) }
+        context.console.print(
+            "Removed \(name) from \(list.title), and the \(removed.count) item\(removed.count == 1 ? "" : "s") they"
+                + " added since \(SharingCommands.date(Int64(since))) ('basket undo' brings \(removed.count == 1 ? "it" : "them") back)"
+        )
     }
 
     /// `basket leave`: sends what waits, leaves the list on the server; the copy here stays, read-only.
@@ -214,7 +254,8 @@ enum SharingCommands {
         if invites.isEmpty { context.console.print("No invites to \(list.title) are out.") }
     }
 
-    static let membersUsage = "basket members [rm NAME | role NAME owner|editor|viewer]"
+    static let membersUsage =
+        "basket members [rm NAME [--remove-their-items-since TIME] | role NAME owner|editor|viewer]"
 
     static let invitesUsage = "basket invites [revoke ID]"
 }

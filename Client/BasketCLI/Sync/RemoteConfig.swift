@@ -6,6 +6,9 @@ import PrivateFiles
 struct RemoteConfig: Codable {
     var server: String?
     var account: String?
+    /// The account this replica's id writes for (kept after signing out): signing in as another
+    /// one gives the replica a new id (``Replica/startAsNewDevice()``).
+    var replicaAccount: String?
     var token: String?
     /// Whether write commands send their changes before they exit (nil: on).
     var autoSync: Bool?

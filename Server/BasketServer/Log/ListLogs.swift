@@ -318,6 +318,11 @@ struct ListLogs {
             return .new
         }
 
+        /// Whether the list's log holds an operation of `op`'s item already.
+        func holds(_ op: Hashed) -> Bool {
+            log.items.first(op.itemKey, where: { $0 == op.identity.item }) != nil
+        }
+
         /// The replica ids of `replicas` (the new operations' replicas, each with its latest
         /// timestamp: ``Admitted/replicas``) stamped at or after `since` whose owner this log does
         /// not know; the store looks those up and binds them (``own(_:by:bound:)``).

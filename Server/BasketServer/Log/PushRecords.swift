@@ -60,6 +60,9 @@ enum PushRecords {
 
         /// What the operation counts against its list's bytes (``ListLimits/bytes(of:)``).
         var quotaBytes: Int64 { kind == 3 ? Int64(text.count) + 64 : 64 }
+
+        /// Whether the value is `true`.
+        var isTrue: Bool { kind == 2 }
     }
 
     /// A row that cannot be read: written by something else than this program.
@@ -124,29 +127,49 @@ extension PushRecords {
         var bytes: Int64 = 0
         /// The last sequence number dropped.
         var top: Int64 = 0
+        /// Items dropped whole: removed (their `deleted` register's winner is true) and with every
+        /// operation received before the retention's start. They no longer count against the
+        /// list's items.
+        var items: Int64 = 0
     }
 
     /// Compaction of one list's log, `rows` in sequence order: every operation a later version of
-    /// its register (item and field) supersedes goes, when its row was received before `before`.
+    /// its register (item and field) supersedes goes, when its row was received before `before`;
+    /// so does every operation of an item that was removed (its `deleted` register's winner is
+    /// true) when all of its operations were received before `before`: the bytes and the item a
+    /// member's junk took come back once the junk is removed and the retention has passed. (A
+    /// device that kept a change to such an item unsent for longer than the retention brings
+    /// back what it changed.)
     static func compact(_ rows: [StoredRow], receivedBefore before: Int64) throws -> Compaction {
         struct Register: Hashable {
             var item: ItemID
             var field: Int64
         }
-        // The winning version of each register.
-        var winners: [Register: (Int64, Int64)] = [:]
+        // The winning version of each register, whether it is true, and the items with an
+        // operation received since `before`.
+        var winners: [Register: (version: (Int64, Int64), isTrue: Bool)] = [:]
+        var recent: Set<ItemID> = []
         for row in rows {
             try row.ops.withUnsafeBytes { bytes in
                 try read(bytes) { record, _ in
                     let id = record.identity
+                    if row.received >= before { recent.insert(id.item) }
                     let version = (id.timestamp, id.replica)
                     let register = Register(item: id.item, field: id.field)
-                    if let winner = winners[register], winner >= version { return }
-                    winners[register] = version
+                    if let winner = winners[register], winner.version >= version { return }
+                    winners[register] = (version, record.isTrue)
                 }
             }
         }
+        let deleted = Int64(Field.deleted.code)
+        // Removed items whose every operation is past the retention: dropped whole.
+        var gone: Set<ItemID> = []
+        for (register, winner) in winners
+        where register.field == deleted && winner.isTrue && !recent.contains(register.item) && register.item != .list {
+            gone.insert(register.item)
+        }
         var compaction = Compaction()
+        compaction.items = Int64(gone.count)
         for row in rows where row.received < before {
             var kept: [UInt8] = []
             var keptCount = 0
@@ -154,7 +177,9 @@ extension PushRecords {
             try row.ops.withUnsafeBytes { bytes in
                 try read(bytes) { record, bytes in
                     let id = record.identity
-                    if winners[Register(item: id.item, field: id.field)]! == (id.timestamp, id.replica) {
+                    if !gone.contains(id.item),
+                        winners[Register(item: id.item, field: id.field)]!.version == (id.timestamp, id.replica)
+                    {
                         kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[record.bytes]))
                         keptCount += 1
                     } else {
@@ -272,6 +297,9 @@ extension ListLogs.Push {
         var records: [UInt8] = []
         var count = 0
         var bytes: Int64 = 0
+        /// Of `bytes`, those of writes that shrink the list (``ListLimits/shrinks(_:_:)``) on items
+        /// it held already: within the list's reserve, these are taken when it is full.
+        var shrinkingBytes: Int64 = 0
         /// The replicas of the new operations (their column), each with its latest timestamp
         /// (column): the store checks each is the pusher's (``StoreError/replicaTaken``).
         var replicas: [Int64: Int64] = [:]
@@ -296,6 +324,7 @@ extension ListLogs.Push {
             let op = hashed[index]
             let seq = head + Int64(fresh.count) + 1
             let value = operations[index].value
+            let itemHeld = holds(op)
             let admission = try admit(op, value: value, at: seq) { earlier in
                 guard earlier > head else { return try stored(earlier) }
                 // One of this push's: the log has no entry past its head when a push starts.
@@ -314,6 +343,9 @@ extension ListLogs.Push {
                 admitted.replicas[op.identity.replica] ?? .min, op.identity.timestamp)
             PushRecords.append(seq: seq, op.identity, value: value, to: &admitted.records)
             admitted.bytes += ListLimits.bytes(of: value)
+            if itemHeld && ListLimits.shrinks(operations[index].field, value) {
+                admitted.shrinkingBytes += ListLimits.bytes(of: value)
+            }
         }
         admitted.count = fresh.count
         advance(to: head + Int64(fresh.count))

@@ -71,8 +71,10 @@ extension BasketService {
         if let signupInvite, try !store.signupInviteWorks(hash: signupInvite, now: now) {
             throw Self.invalidSignupInvite
         }
-        if try store.account(named: name.lowercased()) != nil { throw Self.accountExists(name) }
+        // Counted before the name is looked up: "taken" is an answer a stranger may want for
+        // many names, and each one counts against the address's signups (20 a minute).
         logins.count(address, now: configuration.monotonicClock())
+        if try store.account(named: name.lowercased()) != nil { throw Self.accountExists(name) }
         let iterations = configuration.passwordIterations
         try onPasswordThread(responder, address: address, priority: .later) { [store] in
             let hash = Passwords.hash(password, iterations: iterations)

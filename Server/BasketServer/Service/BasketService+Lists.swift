@@ -70,7 +70,7 @@ extension BasketService {
 
     /// Removes a member (an owner removing anyone, or a member leaving). The removed member's
     /// invites to the list are withdrawn and its parked long-polls on the list answered at once.
-    /// The last member leaving deletes the list (``Store/removeMember(_:from:)``).
+    /// The last member leaving deletes the list (``ListStore/removeMember(_:from:withdrawingInvitesItUsed:)``).
     func removeMember(_ request: HTTPRequest) throws -> HTTPResponse {
         let (account, list, role) = try membership(request)
         let name = request.pathParameters["account"]?.lowercased() ?? ""
@@ -82,7 +82,10 @@ extension BasketService {
         }
         let deleted: Bool
         do {
-            deleted = try store.removeMember(target.id, from: list)
+            // Removed by an owner: the codes it joined with go too (it could come back as a new
+            // account with a multi-use one); leaving keeps them for the others they were for.
+            deleted = try store.removeMember(
+                target.id, from: list, withdrawingInvitesItUsed: target.id != account.id)
         } catch StoreError.lastOwner {
             throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
         }

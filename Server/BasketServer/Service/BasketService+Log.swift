@@ -64,7 +64,10 @@ extension BasketService {
                 limits: ListLimits(
                     maxItems: configuration.maxItemsPerList, maxBytes: configuration.maxBytesPerList,
                     maxReplicasPerMember: configuration.maxReplicasPerMember,
-                    maxReplicasPerList: configuration.maxReplicasPerList),
+                    maxReplicasPerList: configuration.maxReplicasPerList,
+                    // A member who is not an owner adds at most half of the list's quotas.
+                    pusherItems: role == .owner ? .max : configuration.maxItemsPerList / 2,
+                    pusherBytes: role == .owner ? .max : configuration.maxBytesPerList / 2),
                 pusher: account.id)
         } catch StoreError.identityConflict(let count) {
             throw HTTPError(
@@ -81,6 +84,12 @@ extension BasketService {
                 403, "too_many_replicas",
                 "this push would bind more device ids to the list than one account (\(configuration.maxReplicasPerMember))"
                     + " or the list (\(configuration.maxReplicasPerList)) may have; nothing of this push was stored")
+        } catch StoreError.memberShareFull {
+            throw HTTPError(
+                403, "member_share_full",
+                "you have added half of what this list may hold (\(configuration.maxItemsPerList / 2) items or "
+                    + "\(configuration.maxBytesPerList / 2_097_152) MiB), the most a member who is not an owner may;"
+                    + " removing and unchecking still work; nothing of this push was stored")
         } catch StoreError.tooManyItems {
             throw HTTPError(
                 403, "too_many_items",

@@ -13,9 +13,11 @@ public protocol ListStore: Sendable {
     func members(of list: ListID) throws -> [MemberRecord]
     /// Removes a member, and the invites it made to the list (it may no longer invite); the last
     /// owner cannot leave while others remain. The last member takes the list with it (its log
-    /// and invites): nobody could reach it again. Returns whether it did.
+    /// and invites): nobody could reach it again. Returns whether it did. With
+    /// `withdrawingInvitesItUsed` (an owner removed it), the invites it joined with are withdrawn
+    /// too: a multi-use code would let it back in as a new account.
     @discardableResult
-    func removeMember(_ account: Int64, from list: ListID) throws -> Bool
+    func removeMember(_ account: Int64, from list: ListID, withdrawingInvitesItUsed: Bool) throws -> Bool
     /// Gives a member another role. The invites it made for a role above what it may invite now
     /// are withdrawn (an editor's owner invites; all of a viewer's); the last owner cannot become
     /// an editor or a viewer.
@@ -54,4 +56,13 @@ public struct MemberRecord: Hashable, Sendable {
     /// lets an account bind no more to a list (`BasketService.Configuration.maxReplicasPerMember`),
     /// so the answer names every one: a write under another id is not "another device" of theirs.
     public static let maxReplicas = 100
+}
+
+extension ListStore {
+    /// Removes a member who leaves (``removeMember(_:from:withdrawingInvitesItUsed:)``): the
+    /// invites it joined with stay for the others they were meant for.
+    @discardableResult
+    public func removeMember(_ account: Int64, from list: ListID) throws -> Bool {
+        try removeMember(account, from: list, withdrawingInvitesItUsed: false)
+    }
 }

@@ -119,15 +119,61 @@ public struct ListLimits: Sendable, Hashable {
     public var maxReplicasPerMember: Int64
     /// The most replica ids bound to the list, all members together.
     public var maxReplicasPerList: Int64
+    /// The most items the pusher may have added to the list, all its pushes together
+    /// (``StoreError/memberShareFull``): a member who is not an owner holds at most half of the
+    /// list's quotas, so one member cannot fill a family's list. `.max` for none (an owner).
+    public var pusherItems: Int64
+    /// The most bytes the pusher may have added (see ``pusherItems``).
+    public var pusherBytes: Int64
 
-    /// Limits of `maxItems` items and `maxBytes` bytes, and of replica ids.
+    /// Limits of `maxItems` items and `maxBytes` bytes, of replica ids, and of the pusher's share.
     public init(
-        maxItems: Int64, maxBytes: Int64, maxReplicasPerMember: Int64 = .max, maxReplicasPerList: Int64 = .max
+        maxItems: Int64, maxBytes: Int64, maxReplicasPerMember: Int64 = .max, maxReplicasPerList: Int64 = .max,
+        pusherItems: Int64 = .max, pusherBytes: Int64 = .max
     ) {
         self.maxItems = maxItems
         self.maxBytes = maxBytes
         self.maxReplicasPerMember = maxReplicasPerMember
         self.maxReplicasPerList = maxReplicasPerList
+        self.pusherItems = pusherItems
+        self.pusherBytes = pusherBytes
+    }
+
+    /// Whether the pusher has a share to keep within (not an owner): its pushes are counted.
+    var countsPusher: Bool { pusherItems != .max || pusherBytes != .max }
+
+    /// Checks what a push adds against the pusher's share: it added `held` before; this push adds
+    /// `items` new items and `bytes` bytes that grow the list (writes that shrink it are free).
+    /// - Throws: ``StoreError/memberShareFull`` past the share.
+    func checkShare(held: (items: Int64, bytes: Int64), items: Int64, bytes: Int64) throws {
+        if items > 0 && held.items + items > pusherItems { throw StoreError.memberShareFull }
+        if bytes > 0 && held.bytes + bytes > pusherBytes { throw StoreError.memberShareFull }
+    }
+
+    /// Whether a write of `value` to `field` shrinks what the list asks of anyone: a removal, an
+    /// uncheck, a field cleared. A full list takes these (within its reserve): a member who
+    /// filled it must not keep the others from cleaning it up.
+    public static func shrinks(_ field: Field, _ value: Value) -> Bool {
+        switch (field, value) {
+        case (.deleted, .bool(true)), (.checked, .bool(false)): true
+        case (_, .null): true
+        default: false
+        }
+    }
+
+    /// The part of ``maxBytes`` past which only writes that shrink the list are taken (a
+    /// quarter more): a list full of junk can still be cleaned up, and the reserve bounds what
+    /// a stream of such writes can add until compaction.
+    public var reserveBytes: Int64 { maxBytes == .max ? 0 : maxBytes / 4 }
+
+    /// Checks a push's bytes against the quota: the list holds `held`; the push adds `adding`, of
+    /// which `shrinking` are writes that shrink the list. What grows must fit under ``maxBytes``;
+    /// writes that only shrink may use the reserve above it.
+    /// - Throws: ``StoreError/listTooLarge`` when they do not fit.
+    func checkBytes(held: Int64, adding: Int64, shrinking: Int64) throws {
+        guard adding > 0 else { return }
+        if adding > shrinking && held + (adding - shrinking) > maxBytes { throw StoreError.listTooLarge }
+        if held + adding > maxBytes &+ reserveBytes { throw StoreError.listTooLarge }
     }
 
     /// Whether binding `adding` new replica ids to `pusher`, who has `mine` of the list's

@@ -15,6 +15,12 @@ enum SharedSQL {
         return out + rest
     }
 
+    /// Withdraws the invites to list {1} (its row number) that account {2} joined with: a member
+    /// removed by an owner must not come back as a new account with the same multi-use code.
+    static let dropInvitesUsedBy = """
+        DELETE FROM invites WHERE list = {1} AND hash IN (SELECT hash FROM invite_uses WHERE account = {2})
+        """
+
     /// How many lists account {1} made or is a member of: two index ranges (lists by maker,
     /// memberships by account), each as long as the account's own lists, never a scan of every list.
     static let listCount = """

@@ -36,6 +36,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case replicaTaken
     /// A push would bind more replica ids to the list than its pusher, or the list, may have.
     case tooManyReplicas
+    /// A push would take its pusher past its share of the list's quotas (a member who is not an
+    /// owner may add at most half of the list's items and bytes).
+    case memberShareFull
     /// A push would take the list past its item or byte quota.
     case tooManyItems
     /// A push would take the list past its byte quota.

@@ -75,6 +75,13 @@ enum Serve {
         let hostText = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         let place =
             settings.store.map { "the PostgreSQL database \(ServerCommand.redacted($0))" } ?? "data in \(settings.data)"
+        // Before "listening on", which tells a waiting script the server is up.
+        if let frozen = settings.frozenClock {
+            // A test switch must never run unnoticed: every timestamp check and token age uses it.
+            ServerCommand.printError(
+                "basket-server: warning: the clock stands still at \(frozen) ms (--frozen-clock): for replaying"
+                    + " conflict scenarios only; clock checks and token ages use this time, never serve people with it")
+        }
         print("basket-server \(ServerCommand.version) listening on http://\(hostText):\(http.port) with \(place)")
         if let web {
             print("basket-server: the web client (version \(web.version)) at http://\(hostText):\(http.port)/")

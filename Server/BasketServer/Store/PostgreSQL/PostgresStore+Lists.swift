@@ -64,7 +64,7 @@ extension PostgresStore {
     }
 
     @discardableResult
-    public func removeMember(_ account: Int64, from list: ListID) throws -> Bool {
+    public func removeMember(_ account: Int64, from list: ListID, withdrawingInvitesItUsed: Bool) throws -> Bool {
         try connected { db in
             try db.transaction {
                 let (no, role, owners, members) = try Self.lockMember(account, of: list, db)
@@ -79,6 +79,9 @@ extension PostgresStore {
                 try Self.notifyMembershipChanged(list, account, db)
                 // Who may no longer invite has no invites out.
                 _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
+                if withdrawingInvitesItUsed {
+                    _ = try db.prepared(Self.dropInvitesUsedBySQL, [no, "\(account)"])
+                }
                 return false
             }
         }
@@ -143,7 +146,7 @@ extension PostgresStore {
 
     /// Deletes list `no` with its log, members and invites. Call inside a transaction holding the list's row lock.
     private static func deleteList(_ no: String?, _ db: PostgresConnection) throws {
-        for table in ["pushes", "invites", "members", "replicas"] {
+        for table in ["pushes", "invites", "members", "replicas", "member_usage"] {
             _ = try db.prepared("DELETE FROM \(table) WHERE list = $1", [no])
         }
         _ = try db.prepared("DELETE FROM lists WHERE no = $1", [no])
@@ -157,6 +160,7 @@ extension PostgresStore {
     }
     static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "$\($0)" }
     static let listCountSQL = SharedSQL.sql(SharedSQL.listCount) { "$\($0)" }
+    static let dropInvitesUsedBySQL = SharedSQL.sql(SharedSQL.dropInvitesUsedBy) { "$\($0)" }
     static let membersSQL = SharedSQL.sql(SharedSQL.members) { "$\($0)" }
     static let memberReplicasSQL = SharedSQL.sql(SharedSQL.memberReplicas) { "$\($0)" }
 

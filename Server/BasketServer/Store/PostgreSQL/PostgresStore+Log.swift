@@ -82,7 +82,9 @@ extension PostgresStore {
         _ operations: [Op], _ hashed: [ListLogs.Hashed], _ list: ListID, _ receivedAt: Int64, _ limits: ListLimits,
         _ pusher: Int64?
     ) throws -> AppendResult? {
-        guard !operations.isEmpty, let known = numbers.withLock({ $0[list] }) else { return nil }
+        // A member with a share to keep within (not an owner) goes the locked way, which counts it.
+        guard !operations.isEmpty, pusher == nil || !limits.countsPusher, let known = numbers.withLock({ $0[list] })
+        else { return nil }
         var push = logs.withLock { $0.take(known.no) }
         var kept = false
         defer {
@@ -124,7 +126,12 @@ extension PostgresStore {
                     .text("\(receivedAt)"), .binary(admitted.records), .text("\(addedItems)"),
                     .text("\(admitted.bytes)"), .binary(list.raw.bytes), .text("\(head)"),
                     .text("\(known.epochStarted)"),
-                    .text("\(limits.maxItems)"), .text("\(limits.maxBytes)"),
+                    // A push that only shrinks the list may use the reserve; any other must fit under
+                    // the quota (a mixed one the statement refuses goes the locked way, exactly).
+                    .text("\(limits.maxItems)"),
+                    .text(
+                        "\(admitted.shrinkingBytes == admitted.bytes ? limits.maxBytes &+ limits.reserveBytes : limits.maxBytes)"
+                    ),
                 ])
         }
         guard rows.count == 1 else {
@@ -187,7 +194,23 @@ extension PostgresStore {
         // Past a quota the whole push is refused (its transaction is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && head.int64(0, 3) + addedItems > limits.maxItems { throw StoreError.tooManyItems }
-        if admitted.bytes > 0 && head.int64(0, 4) + admitted.bytes > limits.maxBytes { throw StoreError.listTooLarge }
+        try limits.checkBytes(held: head.int64(0, 4), adding: admitted.bytes, shrinking: admitted.shrinkingBytes)
+        let growing = admitted.bytes - admitted.shrinkingBytes
+        if let pusher, limits.countsPusher, addedItems > 0 || growing > 0 {
+            // A member's share: what its pushes added, kept per list and account (under the
+            // list's row lock, as every push to the list is).
+            let used = try db.prepared(
+                "SELECT items, bytes FROM member_usage WHERE list = $1 AND account = $2", ["\(no)", "\(pusher)"])
+            try limits.checkShare(
+                held: used.count == 1 ? (used.int64(0, 0), used.int64(0, 1)) : (0, 0), items: addedItems,
+                bytes: growing)
+            _ = try db.prepared(
+                """
+                INSERT INTO member_usage(list, account, items, bytes) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (list, account) DO UPDATE
+                SET items = member_usage.items + EXCLUDED.items, bytes = member_usage.bytes + EXCLUDED.bytes
+                """, ["\(no)", "\(pusher)", "\(addedItems)", "\(growing)"])
+        }
         if let pusher {
             // Only replica ids this instance does not know the owner of yet cost a round trip.
             let replicas = try push!.unknownOwners(
@@ -362,9 +385,14 @@ extension PostgresStore {
             _ = try db.prepared(
                 """
                 UPDATE lists SET compacted_through = greatest(compacted_through, $2), dropped = dropped + $3,
-                    bytes = bytes - $4 WHERE no = $1
-                """, ["\(no)", "\(compaction.top)", "\(compaction.dropped)", "\(compaction.bytes)"])
+                    bytes = bytes - $4, items = items - $5 WHERE no = $1
+                """,
+                ["\(no)", "\(compaction.top)", "\(compaction.dropped)", "\(compaction.bytes)", "\(compaction.items)"])
         }
+        // Items dropped whole: this instance's table of the list's items is read again (other
+        // instances' count such an item, added again, as known: at most once each, until their
+        // own tables are read again).
+        if compaction.items > 0 { logs.withLock { $0.forget(no) } }
         return compaction.dropped
     }
 }

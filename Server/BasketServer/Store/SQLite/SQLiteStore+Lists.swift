@@ -110,7 +110,7 @@ extension SQLiteStore {
     }
 
     @discardableResult
-    public func removeMember(_ account: Int64, from list: ListID) throws -> Bool {
+    public func removeMember(_ account: Int64, from list: ListID, withdrawingInvitesItUsed: Bool) throws -> Bool {
         defer { heads.invalidate(list) }  // once committed
         return try locked { db in
             try db.transaction {
@@ -126,6 +126,9 @@ extension SQLiteStore {
                 try db.run("DELETE FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))
                 // Who may no longer invite has no invites out.
                 try db.run("DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(no), .integer(account))
+                if withdrawingInvitesItUsed {
+                    try db.run(Self.dropInvitesUsedBySQL, .integer(no), .integer(account))
+                }
                 return false
             }
         }
@@ -160,7 +163,7 @@ extension SQLiteStore {
 
     /// Deletes list `no` with its log, members and invites. Call inside a transaction.
     private func deleteList(_ no: Int64, _ db: Connection) throws {
-        for table in ["pushes", "invites", "members", "replicas"] {
+        for table in ["pushes", "invites", "members", "replicas", "member_usage"] {
             try db.run("DELETE FROM \(table) WHERE list = ?", .integer(no))
         }
         logs.forget(no)
@@ -169,6 +172,7 @@ extension SQLiteStore {
 
     static let insertInvite = SharedSQL.sql(SharedSQL.insertInvite + " RETURNING id") { "?\($0)" }
     static let listCountSQL = SharedSQL.sql(SharedSQL.listCount) { "?\($0)" }
+    static let dropInvitesUsedBySQL = SharedSQL.sql(SharedSQL.dropInvitesUsedBy) { "?\($0)" }
     static let membersSQL = SharedSQL.sql(SharedSQL.members) { "?\($0)" }
     static let memberReplicasSQL = SharedSQL.sql(SharedSQL.memberReplicas) { "?\($0)" }
     static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "?\($0)" }

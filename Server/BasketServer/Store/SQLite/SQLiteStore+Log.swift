@@ -175,7 +175,22 @@ extension SQLiteStore {
         // Past a quota the whole push is refused (its savepoint is rolled back by the caller).
         let addedItems = Int64(push!.newItems)
         if addedItems > 0 && items + addedItems > request.limits.maxItems { throw StoreError.tooManyItems }
-        if admitted.bytes > 0 && bytes + admitted.bytes > request.limits.maxBytes { throw StoreError.listTooLarge }
+        try request.limits.checkBytes(held: bytes, adding: admitted.bytes, shrinking: admitted.shrinkingBytes)
+        let growing = admitted.bytes - admitted.shrinkingBytes
+        if let pusher = request.pusher, request.limits.countsPusher, addedItems > 0 || growing > 0 {
+            // A member's share: what its pushes added, kept per list and account.
+            let held =
+                try db.query(
+                    "SELECT items, bytes FROM member_usage WHERE list = ? AND account = ?", .integer(no),
+                    .integer(pusher), map: { ($0.int64(0), $0.int64(1)) }
+                ).first ?? (0, 0)
+            try request.limits.checkShare(held: held, items: addedItems, bytes: growing)
+            try db.run(
+                """
+                INSERT INTO member_usage(list, account, items, bytes) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT(list, account) DO UPDATE SET items = items + ?3, bytes = bytes + ?4
+                """, .integer(no), .integer(pusher), .integer(addedItems), .integer(growing))
+        }
         if let pusher = request.pusher {
             // Replica ids the log does not know the owner of yet: read, or bound to the pusher.
             let unknown = try push!.unknownOwners(

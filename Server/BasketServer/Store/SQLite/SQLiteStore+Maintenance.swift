@@ -79,10 +79,12 @@ extension SQLiteStore {
             try db.run(
                 """
                 UPDATE lists SET compacted_through = max(compacted_through, ?), dropped = dropped + ?,
-                    bytes = bytes - ? WHERE no = ?
+                    bytes = bytes - ?, items = items - ? WHERE no = ?
                 """, .integer(compaction.top), .integer(Int64(compaction.dropped)), .integer(compaction.bytes),
-                .integer(no))
+                .integer(compaction.items), .integer(no))
         }
+        // Items dropped whole: the writer's table of the list's items is read again.
+        if compaction.items > 0 { logs.forget(no) }
         return compaction.dropped
     }
 

@@ -176,10 +176,18 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         """,
         // 8: each member's replica ids in order (the members answer reads a member's first ones; a
         // push counts them against the limits) and lists by who made them (an account's list count):
-        // index ranges, each bounded by a limit, instead of scans of every row.
+        // index ranges, each bounded by a limit, instead of scans of every row; what each member who
+        // is not an owner added to a list (its share of the list's quotas).
         """
         CREATE INDEX replicas_by_account ON replicas(list, account, replica);
         CREATE INDEX lists_by_creator ON lists(created_by);
+        CREATE TABLE member_usage(
+            list INTEGER NOT NULL,
+            account INTEGER NOT NULL,
+            items INTEGER NOT NULL,
+            bytes INTEGER NOT NULL,
+            PRIMARY KEY(list, account)
+        ) WITHOUT ROWID;
         """,
     ]
 
