@@ -29,6 +29,9 @@ public struct ListSyncReport: Hashable, Sendable {
     public var noLongerMember = false
     /// Local changes to the list not sent (kept in the outbox).
     public var unsent = 0
+    /// Writes of other devices (or of this one before a restore) that a restored server now holds
+    /// for another account or with another value: kept on this device, not sent again.
+    public var notRelayed = 0
     /// Why this list could not be synced, when the server refused it or answered what cannot be
     /// read (``SyncEngine/syncAll()`` goes on with the other lists); nil when it was.
     public var failure: SyncError?
@@ -235,7 +238,9 @@ public final class SyncEngine: Sendable {
             }
             if let epoch = state.epoch, epoch != outcome.epoch {
                 try await rebuild(list, &state, &report, newEpoch: outcome.epoch)
-                return
+                // What the rebuild sent is acknowledged; writes of this device it could not send
+                // (stamped anew under a new replica id) go now.
+                continue
             }
             state.epoch = outcome.epoch
             try replica.acknowledge(list, through: last.sequence)
@@ -253,10 +258,12 @@ public final class SyncEngine: Sendable {
             throw SyncError.badResponse("the list's epoch changed \(report.rebuilds) times in one sync")
         }
         report.epochChanged = true
-        let pendingBefore = try replica.pendingOperations(in: list, limit: .max).last
+        let pending = try replica.pendingOperations(in: list, limit: .max)
+        let pendingIdentities = Set(pending.map { OperationIdentity($0.operation) })
         let everything = try replica.allOperations(in: list)
         var start = 0
         var refused = false
+        var pendingRefused = false
         while start < everything.count {
             let batch = Array(everything[start..<min(start + batchSize, everything.count)])
             do {
@@ -265,10 +272,28 @@ public final class SyncEngine: Sendable {
                 refused = true  // a viewer: the writers rebuild the server; this replica only pulls
                 state.role = .viewer
                 break
+            } catch SyncError.server(409, let code, _) where code == "replica_taken" || code == "identity_conflict" {
+                // After a restore, a replica id belongs to the first account that pushes its writes
+                // again, and an identity to the first value pushed for it: each replica's writes go
+                // alone, and those the server now holds for someone else stay on this device only.
+                for group in Dictionary(grouping: batch, by: \.version.replica).values {
+                    do {
+                        _ = try await transport.push(group, to: list)
+                    } catch SyncError.server(409, _, _) {
+                        report.notRelayed += group.count
+                        if group.contains(where: { pendingIdentities.contains(OperationIdentity($0)) }) {
+                            pendingRefused = true
+                        }
+                    }
+                }
             }
             start += batchSize
         }
-        if !refused, let last = pendingBefore {
+        if pendingRefused {
+            // This device's own unsent writes were refused with the rest: stamped anew under a new
+            // replica id, they go with the next push, and stand.
+            report.reclaimed += try replica.restampPending(in: list, renewingReplica: true)
+        } else if !refused, let last = pending.last {
             try replica.acknowledge(list, through: last.sequence)
         }
         state.epoch = newEpoch
@@ -379,4 +404,17 @@ private final class ResultBox: Sendable {
     private let value = Mutex<SendOutcome?>(nil)
     func set(_ outcome: SendOutcome) { value.withLock { $0 = outcome } }
     func get() -> SendOutcome? { value.withLock { $0 } }
+}
+
+/// The identity of an operation (item, field, timestamp, replica): what the server binds a value to.
+struct OperationIdentity: Hashable {
+    var item: ItemID
+    var field: Field
+    var version: Version
+
+    init(_ op: Op) {
+        item = op.item
+        field = op.field
+        version = op.version
+    }
 }

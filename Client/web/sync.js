@@ -227,9 +227,37 @@ export class Sync {
   async epochChanged(list) {
     const all = this.replica.registersAsOps(list);
     for (let i = 0; i < all.length; i += BATCH_SIZE) {
-      await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(all.slice(i, i + BATCH_SIZE)) } });
+      await this.relay(list, all.slice(i, i + BATCH_SIZE));
     }
     return { cursor: 0, epoch: null };
+  }
+
+  /**
+   * Pushes a batch of what a restored server lost (SyncEngine.rebuild's twin). After a restore a
+   * replica id belongs to the first account that pushes its writes again, and an identity to the
+   * first value pushed for it: on such a refusal each replica's writes go alone, and those the
+   * server now holds for someone else stay on this device only (this device's unsent writes are
+   * stamped anew by the push of the outbox). A viewer's relay is refused: the writers rebuild.
+   * @param {string} list
+   * @param {Array<{ replica: string }>} batch
+   */
+  async relay(list, batch) {
+    try {
+      await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(batch) } });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "forbidden") return;
+      if (!(error instanceof ApiError && (error.code === "replica_taken" || error.code === "identity_conflict"))) throw error;
+      /** @type {Map<string, Array<{ replica: string }>>} */
+      const byReplica = new Map();
+      for (const op of batch) byReplica.set(op.replica, [...(byReplica.get(op.replica) ?? []), op]);
+      for (const group of byReplica.values()) {
+        try {
+          await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(group) } });
+        } catch (refusal) {
+          if (!(refusal instanceof ApiError && refusal.status === 409)) throw refusal;
+        }
+      }
+    }
   }
 
   /** Registers (when made here), pushes and pulls one list. */

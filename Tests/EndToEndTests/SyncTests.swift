@@ -233,6 +233,52 @@ struct SyncTests {
         #expect(Set(try fresh.listing().items.map(\.name)) == expected)
     }
 
+    /// After a restore, writes stamped before it are bound like any other: a member who pushes
+    /// another member's lost write with another value (under that member's replica id) is
+    /// refused, the victim and an honest witness sync without a conflict, and a new device sees
+    /// the true value. (Before, such writes were neither checked nor bound: every later sync of
+    /// the victim and the witness failed with 409 identity_conflict.)
+    @Test func afterARestoreAMemberCannotForgeAnothersLostWrite() throws {
+        let server = try start()
+        let alice = try user("alice", server)
+        let bob = try user("bob", server)
+        let mallory = try user("mallory", server)
+        try alice.ok("list", "new", "Family")
+        try alice.share(with: bob)
+        try alice.share(with: mallory)
+        try bob.ok("add", "Tea")  // Bob's replica id is bound before the backup
+        try mallory.ok("sync")
+        let backup = root.file("forge-backup")
+        #expect(try server.backup(to: backup).status == 0)
+        try bob.ok("add", "Bread")
+        try mallory.ok("sync")
+        #expect(server.stop() == 0)
+        #expect(try server.restore(from: backup).status == 0)
+        try server.start()
+        // Mallory's copy has Bob's write of "Bread": she sends its identity with another value.
+        let line = try #require(
+            try mallory.exported().split(separator: "\n").first { $0.hasSuffix("\t=Bread") && $0.contains("\tname\t") })
+        let forged = line.replacingOccurrences(of: "\t=Bread", with: "\t=Poison")
+        let list = try #require(try mallory.listing().list?.id)
+        let body = try JSONSerialization.data(
+            withJSONObject: ["ops": "basket-ops 1\nL \(list)\n\(forged)\n"])
+        try body.write(to: URL(fileURLWithPath: root.file("forged.json")))
+        let answer = try Executables.runShell(
+            "curl -s -w ' %{http_code}' -H 'Authorization: Bearer \(try mallory.token())' -H 'Content-Type: application/json'"
+                + " --data-binary @\(root.file("forged.json")) \(server.url)/v1/lists/\(list)/ops")
+        #expect(answer.stdout.hasSuffix(" 409") && answer.stdout.contains("replica_taken"), "\(answer.stdout)")
+        // The victim and an honest witness sync without a conflict; everyone has Bread.
+        for device in [bob, alice, bob, alice] {
+            let synced = try device.run("sync")
+            #expect(synced.status == 0, "\(synced.stderr)")
+        }
+        let fresh = Device(root, "alice-tablet")
+        try fresh.ok("remote", "set", server.url)
+        try fresh.ok("login", "alice", "--password-stdin", stdin: "alice-password\n")
+        try fresh.ok("sync")
+        #expect(Set(try fresh.listing().items.map(\.name)) == ["Tea", "Bread"])
+    }
+
     /// A list the server refuses (full: a server that keeps 3 items a list) does not stop the
     /// sync of the others: `basket sync` syncs them, names the refused one and why on stderr,
     /// keeps its changes, and exits 1; `--json` gives each list, the refused one with its error.

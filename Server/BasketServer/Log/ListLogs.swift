@@ -323,13 +323,15 @@ struct ListLogs {
             log.items.first(op.itemKey, where: { $0 == op.identity.item }) != nil
         }
 
-        /// The replica ids of `replicas` (the new operations' replicas, each with its latest
-        /// timestamp: ``Admitted/replicas``) stamped at or after `since` whose owner this log does
-        /// not know; the store looks those up and binds them (``own(_:by:bound:)``).
+        /// The replica ids of `replicas` (the new operations' replicas: ``Admitted/replicas``)
+        /// whose owner this log does not know; the store looks those up and binds them
+        /// (``own(_:by:bound:)``). Whatever their timestamps: operations stamped before a restore
+        /// are bound like any other, so nobody can write under a replica id another account
+        /// holds by stamping it in the past.
         /// - Throws: ``StoreError/replicaTaken`` when one is known to be another account's.
-        func unknownOwners(of replicas: [Int64: Int64], since: Int64, pusher: Int64) throws -> [Int64] {
+        func unknownOwners(of replicas: [Int64: Int64], pusher: Int64) throws -> [Int64] {
             var unknown: [Int64] = []
-            for (replica, latest) in replicas where latest >= since {
+            for replica in replicas.keys {
                 switch log.owners[replica] {
                 case nil: unknown.append(replica)
                 case pusher: continue

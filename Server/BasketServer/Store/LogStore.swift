@@ -5,9 +5,9 @@ public import BasketCore
 public protocol LogStore: Sendable {
     /// Stores new operations of one list, each with the next sequence number; known ones are skipped.
     /// With a `pusher`, each replica id of the new operations is bound to the first account that
-    /// pushes it to the list, and the push is refused when one is bound to another account, except
-    /// for operations stamped before the list's epoch began (a member relaying what a restored
-    /// server lost; those neither bind nor are checked).
+    /// pushes it to the list, and the push is refused when one is bound to another account,
+    /// whatever the operations' timestamps (after a restore too: a member relaying what the
+    /// restored server lost binds the ids it relays, and cannot write under another's).
     /// - Throws: ``StoreError/tooManyItems`` or ``StoreError/listTooLarge`` when the new operations
     ///   would take the list past `limits`, ``StoreError/identityConflict(_:)``,
     ///   ``StoreError/replicaTaken`` (nothing of the push is stored then).

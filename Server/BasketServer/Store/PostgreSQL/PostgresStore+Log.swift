@@ -99,8 +99,7 @@ extension PostgresStore {
             admitted.count > 0, admitted.count == operations.count
         else { return nil }
         if let pusher {
-            let since = StoredOps.epochColumn(known.epochStarted)
-            guard (try? push.unknownOwners(of: admitted.replicas, since: since, pusher: pusher))?.isEmpty == true
+            guard (try? push.unknownOwners(of: admitted.replicas, pusher: pusher))?.isEmpty == true
             else { return nil }
         }
         let addedItems = Int64(push.newItems)
@@ -213,8 +212,7 @@ extension PostgresStore {
         }
         if let pusher {
             // Only replica ids this instance does not know the owner of yet cost a round trip.
-            let replicas = try push!.unknownOwners(
-                of: admitted.replicas, since: StoredOps.epochColumn(head.int64(0, 5)), pusher: pusher)
+            let replicas = try push!.unknownOwners(of: admitted.replicas, pusher: pusher)
             if !replicas.isEmpty {
                 // Binds the unbound ones to the pusher and counts those bound to someone else (the
                 // insert's rows are the pusher's; the count sees the rows from before it). Under

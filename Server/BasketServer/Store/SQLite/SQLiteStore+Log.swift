@@ -140,7 +140,7 @@ extension SQLiteStore {
                 }
             ).first
         else { throw StoreError.noSuchList }
-        let (no, lastSeq, epoch, items, bytes, dropped, epochStarted) = row
+        let (no, lastSeq, epoch, items, bytes, dropped, _) = row
         push = try logs.open(no, expected: Int(clamping: lastSeq - dropped)) { visit in
             let scan = try db.prepare("SELECT ops FROM pushes WHERE list = ?")
             try scan.bind(no, at: 1)
@@ -193,8 +193,7 @@ extension SQLiteStore {
         }
         if let pusher = request.pusher {
             // Replica ids the log does not know the owner of yet: read, or bound to the pusher.
-            let unknown = try push!.unknownOwners(
-                of: admitted.replicas, since: StoredOps.epochColumn(epochStarted), pusher: pusher)
+            let unknown = try push!.unknownOwners(of: admitted.replicas, pusher: pusher)
             let owner = try db.cached("SELECT account FROM replicas WHERE list = ? AND replica = ?")
             var unbound: [Int64] = []
             for replica in unknown {
