@@ -322,6 +322,18 @@ enum Commands {
                 """,
             flagOptions: ["--password-stdin"], run: AccountCommands.password),
         CommandSpec(
+            path: ["delete-account"], summary: "Delete your account on the server, for good.",
+            usage: AccountCommands.deleteAccountUsage,
+            details: """
+                OPTIONS:
+                  --password-stdin The password is the first line of stdin (else $BASKET_PASSWORD, else a prompt).
+                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
+                Lists only you are in are deleted from the server; a shared list you are the last owner of
+                passes to another member (an editor first); you leave the others. Every device is signed
+                out. The lists on this device stay, read-only ('basket list rm' removes them).
+                """,
+            flagOptions: ["--password-stdin", "--yes"], run: AccountCommands.deleteAccount),
+        CommandSpec(
             path: ["sync"], summary: "Send local changes and receive everyone else's.",
             usage: "basket sync [--watch | --discard-refused]",
             details: """

@@ -145,6 +145,11 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         return answer.revoked
     }
 
+    /// Deletes the signed-in account, its password checked as at sign-in: what became of its lists.
+    public func deleteAccount(password: String) async throws -> Wire.AccountDeleted {
+        try await call("DELETE", "/v1/account", sending: Wire.AccountDeletion(password: password))
+    }
+
     /// The account name and the server's clock.
     public func account() async throws -> (name: String, serverTime: UInt64) {
         let answer: Wire.Account = try await call("GET", "/v1/account")

@@ -9,6 +9,8 @@ export async function accountSheet(app) {
   const [currentLabel, current] = field("current-password", "Current password", { type: "password", autocomplete: "current-password", required: true });
   const [newLabel, fresh] = field("new-password", "New password (8 characters or more)", { type: "password", autocomplete: "new-password", minlength: 8, required: true });
   const message = h("p", { role: "alert" });
+  const [deleteLabel, deletePassword] = field("delete-password", "Password, to delete the account", { type: "password", autocomplete: "current-password", required: true });
+  const deleteMessage = h("p", { role: "alert" });
   openDialog(
     "account-title",
     `Account ${app.replica.meta.account?.name ?? ""}`,
@@ -38,6 +40,19 @@ export async function accountSheet(app) {
       currentLabel, current, newLabel, fresh, message,
       h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Change the password")),
     ),
+    h("h3", {}, "Delete the account"),
+    h("p", {}, "For good: lists only you are in are deleted; a shared list you are the last owner of passes to another member; every device is signed out."),
+    h(
+      "form",
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          app.run(() => deleteAccount(app, deletePassword, deleteMessage));
+        },
+      },
+      deleteLabel, deletePassword, deleteMessage,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "danger" }, "Delete my account")),
+    ),
   );
   async function listDevices() {
     try {
@@ -60,6 +75,36 @@ export async function accountSheet(app) {
     }
   }
   await listDevices();
+}
+
+/**
+ * Deletes the account on the server (BasketCLI's `basket delete-account`), then forgets it here:
+ * says what became of the lists, and "Done" leaves for the sign-in screen.
+ * @param {HTMLInputElement} password
+ * @param {HTMLElement} message
+ */
+async function deleteAccount(app, password, message) {
+  message.className = "error";
+  message.textContent = "";
+  let answer;
+  try {
+    answer = await request("DELETE", "/v1/account", { body: { password: password.value }, token: app.replica.meta.account?.token });
+  } catch (e) {
+    message.textContent = e instanceof Unreachable ? "Deleting the account needs the server." : e.message;
+    return;
+  }
+  password.value = "";
+  const lists = (/** @type {unknown} */ n) => (n === 1 ? "1 list" : `${Number(n) || 0} lists`);
+  message.className = "";
+  message.textContent = `The account is deleted: ${lists(answer?.deleted)} deleted, ${lists(answer?.handedOver)} passed to another member, ${lists(answer?.left)} left.`;
+  const done = h("button", { class: "primary", onclick: () => app.run(async () => {
+    app.sync.stop();
+    await app.replica.forgetEverything();
+    location.hash = "#/";
+    location.reload();
+  }) }, "Done");
+  message.after(h("div", { class: "actions" }, done));
+  done.focus();
 }
 
 /**

@@ -85,6 +85,24 @@ extension Wire {
         public init(tokens: [Token]) { self.tokens = tokens }
     }
 
+    /// `DELETE /v1/account`: what became of the account's lists.
+    public struct AccountDeleted: Codable, Hashable, Sendable {
+        /// Lists it was the only member of: deleted with their logs.
+        public var deleted: Int
+        /// Shared lists it was the last owner of: another member (an editor first, the
+        /// longest-standing) is their owner now.
+        public var handedOver: Int
+        /// Shared lists it left (another owner remained, or it was not an owner).
+        public var left: Int
+
+        /// What became of the lists.
+        public init(deleted: Int, handedOver: Int, left: Int) {
+            self.deleted = deleted
+            self.handedOver = handedOver
+            self.left = left
+        }
+    }
+
     /// `DELETE /v1/tokens` and `POST /v1/account/password`: how many tokens were revoked.
     public struct Revoked: Codable, Hashable, Sendable {
         /// How many tokens were revoked.

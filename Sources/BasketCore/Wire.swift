@@ -91,6 +91,23 @@ public enum Wire {
         }
     }
 
+    /// `DELETE /v1/account`: the password, checked as at sign-in, to delete the account.
+    public struct AccountDeletion: WireRequest, Hashable {
+        /// The account's password.
+        public var password: String
+
+        /// A deletion confirmed with `password`.
+        public init(password: String) { self.password = password }
+
+        /// The JSON keys of the body.
+        public enum CodingKeys: String, CodingKey, CaseIterable { case password }
+        public static let fields = CodingKeys.allCases.map(\.rawValue)
+
+        public func check() throws(Refusal) {
+            try Refusal.text(password, CodingKeys.password, maxBytes: 1024)
+        }
+    }
+
     /// `POST /v1/account/password`: the current password and the new one.
     public struct PasswordChange: WireRequest, Hashable {
         /// The current password, checked as at sign-in.

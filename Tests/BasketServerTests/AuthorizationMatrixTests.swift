@@ -166,6 +166,11 @@ struct AuthorizationMatrixTests {
                     "POST", "/v1/account/password", token: token,
                     json: ["password": "\(caller.rawValue)-password", "newPassword": "\(caller.rawValue)-password"])
             },
+            // Nobody deletes an account without its password (a signed-in caller's wrong one is
+            // invalid_credentials, 401): the deletion itself is ServiceTests'.
+            Case(route: "DELETE /v1/account", expected: anyone(401)) { caller, token in
+                try await harness.call("DELETE", "/v1/account", token: token, json: ["password": "not it"])
+            },
             // Revoking signs out: each signed-in caller revokes a token of its own made for this.
             Case(route: "DELETE /v1/tokens/current", expected: signedIn(204)) { caller, token in
                 var own = token
@@ -185,7 +190,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 24)  // docs/reliability.md's count
+        #expect(served.count == 25)  // docs/reliability.md's count
 
         for entry in cases {
             for caller in Caller.allCases {

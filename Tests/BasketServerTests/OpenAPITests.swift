@@ -141,6 +141,11 @@ struct WireSchemaTests {
                 Wire.PasswordChange(password: "a", newPassword: "b")
             ),
             ("NewList", Wire.NewList(id: list), Wire.NewList(id: list)),
+            ("AccountDeletion", Wire.AccountDeletion(password: "a"), Wire.AccountDeletion(password: "a")),
+            (
+                "AccountDeleted", Wire.AccountDeleted(deleted: 1, handedOver: 1, left: 1),
+                Wire.AccountDeleted(deleted: 1, handedOver: 1, left: 1)
+            ),
             (
                 "InviteRequest", Wire.InviteRequest(role: .viewer, uses: 2, expiresIn: 60, title: "Family"),
                 Wire.InviteRequest()

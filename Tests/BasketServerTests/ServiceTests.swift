@@ -388,4 +388,44 @@ struct ListAccessTests {
             token: owner)
         #expect(owners.status == 200 && owners.json["accepted"] as? Int == 5)
     }
+
+    /// An account deletes itself with its password: the list it alone had is gone, the shared
+    /// list it was the last owner of passes to an editor (before a viewer), the list it was an
+    /// editor of keeps its owner; every token stops working, its parked long-poll is answered,
+    /// the name can be taken again, and a wrong password deletes nothing.
+    @Test func anAccountDeletesItselfAndItsListsGoAsTheDocsSay() async throws {
+        let harness = try Harness()
+        let alice = try await harness.signUp("alice")
+        let bob = try await harness.signUp("bob")
+        let carol = try await harness.signUp("carol")
+        let own = try await harness.newList(alice)
+        let shared = try await harness.newList(alice)
+        try await harness.join(shared, owner: alice, member: carol, role: "viewer")
+        try await harness.join(shared, owner: alice, member: bob, role: "editor")
+        let bobs = try await harness.newList(bob)
+        try await harness.join(bobs, owner: bob, member: alice, role: "editor")
+        let wrong = try await harness.call(
+            "DELETE", "/v1/account", token: alice, json: ["password": "not the password"])
+        #expect(wrong.status == 401 && wrong.error == "invalid_credentials")
+        #expect(try await harness.call("GET", "/v1/account", token: alice).status == 200)
+        async let parked = harness.call("GET", "/v1/lists/\(own)/ops?after=0&wait=25", token: alice)
+        for _ in 0..<500 where harness.service.watcherCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let deleted = try await harness.call(
+            "DELETE", "/v1/account", token: alice, json: ["password": "alice-password"])
+        #expect(deleted.status == 200, "\(deleted.json)")
+        #expect(deleted.json["deleted"] as? Int == 1 && deleted.json["handedOver"] as? Int == 1)
+        #expect(deleted.json["left"] as? Int == 1)
+        #expect(try await parked.status == 404)
+        #expect(try await harness.call("GET", "/v1/account", token: alice).status == 401)
+        #expect(try await harness.call("GET", "/v1/lists/\(own)/ops?after=0", token: bob).status == 404)
+        let members = try await harness.call("GET", "/v1/lists/\(shared)/members", token: bob)
+        let roles = (members.json["members"] as? [[String: Any]] ?? []).map {
+            "\($0["account"] as? String ?? ""):\($0["role"] as? String ?? "")"
+        }
+        #expect(roles.sorted() == ["bob:owner", "carol:viewer"], "\(roles)")
+        let bobsMembers = try await harness.call("GET", "/v1/lists/\(bobs)/members", token: bob)
+        #expect((bobsMembers.json["members"] as? [[String: Any]])?.count == 1)
+        // The name is free again; the new account is someone else.
+        _ = try await harness.signUp("alice")
+    }
 }

@@ -58,6 +58,34 @@ struct LifecycleCLITests {
         #expect(ids["alice"]?.isDisjoint(with: ids["bob"] ?? []) == true, "\(answer.stdout)")
     }
 
+    /// `basket delete-account`: a wrong password deletes nothing; the right one deletes the
+    /// account: its own list is gone from the server, the shared one passes to Bob, this device
+    /// is signed out and keeps its copies read-only.
+    @Test func deletingAnAccountFromTheCommandLine() throws {
+        let server = try ServerProcess(dataDirectory: root.file("delete-account-server"))
+        defer { server.stop() }
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try alice.ok("list", "new", "Mine")
+        try alice.ok("add", "Secret")
+        try alice.ok("list", "new", "Family")
+        try alice.ok("add", "Milk")
+        try alice.share(with: bob)
+        let wrong = try alice.run("delete-account", "--yes", "--password-stdin", stdin: "wrong password\n")
+        #expect(wrong.status != 0 && wrong.stderr.contains("invalid_credentials"), "\(wrong.stderr)")
+        let done = try alice.ok("delete-account", "--yes", "--password-stdin", stdin: "alice-password\n")
+        #expect(done.contains("1 list deleted, 1 list passed to another member, 0 lists left"), "\(done)")
+        #expect(try alice.run("sync").status != 0)
+        #expect(try alice.ok("--list", "Mine", "ls").contains("Secret"))
+        try bob.ok("sync")
+        #expect(try bob.ok("members").contains("bob") && !(try bob.ok("members")).contains("alice"))
+        #expect(try bob.ok("members", "--json").contains("\"owner\""))
+        let again = Device(root, "alice-again")
+        try again.ok("remote", "set", server.url)
+        let login = try again.run("login", "alice", "--password-stdin", stdin: "alice-password\n")
+        #expect(login.status != 0)
+    }
+
     @Test func aDeviceSignedOutFromAnotherKeepsItsListAndOutbox() throws {
         let server = try ServerProcess(dataDirectory: root.file("devices-server"))
         let phone = try Device.signedUp("alice", on: server, in: root)

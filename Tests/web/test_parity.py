@@ -213,3 +213,30 @@ def test_scopes_show_to_buy_checked_or_one_aisle_like_the_clis_ctrl_s(client, de
     phone.page.fill("#query", "")
     show.select_option(label="Everything")
     assert wait_until(lambda: len(phone.items()) == 4)
+
+
+def test_an_account_is_deleted_from_its_sheet_as_the_cli_deletes_it(client, device):
+    """The account sheet deletes the account (the CLI's `basket delete-account`): a wrong password
+    deletes nothing; the right one says what became of the lists, "Done" leaves for the sign-in
+    screen, and the account is gone for every device."""
+    phone = client()
+    name = unique("jana")
+    phone.signup(name)
+    phone.create_list("Mine")
+    phone.add("Secret")
+    phone.page.wait_for_selector("li.item:has-text('Secret')")
+    phone.page.get_by_role("link", name="All lists").click()
+    phone.page.get_by_role("heading", name="Your lists").wait_for()
+    phone.page.get_by_role("button", name=f"Account {name}").click()
+    sheet = phone.page.get_by_role("dialog", name=f"Account {name}")
+    sheet.get_by_label("Password, to delete the account").fill("not the password")
+    sheet.get_by_role("button", name="Delete my account").click()
+    sheet.get_by_text("name or password").wait_for()
+    sheet.get_by_label("Password, to delete the account").fill(PASSWORD)
+    sheet.get_by_role("button", name="Delete my account").click()
+    sheet.get_by_text("The account is deleted: 1 list deleted").wait_for()
+    sheet.get_by_role("button", name="Done").click()
+    phone.page.get_by_role("heading", name="Sign in").wait_for()
+    terminal = device(unique("kim"))
+    attempt = terminal.run("login", name, check=False)
+    assert attempt.returncode != 0, attempt.stdout

@@ -150,4 +150,33 @@ enum AccountCommands {
             context.arguments.has("--everywhere")
                 ? "Signed out everywhere (\(everywhere) device\(everywhere == 1 ? "" : "s"))" : "Signed out")
     }
+
+    /// `basket delete-account`: deletes the account on the server (its password asked again),
+    /// then signs this device out; the lists here stay, read-only.
+    static func deleteAccount(_ context: Context) throws {
+        guard context.arguments.positionals.isEmpty else {
+            throw UsageError(message: "delete-account takes no argument", usage: deleteAccountUsage)
+        }
+        let (transport, config) = try context.transport()
+        guard let account = config.account else {
+            throw CommandError(message: "not signed in: 'basket login NAME' first", code: "not_signed_in")
+        }
+        try context.confirm(
+            "Delete the account \(account) for good? Lists only you are in are deleted from the server; a shared"
+                + " list you are the last owner of passes to another member; every device is signed out.")
+        let password = try context.password()
+        let done = try runBlocking { try await transport.deleteAccount(password: password) }
+        let replica = try context.replica()
+        for state in try replica.syncStates() where state.isRegistered { try replica.markNoLongerMember(state.list) }
+        var updated = config
+        updated.token = nil
+        updated.account = nil
+        try context.saveConfig(updated)
+        func lists(_ n: Int) -> String { n == 1 ? "1 list" : "\(n) lists" }
+        context.console.print(
+            "Deleted the account \(account): \(lists(done.deleted)) deleted, \(lists(done.handedOver)) passed to"
+                + " another member, \(lists(done.left)) left. This device keeps its copies, read-only.")
+    }
+
+    static let deleteAccountUsage = "basket delete-account [--yes] [--password-stdin]"
 }

@@ -298,6 +298,28 @@ extension BasketService {
             return answer(Wire.Revoked(revoked: revoked))
         }
     }
+
+    /// Deletes the signed-in account (OWASP ASVS 8.3.2): its password is checked as at sign-in;
+    /// its lists go as ``AccountStore/deleteAccount(_:)`` says; every device is signed out and its
+    /// parked long-polls are answered (on every instance: the store tells them).
+    func deleteAccount(_ request: HTTPRequest, _ responder: Responder) throws {
+        let current = try session(request)
+        let body = try JSONBody.decode(Wire.AccountDeletion.self, from: request)
+        let address = clientAddress(request)
+        let name = current.account.name
+        try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
+            let account = try verify(body.password, of: current.account, name: name, address: address)
+            let done = try store.deleteAccount(account.id)
+            sessions.forget(account: account.id)
+            for list in done.deleted {
+                watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
+            }
+            Self.dismissRevoked(account.id, watchers: watchers, store: store)
+            return answer(
+                Wire.AccountDeleted(
+                    deleted: done.deleted.count, handedOver: done.handedOver.count, left: done.left.count))
+        }
+    }
 }
 
 /// Password hashes, tokens and invite codes.

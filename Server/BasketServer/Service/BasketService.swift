@@ -216,6 +216,7 @@ public final class BasketService: Sendable {
             r.on("DELETE", "/v1/tokens/current", answer: revokeCurrentToken)
             r.on("DELETE", "/v1/tokens/{id}", answer: revokeToken)
             r.on("GET", "/v1/account", answer: whoAmI)
+            r.on("DELETE", "/v1/account", deleteAccount)
             r.on("POST", "/v1/account/password", changePassword)
             r.on("POST", "/v1/lists", answer: createList)
             r.on("GET", "/v1/lists", answer: listLists)

@@ -1,3 +1,5 @@
+public import BasketCore
+
 /// Accounts, their passwords and signed-in devices (tokens), and signup invites: what
 /// ``BasketService``'s account routes (`BasketService+Accounts.swift`) need of a store.
 public protocol AccountStore: Sendable {
@@ -5,6 +7,11 @@ public protocol AccountStore: Sendable {
     func account(named name: String) throws -> AccountRecord?
     /// Replaces an account's password hash (a stronger hash after sign-in, or a new password).
     func setPasswordHash(_ hash: String, of account: Int64) throws
+    /// Deletes an account with its tokens: lists it alone is a member of go with their logs;
+    /// of a shared list it was the last owner of, another member becomes owner (an editor first,
+    /// then the longest-standing); it leaves the others (its invites to them go). The ids its
+    /// devices wrote under stay bound to it, so nobody writes under them. One transaction.
+    func deleteAccount(_ account: Int64) throws -> AccountDeletion
     /// Creates an account; with `signupInvite` (a signup invite's hash) only while that invite
     /// has uses left before `now`, using one, in the same transaction.
     /// - Throws: ``StoreError/accountExists``, ``StoreError/noSuchInvite``.
@@ -67,4 +74,17 @@ public struct TokenRecord: Hashable, Sendable {
         self.created = created
         self.lastUsed = lastUsed
     }
+}
+
+/// What ``AccountStore/deleteAccount(_:)`` did with the account's lists.
+public struct AccountDeletion: Sendable, Hashable {
+    /// Lists it alone was a member of: deleted.
+    public var deleted: [ListID] = []
+    /// Shared lists it was the last owner of: another member is owner now.
+    public var handedOver: [ListID] = []
+    /// Shared lists it left.
+    public var left: [ListID] = []
+
+    /// Nothing yet.
+    public init() {}
 }

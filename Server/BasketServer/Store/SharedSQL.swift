@@ -21,6 +21,24 @@ enum SharedSQL {
         DELETE FROM invites WHERE list = {1} AND hash IN (SELECT hash FROM invite_uses WHERE account = {2})
         """
 
+    /// Makes another member of list {1} (its row number) than account {2} its owner: an editor
+    /// first, then a viewer; among them the oldest account (the one that signed up first).
+    static let promoteSuccessor = """
+        UPDATE members SET role = 'owner' WHERE list = {1} AND account = (
+            SELECT account FROM members WHERE list = {1} AND account <> {2}
+            ORDER BY CASE role WHEN 'editor' THEN 0 ELSE 1 END, account LIMIT 1)
+        """
+
+    /// The rows of account {1} that go with it, once it is in no list (in this order); the ids its
+    /// devices wrote under stay bound to it. PostgreSQL tells the other instances of the tokens
+    /// itself.
+    static let deleteAccountRows = [
+        "DELETE FROM invite_uses WHERE account = {1}",
+        "DELETE FROM member_usage WHERE account = {1}",
+        "UPDATE lists SET created_by = NULL WHERE created_by = {1}",
+        "DELETE FROM accounts WHERE id = {1}",
+    ]
+
     /// How many lists account {1} made or is a member of: two index ranges (lists by maker,
     /// memberships by account), each as long as the account's own lists, never a scan of every list.
     static let listCount = """

@@ -144,6 +144,51 @@ extension PostgresStore {
         _ = try db.prepared("SELECT pg_notify('\(channel)', 'deleted ' || $1)", [Hex.encode(list.raw.bytes)])
     }
 
+    /// Here rather than with the accounts: it is what becomes of the account's lists. Each list's
+    /// row is locked as a removal locks it, and every instance is told of each change.
+    public func deleteAccount(_ account: Int64) throws -> AccountDeletion {
+        try connected { db in
+            try db.transaction {
+                var done = AccountDeletion()
+                let rows = try db.prepared(
+                    """
+                    SELECT l.no, encode(l.id, 'hex'), m.role FROM members m JOIN lists l ON l.no = m.list
+                    WHERE m.account = $1 ORDER BY l.no FOR UPDATE OF l
+                    """, ["\(account)"])
+                for row in 0..<rows.count {
+                    guard let no = rows.string(row, 0), let hex = rows.string(row, 1), let bytes = Hex.bytes(hex),
+                        let id = ID128(bytes: bytes)
+                    else { continue }
+                    let list = ListID(raw: id)
+                    let counts = try db.prepared(
+                        """
+                        SELECT (SELECT count(*) FROM members WHERE list = $1),
+                            (SELECT count(*) FROM members WHERE list = $1 AND role = 'owner')
+                        """, [no])
+                    if counts.int64(0, 0) <= 1 {
+                        try Self.deleteList(no, db)
+                        try Self.notifyDeleted(list, db)
+                        done.deleted.append(list)
+                        continue
+                    }
+                    if rows.string(row, 2) == Role.owner.rawValue && counts.int64(0, 1) == 1 {
+                        _ = try db.prepared(Self.promoteSuccessorSQL, [no, "\(account)"])
+                        done.handedOver.append(list)
+                    } else {
+                        done.left.append(list)
+                    }
+                    _ = try db.prepared("DELETE FROM members WHERE list = $1 AND account = $2", [no, "\(account)"])
+                    _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
+                    try Self.notifyMembershipChanged(list, account, db)
+                }
+                _ = try db.prepared(
+                    Self.notifyingAccounts("DELETE FROM tokens WHERE account = $1 RETURNING account"), ["\(account)"])
+                for sql in Self.deleteAccountSQL { _ = try db.prepared(sql, ["\(account)"]) }
+                return done
+            }
+        }
+    }
+
     /// Deletes list `no` with its log, members and invites. Call inside a transaction holding the list's row lock.
     private static func deleteList(_ no: String?, _ db: PostgresConnection) throws {
         for table in ["pushes", "invites", "members", "replicas", "member_usage"] {
@@ -160,6 +205,8 @@ extension PostgresStore {
     }
     static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "$\($0)" }
     static let listCountSQL = SharedSQL.sql(SharedSQL.listCount) { "$\($0)" }
+    static let promoteSuccessorSQL = SharedSQL.sql(SharedSQL.promoteSuccessor) { "$\($0)" }
+    static let deleteAccountSQL = SharedSQL.deleteAccountRows.map { SharedSQL.sql($0) { "$\($0)" } }
     static let dropInvitesUsedBySQL = SharedSQL.sql(SharedSQL.dropInvitesUsedBy) { "$\($0)" }
     static let membersSQL = SharedSQL.sql(SharedSQL.members) { "$\($0)" }
     static let memberReplicasSQL = SharedSQL.sql(SharedSQL.memberReplicas) { "$\($0)" }

@@ -161,6 +161,46 @@ extension SQLiteStore {
         }
     }
 
+    /// Here rather than with the accounts: it is what becomes of the account's lists.
+    public func deleteAccount(_ account: Int64) throws -> AccountDeletion {
+        defer {
+            heads.invalidateAll()
+            heads.invalidateMemberships(of: account)
+        }
+        return try locked { db in
+            try db.transaction {
+                var done = AccountDeletion()
+                let lists = try db.query(
+                    "SELECT l.no, l.id, m.role FROM members m JOIN lists l ON l.no = m.list WHERE m.account = ?",
+                    .integer(account)
+                ) { (no: $0.int64(0), id: ListID(raw: ID128($0.blob128(1))), role: $0.string(2) ?? "") }
+                for list in lists {
+                    let members =
+                        try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(list.no))?.integerValue
+                        ?? 0
+                    if members <= 1 {
+                        try deleteList(list.no, db)
+                        done.deleted.append(list.id)
+                        continue
+                    }
+                    if list.role == Role.owner.rawValue, try owners(list.no, db) == 1 {
+                        try db.run(Self.promoteSuccessorSQL, .integer(list.no), .integer(account))
+                        done.handedOver.append(list.id)
+                    } else {
+                        done.left.append(list.id)
+                    }
+                    try db.run(
+                        "DELETE FROM members WHERE list = ? AND account = ?", .integer(list.no), .integer(account))
+                    try db.run(
+                        "DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(list.no), .integer(account))
+                }
+                try db.run("DELETE FROM tokens WHERE account = ?", .integer(account))
+                for sql in Self.deleteAccountSQL { try db.run(sql, .integer(account)) }
+                return done
+            }
+        }
+    }
+
     /// Deletes list `no` with its log, members and invites. Call inside a transaction.
     private func deleteList(_ no: Int64, _ db: Connection) throws {
         for table in ["pushes", "invites", "members", "replicas", "member_usage"] {
@@ -172,6 +212,8 @@ extension SQLiteStore {
 
     static let insertInvite = SharedSQL.sql(SharedSQL.insertInvite + " RETURNING id") { "?\($0)" }
     static let listCountSQL = SharedSQL.sql(SharedSQL.listCount) { "?\($0)" }
+    static let promoteSuccessorSQL = SharedSQL.sql(SharedSQL.promoteSuccessor) { "?\($0)" }
+    static let deleteAccountSQL = SharedSQL.deleteAccountRows.map { SharedSQL.sql($0) { "?\($0)" } }
     static let dropInvitesUsedBySQL = SharedSQL.sql(SharedSQL.dropInvitesUsedBy) { "?\($0)" }
     static let membersSQL = SharedSQL.sql(SharedSQL.members) { "?\($0)" }
     static let memberReplicasSQL = SharedSQL.sql(SharedSQL.memberReplicas) { "?\($0)" }
