@@ -324,10 +324,10 @@ struct ListLogs {
         }
 
         /// The replica ids of `replicas` (the new operations' replicas: ``Admitted/replicas``)
-        /// whose owner this log does not know; the store looks those up and binds them
-        /// (``own(_:by:bound:)``). Whatever their timestamps: operations stamped before a restore
-        /// are bound like any other, so nobody can write under a replica id another account
-        /// holds by stamping it in the past.
+        /// whose owner this log does not know; the store looks those up, refuses the push when one
+        /// is another account's, and binds the unowned ones stamped since the list's epoch began
+        /// (``toBind(_:of:since:)``, ``own(_:by:bound:)``). Whatever their timestamps: a replica id
+        /// another account holds cannot be written under by stamping in the past (before a restore).
         /// - Throws: ``StoreError/replicaTaken`` when one is known to be another account's.
         func unknownOwners(of replicas: [Int64: Int64], pusher: Int64) throws -> [Int64] {
             var unknown: [Int64] = []
@@ -339,6 +339,14 @@ struct ListLogs {
                 }
             }
             return unknown
+        }
+
+        /// Of `unknown` ids nobody owns yet, those the pusher takes: the ones with an operation
+        /// stamped since the list's epoch began (`since`). Writes stamped before a restore, which
+        /// a member relays for a device that has not synced since, take no id: the device pushes
+        /// them again under its own when it comes back (and owns its id then).
+        static func toBind(_ unknown: [Int64], of replicas: [Int64: Int64], since: Int64) -> Set<Int64> {
+            Set(unknown.filter { (replicas[$0] ?? .min) >= since })
         }
 
         /// Records that `replicas` belong to `account`: found in the store, or `bound` by this

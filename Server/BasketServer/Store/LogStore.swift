@@ -6,8 +6,10 @@ public protocol LogStore: Sendable {
     /// Stores new operations of one list, each with the next sequence number; known ones are skipped.
     /// With a `pusher`, each replica id of the new operations is bound to the first account that
     /// pushes it to the list, and the push is refused when one is bound to another account,
-    /// whatever the operations' timestamps (after a restore too: a member relaying what the
-    /// restored server lost binds the ids it relays, and cannot write under another's).
+    /// whatever the operations' timestamps: after a restore, nobody writes under an id another
+    /// account holds by stamping in the past. Operations stamped before the list's epoch began
+    /// under an id nobody holds (a member relaying what a restored server lost for a device that
+    /// has not synced since) are taken without binding it: that device binds it when it comes back.
     /// - Throws: ``StoreError/tooManyItems`` or ``StoreError/listTooLarge`` when the new operations
     ///   would take the list past `limits`, ``StoreError/identityConflict(_:)``,
     ///   ``StoreError/replicaTaken`` (nothing of the push is stored then).

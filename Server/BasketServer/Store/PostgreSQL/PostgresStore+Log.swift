@@ -214,31 +214,36 @@ extension PostgresStore {
             // Only replica ids this instance does not know the owner of yet cost a round trip.
             let replicas = try push!.unknownOwners(of: admitted.replicas, pusher: pusher)
             if !replicas.isEmpty {
-                // Binds the unbound ones to the pusher and counts those bound to someone else (the
-                // insert's rows are the pusher's; the count sees the rows from before it). Under
-                // the list's row lock, so no other push to the list binds meanwhile.
-                let parameters = ["\(no)", "{" + replicas.map(String.init).joined(separator: ",") + "}", "\(pusher)"]
-                // Those bound to someone else, those bound to nobody, and the limits' counts
-                // (index ranges bounded by the limits themselves).
+                // Counts those bound to someone else (refused), and binds to the pusher the unbound
+                // ones stamped since the epoch began. Under the list's row lock, so no other push
+                // to the list binds meanwhile.
+                let bindable = Array(
+                    ListLogs.Push.toBind(
+                        replicas, of: admitted.replicas, since: StoredOps.epochColumn(head.int64(0, 5))))
+                func array(_ ids: [Int64]) -> String { "{" + ids.map(String.init).joined(separator: ",") + "}" }
+                // Those bound to someone else, the bindable ones bound to nobody, and the limits'
+                // counts (index ranges bounded by the limits themselves).
                 let counts = try db.prepared(
                     """
                     WITH wanted(replica) AS (SELECT unnest($2::bigint[]))
                     SELECT (SELECT count(*) FROM replicas r JOIN wanted w ON r.replica = w.replica
                             WHERE r.list = $1 AND r.account <> $3),
-                        (SELECT count(*) FROM wanted w
-                            WHERE NOT EXISTS (SELECT 1 FROM replicas r WHERE r.list = $1 AND r.replica = w.replica)),
+                        (SELECT count(*) FROM unnest($4::bigint[]) b(replica)
+                            WHERE NOT EXISTS (SELECT 1 FROM replicas r WHERE r.list = $1 AND r.replica = b.replica)),
                         (SELECT count(*) FROM replicas WHERE list = $1),
                         (SELECT count(*) FROM replicas WHERE list = $1 AND account = $3)
-                    """, parameters)
+                    """, ["\(no)", array(replicas), "\(pusher)", array(bindable)])
                 if counts.int64(0, 0) > 0 { throw StoreError.replicaTaken }
                 try limits.checkReplicas(
                     adding: counts.int64(0, 1), mine: counts.int64(0, 3), onList: counts.int64(0, 2))
-                _ = try db.prepared(
-                    """
-                    INSERT INTO replicas(list, replica, account) SELECT $1, unnest($2::bigint[]), $3
-                    ON CONFLICT (list, replica) DO NOTHING
-                    """, parameters)
-                push!.own(replicas, by: pusher, bound: true)
+                if !bindable.isEmpty {
+                    _ = try db.prepared(
+                        """
+                        INSERT INTO replicas(list, replica, account) SELECT $1, unnest($2::bigint[]), $3
+                        ON CONFLICT (list, replica) DO NOTHING
+                        """, ["\(no)", array(bindable), "\(pusher)"])
+                    push!.own(bindable, by: pusher, bound: true)
+                }
             }
         }
         let seq = lastSeq + Int64(admitted.count)

@@ -140,7 +140,7 @@ extension SQLiteStore {
                 }
             ).first
         else { throw StoreError.noSuchList }
-        let (no, lastSeq, epoch, items, bytes, dropped, _) = row
+        let (no, lastSeq, epoch, items, bytes, dropped, epochStarted) = row
         push = try logs.open(no, expected: Int(clamping: lastSeq - dropped)) { visit in
             let scan = try db.prepare("SELECT ops FROM pushes WHERE list = ?")
             try scan.bind(no, at: 1)
@@ -194,6 +194,8 @@ extension SQLiteStore {
         if let pusher = request.pusher {
             // Replica ids the log does not know the owner of yet: read, or bound to the pusher.
             let unknown = try push!.unknownOwners(of: admitted.replicas, pusher: pusher)
+            let bindable = ListLogs.Push.toBind(
+                unknown, of: admitted.replicas, since: StoredOps.epochColumn(epochStarted))
             let owner = try db.cached("SELECT account FROM replicas WHERE list = ? AND replica = ?")
             var unbound: [Int64] = []
             for replica in unknown {
@@ -206,7 +208,7 @@ extension SQLiteStore {
                     if found != pusher { throw StoreError.replicaTaken }
                     continue
                 }
-                unbound.append(replica)
+                if bindable.contains(replica) { unbound.append(replica) }
             }
             if !unbound.isEmpty {
                 // Bounded by the limits themselves: index ranges of at most that many rows.
