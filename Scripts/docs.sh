@@ -41,7 +41,7 @@ for module in "${modules[@]}"; do
     # requirement's implementation (description, ==, <, hash, Codable), a synthesized member,
     # the cases of a body's CodingKeys.
     python3 - "$graphs/$module/$module.symbols.json" <<'PY' || status=1
-import json, sys
+import json, os, sys
 graph = json.load(open(sys.argv[1]))
 inherited = {"description", "==(_:_:)", "<(_:_:)", "hash(into:)", "init(from:)", "encode(to:)", "next()",
              "~=(_:_:)", "fields", "check()", "hashValue", "id", "rawValue", "init(rawValue:)", "allCases",
@@ -80,7 +80,8 @@ for symbol in graph["symbols"]:
     if path[-1] in inherited or (len(path) > 1 and path[-2] == "CodingKeys"):
         continue
     location = symbol.get("location", {})
-    where = location.get("uri", "").split("/work/main/")[-1].replace("file://", "")
+    # The file relative to the checkout (the script runs from its root), wherever it is.
+    where = os.path.relpath(location.get("uri", "").replace("file://", ""), os.getcwd())
     line = location.get("position", {}).get("line", -1) + 1
     missing.append(f"{where}:{line}: {'.'.join(path)}")
 for entry in sorted(missing):

@@ -7,9 +7,8 @@ INGREDIENTS_TXT is Open Food Facts' ingredients taxonomy (taxonomies/ingredients
 openfoodfacts-server repository). The snapshot this catalogue was made from, and its licence:
 Client/BasketSearch/CATALOGUE-SOURCES.md. To make it again:
 
-    fetch github:cyrilbs/openfoodfacts-server   (a fork at eb57d96c1, 2020-12-19; the upstream
-                                                 snapshot is larger than the fetch tool brings)
-    git --git-dir=/work/.mirror/cyrilbs+openfoodfacts-server/repo show HEAD:taxonomies/ingredients.txt > /tmp/ingredients.txt
+    git clone https://github.com/cyrilbs/openfoodfacts-server   (a fork at eb57d96c1, 2020-12-19)
+    git -C openfoodfacts-server show eb57d96c1:taxonomies/ingredients.txt > /tmp/ingredients.txt
     Scripts/make-catalogue.py /tmp/ingredients.txt
 
 What it keeps: an ingredient with names in English and in at least five of the other eight
