@@ -196,6 +196,13 @@ extension BasketService {
 
     /// The request's session. A token unused for ``Configuration/tokenIdleSeconds``, or older than
     /// ``Configuration/tokenLifetimeSeconds``, has expired: it is deleted and the request is a 401.
+    /// The account of the request's token when its session is in the cache, nil otherwise (no
+    /// read of the store, no check of its age: the route's ``session(_:)`` does both).
+    func cachedAccount(_ request: HTTPRequest) -> Int64? {
+        guard let token = request.bearerToken, token.utf8.count <= 256 else { return nil }
+        return sessions.lookup(Passwords.tokenHash(token), now: configuration.monotonicClock()).hit?.account.id
+    }
+
     func session(_ request: HTTPRequest) throws -> Session {
         let challenge = [("WWW-Authenticate", "Bearer")]
         guard let token = request.bearerToken, token.utf8.count <= 256 else {

@@ -264,9 +264,9 @@ public final class BasketService: Sendable {
         }
         guard (head.contentLength ?? .max) > Self.maxBodyBeforeAuthentication else {
             // A small body: read in any case (its route answers a bad token), charged to the
-            // account when the token is good (a cached session: no read of the store).
-            let account = head.headers["authorization"] == nil ? nil : try? session(head.request).account.id
-            return .read(maxBodyBytes: .max, share: account.map { "account \($0)" })
+            // account when its session is cached. Not a read of the store: the route checks the
+            // token anyway, and an unknown token would cost two reads.
+            return .read(maxBodyBytes: .max, share: cachedAccount(head.request).map { "account \($0)" })
         }
         do {
             let account = try session(head.request).account.id
