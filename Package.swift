@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(
             name: "CPostgres", path: "Server/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CZlib", path: "Server/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Client/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Shared by client and server.
         .target(name: "SQLite", dependencies: ["CSQLite", "PrivateFiles"], path: "Sources/SQLite"),
@@ -59,12 +61,15 @@ let package = Package(
             path: "Client/BasketReplica",
             // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
+        // HTTP over libcurl with answers bounded after gzip, for the CLI on Linux (see its docs).
+        .target(name: "CurlExchange", dependencies: ["BasketReplica", "CCurl"], path: "Client/CurlExchange"),
         .target(
             name: "BasketCLI",
             dependencies: [
                 "BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "BasketTrace", "PrivateFiles",
                 "SeededRandom",
                 "Spawn",
+                .target(name: "CurlExchange", condition: .when(platforms: [.linux])),
             ],
             path: "Client/BasketCLI"),
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),

@@ -3,6 +3,10 @@ import BasketReplica
 import Foundation
 import PrivateFiles
 
+#if canImport(CurlExchange)
+    import CurlExchange
+#endif
+
 /// The `basket` command line: argument parsing and wiring of the library modules.
 public enum BasketCLI {
     /// The version `basket --version` prints.
@@ -25,12 +29,13 @@ public enum BasketCLI {
         return run(arguments, environment: environment, console: console)
     }
 
-    /// `exchange`: how the command's requests travel (nil: HTTP through URLSession); a scenario
-    /// run passes its simulated network.
+    /// `exchange`: how the command's requests travel (nil: HTTP, see ``httpExchange()``); a
+    /// scenario run passes its simulated network.
     static func run(
         _ arguments: [String], environment: [String: String], console: Console,
         exchange: HTTPSyncTransport.Exchange? = nil
     ) -> Int32 {
+        let exchange = exchange ?? httpExchange()
         let (_, command, rest) = Commands.find(arguments)
         var context: Context?
         do {
@@ -147,6 +152,18 @@ public enum BasketCLI {
             console.error("Error: \(error)")
             return 1
         }
+    }
+}
+
+extension BasketCLI {
+    /// HTTP as the CLI sends it: over libcurl on Linux, where URLSession inflates a gzip answer
+    /// before its size can be checked (CurlExchange); through URLSession elsewhere (nil).
+    static func httpExchange() -> HTTPSyncTransport.Exchange? {
+        #if canImport(CurlExchange)
+            return CurlExchange.make()
+        #else
+            return nil
+        #endif
     }
 }
 

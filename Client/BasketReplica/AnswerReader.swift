@@ -14,7 +14,8 @@ import Synchronization
 /// On Linux, FoundationNetworking's libcurl inflates all of a gzip answer that has arrived in one
 /// go before a delegate can stop it, and queues it for the delegate: 0.5 MB of gzip that inflates
 /// to 512 MiB peaked at 0.57 GB (1.1 GB when the whole answer was read and then measured). No
-/// URLSession setting turns its decompression off, so bounding that needs an HTTP stack of our own.
+/// URLSession setting turns its decompression off, so the command-line client passes an exchange
+/// over libcurl itself there (the CurlExchange module), which holds at most the cap.
 final class AnswerReader: NSObject, URLSessionDataDelegate, Sendable {
     private struct Pending {
         var task: URLSessionDataTask
@@ -44,12 +45,7 @@ final class AnswerReader: NSObject, URLSessionDataDelegate, Sendable {
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
                 // A server that said nothing at all is hung; one that began is too slow.
                 let began = pending.withLock { $0[id]?.response != nil }
-                stop(
-                    id,
-                    SyncError.unreachable(
-                        began
-                            ? "the server sent no whole answer within \(Int(seconds)) s"
-                            : "the server did not answer within \(Int(seconds)) s"))
+                stop(id, SyncError.noWholeAnswer(within: seconds, began: began))
             }
             task.resume()
         }
@@ -82,7 +78,7 @@ final class AnswerReader: NSObject, URLSessionDataDelegate, Sendable {
         }
         if over {
             pending.withLock { $0[id]?.data = Data() }
-            stop(id, SyncError.badResponse("an answer of more than \(maxBytes) bytes (at most \(maxBytes))"))
+            stop(id, SyncError.answerTooLarge(limit: maxBytes))
         }
     }
 

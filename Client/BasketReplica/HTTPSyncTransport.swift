@@ -49,10 +49,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
         return { request in
             let (data, http) = try await reader.answer(to: request, in: session, within: Self.deadline(of: request))
-            if (300..<400).contains(http.statusCode) {
-                let location = (http.value(forHTTPHeaderField: "Location") ?? "").prefix(200)
-                throw SyncError.redirected(status: http.statusCode, location: Self.printable(String(location)))
-            }
+            try refuseRedirect(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location") ?? "")
             return (data, http.statusCode)
         }
     }
@@ -65,12 +62,19 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// The largest answer read: a page is cut at about 1 MiB of operations by the server, so
     /// anything near this is not a Basket server's answer.
-    static let maxAnswerBytes = 32 << 20
+    public static let maxAnswerBytes = 32 << 20
+
+    /// Throws ``SyncError/redirected(status:location:)`` for a 3xx answer: an exchange does not
+    /// follow a redirect, as the token would go along to wherever the server names.
+    public static func refuseRedirect(status: Int, location: String) throws {
+        guard (300..<400).contains(status) else { return }
+        throw SyncError.redirected(status: status, location: printable(String(location.prefix(200))))
+    }
 
     /// How long a request may take in all: its timeout (the long-poll's wait and the answer
     /// timeout for a pull, the answer timeout otherwise), and a second for every 16 KiB it sends
     /// (the least a server takes a body at, docs/security.md).
-    static func deadline(of request: URLRequest) -> Double {
+    public static func deadline(of request: URLRequest) -> Double {
         request.timeoutInterval + Double(request.httpBody?.count ?? 0) / Double(16 << 10)
     }
 

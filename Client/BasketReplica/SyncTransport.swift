@@ -117,6 +117,20 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         if case .clockSkew = self { return ClockSkewError.code }
         return nil
     }
+
+    /// An answer refused past `limit` bytes, counted after gzip was undone.
+    public static func answerTooLarge(limit: Int) -> SyncError {
+        .badResponse("an answer of more than \(limit) bytes (at most \(limit))")
+    }
+
+    /// A request stopped at its deadline of `seconds`: hung if the server had not `began` to
+    /// answer, too slow if it had.
+    public static func noWholeAnswer(within seconds: Double, began: Bool) -> SyncError {
+        .unreachable(
+            began
+                ? "the server sent no whole answer within \(Int(seconds)) s"
+                : "the server did not answer within \(Int(seconds)) s")
+    }
 }
 
 /// What the sync engine needs of a server. ``HTTPSyncTransport`` speaks the HTTP API; tests may

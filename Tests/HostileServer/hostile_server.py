@@ -17,7 +17,7 @@ see what the client sent (and where its token went). Modes:
     truncated    every /v1 answer announces more bytes than it sends, then closes
     oversized    every /v1 answer is a 40 MiB JSON body
     escape       errors whose message carries terminal escape sequences
-    gzipbomb     every /v1 answer is 512 MiB of JSON gzipped into about half a megabyte
+    gzipbomb     every /v1 answer is 1 GiB of JSON gzipped into about a megabyte
     drip         every /v1 answer sends its head, then a byte every 2 s, forever
 
 Anything that is not the mode's target gets a plausible answer (accounts, tokens, lists).
@@ -40,11 +40,11 @@ def now_ms():
 
 
 def gzip_bomb():
-    """512 MiB of a JSON string's padding, gzipped (about 0.5 MB), made once at start."""
+    """1 GiB of a JSON string's padding, gzipped (about 1 MB), made once at start."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
     parts = [packer.compress(b'{"lists": [], "pad": "')]
     chunk = b"x" * (1 << 20)
-    for _ in range(512):
+    for _ in range(1024):
         parts.append(packer.compress(chunk))
     parts.append(packer.compress(b'"}'))
     parts.append(packer.flush())
