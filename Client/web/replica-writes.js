@@ -311,6 +311,30 @@ export class ReplicaWrites extends ReplicaBase {
   }
 
   /**
+   * Removes the items that are on the list because one of `replicas` (a member's devices) added
+   * them, or brought them back, at or after `since` (Unix ms): an owner's way out of a list a
+   * removed member filled with junk (`basket members rm NAME --remove-their-items-since TIME`),
+   * as one undo step. Removals are taken by a full list. Returns how many.
+   * @param {string} list
+   * @param {Iterable<string>} replicas
+   * @param {number} since
+   */
+  async removeAddedBy(list, replicas, since) {
+    const theirs = new Set(replicas);
+    const state = this.state(list);
+    if (state === undefined || theirs.size === 0) return 0;
+    const from = clock.timestamp(Math.max(0, Math.floor(since)), 0);
+    const added = state.allItems().filter((item) => {
+      const presence = state.items.get(item.id)?.deleted;
+      return !item.deleted && presence !== undefined && theirs.has(presence.replica) && presence.ts >= from;
+    });
+    if (added.length === 0) return 0;
+    const label = `Removed ${added.length} item${added.length === 1 ? "" : "s"} another member added`;
+    await this.writeLocal(list, added.map((i) => ({ item: i.id, field: "deleted", value: true })), null, label);
+    return added.length;
+  }
+
+  /**
    * Sets an optional field (quantity, note, category) of an item; null or "" clears it.
    * Returns the item after.
    * @param {string} list

@@ -25,7 +25,7 @@ export async function members(screen) {
               ? h("select", { "aria-label": `Role of ${p.account}`, onchange: (e) => screen.run(() => changeRole(p.account, e.target.value)) },
                   ...["owner", "editor", "viewer"].map((r) => h("option", { value: r, selected: r === p.role }, r)))
               : h("span", { class: "role" }, String(p.role)),
-            owner && p.account !== me ? h("button", { class: "link danger", "aria-label": `Remove ${p.account}`, onclick: () => screen.run(() => removeMember(p.account)) }, "Remove") : null,
+            owner && p.account !== me ? h("button", { class: "link danger", "aria-label": `Remove ${p.account}`, onclick: () => askRemoval(p.account) }, "Remove") : null,
           ),
         ),
       ),
@@ -47,18 +47,86 @@ export async function members(screen) {
     await request("PUT", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { body: { role: newRole }, token });
     screen.app.showToast(`${account} is now ${newRole === "owner" ? "an owner" : newRole === "editor" ? "an editor" : "a viewer"}`, null);
   }
-  async function removeMember(account) {
-    await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
-    screen.app.showToast(`Removed ${account} from the list`, null);
-    /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog[open]"))?.close();
+  /**
+   * Asks before a removal, in the sheet: the member goes, and with the box ticked so do the items
+   * they added since a chosen time (`basket members rm NAME --remove-their-items-since TIME`).
+   * @param {string} account
+   */
+  function askRemoval(account) {
+    const title = screen.replica.state(screen.list)?.info.title ?? "this list";
+    const alsoItems = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "remove-their-items" }));
+    const since = /** @type {HTMLSelectElement} */ (
+      h("select", { id: "remove-since", disabled: true },
+        ...SINCE.map(([value, text]) => h("option", { value, selected: value === "today" }, text)))
+    );
+    alsoItems.addEventListener("change", () => { since.disabled = !alsoItems.checked; });
+    body.replaceChildren(
+      h("form", { "aria-label": `Remove ${account}`, onsubmit: (/** @type {Event} */ event) => {
+          event.preventDefault();
+          screen.run(() => removeMember(account, alsoItems.checked ? sinceTime(since.value, Date.now()) : null));
+        } },
+        h("p", {}, `Remove ${account} from “${title}”? Their copy stays with them, read-only; the invite codes they joined with stop working.`),
+        h("p", { class: "check" }, alsoItems, h("label", { for: "remove-their-items" }, "Also remove the items they added")),
+        h("label", { for: "remove-since" }, "Added since"), since,
+        h("div", { class: "actions" },
+          h("button", { type: "submit", class: "primary danger" }, `Remove ${account}`),
+          h("button", { type: "button", onclick: () => { dialogOf(body)?.close(); screen.run(() => members(screen)); } }, "Cancel")),
+      ),
+    );
+  }
+  /**
+   * @param {string} account
+   * @param {number | null} since with a time, the items they added since then go too (one undo step)
+   */
+  async function removeMember(account, since) {
+    if (since === null) {
+      await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
+      screen.app.showToast(`Removed ${account} from the list`, null);
+    } else {
+      // Their latest writes first, and their devices' ids (each write carries one).
+      await screen.sync.syncList(screen.list);
+      const answer = await request("GET", `/v1/lists/${screen.list}/members`, { token });
+      const member = (Array.isArray(answer.members) ? answer.members : []).find((/** @type {any} */ m) => m?.account === account);
+      if (member === undefined) throw new Error(`${account} is not a member of this list`);
+      const replicas = (Array.isArray(member.replicas) ? member.replicas : [])
+        .slice(0, 100).filter((/** @type {unknown} */ r) => typeof r === "string" && /^[0-9a-f]{16}$/.test(r));
+      await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
+      const n = await screen.replica.removeAddedBy(screen.list, replicas, since);
+      screen.sync.kick(screen.list);
+      screen.app.showToast(`Removed ${account} and the ${n} item${n === 1 ? "" : "s"} they added since ${when(since)}`, n > 0 ? screen.list : null);
+    }
+    dialogOf(body)?.close();
     await members(screen);
   }
   async function withdraw(invite) {
     await request("DELETE", `/v1/lists/${screen.list}/invites/${encodeURIComponent(invite)}`, { token });
     screen.app.showToast("Withdrew the invite", null);
-    /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog[open]"))?.close();
+    dialogOf(body)?.close();
     await members(screen);
   }
+}
+
+/** The sheet's dialog, when it is still open. */
+function dialogOf(/** @type {HTMLElement} */ body) {
+  return /** @type {HTMLDialogElement | null} */ (body.closest("dialog[open]"));
+}
+
+/** How far back "Added since" reaches: a value and what the person reads. */
+const SINCE = [["hour", "the last hour"], ["today", "today (since midnight)"], ["2days", "the last 2 days"], ["week", "the last week"]];
+
+/**
+ * The Unix milliseconds an "Added since" choice means at `now`.
+ * @param {string} choice
+ * @param {number} now
+ */
+export function sinceTime(choice, now) {
+  const hour = 60 * 60 * 1000;
+  if (choice === "hour") return now - hour;
+  if (choice === "2days") return now - 48 * hour;
+  if (choice === "week") return now - 7 * 24 * hour;
+  const midnight = new Date(now);
+  midnight.setHours(0, 0, 0, 0);
+  return midnight.getTime();
 }
 
 /** A link the family can use: how many people, as what, for how long; Copy and Share. */

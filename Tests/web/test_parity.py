@@ -1,9 +1,10 @@
 """What the CLI can do with a list, done on the phone (issue 28): edit an item, order the aisles,
 share with the family, members and invites, clear checked, archive, leave, devices and password.
 Each change is read back from a real CLI device (`basket … --json`)."""
+import os
 import time
 
-from conftest import PASSWORD, unique, wait_until
+from conftest import PASSWORD, Device, unique, wait_until
 
 
 def family_list(client, device, title="Family"):
@@ -111,6 +112,48 @@ def test_one_share_link_joins_two_more_people_and_its_invite_can_be_withdrawn(cl
     late.page.goto(f"{late.server.url}/#join={code}")
     late.page.locator("#toast").filter(has_text="invite").wait_for(timeout=10000)
     assert late.page.get_by_role("dialog", name="Join this list?").count() == 0
+
+
+def test_an_owner_removes_a_member_with_the_items_they_added_and_can_undo_it(client, device, workspace, server):
+    """Issue 41: an owner's way out of a list a member filled with junk, as `basket members rm
+    NAME --remove-their-items-since TIME` does it: the member goes, so do the items they added
+    since the chosen time, what the owner added stays, and one Undo brings the items back."""
+    phone, terminal = family_list(client, device)
+    phone.add("Milk")
+    phone.wait_status("Synced")
+    terminal.run("sync")
+    terminal.run("add", "Junk one, Junk two, Junk three")
+    terminal.run("sync")
+    phone.wait_items({"Milk": False, "Junk one": False, "Junk two": False, "Junk three": False})
+    open_settings(phone).get_by_role("button", name="Members and invites").click()
+    sheet = phone.page.get_by_role("dialog", name="Members and invites")
+    sheet.get_by_role("button", name=f"Remove {terminal.name}").click()
+    form = sheet.get_by_role("form", name=f"Remove {terminal.name}")
+    assert form.get_by_label("Added since").is_disabled()
+    form.get_by_label("Also remove the items they added").check()
+    form.get_by_label("Added since").select_option(label="the last hour")
+    form.get_by_role("button", name=f"Remove {terminal.name}").click()
+    phone.page.get_by_role("status").filter(has_text=f"Removed {terminal.name} and the 3 items they added since").wait_for()
+    phone.wait_items({"Milk": False})
+    # The sheet again, with one member left; the removed member's device is told.
+    members = phone.page.get_by_role("dialog", name="Members and invites").get_by_role("list", name="Members")
+    members.get_by_text(f"{phone.name} (you)").wait_for()
+    assert members.locator("li").count() == 1
+    assert "You are no longer a member of Family" in terminal.run("sync").stderr
+    # The owner's other device reads the same list from the server.
+    phone.page.get_by_role("dialog", name="Members and invites").get_by_role("button", name="Close").click()
+    phone.wait_status("Synced")
+    laptop = Device(os.path.join(workspace, f"cli-laptop-{time.time_ns()}"), server)
+    laptop.run("remote", "set", server.url)
+    laptop.run("login", phone.name)
+    laptop.run("sync")
+    assert laptop.items() == {"Milk": False}
+    # One Undo (Ctrl+Z here: the toast may be gone) brings the three back, on every device.
+    phone.page.keyboard.press("Control+z")
+    phone.wait_items({"Milk": False, "Junk one": False, "Junk two": False, "Junk three": False})
+    phone.wait_status("Synced")
+    laptop.run("sync")
+    assert laptop.items() == {"Milk": False, "Junk one": False, "Junk two": False, "Junk three": False}
 
 
 def test_a_member_made_a_viewer_on_the_phone_cannot_change_the_list(client, device):
