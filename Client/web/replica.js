@@ -159,7 +159,10 @@ export class Replica extends ReplicaWrites {
     await this.persist({ meta: changes });
   }
 
-  /** Forgets every list, register and pending write, and the account (signing out); the clock stays. */
+  /**
+   * Forgets every list, register and pending write, and the account (signing out); the clock
+   * stays. The page writes on under a new replica id (startAsNewDevice).
+   */
   async forgetEverything() {
     const kept = { clock: this.meta.clock ?? clock.ZERO };
     // After every save on its way: made after them, the clearing runs after them.
@@ -169,7 +172,18 @@ export class Replica extends ReplicaWrites {
     this.outbox.clear();
     this.journal = [];
     this.meta = kept;
+    await this.startAsNewDevice();
     this.notify(null);
+  }
+
+  /**
+   * Writes from now on under a new replica id (Replica.startAsNewDevice): the account that signs
+   * in next is another device to the server. The members answer names each member's ids, so one
+   * id written under two accounts would tell a member of both lists that they share a browser.
+   */
+  async startAsNewDevice() {
+    this.sessionReplica = randomReplicaID();
+    await this.rememberReplica();
   }
 
   /** Forgets a list on this device (it was deleted, or this account was removed from it). */

@@ -473,3 +473,38 @@ def test_a_list_saved_with_the_old_names_of_its_sync_fields_is_read_into_the_new
     assert record["isRegistered"] is True and record["noLongerMember"] is False, record
     assert record["historyIncomplete"] is True, record
     assert "gone" not in record and "historyComplete" not in record, record
+
+
+def test_two_accounts_taking_turns_on_one_browser_write_as_two_devices(client, device):
+    """Issue 41: the members answer names each member's replica ids, so one id written under two
+    accounts would tell the owner of two lists that Ada and Ben share a browser. Each account that
+    signs in on a browser writes under ids of its own."""
+    import json
+    import urllib.request
+
+    olga = device(unique("olga"))
+    codes = {}
+    for title in ("Family", "Work"):
+        olga.run("list", "new", title)
+        codes[title] = olga.run("share").stdout.split(": ")[1].split()[0]
+    phone = client()
+    for person, title, item in (("ada", "Family", "Tea"), ("ben", "Work", "Coffee")):
+        if person == "ben":
+            phone.page.get_by_role("link", name="All lists").click()
+            phone.page.get_by_role("button", name="Sign out").click()
+            phone.page.get_by_role("heading", name="Sign in").wait_for()
+        phone.signup(unique(person))
+        phone.join_link(codes[title])
+        phone.add(item)
+        phone.page.wait_for_selector(f"li.item:has-text('{item}')")
+        phone.wait_status("Synced")
+    config = json.load(open(os.path.join(olga.home, "config.json")))
+    lists = {entry["title"]: entry["id"] for entry in olga.json("lists")}
+    replicas = {}
+    for title, list_id in lists.items():
+        request = urllib.request.Request(
+            f"{olga.server.url}/v1/lists/{list_id}/members", headers={"Authorization": f"Bearer {config['token']}"})
+        members = json.load(urllib.request.urlopen(request))["members"]
+        replicas[title] = {r for m in members if m["account"] != olga.name for r in m["replicas"]}
+    assert replicas["Family"] and replicas["Work"], replicas
+    assert not replicas["Family"] & replicas["Work"], replicas
