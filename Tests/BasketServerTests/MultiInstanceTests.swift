@@ -264,6 +264,44 @@ struct MultiInstanceTests {
         #expect(gone.status == 404)
     }
 
+    /// A removal made while the other instance's notification connection is down (its
+    /// notification lost) still ends the removed member's long-poll parked there with 404 once
+    /// it listens again, before the push that followed the removal can reach it; a token revoked
+    /// meanwhile has its long-poll answered 401.
+    @Test func aRemovalMissedWhileNotListeningStillEndsTheLongPoll() async throws {
+        let a = try Harness(backend: .postgres)
+        let b = try Harness(sharing: a)
+        let owner = try await a.signUp("olga")
+        let mallory = try await a.signUp("mallory")
+        let list = try await a.newList(owner)
+        try await a.join(list, owner: owner, member: mallory, role: "editor")
+        async let removed = Self.poll(b, "/v1/lists/\(list)/ops?after=0&wait=25", token: mallory)
+        try await Self.parked(b, 1)
+        // Both listeners cut: each reconnects after half a second, so the removal and the push
+        // below, a few milliseconds of work, are told to nobody (on a loaded machine the
+        // listener may be back first; then the notification itself ends the long-poll).
+        #expect(try Self.cutConnections(a, listenersOnly: true) == 2)
+        #expect(try await a.call("DELETE", "/v1/lists/\(list)/members/mallory", token: owner).status == 204)
+        _ = try await a.push(a.operations(list, names: ["Secret"]), to: list, token: owner)
+        let (answer, _) = try await removed
+        #expect(answer.status == 404, "\(answer.status) \(answer.json)")
+        #expect(b.service.watcherCount == 0)
+
+        // A token revoked while B does not listen: its long-poll on B hears 401 once B listens.
+        let list2 = try await a.newList(owner)
+        let tablet = try await a.call(
+            "POST", "/v1/tokens", json: ["name": "olga", "password": "olga-password", "device": "tablet"])
+        let tabletToken = tablet.json["token"] as! String
+        async let signedOut = Self.poll(b, "/v1/lists/\(list2)/ops?after=0&wait=25", token: tabletToken)
+        try await Self.parked(b, 1)
+        #expect(try Self.cutConnections(a, listenersOnly: true) == 2)
+        let id = tablet.json["id"] as! String
+        #expect(try await a.call("DELETE", "/v1/tokens/\(id)", token: owner).status == 204)
+        _ = try await a.push(a.operations(list2, names: ["Later"]), to: list2, token: owner)
+        let (revoked, _) = try await signedOut
+        #expect(revoked.status == 401, "\(revoked.status) \(revoked.json)")
+    }
+
     /// While the database cannot be reached (it restarts, fails over), requests that need it are
     /// answered 503 with Retry-After, never 500; once it is back they succeed, nothing lost.
     @Test func aDatabaseThatCannotBeReachedAnswers503WithRetryAfter() async throws {

@@ -159,6 +159,9 @@ public final class BasketService: Sendable {
                 watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
             case .resumed:
                 sessions.forgetAll()
+                // Before anything new is published to them: a removal or revocation made while
+                // this instance was not listening must not let a push through.
+                Self.recheckParked(watchers: watchers, store: store)
                 watchers.refresh { try store.head(of: $0).cursor }
             }
         }
@@ -176,6 +179,21 @@ public final class BasketService: Sendable {
             response = StoreError.unavailable.httpError.response
         }
         watchers.dismiss(account: account, list: list, with: response)
+    }
+
+    /// After the notification connection was lost for a while (``CommitEvent/resumed``): ends
+    /// the parked long-polls of members removed meanwhile, or of lists deleted meanwhile (404),
+    /// and of tokens revoked meanwhile (401). One membership read per parked (list, account) and
+    /// one session read per parked token, on the listener's thread; when the store cannot say, a
+    /// long-poll stays parked and its next request is checked as any is.
+    static func recheckParked(watchers: Watchers, store: any Store) {
+        var accounts = Set<Int64>()
+        for (list, account) in watchers.parkedMembers() {
+            accounts.insert(account)
+            guard case .some(.none) = try? store.role(of: account, in: list) else { continue }
+            watchers.dismiss(account: account, list: list, with: HTTPError.notFound("no such list").response)
+        }
+        for account in accounts { dismissRevoked(account, watchers: watchers, store: store) }
     }
 
     /// Answers the account's parked long-polls whose token was revoked (401) at once, so a

@@ -238,6 +238,14 @@ final class Watchers: Sendable {
         }
     }
 
+    /// Every (list, account) with a long-poll parked, each once: what is checked again after
+    /// notifications of removals may have been lost (at most the instance's parked watchers).
+    func parkedMembers() -> [(list: ListID, account: Int64)] {
+        state.withLock { state in
+            state.waiting.flatMap { list, watchers in Set(watchers.values.map(\.account)).map { (list, $0) } }
+        }
+    }
+
     /// Forgets the heads it knew and publishes each watched list's current head (after reports of
     /// other instances' commits were lost for a while).
     func refresh(readHead: (ListID) throws -> Int64) {
