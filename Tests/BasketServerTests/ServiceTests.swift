@@ -389,6 +389,30 @@ struct ListAccessTests {
         #expect(owners.status == 200 && owners.json["accepted"] as? Int == 5)
     }
 
+    /// A member's share is what it holds, not what it ever added: once compaction drops the items
+    /// it removed (past the retention), it may add as many again. An editor who adds the week's
+    /// shopping and clears it for years never runs out.
+    @Test func compactionGivesAMemberItsShareBack() async throws {
+        let harness = try Harness { $0.maxItemsPerList = 10 }
+        let owner = try await harness.signUp("olga")
+        let bob = try await harness.signUp("bob")
+        let list = try await harness.newList(owner)
+        try await harness.join(list, owner: owner, member: bob, role: "editor")
+        let week = harness.operations(list, names: (0..<5).map { "Week one \($0)" }, replica: 66)
+        #expect(try await harness.push(week, to: list, token: bob).status == 200)
+        let next = harness.operations(list, names: ["Week two 0"], offset: 10, replica: 66)
+        #expect(try await harness.push(next, to: list, token: bob).error == "member_share_full")
+        let cleared = harness.operations(list, names: (0..<5).map { "Week one \($0)" }, offset: 5, replica: 66).map {
+            Op(list: $0.list, item: $0.item, field: .deleted, value: .bool(true), version: $0.version)
+        }
+        #expect(try await harness.push(cleared, to: list, token: bob).status == 200)
+        harness.clock.advance(by: 10_000)
+        _ = try harness.store.compact(receivedBefore: Int64(harness.clock.milliseconds))
+        let again = harness.operations(list, names: (0..<5).map { "Week two \($0)" }, offset: 20, replica: 66)
+        let answer = try await harness.push(again, to: list, token: bob)
+        #expect(answer.status == 200 && answer.json["accepted"] as? Int == again.count, "\(answer.json)")
+    }
+
     /// An account deletes itself with its password: the list it alone had is gone, the shared
     /// list it was the last owner of passes to an editor (before a viewer), the list it was an
     /// editor of keeps its owner; every token stops working, its parked long-poll is answered,

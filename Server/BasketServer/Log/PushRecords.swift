@@ -131,6 +131,10 @@ extension PushRecords {
         /// operation received before the retention's start. They no longer count against the
         /// list's items.
         var items: Int64 = 0
+        /// What the dropped operations gave back, by the replica that wrote them: their bytes,
+        /// and the items dropped whole that replica's write first brought to the list. The store
+        /// takes it off the writing member's share (`member_usage`).
+        var freed: [Int64: (items: Int64, bytes: Int64)] = [:]
     }
 
     /// Compaction of one list's log, `rows` in sequence order: every operation a later version of
@@ -149,10 +153,13 @@ extension PushRecords {
         // operation received since `before`.
         var winners: [Register: (version: (Int64, Int64), isTrue: Bool)] = [:]
         var recent: Set<ItemID> = []
+        // The replica of each item's first operation in the log: the one that added it.
+        var firstWriter: [ItemID: Int64] = [:]
         for row in rows {
             try row.ops.withUnsafeBytes { bytes in
                 try read(bytes) { record, _ in
                     let id = record.identity
+                    if firstWriter[id.item] == nil { firstWriter[id.item] = id.replica }
                     if row.received >= before { recent.insert(id.item) }
                     let version = (id.timestamp, id.replica)
                     let register = Register(item: id.item, field: id.field)
@@ -170,6 +177,9 @@ extension PushRecords {
         }
         var compaction = Compaction()
         compaction.items = Int64(gone.count)
+        for item in gone {
+            if let replica = firstWriter[item] { compaction.freed[replica, default: (0, 0)].items += 1 }
+        }
         for row in rows where row.received < before {
             var kept: [UInt8] = []
             var keptCount = 0
@@ -185,6 +195,7 @@ extension PushRecords {
                     } else {
                         losers += 1
                         compaction.bytes += record.quotaBytes
+                        compaction.freed[id.replica, default: (0, 0)].bytes += record.quotaBytes
                         compaction.top = max(compaction.top, record.seq)
                     }
                 }

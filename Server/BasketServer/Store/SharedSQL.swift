@@ -21,6 +21,15 @@ enum SharedSQL {
         DELETE FROM invites WHERE list = {1} AND hash IN (SELECT hash FROM invite_uses WHERE account = {2})
         """
 
+    /// Takes {3} items and {4} bytes off the share of list {1} (its row number) held by the
+    /// account replica {2} is bound to: what compaction gave back of that member's writes. Never
+    /// below zero (writes that shrank the list were never counted).
+    static let freeMemberUsage = """
+        UPDATE member_usage SET items = CASE WHEN items > {3} THEN items - {3} ELSE 0 END,
+            bytes = CASE WHEN bytes > {4} THEN bytes - {4} ELSE 0 END
+        WHERE list = {1} AND account = (SELECT account FROM replicas WHERE list = {1} AND replica = {2})
+        """
+
     /// Makes another member of list {1} (its row number) than account {2} its owner: an editor
     /// first, then a viewer; among them the oldest account (the one that signed up first).
     static let promoteSuccessor = """

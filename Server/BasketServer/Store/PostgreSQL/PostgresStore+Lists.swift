@@ -204,6 +204,7 @@ extension PostgresStore {
         "$\($0)"
     }
     static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "$\($0)" }
+    static let freeMemberUsageSQL = SharedSQL.sql(SharedSQL.freeMemberUsage) { "$\($0)" }
     static let listCountSQL = SharedSQL.sql(SharedSQL.listCount) { "$\($0)" }
     static let promoteSuccessorSQL = SharedSQL.sql(SharedSQL.promoteSuccessor) { "$\($0)" }
     static let deleteAccountSQL = SharedSQL.deleteAccountRows.map { SharedSQL.sql($0) { "$\($0)" } }

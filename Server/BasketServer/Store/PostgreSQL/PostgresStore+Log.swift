@@ -392,6 +392,10 @@ extension PostgresStore {
                 """,
                 ["\(no)", "\(compaction.top)", "\(compaction.dropped)", "\(compaction.bytes)", "\(compaction.items)"])
         }
+        for (replica, freed) in compaction.freed {
+            _ = try db.prepared(
+                PostgresStore.freeMemberUsageSQL, ["\(no)", "\(replica)", "\(freed.items)", "\(freed.bytes)"])
+        }
         // Items dropped whole: this instance's table of the list's items is read again (other
         // instances' count such an item, added again, as known: at most once each, until their
         // own tables are read again).

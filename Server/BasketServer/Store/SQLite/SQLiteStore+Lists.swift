@@ -215,6 +215,7 @@ extension SQLiteStore {
     static let promoteSuccessorSQL = SharedSQL.sql(SharedSQL.promoteSuccessor) { "?\($0)" }
     static let deleteAccountSQL = SharedSQL.deleteAccountRows.map { SharedSQL.sql($0) { "?\($0)" } }
     static let dropInvitesUsedBySQL = SharedSQL.sql(SharedSQL.dropInvitesUsedBy) { "?\($0)" }
+    static let freeMemberUsageSQL = SharedSQL.sql(SharedSQL.freeMemberUsage) { "?\($0)" }
     static let membersSQL = SharedSQL.sql(SharedSQL.members) { "?\($0)" }
     static let memberReplicasSQL = SharedSQL.sql(SharedSQL.memberReplicas) { "?\($0)" }
     static let dropInvitesAboveRole = SharedSQL.sql(SharedSQL.dropInvitesAboveRole) { "?\($0)" }

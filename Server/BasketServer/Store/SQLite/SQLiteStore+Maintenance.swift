@@ -83,6 +83,11 @@ extension SQLiteStore {
                 """, .integer(compaction.top), .integer(Int64(compaction.dropped)), .integer(compaction.bytes),
                 .integer(compaction.items), .integer(no))
         }
+        for (replica, freed) in compaction.freed {
+            try db.run(
+                SQLiteStore.freeMemberUsageSQL, .integer(no), .integer(replica), .integer(freed.items),
+                .integer(freed.bytes))
+        }
         // Items dropped whole: the writer's table of the list's items is read again.
         if compaction.items > 0 { logs.forget(no) }
         return compaction.dropped
