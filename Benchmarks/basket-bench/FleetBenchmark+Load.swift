@@ -47,6 +47,28 @@ extension FleetBenchmark {
         func deliveredCount() -> Int { generators.reduce(0) { $0 + $1.deliveredCount() } }
     }
 
+    /// CPU (cores) of the instances, PostgreSQL and the generators, and PostgreSQL's committed
+    /// transactions a second, over `seconds` with nothing pushed.
+    static func atRest(seconds: Double, fleet: Fleet) throws -> (
+        instances: Double, postgres: Double, generators: Double, transactions: Double
+    ) {
+        let commits = {
+            Double(
+                try fleet.admin.query(
+                    "SELECT sum(xact_commit) FROM pg_stat_database WHERE datname LIKE 'basket_fleet_%'"
+                ).string(0, 0) ?? "0") ?? 0
+        }
+        // Backends report their counts at most once a second: a second or so of error in all.
+        let before = (fleet.cpu(), try commits(), Date())
+        Thread.sleep(forTimeInterval: seconds)
+        let after = (fleet.cpu(), try commits(), Date())
+        let wall = after.2.timeIntervalSince(before.2)
+        return (
+            (after.0.instances - before.0.instances) / wall, (after.0.postgres - before.0.postgres) / wall,
+            (after.0.generators - before.0.generators) / wall, (after.1 - before.1) / wall
+        )
+    }
+
     /// One push to each of `targets` (list indexes), the k-th due at `k / rate` seconds from the
     /// start (as fast as `threads` connections go when `rate` is nil), from the instances in turn.
     /// Returns each list's send time (CLOCK_MONOTONIC seconds), the answers' seconds and errors.

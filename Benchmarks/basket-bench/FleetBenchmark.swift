@@ -21,6 +21,8 @@ struct FleetBenchmark {
     var maxRate = 3_200
     var stepSeconds = 3
     var churnSeconds = 10
+    /// Seconds measured at rest, before the first push (renewals and the sweeps' reads of heads).
+    var restSeconds = 10
 
     static let hotSizes = [5, 50, 1_000]
 
@@ -36,6 +38,7 @@ struct FleetBenchmark {
             case "--max-rate": maxRate = n
             case "--step-seconds": stepSeconds = n
             case "--churn-seconds": churnSeconds = n
+            case "--rest-seconds": restSeconds = n
             default: return false
             }
             return true
@@ -151,6 +154,15 @@ struct FleetBenchmark {
         // Proportional (PSS): each process's RSS counts the shared buffers again.
         let postgresMemory = processesNamed("postgres").reduce(0) { $0 + proportionalBytes(pid: $1) }
 
+        let load = Fleet(
+            ports: ports, lists: ids, token: session.token, generators: fleet, servers: servers, admin: admin,
+            devices: devices)
+        // At rest: the devices renew their long-polls and nothing is pushed. Every wait that runs
+        // out is answered from the instance's memory, but the sweep reads the heads of those
+        // lists from PostgreSQL (one statement per sweep and instance), so that a push whose
+        // notification was lost is caught: its cost is PostgreSQL's CPU and statements here.
+        let rest = try Self.atRest(seconds: Double(restSeconds), fleet: load)
+
         // Fan-out: one push to each hot list per round, from the instances in turn.
         var results = Array(repeating: Round(), count: Self.hotSizes.count)
         let pusher = try ports.map { try RawConnection(port: $0) }
@@ -181,9 +193,6 @@ struct FleetBenchmark {
         }
         // Under load: a burst, a rising push rate, and devices reconnecting.
         let descriptors = servers.reduce(0) { $0 + openDescriptors(pid: $1.pid) }
-        let load = Fleet(
-            ports: ports, lists: ids, token: session.token, generators: fleet, servers: servers, admin: admin,
-            devices: devices)
         var loadTable = Table(title: "", header: ["measure", "value", "target"])
         if withLoad {
             try Self.burst(pushes: burst, fleet: load, table: &loadTable)
@@ -211,6 +220,12 @@ struct FleetBenchmark {
         table.add("PostgreSQL connections (pg_stat_activity)", postgresConnections, "")
         table.add(
             "PostgreSQL memory (PSS of all its processes)", String(format: "%.0f MB", Double(postgresMemory) / 1e6), "")
+        table.add(
+            "at rest for \(Int(restSeconds)) s (renewals, no push): CPU (cores) instances / PostgreSQL / generators",
+            String(format: "%.2f / %.2f / %.2f", rest.instances, rest.postgres, rest.generators), "")
+        table.add(
+            "at rest: PostgreSQL transactions per second (the sweeps' reads of heads)",
+            String(format: "%.0f", rest.transactions), "")
         for (hot, size) in Self.hotSizes.enumerated() {
             let round = results[hot]
             table.add(

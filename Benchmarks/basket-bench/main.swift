@@ -18,6 +18,7 @@ let usage = """
            basket-bench interactive [--items N] [--runs N]   (the release basket next to it)
            basket-bench fleet [--devices N] [--instances N] [--generators N] [--rounds N] [--burst N]
                               [--first-rate N] [--max-rate N] [--step-seconds N] [--churn-seconds N]
+                              [--rest-seconds N]
                               (needs BASKET_BENCH_POSTGRES)
     """
 if arguments.first == "--help" || arguments.first == "-h" {

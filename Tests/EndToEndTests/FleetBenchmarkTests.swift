@@ -14,13 +14,16 @@ struct FleetBenchmarkTests {
             [
                 "fleet", "--devices", "1100", "--instances", "2", "--generators", "2", "--rounds", "1", "--burst", "10",
                 "--first-rate", "20", "--max-rate", "40", "--step-seconds", "1", "--churn-seconds", "2",
+                "--rest-seconds", "1",
             ],
             environment: ["BASKET_BENCH_POSTGRES": TestPostgres.url ?? ""], timeout: 300)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let rows = [
             "time to connect every device", "connections held per instance", "connections held in all",
             "RSS per instance, idle → with its devices", "server memory per parked long-poll",
-            "PostgreSQL connections", "PostgreSQL memory (PSS", "fan-out to 5 watchers on 2 instances",
+            "PostgreSQL connections", "PostgreSQL memory (PSS",
+            "at rest for 1 s (renewals, no push): CPU (cores) instances / PostgreSQL / generators",
+            "at rest: PostgreSQL transactions per second", "fan-out to 5 watchers on 2 instances",
             "fan-out to 50 watchers on 2 instances", "fan-out to 1000 watchers on 2 instances",
             "burst: 10 pushes at once to family lists (40 watchers)", "burst: push answer p99 / delivery p50",
             "push rate 20/s: done/s", "push rate 40/s: done/s", "  CPU (cores) instances / PostgreSQL / generators",
