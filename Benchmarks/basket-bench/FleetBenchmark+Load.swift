@@ -48,10 +48,12 @@ extension FleetBenchmark {
     }
 
     /// CPU (cores) of the instances, PostgreSQL and the generators, and PostgreSQL's committed
-    /// transactions a second, over `seconds` with nothing pushed.
+    /// transactions a second, over `seconds` with nothing pushed, after as long again: the
+    /// devices have just parked, and their first waits (30 s) run out only then.
     static func atRest(seconds: Double, fleet: Fleet) throws -> (
         instances: Double, postgres: Double, generators: Double, transactions: Double
     ) {
+        Thread.sleep(forTimeInterval: seconds)
         let commits = {
             Double(
                 try fleet.admin.query(

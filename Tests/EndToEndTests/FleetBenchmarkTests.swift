@@ -23,7 +23,7 @@ struct FleetBenchmarkTests {
             "RSS per instance, idle → with its devices", "server memory per parked long-poll",
             "PostgreSQL connections", "PostgreSQL memory (PSS",
             "at rest for 1 s (renewals, no push): CPU (cores) instances / PostgreSQL / generators",
-            "at rest: PostgreSQL transactions per second", "fan-out to 5 watchers on 2 instances",
+            "at rest: PostgreSQL transactions per second (renewals", "fan-out to 5 watchers on 2 instances",
             "fan-out to 50 watchers on 2 instances", "fan-out to 1000 watchers on 2 instances",
             "burst: 10 pushes at once to family lists (40 watchers)", "burst: push answer p99 / delivery p50",
             "push rate 20/s: done/s", "push rate 40/s: done/s", "  CPU (cores) instances / PostgreSQL / generators",
