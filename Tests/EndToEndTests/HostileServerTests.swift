@@ -30,7 +30,8 @@ struct HostileServerTests {
                 .appendingPathComponent("HostileServer/hostile_server.py").path
             process = try Subprocess("/usr/bin/env", ["python3", script, mode, log])
             var found: Int?
-            for _ in 0..<200 where found == nil {
+            // Up to 30 s: the gzip bomb (1 GiB deflated) is made before the server listens.
+            for _ in 0..<600 where found == nil {
                 found = process.stdout.split(separator: "\n").first { $0.hasPrefix("listening on ") }
                     .flatMap { Int($0.dropFirst("listening on ".count)) }
                 if found == nil { Thread.sleep(forTimeInterval: 0.05) }
