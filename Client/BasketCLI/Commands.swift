@@ -150,6 +150,8 @@ enum Commands {
                 Writes the values the last command replaced, as new changes that sync like any other: an item it
                 added is removed again, one it removed comes back as it was, a check, a rename or a quantity goes
                 back. The last 50 commands can be undone, one at a time; in the interactive mode, Ctrl-Z.
+                A list removed with 'list rm' cannot be brought back: the undo after it says so and changes
+                nothing (asked again, it undoes the change before, on whichever list that was, and names it).
                 """,
             writes: true, run: ItemCommands.undo),
         CommandSpec(

@@ -60,6 +60,7 @@ extension Replica {
         try locked { db in
             try db.transaction {
                 guard let no = try listNo(list, db) else { throw ReplicaError.noSuchList(list.description) }
+                let title = try db.scalar("SELECT title FROM lists WHERE no = ?", .integer(no))?.textValue
                 try db.run("DELETE FROM items WHERE list = ?", .integer(no))
                 try db.run("DELETE FROM outbox WHERE list = ?", .blob(list.raw.bytes))
                 try db.run("DELETE FROM sync_lists WHERE list = ?", .blob(list.raw.bytes))
@@ -69,6 +70,12 @@ extension Replica {
                 try db.run("DELETE FROM undo WHERE list = ?", .blob(list.raw.bytes))
                 try db.run(
                     "DELETE FROM undo_steps WHERE journaled = 1 AND step NOT IN (SELECT step FROM undo)")
+                // The removal is the newest step: the next undo says it cannot be undone, instead
+                // of silently undoing the last change made on another list.
+                try db.run(
+                    "INSERT INTO undo_steps(writes, journaled, removed_list) VALUES (0, 2, ?)",
+                    .text(title ?? "(untitled)"))
+                try Self.trimJournal(db)
             }
         }
         notify(ReplicaChange(origin: .local, lists: [list], items: []))

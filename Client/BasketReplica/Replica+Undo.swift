@@ -88,26 +88,46 @@ extension Replica {
     /// With `list`, only the commands made on that list count (a screen showing one list never
     /// undoes a change made on another: the web client's journal does the same).
     /// - Throws: ``ReplicaError/cannotUndo(_:)`` when the last command was too large to journal
-    ///   (the journal ends there), the errors of a write (a list you may only view).
+    ///   (the journal ends there), or, with no `list`, when it removed a list from this device
+    ///   (``removeList(_:)``: said once, then the journal goes on with the step before); the
+    ///   errors of a write (a list you may only view).
     @discardableResult
     public func undo(in list: ListID? = nil) throws -> Undone? {
         // A barrier (a command too large to journal) ends the journal: it is emptied, in a
-        // transaction of its own (the error below must not roll that back).
-        let barrier = try locked { db -> Int64? in
+        // transaction of its own (the error below must not roll that back). A list removed from
+        // this device, when it is the newest step and no list is named, is said once and
+        // leaves the journal: the step before it belongs to another list, and the person asked
+        // to undo the removal.
+        enum Stop {
+            case barrier(Int64)
+            case removedList(String)
+        }
+        let stop = try locked { db -> Stop? in
             try db.transaction {
                 guard
-                    let (writes, journaled) = try db.query(
-                        "SELECT writes, journaled FROM undo_steps ORDER BY step DESC LIMIT 1",
-                        map: { ($0.int64(0), $0.int64(1)) }
-                    ).first, journaled == 0
+                    let (step, writes, journaled, title) = try db.query(
+                        "SELECT step, writes, journaled, removed_list FROM undo_steps ORDER BY step DESC LIMIT 1",
+                        map: { ($0.int64(0), $0.int64(1), $0.int64(2), $0.string(3)) }
+                    ).first
                 else { return nil }
+                if journaled == 2 && list == nil {
+                    try db.run("DELETE FROM undo_steps WHERE step = ?", .integer(step))
+                    return .removedList(title ?? "(untitled)")
+                }
+                guard journaled == 0 else { return nil }
                 try db.run("DELETE FROM undo_steps")
                 try db.run("DELETE FROM undo")
-                return writes
+                return .barrier(writes)
             }
         }
-        if let barrier {
-            throw ReplicaError.cannotUndo("the last change wrote \(barrier) values, more than undo keeps")
+        switch stop {
+        case .barrier(let writes):
+            throw ReplicaError.cannotUndo("the last change wrote \(writes) values, more than undo keeps")
+        case .removedList(let title):
+            throw ReplicaError.cannotUndo(
+                "the last change removed the list '\(Printable.escaped(title))' from this device, which undo cannot"
+                    + " bring back; nothing was undone (undo again undoes the change before it)")
+        case nil: break
         }
         return try performLocal(journal: false) { writer -> Undone? in
             let db = writer.db

@@ -79,6 +79,12 @@ enum Schema {
             PRIMARY KEY(step, list, item, field)
         ) WITHOUT ROWID;
         """,
+        """
+        -- A list removed from this device is a step of the journal too (journaled = 2, its title
+        -- here): undo then says it cannot bring the list back, rather than undoing a step made
+        -- on another list.
+        ALTER TABLE undo_steps ADD COLUMN removed_list TEXT;
+        """,
     ]
 
     static func migrate(_ db: Connection) throws {

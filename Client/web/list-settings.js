@@ -119,6 +119,9 @@ export async function deleteList(screen) {
     }
   }
   await screen.replica.forgetList(screen.list);
+  // Said on the lists screen, once it is drawn (the route runs on hashchange, before this), with
+  // no Undo: a deleted list cannot come back, and undo never reaches another list's change.
+  addEventListener("hashchange", () => screen.app.showToast(`Deleted ${title}`, null), { once: true });
   screen.app.go("#/");
 }
 

@@ -27,6 +27,31 @@ struct UndoCLITests {
         #expect(try device.run("clear", "now").status == 64)
     }
 
+    /// Issue 42, finding 1: `basket undo` right after `basket list rm` undid the last step of
+    /// another list (a shared one: Bob's list emptied too). It now says the removal cannot be
+    /// undone and changes nothing; only an undo asked for again reaches the step before.
+    @Test func undoAfterRemovingAListSaysSoAndLeavesTheOtherListsAlone() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server-rm"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try alice.ok("list", "new", "Groceries")
+        try alice.ok("add", "Milk, Bread")
+        try alice.share(with: bob)
+        try alice.ok("list", "new", "Party")
+        try alice.ok("add", "Crisps")
+        try alice.ok("list", "rm", "Party", "--yes")
+        let refused = try alice.run("undo")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("removed the list 'Party' from this device, which undo cannot bring back"))
+        #expect(refused.stdout.isEmpty, "\(refused.stdout)")
+        try alice.ok("sync")
+        try bob.ok("sync")
+        #expect(try state(alice) == ["Bread", "Milk"])
+        #expect(try state(bob) == ["Bread", "Milk"])
+        // Asked again, undo goes on to the step before, and says where.
+        #expect(try alice.ok("undo").hasPrefix("Undid in Groceries:"))
+    }
+
     @Test func undoReversesAddCheckRemoveAndRenameAndTheOthersSeeIt() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         let alice = try Device.signedUp("alice", on: server, in: root)

@@ -192,6 +192,10 @@ def test_clear_checked_archive_and_delete_from_the_phone(client, device):
     open_settings(phone).get_by_role("button", name="Delete the list").click()
     phone.page.get_by_role("dialog", name="Delete Family?").get_by_role("button", name="Delete").click()
     phone.page.get_by_role("heading", name="Your lists").wait_for()
+    # Said, with no Undo: a deleted list cannot come back (issue 42).
+    toast = phone.page.get_by_role("status").filter(has_text="Deleted Family")
+    toast.wait_for()
+    assert toast.get_by_role("button", name="Undo").count() == 0
     assert phone.page.query_selector("a.list-row:has-text('Family')") is None
     terminal.run("sync", check=False)
     status = terminal.json("status")["lists"]
