@@ -29,6 +29,10 @@ struct CLIHabitsTests {
         #expect(try device.ok("help", "list", "rm").contains("USAGE: basket list rm [NAME] [--yes]"))
         #expect(try device.ok("help").contains("EXIT STATUS"))
         #expect(try device.ok("help").contains("Ctrl-S"))
+        // A word that only begins commands lists them (it answered "did you mean 'scenario'?").
+        let group = try device.ok("help", "scenario")
+        #expect(group.contains("basket scenario run [--server PATH]") && group.contains("Run conflict scenarios"))
+        #expect(try device.run("help", "scenari").stderr.contains("did you mean 'scenario'?"))
         // Every section heading of every command's help stands on a line of its own, after a
         // blank line, and prose after a section's lines is set apart by one.
         for command in [

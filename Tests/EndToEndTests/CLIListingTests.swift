@@ -42,6 +42,19 @@ struct CLIHistoryTests {
         #expect(history.allSatisfy { ($0["time"] as? String)?.hasSuffix("Z") == true })
         #expect(history.contains { $0["field"] as? String == "checked" && $0["by"] as? String == "bobby" })
         #expect((json as? [String: Any])?["renamedTo"] as? String == "Organic whole milk from the farm")
+        // `devices` and `invites` in local time too (they printed UTC, issue 42).
+        _ = try alice.ok("share")
+        for command in ["devices", "invites"] {
+            func hour(_ tz: String) throws -> Int {
+                let text = try alice.ok(command, environment: ["TZ": tz])
+                #expect(!text.contains("UTC"), "\(text)")
+                let time = try #require(
+                    text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
+                        .first { $0.count == 5 && $0.dropFirst(2).first == ":" })
+                return try #require(Int(String(time.prefix(2))))
+            }
+            #expect((try hour("UTC") + 9) % 24 == (try hour("Asia/Tokyo")), "\(command)")
+        }
 
         // Offline (no server answering), writes are told by device, never by a guess.
         _ = server.stop()

@@ -60,6 +60,18 @@ struct InstallTests {
             #expect(rendered.contains(section), "the man page lacks \(section)")
         }
         #expect(!rendered.contains("basket-server(1)"))
+        // Every document of the source it names is there (it once cited a docs/protocol.md).
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let cited = try NSRegularExpression(pattern: "docs/[A-Za-z0-9_-]+\\.md").matches(
+            in: rendered, range: NSRange(rendered.startIndex..., in: rendered)
+        ).compactMap { Range($0.range, in: rendered).map { String(rendered[$0]) } }
+        #expect(!cited.isEmpty)
+        for document in cited {
+            #expect(
+                FileManager.default.fileExists(atPath: checkout.appendingPathComponent(document).path),
+                "the man page cites \(document), which is not in the source")
+        }
 
         // Bash completes commands, items (without case, quoted) and lists from the replica.
         let data = root.file("data")

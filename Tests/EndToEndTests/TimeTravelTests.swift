@@ -123,4 +123,22 @@ struct TimeTravelTests {
         // Offline, on a device that never synced: its own history is all there is, and complete.
         #expect(try alice.ok("changes", "--since", "-1h").contains("you, this device: added Milk"))
     }
+
+    /// Issue 42: a time of day that has not come yet today means yesterday (`--since 18:30` at
+    /// 09:00 is last evening, not tonight), and the answer names the date it took.
+    @Test func aTimeOfDayStillToComeMeansYesterday() throws {
+        let bob = Device(root, "evening-bob")
+        let evening: UInt64 = 1_796_495_400_000  // 2026-12-05 18:30 UTC
+        let morning: UInt64 = 1_796_547_600_000  // 2026-12-06 09:00 UTC
+        try bob.ok("add", "Bread", environment: ["BASKET_CLOCK_MS": String(evening - 3_600_000)])
+        try bob.ok("add", "Milk", environment: ["BASKET_CLOCK_MS": String(evening + 600_000)])
+        let told = try bob.ok(
+            "changes", "--since", "18:30", environment: ["BASKET_CLOCK_MS": String(morning), "TZ": "UTC"])
+        #expect(told.contains("since 2026-12-05 18:30:00"), "\(told)")
+        #expect(told.contains("added Milk") && !told.contains("added Bread"), "\(told)")
+        // A time that has passed today is today.
+        let today = try bob.ok(
+            "changes", "--since", "08:00", environment: ["BASKET_CLOCK_MS": String(morning), "TZ": "UTC"])
+        #expect(today.contains("since 2026-12-06 08:00:00"), "\(today)")
+    }
 }

@@ -364,7 +364,7 @@ enum Completion {
             .fi
             .SH SEE ALSO
             The server, basket\\-server, has its own \\-\\-help. README.md and docs/ in the source:
-            docs/conflicts.md (how changes merge), docs/protocol.md, docs/deploy.md.
+            docs/conflicts.md (how changes merge), docs/api.md (the HTTP API), docs/deploy.md.
 
             """
         context.console.print(page)

@@ -152,7 +152,9 @@ extension ItemCommands {
         for format in ["HH:mm:ss", "HH:mm"] {
             local.dateFormat = format
             guard let clock = local.date(from: trimmed) else { continue }
-            // That time of the day `now` falls on, in the local zone.
+            // That time of the day `now` falls on, in the local zone, when it has passed; else
+            // the day before ('--since 18:30' at 09:00 is yesterday evening, not tonight). The
+            // commands print the date they took.
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone.current
             let parts = calendar.dateComponents([.hour, .minute, .second], from: clock)
@@ -160,7 +162,10 @@ extension ItemCommands {
             if let date = calendar.date(
                 bySettingHour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0, of: today)
             {
-                return milliseconds(date)
+                guard date > today, let before = calendar.date(byAdding: .day, value: -1, to: date) else {
+                    return milliseconds(date)
+                }
+                return milliseconds(before)
             }
         }
         throw bad

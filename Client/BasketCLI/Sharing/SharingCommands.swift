@@ -73,12 +73,12 @@ enum SharingCommands {
         context.console.print("See or withdraw it with 'basket invites'.")
     }
 
-    /// A Unix-milliseconds time as the user reads it (UTC, to the minute).
+    /// A Unix-milliseconds time as the user reads it: local time, to the minute (`--json` has ISO).
     static func date(_ milliseconds: Int64) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
         return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
@@ -167,7 +167,7 @@ enum SharingCommands {
     /// `basket undo` takes back: an owner's way out of a list a member filled with junk. Removals
     /// are taken by a full list.
     static func removeWithTheirItems(_ context: Context, _ name: String, list: ListInfo, since text: String) throws {
-        let since = try ItemCommands.parseTime(text, now: HybridClock.wallClockMilliseconds())
+        let since = try ItemCommands.parseTime(text, now: try context.wallClock()())
         let (transport, _) = try context.transport()
         let engine = try SyncCommands.engine(context)
         let listID = list.id
