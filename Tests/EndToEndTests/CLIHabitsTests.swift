@@ -120,8 +120,10 @@ struct CLIHabitsTests {
         try alice.ok("add", "Milk")
         try alice.ok("sync")
         #expect(try alice.ok("list", "rm", "Weekly").contains("Deleted Weekly for everyone"))
-        // The undo journal had the add of Milk on Weekly last: it is gone with the list, so undo
-        // takes back the step before it, on Party.
+        // The removal is the journal's last step: undo says it cannot bring Weekly back and does
+        // nothing (issue 42); asked again, it takes back the step before, on Party, and says so.
+        let refused = try alice.run("undo")
+        #expect(refused.status == 1 && refused.stderr.contains("removed the list 'Weekly'"), "\(refused.stderr)")
         let undone = try alice.ok("undo")
         #expect(undone.contains("Party") && undone.contains("Balloons: removed"), "\(undone)")
         try alice.ok("sync")
