@@ -22,14 +22,16 @@ import Synchronization
 public enum CurlExchange {
     /// An exchange for `HTTPSyncTransport.init(baseURL:token:answerTimeout:exchange:unavailableRetryDelays:)`
     /// whose answers are read up to `maxAnswerBytes` after gzip is undone.
+    /// Cheap to make: libcurl starts (and loads its TLS library) at the first request, so a
+    /// command that never reaches the server pays nothing for it.
     public static func make(maxAnswerBytes: Int = HTTPSyncTransport.maxAnswerBytes) -> HTTPSyncTransport.Exchange {
-        _ = globalSetUp
         let handles = Handles()
         return { request in try await handles.perform(request, maxAnswerBytes: maxAnswerBytes) }
     }
 
-    /// libcurl's process-wide start, once, before any handle (it is not safe to run twice at once).
-    private static let globalSetUp: Void = { _ = curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+    /// libcurl's process-wide start, once, before the first handle (Swift runs a static's
+    /// initializer once, however many threads ask: libcurl's own start is not safe to run twice).
+    static let globalSetUp: Void = { _ = curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 }
 
 /// What one request's callbacks write into, touched only by the thread running the request
@@ -127,6 +129,7 @@ final class Handles: Sendable {
 
     private func take() throws -> Handle {
         if let handle = idle.withLock({ $0.popLast() }) { return handle }
+        _ = CurlExchange.globalSetUp
         guard let pointer = curl_easy_init() else { throw SyncError.unreachable("libcurl could not start a request") }
         return Handle(pointer: pointer)
     }
