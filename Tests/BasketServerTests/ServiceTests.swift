@@ -362,14 +362,21 @@ struct ListAccessTests {
         #expect(try await redeem(other, carol) == 200)
     }
 
+    /// A server whose lists hold 10 items, and a list of olga's that `editor` joined as an editor:
+    /// (harness, olga's token, the editor's token, the list).
+    static func listOfTen(editor: String) async throws -> (Harness, String, String, ListID) {
+        let harness = try Harness { $0.maxItemsPerList = 10 }
+        let owner = try await harness.signUp("olga")
+        let member = try await harness.signUp(editor)
+        let list = try await harness.newList(owner)
+        try await harness.join(list, owner: owner, member: member, role: "editor")
+        return (harness, owner, member, list)
+    }
+
     /// A member who is not an owner adds at most half of a list's items: past it, 403
     /// member_share_full, while its removals still go through and the owner keeps adding.
     @Test func aMemberWhoIsNotAnOwnerFillsAtMostHalfOfAList() async throws {
-        let harness = try Harness { $0.maxItemsPerList = 10 }
-        let owner = try await harness.signUp("olga")
-        let mallory = try await harness.signUp("mallory")
-        let list = try await harness.newList(owner)
-        try await harness.join(list, owner: owner, member: mallory, role: "editor")
+        let (harness, owner, mallory, list) = try await Self.listOfTen(editor: "mallory")
         let junk = (0..<6).map { "Junk \($0)" }
         let first = try await harness.push(
             harness.operations(list, names: Array(junk.prefix(5)), replica: 66), to: list, token: mallory)
@@ -393,11 +400,7 @@ struct ListAccessTests {
     /// it removed (past the retention), it may add as many again. An editor who adds the week's
     /// shopping and clears it for years never runs out.
     @Test func compactionGivesAMemberItsShareBack() async throws {
-        let harness = try Harness { $0.maxItemsPerList = 10 }
-        let owner = try await harness.signUp("olga")
-        let bob = try await harness.signUp("bob")
-        let list = try await harness.newList(owner)
-        try await harness.join(list, owner: owner, member: bob, role: "editor")
+        let (harness, _, bob, list) = try await Self.listOfTen(editor: "bob")
         let week = harness.operations(list, names: (0..<5).map { "Week one \($0)" }, replica: 66)
         #expect(try await harness.push(week, to: list, token: bob).status == 200)
         let next = harness.operations(list, names: ["Week two 0"], offset: 10, replica: 66)
