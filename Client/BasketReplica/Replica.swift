@@ -128,6 +128,14 @@ public final class Replica: @unchecked Sendable {
         observers.makeStream()
     }
 
+    /// A number that changes when another connection commits to the replica's file (another
+    /// process, usually: a second terminal, `basket sync --watch`) and stays the same while only
+    /// this object writes (``changes()`` tells of those). SQLite's `PRAGMA data_version`: asking
+    /// costs no disk read, so a screen may ask ten times a second.
+    public func fileVersion() throws -> Int64 {
+        try locked { try $0.scalar("PRAGMA data_version")?.integerValue ?? 0 }
+    }
+
     func notify(_ change: ReplicaChange) {
         if !change.lists.isEmpty { observers.send(change) }
     }

@@ -282,13 +282,19 @@ struct InteractiveTests {
 struct InteractiveSyncTests {
     let root = TemporaryDirectory("interactive-sync")
 
-    @Test func changesFromAnotherDeviceAppearWhileItIsOpen() throws {
+    /// A server, Alice's list "Family" with Milk on it, shared with Bob.
+    func family() throws -> (ServerProcess, Device, Device) {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         let alice = try Device.signedUp("alice", on: server, in: root)
         let bob = try Device.signedUp("bob", on: server, in: root)
         try alice.ok("list", "new", "Family")
         try alice.ok("add", "Milk")
         try alice.share(with: bob)
+        return (server, alice, bob)
+    }
+
+    @Test func changesFromAnotherDeviceAppearWhileItIsOpen() throws {
+        let (server, alice, bob) = try family()
         let pane = try TmuxPane(
             command: "\(Executables.path("basket")) --db \(bob.directory)", environment: ["NO_COLOR": "1"])
         pane.wait("bob's list") { $0.contains("Family") && $0.contains("[ ] Milk") }
@@ -296,5 +302,51 @@ struct InteractiveSyncTests {
         try alice.ok("add", "Eggs")
         try alice.ok("sync")
         pane.wait("alice's Eggs on bob's screen") { $0.contains("[ ] Eggs") }
+    }
+
+    // Several processes on one device's copy (issue 42, finding 2): the interactive mode, a
+    // `sync --watch` and single commands in a third terminal.
+    @Test func theInteractiveModeAndAWatchSeeWhatAThirdCommandWrites() throws {
+        let (server, alice, bob) = try family()
+        defer { withExtendedLifetime(server) {} }
+        let basket = Executables.path("basket")
+        let screen = try TmuxPane(command: "\(basket) --db \(alice.directory)", environment: ["NO_COLOR": "1"])
+        screen.wait("the list") { $0.contains("Family") && $0.contains("[ ] Milk") && $0.contains("synced") }
+        let watch = try TmuxPane(command: "\(basket) --db \(alice.directory) sync --watch", environment: [:])
+        watch.wait("the watch") { $0.contains("Watching Family") }
+        // Five writes from a third process, each without a sync of its own: before, the screen
+        // showed none of them and the watch printed only those it happened to pull.
+        let names = ["Eggs", "Tea", "Jam", "Rice", "Soap"]
+        for name in names { try alice.ok("add", name, "--no-sync") }
+        try alice.ok("check", "Milk", "--no-sync")
+        screen.wait("the third command's adds on the screen") { text in
+            names.allSatisfy { text.contains("[ ] \($0)") } && text.contains("[x] Milk")
+        }
+        watch.wait("every add printed by the watch") { text in
+            names.allSatisfy { text.contains("+ \($0)") } && text.contains("[x] Milk")
+        }
+        // `--no-sync` kept them here; a sync sends them, and Bob gets all six changes.
+        try alice.ok("sync")
+        try bob.ok("sync")
+        let bobs = try bob.listing().items
+        #expect(Set(bobs.filter { !$0.checked }.map(\.name)) == Set(names))
+        #expect(bobs.filter(\.checked).map(\.name) == ["Milk"])
+    }
+
+    @Test func bothComeBackWithinSecondsAfterTheServerWasAway() throws {
+        let (server, alice, _) = try family()
+        let basket = Executables.path("basket")
+        let screen = try TmuxPane(command: "\(basket) --db \(alice.directory)", environment: ["NO_COLOR": "1"])
+        screen.wait("the list") { $0.contains("[ ] Milk") && $0.contains("synced") }
+        let watch = try TmuxPane(command: "\(basket) --db \(alice.directory) sync --watch", environment: [:])
+        watch.wait("the watch") { $0.contains("Watching Family") }
+        _ = server.stop()
+        // Saved here while the server is away; the open screen sends it when it is back.
+        _ = try alice.run("add", "Eggs")
+        screen.wait("the outage") { $0.contains("can't reach the server") }
+        try server.start()
+        // Retries come 1 s, 2 s, then 4 s apart: both are back within the 5 s a wait allows.
+        screen.wait("the screen synced again") { $0.contains("synced") && $0.contains("[ ] Eggs") }
+        watch.wait("the watch connected again") { $0.contains("connected again") }
     }
 }

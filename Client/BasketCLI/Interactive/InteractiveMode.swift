@@ -110,9 +110,16 @@ final class InteractiveMode {
         defer { Terminal.restore() }
         try reload()
         draw()
+        var outside = OutsideWrites(replica)
         while true {
             let bytes = Terminal.readBytes()
-            if remoteChanged.take() {
+            if outside.happened() {
+                // Another process wrote to this device's copy: shown now, and sent now.
+                live?.changed()
+                try reload()
+                state.message = "Updated by another basket on this device"
+                draw()
+            } else if remoteChanged.take() {
                 try reload()
                 state.message = "Updated from another device"
                 draw()

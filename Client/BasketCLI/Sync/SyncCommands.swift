@@ -330,7 +330,12 @@ enum SyncCommands {
             throw CommandError(message: "no list to watch", code: "no_such_list")
         }
         _ = try runBlocking { try await engine.sync(list.id) }
-        context.console.print("Watching \(list.title) (Ctrl-C to stop)")
+        // With --json, standard output carries JSON lines only: the greeting goes to standard error.
+        if context.json {
+            context.console.error("Watching \(list.title) (Ctrl-C to stop)")
+        } else {
+            context.console.print("Watching \(list.title) (Ctrl-C to stop)")
+        }
         context.console.flush()
         let sends = try context.loadConfig().autoSync != false && !context.arguments.has("--no-sync")
         let wake = DispatchSemaphore(value: 0)
@@ -364,8 +369,14 @@ enum SyncCommands {
         live.start()
         defer { live.stop() }
         var before = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
+        var outside = OutsideWrites(replica)
         while true {
-            wake.wait()
+            // Woken by what the server relays, or, ten times a second, to look for what other
+            // processes on this device wrote (sent at once, and printed as any other change).
+            if wake.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+                guard outside.happened() else { continue }
+                live.changed()
+            }
             for line in problems.withLock({ p in
                 defer { p.lines = [] }; return p.lines
             }) { context.console.error(line) }
