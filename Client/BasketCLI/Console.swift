@@ -27,6 +27,10 @@ final class Console {
     /// Whether this console keeps what it is given (the scenario runner's): no one reads a prompt.
     var isCapturing: Bool { capturedOutput != nil }
 
+    /// Whether standard output is a terminal a person reads (not a pipe, a file or a capture):
+    /// long values are wrapped to fit on one, and given whole otherwise.
+    var isTerminal: Bool { !isCapturing && isatty(1) == 1 }
+
     /// Whether reports are left out (`-q`): ``print(_:)`` writes nothing; errors and JSON still go.
     var isQuiet = false
 

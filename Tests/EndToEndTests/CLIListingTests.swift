@@ -19,8 +19,8 @@ struct CLIHistoryTests {
         let text = try alice.ok("history", "organic", environment: ["TZ": "UTC"])
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.contains("  Renamed from Milk ('basket history Milk')"), "\(text)")
-        // The name cut at 24 columns with an ellipsis, then two spaces, then the time.
-        #expect(lines.contains { $0.hasPrefix("   * \"Organic whole milk fro…  20") }, "\(text)")
+        // Not a terminal: the name whole (it was cut at 24 columns), then two spaces, then the time.
+        #expect(lines.contains { $0.hasPrefix("   * \"Organic whole milk from the farm\"  20") }, "\(text)")
         #expect(lines.contains { $0.hasSuffix("you, this device") })
         // The old item's history says where it went, and who checked it.
         let old = try alice.ok("history", "Milk", environment: ["TZ": "UTC"])
@@ -60,6 +60,39 @@ struct CLIHistoryTests {
         _ = server.stop()
         let offline = try alice.ok("history", "Milk")
         #expect(offline.contains("another device (") && offline.contains("you, this device"), "\(offline)")
+    }
+
+    /// A rename and a removal a moment later (issue 42, finding 3): the removal was taken for
+    /// the end of the rename ("Oat milk: Renamed from butter", "butter: Renamed to Oat milk").
+    @Test func aRenameIsLinkedByItsOwnWritesNeverByTiming() throws {
+        let device = Device(root, "solo")
+        try device.ok("add", "Milk, Butter")
+        try device.ok("rename", "milk", "--to", "Oat milk")
+        try device.ok("rm", "butter")
+        let oat = try device.ok("history", "oat milk")
+        #expect(oat.contains("Renamed from Milk") && !oat.contains("Butter"), "\(oat)")
+        let butter = try device.ok("history", "butter")
+        #expect(!butter.contains("Renamed"), "\(butter)")
+        let milk = try device.ok("history", "milk")
+        #expect(milk.contains("Renamed to Oat milk"), "\(milk)")
+        // Renamed into a name the list had before: the link is found again, the latest one said.
+        try device.ok("rename", "oat milk", "--to", "Butter")
+        let again = try device.ok("history", "butter")
+        #expect(again.contains("Renamed from Oat milk") && !again.contains("Renamed to"), "\(again)")
+    }
+
+    /// On a terminal a long value is wrapped in its column, every word kept (it was cut at 24
+    /// columns with "…").
+    @Test func onATerminalALongValueIsWrappedNotCut() throws {
+        let device = Device(root, "wrap")
+        try device.ok("add", "Organic whole milk from the farm down the road")
+        let pane = try TmuxPane(
+            command: "sh -c '\(Executables.path("basket")) --db \(device.directory) history organic; sleep 60'")
+        let screen = pane.wait("the history") { $0.contains("name:") && $0.contains("road") }
+        #expect(!screen.contains("…"), "\(screen)")
+        let rows = screen.split(separator: "\n").map(String.init)
+        #expect(rows.contains { $0.hasPrefix("   * \"Organic whole milk ") }, "\(screen)")
+        #expect(rows.contains { $0.hasPrefix("     ") && $0.contains("road\"") }, "\(screen)")
     }
 }
 

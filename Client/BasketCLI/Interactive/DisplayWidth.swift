@@ -70,6 +70,34 @@ enum DisplayWidth {
         return result + "…"
     }
 
+    /// `text` in lines of at most `width` columns, broken after a space where one is near and
+    /// between characters where none is: every character kept, in order.
+    static func wrap(_ text: String, to width: Int) -> [String] {
+        guard width > 0, columns(of: text) > width else { return [text] }
+        var lines: [String] = []
+        var line = ""
+        var used = 0
+        for character in text {
+            let cost = columns(of: String(character))
+            if used + cost > width, !line.isEmpty {
+                // Carry the last word over when the line has a space in its second half.
+                if let space = line.lastIndex(of: " "), columns(of: line[..<space]) >= width / 2 {
+                    let rest = String(line[line.index(after: space)...])
+                    lines.append(String(line[...space]))
+                    line = rest
+                } else {
+                    lines.append(line)
+                    line = ""
+                }
+                used = columns(of: line)
+            }
+            line.append(character)
+            used += cost
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
     /// `text` if it fits in `width` columns; otherwise "…" and as many whole characters of its
     /// end as fit (what is being typed stays in view).
     static func truncateHead(_ text: String, to width: Int) -> String {

@@ -43,6 +43,13 @@ extension ItemCommands {
             context.console.print(
                 "  (incomplete: the server had dropped superseded writes before this device received them)")
         }
+        // On a terminal a long value is wrapped in its column; elsewhere (a pipe, a file) it is
+        // given whole on one line, the columns widened to the longest.
+        let wraps = context.console.isTerminal
+        let valueColumns =
+            wraps
+            ? historyValueColumns
+            : entries.map { DisplayWidth.columns(of: $0.operation.value.description) }.reduce(historyValueColumns, max)
         var currentField: Field?
         for entry in entries {
             let op = entry.operation
@@ -51,47 +58,74 @@ extension ItemCommands {
                 currentField = op.field
             }
             let mark = entry.isWinner ? "*" : " "
-            let value = DisplayWidth.truncate(op.value.description, to: historyValueColumns)
-            let pad = String(repeating: " ", count: max(0, historyValueColumns - DisplayWidth.columns(of: value)))
+            let lines =
+                wraps ? DisplayWidth.wrap(op.value.description, to: valueColumns) : [op.value.description]
+            let value = lines[0]
+            let pad = String(repeating: " ", count: max(0, valueColumns - DisplayWidth.columns(of: value)))
             context.console.print(
                 "   \(mark) \(value)\(pad)  \(localTime(op.timestamp))  \(authors.describe(op.replica))"
                     + (entry.isWinner ? "" : "  (\(why(entry.reason)))"))
+            for more in lines.dropFirst() { context.console.print("     \(more)") }
         }
     }
 
-    /// The item this one was renamed from, and the one it was renamed to: a rename to another
-    /// key writes the new item's name and removes the old one in one step of one device, within
-    /// the same second; the writes carry no link, so it is found by that step.
+    /// The fields a rename to another key writes on the new item, in the order it writes them
+    /// (`Replica.rename(_:to:in:)`, and `rename` in the web client's replica-writes.js); the old
+    /// item's removal follows, all stamped by one reading of one replica's clock.
+    static let renameRun: [Field] = [.name, .checked, .deleted, .quantity, .note, .category]
+
+    /// The item this one was renamed from, and the one it was renamed to. A rename to another
+    /// key is one step of one replica: the new item's six writes (``renameRun``) and the old
+    /// item's removal at the seven versions that follow each other on that replica's clock. The
+    /// link is that run of versions, never how close in time two writes were: a removal a moment
+    /// later is another step with a version of its own.
     static func renames(of item: Item, entries: [HistoryEntry], in list: ListID, replica: Replica) throws -> (
         from: Item?, to: Item?
     ) {
-        let firstName = entries.filter { $0.operation.field == .name }.map(\.operation).min { $0.version < $1.version }
-        let removals = entries.filter { $0.operation.field == .deleted && $0.operation.value == .bool(true) }
-            .map(\.operation)
-        guard firstName != nil || !removals.isEmpty else { return (nil, nil) }
-        func close(_ a: Op, _ b: Op) -> Bool {
-            a.replica == b.replica && b.timestamp.milliseconds >= a.timestamp.milliseconds
-                && b.timestamp.milliseconds - a.timestamp.milliseconds < 1_000 && a.timestamp < b.timestamp
-        }
-        var from: Item?
-        var to: Item?
+        let ops = entries.map(\.operation)
+        // The version of the removal that ended each rename into this item (latest first).
+        let intoThis = ops.filter { $0.field == .name }.compactMap { renameEnd(startingAt: $0, in: ops) }
+            .sorted(by: >)
+        // This item's removals: each may end a rename out of it.
+        let removals = Set(
+            ops.filter { $0.field == .deleted && $0.value == .bool(true) }.map(\.version))
+        guard !intoThis.isEmpty || !removals.isEmpty else { return (nil, nil) }
+        var from: (item: Item, version: Version)?
+        var to: (item: Item, version: Version)?
         for other in try replica.items(in: list, filter: .all) where other.id != item.id {
             let history = try replica.history(of: other.id, in: list).map(\.operation)
-            if from == nil, let firstName, other.isDeleted,
-                history.contains(where: { $0.field == .deleted && $0.value == .bool(true) && close(firstName, $0) }),
-                let otherFirst = history.filter({ $0.field == .name }).min(by: { $0.version < $1.version }),
-                otherFirst.timestamp < firstName.timestamp
-            {
-                from = other
+            if let removed = history.first(where: {
+                $0.field == .deleted && $0.value == .bool(true) && intoThis.contains($0.version)
+            }), from.map({ $0.version < removed.version }) ?? true {
+                from = (other, removed.version)
             }
-            if to == nil, let otherFirst = history.filter({ $0.field == .name }).min(by: { $0.version < $1.version }),
-                removals.contains(where: { close(otherFirst, $0) })
-            {
-                to = other
+            for name in history where name.field == .name {
+                if let end = renameEnd(startingAt: name, in: history), removals.contains(end),
+                    to.map({ $0.version < end }) ?? true
+                {
+                    to = (other, end)
+                }
             }
-            if from != nil && to != nil { break }
         }
-        return (from, to)
+        return (from?.item, to?.item)
+    }
+
+    /// When `name` opens a rename's run on its item (``renameRun`` at consecutive versions of
+    /// its replica in `ops`), the version the old item's removal then has; nil otherwise.
+    static func renameEnd(startingAt name: Op, in ops: [Op]) -> Version? {
+        let versions = Set(ops.map { FieldVersion(field: $0.field, version: $0.version) })
+        var clock = HybridClock(last: name.timestamp)
+        for field in renameRun.dropFirst() {
+            // The tick after the last one, as one reading of the wall clock stamps a step.
+            let next = Version(timestamp: clock.now(wallMilliseconds: 0), replica: name.replica)
+            guard versions.contains(FieldVersion(field: field, version: next)) else { return nil }
+        }
+        return Version(timestamp: clock.now(wallMilliseconds: 0), replica: name.replica)
+    }
+
+    private struct FieldVersion: Hashable {
+        var field: Field
+        var version: Version
     }
 
     /// A time as people read it: the local date and time ($TZ), to the second.

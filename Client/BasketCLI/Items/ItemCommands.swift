@@ -298,7 +298,8 @@ enum ItemCommands {
         return text
     }
 
-    /// The columns a value takes in `basket history` (a longer one ends in "…"; --json has it whole).
+    /// The columns a value takes in `basket history` on a terminal (a longer one is wrapped in
+    /// them; a pipe or a file gets it whole on one line, as --json does).
     static let historyValueColumns = 24
 
     /// Who wrote with a replica id: this device, a member of the list (the server says whose
