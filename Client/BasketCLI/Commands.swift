@@ -165,8 +165,11 @@ enum Commands {
                   --flat           One list by name, without the aisle groups.
                   --at TIME        The list as it stood then, from the history this device keeps: every write
                                    made at or before TIME that it holds (one made offline earlier and received
-                                   later is in). TIME: -2h, -30m, -3d, 2026-12-04 18:30, 18:30, ISO 8601.
+                                   later is in). TIME: -2h, -30m, -3d, 2026-12-04 18:30, 18:30 (today if
+                                   it has passed, else yesterday: the heading says which), ISO 8601.
                                    Says so when compaction left the history incomplete.
+                Like 'ls', pulls the list first when the last pull is older than 5 s and the server answers
+                within 2 s; otherwise says how old this device's copy is ("As of 12 min ago (why)").
                 Items to buy come first, grouped by category in the list's aisle order ('basket aisles'), then
                 the other categories, then those without one; then checked ones ([x]), by name.
                 """,
@@ -221,8 +224,10 @@ enum Commands {
                 Each device's step on an item, oldest first: "bob: checked Milk", "you, this device: renamed
                 "Milk" to "Oat milk"", with "(since replaced)" where a later write took its place. From the
                 history this device keeps, by when writes were made; says so when compaction left the history
-                incomplete. TIME: -90s, -30m, -2h, -3d, -1w, now, 2026-12-04, 2026-12-04 18:30[:05], 18:30, or
-                ISO 8601 with a zone. Who: an account's name when the server says whose device it was.
+                incomplete. TIME: -90s, -30m, -2h, -3d, -1w, now, 2026-12-04, 2026-12-04 18:30[:05], 18:30
+                (today if it has passed, else yesterday: the heading says which), or ISO 8601 with a zone.
+                Who: an account's name when the server says whose device it was. Pulls the list first, as
+                'ls' does, or says how old this device's copy is.
                 """,
             valueOptions: ["--since"], output: .data, run: ItemCommands.changes),
         CommandSpec(

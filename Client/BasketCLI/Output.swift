@@ -101,6 +101,14 @@ enum Output {
         var at: String
         var historyComplete: Bool
         var items: [ItemJSON]
+        /// How old this device's copy is, when it could not pull first (absent when it did).
+        var stale: Stale?
+    }
+
+    /// A copy that could not be pulled before it was shown: when it last was, and why not.
+    struct Stale: Encodable {
+        var lastSync: String?
+        var why: String
     }
 
     /// `basket changes --since TIME --json`.
@@ -109,6 +117,8 @@ enum Output {
         var since: String
         var historyComplete: Bool
         var changes: [Change]
+        /// How old this device's copy is, when it could not pull first (absent when it did).
+        var stale: Stale?
     }
 
     /// One device's step on one item: `what` names it ("added", "checked", "renamed"…).

@@ -123,20 +123,38 @@ struct CLIStalenessTests {
         // Alice pulled a moment ago: her list is shown as she has it, without a word of age.
         let recent = try alice.ok("ls")
         #expect(!recent.contains("Tea") && !recent.contains("As of"), "\(recent)")
-        Thread.sleep(forTimeInterval: 5.5)
-        let pulled = try alice.ok("ls")
+        // Six seconds later by the command's clock (no sleep): a pull first.
+        let later = ["BASKET_CLOCK_SKEW_MS": "6000"]
+        let pulled = try alice.ok("ls", environment: later)
         #expect(pulled.contains("Tea") && !pulled.contains("As of"), "\(pulled)")
         // Status says when a write command's send last reached the server.
         let bobStatus = try bob.ok("status")
         #expect(bobStatus.contains("changes sent "), "\(bobStatus)")
 
-        Thread.sleep(forTimeInterval: 5.5)
-        #expect(try alice.ok("ls", "--no-sync").contains("As of 5 s ago (--no-sync)"))
+        let noSync = try alice.ok("ls", "--no-sync", environment: later)
+        #expect(noSync.contains("As of 6 s ago (--no-sync)") || noSync.contains("As of 7 s ago"), "\(noSync)")
+
+        // The past and what changed since pull first too (issue 42, finding 4): Bob's Jam,
+        // added after Alice's last pull, is in both.
+        try bob.ok("add", "Jam")
+        let then = try alice.ok("ls", "--at", "now", environment: later)
+        #expect(then.contains("Jam") && !then.contains("As of"), "\(then)")
+        try bob.ok("add", "Rice")
+        let since = try alice.ok("changes", "--since", "-1h", environment: later)
+        #expect(since.contains("added Rice") && since.contains("bobby"), "\(since)")
+
         _ = server.stop()
-        let down = try alice.ok("ls")
+        let down = try alice.ok("ls", environment: later)
         #expect(down.contains("Tea"), "\(down)")
         // Why, as the transport says it: refused (one server), an empty reply (behind a proxy).
         #expect(down.contains("As of ") && down.contains(" s ago ("), "\(down)")
+        // When it cannot pull, the past says how old this copy is, in words and in --json.
+        let pastDown = try alice.ok("changes", "--since", "-1h", environment: later)
+        #expect(pastDown.contains("As of ") && pastDown.contains(" s ago ("), "\(pastDown)")
+        let json = try JSONSerialization.jsonObject(
+            with: Data(try alice.ok("ls", "--at", "now", "--json", environment: later).utf8))
+        let stale = try #require((json as? [String: Any])?["stale"] as? [String: Any], "\(json)")
+        #expect((stale["lastSync"] as? String)?.hasSuffix("Z") == true && stale["why"] is String)
     }
 
     @Test func aRevokedDeviceSaysItIsSignedOut() throws {

@@ -9,10 +9,13 @@ extension ItemCommands {
 
     /// `basket ls --at TIME`: the list as it stood then.
     static func listAt(_ context: Context, _ text: String, filter: ItemFilter) throws {
-        let time = try parseTime(text, now: try context.wallClock()())
+        let now = try context.wallClock()()
+        let time = try parseTime(text, now: now)
         guard let list = try context.list(create: false) else {
             throw CommandError(message: "no lists yet: nothing to show at \(text)", code: "no_such_list")
         }
+        // The past as the server knows it: what other members wrote is pulled first when it can be.
+        let freshness = SyncCommands.refresh(context, list.id)
         let snapshot = try context.replica().snapshot(of: list.id, at: time)
         let items = snapshot.items.filter { item in
             switch filter {
@@ -25,12 +28,14 @@ extension ItemCommands {
             return try context.console.json(
                 Output.ListAt(
                     list: list.id.description, title: snapshot.title, at: isoTime(time),
-                    historyComplete: snapshot.isHistoryComplete, items: items.map(ItemJSON.init)))
+                    historyComplete: snapshot.isHistoryComplete, items: items.map(ItemJSON.init),
+                    stale: freshness.json))
         }
         let toBuy = snapshot.items.filter { !$0.isChecked }.count
         context.console.print(
-            "\(snapshot.title ?? list.title) as of \(localTime(time)) "
+            "\(snapshot.title ?? list.title) as of \(localMoment(time, now: now)) "
                 + "(\(toBuy) to buy, \(snapshot.items.count - toBuy) checked)")
+        if let note = freshness.note { context.console.print(note) }
         if !snapshot.isHistoryComplete { context.console.print(incompleteNote) }
         if items.isEmpty { context.console.print(snapshot.items.isEmpty ? "(empty then)" : "(none of these then)") }
         for item in items { context.console.print(line(for: item)) }
@@ -51,9 +56,11 @@ extension ItemCommands {
             throw UsageError(
                 message: "say since when: --since TIME (\(timeUsage))", usage: "basket changes --since TIME")
         }
-        let time = try parseTime(text, now: try context.wallClock()())
+        let now = try context.wallClock()()
+        let time = try parseTime(text, now: now)
         let list = try context.requireList()
         let replica = try context.replica()
+        let freshness = SyncCommands.refresh(context, list.id)
         let (changes, complete) = try replica.changes(in: list.id, since: time)
         let authors = Authors(context, list: list.id)
         if context.json {
@@ -71,12 +78,13 @@ extension ItemCommands {
                                     boolValue: write.operation.value.boolValue, previous: write.previous?.textValue,
                                     previousBool: write.previous?.boolValue, won: write.isWinner)
                             })
-                    }))
+                    }, stale: freshness.json))
         }
         context.console.print(
             changes.isEmpty
-                ? "No changes to \(list.title) since \(localTime(time))"
-                : "Changes to \(list.title) since \(localTime(time)):")
+                ? "No changes to \(list.title) since \(localMoment(time, now: now))"
+                : "Changes to \(list.title) since \(localMoment(time, now: now)):")
+        if let note = freshness.note { context.console.print(note) }
         if !complete { context.console.print(incompleteNote) }
         for change in changes {
             context.console.print(
@@ -178,6 +186,24 @@ extension ItemCommands {
     /// A time for --json from Unix milliseconds.
     static func isoTime(_ milliseconds: UInt64) -> String {
         isoTime(HybridTimestamp(milliseconds: milliseconds, counter: 0))
+    }
+
+    /// A moment as the time-travel headings say it: "today, 2026-12-06 08:00:00", "yesterday,
+    /// 2026-12-05 18:30:00", or the date and time alone further back (a time of day typed alone
+    /// may mean either day: the heading says which was taken).
+    static func localMoment(_ milliseconds: UInt64, now: UInt64) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        let today = Date(timeIntervalSince1970: Double(now) / 1000)
+        let text = localTime(milliseconds)
+        if calendar.isDate(date, inSameDayAs: today) { return "today, " + text }
+        if let yesterday = calendar.date(byAdding: .day, value: -1, to: today),
+            calendar.isDate(date, inSameDayAs: yesterday)
+        {
+            return "yesterday, " + text
+        }
+        return text
     }
 
     /// A local time from Unix milliseconds.

@@ -263,14 +263,13 @@ enum ItemCommands {
         let freshness = SyncCommands.refresh(context, list.id)
         let shown = (try context.replica().lists()).first { $0.id == list.id } ?? list
         let items = try context.replica().items(in: list.id, filter: filter)
-        if context.json { return context.console.raw(ListingJSON.bytes(list: ListJSON(shown), items: items)) }
+        if context.json {
+            return context.console.raw(ListingJSON.bytes(list: ListJSON(shown), items: items, stale: freshness.json))
+        }
         context.console.print(
             "\(shown.title) (\(shown.uncheckedCount) to buy, \(shown.itemCount - shown.uncheckedCount) checked)"
                 + (shown.isArchived ? ", archived" : ""))
-        if case .stale(let lastSync, let why) = freshness {
-            context.console.print(
-                lastSync.map { "As of \(SyncCommands.ago($0)) (\(why))" } ?? "Never synced with the server (\(why))")
-        }
+        if let note = freshness.note { context.console.print(note) }
         let toBuy = items.filter { !$0.isChecked && !$0.isDeleted }
         // Items to buy in the order of the shop's aisles, when any has a category.
         guard !args.has("--flat"), toBuy.contains(where: { $0.category != nil }) else {

@@ -6,7 +6,7 @@ import BasketReplica
 /// of 10,000 items went from 9x a process start to about the cost of `basket ls`).
 enum ListingJSON {
     /// The listing of `list` holding `items`, with a newline.
-    static func bytes(list: ListJSON?, items: [Item]) -> [UInt8] {
+    static func bytes(list: ListJSON?, items: [Item], stale: Output.Stale? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(48 + items.count * 170)
         out += Array(#"{"items":["#.utf8)
@@ -35,6 +35,14 @@ enum ListingJSON {
             JSONText.appendQuoted(list.id, to: &out)
             out += Array(#","title":"#.utf8)
             JSONText.appendQuoted(list.title, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        // A copy that could not be pulled first says how old it is, as Output.Stale encodes it.
+        if let stale {
+            out += Array(#","stale":{"lastSync":"#.utf8)
+            appendOptional(stale.lastSync, to: &out)
+            out += Array(#","why":"#.utf8)
+            JSONText.appendQuoted(stale.why, to: &out)
             out.append(UInt8(ascii: "}"))
         }
         out += Array("}\n".utf8)

@@ -100,8 +100,22 @@ enum SyncCommands {
     enum Freshness {
         /// Pulled just now, or a few seconds ago; or a list on this device only.
         case current
-        /// Not pulled now: the last pull (nil: never) and why not.
-        case stale(lastSync: UInt64?, why: String)
+        /// Not pulled now: the last pull (nil: never), why not, and the time it was asked at.
+        case stale(lastSync: UInt64?, why: String, now: UInt64)
+
+        /// What a person is told under the heading: how old the copy is and why ("As of 12 min
+        /// ago (the connection was refused)"); nil when it is current.
+        var note: String? {
+            guard case .stale(let lastSync, let why, let now) = self else { return nil }
+            return lastSync.map { "As of \(SyncCommands.ago($0, now: now)) (\(why))" }
+                ?? "Never synced with the server (\(why))"
+        }
+
+        /// The same for --json: `{"lastSync": ISO 8601 or null, "why": text}`; nil when current.
+        var json: Output.Stale? {
+            guard case .stale(let lastSync, let why, _) = self else { return nil }
+            return Output.Stale(lastSync: lastSync.map(ItemCommands.isoTime), why: why)
+        }
     }
 
     /// Before a list is shown: pulls it when the last pull is older than ``freshSeconds`` and
@@ -111,7 +125,8 @@ enum SyncCommands {
         guard let replica = try? context.replica(), let state = try? replica.syncState(of: list),
             state.isRegistered, !state.noLongerMember
         else { return .current }
-        let now = HybridClock.wallClockMilliseconds()
+        // The command's clock (BASKET_CLOCK_SKEW_MS moves it, as for writes).
+        let now = ((try? context.wallClock()) ?? { HybridClock.wallClockMilliseconds() })()
         if let last = state.lastSync, now >= last, now - last < freshSeconds * 1_000 { return .current }
         let config = try? context.loadConfig()
         let notAsked =
@@ -121,19 +136,21 @@ enum SyncCommands {
                 ? "no server"
                 : config?.token == nil
                     ? "signed out" : config?.autoSync == false ? "auto-sync is off; 'basket sync' pulls" : nil
-        if let notAsked { return .stale(lastSync: state.lastSync, why: notAsked) }
+        if let notAsked { return .stale(lastSync: state.lastSync, why: notAsked, now: now) }
         guard let (transport, _) = try? context.transport(answerTimeout: refreshSeconds) else {
-            return .stale(lastSync: state.lastSync, why: "no server")
+            return .stale(lastSync: state.lastSync, why: "no server", now: now)
         }
         let engine = SyncEngine(replica: replica, transport: transport)
         switch runBlocking(within: refreshSeconds, { try await engine.sync(list) }) {
         case .some(.success): return .current
         case .some(.failure(let error)):
-            if case SyncError.unreachable(let why) = error { return .stale(lastSync: state.lastSync, why: why) }
-            return .stale(lastSync: state.lastSync, why: "\(error)")
+            if case SyncError.unreachable(let why) = error {
+                return .stale(lastSync: state.lastSync, why: why, now: now)
+            }
+            return .stale(lastSync: state.lastSync, why: "\(error)", now: now)
         case nil:
             return .stale(
-                lastSync: state.lastSync, why: "the server did not answer within \(Int(refreshSeconds)) s")
+                lastSync: state.lastSync, why: "the server did not answer within \(Int(refreshSeconds)) s", now: now)
         }
     }
 
