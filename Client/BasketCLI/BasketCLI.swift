@@ -36,6 +36,8 @@ public enum BasketCLI {
         exchange: HTTPSyncTransport.Exchange? = nil
     ) -> Int32 {
         let exchange = exchange ?? httpExchange()
+        // A --json run that failed: what it said in words goes to standard error.
+        defer { console.abandonJSON() }
         let (_, command, rest) = Commands.find(arguments)
         var context: Context?
         do {
@@ -52,15 +54,19 @@ public enum BasketCLI {
                 console.print(spec.help)
                 return 0
             }
+            // --json: standard output carries one JSON object (docs/cli-json.md), words go elsewhere.
+            console.isJSON = parsed.has("--json")
             if command == nil && parsed.positionals.isEmpty {
                 // `basket` alone: the interactive search on a terminal, the list otherwise.
                 let interactive = Context(
                     arguments: parsed, environment: environment, console: console, exchange: exchange)
                 context = interactive
                 if Terminal.isInteractive {
+                    console.isJSON = false
                     try InteractiveMode(context: interactive).run()
                 } else {
                     try ItemCommands.list(interactive)
+                    try console.finishJSON()
                 }
                 return 0
             }
@@ -80,6 +86,7 @@ public enum BasketCLI {
                 if let list = try? commandContext.list(create: false) { try? commandContext.replica().hold(list.id) }
             }
             if command.writes { SyncCommands.sendAfterWrite(commandContext) }
+            try console.finishJSON()
             return 0
         } catch let error as UsageError {
             // The command's whole usage line, and its own help.

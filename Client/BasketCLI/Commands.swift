@@ -156,7 +156,7 @@ enum Commands {
             writes: true, run: ItemCommands.undo),
         CommandSpec(
             path: ["ls"], summary: "Show the list.",
-            usage: "basket ls [--unchecked | --checked | --all] [--flat] [--at TIME]",
+            usage: "basket ls [--unchecked | --checked | --all] [--flat | --plain] [--at TIME]",
             details: """
                 OPTIONS:
                   -u, --unchecked  Only items still to buy.
@@ -168,12 +168,15 @@ enum Commands {
                                    later is in). TIME: -2h, -30m, -3d, 2026-12-04 18:30, 18:30 (today if
                                    it has passed, else yesterday: the heading says which), ISO 8601.
                                    Says so when compaction left the history incomplete.
-                Like 'ls', pulls the list first when the last pull is older than 5 s and the server answers
-                within 2 s; otherwise says how old this device's copy is ("As of 12 min ago (why)").
+                  --plain          Names only, one per line, nothing else: for pipes
+                                   ('basket ls --plain -u | fzf | basket check -').
+                Pulls the list first (with --at too) when the last pull is older than 5 s and the server
+                answers within 2 s; otherwise says how old this device's copy is ("As of 12 min ago (why)").
                 Items to buy come first, grouped by category in the list's aisle order ('basket aisles'), then
                 the other categories, then those without one; then checked ones ([x]), by name.
                 """,
-            valueOptions: ["--at"], flagOptions: ["--all", "--checked", "--unchecked", "--flat"], output: .data,
+            valueOptions: ["--at"], flagOptions: ["--all", "--checked", "--unchecked", "--flat", "--plain"],
+            output: .data,
             run: ItemCommands.list),
         CommandSpec(
             path: ["aisles"], summary: "Show or set the order of the shop's aisles (categories) for the list.",
@@ -486,6 +489,8 @@ enum Commands {
                            or accents, exact names first, else by a unique search hit; when one name matches
                            no item or several, they are listed and nothing changes. Several items change in
                            one step: one 'basket undo' takes it back.
+          -                Read the names from standard input, one per line (at most 1 MiB): what
+                           'basket ls --plain' prints, chosen with fzf or grep.
         """
 
     static let itemArgument = """

@@ -34,8 +34,22 @@ final class Console {
     /// Whether reports are left out (`-q`): ``print(_:)`` writes nothing; errors and JSON still go.
     var isQuiet = false
 
+    /// Set for a `--json` run: standard output then carries JSON only. What a command says in
+    /// words is kept (``messages``) and, at the end (``finishJSON()``), becomes the answer
+    /// `{"messages": [...]}` of a command with no JSON shape of its own, or goes to standard
+    /// error beside one that printed its JSON.
+    var isJSON = false
+    /// What a `--json` run said in words.
+    private(set) var messages: [String] = []
+    /// How many JSON values a `--json` run printed (more than one only for a stream).
+    private(set) var jsonValues = 0
+
     func print(_ line: String = "") {
         if isQuiet { return }
+        if isJSON {
+            messages.append(line)
+            return
+        }
         out.append(contentsOf: Array((Printable.escaped(line, keepingLines: true) + "\n").utf8))
         if out.count > 64 * 1024 { flush() }
     }
@@ -62,8 +76,33 @@ final class Console {
         }
     }
 
+    /// Ends a `--json` run that succeeded: a command that printed no JSON answers with what it
+    /// said, `{"messages": [...]}`; one that did sends its words to standard error.
+    func finishJSON() throws {
+        guard isJSON else { return }
+        let said = messages
+        messages = []
+        if jsonValues == 0 {
+            try json(Messages(messages: said))
+        } else {
+            for line in said { error(line) }
+        }
+        flush()
+    }
+
+    /// A `--json` run that failed: its words go to standard error with the error.
+    func abandonJSON() {
+        let said = messages
+        messages = []
+        for line in said { error(line) }
+    }
+
+    /// The answer of a command with no JSON shape of its own (docs/cli-json.md).
+    struct Messages: Encodable { var messages: [String] }
+
     /// Writes bytes as they are (JSON made by hand, ``ListingJSON``).
     func raw(_ bytes: [UInt8]) {
+        jsonValues += 1
         out.append(contentsOf: bytes)
         if out.count > 64 * 1024 { flush() }
     }
@@ -73,6 +112,7 @@ final class Console {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
+        jsonValues += 1
         out.append(data)
         out.append(UInt8(ascii: "\n"))
     }

@@ -2,33 +2,60 @@ import BasketCore
 import BasketReplica
 
 /// Every shape `--json` prints, in one place as `Wire` holds the server's: a script reads
-/// these, so a change here is a change to what scripts see (keys are sorted on output). The
-/// listing of `basket ls --json` is written byte by byte by ``ListingJSON`` with the keys of
-/// ``ItemJSON``.
+/// these, so a change here is a change to what scripts see (keys are sorted on output), and
+/// docs/cli-json.md, which a test holds every command's output to, changes with it. Each
+/// command prints one object; times are ISO 8601 in UTC (``time(_:)``). The listing of
+/// `basket ls --json` is written byte by byte by ``ListingJSON`` with the keys of ``ItemJSON``.
 enum Output {
+    /// A time for --json, from Unix milliseconds: ISO 8601 in UTC, to the millisecond.
+    static func time(_ milliseconds: Int64) -> String { ItemCommands.isoTime(UInt64(max(0, milliseconds))) }
+
     /// `basket devices --json`.
+    struct Devices: Encodable { var devices: [Device] }
+
+    /// One device of `basket devices --json`.
     struct Device: Encodable {
         var id: String
         var name: String
-        var created: Int64
-        var lastUsed: Int64
+        var created: String
+        var lastUsed: String
         var current: Bool
     }
 
     /// `basket invites --json`.
+    struct Invites: Encodable { var invites: [Invite] }
+
+    /// One invite of `basket invites --json`.
     struct Invite: Encodable {
         var id: String
         var role: Role
         var createdBy: String
-        var expiresAt: Int64
+        var expiresAt: String
         var usesLeft: Int
     }
 
-    /// `basket add --json (one per name)`.
+    /// `basket add --json`: one result per name, in the order given.
+    struct AddedItems: Encodable {
+        var list: String
+        var added: [Added]
+    }
+
+    /// One name of `basket add --json`.
     struct Added: Encodable {
         var item: ItemJSON
         var outcome: String
         var quantityChanged: Bool
+    }
+
+    /// `basket check`, `uncheck`, `toggle`, `rm` and `clear --json`: the items as they are now,
+    /// however many were named.
+    struct Items: Encodable { var items: [ItemJSON] }
+
+    /// `basket sync --watch --json`: one line per change, as it arrives.
+    struct Watched: Encodable {
+        /// "added", "removed" or "changed".
+        var change: String
+        var item: ItemJSON
     }
 
     /// `basket search --json`.
@@ -65,6 +92,9 @@ enum Output {
     }
 
     /// `basket suggest --json`.
+    struct Suggestions: Encodable { var suggestions: [Suggestion] }
+
+    /// One suggestion of `basket suggest --json`.
     struct Suggestion: Encodable {
         var name: String
         var source: String
@@ -147,6 +177,9 @@ enum Output {
     }
 
     /// `basket lists --json`.
+    struct Lists: Encodable { var lists: [ListRow] }
+
+    /// One list of `basket lists --json`.
     struct ListRow: Encodable {
         var id: String
         var title: String
@@ -178,6 +211,9 @@ enum Output {
     }
 
     /// `basket members --json`.
+    struct Members: Encodable { var members: [Member] }
+
+    /// One member of `basket members --json`.
     struct Member: Encodable {
         var account: String
         var role: Role
@@ -191,7 +227,10 @@ enum Output {
         var autoSync: Bool
     }
 
-    /// `basket sync --json (one per list)`.
+    /// `basket sync --json`.
+    struct Synced: Encodable { var lists: [SyncedList] }
+
+    /// One list of `basket sync --json`.
     struct SyncedList: Encodable {
         var list: String
         var title: String
@@ -215,7 +254,7 @@ enum Output {
         var role: Role
         var list: String
         var usesLeft: Int
-        var expiresAt: Int64
+        var expiresAt: String
     }
 
     /// `basket join --json`.
@@ -230,7 +269,7 @@ enum Output {
         var id: String
         var title: String
         var synced: Bool
-        var lastSync: UInt64?
+        var lastSync: String?
         var cursor: Int64
         /// Writes not yet sent (operations).
         var pending: Int

@@ -166,7 +166,8 @@ struct CLIStalenessTests {
         try phone.ok("add", "Bread")
         let devices = try JSONSerialization.jsonObject(with: Data(try laptop.ok("devices", "--json").utf8))
         let other = try #require(
-            (devices as? [[String: Any]])?.first { $0["current"] as? Bool == false }?["id"] as? String)
+            ((devices as? [String: Any])?["devices"] as? [[String: Any]])?.first { $0["current"] as? Bool == false }?[
+                "id"] as? String)
         try laptop.ok("devices", "revoke", other, "--yes")
         let refused = try phone.run("sync")
         #expect(refused.status == 1 && refused.stderr.contains("this device is signed out"))
@@ -202,7 +203,7 @@ struct CLIBulkTests {
         #expect(Set(try device.listing().items.map(\.name)).isSuperset(of: ["Eggs", "Watchitem1"]))
         let json = try JSONSerialization.jsonObject(
             with: Data(try device.ok("uncheck", "--json", "milk", "bread").utf8))
-        #expect((json as? [[String: Any]])?.count == 2)
+        #expect(((json as? [String: Any])?["items"] as? [[String: Any]])?.count == 2)
     }
 
     @Test func addPutsItemsInAnAisleWithAHashOrCategory() throws {
@@ -226,6 +227,30 @@ struct CLIBulkTests {
         #expect(categories["#1 hits"] != nil)
         #expect(try device.run("add", "Salt", "--category", " ").status == 64)
         #expect(try device.run("add", "Salt #\u{1B}[2J").status == 1)
+    }
+
+    /// `ls` output fed back (issue 42, finding 6): `ls --plain` prints names only, and `check -`
+    /// and `rm -` read them one per line (`basket ls --plain -u | fzf | basket check -`).
+    @Test func lsPlainFeedsCheckAndRmThroughAPipe() throws {
+        let device = Device(root, "pipes")
+        try device.ok("add", "2 bread, Oat milk, Eggs")
+        try device.ok("check", "eggs")
+        #expect(try device.ok("ls", "--plain", "-u") == "bread\nOat milk\n")
+        #expect(try device.ok("ls", "--plain").split(separator: "\n").sorted() == ["Eggs", "Oat milk", "bread"])
+        let picked = try device.ok("ls", "--plain", "-u")
+        #expect(try device.ok("check", "-", stdin: picked) == "Checked bread, Oat milk\n")
+        #expect(try device.ok("ls", "--plain", "-u").isEmpty)
+        // All or nothing, as with arguments: one unknown name changes nothing.
+        let before = try device.exported()
+        let unknown = try device.run("rm", "-", stdin: "Bread\nCoffee\n")
+        #expect(unknown.status == 1 && unknown.stderr.contains("Coffee"), "\(unknown.stderr)")
+        #expect(try device.exported() == before)
+        // Not a list of names: refused before anything is read into the list.
+        #expect(try device.run("rm", "-", stdin: "\n \n").status == 64)
+        #expect(try device.run("rm", "-", stdin: String(repeating: "x", count: (1 << 20) + 1)).status == 64)
+        #expect(try device.run("ls", "--plain", "--json").status == 64)
+        #expect(try device.exported() == before)
+        #expect(try device.ok("rm", "-", stdin: "bread\n\neggs\n") == "Removed bread, Eggs\n")
     }
 }
 

@@ -11,6 +11,11 @@ struct LifecycleCLITests {
 
     func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
+    /// `basket invites --json`'s rows.
+    func invites(_ device: Device) throws -> [[String: Any]] {
+        (try json(try device.ok("invites", "--json")) as? [String: Any])?["invites"] as? [[String: Any]] ?? []
+    }
+
     func pending(_ device: Device) throws -> Int {
         (try json(try device.ok("status", "--json")) as? [String: Any])?["pending"] as? Int ?? -1
     }
@@ -95,7 +100,8 @@ struct LifecycleCLITests {
         try phone.ok("add", "Milk")
         try phone.ok("sync")
         try laptop.ok("sync")
-        let devices = try #require(try json(try phone.ok("devices", "--json")) as? [[String: Any]])
+        let devices = try #require(
+            (try json(try phone.ok("devices", "--json")) as? [String: Any])?["devices"] as? [[String: Any]])
         #expect(devices.count == 2 && devices.last?["name"] as? String == "laptop")
         #expect((devices.first?["name"] as? String)?.hasPrefix("basket on ") == true)
         #expect(devices.map { $0["current"] as? Bool } == [true, false])
@@ -156,10 +162,10 @@ struct LifecycleCLITests {
         #expect(text.contains("Works once, until"))
         let listed = try alice.ok("invites")
         #expect(listed.contains("3 uses left") && listed.contains("1 use left") && !listed.contains(code))
-        let rows = try #require(try json(try alice.ok("invites", "--json")) as? [[String: Any]])
+        let rows = try invites(alice)
         let viewerInvite = try #require(rows.first { $0["role"] as? String == "viewer" }?["id"] as? String)
         #expect(try alice.ok("invites", "revoke", viewerInvite).contains("Withdrew invite"))
-        #expect((try json(try alice.ok("invites", "--json")) as? [Any])?.count == 1)
+        #expect(try invites(alice).count == 1)
         for bad in [
             ["--uses", "0"], ["--uses", "101"], ["--expires", "10s"], ["--expires", "31d"], ["--expires", "x"],
         ] {
@@ -175,8 +181,7 @@ struct LifecycleCLITests {
         let unsent = try pending(bob)
         #expect(unsent == 4)  // Coffee: its name, checked and deleted registers, and its aisle
         #expect(try alice.ok("sync").contains("received"))
-        let members = try #require(
-            try json(try alice.ok("invites", "--json")) as? [[String: Any]])
+        let members = try invites(alice)
         #expect(members.first?["usesLeft"] as? Int == 1)
         // The owner removes Bob (the server's API: the CLI has no command for it yet).
         let config = try #require(
@@ -200,7 +205,7 @@ struct LifecycleCLITests {
         // in as a new account. Someone new needs a new code.
         let late = try dave.run("join", code)
         #expect(late.status == 1 && late.stderr.contains("no such invite"))
-        #expect((try json(try alice.ok("invites", "--json")) as? [Any])?.isEmpty == true)
+        #expect(try invites(alice).isEmpty)
         try dave.ok(
             "join", try #require(try json(try alice.ok("share", "--json")) as? [String: Any])["code"] as! String)
     }

@@ -58,7 +58,8 @@ struct MembershipTests {
         let listed = try alice.ok("members")
         #expect(listed.contains("Family: 3 members"))
         #expect(listed.contains("alicem") && listed.contains("owner  (you)"))
-        let rows = try #require(try json(try bob.ok("members", "--json")) as? [[String: Any]])
+        let rows = try #require(
+            (try json(try bob.ok("members", "--json")) as? [String: Any])?["members"] as? [[String: Any]])
         #expect(
             rows.map { "\($0["account"] as? String ?? ""):\($0["role"] as? String ?? "")" }.sorted() == [
                 "alicem:owner", "bobm:editor", "carolm:viewer",
@@ -125,7 +126,8 @@ struct MembershipTests {
         _ = try bob.run("join", aliceCode)
         try bob.ok("sync")
         func roles() throws -> [String] {
-            let rows = try json(try alice.ok("members", "--json")) as? [[String: Any]] ?? []
+            let rows =
+                (try json(try alice.ok("members", "--json")) as? [String: Any])?["members"] as? [[String: Any]] ?? []
             return rows.map { "\($0["account"] as? String ?? ""):\($0["role"] as? String ?? "")" }.sorted()
         }
         #expect(try roles() == ["aliced:owner", "bobd:editor", "carold:viewer"])

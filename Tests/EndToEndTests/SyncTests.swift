@@ -303,7 +303,9 @@ struct SyncTests {
         #expect(try laptop.ok("--list", "Small", "ls").contains("Milk"))
         let json = try alice.run("sync", "--json")
         #expect(json.status == 1)
-        let lists = (try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) as? [[String: Any]] ?? []
+        let lists =
+            ((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) as? [String: Any])?["lists"]
+            as? [[String: Any]] ?? []
         let byTitle = Dictionary(uniqueKeysWithValues: lists.map { ($0["title"] as? String ?? "", $0) })
         #expect((byTitle["Big"]?["error"] as? String)?.contains("too_many_items") == true, "\(json.stdout)")
         #expect(byTitle["Small"] != nil && byTitle["Small"]?["error"] == nil, "\(json.stdout)")

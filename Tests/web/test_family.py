@@ -499,7 +499,7 @@ def test_two_accounts_taking_turns_on_one_browser_write_as_two_devices(client, d
         phone.page.wait_for_selector(f"li.item:has-text('{item}')")
         phone.wait_status("Synced")
     config = json.load(open(os.path.join(olga.home, "config.json")))
-    lists = {entry["title"]: entry["id"] for entry in olga.json("lists")}
+    lists = {entry["title"]: entry["id"] for entry in olga.json("lists")["lists"]}
     replicas = {}
     for title, list_id in lists.items():
         request = urllib.request.Request(

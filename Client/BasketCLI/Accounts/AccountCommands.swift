@@ -24,10 +24,12 @@ enum AccountCommands {
         let devices = try runBlocking { try await transport.devices() }
         if context.json {
             return try context.console.json(
-                devices.map {
-                    Output.Device(
-                        id: $0.id, name: $0.name, created: $0.created, lastUsed: $0.lastUsed, current: $0.isCurrent)
-                })
+                Output.Devices(
+                    devices: devices.map {
+                        Output.Device(
+                            id: $0.id, name: $0.name, created: Output.time($0.created),
+                            lastUsed: Output.time($0.lastUsed), current: $0.isCurrent)
+                    }))
         }
         for device in devices {
             context.console.print(

@@ -51,7 +51,7 @@ extension ItemCommands {
             limit = n
         }
         guard let list = try context.list(create: false) else {
-            if context.json { return try context.console.json([ItemJSON]()) }
+            if context.json { return try context.console.json(Output.Suggestions(suggestions: [])) }
             return context.console.print("Nothing to suggest yet.")
         }
         let history = try context.replica().addTimes(in: list.id)
@@ -65,8 +65,10 @@ extension ItemCommands {
             limit: limit - suggestions.count)
         if context.json {
             return try context.console.json(
-                suggestions.map { Output.Suggestion(name: $0.name, source: "history", item: ItemJSON($0)) }
-                    + catalogue.map { Output.Suggestion(name: $0, source: "catalogue", language: language) })
+                Output.Suggestions(
+                    suggestions: suggestions.map {
+                        Output.Suggestion(name: $0.name, source: "history", item: ItemJSON($0))
+                    } + catalogue.map { Output.Suggestion(name: $0, source: "catalogue", language: language) }))
         }
         if suggestions.isEmpty && catalogue.isEmpty { context.console.print("Nothing to suggest yet.") }
         let rows = suggestions.map { ($0.name, "bought before") } + catalogue.map { ($0, "catalogue: \(language)") }

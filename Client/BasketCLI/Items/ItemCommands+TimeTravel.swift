@@ -24,6 +24,10 @@ extension ItemCommands {
             case .onList, .all: true
             }
         }
+        if context.arguments.has("--plain") {
+            if let note = freshness.note { context.console.error(note) }
+            return printNames(context, items)
+        }
         if context.json {
             return try context.console.json(
                 Output.ListAt(

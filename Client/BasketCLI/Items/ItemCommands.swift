@@ -94,10 +94,12 @@ enum ItemCommands {
         let results = try replica.add(entries, to: list.id)
         if context.json {
             try context.console.json(
-                results.map {
-                    Output.Added(
-                        item: ItemJSON($0.item), outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
-                })
+                Output.AddedItems(
+                    list: list.id.description,
+                    added: results.map {
+                        Output.Added(
+                            item: ItemJSON($0.item), outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
+                    }))
             return
         }
         // One line per kind of outcome, as the web client says them (AddResult.phrases).
@@ -126,11 +128,7 @@ enum ItemCommands {
         case .uncheck: updated = try replica.uncheck(ids, in: list.id)
         case .toggle: updated = try replica.toggle(ids, in: list.id)
         }
-        if context.json {
-            // One item: the item, as before; several: an array of them.
-            return try updated.count == 1
-                ? context.console.json(ItemJSON(updated[0])) : context.console.json(updated.map(ItemJSON.init))
-        }
+        if context.json { return try context.console.json(Output.Items(items: updated.map(ItemJSON.init))) }
         for (verb, state) in [("Checked", true), ("Unchecked", false)] {
             let names = updated.filter { $0.isChecked == state }.map(\.name)
             if !names.isEmpty { context.console.print("\(verb) " + names.joined(separator: ", ")) }
@@ -140,10 +138,7 @@ enum ItemCommands {
     static func remove(_ context: Context) throws {
         let (list, items) = try resolveItems(context)
         let removed = try context.replica().remove(items.map(\.id), in: list.id)
-        if context.json {
-            return try removed.count == 1
-                ? context.console.json(ItemJSON(removed[0])) : context.console.json(removed.map(ItemJSON.init))
-        }
+        if context.json { return try context.console.json(Output.Items(items: removed.map(ItemJSON.init))) }
         context.console.print("Removed " + removed.map(\.name).joined(separator: ", "))
     }
 
@@ -154,6 +149,18 @@ enum ItemCommands {
     /// argument's unique hit. Exact names come first, so two names never match four items.
     static func resolveItems(_ context: Context) throws -> (ListInfo, [Item]) {
         let arguments = context.arguments.positionals
+        if arguments == ["-"] {
+            // One name per line from a pipe (`basket ls --plain | fzf | basket check -`): each
+            // resolved as one ITEM argument, all found or nothing changed.
+            let names = try namesFromInput(context)
+            guard !names.isEmpty else {
+                throw UsageError(message: "no names on standard input", usage: "basket COMMAND -")
+            }
+            guard let list = try context.list(create: false) else {
+                throw CommandError(message: "no item '\(names[0])': there are no lists yet", code: "no_such_item")
+            }
+            return (list, unique(try names.map { try resolveItem(context, name: $0, includeRemoved: false).1 }))
+        }
         let whole = arguments.joined(separator: " ")
         guard !whole.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw UsageError(message: "name an item", usage: "basket COMMAND ITEM")
@@ -180,6 +187,35 @@ enum ItemCommands {
         return (list, [try resolveItem(context, name: whole, includeRemoved: false).1])
     }
 
+    /// The most standard input may hold for `check -` and its kind: a list's names are a few
+    /// kilobytes; more is not a list of names.
+    static let inputLimit = 1 << 20
+
+    /// The names on standard input, one per line, blank lines left out.
+    static func namesFromInput(_ context: Context) throws -> [String] {
+        var data = Data()
+        while data.count <= inputLimit {
+            let chunk = FileHandle.standardInput.readData(ofLength: 64 * 1024)
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        guard data.count <= inputLimit else {
+            throw UsageError(
+                message: "standard input holds more than 1 MiB: not a list of names", usage: "basket COMMAND -")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw UsageError(message: "standard input is not UTF-8 text", usage: "basket COMMAND -")
+        }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// `ls --plain`: each name on a line of its own, nothing else (a control character is
+    /// escaped, as everywhere the CLI prints a name).
+    static func printNames(_ context: Context, _ items: [Item]) {
+        for item in items { context.console.print(Printable.escaped(item.name)) }
+    }
+
     /// `items` without repeats, in their order.
     static func unique(_ items: [Item]) -> [Item] {
         var seen: Set<ItemID> = []
@@ -193,7 +229,7 @@ enum ItemCommands {
         }
         let list = try context.requireList()
         let cleared = try context.replica().removeChecked(in: list.id)
-        if context.json { return try context.console.json(cleared.map(ItemJSON.init)) }
+        if context.json { return try context.console.json(Output.Items(items: cleared.map(ItemJSON.init))) }
         context.console.print(
             cleared.isEmpty
                 ? "Nothing checked to clear"
@@ -251,10 +287,16 @@ enum ItemCommands {
                 message: "unexpected argument '\(args.positionals[0])'",
                 usage: "basket ls [--unchecked | --checked | --all]")
         }
+        if args.has("--plain") && (context.json || args.has("--flat")) {
+            throw UsageError(
+                message: "--plain cannot be combined with \(context.json ? "--json" : "--flat")",
+                usage: "basket ls [--unchecked | --checked | --all] [--flat | --plain] [--at TIME]")
+        }
         let filter: ItemFilter =
             args.has("--all") ? .all : args.has("--checked") ? .checked : args.has("--unchecked") ? .unchecked : .onList
         if let time = args.value("--at") { return try listAt(context, time, filter: filter) }
         guard let list = try context.list(create: false) else {
+            if args.has("--plain") { return }
             if context.json { return context.console.raw(ListingJSON.bytes(list: nil, items: [])) }
             context.console.print("No lists yet: 'basket add NAME' starts one.")
             return
@@ -265,6 +307,11 @@ enum ItemCommands {
         let items = try context.replica().items(in: list.id, filter: filter)
         if context.json {
             return context.console.raw(ListingJSON.bytes(list: ListJSON(shown), items: items, stale: freshness.json))
+        }
+        if args.has("--plain") {
+            // For pipes: names only, as `check -` reads them back; how old the copy is, on stderr.
+            if let note = freshness.note { context.console.error(note) }
+            return printNames(context, items)
         }
         context.console.print(
             "\(shown.title) (\(shown.uncheckedCount) to buy, \(shown.itemCount - shown.uncheckedCount) checked)"

@@ -67,13 +67,14 @@ enum ListCommands {
         }
         if context.json {
             return try context.console.json(
-                lists.map {
-                    Output.ListRow(
-                        id: $0.id.description, title: $0.title, items: $0.itemCount, unchecked: $0.uncheckedCount,
-                        current: $0.id == current, archived: $0.isArchived, role: states[$0.id]?.role,
-                        shared: states[$0.id]?.isRegistered ?? false,
-                        noLongerMember: states[$0.id]?.noLongerMember ?? false)
-                })
+                Output.Lists(
+                    lists: lists.map {
+                        Output.ListRow(
+                            id: $0.id.description, title: $0.title, items: $0.itemCount,
+                            unchecked: $0.uncheckedCount, current: $0.id == current, archived: $0.isArchived,
+                            role: states[$0.id]?.role, shared: states[$0.id]?.isRegistered ?? false,
+                            noLongerMember: states[$0.id]?.noLongerMember ?? false)
+                    }))
         }
         if all.isEmpty {
             let signedIn = (try? context.loadConfig())?.token != nil

@@ -64,7 +64,7 @@ enum SharingCommands {
             return try context.console.json(
                 Output.NewInvite(
                     code: code, id: invite.id, role: role, list: list.id.description, usesLeft: invite.usesLeft,
-                    expiresAt: invite.expiresAt))
+                    expiresAt: Output.time(invite.expiresAt)))
         }
         let times = invite.usesLeft == 1 ? "once" : "\(invite.usesLeft) times"
         context.console.print("Invite code for \(list.title) (\(role.rawValue)): \(code)")
@@ -132,8 +132,10 @@ enum SharingCommands {
             let members = try runBlocking { try await transport.members(of: listID) }
             if context.json {
                 return try context.console.json(
-                    members.map { Output.Member(account: $0.account, role: $0.role, you: $0.account == config.account) }
-                )
+                    Output.Members(
+                        members: members.map {
+                            Output.Member(account: $0.account, role: $0.role, you: $0.account == config.account)
+                        }))
             }
             context.console.print("\(list.title): \(members.count) member\(members.count == 1 ? "" : "s")")
             for member in members {
@@ -240,11 +242,12 @@ enum SharingCommands {
         let invites = try runBlocking { try await transport.invites(of: listID) }
         if context.json {
             return try context.console.json(
-                invites.map {
-                    Output.Invite(
-                        id: $0.id, role: $0.role, createdBy: $0.createdBy, expiresAt: $0.expiresAt,
-                        usesLeft: $0.usesLeft)
-                })
+                Output.Invites(
+                    invites: invites.map {
+                        Output.Invite(
+                            id: $0.id, role: $0.role, createdBy: $0.createdBy, expiresAt: Output.time($0.expiresAt),
+                            usesLeft: $0.usesLeft)
+                    }))
         }
         for invite in invites {
             context.console.print(

@@ -235,15 +235,17 @@ enum SyncCommands {
         }
         if context.json {
             try context.console.json(
-                reports.map {
-                    let dropped = discarded[$0.list]?.count ?? 0
-                    return Output.SyncedList(
-                        list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed, pulled: $0.pulled,
-                        epochChanged: $0.epochChanged, restamped: $0.restamped, reclaimed: $0.reclaimed,
-                        refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
-                        unsent: max(0, $0.unsent - dropped), discarded: dropped,
-                        error: $0.failure.map { Printable.escaped($0.description) })
-                })
+                Output.Synced(
+                    lists: reports.map {
+                        let dropped = discarded[$0.list]?.count ?? 0
+                        return Output.SyncedList(
+                            list: $0.list.description, title: lists[$0.list] ?? "", pushed: $0.pushed,
+                            pulled: $0.pulled,
+                            epochChanged: $0.epochChanged, restamped: $0.restamped, reclaimed: $0.reclaimed,
+                            refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
+                            unsent: max(0, $0.unsent - dropped), discarded: dropped,
+                            error: $0.failure.map { Printable.escaped($0.description) })
+                    }))
             if refusedLeft { throw ExitStatus(code: 1) }
             return
         }
@@ -399,6 +401,8 @@ enum SyncCommands {
             }) { context.console.error(line) }
             let after = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
             for (id, item) in after.sorted(by: { $0.value.name < $1.value.name }) where before[id] != item {
+                // Added and removed again between two looks: nothing a person would see changed.
+                if item.isDeleted && before[id]?.isDeleted ?? true { continue }
                 let change: String
                 if let old = before[id], !old.isDeleted, item.isDeleted {
                     change = "- \(item.name) (removed)"
@@ -408,7 +412,8 @@ enum SyncCommands {
                     change = ItemCommands.line(for: item)
                 }
                 if context.json {
-                    try context.console.json(ItemJSON(item))
+                    let kind = change.hasPrefix("+ ") ? "added" : change.hasPrefix("- ") ? "removed" : "changed"
+                    try context.console.json(Output.Watched(change: kind, item: ItemJSON(item)))
                 } else {
                     context.console.print(change)
                 }
@@ -436,7 +441,8 @@ enum SyncCommands {
                         let refuses = state.map { $0.role == .viewer || $0.noLongerMember } ?? false
                         return Output.ListStatus(
                             id: list.id.description, title: list.title, synced: state?.isRegistered ?? false,
-                            lastSync: state?.lastSync, cursor: state?.cursor ?? 0, pending: pending.count,
+                            lastSync: state?.lastSync.map(ItemCommands.isoTime), cursor: state?.cursor ?? 0,
+                            pending: pending.count,
                             changes: try replica.outbox.changes(in: list.id), role: state?.role,
                             noLongerMember: state?.noLongerMember ?? false,
                             refused: refuses ? Self.describe(pending, in: list.id, replica: replica) : [])
