@@ -56,7 +56,7 @@ struct CommandSpec: Sendable {
           --db PATH        The replica: a directory (basket.sqlite inside) or a .sqlite/.db file.
                            Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
           -l, --list NAME  Work on this list instead of the current one.
-          --json           Print data as JSON (commands that print data).
+          --json           Print one JSON object and nothing else (docs/cli-json.md has each shape).
           --no-sync        Keep this command's changes here, also from a running 'sync --watch', until
                            'basket sync' (or a write without --no-sync) sends them (see 'basket remote').
           -q, --quiet      Print no report of what was done ("Added milk"); data and errors still print.

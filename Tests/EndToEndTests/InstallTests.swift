@@ -60,6 +60,11 @@ struct InstallTests {
             #expect(rendered.contains(section), "the man page lacks \(section)")
         }
         #expect(!rendered.contains("basket-server(1)"))
+        // On an 80-column terminal every line fits (the options were kept as laid out for
+        // --help, 153 lines wider than that).
+        let narrow = try Executables.runShell("groff -man -Tutf8 -rLL=78n -P-cbou '\(page)' 2>/dev/null").stdout
+        let wide = narrow.split(separator: "\n").filter { $0.count > 80 }
+        #expect(narrow.contains("basket ls") && wide.isEmpty, "lines over 80 columns:\n\(wide.joined(separator: "\n"))")
         // Every document of the source it names is there (it once cited a docs/protocol.md).
         let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

@@ -285,11 +285,7 @@ struct InteractiveSyncTests {
     /// A server, Alice's list "Family" with Milk on it, shared with Bob.
     func family() throws -> (ServerProcess, Device, Device) {
         let server = try ServerProcess(dataDirectory: root.file("server"))
-        let alice = try Device.signedUp("alice", on: server, in: root)
-        let bob = try Device.signedUp("bob", on: server, in: root)
-        try alice.ok("list", "new", "Family")
-        try alice.ok("add", "Milk")
-        try alice.share(with: bob)
+        let (alice, bob) = try Device.family(on: server, in: root)
         return (server, alice, bob)
     }
 

@@ -22,7 +22,7 @@ struct ScenarioTests {
 
     @Test func everyShippedScenarioPasses() throws {
         let files = Self.files
-        #expect(files.count == 34)  // docs/reliability.md's count
+        #expect(files.count == 35)  // docs/reliability.md's count
         let result = try run(files)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("\(files.count) passed, 0 failed"), "\(result.stdout)")

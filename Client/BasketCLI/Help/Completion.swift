@@ -325,9 +325,9 @@ enum Completion {
         page += "\n.SH COMMANDS\n"
         for spec in Commands.all where !spec.hidden {
             page += ".TP\n.B \(roffLine(spec.usage))\n\(roffLine(spec.summary))\n"
-            if !spec.details.isEmpty { page += ".nf\n\(roff(spec.details))\n.fi\n" }
+            if !spec.details.isEmpty { page += ".RS\n\(roffDetails(spec.details)).RE\n" }
         }
-        page += ".SH OPTIONS\n.nf\n\(roff(CommandSpec.globalHelp))\n.fi\n"
+        page += ".SH OPTIONS\n\(roffDetails(CommandSpec.globalHelp))"
         page += """
             .SH FILES
             .TP
@@ -352,15 +352,16 @@ enum Completion {
             Interrupted: Ctrl-C in the interactive mode.
             .SH EXAMPLES
             .nf
-            basket add milk, 2 bread, eggs        # three items; the 2 is bread's quantity
-            basket check milk bread               # cross two off
-            basket                                # the interactive search (Esc leaves)
+            basket add milk, 2 bread, eggs    # three items; 2 is bread's quantity
+            basket check milk bread           # cross two off
+            basket                            # the interactive search (Esc leaves)
             basket remote set https://basket.example.org
-            basket signup alice                   # asks the password twice
-            basket share \\-\\-role editor \\-\\-uses 3      # an invite code for three people
-            basket join CODE                      # on another device
-            basket sync \\-\\-watch                    # follow the list live
-            basket search yog >/dev/null || basket add yoghurt   # grep's habit: 1 when none
+            basket signup alice               # asks the password twice
+            basket share \\-\\-role editor \\-\\-uses 3   # a code for three people
+            basket join CODE                  # on another device
+            basket sync \\-\\-watch                # follow the list live
+            basket ls \\-\\-plain \\-u | fzf | basket check \\-   # pick what to cross off
+            basket search yog >/dev/null || basket add yoghurt   # 1 when none
             .fi
             .SH SEE ALSO
             The server, basket\\-server, has its own \\-\\-help. README.md and docs/ in the source:
@@ -368,6 +369,38 @@ enum Completion {
 
             """
         context.console.print(page)
+    }
+
+    /// A command's help details as man(7) lays them out, filled to the reader's width (they were
+    /// laid out for `--help`, 100 columns and more, and a man page kept them so): a heading
+    /// ("OPTIONS:") in bold, each option or argument ("  --at TIME   The list as…", its
+    /// description continued on lines indented further) a tagged paragraph, prose a paragraph.
+    static func roffDetails(_ text: String) -> String {
+        var out = ""
+        var inProse = false
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let line = String(raw)
+            let indent = line.prefix { $0 == " " }.count
+            let body = line.trimmingCharacters(in: .whitespaces)
+            if indent == 0 && body.hasSuffix(":") && body.allSatisfy({ $0.isUppercase || $0 == " " || $0 == ":" }) {
+                out += ".PP\n.B \(roffLine(String(body.dropLast())))\n"
+                inProse = false
+            } else if indent > 0 && indent <= 4, let gap = body.range(of: "  ") {
+                // "  TERM  description": the term up to the first run of two spaces.
+                let term = String(body[..<gap.lowerBound])
+                let description = body[gap.upperBound...].trimmingCharacters(in: .whitespaces)
+                out += ".TP\n.B \(roffLine(term))\n\(roffLine(description))\n"
+                inProse = false
+            } else if indent > 0 {
+                // A description going on, or an indented line of its own (an example).
+                out += roffLine(body) + "\n"
+            } else {
+                if !inProse { out += ".PP\n" }
+                out += roffLine(body) + "\n"
+                inProse = true
+            }
+        }
+        return out
     }
 
     /// Text as roff shows it: backslashes escaped, no line taken for a request.

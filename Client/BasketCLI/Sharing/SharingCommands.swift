@@ -211,16 +211,24 @@ enum SharingCommands {
         guard let account = config.account else {
             throw CommandError(message: "not signed in: 'basket login NAME' first", code: "not_signed_in")
         }
-        try context.confirm("Leave \(list.title)? Coming back takes a new invite from a member.")
-        let engine = try SyncCommands.engine(context)
         let listID = list.id
+        // The last member takes the list with it: the server deletes it. Said before, not after.
+        let members = try? runBlocking { try await transport.members(of: listID) }
+        let alone = members.map { $0.count == 1 && $0.first?.account == account } ?? false
+        try context.confirm(
+            alone
+                ? "You are the only member of \(list.title): leaving deletes it on the server, with its history and"
+                    + " invites, for good. Leave and delete it?"
+                : "Leave \(list.title)? Coming back takes a new invite from a member.")
+        let engine = try SyncCommands.engine(context)
         try runBlocking {
             _ = try? await engine.sync(listID)  // what waits goes first, where the server takes it
             try await transport.removeMember(account, from: listID)
         }
         try context.replica().markNoLongerMember(listID)
         context.console.print(
-            "Left \(list.title). Its copy stays on this device, read-only; 'basket list rm \(list.title)' removes it.")
+            (alone ? "Left \(list.title), which had no other member: the server deleted it." : "Left \(list.title).")
+                + " Its copy stays on this device, read-only; 'basket list rm \(list.title)' removes it.")
     }
 
     /// `basket invites`: the current list's invites that still work; `basket invites revoke ID` withdraws one.

@@ -207,6 +207,10 @@ enum SyncCommands {
         let engine = try engine(context)
         if context.arguments.has("--watch") { return try watch(context, engine) }
         try context.replica().release()  // an explicit sync sends what --no-sync kept
+        // What waits, as a person counts changes (an added item is one, not its three writes).
+        let waitingBefore = Dictionary(
+            try context.replica().lists().map { ($0.id, (try? context.replica().outbox.changes(in: $0.id)) ?? 0) }
+        ) { a, _ in a }
         let reports = try runBlocking { try await engine.syncAll() }
         let lists = Dictionary(try context.replica().lists().map { ($0.id, $0.title) }) { a, _ in a }
         // Changes the server will not take (a viewer's, a former member's): dropped on request,
@@ -274,8 +278,13 @@ enum SyncCommands {
                     + ". The other lists were synced.")
         }
         for report in reports where !report.noLongerMember && report.failure == nil {
+            // Counted as a person counts them: changes sent (items and the list's own fields), and
+            // items another device changed; the operations are in --json (pushed, pulled).
+            let left = (try? context.replica().outbox.changes(in: report.list)) ?? 0
+            let sent = report.pushed == 0 ? 0 : max(1, (waitingBefore[report.list] ?? 0) - left)
             var line =
-                "Synced \(lists[report.list] ?? report.list.description): sent \(report.pushed), received \(report.pulled)"
+                "Synced \(lists[report.list] ?? report.list.description): sent \(LiveSync.Status.changes(sent)),"
+                + " received \(LiveSync.Status.changes(report.changedItems))"
             if report.epochChanged {
                 line += "; the server had lost data (restored from a backup): sent everything again"
             }
@@ -469,8 +478,14 @@ enum SyncCommands {
             let sentLater =
                 sent.map { sent in state?.lastSync.map { sent > $0 } ?? true } == true
                 ? ", changes sent \(ItemCommands.localTime(HybridTimestamp(milliseconds: sent!, counter: 0)))" : ""
+            // A list left or taken away, or one only viewed, says so: its copy here is read-only.
+            let standing =
+                state?.noLongerMember == true
+                ? " (no longer shared with you: read-only here)"
+                : state?.role == .viewer ? " (you can only view it)" : ""
             context.console.print(
-                "  \(list.title): last sync \(when)\(sentLater), \(LiveSync.Status.changes(waiting)) waiting")
+                "  \(list.title)\(standing): last sync \(when)\(sentLater), \(LiveSync.Status.changes(waiting)) waiting"
+            )
         }
         // Changes the server will not take: what they were, and the way out.
         var refused = false
