@@ -4,9 +4,11 @@ mid-range phone). Prints a table (docs/performance.md):
 
 - keystroke → filtered list: from a key's keydown to the presentation of the frame after the
   input event that filtered the list;
-- tap → checked: from a tap's click to the presentation of the frame after the click handler,
-  which draws the row checked (the replica applies the write in memory first; IndexedDB and the
-  push to the server finish after that frame);
+- tap → checked: from a tap's click to the presentation of the frame after the click handler;
+- tap → row drawn checked: from the click to the frame after the one that drew the row checked
+  (the replica stores a write in IndexedDB before it applies it in memory and the row is drawn,
+  so that a reload never loses what was shown: the commit's wait is in this measure; the push
+  to the server follows);
 - first visit: every byte a first visit moves over the wire (gzip as the server sends it), the
   page, its modules and what the service worker keeps for offline use.
 
@@ -54,7 +56,7 @@ MEASURE = """() => {
   // Each keystroke's keydown and each tap's click, as the page heard them (event.timeStamp), and
   // the browser's own account of when the next frame after each event's handlers was presented
   // (Event Timing: every event whose handlers and next paint took 16 ms or more).
-  window.__samples = { keys: [], taps: [], events: [], key: [], tap: [] };
+  window.__samples = { keys: [], taps: [], events: [], key: [], tap: [], drawn: [] };
   // A keystroke: its keydown and the input event that filtered the list.
   let typed = null;
   document.addEventListener("keydown", (e) => { typed = e.key.length === 1 ? e.timeStamp : null; }, true);
@@ -79,8 +81,16 @@ MEASURE = """() => {
     const button = e.target.closest && e.target.closest("button.check");
     if (button) { tap = e.timeStamp; row = button; was = button.getAttribute("aria-checked"); }
   }, true);
+  // A tap until its row shows it: from the click to the frame after the one that drew the change
+  // (the app stores a write before it draws it, issue 42: that wait is in this measure, not in
+  // Event Timing's, which ends at the first frame after the click's handlers).
+  const drawn = (start) => requestAnimationFrame(() => requestAnimationFrame((t) => window.__samples.drawn.push(t - start)));
   new MutationObserver(() => {
-    if (tap !== null && (!row.isConnected || row.getAttribute("aria-checked") !== was)) { after(tap, window.__samples.tap); tap = null; }
+    if (tap !== null && (!row.isConnected || row.getAttribute("aria-checked") !== was)) {
+      after(tap, window.__samples.tap);
+      drawn(tap);
+      tap = null;
+    }
   }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-checked"] });
 }"""
 
@@ -124,7 +134,7 @@ def summary(page):
     return {
         "key": to_next_paint(samples["keys"], samples["events"]),
         "tap": to_next_paint(samples["taps"], samples["events"]),
-        "key_task": samples["key"], "tap_task": samples["tap"],
+        "drawn": samples["drawn"], "key_task": samples["key"], "tap_task": samples["tap"],
     }
 
 
@@ -295,7 +305,8 @@ def main():
             browser.close()
         print(f"Web client: a list of {ITEMS:,} items in Chromium at 390×844 (ms to the next paint; 4× = CPU slowed 4×)")
         print(f"{'':34} {'n':>4} {'p50':>7} {'p95':>7} {'max':>7} {'p95 / 1×':>9}  target")
-        for kind, label in (("key", "keystroke → filtered list"), ("tap", "tap → checked")):
+        for kind, label in (("key", "keystroke → filtered list"), ("tap", "tap → checked"),
+                            ("drawn", "tap → row drawn checked")):
             base = percentile(results[1][kind], 95)
             for rate in (1, 4):
                 values = results[rate][kind]

@@ -147,13 +147,14 @@ export function showList(app, list) {
   }
 
   /**
-   * Shows a local write at once: the replica applies it in memory before it stores it, so the
-   * list is drawn from the new state while IndexedDB commits (a tap shows in the same frame).
+   * Shows a local write as soon as it is stored: the replica stores it first and applies it in
+   * memory after, so nothing is drawn that a reload could take back (issue 42).
    * @param {Promise<any>} writing
    */
   async function drawn(writing) {
+    const result = await writing;
     render();
-    return writing;
+    return result;
   }
 
   // A tapped item stays where it was for a moment, checked or unchecked in place (a wrong tap is
@@ -169,8 +170,14 @@ export function showList(app, list) {
   function placedChecked(item) {
     return stay.has(item.id) ? /** @type {boolean} */ (stay.get(item.id)) : item.checked;
   }
+  /** Taps on their way to storage: id → the value the last of them writes (a second tap
+   * before the first is stored undoes it, as a second tap on a drawn row does). */
+  /** @type {Map<string, boolean>} */
+  const tapped = new Map();
   async function toggle(id) {
     const item = itemNow(id);
+    const checked = !(tapped.get(id) ?? item.checked);
+    tapped.set(id, checked);
     if (!stay.has(id)) stay.set(id, item.checked);
     clearTimeout(staying.get(id));
     staying.set(id, setTimeout(() => {
@@ -179,15 +186,19 @@ export function showList(app, list) {
       if (data !== null) data.groups = null;
       if (app.isShowing(list)) render();
     }, STAY_MS));
-    const writing = replica.setChecked(list, id, !item.checked);
+    // Stored first (IndexedDB's commit), then the row: what is drawn survives a reload.
+    try {
+      await replica.setChecked(list, id, checked);
+    } finally {
+      if (tapped.get(id) === checked) tapped.delete(id);
+    }
     drawTheRestAfterPaint();
     const now = replica.state(list)?.item(id);
     if (now !== undefined) {
       for (const row of items.querySelectorAll(`li.item[data-id="${CSS.escape(id)}"]`)) refreshRowNow(/** @type {HTMLElement} */ (row), now);
     }
-    await writing;
     sync.kick(list);
-    app.showToast(`${item.checked ? "Unchecked" : "Checked"} ${item.name}`, list);
+    app.showToast(`${checked ? "Checked" : "Unchecked"} ${item.name}`, list);
   }
 
   async function removeItem(id) {

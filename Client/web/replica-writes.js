@@ -49,15 +49,27 @@ export class ReplicaWrites extends ReplicaBase {
     const entry = this.entry(list);
     const journal = label !== null ? this.journalStep(list, label, ops, entry.state) : { add: [], remove: [] };
     journal.remove.push(...undone);
-    const winners = ops.filter((op) => entry.state.apply(op));
-    for (const op of ops) this.pending(list).set(identityOf(op), op);
+    const winners = entry.state.winners(ops);
+    // The clock moves now: a write made while this one is stored is stamped after it.
     this.meta.clock = last;
-    if (syncChanges) Object.assign(entry.sync, syncChanges);
-    // Saved at once: the screen draws the change from memory meanwhile.
+    const sync = syncChanges ? { ...entry.sync, ...syncChanges } : entry.sync;
+    const changesBefore = entry.state.changes;
+    // Stored first, shown after: what the screen draws, or says "Added" for, survives a reload or
+    // a closed page at any moment after it (a page that goes away aborts the transaction it left
+    // unfinished, and a write drawn from memory before its commit was lost: issue 42).
     await this.persist({
-      meta: { clock: last }, lists: [entry.sync], registers: winners, outboxAdd: ops, history: ops,
+      meta: { clock: last }, lists: [sync], registers: winners, outboxAdd: ops, history: ops,
       journalAdd: journal.add, journalRemove: journal.remove,
     });
+    if (syncChanges) Object.assign(entry.sync, syncChanges);
+    for (const op of ops) entry.state.apply(op);
+    for (const op of ops) this.pending(list).set(identityOf(op), op);
+    if (entry.state.changes !== changesBefore + winners.length) {
+      // Another write reached these registers while this one was stored (a pull, another tab):
+      // the registers are stored again as they stand now, the later write in each.
+      const touched = new Map(ops.map((op) => [op.item + "\u0000" + op.field, entry.state.register(op.item, op.field)]));
+      await this.persist({ registers: [...touched.values()].filter((r) => r !== undefined) });
+    }
     this.channel?.postMessage({ list, ops, clock: last, sync: { ...entry.sync } });
     this.notify(list);
     return ops;

@@ -81,6 +81,33 @@ export class ListState {
   }
 
   /**
+   * The writes of `ops` that would win their registers, taken in order, without applying them:
+   * a local write is stored first and shown after (ReplicaWrites.writeLocal).
+   * @param {{ item: string, field: string, ts: string, replica: string, value: any }[]} ops
+   */
+  winners(ops) {
+    /** @type {Map<string, any>} */
+    const taken = new Map();
+    return ops.filter((op) => {
+      const key = op.item + "\u0000" + op.field;
+      const current = taken.has(key) ? taken.get(key) : this.items.get(op.item)?.[op.field];
+      if (!beats(op, current)) return false;
+      taken.set(key, op);
+      return true;
+    });
+  }
+
+  /**
+   * The register of an item's field as stored: { list, item, field, ts, replica, value }.
+   * @param {string} item
+   * @param {string} field
+   */
+  register(item, field) {
+    const current = this.items.get(item)?.[field];
+    return current === undefined ? undefined : { list: this.list, item, field, ...current };
+  }
+
+  /**
    * Whether the register of `op`'s item and field holds exactly this write (its stamp and replica).
    * @param {{ item: string, field: string, ts: string, replica: string }} op
    */
