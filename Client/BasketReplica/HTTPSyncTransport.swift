@@ -292,7 +292,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         }
         return PulledPage(
             operations: operations, cursor: answer.cursor, epoch: answer.epoch, more: answer.more,
-            historyComplete: answer.historyComplete, serverTime: answer.serverTime)
+            historyComplete: answer.historyComplete, serverTime: answer.serverTime, role: answer.role)
     }
 
     // MARK: Plumbing

@@ -295,7 +295,9 @@ public final class LiveSync: Sendable {
                     if report.refusedPending == 0 { $0.connection = .connected }
                     $0.pending = left
                 }
-                if report.pulled > 0 || report.changedItems > 0 || report.epochChanged { handler(.received(report)) }
+                if report.pulled > 0 || report.changedItems > 0 || report.epochChanged || report.roleChanged {
+                    handler(.received(report))
+                }
             } catch {
                 if isStopped { return }
                 let connection = connection(after: error)

@@ -13,6 +13,8 @@ public struct ListSyncReport: Hashable, Sendable {
     public var changedItems = 0
     /// The server's epoch changed (it was restored from a backup): everything was pushed again.
     public var epochChanged = false
+    /// Whether this account's role on the list changed (the server said so in a page).
+    public var roleChanged = false
     /// Local writes re-stamped after the server refused this device's clock.
     public var restamped = 0
     /// Local writes stamped anew after the server held one of their identities with another
@@ -326,6 +328,11 @@ public final class SyncEngine: Sendable {
         next.cursor = page.cursor
         // Operations the server compacted away before this replica pulled them: histories lack them.
         if !page.historyComplete { next.historyIncomplete = true }
+        // The server ended a long-poll because this account's role changed: the copy follows.
+        if let role = page.role, role != next.role {
+            next.role = role
+            report.roleChanged = true
+        }
         let result: ApplyResult
         do {
             result = try replica.apply(page.operations, syncState: next)

@@ -71,12 +71,16 @@ public struct PulledPage: Sendable {
     public var historyComplete: Bool
     /// The server's clock when it answered (Unix milliseconds).
     public var serverTime: UInt64
+    /// This account's role, when it changed while the long-poll waited (`Wire.Page.role`).
+    public var role: Role?
 
     /// A page as pulled.
     public init(
-        operations: [Op], cursor: Int64, epoch: String, more: Bool, historyComplete: Bool, serverTime: UInt64
+        operations: [Op], cursor: Int64, epoch: String, more: Bool, historyComplete: Bool, serverTime: UInt64,
+        role: Role? = nil
     ) {
         self.serverTime = serverTime
+        self.role = role
         self.operations = operations
         self.cursor = cursor
         self.epoch = epoch

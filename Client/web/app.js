@@ -49,7 +49,7 @@ function aisleFor(name) {
 }
 
 function statusText() {
-  const { state, message, pending, refused } = sync.status();
+  const { state, message, pending, stuck, refused } = sync.status();
   const waiting = pending > 0 ? ` · ${changes(pending)} waiting` : "";
   switch (state) {
     case "offline":
@@ -65,7 +65,9 @@ function statusText() {
     default:
       // Synced, but for the lists the server refused: their changes are not sending.
       if (refused > 0) return `Not synced: ${refusedText(sync.failures)}${waiting}`;
-      return pending > 0 ? `Sending ${changes(pending)}…` : "Synced";
+      // Changes on lists the server will not take never leave: said so, not "Sending" forever.
+      if (pending > stuck) return `Sending ${changes(pending - stuck)}…`;
+      return stuck > 0 ? `Synced · ${changes(stuck)} not sent (see the list)` : "Synced";
   }
 }
 

@@ -18,6 +18,8 @@ import { milliseconds } from "./clock.js";
 import { LIST_ITEM } from "./ids.js";
 import { addMessage } from "./replica-types.js";
 import { request, Unreachable } from "./api.js";
+import { refusedNotice } from "./refused-changes.js";
+import { confirmDialog } from "./list-settings.js";
 import * as catalogue from "./catalogue.js";
 
 /** The most matches shown while typing: more than a phone shows above its keyboard (the best
@@ -437,21 +439,36 @@ export function showList(app, list) {
   }
 
   function showNotice(gone, info) {
-    const text = gone
+    const viewer = !gone && role() === "viewer";
+    // What waits here that the server will not take: shown, with the ways out (refused-changes.js).
+    const refused = gone || viewer ? refusedNotice(screen, gone) : { text: "", buttons: [] };
+    const text = (gone
       ? "This list is no longer shared with you: it stays here, read-only. "
       : info.archived
         ? "This list is archived: read-only. "
-        : role() === "viewer"
-          ? "You can view this list; its owners can let you change it."
-          : "";
+        : viewer
+          ? "You can view this list; its owners can let you change it. "
+          : "") + refused.text;
     if (notice.dataset.text === text) return;
     notice.dataset.text = text;
     const buttons = [
-      gone ? h("button", { class: "link", onclick: () => run(async () => { await replica.forgetList(list); app.go("#/"); }) }, "Remove it from this device") : null,
+      ...refused.buttons,
+      gone ? h("button", { class: "link", onclick: () => run(() => removeFromDevice(refused.text)) }, "Remove it from this device") : null,
       info.archived && !gone && role() === "owner" ? h("button", { class: "link", onclick: () => run(() => setArchived(screen, false)) }, "Unarchive") : null,
     ];
     notice.replaceChildren(text, ...buttons.filter((b) => b !== null));
     notice.hidden = text === "";
+  }
+
+  /**
+   * Removes a list that is no longer shared from this device; with changes that were not sent,
+   * only once the person has seen them and said so.
+   * @param {string} waiting what the notice says of them ("" when none)
+   */
+  async function removeFromDevice(waiting) {
+    if (waiting !== "" && !(await confirmDialog(screen, "Remove it from this device?", `${waiting}They go with it.`, "Remove"))) return;
+    await replica.forgetList(list);
+    app.go("#/");
   }
 
   input.addEventListener("input", render);

@@ -132,7 +132,10 @@ async function askToJoin(app, code) {
 async function joinList(app, code) {
   const answer = await request("POST", "/v1/invites", { body: { code: code.trim() }, token: app.replica.meta.account?.token });
   if (!isID128(answer.id)) throw new Error("the server's answer has no list");
-  await app.replica.saveSync(answer.id, { isRegistered: true, role: answer.role, epoch: answer.epoch ?? null });
+  // Joined again after a removal: every mark of the old membership goes (read-only, the refusal
+  // of its changes, the stopped watch), and what waited from then is sent now.
+  await app.replica.saveSync(answer.id, { isRegistered: true, role: answer.role, epoch: answer.epoch ?? null, noLongerMember: false });
+  app.sync.rejoined(answer.id);
   await app.sync.syncList(answer.id);
   app.go(`#/list/${answer.id}`);
 }

@@ -13,6 +13,9 @@ export class ReplicaBase {
     this.store = store;
     this.lists = new Map(); // id → { state: ListState, sync: {…} }
     this.outbox = new Map(); // list id → Map(identity → op)
+    /** Lists this page forgot (deleted, removed from the device): an answer about one that
+     * arrives after does not bring it back, until it is joined again. @type {Set<string>} */
+    this.forgotten = new Set();
     this.listeners = new Set();
     this.meta = {};
     /** @type {BroadcastChannel | null} the other tabs of this device */

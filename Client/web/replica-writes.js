@@ -57,13 +57,20 @@ export class ReplicaWrites extends ReplicaBase {
     // Stored first, shown after: what the screen draws, or says "Added" for, survives a reload or
     // a closed page at any moment after it (a page that goes away aborts the transaction it left
     // unfinished, and a write drawn from memory before its commit was lost: issue 42).
-    await this.persist({
-      meta: { clock: last }, lists: [sync], registers: winners, outboxAdd: ops, history: ops,
-      journalAdd: journal.add, journalRemove: journal.remove,
-    });
+    // Counted as waiting from now (the status line never says "Synced" while it is stored); the
+    // push that sends it comes after this resolves, and IndexedDB runs its removal after this.
+    for (const op of ops) this.pending(list).set(identityOf(op), op);
+    try {
+      await this.persist({
+        meta: { clock: last }, lists: [sync], registers: winners, outboxAdd: ops, history: ops,
+        journalAdd: journal.add, journalRemove: journal.remove,
+      });
+    } catch (error) {
+      for (const op of ops) this.pending(list).delete(identityOf(op));
+      throw error;
+    }
     if (syncChanges) Object.assign(entry.sync, syncChanges);
     for (const op of ops) entry.state.apply(op);
-    for (const op of ops) this.pending(list).set(identityOf(op), op);
     if (entry.state.changes !== changesBefore + winners.length) {
       // Another write reached these registers while this one was stored (a pull, another tab):
       // the registers are stored again as they stand now, the later write in each.

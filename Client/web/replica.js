@@ -26,6 +26,8 @@ export class Replica extends ReplicaWrites {
   /** Merges pulled operations and saves the list's sync state with them, in one transaction.
    * Throws ClockSkew (nothing applied) when one is over 5 minutes ahead of this device's clock. */
   async merge(list, ops, syncChanges) {
+    // A page that arrives after its list left this device (deleted, removed) does not bring it back.
+    if (this.forgotten.has(list)) return 0;
     const wall = this.wall();
     let last = this.meta.clock ?? clock.ZERO;
     for (const op of ops) last = clock.receive(last, op.ts, wall);
@@ -40,6 +42,7 @@ export class Replica extends ReplicaWrites {
 
   /** Takes pushed operations out of the outbox. */
   async acknowledge(list, ops, syncChanges = {}) {
+    if (this.forgotten.has(list)) return;
     const map = this.pending(list);
     for (const op of ops) map.delete(identityOf(op));
     const entry = this.entry(list);
@@ -49,6 +52,13 @@ export class Replica extends ReplicaWrites {
   }
 
   async saveSync(list, syncChanges) {
+    // A list gone from this device (deleted here, or removed by its person) stays gone: the
+    // server's 404 for it, arriving after, made it again as "(untitled) · no longer shared".
+    // Joining it again (a registration) brings it back.
+    if (this.forgotten.has(list)) {
+      if (syncChanges.isRegistered !== true || syncChanges.noLongerMember === true) return;
+      this.forgotten.delete(list);
+    }
     const entry = this.entry(list);
     Object.assign(entry.sync, syncChanges);
     await this.persist({ lists: [entry.sync] });
@@ -186,8 +196,46 @@ export class Replica extends ReplicaWrites {
     await this.rememberReplica();
   }
 
+  /**
+   * Drops the writes of `list` waiting in the outbox and puts every item they touched back to
+   * what the other writes this device knows say, as if they had never been made: the copy ends
+   * equal to the server's (Replica.discardPending in Swift). What a viewer's or a former
+   * member's device does with the changes the server will not take. In one transaction.
+   * @param {string} list
+   * @returns {Promise<any[]>} the dropped writes, oldest first
+   */
+  async discardPending(list) {
+    const dropped = [...(this.outbox.get(list)?.values() ?? [])].sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+    if (dropped.length === 0) return [];
+    const key = (/** @type {any} */ w) => [w.item, w.field, w.ts, w.replica].join("\u0000");
+    const drop = new Set(dropped.map(key));
+    const state = this.entry(list).state;
+    /** @type {Map<string, Record<string, { ts: string, replica: string, value: any }>>} */
+    const rebuilt = new Map();
+    const registers = [];
+    const registersRemove = [];
+    for (const item of new Set(dropped.map((op) => op.item))) {
+      /** @type {Record<string, { ts: string, replica: string, value: any }>} */
+      const fields = {};
+      for (const w of await this.store.history(list, item)) {
+        if (!drop.has(key(w)) && beats(w, fields[w.field])) fields[w.field] = { ts: w.ts, replica: w.replica, value: w.value };
+      }
+      rebuilt.set(item, fields);
+      for (const field of Object.keys(state.items.get(item) ?? {})) {
+        if (fields[field] === undefined) registersRemove.push({ list, item, field });
+      }
+      for (const [field, register] of Object.entries(fields)) registers.push({ list, item, field, ...register });
+    }
+    await this.persist({ registers, registersRemove, outboxRemove: dropped, historyRemove: dropped });
+    this.outbox.delete(list);
+    for (const [item, fields] of rebuilt) state.replaceItem(item, fields);
+    this.notify(list);
+    return dropped;
+  }
+
   /** Forgets a list on this device (it was deleted, or this account was removed from it). */
   async forgetList(list) {
+    this.forgotten.add(list);
     this.lists.delete(list);
     this.outbox.delete(list);
     this.journal = this.journal.filter((step) => step.list !== list);

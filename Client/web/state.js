@@ -131,6 +131,18 @@ export class ListState {
     this.changed(op.item);
   }
 
+  /**
+   * Sets every register of an item at once (none: the item is forgotten): what a discarded
+   * change leaves (Replica.discardPending).
+   * @param {string} item
+   * @param {Record<string, { ts: string, replica: string, value: any }>} registers
+   */
+  replaceItem(item, registers) {
+    if (Object.keys(registers).length === 0) this.items.delete(item);
+    else this.items.set(item, { ...registers });
+    this.changed(item);
+  }
+
   /** The value of a register (undefined when never written). */
   value(item, field) {
     return this.items.get(item)?.[field]?.value;

@@ -85,12 +85,13 @@ export class Store {
 
   /**
    * Writes in one transaction: `meta` entries, `lists` records, `registers` (ops that won their
-   * register), outbox additions and removals, writes seen (`history`) and writes forgotten
+   * register) and registers forgotten (`registersRemove`: { list, item, field }), outbox
+   * additions and removals, writes seen (`history`) and writes forgotten
    * (`historyRemove`: re-stamped before anyone saw them), undo steps added and removed (by
    * `seq`). All of it or nothing.
    */
   write({
-    meta = {}, lists = [], registers = [], outboxAdd = [], outboxRemove = [], removeList = null,
+    meta = {}, lists = [], registers = [], registersRemove = [], outboxAdd = [], outboxRemove = [], removeList = null,
     history = [], historyRemove = [], journalAdd = [], journalRemove = [],
   }) {
     const tx = this.db.transaction(STORES, "readwrite");
@@ -101,6 +102,7 @@ export class Store {
     const key = (/** @type {any} */ op) => [op.list, op.item, op.field, op.ts, op.replica];
     for (const list of lists) tx.objectStore("lists").put(list);
     for (const op of registers) tx.objectStore("registers").put(op);
+    for (const r of registersRemove) tx.objectStore("registers").delete([r.list, r.item, r.field]);
     for (const op of outboxAdd) tx.objectStore("outbox").put(op);
     for (const op of outboxRemove) tx.objectStore("outbox").delete(key(op));
     for (const op of history) tx.objectStore("history").put({ list: op.list, item: op.item, field: op.field, ts: op.ts, replica: op.replica, value: op.value });

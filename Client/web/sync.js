@@ -13,6 +13,8 @@ function decodedCount(page) {
   return typeof page.count === "number" ? page.count : page.ops.split("\n").length - 2;
 }
 
+/** The roles a member can have (BasketCore's Role). */
+const ROLES = ["owner", "editor", "viewer"];
 /** Operations per push at most, as `SyncEngine.batchSize` (the server takes 10,000). */
 const BATCH_SIZE = 1000;
 /** Seconds a long-poll asks the server to wait. */
@@ -93,6 +95,16 @@ export class Sync {
     return Math.min(delay, inView() ? MAX_RETRY_VISIBLE : MAX_RETRY_HIDDEN);
   }
 
+  /**
+   * A list joined again after this account lost it: its refusal is forgotten, and a watch that
+   * stopped when it was lost starts again.
+   * @param {string} list
+   */
+  rejoined(list) {
+    this.failures.delete(list);
+    if (this.watching === list) this.restartWatch();
+  }
+
   restartWatch() {
     const list = this.watching;
     this.watching = null;
@@ -105,14 +117,20 @@ export class Sync {
   }
 
   /**
-   * { state, message, pending, refused }: `pending` counts changes as a person does
-   * (Replica.pendingChanges); `refused` is the lists whose last sync the server refused, with the
-   * first one's words in `refusal`.
+   * { state, message, pending, stuck, refused }: `pending` counts changes as a person does
+   * (Replica.pendingChanges); `stuck` those of them the server will not take (on lists this
+   * account may only view, or that are no longer shared with it: never "sending"); `refused` is
+   * the lists whose last sync the server refused, with the first one's words in `refusal`.
    */
   status() {
     const pending = this.replica.pendingChanges();
+    let stuck = 0;
+    for (const id of this.replica.outbox.keys()) {
+      const sync = this.replica.sync(id);
+      if (sync?.noLongerMember || sync?.role === "viewer") stuck += this.replica.pendingChanges(id);
+    }
     const [refusal = ""] = this.failures.values();
-    return { state: this.state, message: this.message, pending, refused: this.failures.size, refusal };
+    return { state: this.state, message: this.message, pending, stuck, refused: this.failures.size, refusal };
   }
 
   setState(state, message = "") {
@@ -214,7 +232,9 @@ export class Sync {
       const changes = { isRegistered: true, role: m.role, noLongerMember: false };
       if (sync.epoch !== null && m.epoch !== sync.epoch) Object.assign(changes, await this.epochChanged(m.id));
       if (sync.epoch === null) changes.epoch = m.epoch;
+      const wasGone = sync.noLongerMember === true;
       await this.replica.saveSync(m.id, changes);
+      if (wasGone) this.rejoined(m.id);
     }
     // A list this account was removed from (or whose owner deleted it) stays here, read-only,
     // with what was not sent yet, until the person removes it from the device.
@@ -312,6 +332,12 @@ export class Sync {
           await this.replica.saveSync(list, { noLongerMember: true });
           return;
         }
+        if (error instanceof ApiError && error.code === "forbidden") {
+          // A viewer now (SyncEngine.pushPending's twin): the changes stay here, shown on the
+          // list with the way to drop them; the list is read-only; the pull goes on.
+          if (this.replica.sync(list)?.role !== "viewer") await this.replica.saveSync(list, { role: "viewer" });
+          return;
+        }
         throw error;
       }
     }
@@ -349,6 +375,9 @@ export class Sync {
     }
     const ops = decode(page.ops);
     if (ops.some((op) => op.list !== list)) throw new Error("the server sent operations of another list");
+    // The server ended the wait because this account's role changed (an owner made it a viewer):
+    // the open screen follows at once (SyncEngine.apply's twin).
+    if (ROLES.includes(page.role) && page.role !== sync.role) await this.replica.saveSync(list, { role: page.role });
     try {
       await this.replica.merge(list, ops, {
         cursor: Math.max(sync.cursor, page.cursor),

@@ -314,11 +314,15 @@ extension Wire {
         public var serverTime: UInt64
         /// The operations, in the text encoding of docs/encoding.md.
         public var ops: OperationText
+        /// The caller's role, when it changed while its long-poll waited (an owner made it a
+        /// viewer, say): the wait ends at once with it, so an open screen stops taking edits the
+        /// server would refuse. Absent otherwise.
+        public var role: Role?
 
         /// A page of a list's log.
         public init(
             count: Int, cursor: Int64, epoch: String, historyComplete: Bool, more: Bool, serverTime: UInt64,
-            ops: OperationText
+            ops: OperationText, role: Role? = nil
         ) {
             self.count = count
             self.cursor = cursor
@@ -327,6 +331,7 @@ extension Wire {
             self.more = more
             self.serverTime = serverTime
             self.ops = ops
+            self.role = role
         }
 
         /// The page as JSON, written by hand: a page is up to a megabyte of operations, which this
@@ -336,8 +341,8 @@ extension Wire {
                 ("{\"count\":\(count),\"cursor\":\(cursor),\"epoch\":").utf8)
             JSONText.appendQuoted(bytes: Array(epoch.utf8), to: &body)
             body.append(
-                contentsOf:
-                    ",\"historyComplete\":\(historyComplete),\"more\":\(more),\"serverTime\":\(serverTime),\"ops\":"
+                contentsOf: (",\"historyComplete\":\(historyComplete),\"more\":\(more)"
+                    + (role.map { ",\"role\":\"\($0.rawValue)\"" } ?? "") + ",\"serverTime\":\(serverTime),\"ops\":")
                     .utf8)
             JSONText.appendQuoted(bytes: ops.bytes, to: &body)
             body.append(UInt8(ascii: "}"))

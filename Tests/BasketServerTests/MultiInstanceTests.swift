@@ -256,6 +256,10 @@ struct MultiInstanceTests {
         let (page, answeredAt) = try await demoted
         #expect(page.status == 200 && page.json["count"] as? Int == 0 && page.json["cursor"] as? Int == head)
         #expect(answeredAt.timeIntervalSince(started) < 10)
+        // It says the new role, so an open screen turns read-only at once (issue 42); a page
+        // asked for the usual way says none.
+        #expect(page.json["role"] as? String == "viewer", "\(page.json)")
+        #expect(try await b.call("GET", "/v1/lists/\(list)/ops?after=0", token: bob).json["role"] == nil)
         // The list deleted on A: Bob's long-poll on B hears 404.
         async let deleted = Self.poll(b, "/v1/lists/\(list)/ops?after=\(head)&wait=25", token: bob)
         try await Self.parked(b, 1)

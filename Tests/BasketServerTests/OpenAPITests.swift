@@ -122,6 +122,9 @@ struct WireSchemaTests {
         let page = Wire.Page(
             count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
             ops: OperationText(bytes: []))
+        let demoted = Wire.Page(
+            count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
+            ops: OperationText(bytes: []), role: .viewer)
         let push = Wire.PushResult(accepted: 1, duplicates: 0, cursor: 1, epoch: "e", serverTime: 1)
         return [
             (
@@ -181,7 +184,7 @@ struct WireSchemaTests {
                     list: list, title: nil, role: .editor, createdBy: "alice", expiresAt: 1, member: true)
             ),
             ("PushResult", push, push),
-            ("Page", page, page),
+            ("Page", demoted, page),
         ]
     }()
 
@@ -219,6 +222,12 @@ struct WireSchemaTests {
         let reference = try JSONSerialization.jsonObject(with: encoder.encode(page)) as? NSDictionary
         #expect(try JSONSerialization.jsonObject(with: Data(handWritten)) as? NSDictionary == reference)
         #expect(try page.ops.operations() == operations)
+        // With the role a long-poll ends with after a change of role.
+        var demoted = page
+        demoted.role = .viewer
+        #expect(try JSONDecoder().decode(Wire.Page.self, from: Data(demoted.jsonBytes())) == demoted)
+        let withRole = try JSONSerialization.jsonObject(with: encoder.encode(demoted)) as? NSDictionary
+        #expect(try JSONSerialization.jsonObject(with: Data(demoted.jsonBytes())) as? NSDictionary == withRole)
     }
 
     /// `GET /v1/lists` is written by hand too: byte for byte what `JSONEncoder` writes.

@@ -289,15 +289,35 @@ struct InteractiveSyncTests {
         return (server, alice, bob)
     }
 
+    /// `device`'s interactive mode, once it shows the list and its long-poll is parked.
+    func openScreen(_ device: Device, on server: ServerProcess) throws -> TmuxPane {
+        let pane = try TmuxPane(
+            command: "\(Executables.path("basket")) --db \(device.directory)", environment: ["NO_COLOR": "1"])
+        pane.wait("the list") { $0.contains("Family") && $0.contains("[ ] Milk") && $0.contains("synced") }
+        #expect(try server.waitForMetric("basket_watchers", atLeast: 1), "the screen's long-poll never parked")
+        return pane
+    }
+
     @Test func changesFromAnotherDeviceAppearWhileItIsOpen() throws {
         let (server, alice, bob) = try family()
-        let pane = try TmuxPane(
-            command: "\(Executables.path("basket")) --db \(bob.directory)", environment: ["NO_COLOR": "1"])
-        pane.wait("bob's list") { $0.contains("Family") && $0.contains("[ ] Milk") }
-        #expect(try server.waitForMetric("basket_watchers", atLeast: 1), "the screen's long-poll never parked")
+        let pane = try openScreen(bob, on: server)
         try alice.ok("add", "Eggs")
         try alice.ok("sync")
         pane.wait("alice's Eggs on bob's screen") { $0.contains("[ ] Eggs") }
+    }
+
+    /// Made a viewer while the screen is open (issue 42): the server ends the long-poll with the
+    /// new role, the screen says so at once, and an Enter is refused in words, the screen open.
+    @Test func aMemberMadeAViewerWhileTheScreenIsOpenIsToldAndNothingChanges() throws {
+        let (server, alice, bob) = try family()
+        let pane = try openScreen(bob, on: server)
+        try alice.ok("members", "role", "bobby", "viewer")
+        pane.wait("the new role said") { $0.contains("You can only view this list now") }
+        try pane.type("Cake")
+        try pane.send("Enter")
+        pane.wait("the add refused in words") { $0.contains("Not changed: you can only view") }
+        #expect(pane.isAlive)
+        #expect(try !bob.ok("ls").contains("Cake"))
     }
 
     // Several processes on one device's copy (issue 42, finding 2): the interactive mode, a

@@ -41,7 +41,7 @@ class Server:
         # Every browser and CLI device of the session signs up from 127.0.0.1: more than the 20 a
         # minute one address may.
         env = dict(os.environ, BASKET_PASSWORD_ITERATIONS="10000", BASKET_CONNECTIONS_PER_ADDRESS="0", BASKET_QUIET="1",
-                   BASKET_SIGN_INS_PER_ADDRESS="1000")
+                   BASKET_SIGN_INS_PER_ADDRESS="1000", BASKET_PUBLIC_METRICS="1")
         self.starts += 1
         self.log = open(os.path.join(self.directory, f"server-{self.starts}.log"), "w+")
         self.process = subprocess.Popen(
@@ -140,7 +140,7 @@ class Client:
 
     def __init__(self, browser, server, **options):
         self.server = server
-        self.context = browser.new_context(viewport={"width": 390, "height": 844}, **options)
+        self.context = browser.new_context(**{"viewport": {"width": 390, "height": 844}, **options})
         self.page = self.context.new_page()
         self.problems = []
         self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
@@ -260,6 +260,21 @@ def client(browser, server):
         problems = c.problems
         c.close()
         assert problems == [], problems
+
+
+# The contrast ratio of two colours as WCAG defines it, for a script evaluated in the page:
+# `rgb(cssColor)` → [r, g, b], `ratio(a, b)` → 1 to 21.
+CONTRAST_RATIO = """
+  const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (x, y) => {
+    const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
+    return (a + 0.05) / (b + 0.05);
+  };
+"""
 
 
 def wait_until(condition, timeout=15, interval=0.1):

@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from conftest import BUILD, PASSWORD, Client, Device, Server, unique, wait_until
+from conftest import BUILD, CONTRAST_RATIO, PASSWORD, Client, Device, Server, unique, wait_until
 
 
 def read_store(page, name):
@@ -276,12 +276,7 @@ def test_milk_lands_in_dairy_and_the_catalogue_speaks_the_phones_language(client
     german.page.get_by_role("heading", name="Milchprodukte & Eier").wait_for()
 
 
-CONTRAST = """(selector) => {
-  const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
-  const lum = ([r, g, b]) => {
-    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
+CONTRAST = """(selector) => {""" + CONTRAST_RATIO + """
   const element = document.querySelector(selector);
   const border = rgb(getComputedStyle(element).borderTopColor);
   let node = element.parentElement, background = null;
@@ -290,8 +285,7 @@ CONTRAST = """(selector) => {
     if (!color.startsWith("rgba(0, 0, 0, 0)") && color !== "transparent") background = rgb(color);
     node = node.parentElement;
   }
-  const [a, b] = [lum(border), lum(background ?? [255, 255, 255])].sort((x, y) => y - x);
-  return (a + 0.05) / (b + 0.05);
+  return ratio(border, background ?? [255, 255, 255]);
 }"""
 
 

@@ -7,7 +7,7 @@ import os
 import time
 import urllib.request
 
-from conftest import PASSWORD, ROOT, unique, version_of, wait_until
+from conftest import CONTRAST_RATIO, PASSWORD, ROOT, unique, version_of, wait_until
 
 
 def test_the_conformance_vectors_pass_in_the_browser(client):
@@ -468,3 +468,47 @@ def test_a_refused_list_is_marked_and_the_others_still_sync(browser, workspace):
     finally:
         phone.close()
         server.stop()
+
+
+PLACEHOLDER_CONTRAST = """(selector) => {""" + CONTRAST_RATIO + """
+  const element = document.querySelector(selector);
+  return ratio(rgb(getComputedStyle(element, "::placeholder").color), rgb(getComputedStyle(element).backgroundColor));
+}"""
+
+COVERED = """() => {
+  // What stays on screen whatever is scrolled: the parts of the page fixed or sticky.
+  let covered = 0;
+  for (const element of document.querySelectorAll(".bar, .search, .footer")) {
+    const position = getComputedStyle(element).position;
+    if (position === "fixed" || position === "sticky") covered += element.getBoundingClientRect().height;
+  }
+  return covered / innerHeight;
+}"""
+
+
+def test_at_200_percent_zoom_the_field_keeps_its_size_and_the_list_its_room(client):
+    """Issue 42, finding 12: at 200 % zoom (a 390×844 phone lays the page out in 195×422 CSS
+    pixels) the add field shrank to 28 px and the header and footer, which stay on screen,
+    covered 44 % of it; the dark theme's placeholder had 3.96:1 against its field. Now the field
+    stays 44 px or more, what stays on screen covers 15 % or less, and the placeholder holds
+    4.5:1 in both schemes (at 100 % too)."""
+    for scheme in ("light", "dark"):
+        phone = client(viewport={"width": 195, "height": 422}, device_scale_factor=4, color_scheme=scheme)
+        phone.signup(unique("zoe"))
+        phone.create_list("Zoom")
+        phone.add("Milk, Bread, Eggs, Tea, Rice, Soap, Jam, Oats, Salt, Flour")
+        phone.page.get_by_role("checkbox", name="Soap").wait_for()
+        field = phone.page.get_by_label("Add or find an item")
+        assert field.bounding_box()["height"] >= 44, (scheme, field.bounding_box())
+        covered = phone.page.evaluate(COVERED)
+        assert covered <= 0.15, f"{scheme}: {covered:.0%} of the screen stays covered"
+        ratio = phone.page.evaluate(PLACEHOLDER_CONTRAST, "#query")
+        assert ratio >= 4.5, f"{scheme}: placeholder contrast {ratio:.2f}"
+        # Typed into, it still finds and adds.
+        field.fill("Pepper")
+        field.press("Enter")
+        phone.page.get_by_role("checkbox", name="Pepper").wait_for()
+        phone.page.set_viewport_size({"width": 390, "height": 844})
+        ratio = phone.page.evaluate(PLACEHOLDER_CONTRAST, "#query")
+        assert ratio >= 4.5, f"{scheme} at 100 %: placeholder contrast {ratio:.2f}"
+        assert phone.page.evaluate(COVERED) <= 0.25

@@ -121,7 +121,9 @@ final class InteractiveMode {
                 draw()
             } else if remoteChanged.take() {
                 try reload()
-                state.message = "Updated from another device"
+                state.message =
+                    (try? replica.syncState(of: list.id).role) == .viewer
+                    ? "You can only view this list now (an owner changed your role)" : "Updated from another device"
                 draw()
             } else if statusChanged.take() {
                 draw()
@@ -195,7 +197,15 @@ final class InteractiveMode {
                 refresh()
             }
         case .enter:
-            try act()
+            do {
+                try act()
+            } catch let refusal as ReplicaError {
+                // A list this account may only view (or that is gone, or archived): said, nothing changed.
+                switch refusal {
+                case .readOnly, .noLongerMember, .archived: state.message = "Not changed: \(refusal)"
+                default: throw refusal
+                }
+            }
         case .scope:
             let all = scopes()
             let at = all.firstIndex(of: state.scope) ?? 0
@@ -417,7 +427,7 @@ final class InteractiveMode {
         let hold = LiveSync.Hold { (try? replica.isHeld(listID)) ?? false }
         let live = LiveSync(engine: engine, list: list.id, sends: sends, hold: hold) { event in
             switch event {
-            case .received(let report): if report.changedItems > 0 { remote.raise() }
+            case .received(let report): if report.changedItems > 0 || report.roleChanged { remote.raise() }
             case .status: status.raise()
             }
         }

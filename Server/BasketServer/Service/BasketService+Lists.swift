@@ -122,7 +122,7 @@ extension BasketService {
         }
         // Its long-polls end (on other instances through the store's notification), so its
         // devices ask again as what it is now.
-        Self.endWatches(of: target.id, on: list, watchers: watchers, store: store)
+        Self.endWatches(of: target.id, on: list, watchers: watchers, store: store, configuration: configuration)
         return answer(Wire.Member(account: target.name, role: newRole))
     }
 

@@ -147,10 +147,11 @@ extension BasketService {
         ) { try store.head(of: list).cursor }
     }
 
-    static func pageResponse(_ page: LogPage, serverTime: UInt64) -> HTTPResponse {
+    /// A page as its answer; `role` when the caller's role changed while it waited.
+    static func pageResponse(_ page: LogPage, serverTime: UInt64, role: Role? = nil) -> HTTPResponse {
         let answer = Wire.Page(
             count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
-            more: page.more, serverTime: serverTime, ops: OperationText(bytes: page.encoded))
+            more: page.more, serverTime: serverTime, ops: OperationText(bytes: page.encoded), role: role)
         return .body(answer.jsonBytes(), contentType: "application/json")
     }
 }

@@ -126,18 +126,7 @@ public final class BasketService: Sendable {
         watchers = Watchers(
             maxPerAccount: configuration.maxWatchersPerAccount,
             answer: { list, after, limit in
-                do {
-                    let page = try store.page(
-                        of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
-                    return Self.pageResponse(page, serverTime: configuration.clock())
-                } catch StoreError.noSuchList {
-                    return HTTPError.notFound("no such list").response
-                } catch let error as any HTTPErrorConvertible {
-                    return error.httpError.response
-                } catch {
-                    Router.reportInternalError("reading the log of \(list): \(error)")
-                    return HTTPError(500, "internal", "internal error").response
-                }
+                Self.watchAnswer(list, after: after, limit: limit, store: store, configuration: configuration)
             },
             readHeads: { try store.heads(of: $0) },
             nothingNew: { list, after, head in
@@ -154,7 +143,8 @@ public final class BasketService: Sendable {
                 sessions.forget(account: account)
                 Self.dismissRevoked(account, watchers: watchers, store: store)
             case .membershipChanged(let list, let account):
-                Self.endWatches(of: account, on: list, watchers: watchers, store: store)
+                Self.endWatches(
+                    of: account, on: list, watchers: watchers, store: store, configuration: configuration)
             case .listDeleted(let list):
                 watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
             case .resumed:
@@ -171,14 +161,40 @@ public final class BasketService: Sendable {
     /// another instance): 404 when it is no longer a member, else its page, so it asks again in
     /// its new role. When the store cannot say, they are answered 503: the client asks again,
     /// and its next request checks the membership anew.
-    static func endWatches(of account: Int64, on list: ListID, watchers: Watchers, store: any Store) {
-        let response: HTTPResponse?
+    static func endWatches(
+        of account: Int64, on list: ListID, watchers: Watchers, store: any Store, configuration: Configuration
+    ) {
+        let role: Role
         do {
-            response = try store.role(of: account, in: list) == nil ? HTTPError.notFound("no such list").response : nil
+            guard let now = try store.role(of: account, in: list) else {
+                return watchers.dismiss(account: account, list: list, with: HTTPError.notFound("no such list").response)
+            }
+            role = now
         } catch {
-            response = StoreError.unavailable.httpError.response
+            return watchers.dismiss(account: account, list: list, with: StoreError.unavailable.httpError.response)
         }
-        watchers.dismiss(account: account, list: list, with: response)
+        // Still a member, in another role: the page after each wait's cursor, with the role.
+        watchers.dismiss(account: account, list: list) { after, limit in
+            watchAnswer(list, after: after, limit: limit, store: store, configuration: configuration, role: role)
+        }
+    }
+
+    /// What a parked long-poll is answered with: the page after its cursor (with `role`, when
+    /// the caller's role changed while it waited).
+    static func watchAnswer(
+        _ list: ListID, after: Int64, limit: Int, store: any Store, configuration: Configuration, role: Role? = nil
+    ) -> HTTPResponse {
+        do {
+            let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
+            return pageResponse(page, serverTime: configuration.clock(), role: role)
+        } catch StoreError.noSuchList {
+            return HTTPError.notFound("no such list").response
+        } catch let error as any HTTPErrorConvertible {
+            return error.httpError.response
+        } catch {
+            Router.reportInternalError("reading the log of \(list): \(error)")
+            return HTTPError(500, "internal", "internal error").response
+        }
     }
 
     /// After the notification connection was lost for a while (``CommitEvent/resumed``): ends

@@ -262,6 +262,12 @@ final class Watchers: Sendable {
     /// list), or with their page when `response` is nil (its role changed: it asks again as what
     /// it is now).
     func dismiss(account: Int64, list: ListID, with response: HTTPResponse?) {
+        dismiss(account: account, list: list) { after, limit in response ?? self.answer(list, after, limit) }
+    }
+
+    /// Answers `account`'s watchers of `list` at once, each with what `answering` gives for its
+    /// cursor and page size (a page that carries the account's new role).
+    func dismiss(account: Int64, list: ListID, answering: (Int64, Int) -> HTTPResponse) {
         let dismissed: [Watcher] = state.withLock { state in
             guard let all = state.waiting[list] else { return [] }
             let gone = all.values.filter { $0.account == account }
@@ -270,9 +276,7 @@ final class Watchers: Sendable {
             for watcher in gone { state.unpark(watcher.account) }
             return gone
         }
-        for watcher in dismissed {
-            watcher.responder.respond(response ?? answer(list, watcher.after, watcher.limit))
-        }
+        for watcher in dismissed { watcher.responder.respond(answering(watcher.after, watcher.limit)) }
     }
 
     /// Answers `account`'s watchers whose token `isValid` no longer accepts with `response`, at
