@@ -26,7 +26,8 @@ extension Vectors {
 
     /// One command. `action`: add (`entries`), check, uncheck, remove, set (`field`, `value`;
     /// null clears), rename (`value`: the new name), undo, aisles (`aisles`), archive
-    /// (`archived`), correctClock (`serverTime`), restamp (after a refusal of the server).
+    /// (`archived`), correctClock (`serverTime`), restamp (after a refusal of the server),
+    /// discard (the changes the server refused, dropped: Replica.discardPending).
     /// `item` names the item acted on (its key gives its id).
     struct LocalStep: Codable, Equatable {
         var wall: UInt64
@@ -49,6 +50,8 @@ extension Vectors {
         var error: String?
         /// Expected, for correctClock and restamp: how many writes got a new stamp.
         var restamped: Int?
+        /// Expected, for discard: how many writes were dropped.
+        var discarded: Int?
         /// Expected: the changes waiting afterwards, as a person counts them.
         var changes: Int
         /// Expected, after a re-stamp and after the last step: the whole outbox, sorted.
@@ -126,10 +129,35 @@ extension Vectors {
             step(w + hour + 3000, "undo"),
             step(w + hour + 3000, "undo"),
         ]
+        // A viewer's changes, refused by the server and dropped: every item they touched goes
+        // back to what the other writes say (Milk unchecked with its quantity 1, no Cake), and
+        // the writes after go on from the clock as it stood.
+        let milk = ItemID(list: listID, key: "milk")
+        func other(_ field: Field, _ value: Value, _ counter: UInt16) -> Op {
+            Op(
+                list: listID, item: milk, field: field, value: value,
+                version: Version(
+                    timestamp: HybridTimestamp(milliseconds: w - 30_000, counter: counter), replica: otherReplica))
+        }
+        let shared = [
+            other(.name, .text("Milk"), 0), other(.checked, .bool(false), 1), other(.deleted, .bool(false), 2),
+            other(.quantity, .text("1"), 3),
+        ]
+        let refused: [LocalStep] = [
+            on(w, "check", "milk"),
+            on(w, "set", "milk", value: "2", field: "quantity"),
+            add(w + 1000, [("Cake", nil)]),
+            on(w + 1000, "remove", "milk"),
+            step(w + 2000, "discard"),
+            add(w + 3000, [("Tea", nil)]),
+        ]
         return [
             try localWriteCase(
                 "adds, checks, removes, edits and renames of a family's list; refused changes; undo steps",
                 setupWall: w, family),
+            try localWriteCase(
+                "a viewer's changes dropped (discard): the items they touched back to the other writes",
+                setupWall: w, refused, setup: shared),
             try localWriteCase(
                 "a phone an hour ahead: its writes, the clock correction (only writes beyond 5 minutes are "
                     + "stamped anew, from the server's time), the next writes, a re-stamp after a refusal, undo",
@@ -148,7 +176,9 @@ extension Vectors {
         let now = Mutex<UInt64>(0)
     }
 
-    static func localWriteCase(_ about: String, setupWall: UInt64, _ steps: [LocalStep]) throws -> LocalWriteCase {
+    static func localWriteCase(
+        _ about: String, setupWall: UInt64, _ steps: [LocalStep], setup shared: [Op] = []
+    ) throws -> LocalWriteCase {
         let directory = TemporaryDirectory("basket-local-vectors")
         let path = directory.file("replica.sqlite")
         let wall = Wall()
@@ -165,7 +195,7 @@ extension Vectors {
             version: Version(
                 timestamp: HybridTimestamp(milliseconds: setupWall - 60_000, counter: 0), replica: otherReplica))
         wall.now.withLock { $0 = setupWall }
-        try replica.apply([title])
+        try replica.apply([title] + shared)
         var made: [LocalStep] = []
         for (index, var step) in steps.enumerated() {
             wall.now.withLock { $0 = step.wall }
@@ -194,6 +224,7 @@ extension Vectors {
                 case "archive": try replica.setArchived(step.archived ?? false, list: listID)
                 case "correctClock": step.restamped = try replica.correctClock(serverTime: try require(step.serverTime))
                 case "restamp": step.restamped = try replica.restampPending(in: listID)
+                case "discard": step.discarded = try replica.discardPending(in: listID).count
                 default: throw CocoaError(.featureUnsupported)
                 }
             } catch let error as ReplicaError {
@@ -210,7 +241,7 @@ extension Vectors {
         }
         return LocalWriteCase(
             about: about, replica: localReplica.description,
-            setup: String(decoding: OperationCodec.encode([title]), as: UTF8.self),
+            setup: String(decoding: OperationCodec.encode([title] + shared), as: UTF8.self),
             setupWall: setupWall, steps: made, state: try state(of: replica))
     }
 

@@ -141,7 +141,18 @@ async ({ vectors, base }) => {
   const canonical = (v) => JSON.stringify(v, (k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
   const sortRows = (rows) => rows.map((r) => r.join("\t")).sort().map((r) => r.split("\t"));
   for (const c of vectors.localWrites) {
-    const memory = { write: async () => {}, clear: async () => {} };
+    // IndexedDB's part the rules read back: every write seen per item (a discard rebuilds from it).
+    /** @type {Map<string, any>} */
+    const seen = new Map();
+    const k = (/** @type {any} */ w) => [w.list, w.item, w.field, w.ts, w.replica].join("\u0000");
+    const memory = {
+      write: async (/** @type {any} */ { history = [], historyRemove = [] }) => {
+        for (const w of history) seen.set(k(w), { list: w.list, item: w.item, field: w.field, ts: w.ts, replica: w.replica, value: w.value });
+        for (const w of historyRemove) seen.delete(k(w));
+      },
+      history: async (/** @type {string} */ l, /** @type {string} */ item) => [...seen.values()].filter((w) => w.list === l && w.item === item),
+      clear: async () => seen.clear(),
+    };
     const r = new replicaModule.Replica(memory);
     r.meta = { clock: clock.ZERO };
     r.sessionReplica = c.replica;
@@ -191,6 +202,9 @@ async ({ vectors, base }) => {
           case "restamp":
             got.restamped = await r.restampPending(list, false);
             break;
+          case "discard":
+            got.discarded = (await r.discardPending(list)).length;
+            break;
           default:
             throw new Error(`unknown action ${step.action}`);
         }
@@ -202,7 +216,7 @@ async ({ vectors, base }) => {
       got.changes = r.pendingChanges(list);
       if (step.pending) got.pending = sortRows(pending.map(([, op]) => written(op)));
       const expected = { writes: step.writes, changes: step.changes };
-      for (const k of ["outcomes", "phrases", "error", "restamped", "pending"]) if (step[k] !== undefined) expected[k] = k === "pending" ? sortRows(step[k]) : step[k];
+      for (const k of ["outcomes", "phrases", "error", "restamped", "discarded", "pending"]) if (step[k] !== undefined) expected[k] = k === "pending" ? sortRows(step[k]) : step[k];
       for (const k of Object.keys(got)) if (!(k in expected)) expected[k] = undefined;
       if (canonical(got) !== canonical(expected)) fail("localWrites", `${c.about}: step ${index + 1} (${step.action} ${step.item ?? ""})`, expected, got);
     }
