@@ -27,6 +27,7 @@ by one of the static screen, and reports every sample of the three together: the
 shared, and one slow second moves the p95 of a single load's 47 keystrokes by a fifth.
 
     Scripts/bench.sh web        (release basket-server and basket; Playwright in .build/web-venv)
+    BASKET_BENCH_WEB=DIR Scripts/bench.sh web   (another checkout's Client/web, served the same way)
 """
 import json
 import os
@@ -44,6 +45,9 @@ from playwright.sync_api import sync_playwright
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BASKET_BUILD", os.path.join(ROOT, ".build", "release"))
 CHROMIUM = os.environ.get("BASKET_CHROMIUM", "/usr/bin/chromium")
+# The web client served: this checkout's, or another's (BASKET_BENCH_WEB=DIR, to measure an older
+# version against this one in the same hour).
+WEB = os.environ.get("BASKET_BENCH_WEB", os.path.join(ROOT, "Client", "web"))
 PASSWORD = "correct horse battery"
 ITEMS = 2000
 KEYSTROKES = ["chocolate", "milk", "bread", "tomato sauce", "cheese", "apple juice"]
@@ -243,7 +247,7 @@ def main():
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, BASKET_PASSWORD_ITERATIONS="10000", BASKET_QUIET="1", BASKET_SIGN_INS_PER_ADDRESS="1000")
     server = subprocess.Popen([os.path.join(BUILD, "basket-server"), "--listen", f"127.0.0.1:{port}", "--data",
-                               os.path.join(work, "data"), "--web", os.path.join(ROOT, "Client", "web")],
+                               os.path.join(work, "data"), "--web", WEB],
                               stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env)
     try:
         for _ in range(200):

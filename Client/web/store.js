@@ -122,6 +122,10 @@ export class Store {
         };
       }
     }
+    // Every request is made: committed now, not once the page has seen each of them succeed (a
+    // local write is drawn only after its commit, so this wait is on the tap's way to the screen).
+    // A list's removal walks cursors, which ask for more as they go: it commits by itself.
+    if (removeList === null) tx.commit?.();
     return new Promise((resolve, reject) => {
       tx.oncomplete = () => resolve();
       tx.onerror = () => reject(tx.error);
