@@ -1,3 +1,4 @@
+import BasketCore
 import Foundation
 
 /// A command: its name, help and options, and what it runs.
@@ -142,7 +143,7 @@ enum Commands {
             usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]",
             details: "OPTIONS:\n  --quantity Q, --note TEXT, --category C   An empty value clears the field.\n"
                 + "Quantities and categories hold up to 256 bytes, notes up to 4,096; control characters are refused.",
-            valueOptions: ["--quantity", "--note", "--category"], writes: true, run: ItemCommands.set),
+            valueOptions: Set(Field.settableItemFields.map { "--" + $0.rawValue }), writes: true, run: ItemCommands.set),
         CommandSpec(
             path: ["undo"], summary: "Undo the last change made on this device (again: the one before).",
             usage: "basket undo",

@@ -5,7 +5,7 @@ import BasketReplica
 /// these, so a change here is a change to what scripts see (keys are sorted on output), and
 /// docs/cli-json.md, which a test holds every command's output to, changes with it. Each
 /// command prints one object; times are ISO 8601 in UTC (``time(_:)``). The listing of
-/// `basket ls --json` is written byte by byte by ``ListingJSON`` with the keys of ``ItemJSON``.
+/// `basket ls --json` is written byte by byte by ``ListingJSON`` with the keys of ``Item``'s JSON.
 enum Output {
     /// A time for --json, from Unix milliseconds: ISO 8601 in UTC, to the millisecond.
     static func time(_ milliseconds: Int64) -> String { ItemCommands.isoTime(UInt64(max(0, milliseconds))) }
@@ -42,20 +42,20 @@ enum Output {
 
     /// One name of `basket add --json`.
     struct Added: Encodable {
-        var item: ItemJSON
+        var item: Item
         var outcome: String
         var quantityChanged: Bool
     }
 
     /// `basket check`, `uncheck`, `toggle`, `rm` and `clear --json`: the items as they are now,
     /// however many were named.
-    struct Items: Encodable { var items: [ItemJSON] }
+    struct Items: Encodable { var items: [Item] }
 
     /// `basket sync --watch --json`: one line per change, as it arrives.
     struct Watched: Encodable {
         /// "added", "removed" or "changed".
         var change: String
-        var item: ItemJSON
+        var item: Item
     }
 
     /// `basket search --json`.
@@ -63,7 +63,7 @@ enum Output {
 
     /// `basket search --json`.
     struct SearchHit: Encodable {
-        var item: ItemJSON
+        var item: Item
         var exact: Bool
         var tier: String
         var score: Int
@@ -98,7 +98,7 @@ enum Output {
     struct Suggestion: Encodable {
         var name: String
         var source: String
-        var item: ItemJSON?
+        var item: Item?
         var language: String?
     }
 
@@ -117,7 +117,7 @@ enum Output {
 
     /// `basket history --json`.
     struct History: Encodable {
-        var item: ItemJSON
+        var item: Item
         var historyComplete: Bool
         var renamedFrom: String?
         var renamedTo: String?
@@ -130,7 +130,7 @@ enum Output {
         var title: String?
         var at: String
         var historyComplete: Bool
-        var items: [ItemJSON]
+        var items: [Item]
         /// How old this device's copy is, when it could not pull first (absent when it did).
         var stale: Stale?
     }
@@ -290,40 +290,6 @@ enum Output {
         var clockOffsetMilliseconds: Int64
         var lists: [Output.ListStatus]
     }
-}
-
-/// The JSON form of an item.
-struct ItemJSON: Encodable {
-    var id: String
-    var name: String
-    var checked: Bool
-    var deleted: Bool
-    var quantity: String?
-    var note: String?
-    var category: String?
-
-    init(_ item: Item) {
-        id = item.id.description
-        name = item.name
-        checked = item.isChecked
-        deleted = item.isDeleted
-        quantity = item.quantity
-        note = item.note
-        category = item.category
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(checked, forKey: .checked)
-        try c.encode(deleted, forKey: .deleted)
-        try c.encode(quantity, forKey: .quantity)  // null rather than absent: a stable shape
-        try c.encode(note, forKey: .note)
-        try c.encode(category, forKey: .category)
-    }
-
-    enum CodingKeys: String, CodingKey { case id, name, checked, deleted, quantity, note, category }
 }
 
 /// The JSON form of a list (in `basket ls --json` and others).

@@ -153,16 +153,19 @@ extension Replica {
 
     /// Writes one row back (``store(_:at:_:)`` binds it).
     static let writeRow = """
-        INSERT OR REPLACE INTO items(list, id, name, checked, deleted, quantity, note, category, registers, history)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        INSERT OR REPLACE INTO items(list, id, \(ItemColumns.names()), registers, history)
+        VALUES (?1, ?2, \(ItemColumns.parameters(from: 3)), ?\(historyParameter - 1), ?\(historyParameter))
         """
 
     /// Rewrites a row the file has (``store(_:at:_:)`` binds it as it binds ``writeRow``).
     static let updateRow = """
-        UPDATE items SET name = ?3, checked = ?4, deleted = ?5, quantity = ?6, note = ?7, category = ?8,
-            registers = ?9, history = ?10
+        UPDATE items SET \(ItemColumns.assignments(from: 3)),
+            registers = ?\(historyParameter - 1), history = ?\(historyParameter)
         WHERE list = ?1 AND id = ?2
         """
+
+    /// The last parameter of a row write: list, id, the item columns, registers, history.
+    static let historyParameter = Int32(2 + Field.itemFields.count + 2)
 
     /// Step 1: numbers the rows the batch touches (creating lists it is the first to mention) and
     /// counting-sorts the operation indices by row, without an array per row.
@@ -285,16 +288,10 @@ extension Replica {
         try withIDBytes(key.item) { idBytes in
             try write.bind(key.listNo, at: 1)
             try write.bind(idBytes, at: 2)
-            // The list's own row keeps its title in `lists.title`; `name` stays NULL so that
-            // every "name IS NOT NULL" query sees items only.
-            try write.bind(key.item == .list ? nil : row[.name]?.value.textValue, at: 3)
-            try write.bind(row[.checked]?.value.boolValue == true ? 1 : 0, at: 4)
-            try write.bind(row[.deleted]?.value.boolValue == true ? 1 : 0, at: 5)
-            try write.bind(row[.quantity]?.value.textValue, at: 6)
-            try write.bind(row[.note]?.value.textValue, at: 7)
-            try write.bind(row[.category]?.value.textValue, at: 8)
-            try write.bind(registers, at: 9)
-            try write.bind(row.history, at: 10)
+            // The list's own row keeps its title in `lists.title`.
+            try ItemColumns.bind({ row[$0]?.value }, isList: key.item == .list, to: write, from: 3)
+            try write.bind(registers, at: Self.historyParameter - 1)
+            try write.bind(row.history, at: Self.historyParameter)
             try write.runToCompletion()
         }
     }

@@ -59,9 +59,9 @@ extension Replica {
         guard let no = try listNo(list, db) else { return [] }
         return try db.query(
             """
-            SELECT id, name, checked, deleted, quantity, note, category FROM items
+            SELECT id, \(ItemColumns.names()) FROM items
             WHERE list = ? AND \(condition)
-            """, .integer(no), map: Self.item(from:))
+            """, .integer(no), map: { ItemColumns.item(from: $0) })
     }
 
     /// Lowercased UTF-8 bytes of a name; ASCII without Unicode tables (most names).
@@ -83,20 +83,14 @@ extension Replica {
     static func loadItem(_ id: ItemID, in list: ListID, _ db: Connection) throws -> Item? {
         let statement = try db.cached(
             """
-            SELECT i.id, i.name, i.checked, i.deleted, i.quantity, i.note, i.category
+            SELECT i.id, \(ItemColumns.names(prefix: "i."))
             FROM items i JOIN lists l ON l.no = i.list
             WHERE l.id = ?1 AND i.id = ?2 AND i.name IS NOT NULL
             """)
         try statement.bind(list.raw.bytes, at: 1)
         try statement.bind(id.raw.bytes, at: 2)
         defer { statement.reset() }
-        return try statement.step().map(item(from:))
-    }
-
-    static func item(from row: Row) -> Item {
-        Item(
-            id: ItemID(raw: ID128(row.blob128(0))), name: row.string(1) ?? "", isChecked: row.int64(2) != 0,
-            isDeleted: row.int64(3) != 0, quantity: row.string(4), note: row.string(5), category: row.string(6))
+        return try statement.step().map { ItemColumns.item(from: $0) }
     }
 
     /// Every write ever seen on an item's registers (or the list's, for `ItemID.list`), oldest
@@ -192,10 +186,10 @@ extension Replica {
             guard let no = try listNo(list, db) else { return [] }
             return try db.query(
                 """
-                SELECT id, name, checked, deleted, quantity, note, category, history FROM items
+                SELECT history, id, \(ItemColumns.names()) FROM items
                 WHERE list = ? AND name IS NOT NULL
                 """, .integer(no)
-            ) { row in (Self.item(from: row), row.blob(7)) }
+            ) { row in (ItemColumns.item(from: row, id: 1), row.blob(0)) }
         }
         return try rows.map { item, history in
             var times: [UInt64] = []

@@ -94,12 +94,8 @@ extension Replica {
                 title = winners[.title]?.value.textValue
                 continue
             }
-            guard let name = winners[.name]?.value.textValue, winners[.deleted]?.value != .bool(true) else { continue }
-            items.append(
-                Item(
-                    id: id, name: name, isChecked: winners[.checked]?.value == .bool(true), isDeleted: false,
-                    quantity: winners[.quantity]?.value.textValue, note: winners[.note]?.value.textValue,
-                    category: winners[.category]?.value.textValue))
+            guard winners[.name] != nil, winners[.deleted]?.value != .bool(true) else { continue }
+            items.append(Item(id: id) { winners[$0]?.value })
         }
         return ListSnapshot(time: time, title: title, items: items.sortedForDisplay(), isHistoryComplete: complete)
     }

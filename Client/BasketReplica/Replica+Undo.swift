@@ -169,11 +169,8 @@ extension Replica {
                 if let before, let entry = try Records.decode(before).first {
                     writer.write(rowList, item, field, entry.register.value)
                 } else {
-                    switch field {
-                    case .checked, .deleted, .archived: writer.write(rowList, item, field, .bool(false))
-                    case .quantity, .note, .category, .aisles: writer.write(rowList, item, field, .null)
-                    case .name, .title: break
-                    }
+                    // Back to the value before any write; a name or a title has none to go back to.
+                    if field.kind != .text { writer.write(rowList, item, field, field.initialValue) }
                 }
             }
             try db.run("DELETE FROM undo WHERE step = ?", .integer(step))

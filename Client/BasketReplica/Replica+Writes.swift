@@ -318,21 +318,20 @@ extension Replica {
         }
     }
 
-    /// Sets an optional field (`quantity`, `note`, `category`); nil clears it.
+    /// Sets an optional item field (one of ``Field/settableItemFields``: quantity, note,
+    /// category); nil clears it.
     @discardableResult
     public func set(_ field: Field, to value: String?, of id: ItemID, in list: ListID) throws -> Item {
-        guard field == .quantity || field == .note || field == .category else {
-            throw ReplicaError.invalidOperation("only quantity, note and category can be set this way")
+        guard Field.settableItemFields.contains(field) else {
+            let names = Field.settableItemFields.map(\.rawValue)
+            throw ReplicaError.invalidOperation(
+                "only \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "") can be set this way")
         }
-        let cleaned = try value.map { try Self.cleanName($0, for: field) }
+        let cleaned = try value.map { try Self.cleanName($0, for: field) }.map(Value.text) ?? .null
         return try performLocal { writer in
             var item = try Self.require(writer.item(id, in: list), id)
-            writer.write(list, id, field, cleaned.map(Value.text) ?? .null)
-            switch field {
-            case .quantity: item.quantity = cleaned
-            case .note: item.note = cleaned
-            default: item.category = cleaned
-            }
+            writer.write(list, id, field, cleaned)
+            item[field] = cleaned
             return item
         }
     }
@@ -354,16 +353,12 @@ extension Replica {
             if let other = try writer.item(newID, in: list), !other.isDeleted {
                 throw ReplicaError.nameTaken(existing: other.name)
             }
-            writer.write(list, newID, .name, .text(name))
-            writer.write(list, newID, .checked, .bool(item.isChecked))
-            writer.write(list, newID, .deleted, .bool(false))
-            writer.write(list, newID, .quantity, item.quantity.map(Value.text) ?? .null)
-            writer.write(list, newID, .note, item.note.map(Value.text) ?? .null)
-            writer.write(list, newID, .category, item.category.map(Value.text) ?? .null)
-            writer.write(list, id, .deleted, .bool(true))
+            // Every field moves: a field added to `Field.itemFields` is copied without a change here.
             item.id = newID
             item.name = name
             item.isDeleted = false
+            for field in Field.itemFields { writer.write(list, newID, field, item[field]) }
+            writer.write(list, id, .deleted, .bool(true))
             return item
         }
     }

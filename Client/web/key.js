@@ -1,5 +1,6 @@
 // Item keys (version 1) and the rules every text value follows: the same as BasketCore's
 // ItemKey and ItemName (docs/encoding.md). The table comes from Scripts/make-itemkey.py.
+import { fieldInfo } from "./field.js";
 import { ITEM_KEY_TABLE, COMBINING_RANGES } from "./itemkey-table.js";
 
 /** What each code point becomes in a key (absent: itself), decoded from the table's runs. */
@@ -72,8 +73,6 @@ function fold(name) {
   return out;
 }
 
-/** The most UTF-8 bytes each text field may hold (BasketCore's Field.maxBytes). */
-export const MAX_BYTES = { title: 2048, name: 2048, quantity: 256, category: 256, note: 4096, aisles: 4096 };
 /** Names and titles have at most this many characters (grapheme clusters). */
 export const MAX_LENGTH = 500;
 /** Combining marks in a row at most. */
@@ -99,7 +98,7 @@ let segmenter;
  * character or an accent flood.
  */
 export function clean(raw, field = "name") {
-  const maxBytes = MAX_BYTES[field];
+  const maxBytes = fieldInfo(field)?.maxBytes ?? 0;
   const isName = field === "name" || field === "title";
   let out = "";
   let pendingSpace = false;

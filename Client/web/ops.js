@@ -3,13 +3,9 @@
 // timestamp as lowercase hex (item "-" for the list's registers), value null, true, false or a string.
 import { check as checkText } from "./key.js";
 import { LIST_ITEM } from "./ids.js";
+import { fieldCode, fieldInfo } from "./field.js";
 
 export const HEADER = "basket-ops 1";
-/** Fields in their wire order (BasketCore's Field.code). */
-export const FIELDS = ["title", "name", "checked", "deleted", "quantity", "note", "category", "aisles", "archived"];
-const LIST_FIELDS = new Set(["title", "aisles", "archived"]);
-const BOOLEAN_FIELDS = new Set(["checked", "deleted", "archived"]);
-const OPTIONAL_FIELDS = new Set(["quantity", "note", "category", "aisles"]);
 
 /** An encoding that cannot be decoded, naming the 1-based line. */
 export class DecodeError extends Error {
@@ -21,21 +17,21 @@ export class DecodeError extends Error {
 
 /** Throws an Error when the operation breaks a rule (BasketCore's Op.validate). */
 export function validate(op) {
-  if (LIST_FIELDS.has(op.field) !== (op.item === LIST_ITEM)) {
+  const info = fieldInfo(op.field);
+  if (info === undefined) throw new Error(`unknown field '${op.field}'`);
+  if (info.list !== (op.item === LIST_ITEM)) {
     throw new Error(
-      LIST_FIELDS.has(op.field)
-        ? `field ${op.field} belongs to the list, not to an item`
-        : `field ${op.field} belongs to an item, not to the list`,
+      info.list ? `field ${op.field} belongs to the list, not to an item` : `field ${op.field} belongs to an item, not to the list`,
     );
   }
   if (op.replica === "0000000000000000") throw new Error("replica id 0 is reserved");
   const value = op.value;
-  if (BOOLEAN_FIELDS.has(op.field)) {
+  if (info.kind === "flag") {
     if (typeof value !== "boolean") throw new Error(`field ${op.field} cannot hold ${describe(value)}`);
     return;
   }
   if (value === null) {
-    if (OPTIONAL_FIELDS.has(op.field)) return;
+    if (info.kind === "optionalText") return;
     throw new Error(`field ${op.field} cannot hold null`);
   }
   if (typeof value !== "string") throw new Error(`field ${op.field} cannot hold ${describe(value)}`);
@@ -81,7 +77,7 @@ export function decode(text) {
     if (fields[0] === "-") item = LIST_ITEM;
     else if (hex32.test(fields[0])) item = fields[0].toLowerCase();
     else throw new DecodeError(number, "bad item id");
-    if (!FIELDS.includes(fields[1])) throw new DecodeError(number, `unknown field '${fields[1]}'`);
+    if (fieldCode(fields[1]) < 0) throw new DecodeError(number, `unknown field '${fields[1]}'`);
     if (!hex16.test(fields[2])) throw new DecodeError(number, "bad timestamp");
     if (!hex16.test(fields[3])) throw new DecodeError(number, "bad replica id");
     let value;
@@ -140,7 +136,7 @@ export function canonicalCompare(a, b) {
   const itemA = a.item === LIST_ITEM ? "" : a.item;
   const itemB = b.item === LIST_ITEM ? "" : b.item;
   if (itemA !== itemB) return itemA < itemB ? -1 : 1;
-  return FIELDS.indexOf(a.field) - FIELDS.indexOf(b.field);
+  return fieldCode(a.field) - fieldCode(b.field);
 }
 
 /** Encodes operations (in canonical order when `canonical`). */

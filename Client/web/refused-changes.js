@@ -4,6 +4,7 @@
 import { h, changes, openDialog } from "./ui.js";
 import { confirmDialog } from "./list-settings.js";
 import { LIST_ITEM } from "./ids.js";
+import { SETTABLE_ITEM_FIELDS } from "./field.js";
 
 /** Lines `describe` writes at most; the rest are counted. */
 const MOST_LINES = 50;
@@ -28,7 +29,7 @@ export function describe(ops, state) {
     if (typeof fields.checked === "boolean" && !(fields.checked === false && fields.deleted === false)) {
       parts.push(fields.checked ? "checked" : "unchecked");
     }
-    for (const field of ["quantity", "note", "category"]) {
+    for (const field of SETTABLE_ITEM_FIELDS) {
       if (!(field in fields)) continue;
       parts.push(typeof fields[field] === "string" ? `${field} '${fields[field]}'` : `${field} cleared`);
     }

@@ -6,7 +6,7 @@ import { ListState, beats } from "./state.js";
 import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
-import { validate, identity as identityOf, FIELDS } from "./ops.js";
+import { validate, identity as identityOf } from "./ops.js";
 
 export class ReplicaBase {
   constructor(store) {

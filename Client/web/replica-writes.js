@@ -5,7 +5,8 @@ import { ListState, beats } from "./state.js";
 import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
-import { validate, identity as identityOf, FIELDS } from "./ops.js";
+import { validate, identity as identityOf } from "./ops.js";
+import { ITEM_FIELDS, SETTABLE_ITEM_FIELDS, fieldCode, fieldInfo, initialValue } from "./field.js";
 import { ReplicaBase } from "./replica-base.js";
 import { CannotUndo, MAX_UNDOABLE_WRITES, ReplicaError, UNDO_DEPTH, addMessage } from "./replica-types.js";
 
@@ -164,7 +165,7 @@ export class ReplicaWrites extends ReplicaBase {
     const removedAgain = new Set();
     // In the order BasketReplica reads its journal: by item id, then by the field's wire code.
     const rows = [...step.rows].sort((a, b) =>
-      a.item < b.item ? -1 : a.item > b.item ? 1 : FIELDS.indexOf(a.field) - FIELDS.indexOf(b.field));
+      a.item < b.item ? -1 : a.item > b.item ? 1 : fieldCode(a.field) - fieldCode(b.field));
     for (const { item, field, existed, before } of rows) {
       if (!existed) {
         // The command made the item: undoing it removes it again (the list's own row: nothing).
@@ -175,8 +176,8 @@ export class ReplicaWrites extends ReplicaBase {
         continue;
       }
       if (before !== undefined) writes.push({ item, field, value: before });
-      else if (["checked", "deleted", "archived"].includes(field)) writes.push({ item, field, value: false });
-      else if (["quantity", "note", "category", "aisles"].includes(field)) writes.push({ item, field, value: null });
+      // Back to the value before any write; a name or a title has none to go back to.
+      else if (fieldInfo(field)?.kind !== "text") writes.push({ item, field, value: initialValue(field) });
     }
     if (writes.length > 0) await this.writeLocal(list, writes, null, null, [step.seq]);
     else await this.persist({ journalRemove: [step.seq] });
@@ -362,13 +363,13 @@ export class ReplicaWrites extends ReplicaBase {
    * @param {string | null} value
    */
   async setField(list, id, field, value) {
-    if (!["quantity", "note", "category"].includes(field)) {
-      throw new ReplicaError("invalid_operation", "only quantity, note and category can be set this way");
+    if (!SETTABLE_ITEM_FIELDS.includes(field)) {
+      const names = SETTABLE_ITEM_FIELDS;
+      throw new ReplicaError("invalid_operation", `only ${names.slice(0, -1).join(", ")} and ${names.at(-1)} can be set this way`);
     }
     const text = value === null || value.trim() === "" ? null : cleaned(value, field);
     const item = this.requireItem(list, id);
-    const words = { quantity: "the quantity", note: "the note", category: "the category" };
-    await this.writeLocal(list, [{ item: id, field, value: text }], null, `Changed ${words[field]} of ${item.name}`);
+    await this.writeLocal(list, [{ item: id, field, value: text }], null, `Changed the ${field} of ${item.name}`);
     return { ...item, [field]: text };
   }
 
@@ -391,21 +392,11 @@ export class ReplicaWrites extends ReplicaBase {
     }
     const other = this.state(list)?.item(newID);
     if (other !== undefined && !other.deleted) throw new ReplicaError("name_taken", `'${other.name}' is already on the list`);
-    await this.writeLocal(
-      list,
-      [
-        { item: newID, field: "name", value: name },
-        { item: newID, field: "checked", value: item.checked },
-        { item: newID, field: "deleted", value: false },
-        { item: newID, field: "quantity", value: item.quantity },
-        { item: newID, field: "note", value: item.note },
-        { item: newID, field: "category", value: item.category },
-        { item: id, field: "deleted", value: true },
-      ],
-      null,
-      label,
-    );
-    return { ...item, id: newID, name, deleted: false };
+    // Every field moves: a field added to ITEM_FIELDS is copied without a change here.
+    const moved = { ...item, id: newID, name, deleted: false };
+    const writes = ITEM_FIELDS.map((field) => ({ item: newID, field, value: moved[field] }));
+    await this.writeLocal(list, [...writes, { item: id, field: "deleted", value: true }], null, label);
+    return moved;
   }
 
   /**
@@ -422,7 +413,7 @@ export class ReplicaWrites extends ReplicaBase {
     const winners = new Map();
     for (const w of writes) if (beats(w, winners.get(w.field))) winners.set(w.field, w);
     const order = (/** @type {any} */ a, /** @type {any} */ b) =>
-      a.field !== b.field ? FIELDS.indexOf(a.field) - FIELDS.indexOf(b.field) : a.ts !== b.ts ? (a.ts < b.ts ? -1 : 1) : a.replica < b.replica ? -1 : a.replica > b.replica ? 1 : 0;
+      a.field !== b.field ? fieldCode(a.field) - fieldCode(b.field) : a.ts !== b.ts ? (a.ts < b.ts ? -1 : 1) : a.replica < b.replica ? -1 : a.replica > b.replica ? 1 : 0;
     return writes.sort(order).map((w) => {
       const winner = winners.get(w.field);
       const won = winner.ts === w.ts && winner.replica === w.replica;

@@ -8,7 +8,7 @@ import { ListState, beats } from "./state.js";
 import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
-import { validate, identity as identityOf, FIELDS } from "./ops.js";
+import { validate, identity as identityOf } from "./ops.js";
 import { ReplicaWrites } from "./replica-writes.js";
 import { MAX_CLOCK_CORRECTION } from "./replica-types.js";
 

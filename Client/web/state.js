@@ -2,6 +2,13 @@
 // Register and the replica keep them. Applying the same operations in any order, any number of
 // times, gives the same state.
 import { LIST_ITEM } from "./ids.js";
+import { ITEM_FIELDS, initialValue } from "./field.js";
+
+/**
+ * An item as the merged state shows it (BasketCore's Item): its id and one property per field of
+ * ITEM_FIELDS, named as the field.
+ * @typedef {{ id: string, name: string, checked: boolean, deleted: boolean, quantity: string | null, note: string | null, category: string | null }} Item
+ */
 
 /** Orders values written with the same version (a correct replica never writes two):
  * null < false < true < text, texts by their UTF-8 bytes. Returns whether a < b. */
@@ -177,17 +184,20 @@ export class ListState {
   }
 }
 
+/**
+ * The item whose registers are `registers`: every field of ITEM_FIELDS, a field not written
+ * holding its initial value (Item(id:values:) in Swift).
+ * @param {string} id
+ * @param {Record<string, { value: any } | undefined>} registers
+ */
 function itemOf(id, registers) {
-  const text = (field) => (typeof registers[field]?.value === "string" ? registers[field].value : null);
-  return {
-    id,
-    name: registers.name.value,
-    checked: registers.checked?.value === true,
-    deleted: registers.deleted?.value === true,
-    quantity: text("quantity"),
-    note: text("note"),
-    category: text("category"),
-  };
+  /** @type {Record<string, any>} */
+  const item = { id };
+  for (const field of ITEM_FIELDS) {
+    const value = registers[field]?.value;
+    item[field] = value === undefined ? initialValue(field) : value;
+  }
+  return /** @type {Item} */ (item);
 }
 
 /** The category names of a stored aisle order ("produce, dairy"). */

@@ -54,6 +54,7 @@ struct ConformanceVectorTests {
             }
         }
         if stored.about != made.about || stored.list != made.list { out.append("about/list differ") }
+        compare("fields", stored.fields, made.fields)
         compare("keys", stored.keys, made.keys)
         compare("invalidOps", stored.invalidOps, made.invalidOps)
         compare("merges", stored.merges, made.merges)
@@ -93,10 +94,9 @@ struct MergeVectorsAgreeWithTheModel {
             let list = try #require(ops.first?.list)
             let model = ReferenceModel.list(list, from: ops)
             var shown: [ItemID: ReferenceModel.Item] = [:]
-            for item in merge.state.items where !item.deleted {
-                let id = try #require(ItemID(hex: item.id))
-                shown[id] = ReferenceModel.Item(
-                    id: id, name: item.name, checked: item.checked, quantity: item.quantity, note: item.note,
+            for item in merge.state.items where !item.isDeleted {
+                shown[item.id] = ReferenceModel.Item(
+                    id: item.id, name: item.name, checked: item.isChecked, quantity: item.quantity, note: item.note,
                     category: item.category)
             }
             #expect(shown == model.items, "\(merge.about)")

@@ -84,7 +84,7 @@ extension Vectors {
                 $0.field = field
             }
         }
-        let family: [LocalStep] = [
+        let familyStart: [LocalStep] = [
             add(w, [("Milk", nil)]),
             add(w, [("bread", "2"), ("eggs", nil)]),
             add(w + 1000, [("milk", "3")]),
@@ -93,30 +93,36 @@ extension Vectors {
             add(w + 3000, [("milk", nil)]),
             on(w + 4000, "remove", "eggs"),
             add(w + 5000, [("Eggs", "12"), ("Tea", nil), ("tea", "2")]),
-            on(w + 6000, "set", "bread", value: "4", field: "quantity"),
-            on(w + 6000, "set", "bread", value: "sourdough, sliced", field: "note"),
-            on(w + 6000, "set", "bread", value: "Bakery", field: "category"),
-            on(w + 7000, "rename", "bread", value: "Rye bread"),
-            on(w + 7000, "rename", "milk", value: "MILK"),
-            on(w + 8000, "rename", "rye bread", value: "eggs"),
-            add(w + 8000, [("ok", nil), ("a\u{202E}b", nil)]),
-            on(w + 8000, "set", "nothing", value: "1", field: "quantity"),
-            step(w + 9000, "undo"),
-            step(w + 9000, "undo"),
-            step(w + 4000, "undo"),  // the wall clock went back: the stamps still go forward
-            on(w + 10000, "set", "tea", value: nil, field: "quantity"),
-            step(w + 10000, "aisles") { $0.aisles = ["Bakery", "dairy", "bakery", " Produce "] },
-            step(w + 10000, "archive") { $0.archived = true },
-            add(w + 10000, [("Jam", nil)]),
-            step(w + 11000, "archive") { $0.archived = false },
-            on(w + 11000, "uncheck", "milk"),
-            on(w + 11000, "check", "tea"),
-            step(w + 12000, "undo"),
-            // The catalogue's aisle goes to an item without a category, never over one.
-            add(
-                w + 13000, [("Butter", nil), ("rye bread", nil), ("Eggs", nil)],
-                categories: ["Dairy & eggs", "Pantry", nil]),
         ]
+        // Every settable field of bread, which the rename then carries (a new field joins both).
+        let samples: [Field: String] = [.quantity: "4", .note: "sourdough, sliced", .category: "Bakery"]
+        let setEvery = Field.settableItemFields.map {
+            on(w + 6000, "set", "bread", value: samples[$0] ?? "value of \($0.rawValue)", field: $0.rawValue)
+        }
+        let family =
+            familyStart + setEvery + [
+                on(w + 6000, "set", "bread", value: "Rye", field: "name"),  // not settable: refused, nothing written
+                on(w + 7000, "rename", "bread", value: "Rye bread"),
+                on(w + 7000, "rename", "milk", value: "MILK"),
+                on(w + 8000, "rename", "rye bread", value: "eggs"),
+                add(w + 8000, [("ok", nil), ("a\u{202E}b", nil)]),
+                on(w + 8000, "set", "nothing", value: "1", field: "quantity"),
+                step(w + 9000, "undo"),
+                step(w + 9000, "undo"),
+                step(w + 4000, "undo"),  // the wall clock went back: the stamps still go forward
+                on(w + 10000, "set", "tea", value: nil, field: "quantity"),
+                step(w + 10000, "aisles") { $0.aisles = ["Bakery", "dairy", "bakery", " Produce "] },
+                step(w + 10000, "archive") { $0.archived = true },
+                add(w + 10000, [("Jam", nil)]),
+                step(w + 11000, "archive") { $0.archived = false },
+                on(w + 11000, "uncheck", "milk"),
+                on(w + 11000, "check", "tea"),
+                step(w + 12000, "undo"),
+                // The catalogue's aisle goes to an item without a category, never over one.
+                add(
+                    w + 13000, [("Butter", nil), ("rye bread", nil), ("Eggs", nil)],
+                    categories: ["Dairy & eggs", "Pantry", nil]),
+            ]
         let hour: UInt64 = 3_600_000
         let clock: [LocalStep] = [
             add(w, [("Bread", nil)]),

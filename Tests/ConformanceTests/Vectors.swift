@@ -12,6 +12,8 @@ struct Vectors: Codable, Equatable {
     var about: String
     /// The list id the keys' item ids are computed in.
     var list: String
+    /// Every register, in wire order: the table each client's fields are held to.
+    var fields: [FieldCase]
     var keys: [KeyCase]
     var invalidOps: [InvalidOps]
     var merges: [MergeCase]
@@ -71,25 +73,31 @@ struct Vectors: Codable, Equatable {
         var items: [ItemState]
     }
 
-    struct ItemState: Codable, Equatable {
-        var id: String
-        var name: String
-        var checked: Bool
-        var deleted: Bool
-        var quantity: String?
-        var note: String?
-        var category: String?
+    /// An item as the vectors write it: `Item`'s JSON (its id and every item field, named as the
+    /// field, null rather than left out), so a field added to BasketCore appears in the file, and
+    /// a file without it fails to load, until both clients handle it.
+    typealias ItemState = Item
 
-        // Optional fields are written as null rather than left out: a reader sees them all.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(id, forKey: .id)
-            try c.encode(name, forKey: .name)
-            try c.encode(checked, forKey: .checked)
-            try c.encode(deleted, forKey: .deleted)
-            try c.encode(quantity, forKey: .quantity)
-            try c.encode(note, forKey: .note)
-            try c.encode(category, forKey: .category)
+    /// A register as both clients must describe it: its wire code, whether it belongs to the list,
+    /// what it holds (`flag`, `text`, `optionalText`) and the most UTF-8 bytes of its text.
+    struct FieldCase: Codable, Equatable {
+        var name: String
+        var code: Int
+        var list: Bool
+        var kind: String
+        var maxBytes: Int
+
+        init(_ field: Field) {
+            name = field.rawValue
+            code = Int(field.code)
+            list = field.isListField
+            kind =
+                switch field.kind {
+                case .flag: "flag"
+                case .text: "text"
+                case .optionalText: "optionalText"
+                }
+            maxBytes = field.maxBytes
         }
     }
 
@@ -224,7 +232,8 @@ extension Vectors {
                 duplication of operations, hybrid clocks, search rankings, parsed entries, and the \
                 local writes of each command (with what an add says and how many changes wait).
                 """,
-            list: listID.description, keys: try keyCases(&random), invalidOps: invalidOps(),
+            list: listID.description, fields: Field.allCases.map(FieldCase.init), keys: try keyCases(&random),
+            invalidOps: invalidOps(),
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(), searchSets: sets)
     }
@@ -400,11 +409,7 @@ extension Vectors {
         let items = try replica.items(in: listID, filter: .all).sorted { $0.id.description < $1.id.description }
         return State(
             title: info.title, aisles: info.aisles, archived: info.isArchived,
-            items: items.map {
-                ItemState(
-                    id: $0.id.description, name: $0.name, checked: $0.isChecked, deleted: $0.isDeleted,
-                    quantity: $0.quantity, note: $0.note, category: $0.category)
-            })
+            items: items)
     }
 
     // MARK: Clocks

@@ -14,6 +14,7 @@ async ({ vectors, base }) => {
   const replicaModule = await import(base + "replica.js");
   const replicaTypes = await import(base + "replica-types.js");
   const catalogueModule = await import(base + "catalogue.js");
+  const fieldModule = await import(base + "field.js");
   const failures = [];
   const checked = {};
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -21,9 +22,8 @@ async ({ vectors, base }) => {
     if (failures.length < 40) failures.push({ kind, about, expected, got });
   };
   const count = (kind) => (checked[kind] = (checked[kind] ?? 0) + 1);
-  const itemFields = (i) => ({
-    category: i.category, checked: i.checked, deleted: i.deleted, id: i.id, name: i.name, note: i.note, quantity: i.quantity,
-  });
+  // An item as the vectors write it: its id and every item field of the web client's table.
+  const itemFields = (i) => Object.fromEntries([["id", i.id], ...fieldModule.ITEM_FIELDS.map((f) => [f, i[f]])].sort(([a], [b]) => (a < b ? -1 : 1)));
   /** A ListState as the vectors write a state: title, aisles, archived, every named item by id. */
   const stateOf = (list) => {
     const info = list.info;
@@ -31,6 +31,13 @@ async ({ vectors, base }) => {
     return { title: info.title, aisles: info.aisles, archived: info.archived, items };
   };
   const expectedState = (s) => ({ title: s.title, aisles: s.aisles, archived: s.archived, items: s.items.map(itemFields) });
+
+  // The table of registers: the same names, codes, owners, kinds and limits as BasketCore's Field.
+  {
+    count("fields");
+    const table = fieldModule.FIELD_TABLE.map((f, code) => ({ code, kind: f.kind, list: f.list, maxBytes: f.maxBytes, name: f.name }));
+    if (!same(table, vectors.fields)) fail("fields", "the table of registers", vectors.fields, table);
+  }
 
   for (const c of vectors.keys) {
     count("keys");

@@ -17,6 +17,7 @@ def test_the_conformance_vectors_pass_in_the_browser(client):
     check = open(os.path.join(ROOT, "Tests", "web", "conformance.js"), encoding="utf-8").read()
     result = phone.page.evaluate(check, {"vectors": vectors, "base": f"/a/{version_of(phone.page)}/"})
     assert result["failures"] == []
+    assert result["checked"]["fields"] == 1 and len(vectors["fields"]) >= 9
     assert result["checked"]["keys"] == len(vectors["keys"]) > 300
     assert result["checked"]["mergeOrders"] == sum(len(m["orders"]) for m in vectors["merges"])
     assert result["checked"]["searches"] == len(vectors["searches"])

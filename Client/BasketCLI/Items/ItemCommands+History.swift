@@ -23,7 +23,7 @@ extension ItemCommands {
             }
             return try context.console.json(
                 Output.History(
-                    item: ItemJSON(item), historyComplete: complete, renamedFrom: renamedFrom?.name,
+                    item: item, historyComplete: complete, renamedFrom: renamedFrom?.name,
                     renamedTo: renamedTo?.name, history: rows))
         }
         context.console.print("\(item.name)  (item \(item.id))")

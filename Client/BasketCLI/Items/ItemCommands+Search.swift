@@ -27,7 +27,7 @@ extension ItemCommands {
                     query: query, offer: result.offer.map(Output.SearchOffer.init),
                     results: result.matches.map {
                         Output.SearchHit(
-                            item: ItemJSON($0.item), exact: $0.isExact, tier: $0.tier.name, score: $0.score)
+                            item: $0.item, exact: $0.isExact, tier: $0.tier.name, score: $0.score)
                     }))
             if result.matches.isEmpty { throw ExitStatus(code: 1) }
             return
@@ -67,7 +67,7 @@ extension ItemCommands {
             return try context.console.json(
                 Output.Suggestions(
                     suggestions: suggestions.map {
-                        Output.Suggestion(name: $0.name, source: "history", item: ItemJSON($0))
+                        Output.Suggestion(name: $0.name, source: "history", item: $0)
                     } + catalogue.map { Output.Suggestion(name: $0, source: "catalogue", language: language) }))
         }
         if suggestions.isEmpty && catalogue.isEmpty { context.console.print("Nothing to suggest yet.") }

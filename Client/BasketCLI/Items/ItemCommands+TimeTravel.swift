@@ -32,7 +32,7 @@ extension ItemCommands {
             return try context.console.json(
                 Output.ListAt(
                     list: list.id.description, title: snapshot.title, at: isoTime(time),
-                    historyComplete: snapshot.isHistoryComplete, items: items.map(ItemJSON.init),
+                    historyComplete: snapshot.isHistoryComplete, items: items,
                     stale: freshness.json))
         }
         let toBuy = snapshot.items.filter { !$0.isChecked }.count

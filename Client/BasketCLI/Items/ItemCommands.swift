@@ -98,7 +98,7 @@ enum ItemCommands {
                     list: list.id.description,
                     added: results.map {
                         Output.Added(
-                            item: ItemJSON($0.item), outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
+                            item: $0.item, outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
                     }))
             return
         }
@@ -128,7 +128,7 @@ enum ItemCommands {
         case .uncheck: updated = try replica.uncheck(ids, in: list.id)
         case .toggle: updated = try replica.toggle(ids, in: list.id)
         }
-        if context.json { return try context.console.json(Output.Items(items: updated.map(ItemJSON.init))) }
+        if context.json { return try context.console.json(Output.Items(items: updated)) }
         for (verb, state) in [("Checked", true), ("Unchecked", false)] {
             let names = updated.filter { $0.isChecked == state }.map(\.name)
             if !names.isEmpty { context.console.print("\(verb) " + names.joined(separator: ", ")) }
@@ -138,7 +138,7 @@ enum ItemCommands {
     static func remove(_ context: Context) throws {
         let (list, items) = try resolveItems(context)
         let removed = try context.replica().remove(items.map(\.id), in: list.id)
-        if context.json { return try context.console.json(Output.Items(items: removed.map(ItemJSON.init))) }
+        if context.json { return try context.console.json(Output.Items(items: removed)) }
         context.console.print("Removed " + removed.map(\.name).joined(separator: ", "))
     }
 
@@ -229,7 +229,7 @@ enum ItemCommands {
         }
         let list = try context.requireList()
         let cleared = try context.replica().removeChecked(in: list.id)
-        if context.json { return try context.console.json(Output.Items(items: cleared.map(ItemJSON.init))) }
+        if context.json { return try context.console.json(Output.Items(items: cleared)) }
         context.console.print(
             cleared.isEmpty
                 ? "Nothing checked to clear"
@@ -252,13 +252,15 @@ enum ItemCommands {
         }
         let (list, item) = try resolveItem(context, name: itemName, includeRemoved: false)
         let renamed = try context.replica().rename(item.id, to: newName, in: list.id)
-        if context.json { return try context.console.json(ItemJSON(renamed)) }
+        if context.json { return try context.console.json(renamed) }
         context.console.print("Renamed \(item.name) to \(renamed.name)")
     }
 
     static func set(_ context: Context) throws {
-        let fields: [(String, Field)] = [("--quantity", .quantity), ("--note", .note), ("--category", .category)]
-        let changes = fields.compactMap { option, field in context.arguments.value(option).map { (field, $0) } }
+        // One option per settable field, named as the field (`--quantity`, `--note`, `--category`).
+        let changes = Field.settableItemFields.compactMap { field in
+            context.arguments.value("--" + field.rawValue).map { (field, $0) }
+        }
         guard !changes.isEmpty else {
             throw UsageError(
                 message: "give --quantity, --note or --category",
@@ -270,7 +272,7 @@ enum ItemCommands {
             let trimmed = value.trimmingCharacters(in: .whitespaces)
             updated = try context.replica().set(field, to: trimmed.isEmpty ? nil : value, of: item.id, in: list.id)
         }
-        if context.json { return try context.console.json(ItemJSON(updated)) }
+        if context.json { return try context.console.json(updated) }
         context.console.print("Updated \(updated.name)")
     }
 

@@ -12,20 +12,20 @@ enum ListingJSON {
         out += Array(#"{"items":["#.utf8)
         for (index, item) in items.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += Array(#"{"category":"#.utf8)
-            appendOptional(item.category, to: &out)
-            out += Array(#","checked":"#.utf8)
-            out += Array((item.isChecked ? "true" : "false").utf8)
-            out += Array(#","deleted":"#.utf8)
-            out += Array((item.isDeleted ? "true" : "false").utf8)
-            out += Array(#","id":""#.utf8)
-            out += Array(item.id.description.utf8)
-            out += Array(#"","name":"#.utf8)
-            JSONText.appendQuoted(item.name, to: &out)
-            out += Array(#","note":"#.utf8)
-            appendOptional(item.note, to: &out)
-            out += Array(#","quantity":"#.utf8)
-            appendOptional(item.quantity, to: &out)
+            out.append(UInt8(ascii: "{"))
+            for key in itemKeys {
+                out += key.prefix
+                guard let field = key.field else {
+                    out += Array(item.id.description.utf8)
+                    out.append(UInt8(ascii: "\""))
+                    continue
+                }
+                switch item[field] {
+                case .null: out += Array("null".utf8)
+                case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
+                case .text(let text): JSONText.appendQuoted(text, to: &out)
+                }
+            }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
@@ -48,6 +48,16 @@ enum ListingJSON {
         out += Array("}\n".utf8)
         return out
     }
+
+    /// An item's keys in sorted order (as ``Item``'s JSON has them under `.sortedKeys`), each with
+    /// the bytes before its value: the id's opening quote is part of its prefix.
+    static let itemKeys: [(prefix: [UInt8], field: Field?)] = {
+        let keys = [("id", nil)] + Field.itemFields.map { ($0.rawValue, Optional($0)) }
+        return keys.sorted { $0.0 < $1.0 }.enumerated().map { index, key in
+            let separator = index == 0 ? "" : ","
+            return (Array("\(separator)\"\(key.0)\":\(key.1 == nil ? "\"" : "")".utf8), key.1)
+        }
+    }()
 
     static func appendOptional(_ value: String?, to out: inout [UInt8]) {
         if let value { JSONText.appendQuoted(value, to: &out) } else { out += Array("null".utf8) }

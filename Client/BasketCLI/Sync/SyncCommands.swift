@@ -349,7 +349,7 @@ enum SyncCommands {
                 }
                 if context.json {
                     let kind = change.hasPrefix("+ ") ? "added" : change.hasPrefix("- ") ? "removed" : "changed"
-                    try context.console.json(Output.Watched(change: kind, item: ItemJSON(item)))
+                    try context.console.json(Output.Watched(change: kind, item: item))
                 } else {
                     context.console.print(change)
                 }

@@ -1,0 +1,67 @@
+// The registers of a list and of an item, in one table (BasketCore's Field.swift): a field's wire
+// code is its place here. Everything that walks an item's fields (a rename's copy, setField,
+// undo, the state of a merge, the conformance vectors) walks ITEM_FIELDS, so a field added here
+// is handled everywhere or fails the vectors' "fields" table.
+
+/**
+ * A register's name, as on the wire.
+ * @typedef {"title" | "name" | "checked" | "deleted" | "quantity" | "note" | "category" | "aisles" | "archived"} Field
+ */
+/**
+ * What a register holds: a boolean, text always there once written, or text or null.
+ * @typedef {"flag" | "text" | "optionalText"} FieldKind
+ */
+/**
+ * @typedef {{ name: Field, list: boolean, kind: FieldKind, maxBytes: number }} FieldInfo
+ */
+
+/** @type {readonly FieldInfo[]} Every register in wire order (Field.allCases). */
+export const FIELD_TABLE = Object.freeze([
+  { name: "title", list: true, kind: "text", maxBytes: 2048 },
+  { name: "name", list: false, kind: "text", maxBytes: 2048 },
+  { name: "checked", list: false, kind: "flag", maxBytes: 0 },
+  { name: "deleted", list: false, kind: "flag", maxBytes: 0 },
+  { name: "quantity", list: false, kind: "optionalText", maxBytes: 256 },
+  { name: "note", list: false, kind: "optionalText", maxBytes: 4096 },
+  { name: "category", list: false, kind: "optionalText", maxBytes: 256 },
+  { name: "aisles", list: true, kind: "optionalText", maxBytes: 4096 },
+  { name: "archived", list: true, kind: "flag", maxBytes: 0 },
+]);
+
+/** @type {readonly Field[]} Fields in their wire order (Field.code). */
+export const FIELDS = FIELD_TABLE.map((f) => f.name);
+
+/** @type {readonly Field[]} An item's fields in wire order (Field.itemFields). */
+export const ITEM_FIELDS = FIELD_TABLE.filter((f) => !f.list).map((f) => f.name);
+
+/** @type {readonly Field[]} The item fields a person sets or clears (Field.settableItemFields). */
+export const SETTABLE_ITEM_FIELDS = FIELD_TABLE.filter((f) => !f.list && f.kind === "optionalText").map((f) => f.name);
+
+const byName = new Map(FIELD_TABLE.map((f) => [f.name, f]));
+
+/**
+ * The table's row for `name`; undefined for a name that is no field.
+ * @param {string} name
+ * @returns {FieldInfo | undefined}
+ */
+export function fieldInfo(name) {
+  return byName.get(/** @type {Field} */ (name));
+}
+
+/**
+ * A field's wire code (Field.code): its place in FIELD_TABLE; -1 for a name that is no field.
+ * @param {string} name
+ * @returns {number}
+ */
+export function fieldCode(name) {
+  return FIELD_TABLE.findIndex((f) => f.name === name);
+}
+
+/**
+ * The value a field holds before any write (Field.initialValue): false for a flag, null for text.
+ * @param {string} field
+ * @returns {boolean | null}
+ */
+export function initialValue(field) {
+  return fieldInfo(field)?.kind === "flag" ? false : null;
+}

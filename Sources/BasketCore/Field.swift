@@ -1,0 +1,148 @@
+/// A register of a list or an item.
+public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
+    /// The list's title (written to ``ItemID/list``).
+    case title
+    /// The item's display name, with the user's casing.
+    case name
+    /// Bought / crossed off.
+    case checked
+    /// Removed from the list (an add un-deletes).
+    case deleted
+    /// Free text such as `2 kg`; null when unset.
+    case quantity
+    /// Free text; null when unset.
+    case note
+    /// Free text such as `Dairy`; null when unset.
+    case category
+    /// The list's aisle order: category names separated by commas ("produce, dairy, bakery"),
+    /// in the order of the shop (written to ``ItemID/list``); null when unset.
+    case aisles
+    /// Whether the list is archived: kept, read-only, out of the way (written to ``ItemID/list``).
+    case archived
+
+    /// A stable small number for compact storage.
+    public var code: UInt8 {
+        switch self {
+        case .title: 0
+        case .name: 1
+        case .checked: 2
+        case .deleted: 3
+        case .quantity: 4
+        case .note: 5
+        case .category: 6
+        case .aisles: 7
+        case .archived: 8
+        }
+    }
+
+    /// The field with wire code `code` (docs/encoding.md); nil for an unknown one.
+    public init?(code: UInt8) {
+        switch code {
+        case 0: self = .title
+        case 1: self = .name
+        case 2: self = .checked
+        case 3: self = .deleted
+        case 4: self = .quantity
+        case 5: self = .note
+        case 6: self = .category
+        case 7: self = .aisles
+        case 8: self = .archived
+        default: return nil
+        }
+    }
+
+    /// The most UTF-8 bytes a text value of this field may hold (``ItemName`` has the other rules).
+    /// No shopping list meets them: a name of 500 characters in any script fits in 2,048 bytes.
+    public var maxBytes: Int {
+        switch self {
+        case .title, .name: 2_048
+        case .quantity, .category: 256
+        case .note, .aisles: 4_096
+        case .checked, .deleted, .archived: 0
+        }
+    }
+
+    /// Whether the field belongs to the list rather than to an item.
+    public var isListField: Bool {
+        switch self {
+        case .title, .aisles, .archived: true
+        case .name, .checked, .deleted, .quantity, .note, .category: false
+        }
+    }
+
+    /// What a field's register holds (``Op/validate()`` checks a value against it).
+    public enum Kind: Sendable {
+        /// A boolean, false until written.
+        case flag
+        /// Text that is always there once written (an item's name, a list's title).
+        case text
+        /// Text or null (cleared).
+        case optionalText
+    }
+
+    /// What the field's register holds.
+    public var kind: Kind {
+        switch self {
+        case .checked, .deleted, .archived: .flag
+        case .title, .name: .text
+        case .quantity, .note, .category, .aisles: .optionalText
+        }
+    }
+
+    /// An item's fields, in wire order: the one list that a rename copies, a `set`, an undo and
+    /// time travel walk, the replica's `items` columns are named after, and the clients' JSON and
+    /// conformance vectors list. A new field joins it by joining the switches above.
+    public static let itemFields: [Field] = allCases.filter { !$0.isListField }
+
+    /// The item fields a person sets to a text or clears (`basket set`, the phone's item sheet).
+    public static let settableItemFields: [Field] = itemFields.filter { $0.kind == .optionalText }
+
+    /// The value a field holds before any write: false for a flag, null for text.
+    public var initialValue: Value { kind == .flag ? .bool(false) : .null }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.code < rhs.code }
+}
+
+/// The value of a register.
+public enum Value: Hashable, Sendable, CustomStringConvertible {
+    /// No value: an optional field cleared.
+    case null
+    /// The value of `checked` and `deleted`.
+    case bool(Bool)
+    /// The value of `name` and the optional text fields.
+    case text(String)
+
+    /// The value when it is a boolean (`checked`, `deleted`); nil otherwise.
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    /// The value when it is text (`name`, `title`, `quantity`, `note`, `category`); nil otherwise.
+    public var textValue: String? {
+        if case .text(let s) = self { return s }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let b): b ? "true" : "false"
+        case .text(let s): "\"\(s)\""
+        }
+    }
+
+    /// A total order used only to break the tie between two different values written with the
+    /// same version (which a correct replica never does); it keeps merge deterministic anyway.
+    static func tieBreak(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return false
+        case (.null, _): return true
+        case (_, .null): return false
+        case (.bool(let x), .bool(let y)): return !x && y
+        case (.bool, .text): return true
+        case (.text, .bool): return false
+        case (.text(let x), .text(let y)): return Array(x.utf8).lexicographicallyPrecedes(y.utf8)
+        }
+    }
+}
