@@ -276,7 +276,7 @@ extension Vectors {
             InvalidOps(about: "another format version", ops: "basket-ops 2\n\(list)\n\(ok)\n", line: 1),
             InvalidOps(about: "an operation before a list line", ops: "basket-ops 1\n\(ok)\n", line: 2),
             make("four fields", "\(item)\tname\t0191c2b0a1230000\t=Milk"),
-            make("an unknown field", "\(item)\tprice\t0191c2b0a1230000\t00000000000000a1\t=2"),
+            make("an unknown field", "\(item)\tno-such-field\t0191c2b0a1230000\t00000000000000a1\t=2"),
             make("a short timestamp", "\(item)\tname\t0191c2b0a123\t00000000000000a1\t=Milk"),
             make("replica 0", "\(item)\tname\t0191c2b0a1230000\t0000000000000000\t=Milk"),
             make("a list field on an item", "\(item)\ttitle\t0191c2b0a1230000\t00000000000000a1\t=Home"),

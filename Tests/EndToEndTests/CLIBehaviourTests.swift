@@ -1,3 +1,4 @@
+import BasketCore
 import Foundation
 import Spawn
 import TestServers
@@ -187,37 +188,19 @@ struct CLIMoreTests {
         try device.ok("check", "plain")
         try device.ok("rm", "<b>x</b>")
         let output = try device.ok("ls", "--all", "--json")
-        struct Item: Codable, Equatable {
-            var category: String?
-            var checked: Bool
-            var deleted: Bool
-            var id: String
-            var name: String
-            var note: String?
-            var quantity: String?
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(category, forKey: .category)
-                try c.encode(checked, forKey: .checked)
-                try c.encode(deleted, forKey: .deleted)
-                try c.encode(id, forKey: .id)
-                try c.encode(name, forKey: .name)
-                try c.encode(note, forKey: .note)
-                try c.encode(quantity, forKey: .quantity)
-            }
-        }
+        // Decoded and encoded again by BasketCore's `Item` (every item field, null rather than absent).
         struct List: Codable, Equatable {
             var id: String
             var title: String
         }
         struct Listing: Codable, Equatable {
-            var items: [Item]
+            var items: [BasketCore.Item]
             var list: List
         }
         let decoded = try JSONDecoder().decode(Listing.self, from: Data(output.utf8))
         #expect(decoded.items.count == names.count)
         #expect(decoded.items.contains { $0.note == #"the "good" one \ ok"# && $0.quantity == "1/2 l" })
-        #expect(decoded.items.contains { $0.name == "<b>x</b>" && $0.deleted })
+        #expect(decoded.items.contains { $0.name == "<b>x</b>" && $0.isDeleted })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         #expect(output == String(decoding: try encoder.encode(decoded), as: UTF8.self) + "\n")
