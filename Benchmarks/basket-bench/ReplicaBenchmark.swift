@@ -44,9 +44,9 @@ struct ReplicaBenchmark {
             baseline.append(try rawInsert(ops, path: basePath))
             let path = directory.appendingPathComponent("replica-\(run).sqlite").path
             let replica = try Replica(path: path)
-            applyFresh.append(try seconds { _ = try replica.apply(ops) })
-            applyAgain.append(try seconds { _ = try replica.apply(ops) })
-            applyOnto.append(try seconds { _ = try replica.apply(later) })
+            applyFresh.append(try seconds { _ = try replica.merge(ops) })
+            applyAgain.append(try seconds { _ = try replica.merge(ops) })
+            applyOnto.append(try seconds { _ = try replica.merge(later) })
             lastPath = path
         }
         let replica = try Replica(path: lastPath)

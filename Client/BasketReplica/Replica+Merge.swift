@@ -88,7 +88,7 @@ extension Replica {
     }
 
     struct MergeOutcome {
-        var result = ApplyResult(new: 0, duplicates: 0, changedItems: 0)
+        var result = MergeResult(new: 0, duplicates: 0, changedItems: 0)
         var lists: Set<ListID> = []
         var items: Set<ItemID> = []
     }
@@ -267,7 +267,7 @@ extension Replica {
     /// Step 3: merges the row's writes, given oldest first: then each write either beats the
     /// register or is a duplicate of it, and the history is consulted only for writes older than
     /// what the file had.
-    func mergeWrites(_ writes: UnsafeBufferPointer<Write>, into row: inout RowState, counting result: inout ApplyResult)
+    func mergeWrites(_ writes: UnsafeBufferPointer<Write>, into row: inout RowState, counting result: inout MergeResult)
         throws
     {
         for write in writes {

@@ -95,13 +95,6 @@ extension Replica {
         try locked { try Self.saveSyncState(state, $0) }
     }
 
-    /// Applies a page pulled from the server and stores the new sync state in the same
-    /// transaction: a crash leaves both or neither, so a page is never applied twice or skipped.
-    @discardableResult
-    func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult {
-        try merge(validated: remote, saving: syncState)
-    }
-
     /// Local writes of one list not yet acknowledged (the outbox), oldest first: what "N changes
     /// not yet sent" is made of.
     func pendingOperations(in list: ListID, limit: Int = .max) throws -> [PendingOperation] {

@@ -365,22 +365,24 @@ extension Replica {
 
     // MARK: Remote operations
 
-    /// Applies operations from another replica in one transaction: all of them or none.
+    /// Merges operations from another replica in one transaction: all of them or none.
     ///
     /// Operations are validated first; a timestamp more than 5 minutes ahead of this replica's
     /// wall clock is refused with ``ReplicaError/clockSkew(_:)``. Known operations are ignored, so
     /// applying a batch twice, or batches in any order, gives the same state.
     @discardableResult
-    public func apply(_ remote: [Op]) throws -> ApplyResult {
-        try merge(validated: remote, saving: nil)
+    public func merge(_ remote: [Op]) throws -> MergeResult {
+        try merge(remote, saving: nil)
     }
 
     /// Validates `remote` (each operation, and its clock against this device's), merges it and,
-    /// when pulled from a server, stores the list's new `syncState` in the same transaction.
-    func merge(validated remote: [Op], saving syncState: SyncState?) throws -> ApplyResult {
+    /// when pulled from a server, stores the list's new `syncState` in the same transaction: a
+    /// crash leaves both or neither, so a page is never merged twice or skipped.
+    @discardableResult
+    func merge(_ remote: [Op], saving syncState: SyncState?) throws -> MergeResult {
         guard !remote.isEmpty else {
             if let syncState { try saveSyncState(syncState) }
-            return ApplyResult(new: 0, duplicates: 0, changedItems: 0)
+            return MergeResult(new: 0, duplicates: 0, changedItems: 0)
         }
         var latest = HybridTimestamp.zero
         for index in remote.indices {  // not `enumerated()`: it copied each operation

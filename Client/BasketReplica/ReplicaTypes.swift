@@ -100,7 +100,7 @@ public struct ReplicaChange: Hashable, Sendable {
     public enum Origin: String, Hashable, Sendable {
         /// A write made through this replica's API.
         case local
-        /// Operations from another replica (``Replica/apply(_:)``).
+        /// Operations from another replica (``Replica/merge(_:)``).
         case remote
     }
 
@@ -112,8 +112,8 @@ public struct ReplicaChange: Hashable, Sendable {
     public var items: Set<ItemID>
 }
 
-/// The outcome of ``Replica/apply(_:)``.
-public struct ApplyResult: Hashable, Sendable {
+/// The outcome of ``Replica/merge(_:)``.
+public struct MergeResult: Hashable, Sendable {
     /// Operations new to this replica (kept in history).
     public var new: Int
     /// Operations already known, ignored.

@@ -196,7 +196,7 @@ public final class SyncEngine: Sendable {
             try await rebuild(list, &state, &report, newEpoch: page.epoch)
             try await pullAll(list, &state, &report)
         } else {
-            try apply(page, list, &state, &report)
+            try mergePage(page, list, &state, &report)
             if page.more { try await pullAll(list, &state, &report) }
         }
         state.lastSync = HybridClock.wallClockMilliseconds()
@@ -311,7 +311,7 @@ public final class SyncEngine: Sendable {
                 continue
             }
             let before = state.cursor
-            try apply(page, list, &state, &report)
+            try mergePage(page, list, &state, &report)
             if !page.more { return }
             guard state.cursor > before else {
                 throw SyncError.badResponse("the server says more follows cursor \(before) but sends nothing after it")
@@ -320,7 +320,7 @@ public final class SyncEngine: Sendable {
         throw SyncError.badResponse("more than \(Self.maxPagesPerSync) pages in one sync; the rest waits for the next")
     }
 
-    private func apply(_ page: PulledPage, _ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport)
+    private func mergePage(_ page: PulledPage, _ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport)
         throws
     {
         var next = state
@@ -333,13 +333,13 @@ public final class SyncEngine: Sendable {
             next.role = role
             report.roleChanged = true
         }
-        let result: ApplyResult
+        let result: MergeResult
         do {
-            result = try replica.apply(page.operations, syncState: next)
+            result = try replica.merge(page.operations, saving: next)
         } catch ReplicaError.clockSkew where page.serverTime > 0 {
             // This device's clock is behind the server's: take the server's time and apply again.
             _ = try replica.correctClock(serverTime: page.serverTime)
-            result = try replica.apply(page.operations, syncState: next)
+            result = try replica.merge(page.operations, saving: next)
         }
         report.pulled += result.new
         report.changedItems += result.changedItems

@@ -24,7 +24,7 @@ protocol SyncableReplica: Sendable {
     func allOperations(in list: ListID) throws -> [Op]
     /// Merges a pulled page and stores `syncState` in the same transaction.
     /// - Throws: ``ReplicaError/clockSkew(_:)`` when the page is ahead of this device's clock.
-    func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult
+    func merge(_ remote: [Op], saving syncState: SyncState?) throws -> MergeResult
     /// The clock correction in force (server minus local, milliseconds).
     func clockOffset() throws -> Int64
     /// Takes the server's time and re-stamps pending writes beyond it; returns how many.

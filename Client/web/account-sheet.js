@@ -1,8 +1,13 @@
 // The account sheet (BasketCLI's `basket devices`, `basket password`, `basket logout`): the
 // devices signed in, the password, signing out with or without this device's lists.
 import { Unreachable, request } from "./api.js";
-import { changes, field, h, openDialog, when } from "./ui.js";
-/** The account: the devices signed in (each can be signed out) and the password. */
+import { changes, field, h, openDialog, when, messageOf } from "./ui.js";
+
+/** @typedef {import("./app.js").App} App */
+/**
+ * The account: the devices signed in (each can be signed out) and the password.
+ * @param {App} app
+ */
 export async function accountSheet(app) {
   const token = app.replica.meta.account?.token;
   const devices = h("ul", { class: "people", "aria-label": "Devices" }, h("li", {}, "Loading…"));
@@ -20,7 +25,7 @@ export async function accountSheet(app) {
     h(
       "form",
       {
-        onsubmit: (event) => {
+        onsubmit: (/** @type {SubmitEvent} */ event) => {
           event.preventDefault();
           app.run(async () => {
             message.textContent = "";
@@ -32,7 +37,7 @@ export async function accountSheet(app) {
               message.textContent = `The password is changed; ${answer?.revoked ?? 0} other device(s) signed out.`;
               await listDevices();
             } catch (e) {
-              message.textContent = e instanceof Unreachable ? "Changing the password needs the server." : e.message;
+              message.textContent = e instanceof Unreachable ? "Changing the password needs the server." : messageOf(e);
             }
           });
         },
@@ -45,7 +50,7 @@ export async function accountSheet(app) {
     h(
       "form",
       {
-        onsubmit: (event) => {
+        onsubmit: (/** @type {SubmitEvent} */ event) => {
           event.preventDefault();
           app.run(() => deleteAccount(app, deletePassword, deleteMessage));
         },
@@ -57,9 +62,10 @@ export async function accountSheet(app) {
   async function listDevices() {
     try {
       const answer = await request("GET", "/v1/tokens", { token });
-      const tokens = (Array.isArray(answer.tokens) ? answer.tokens : []).slice(0, 1000).filter((t) => typeof t?.id === "string");
+      const tokens = (Array.isArray(answer.tokens) ? answer.tokens : []).slice(0, 1000).filter((/** @type {any} */ t) => typeof t?.id === "string");
+      /** @typedef {{ id: string, device?: unknown, current?: unknown, lastUsed?: unknown, created?: unknown }} TokenRow */
       devices.replaceChildren(
-        ...tokens.map((t) =>
+        ...tokens.map((/** @type {TokenRow} */ t) =>
           h("li", {},
             h("span", { class: "who" }, `${String(t.device ?? "device").slice(0, 64)}${t.current ? " (this one)" : ""} · last used ${when(Number(t.lastUsed ?? t.created))}`),
             t.current ? null : h("button", { class: "link danger", "aria-label": `Sign out ${String(t.device ?? "device").slice(0, 64)}`, onclick: () => app.run(async () => {
@@ -71,7 +77,7 @@ export async function accountSheet(app) {
         ),
       );
     } catch (e) {
-      devices.replaceChildren(h("li", { class: "error" }, e instanceof Unreachable ? "The devices need a connection to the server." : e.message));
+      devices.replaceChildren(h("li", { class: "error" }, e instanceof Unreachable ? "The devices need a connection to the server." : messageOf(e)));
     }
   }
   await listDevices();
@@ -82,6 +88,7 @@ export async function accountSheet(app) {
  * says what became of the lists, and "Done" leaves for the sign-in screen.
  * @param {HTMLInputElement} password
  * @param {HTMLElement} message
+ * @param {App} app
  */
 async function deleteAccount(app, password, message) {
   message.className = "error";
@@ -90,7 +97,7 @@ async function deleteAccount(app, password, message) {
   try {
     answer = await request("DELETE", "/v1/account", { body: { password: password.value }, token: app.replica.meta.account?.token });
   } catch (e) {
-    message.textContent = e instanceof Unreachable ? "Deleting the account needs the server." : e.message;
+    message.textContent = e instanceof Unreachable ? "Deleting the account needs the server." : messageOf(e);
     return;
   }
   password.value = "";
@@ -111,6 +118,7 @@ async function deleteAccount(app, password, message) {
  * Signs this device out. Nothing waiting is dropped silently: with changes not sent yet it asks
  * to send them first, or to keep them here until this account signs in again; discarding them
  * is a choice of its own, which names how many.
+ * @param {App} app
  */
 export async function signOut(app) {
   const waiting = app.replica.pendingChanges();
@@ -127,7 +135,7 @@ export async function signOut(app) {
       { class: "actions column" },
       h("button", { class: "primary", onclick: () => app.run(sendThenSignOut) }, "Send them, then sign out"),
       h("button", { onclick: () => app.run(() => signOutKeeping(app)) }, "Sign out, keep them on this device"),
-      h("button", { class: "danger", onclick: () => app.run(forgetAndSignOut) }, `Discard ${changes(waiting)} and sign out`),
+      h("button", { class: "danger", onclick: () => app.run(() => forgetAndSignOut(app)) }, `Discard ${changes(waiting)} and sign out`),
       h("button", { onclick: () => dialog.close() }, "Cancel"),
     ),
   );
@@ -146,7 +154,10 @@ export async function signOut(app) {
   dialog.showModal();
 }
 
-/** Forgets the token (on the server too, when it can be reached). */
+/**
+ * Forgets the token (on the server too, when it can be reached).
+ * @param {App} app
+ */
 async function revokeToken(app) {
   const token = app.replica.meta.account?.token;
   if (!token) return;
@@ -157,7 +168,10 @@ async function revokeToken(app) {
   }
 }
 
-/** Signs out but keeps every list and change here: they are sent when this account signs in again. */
+/**
+ * Signs out but keeps every list and change here: they are sent when this account signs in again.
+ * @param {App} app
+ */
 async function signOutKeeping(app) {
   await revokeToken(app);
   app.sync.stop();
@@ -166,6 +180,9 @@ async function signOutKeeping(app) {
   location.reload();
 }
 
+/**
+ * @param {App} app
+ */
 async function forgetAndSignOut(app) {
   await revokeToken(app);
   app.sync.stop();

@@ -3,7 +3,12 @@
 import { normalize } from "./key.js";
 import { compareBytes, utf8 } from "./search-bytes.js";
 import { compareUTF8 } from "./state.js";
-/** Sorts items as the CLI lists them: unchecked first, then by name without case, then by id. */
+/**
+ * Sorts items as the CLI lists them: unchecked first, then by name without case, then by id.
+ * @template {{ id: string, name: string, checked: boolean, deleted?: boolean }} T
+ * @param {readonly T[]} items
+ * @returns {T[]}
+ */
 export function sortedForDisplay(items) {
   // Each name's UTF-8 bytes once (not two encodings per comparison): 2,000 names sort in a frame.
   const keyed = items.map((item) => ({ item, name: utf8Of(item.name.toLowerCase()) }));
@@ -45,10 +50,18 @@ function categoryKey(category) {
   return key;
 }
 
-/** Groups items to buy by category in the aisle order, then other categories alphabetically,
- * then those without one (the CLI's `basket ls`): [{ category, items }]. */
+/**
+ * Groups items to buy by category in the aisle order, then other categories alphabetically,
+ * then those without one (the CLI's `basket ls`): [{ category, items }].
+ * @template {{ id: string, name: string, checked: boolean, deleted?: boolean, category: string | null }} T
+ * @param {readonly T[]} items
+ * @param {readonly string[]} aisles
+ * @returns {{ category: string | null, items: T[] }[]}
+ */
 export function groupByAisle(items, aisles, sorted = false) {
+  /** @type {Map<string, { category: string | null, items: T[] }>} */
   const byKey = new Map();
+  /** @type {T[]} */
   const uncategorised = [];
   // `sorted`: the items are in sortedForDisplay's order already (a screen keeps them so).
   for (const item of sorted ? items : sortedForDisplay(items)) {
@@ -57,14 +70,17 @@ export function groupByAisle(items, aisles, sorted = false) {
       uncategorised.push(item);
       continue;
     }
-    if (!byKey.has(key)) byKey.set(key, { category: item.category, items: [] });
-    byKey.get(key).items.push(item);
+    let group = byKey.get(key);
+    if (group === undefined) byKey.set(key, (group = { category: item.category, items: [] }));
+    group.items.push(item);
   }
+  /** @type {{ category: string | null, items: T[] }[]} */
   const groups = [];
   for (const aisle of aisles) {
     const key = categoryKey(aisle);
-    if (byKey.has(key)) {
-      groups.push({ category: aisle, items: byKey.get(key).items });
+    const group = byKey.get(key);
+    if (group !== undefined) {
+      groups.push({ category: aisle, items: group.items });
       byKey.delete(key);
     }
   }

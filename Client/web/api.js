@@ -6,6 +6,12 @@ export const MAX_ANSWER_BYTES = 8 << 20;
 
 /** An answer of the server that is an error: `status`, `code` and `message` as it sent them. */
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   * @param {Record<string, any>} [body] the whole answer (some errors carry more: a role, a list)
+   */
   constructor(status, code, message, body = {}) {
     super(message);
     this.status = status;
@@ -16,12 +22,17 @@ export class ApiError extends Error {
 
 /** The server could not be reached (offline, or it is down). */
 export class Unreachable extends Error {
+  /** @param {unknown} cause */
   constructor(cause) {
     super("the server cannot be reached");
     this.cause = cause;
   }
 }
 
+/**
+ * @param {Response} response
+ * @returns {Promise<string>}
+ */
 async function readBounded(response) {
   const length = Number(response.headers.get("content-length") ?? "0");
   if (length > MAX_ANSWER_BYTES) throw new ApiError(response.status, "answer_too_large", "the server's answer is too large");
@@ -57,6 +68,7 @@ async function readBounded(response) {
  * @returns {Promise<any>}
  */
 export async function request(method, path, { body, token, signal, timeout = 15000 } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = "Bearer " + token;

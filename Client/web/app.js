@@ -8,15 +8,23 @@ import { Sync, refusedText } from "./sync.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
 import { showLists } from "./lists-screen.js";
-import { h, changes, when } from "./ui.js";
+import { h, changes } from "./ui.js";
 import * as catalogue from "./catalogue.js";
 
-const root = document.getElementById("app");
+const root = /** @type {HTMLElement} */ (document.getElementById("app"));
+/** @type {Replica} set by start() before anything reads it */
 let replica;
+/** @type {Sync} set by start() before anything reads it */
 let sync;
-/** The screen on show: { name, list?, update() }. */
+/**
+ * A screen on show: its name, the list it shows (when one), how it redraws after a change,
+ * what it does when another takes its place, and where focus goes when it is shown.
+ * @typedef {{ name: string, list?: string, update: () => void, leave?: () => void, focus?: HTMLElement | null }} Screen
+ */
+/** @type {Screen | null} */
 let screen = null;
-let toastTimer = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let toastTimer;
 /** This version's files ("/a/VERSION/"): where the catalogue's files are fetched from. */
 const base = `/a/${document.querySelector("meta[name=basket-version]")?.getAttribute("content") ?? ""}/`;
 /** The browser's language, as the catalogue has it. */
@@ -127,7 +135,7 @@ async function undoOn(list) {
   if (screen?.list !== list) return hideToast();
   try {
     const label = await replica.undo(list);
-    sync.kick(list);
+    sync.send(list);
     showToast(label === null ? "Nothing to undo" : `Undid: ${label}`, label === null ? null : list);
   } catch (error) {
     if (error instanceof CannotUndo) showToast(`Cannot undo: ${error.message}`);
@@ -135,15 +143,19 @@ async function undoOn(list) {
   }
 }
 
-/** Runs an action; a refused value or a failure is said in the toast, nothing is lost. */
+/**
+ * Runs an action; a refused value or a failure is said in the toast, nothing is lost.
+ * @param {() => unknown} action
+ */
 async function run(action) {
   try {
     await action();
   } catch (error) {
-    showToast(error?.message ?? String(error));
+    showToast(error instanceof Error ? error.message : String(error));
   }
 }
 
+/** @param {string} hash */
 function go(hash) {
   if (location.hash !== hash) location.hash = hash;
   else route();
@@ -172,6 +184,8 @@ function route() {
 /**
  * Shows a screen: its update(), the list it shows (when one), and where focus goes (its heading
  * or first field), so a screen reader and the keyboard start at the new screen, not the page body.
+ * @param {Screen} next
+ * @param {...(Node | string)} children
  */
 function mount(next, ...children) {
   const changed = screen?.name !== next.name || screen?.list !== next.list;
@@ -192,12 +206,12 @@ function mount(next, ...children) {
  * @typedef {object} App what every screen is given (list-screen.js, lists-screen.js, …)
  * @property {import("./replica.js").Replica} replica
  * @property {import("./sync.js").Sync} sync
- * @property {(screen: any, ...children: any[]) => void} mount
+ * @property {(screen: Screen, ...children: (Node | string)[]) => void} mount
  * @property {(hash: string) => void} go
- * @property {(action: () => any) => Promise<void>} run
+ * @property {(action: () => unknown) => Promise<void>} run
  * @property {(text: string, list?: string | null) => void} showToast
  * @property {(name: string) => string | null} aisleFor
- * @property {() => { own: any, english: any }} catalogues
+ * @property {() => { own: catalogue.Catalogue | null, english: catalogue.Catalogue | null }} catalogues
  * @property {() => HTMLElement} statusLine
  * @property {() => void} updateStatus
  * @property {(list: string) => Promise<void>} undo
@@ -234,7 +248,8 @@ async function start() {
   try {
     store = await open();
   } catch (error) {
-    root.replaceChildren(h("p", { class: "error" }, `Basket cannot keep data in this browser: ${error.message}`));
+    const why = error instanceof Error ? error.message : String(error);
+    root.replaceChildren(h("p", { class: "error" }, `Basket cannot keep data in this browser: ${why}`));
     return;
   }
   replica = await Replica.open(store);

@@ -32,7 +32,7 @@ export function languageOf(languages) {
  */
 export function fromJSON(json) {
   if (!json || !Array.isArray(json.aisles) || !Array.isArray(json.items)) throw new Error("a catalogue file is malformed");
-  const aisles = json.aisles.filter((a) => typeof a === "string");
+  const aisles = json.aisles.filter((/** @type {unknown} */ a) => typeof a === "string");
   const names = [];
   const aisleByKey = new Map();
   for (const entry of json.items) {

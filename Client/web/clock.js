@@ -6,23 +6,37 @@ export const MAX_DRIFT = 5 * 60 * 1000;
 export const ZERO = "0000000000000000";
 const MAX_MS = 2 ** 48 - 1;
 
-/** The milliseconds of a timestamp. */
+/**
+ * The milliseconds of a timestamp.
+ * @param {string} timestamp
+ */
 export function milliseconds(timestamp) {
   return parseInt(timestamp.slice(0, 12), 16);
 }
 
-/** The counter of a timestamp. */
+/**
+ * The counter of a timestamp.
+ * @param {string} timestamp
+ */
 export function counter(timestamp) {
   return parseInt(timestamp.slice(12), 16);
 }
 
-/** The timestamp at `ms` with `count`. */
+/**
+ * The timestamp at `ms` with `count`.
+ * @param {number} ms
+ * @param {number} count
+ */
 export function timestamp(ms, count) {
   return ms.toString(16).padStart(12, "0") + count.toString(16).padStart(4, "0");
 }
 
 /** A timestamp more than MAX_DRIFT ahead of this clock. */
 export class ClockSkew extends Error {
+  /**
+   * @param {number} offset milliseconds ahead
+   * @param {number} receiver the receiving clock's wall time
+   */
   constructor(offset, receiver) {
     super(`clock_skew: a timestamp is ${Math.round(offset / 1000)} s ahead of this clock`);
     this.code = "clock_skew";
@@ -31,7 +45,11 @@ export class ClockSkew extends Error {
   }
 }
 
-/** The next timestamp of a clock whose last one is `last`, reading `wall` (Unix ms). */
+/**
+ * The next timestamp of a clock whose last one is `last`, reading `wall` (Unix ms).
+ * @param {string} last
+ * @param {number} wall
+ */
 export function next(last, wall) {
   const now = Math.min(Math.floor(wall), MAX_MS);
   const lastMs = milliseconds(last);
@@ -41,13 +59,22 @@ export function next(last, wall) {
   return timestamp(lastMs + 1, 0);
 }
 
-/** Throws ClockSkew when `remote` is more than MAX_DRIFT ahead of `wall`. */
+/**
+ * Throws ClockSkew when `remote` is more than MAX_DRIFT ahead of `wall`.
+ * @param {string} remote
+ * @param {number} wall
+ */
 export function check(remote, wall) {
   const ms = milliseconds(remote);
   if (ms > wall + MAX_DRIFT) throw new ClockSkew(ms - wall, wall);
 }
 
-/** The clock's last timestamp after taking in `remote` at `wall` (throws ClockSkew). */
+/**
+ * The clock's last timestamp after taking in `remote` at `wall` (throws ClockSkew).
+ * @param {string} last
+ * @param {string} remote
+ * @param {number} wall
+ */
 export function receive(last, remote, wall) {
   check(remote, wall);
   return remote > last ? remote : last;

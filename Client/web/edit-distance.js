@@ -7,16 +7,26 @@ export const TRANSPOSITION = 3;
 export const DOUBLED = 2;
 export const MAXIMUM_LENGTH = 48;
 
+/**
+ * @param {number} length
+ */
 export function allowance(length) {
   return length >= 7 ? 2 * EDIT : length === 6 ? 6 : length >= 4 ? EDIT : 0;
 }
 
+/**
+ * @param {Iterable<number>} bytes UTF-8
+ */
 export function characters(bytes) {
   let count = 0;
   for (const b of bytes) if ((b & 0xc0) !== 0x80) count += 1;
   return count;
 }
 
+/**
+ * @param {import("./search-bytes.js").Bytes} bytes UTF-8
+ * @returns {number[]}
+ */
 export function scalars(bytes) {
   const out = [];
   let i = 0;
@@ -66,16 +76,31 @@ export const neighbourTable = (() => {
   return table;
 })();
 
+/**
+ * @param {number} a
+ * @param {number} b
+ */
 export function areNeighbours(a, b) {
   if (a < 0x61 || a > 0x7a || b < 0x61 || b > 0x7a) return false;
   return (neighbourTable[a - 0x61] & (1 << (b - 0x61))) !== 0;
 }
 
+/**
+ * @param {number[]} word
+ * @param {number} at
+ */
 export function deleteCost(word, at) {
   return (at > 0 && word[at - 1] === word[at]) || (at + 1 < word.length && word[at + 1] === word[at]) ? DOUBLED : EDIT;
 }
 
-/** The weighted distance from typed word `a` to `b` (UTF-8 bytes), or null when above `limit`. */
+/**
+ * The weighted distance from typed word `a` to `b` (UTF-8 bytes), or null when above `limit`.
+ * @param {import("./search-bytes.js").Bytes} aBytes
+ * @param {import("./search-bytes.js").Bytes} bBytes
+ * @param {number} limit
+ * @param {boolean} [prefix]
+ * @returns {number | null}
+ */
 export function distance(aBytes, bBytes, limit, prefix = false) {
   const a = scalars(aBytes);
   let b = scalars(bBytes);

@@ -25,14 +25,19 @@ const COUNTERS = [
 ];
 const FRACTIONS = new Set(["½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅗", "⅘", "⅙", "⅚", "⅛", "⅜", "⅝", "⅞"]);
 const whiteSpace = /^\p{White_Space}/u;
-const isSpace = (char) => whiteSpace.test(char);
-const isNewline = (char) => /^(\r\n|[\n\r\u000B\u000C\u0085\u2028\u2029])$/u.test(char);
-const isDigit = (char) => char.length === 1 && char >= "0" && char <= "9";
+const isSpace = (/** @type {string} */ char) => whiteSpace.test(char);
+const isNewline = (/** @type {string} */ char) => /^(\r\n|[\n\r\u000B\u000C\u0085\u2028\u2029])$/u.test(char);
+const isDigit = (/** @type {string} */ char) => char.length === 1 && char >= "0" && char <= "9";
 const TIMES = ["x", "×"];
 
-/** The pieces of `text` between commas, semicolons and new lines, empty ones dropped. */
+/**
+ * The pieces of `text` between commas, semicolons and new lines, empty ones dropped.
+ * @param {string} text
+ */
 export function split(text) {
+  /** @type {string[][]} */
   const pieces = [];
+  /** @type {string[]} */
   let current = [];
   for (const char of graphemes(text)) {
     if (char === "," || char === ";" || isNewline(char)) {
@@ -44,12 +49,20 @@ export function split(text) {
   return pieces.filter((chars) => !chars.every(isSpace)).map((chars) => chars.join(""));
 }
 
-/** Every item of `text`: [{ name, quantity }]. `existingKeys` holds the keys on the list. */
+/**
+ * Every item of `text`: [{ name, quantity }]. `existingKeys` holds the keys on the list.
+ * @param {string} text
+ * @param {Set<string>} existingKeys
+ */
 export function parseAll(text, existingKeys) {
   return split(text).map((piece) => parse(piece, existingKeys));
 }
 
+/**
+ * @param {string} text
+ */
 function words(text) {
+  /** @type {string[]} */
   const out = [];
   let current = "";
   for (const char of graphemes(text)) {
@@ -130,7 +143,9 @@ export function resolveSpellings(entries, names) {
  * @returns {{ keys: Set<string>, spellings: Map<string, string> }}
  */
 export function spellingTable(names) {
+  /** @type {Map<string, string>} */
   const spellings = new Map();
+  /** @type {Set<string>} */
   const keys = new Set();
   for (const name of names) {
     keys.add(normalize(name));
@@ -149,7 +164,8 @@ export function resolveSpellingsWith(entries, { keys, spellings }) {
   if (spellings.size === 0) return entries;
   return entries.map((entry) => {
     const key = normalize(entry.name);
-    return !keys.has(key) && spellings.has(key) ? { name: spellings.get(key), quantity: entry.quantity } : entry;
+    const spelled = keys.has(key) ? undefined : spellings.get(key);
+    return spelled !== undefined ? { name: spelled, quantity: entry.quantity } : entry;
   });
 }
 
@@ -185,7 +201,10 @@ function gluedCounter(word) {
   return [chars.slice(0, start).join(""), chars.slice(start).join("") + counter];
 }
 
-/** "2", "1.5", "0,5", "1½". */
+/**
+ * "2", "1.5", "0,5", "1½".
+ * @param {string} s
+ */
 export function isNumber(s) {
   const chars = graphemes(s);
   if (chars.length === 0 || !isDigit(chars[0])) return false;
@@ -203,7 +222,10 @@ export function isNumber(s) {
   return true;
 }
 
-/** "1/2", "½". */
+/**
+ * "1/2", "½".
+ * @param {string} s
+ */
 export function isFraction(s) {
   const chars = graphemes(s);
   if (chars.length === 1 && FRACTIONS.has(chars[0])) return true;

@@ -9,6 +9,11 @@ const utf8 = new TextEncoder();
 
 /** The id of the item with key `key` in `list` (32 hex digits): SHA-256 of
  * "basket-item-v1" 0x00, the list id's 16 bytes and the key's UTF-8, first 16 bytes. */
+/**
+ * @param {string} list
+ * @param {string} key
+ * @returns {string}
+ */
 export function itemID(list, key) {
   const keyBytes = utf8.encode(key);
   const input = new Uint8Array(itemPrefix.length + 16 + keyBytes.length);
@@ -18,6 +23,9 @@ export function itemID(list, key) {
   return hex(sha256(input).subarray(0, 16));
 }
 
+/**
+ * @param {number} bytes
+ */
 function randomHex(bytes) {
   const buffer = new Uint8Array(bytes);
   crypto.getRandomValues(buffer);
@@ -37,7 +45,11 @@ export function randomReplicaID() {
   }
 }
 
-/** Whether `text` is 32 lowercase hex digits. */
+/**
+ * Whether `text` is 32 lowercase hex digits.
+ * @param {unknown} text
+ * @returns {text is string}
+ */
 export function isID128(text) {
   return typeof text === "string" && /^[0-9a-f]{32}$/.test(text);
 }

@@ -2,20 +2,28 @@
 // fields, and every write it received. `screen` is what the list screen shares (list-screen.js).
 import { milliseconds } from "./clock.js";
 import { field, h, openDialog, when } from "./ui.js";
-/** The sheet of one item: its name, quantity, note and category, and what changed it last. */
+import { SETTABLE_ITEM_FIELDS } from "./field.js";
+
+/** @typedef {import("./list-screen.js").ListScreen} ListScreen */
+
+/**
+ * The sheet of one item: its name, quantity, note and category, and what changed it last.
+ * @param {ListScreen} screen
+ * @param {string} id
+ */
 export async function editItem(screen, id) {
   const item = screen.itemNow(id);
   const [nameLabel, name] = field("edit-name", "Name", { value: item.name, required: true });
   const [quantityLabel, quantity] = field("edit-quantity", "Quantity", { value: item.quantity ?? "", placeholder: "2, 500 g, 1 pack" });
   const [noteLabel, note] = field("edit-note", "Note", { value: item.note ?? "", placeholder: "the organic one" });
   const [categoryLabel, category] = field("edit-category", "Category (aisle)", { value: item.category ?? "", list: "edit-categories" });
-  const known = new Set([...(screen.replica.state(screen.list)?.info.aisles ?? []), ...screen.current().all.map((i) => i.category).filter(Boolean), ...(screen.app.catalogues().own?.aisles ?? [])]);
+  const known = new Set([...(screen.replica.state(screen.list)?.info.aisles ?? []), ...screen.current().all.flatMap((i) => (i.category === null ? [] : [i.category])), ...(screen.app.catalogues().own?.aisles ?? [])]);
   const options = h("datalist", { id: "edit-categories" }, ...[...known].map((c) => h("option", { value: c })));
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
     "form",
     {
-      onsubmit: (event) => {
+      onsubmit: (/** @type {SubmitEvent} */ event) => {
         event.preventDefault();
         screen.run(async () => {
           error.textContent = "";
@@ -23,7 +31,7 @@ export async function editItem(screen, id) {
             await saveItem(screen, id, { name: name.value, quantity: quantity.value, note: note.value, category: category.value });
             dialog.close();
           } catch (e) {
-            error.textContent = e.message;
+            error.textContent = e instanceof Error ? e.message : String(e);
           }
         });
       },
@@ -35,28 +43,36 @@ export async function editItem(screen, id) {
   name.focus();
 }
 
-/** Writes what the sheet changed, as one undo step per field the person changed. */
+/**
+ * Writes what the sheet changed, as one undo step per field the person changed.
+ * @param {ListScreen} screen
+ * @param {string} id
+ * @param {Record<string, string> & { name: string }} values the name and each settable field, as typed
+ */
 export async function saveItem(screen, id, values) {
   let item = screen.itemNow(id);
-  for (const fieldName of /** @type {const} */ (["quantity", "note", "category"])) {
-    const value = values[fieldName].trim() === "" ? null : values[fieldName];
-    if ((value ?? null) !== (item[fieldName] ?? null)) item = await screen.replica.setField(screen.list, id, fieldName, value);
+  for (const fieldName of SETTABLE_ITEM_FIELDS) {
+    const typed = values[fieldName] ?? "";
+    const value = typed.trim() === "" ? null : typed;
+    const now = /** @type {Record<string, unknown>} */ (item)[fieldName] ?? null;
+    if (value !== now) item = await screen.replica.set(screen.list, id, fieldName, value);
   }
   if (values.name.trim() !== item.name) item = await screen.replica.rename(screen.list, item.id, values.name);
-  screen.sync.kick(screen.list);
+  screen.sync.send(screen.list);
   screen.app.showToast(`Saved ${item.name}`, screen.list);
 }
 
-/** When each field of the item last changed, and whether this device or another changed it. */
 /**
  * The item's history, as `basket history` shows it: every write seen on each field, newest
  * first, the one its register shows marked, who wrote it (this device or another) and why a
  * write lost. Read from IndexedDB when the sheet opens.
+ * @param {ListScreen} screen
  * @param {string} id
  */
 export function history(screen, id) {
+  /** @type {Record<string, string>} */
   const words = { name: "Name", checked: "Checked", deleted: "On the list", quantity: "Quantity", note: "Note", category: "Category" };
-  const said = (/** @type {string} */ f, /** @type {any} */ v) =>
+  const said = (/** @type {string} */ f, /** @type {unknown} */ v) =>
     f === "deleted" ? (v ? "removed" : "added") : f === "checked" ? (v ? "checked" : "unchecked") : v === null ? "cleared" : String(v);
   const body = h("div", {}, h("p", { class: "hint" }, "Reading…"));
   screen.replica.history(screen.list, id).then((writes) => {
@@ -71,6 +87,6 @@ export function history(screen, id) {
               w.winner ? null : h("span", { class: "why" }, ` (${w.reason})`)))))),
     );
     if (fields.length === 0) body.replaceChildren(h("p", { class: "hint" }, "No writes kept."));
-  }, (error) => body.replaceChildren(h("p", { class: "error" }, `History cannot be read: ${error.message}`)));
+  }, (/** @type {unknown} */ error) => body.replaceChildren(h("p", { class: "error" }, `History cannot be read: ${error instanceof Error ? error.message : String(error)}`)));
   return h("details", { class: "history" }, h("summary", {}, "History"), body);
 }

@@ -20,6 +20,9 @@ const table = new Map();
 
 const combining = COMBINING_RANGES.split(";").map((span) => span.split("-").map((v) => parseInt(v, 16)));
 
+/**
+ * @param {number} code
+ */
 function isCombining(code) {
   let low = 0;
   let high = combining.length;
@@ -34,9 +37,14 @@ function isCombining(code) {
 }
 
 /** Keys computed before, by name (bounded): a list's names are keyed again at every change. */
+/** @type {Map<string, string>} */
 const keys = new Map();
 
-/** The key of `name`: two names with one key are one item. */
+/**
+ * The key of `name`: two names with one key are one item.
+ * @param {string} name
+ * @returns {string}
+ */
 export function normalize(name) {
   let key = keys.get(name);
   if (key === undefined) {
@@ -52,7 +60,7 @@ function fold(name) {
   let out = "";
   let pendingSpace = false;
   for (const char of name) {
-    const code = char.codePointAt(0);
+    const code = /** @type {number} */ (char.codePointAt(0)); // a character of a string has one
     let replacement;
     if (code >= 0x20 && code < 0x7f) {
       replacement = code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : code === 0x2d ? " " : char;
@@ -80,6 +88,10 @@ export const MAX_COMBINING_MARKS = 30;
 
 /** Why a value is refused: `code` is stable, `message` is for people. */
 export class TextProblem extends Error {
+  /**
+   * @param {"empty" | "too_long" | "control_character" | "too_many_marks" | "not_cleaned"} code
+   * @param {string} message
+   */
   constructor(code, message) {
     super(message);
     this.code = code;
@@ -90,12 +102,15 @@ const whiteSpace = /^\p{White_Space}$/u;
 const control = /^\p{Cc}$/u;
 /** Unicode's 12 bidirectional controls (Bidi_Control), listed as ItemName.isBidiControl lists them. */
 const bidiControl = /^[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]$/u;
+/** @type {Intl.Segmenter | undefined} */
 let segmenter;
 
 /**
  * The value `raw` cleaned for `field` ("name" by default): white space collapsed and trimmed,
  * casing kept. Throws TextProblem for an empty value, one over the field's limits, a control
  * character or an accent flood.
+ * @param {string} raw
+ * @param {string} [field]
  */
 export function clean(raw, field = "name") {
   const maxBytes = fieldInfo(field)?.maxBytes ?? 0;
@@ -105,7 +120,7 @@ export function clean(raw, field = "name") {
   let bytes = 0;
   let run = 0;
   for (const char of raw) {
-    const code = char.codePointAt(0);
+    const code = /** @type {number} */ (char.codePointAt(0)); // a character of a string has one
     if (code < 0x80 ? code === 0x20 || (code >= 0x09 && code <= 0x0d) : whiteSpace.test(char)) {
       pendingSpace = out.length > 0;
       run = 0;
@@ -149,7 +164,11 @@ export function clean(raw, field = "name") {
   return out;
 }
 
-/** Whether `value` is valid for `field` as it travels: cleaned already, within the limits. */
+/**
+ * Whether `value` is valid for `field` as it travels: cleaned already, within the limits.
+ * @param {string} value
+ * @param {string} field
+ */
 export function check(value, field) {
   const cleaned = clean(value, field);
   if (cleaned !== value) throw new TextProblem("not_cleaned", "a value travels with its white space collapsed and trimmed");

@@ -2,18 +2,36 @@
 // index) up to date after a change that kept every name: a tap, a quantity, a category.
 import { LIST_ITEM } from "./ids.js";
 
+/** @typedef {import("./state.js").Item} Item */
+/** @typedef {import("./state.js").ListState} ListState */
+/**
+ * The items of an aisle as the screen shows them: the group's key ("" for no aisle, else
+ * "aisle:" and the category's key), its category, its items by name.
+ * @typedef {{ key: string, category: string | null, items: Item[] }} Group
+ */
+/**
+ * What a list screen computes once per change of the list (not per keystroke, nor when only
+ * the sync state moved): its items in the state's order (`all`), by id and by name (checked
+ * ones in place), where each is in both, the search index, and the groups and checked items
+ * (null until asked for), and the German spellings of its names.
+ * @typedef {{ state: ListState, changes: number, all: Item[], byID: Map<string, Item>,
+ *   byName: Item[], at: Map<string, { all: number, byName: number }>,
+ *   index: import("./search-index.js").Index | null, groups: Group[] | null, checked: Item[] | null,
+ *   spellings: { keys: Set<string>, spellings: Map<string, string> } | null }} ListData
+ */
+
 /**
  * Brings `d` up to date in place when the last changes kept every item's name (a tap, a
  * quantity, a note, a category, the list's aisles): only the changed items are looked at.
  * Returns false when a new or removed item or a new name needs everything computed again.
- * @param {any} d the screen's data: items, by id, by name, their places, groups
- * @param {any} state
- * @param {(item: any) => boolean} placedChecked where the screen shows an item: among the checked ones or not
+ * @param {ListData} d the screen's data: items, by id, by name, their places, groups
+ * @param {ListState} state
+ * @param {(item: Item) => boolean} placedChecked where the screen shows an item: among the checked ones or not
  */
 export function kept(d, state, placedChecked) {
   const ids = state.changedSince(d.changes);
   if (ids === null) return false;
-  /** @type {[any, any][]} */
+  /** @type {[Item, Item][]} */
   const updates = [];
   for (const id of ids) {
     if (id === LIST_ITEM) continue;
@@ -35,7 +53,8 @@ export function kept(d, state, placedChecked) {
   // for a moment) and in its aisle: the new item takes the old one's place.
   const samePlace = updates.every(([before, now]) => before.category === now.category && placedChecked(before) === placedChecked(now));
   if (d.groups !== null && d.checked !== null && samePlace && !ids.has(LIST_ITEM)) {
-    const arrays = [...d.groups.map((g) => g.items), d.checked];
+    const checked = d.checked;
+    const arrays = [...d.groups.map((g) => g.items), checked];
     for (const [before, now] of updates) {
       const array = arrays.find((a) => a.includes(before));
       if (array === undefined) {

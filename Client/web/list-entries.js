@@ -6,6 +6,8 @@ import { normalize } from "./key.js";
 import { Query } from "./query.js";
 import { Index } from "./search-index.js";
 import * as catalogue from "./catalogue.js";
+
+/** @typedef {import("./list-screen.js").ListScreen} ListScreen */
 /** How many of the list's names the search is warmed up with when the field is focused. */
 const WARM_UP_NAMES = 12;
 
@@ -36,7 +38,11 @@ export function warmUpTexts(items) {
   return texts;
 }
 
-/** What Enter would add for `text`: [{ name, quantity, category }], or null. */
+/**
+ * What Enter would add for `text`: [{ name, quantity, category }], or null.
+ * @param {ListScreen} screen
+ * @param {string} text
+ */
 export function entriesFor(screen, text) {
   if (text.trim() === "") return null;
   const d = screen.current();
@@ -52,6 +58,7 @@ export function entriesFor(screen, text) {
 /**
  * Removed items matching `text` (had it before), then the catalogue's names the list never
  * had: three at most.
+ * @param {ListScreen} screen
  * @param {string} text
  * @returns {{ name: string, before: boolean }[]}
  */

@@ -4,18 +4,34 @@ import { members } from "./sharing-sheet.js";
 import { Unreachable, request } from "./api.js";
 import { normalize } from "./key.js";
 import { field, h, openDialog } from "./ui.js";
+
+/** @typedef {import("./list-screen.js").ListScreen} ListScreen */
+
+/**
+ * Archives or unarchives the list (an owner's).
+ * @param {ListScreen} screen
+ * @param {boolean} archived
+ */
 export async function setArchived(screen, archived) {
   await screen.replica.setArchived(screen.list, archived);
-  screen.sync.kick(screen.list);
+  screen.sync.send(screen.list);
   screen.app.showToast(archived ? "Archived the list" : "Unarchived the list", screen.list);
 }
 
+/**
+ * Removes every checked item, as one undo step.
+ * @param {ListScreen} screen
+ */
 export async function clearChecked(screen) {
   const n = await screen.replica.removeChecked(screen.list);
-  screen.sync.kick(screen.list);
+  screen.sync.send(screen.list);
   screen.app.showToast(n === 0 ? "Nothing checked to clear" : `Cleared ${n} checked item${n === 1 ? "" : "s"}`, screen.list);
 }
 
+/**
+ * The list's sheet: rename, aisle order, members, clear checked, archive, delete or leave.
+ * @param {ListScreen} screen
+ */
 export function listSettings(screen) {
   const owner = screen.role() === "owner" || screen.role() == null;
   const info = screen.replica.state(screen.list)?.info;
@@ -38,6 +54,7 @@ export function listSettings(screen) {
   );
 }
 
+/** @param {ListScreen} screen */
 export async function rename(screen) {
   const [label, title] = field("rename", "Title", { value: screen.replica.state(screen.list)?.info.title ?? "", required: true });
   const dialog = openDialog(
@@ -46,11 +63,11 @@ export async function rename(screen) {
     h(
       "form",
       {
-        onsubmit: (event) => {
+        onsubmit: (/** @type {SubmitEvent} */ event) => {
           event.preventDefault();
           screen.run(async () => {
             await screen.replica.renameList(screen.list, title.value);
-            screen.sync.kick(screen.list);
+            screen.sync.send(screen.list);
             dialog.close();
           });
         },
@@ -62,12 +79,16 @@ export async function rename(screen) {
   title.focus();
 }
 
-/** The aisle order: the list's, then the categories its items have, then the catalogue's. */
+/**
+ * The aisle order: the list's, then the categories its items have, then the catalogue's.
+ * @param {ListScreen} screen
+ */
 export async function editAisles(screen) {
   const info = screen.replica.state(screen.list)?.info;
+  /** @type {string[]} */
   const order = [];
   const seen = new Set();
-  const add = (name) => {
+  const add = (/** @type {string | null} */ name) => {
     if (name && !seen.has(normalize(name))) {
       seen.add(normalize(name));
       order.push(name);
@@ -87,6 +108,10 @@ export async function editAisles(screen) {
       ),
     );
   }
+  /**
+   * @param {number} i
+   * @param {number} by -1 (up) or 1 (down)
+   */
   function move(i, by) {
     [order[i], order[i + by]] = [order[i + by], order[i]];
     draw();
@@ -100,17 +125,18 @@ export async function editAisles(screen) {
     listEl,
     h("div", { class: "actions" }, h("button", { type: "button", class: "primary", disabled: order.length === 0, onclick: () => screen.run(async () => {
       await screen.replica.setAisles(screen.list, order);
-      screen.sync.kick(screen.list);
+      screen.sync.send(screen.list);
       dialog.close();
       screen.app.showToast("Saved the aisle order", screen.list);
     }) }, "Save the order")),
   );
 }
 
+/** @param {ListScreen} screen */
 export async function deleteList(screen) {
   const title = screen.replica.state(screen.list)?.info.title ?? "this list";
-  if (!(await confirmDialog(screen, `Delete ${title}?`, "It goes for everyone who shares it, on every device.", "Delete"))) return;
-  if (screen.replica.sync(screen.list)?.isRegistered) {
+  if (!(await confirmDialog(`Delete ${title}?`, "It goes for everyone who shares it, on every device.", "Delete"))) return;
+  if (screen.replica.syncState(screen.list)?.isRegistered) {
     try {
       await request("DELETE", `/v1/lists/${screen.list}`, { token: screen.replica.meta.account?.token });
     } catch (error) {
@@ -118,23 +144,30 @@ export async function deleteList(screen) {
       throw error;
     }
   }
-  await screen.replica.forgetList(screen.list);
+  await screen.replica.removeList(screen.list);
   // Said on the lists screen, once it is drawn (the route runs on hashchange, before this), with
   // no Undo: a deleted list cannot come back, and undo never reaches another list's change.
   addEventListener("hashchange", () => screen.app.showToast(`Deleted ${title}`, null), { once: true });
   screen.app.go("#/");
 }
 
+/** @param {ListScreen} screen */
 export async function leaveList(screen) {
   const me = screen.replica.meta.account?.name;
-  if (!me || !(await confirmDialog(screen, "Leave this list?", "It stays on this device, read-only; the others keep it.", "Leave"))) return;
+  if (!me || !(await confirmDialog("Leave this list?", "It stays on this device, read-only; the others keep it.", "Leave"))) return;
   await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(me)}`, { token: screen.replica.meta.account?.token });
-  await screen.replica.saveSync(screen.list, { noLongerMember: true });
+  await screen.replica.saveSyncState(screen.list, { noLongerMember: true });
   screen.app.showToast("You left the list", null);
 }
 
-/** Asks a yes/no question in a dialog; resolves true for the yes button. */
-export function confirmDialog(screen, title, text, yes) {
+/**
+ * Asks a yes/no question in a dialog; resolves true for the yes button.
+ * @param {string} title
+ * @param {string} text
+ * @param {string} yes the yes button's label
+ * @returns {Promise<boolean>}
+ */
+export function confirmDialog(title, text, yes) {
   return new Promise((resolve) => {
     const dialog = openDialog("confirm-title", title, h("p", {}, text), h("div", { class: "actions" }, h("button", { class: "danger", onclick: () => { resolve(true); dialog.close(); } }, yes)));
     dialog.addEventListener("close", () => resolve(false));

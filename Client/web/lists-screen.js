@@ -4,12 +4,17 @@ import { accountSheet, signOut } from "./account-sheet.js";
 import { Unreachable, request } from "./api.js";
 import { isID128 } from "./ids.js";
 import { h } from "./ui.js";
+
+/** @typedef {import("./app.js").App} App */
+/**
+ * @param {App} app
+ */
 export function showLists(app) {
   const rows = h("ul", { class: "lists", "aria-label": "Your lists" });
   const title = h("input", { id: "new-list", placeholder: "New list, e.g. Groceries", autocomplete: "off", enterkeyhint: "done" });
   const code = h("input", { id: "join-code", placeholder: "XXXX-XXXX-XXXX-XXXX", autocomplete: "off", autocapitalize: "characters", enterkeyhint: "go" });
   function update() {
-    const lists = app.replica.allLists();
+    const lists = app.replica.lists();
     rows.replaceChildren(
       ...lists.map((list) =>
         h(
@@ -49,12 +54,12 @@ export function showLists(app) {
       "form",
       {
         class: "inline",
-        onsubmit: (event) => {
+        onsubmit: (/** @type {SubmitEvent} */ event) => {
           event.preventDefault();
           app.run(async () => {
             const id = await app.replica.createList(title.value);
             title.value = "";
-            app.sync.kick(id);
+            app.sync.send(id);
             app.go(`#/list/${id}`);
           });
         },
@@ -66,7 +71,7 @@ export function showLists(app) {
       "form",
       {
         class: "inline",
-        onsubmit: (event) => {
+        onsubmit: (/** @type {SubmitEvent} */ event) => {
           event.preventDefault();
           app.run(() => joinList(app, code.value));
         },
@@ -89,6 +94,7 @@ export function showLists(app) {
  * preview of the code), then Join or Not now. A link is something anyone can send; joining is
  * the person's own decision.
  * @param {string} code
+ * @param {App} app
  */
 async function askToJoin(app, code) {
   let preview;
@@ -116,8 +122,8 @@ async function askToJoin(app, code) {
       {
         method: "dialog",
         class: "actions",
-        onsubmit: (event) => {
-          if (event.submitter?.value === "join") app.run(() => joinList(app, code));
+        onsubmit: (/** @type {SubmitEvent} */ event) => {
+          if (event.submitter instanceof HTMLButtonElement && event.submitter.value === "join") app.run(() => joinList(app, code));
         },
       },
       h("button", { value: "join", class: "primary" }, "Join"),
@@ -129,13 +135,17 @@ async function askToJoin(app, code) {
   dialog.showModal();
 }
 
+/**
+ * @param {App} app
+ * @param {string} code
+ */
 async function joinList(app, code) {
   const answer = await request("POST", "/v1/invites", { body: { code: code.trim() }, token: app.replica.meta.account?.token });
   if (!isID128(answer.id)) throw new Error("the server's answer has no list");
   // Joined again after a removal: every mark of the old membership goes (read-only, the refusal
   // of its changes, the stopped watch), and what waited from then is sent now.
-  await app.replica.saveSync(answer.id, { isRegistered: true, role: answer.role, epoch: answer.epoch ?? null, noLongerMember: false });
+  await app.replica.saveSyncState(answer.id, { isRegistered: true, role: answer.role, epoch: answer.epoch ?? null, noLongerMember: false });
   app.sync.rejoined(answer.id);
-  await app.sync.syncList(answer.id);
+  await app.sync.sync(answer.id);
   app.go(`#/list/${answer.id}`);
 }

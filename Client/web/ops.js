@@ -7,15 +7,31 @@ import { fieldCode, fieldInfo } from "./field.js";
 
 export const HEADER = "basket-ops 1";
 
+/**
+ * A register's value: null (an optional field cleared), a flag, or text.
+ * @typedef {null | boolean | string} Value
+ */
+/**
+ * One write to one register (BasketCore's Op): ids and the timestamp as lowercase hex.
+ * @typedef {{ list: string, item: string, field: string, ts: string, replica: string, value: Value }} Op
+ */
+
 /** An encoding that cannot be decoded, naming the 1-based line. */
 export class DecodeError extends Error {
+  /**
+   * @param {number} line
+   * @param {string} message
+   */
   constructor(line, message) {
     super(`line ${line}: ${message}`);
     this.line = line;
   }
 }
 
-/** Throws an Error when the operation breaks a rule (BasketCore's Op.validate). */
+/**
+ * Throws an Error when the operation breaks a rule (BasketCore's Op.validate).
+ * @param {Op} op
+ */
 export function validate(op) {
   const info = fieldInfo(op.field);
   if (info === undefined) throw new Error(`unknown field '${op.field}'`);
@@ -38,10 +54,13 @@ export function validate(op) {
   try {
     checkText(value, op.field);
   } catch (error) {
-    throw new Error(`invalid ${op.field}: ${error.message}`);
+    throw new Error(`invalid ${op.field}: ${/** @type {Error} */ (error).message}`);
   }
 }
 
+/**
+ * @param {unknown} value
+ */
 function describe(value) {
   return value === null ? "null" : typeof value === "string" ? `"${value}"` : String(value);
 }
@@ -49,14 +68,20 @@ function describe(value) {
 const hex16 = /^[0-9a-fA-F]{16}$/;
 const hex32 = /^[0-9a-fA-F]{32}$/;
 
-/** Decodes and validates an encoding (a string). Throws DecodeError naming the first bad line. */
+/**
+ * Decodes and validates an encoding (a string). Throws DecodeError naming the first bad line.
+ * @param {string} text
+ * @returns {Op[]}
+ */
 export function decode(text) {
   const lines = text.split("\n");
   if (!lines[0].startsWith(HEADER)) {
     throw new DecodeError(1, "not a Basket operations file (expected the header 'basket-ops 1')");
   }
   if (lines[0] !== HEADER) throw new DecodeError(1, "unsupported format version (this reader knows version 1)");
+  /** @type {Op[]} */
   const ops = [];
+  /** @type {string | null} */
   let list = null;
   for (let index = 1; index < lines.length; index++) {
     const line = lines[index];
@@ -92,13 +117,17 @@ export function decode(text) {
     try {
       validate(op);
     } catch (error) {
-      throw new DecodeError(number, error.message);
+      throw new DecodeError(number, /** @type {Error} */ (error).message);
     }
     ops.push(op);
   }
   return ops;
 }
 
+/**
+ * @param {string} text
+ * @returns {string | null}
+ */
 function unescape(text) {
   if (!text.includes("\\")) return text;
   let out = "";
@@ -118,17 +147,29 @@ function unescape(text) {
   return out;
 }
 
+/**
+ * @param {string} text
+ */
 function escape(text) {
-  return text.replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]);
+  /** @type {Record<string, string>} */
+  const escapes = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+  return text.replace(/[\\\t\n\r]/g, (c) => escapes[c]);
 }
 
-/** One operation's line, without its list and newline. */
+/**
+ * One operation's line, without its list and newline.
+ * @param {Op} op
+ */
 export function encodeLine(op) {
   const value = op.value === null ? "-" : op.value === true ? "t" : op.value === false ? "f" : "=" + escape(op.value);
   return [op.item, op.field, op.ts, op.replica, value].join("\t");
 }
 
-/** The canonical order: list, version (timestamp, replica), item, field. */
+/**
+ * The canonical order: list, version (timestamp, replica), item, field.
+ * @param {Op} a
+ * @param {Op} b
+ */
 export function canonicalCompare(a, b) {
   if (a.list !== b.list) return a.list < b.list ? -1 : 1;
   if (a.ts !== b.ts) return a.ts < b.ts ? -1 : 1;
@@ -139,7 +180,10 @@ export function canonicalCompare(a, b) {
   return fieldCode(a.field) - fieldCode(b.field);
 }
 
-/** Encodes operations (in canonical order when `canonical`). */
+/**
+ * Encodes operations (in canonical order when `canonical`).
+ * @param {readonly Op[]} ops
+ */
 export function encode(ops, canonical = false) {
   const sorted = canonical ? [...ops].sort(canonicalCompare) : ops;
   let out = HEADER + "\n";
@@ -154,7 +198,10 @@ export function encode(ops, canonical = false) {
   return out;
 }
 
-/** Whether two operations are the same write (item, field, timestamp, replica). */
+/**
+ * Whether two operations are the same write (item, field, timestamp, replica).
+ * @param {Op} op
+ */
 export function identity(op) {
   return `${op.item}\t${op.field}\t${op.ts}\t${op.replica}`;
 }

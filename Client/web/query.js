@@ -11,8 +11,12 @@ export function characterCount(text) {
   return /^[\u0000-\u02ff]*$/.test(text) ? text.length : graphemes(text).length;
 }
 
+/** @type {Intl.Segmenter | undefined} */
 let segmenter;
-/** The characters (grapheme clusters) of a string. */
+/**
+ * The characters (grapheme clusters) of a string.
+ * @param {string} text
+ */
 export function graphemes(text) {
   // Printable characters up to U+02FF (Latin without combining marks: most queries): each
   // character is one grapheme, and the segmenter is not needed.
@@ -22,17 +26,25 @@ export function graphemes(text) {
 }
 
 const whiteSpace = /^\p{White_Space}/u;
-const isWhiteSpaceChar = (char) => whiteSpace.test(char);
+const isWhiteSpaceChar = (/** @type {string} */ char) => whiteSpace.test(char);
 
 /** A parsed query (BasketSearch's Query). */
 export class Query {
+  /** @param {string} text */
   constructor(text) {
+    /** @type {string[]} */
     const free = [];
+    /** @type {Uint8Array[]} the free words' keys */
     this.words = [];
+    /** @type {Uint8Array[]} "quoted phrases", each found whole */
     this.phrases = [];
+    /** @type {Uint8Array[]} ^anchors: the key starts with each */
     this.anchors = [];
+    /** @type {Uint8Array[]} -exclusions */
     this.excluded = [];
+    /** @type {"checked" | "unchecked" | null} is:checked, is:unchecked */
     this.state = null;
+    /** @type {Uint8Array | null} in:category */
     this.category = null;
     const chars = graphemes(text);
     let i = 0;

@@ -6,6 +6,8 @@ import { confirmDialog } from "./list-settings.js";
 import { LIST_ITEM } from "./ids.js";
 import { SETTABLE_ITEM_FIELDS } from "./field.js";
 
+/** @typedef {import("./list-screen.js").ListScreen} ListScreen */
+
 /** Lines `describe` writes at most; the rest are counted. */
 const MOST_LINES = 50;
 
@@ -44,7 +46,7 @@ export function describe(ops, state) {
  * What the notice of a list the server will not take changes for says about those waiting, and
  * its buttons: discard them (asked first, showing what they were) and, for a list no longer
  * shared, copy them to another list. Nothing when none wait.
- * @param {any} screen the list screen (list-screen.js)
+ * @param {ListScreen} screen
  * @param {boolean} gone whether the list is no longer shared with this account
  * @returns {{ text: string, buttons: HTMLElement[] }}
  */
@@ -56,18 +58,18 @@ export function refusedNotice(screen, gone) {
   const text = `${changes(count)} not sent: ${lines.join("; ")}. `;
   const discard = h("button", { class: "link danger", onclick: () => screen.run(() => discardRefused(screen, lines, count)) }, "Discard");
   const copy = gone ? h("button", { class: "link", onclick: () => copyElsewhere(screen) }, "Copy to another list") : null;
-  return { text, buttons: [copy, discard].filter((b) => b !== null) };
+  return { text, buttons: copy === null ? [discard] : [copy, discard] };
 }
 
 /**
  * Drops the refused changes once the person says so, having seen what they were.
- * @param {any} screen
+ * @param {ListScreen} screen
  * @param {string[]} lines
  * @param {number} count
  */
 async function discardRefused(screen, lines, count) {
   const sure = await confirmDialog(
-    screen, `Discard ${changes(count)}?`,
+    `Discard ${changes(count)}?`,
     `${lines.join("; ")}. The list goes back to what the server has; this cannot be undone.`, "Discard");
   if (!sure) return;
   await screen.replica.discardPending(screen.list);
@@ -77,13 +79,16 @@ async function discardRefused(screen, lines, count) {
 /**
  * Copies the items the refused changes touched, as they are here, to another list this account
  * can change: what was added on a list that went away is not lost with it.
- * @param {any} screen
+ * @param {ListScreen} screen
  */
 function copyElsewhere(screen) {
   const state = screen.replica.state(screen.list);
   const touched = new Set([...(screen.replica.outbox.get(screen.list)?.values() ?? [])].map((op) => op.item));
-  const items = [...touched].map((id) => state?.item(id)).filter((item) => item !== undefined && !item.deleted);
-  const targets = screen.replica.allLists().filter((l) => l.id !== screen.list && !l.sync.noLongerMember && l.role !== "viewer" && !l.archived);
+  const items = [...touched].flatMap((id) => {
+    const item = state?.item(id);
+    return item === undefined || item.deleted ? [] : [item];
+  });
+  const targets = screen.replica.lists().filter((l) => l.id !== screen.list && !l.sync.noLongerMember && l.role !== "viewer" && !l.archived);
   const body = items.length === 0
     ? [h("p", {}, "Nothing to copy: the changes waiting removed items.")]
     : targets.length === 0
@@ -94,7 +99,7 @@ function copyElsewhere(screen) {
           class: "primary",
           onclick: () => screen.run(async () => {
             await screen.replica.add(target.id, items.map((i) => ({ name: i.name, quantity: i.quantity, category: i.category })));
-            screen.sync.kick(target.id);
+            screen.sync.send(target.id);
             dialog.close();
             screen.app.showToast(`Copied ${items.length === 1 ? "1 item" : `${items.length} items`} to ${target.title}`, null);
           }),

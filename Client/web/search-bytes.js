@@ -2,11 +2,25 @@
 // UTF-8 bytes, as BasketSearch compares them.
 export const utf8 = new TextEncoder();
 
+/**
+ * Bytes of a folded key (UTF-8), or of a natural sort key.
+ * @typedef {Uint8Array | number[]} Bytes
+ */
+
 // Bytes.
+/**
+ * @param {number} byte
+ */
 export function isSeparator(byte) {
   return byte < 0x80 && !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x7a) && !(byte >= 0x41 && byte <= 0x5a);
 }
 
+/**
+ * @param {Bytes} needle
+ * @param {Bytes} haystack
+ * @param {number} [from]
+ * @returns {number} where `needle` starts in `haystack` at or after `from`; -1 when nowhere
+ */
 export function find(needle, haystack, from = 0) {
   if (needle.length === 0) return from <= haystack.length ? from : -1;
   const last = haystack.length - needle.length;
@@ -17,22 +31,38 @@ export function find(needle, haystack, from = 0) {
   return -1;
 }
 
+/**
+ * @param {Bytes} bytes
+ * @param {Bytes} prefix
+ */
 export function startsWith(bytes, prefix) {
   if (prefix.length > bytes.length) return false;
   for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
   return true;
 }
 
+/**
+ * @param {Bytes} a
+ * @param {Bytes} b
+ */
 export function equalBytes(a, b) {
   return a.length === b.length && startsWith(a, b);
 }
 
+/**
+ * @param {Bytes} a
+ * @param {Bytes} b
+ */
 export function compareBytes(a, b) {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
   return a.length - b.length;
 }
 
+/**
+ * @param {Uint8Array} bytes
+ * @returns {Uint8Array[]}
+ */
 export function splitWords(bytes) {
   const words = [];
   let start = -1;
@@ -45,6 +75,10 @@ export function splitWords(bytes) {
   return words;
 }
 
+/**
+ * @param {Iterable<number>} bytes
+ * @returns {[number, number]} the letters a-z and the digits present, as bits
+ */
 export function mask(bytes) {
   let low = 0;
   let high = 0;
@@ -55,6 +89,9 @@ export function mask(bytes) {
   return [low >>> 0, high];
 }
 
+/**
+ * @param {number} x
+ */
 export function popcount(x) {
   let count = 0;
   while (x) {
@@ -64,7 +101,11 @@ export function popcount(x) {
   return count;
 }
 
-/** "Item 2" before "Item 10": every run of digits prefixed by its length. */
+/**
+ * "Item 2" before "Item 10": every run of digits prefixed by its length.
+ * @param {Uint8Array} folded
+ * @returns {number[]}
+ */
 export function naturalKey(folded) {
   const out = [];
   let i = 0;

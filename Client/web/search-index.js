@@ -16,22 +16,57 @@ export const WORD_PREFIX = 2;
 export const SUBSTRING = 3;
 export const TYPO = 4;
 export const FUZZY = 5;
-export const group = (tier) => Math.min(tier, SUBSTRING);
+/** The tiers ranked together: exact, prefix and word-prefix each alone, the rest as one. */
+export const group = (/** @type {number} */ tier) => Math.min(tier, SUBSTRING);
+
+/**
+ * What the search reads of an item (the merged state's Item has more).
+ * @typedef {{ id: string, name: string, checked: boolean, category?: string | null }} SearchItem
+ */
+/**
+ * An item folded once: its key, the key without separators, the letters it has, its length in
+ * characters, its natural sort key and when it was last added.
+ * @typedef {{ item: SearchItem, key: Uint8Array, compact: Uint8Array, mask: [number, number], nameLength: number, natural: number[], lastUsed: number }} Entry
+ */
+/**
+ * A word of the index's names and the entries that have it.
+ * @typedef {{ word: Uint8Array, mask: [number, number], entries: number[] }} VocabularyWord
+ */
+/**
+ * An entry found by a query, in a tier, with its score and where it matched.
+ * @typedef {{ entry: number, tier: number, score: number, position: number }} Hit
+ */
+/**
+ * How a word that slipped matches an entry.
+ * @typedef {{ score: number, covered: number, cost: number }} Slip
+ */
+/**
+ * A search's answer: the query as typed, what Enter would add (null when an item has the key or
+ * it is not a valid name), and the matches in rank order.
+ * @typedef {{ query: string, offer: string | null, matches: { item: SearchItem, tier: string, exact: boolean, score: number }[] }} SearchResult
+ */
 
 /** How many hits a short answer keeps (a screen shows ten and asks for one more). */
 export const SHORT_ANSWER_DEPTH = 16;
 
 /** Items folded once for searching (BasketSearch's SearchIndex, without the narrowing lists). */
 export class Index {
+  /**
+   * @param {Iterable<SearchItem>} items
+   * @param {Map<string, number>} [lastUsed] when each item was last added (Unix ms), by id
+   */
   constructor(items, lastUsed = new Map()) {
-    /** @type {Map<string, any[]> | null} the short answers asked for (shortAnswer) */
+    /** @type {Map<string, Hit[]> | null} the short answers asked for (shortAnswer) */
     this.shortAnswers = null;
     /** @type {{ low: number, high: number, indices: number[] } | undefined} the last query's candidates */
     this.lastCandidates = undefined;
+    /** @type {Entry[]} */
     this.entries = [];
+    /** @type {Set<string>} */
     this.keys = new Set();
     /** @type {Map<string, number>} German spellings without umlauts → entry (SearchIndex.spellings) */
     this.spellings = new Map();
+    /** @type {Map<string, { word: Uint8Array, entries: number[] }>} */
     const words = new Map();
     for (const item of items) {
       const keyText = normalize(item.name);
@@ -43,8 +78,9 @@ export class Index {
       const index = this.entries.length;
       for (const word of splitWords(key)) {
         const text = word.join(",");
-        if (!words.has(text)) words.set(text, { word, entries: [] });
-        words.get(text).entries.push(index);
+        let known = words.get(text);
+        if (known === undefined) words.set(text, (known = { word, entries: [] }));
+        known.entries.push(index);
       }
       this.entries.push({
         item,
@@ -56,16 +92,20 @@ export class Index {
         lastUsed: lastUsed.get(item.id) ?? 0,
       });
     }
+    /** @type {Map<number, VocabularyWord[]>} the words by their first byte */
     this.vocabulary = new Map();
+    /** @type {Map<number, VocabularyWord[]>} the words of 4 bytes or more by their second */
     this.vocabularyBySecond = new Map();
+    /** @type {(table: Map<number, VocabularyWord[]>, byte: number, entry: VocabularyWord) => void} */
+    const file = (table, byte, entry) => {
+      const words = table.get(byte);
+      if (words === undefined) table.set(byte, [entry]);
+      else words.push(entry);
+    };
     for (const { word, entries } of words.values()) {
       const entry = { word, mask: mask(word), entries };
-      if (!this.vocabulary.has(word[0])) this.vocabulary.set(word[0], []);
-      this.vocabulary.get(word[0]).push(entry);
-      if (word.length >= 4) {
-        if (!this.vocabularyBySecond.has(word[1])) this.vocabularyBySecond.set(word[1], []);
-        this.vocabularyBySecond.get(word[1]).push(entry);
-      }
+      file(this.vocabulary, word[0], entry);
+      if (word.length >= 4) file(this.vocabularyBySecond, word[1], entry);
     }
   }
 
@@ -73,7 +113,7 @@ export class Index {
    * Takes the items again after a change that kept every name (a check, a quantity, a note, a
    * category): the same ids and names in the same order. Returns false (nothing changed) when
    * they are not: then a new index is needed.
-   * @param {any[]} items
+   * @param {SearchItem[]} items
    */
   refresh(items) {
     if (items.length !== this.entries.length) return false;
@@ -90,8 +130,8 @@ export class Index {
    * Takes one item again after a change that kept its name: `item` replaces `before` at entry
    * `i` (the index's entries are in the order of the items it was made of).
    * @param {number} i
-   * @param {any} before
-   * @param {any} item
+   * @param {SearchItem} before
+   * @param {SearchItem} item
    */
   replace(i, before, item) {
     const entry = this.entries[i];
@@ -120,6 +160,11 @@ export class Index {
     return hits.slice(0, limit);
   }
 
+  /**
+   * @param {Query} query
+   * @param {number} [limit]
+   * @returns {SearchResult}
+   */
   search(query, limit = Infinity) {
     let offer = null;
     const spelled = query.hasFilters ? undefined : this.spellings.get(query.keyText);
@@ -148,6 +193,10 @@ export class Index {
     };
   }
 
+  /**
+   * @param {Entry} entry
+   * @param {Query} query
+   */
   passes(entry, query) {
     const item = entry.item;
     if (query.state === "checked" && !item.checked) return false;
@@ -174,6 +223,7 @@ export class Index {
     const last = this.lastCandidates;
     const narrower = last !== undefined && (low & last.low) === last.low && (high & last.high) === last.high;
     if (narrower && low === last.low && high === last.high) return last.indices;
+    /** @type {number[]} */
     const indices = [];
     const has = (/** @type {number} */ i) => {
       const [entryLow, entryHigh] = this.entries[i].mask;
@@ -188,13 +238,20 @@ export class Index {
     return indices;
   }
 
+  /**
+   * @param {Query} query
+   * @param {number} limit
+   * @returns {Hit[]}
+   */
   rankedHits(query, limit) {
     const words = query.words;
+    /** @type {Hit[]} */
     const hits = [];
+    /** @type {number[]} */
     const fuzzyCandidates = [];
     const perTier = new Array(TIERS.length).fill(0);
     let worst = SUBSTRING;
-    const found = (entry, tier, position, score = 0) => {
+    const found = (/** @type {number} */ entry, /** @type {number} */ tier, /** @type {number} */ position, score = 0) => {
       hits.push({ entry, tier, score, position });
       perTier[tier] += 1;
       if (tier < worst) {
@@ -283,11 +340,11 @@ export class Index {
   /**
    * The best `limit` hits in rank order (SearchIndex.topHits): a list of 2,000 items gives a
    * first letter hundreds of hits, and a screen shows a dozen, so only the dozen are kept sorted.
-   * @param {{ entry: number, tier: number, score: number, position: number }[]} hits
+   * @param {Hit[]} hits
    * @param {number} limit
    */
   topHits(hits, limit) {
-    const rank = (/** @type {any} */ a, /** @type {any} */ b) => this.rank(a, b);
+    const rank = (/** @type {Hit} */ a, /** @type {Hit} */ b) => this.rank(a, b);
     if (hits.length <= limit || limit >= 256) return hits.sort(rank).slice(0, limit);
     const best = hits.slice(0, limit).sort(rank);
     for (let i = limit; i < hits.length; i++) {
@@ -301,6 +358,10 @@ export class Index {
     return best;
   }
 
+  /**
+   * @param {Hit} a
+   * @param {Hit} b
+   */
   rank(a, b) {
     if (group(a.tier) !== group(b.tier)) return group(a.tier) - group(b.tier);
     if (a.score !== b.score) return b.score - a.score;
@@ -317,6 +378,10 @@ export class Index {
     return x.item.id < y.item.id ? -1 : x.item.id > y.item.id ? 1 : 0;
   }
 
+  /**
+   * @param {number} index
+   * @param {Uint8Array[]} words
+   */
   covering(index, words) {
     return covering(
       words.reduce((sum, w) => sum + w.length, 0),
@@ -324,6 +389,10 @@ export class Index {
     );
   }
 
+  /**
+   * @param {Uint8Array[]} queryWords
+   * @param {boolean} mayWiden
+   */
   typoMatches(queryWords, mayWiden) {
     const words = queryWords.flatMap((w) => splitWords(w));
     if (words.length === 0 || words.length >= 255) return [];
@@ -331,6 +400,10 @@ export class Index {
     return found.length === 0 && mayWiden ? this.typoPass(words, true) : found;
   }
 
+  /**
+   * @param {Uint8Array[]} words
+   * @param {boolean} widened
+   */
   typoPass(words, widened) {
     const budget = words.reduce((sum, w) => sum + allowance(characters(w)), 0);
     const slipped = words.map((word, w) => {
@@ -338,6 +411,7 @@ export class Index {
       const allowed = widened && words.length > 1 && length >= 5 ? Math.max(2 * EDIT, allowance(length)) : allowance(length);
       return this.slips(word, allowed, w === words.length - 1, widened);
     });
+    /** @type {{ entry: number, score: number }[]} */
     const result = [];
     slipped.forEach((slips, s) => {
       next: for (const entry of slips.touched) {
@@ -348,6 +422,7 @@ export class Index {
         for (let w = 0; w < words.length; w++) {
           const slip = slipped[w].match(entry);
           const asTyped = w === s ? null : typedScore(this.entries[entry].key, words[w]);
+          /** @type {Slip} */
           let chosen;
           if (asTyped !== null && asTyped >= slip.score) chosen = { score: asTyped, covered: words[w].length, cost: 0 };
           else if (slip.score >= 0) chosen = slip;
@@ -363,15 +438,24 @@ export class Index {
     return result;
   }
 
+  /**
+   * @param {Uint8Array} word
+   * @param {number} allowed
+   * @param {boolean} unfinished
+   * @param {boolean} alwaysFirstLetter
+   */
   slips(word, allowed, unfinished, alwaysFirstLetter) {
+    /** @type {Map<number, Slip>} */
     const best = new Map();
+    /** @type {number[]} */
     const touched = [];
+    /** @type {Slip} */
     const none = { score: -1, covered: 0, cost: 0 };
-    const result = { touched, match: (entry) => best.get(entry) ?? none };
+    const result = { touched, match: (/** @type {number} */ entry) => best.get(entry) ?? none };
     if (allowed <= 0) return result;
     let heldAsTyped = false;
     const [lowMask, highMask] = mask(word);
-    const consider = (candidates, sameFirst) => {
+    const consider = (/** @type {VocabularyWord[] | undefined} */ candidates, /** @type {boolean} */ sameFirst) => {
       for (const vocabularyWord of candidates ?? []) {
         const candidate = vocabularyWord.word;
         if (!sameFirst && candidate[0] === word[0]) continue;
@@ -385,6 +469,7 @@ export class Index {
           unfinished ? 0 : popcount(cLow & ~lowMask) + popcount(cHigh & ~highMask),
         );
         if (missing * NEIGHBOUR > allowed) continue;
+        /** @type {Slip | null} */
         let match = null;
         const edits = distance(word, candidate, allowed);
         if (edits !== null) {
@@ -425,6 +510,7 @@ export function germanSpelling(name) {
   if (!/[äöüÄÖÜß\u0308]/u.test(name)) return null;
   const composed = name.normalize("NFC");
   if (!/[äöüÄÖÜß]/u.test(composed)) return null;
+  /** @type {Record<string, string>} */
   const table = { ä: "ae", ö: "oe", ü: "ue", Ä: "Ae", Ö: "Oe", Ü: "Ue", ß: "ss" };
   const spelled = composed.replace(/[äöüÄÖÜß]/gu, (c) => table[c]);
   const key = normalize(spelled);

@@ -2,6 +2,11 @@
 // SearchIndex+Matching.swift): word beginnings, substrings, typed words and fuzzy subsequences.
 import { ACROSS_SEPARATORS, CONSECUTIVE, LETTER, WORD_START, closeness } from "./closeness.js";
 import { find, isSeparator } from "./search-bytes.js";
+/**
+ * @param {Uint8Array} key
+ * @param {Uint8Array[]} words
+ * @returns {number | null}
+ */
 export function wordPrefixPosition(key, words) {
   if (words.length === 0) return null;
   let first = Infinity;
@@ -23,6 +28,12 @@ export function wordPrefixPosition(key, words) {
   return first;
 }
 
+/**
+ * @param {Uint8Array} key
+ * @param {Uint8Array} compact
+ * @param {Uint8Array[]} words
+ * @returns {{ position: number, score: number } | null}
+ */
 export function substringMatch(key, compact, words) {
   if (words.length === 0) return null;
   let first = Infinity;
@@ -46,6 +57,10 @@ export function substringMatch(key, compact, words) {
   return { position: first, score };
 }
 
+/**
+ * @param {Uint8Array} key
+ * @param {Uint8Array[]} words
+ */
 export function wordPrefixScore(key, words) {
   let itemWords = 0;
   let inWord = false;
@@ -68,6 +83,11 @@ export function wordPrefixScore(key, words) {
   return 2 * share + (inOrder ? 1 : 0);
 }
 
+/**
+ * @param {Uint8Array} key
+ * @param {Uint8Array} word
+ * @returns {number | null}
+ */
 export function typedScore(key, word) {
   let best = null;
   let from = 0;
@@ -84,6 +104,11 @@ export function typedScore(key, word) {
   return best;
 }
 
+/**
+ * @param {Uint8Array} key
+ * @param {Uint8Array[]} words
+ * @returns {{ score: number, first: number } | null}
+ */
 export function fuzzyScore(key, words) {
   let total = 0;
   let first = Infinity;

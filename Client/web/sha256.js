@@ -10,7 +10,10 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-/** The SHA-256 digest of `bytes` (a Uint8Array), as 32 bytes. */
+/**
+ * The SHA-256 digest of `bytes` (a Uint8Array), as 32 bytes.
+ * @param {Uint8Array} bytes
+ */
 export function sha256(bytes) {
   const length = bytes.length;
   const padded = new Uint8Array(((length + 9 + 63) >> 6) << 6);
@@ -64,14 +67,20 @@ export function sha256(bytes) {
   return out;
 }
 
-/** Lowercase hexadecimal of bytes. */
+/**
+ * Lowercase hexadecimal of bytes.
+ * @param {Uint8Array} bytes
+ */
 export function hex(bytes) {
   let out = "";
   for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
   return out;
 }
 
-/** Bytes of a hexadecimal string (even length, checked by the caller). */
+/**
+ * Bytes of a hexadecimal string (even length, checked by the caller).
+ * @param {string} text
+ */
 export function fromHex(text) {
   const out = new Uint8Array(text.length >> 1);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(text.substr(i * 2, 2), 16);

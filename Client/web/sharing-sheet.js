@@ -2,47 +2,70 @@
 // shares the list, their roles, the invites out, a new invite link.
 import { Unreachable, request } from "./api.js";
 import { h, openDialog, when } from "./ui.js";
+
+/** @typedef {import("./list-screen.js").ListScreen} ListScreen */
+/**
+ * A member as the server's answer lists it (checked: an account name, a role).
+ * @typedef {{ account: string, role: unknown, replicas?: unknown }} Member
+ */
+/**
+ * An invite as the server's answer lists it (checked: an id).
+ * @typedef {{ id: string, role: unknown, usesLeft: unknown, expiresAt: unknown }} InviteRow
+ */
+
+/**
+ * Who shares the list, their roles, and the invites out: the owner changes roles, removes a
+ * member (and what they added) and withdraws invites.
+ * @param {ListScreen} screen
+ */
 export async function members(screen) {
   const token = screen.replica.meta.account?.token;
   const body = h("div", {}, h("p", {}, "Loading…"));
   openDialog("members-title", "Members and invites", body);
   try {
-    await screen.sync.syncList(screen.list);
+    await screen.sync.sync(screen.list);
     const [m, inv] = await Promise.all([
       request("GET", `/v1/lists/${screen.list}/members`, { token }),
       screen.role() === "owner" ? request("GET", `/v1/lists/${screen.list}/invites`, { token }) : Promise.resolve({ invites: [] }),
     ]);
     const me = screen.replica.meta.account?.name;
     const owner = screen.role() === "owner";
-    const people = (Array.isArray(m.members) ? m.members : []).slice(0, 1000).filter((x) => typeof x?.account === "string");
-    const invites = (Array.isArray(inv.invites) ? inv.invites : []).slice(0, 1000).filter((x) => typeof x?.id === "string");
+    /** @type {Member[]} */
+    const people = (Array.isArray(m.members) ? m.members : []).slice(0, 1000).filter((/** @type {any} */ x) => typeof x?.account === "string");
+    /** @type {InviteRow[]} */
+    const invites = (Array.isArray(inv.invites) ? inv.invites : []).slice(0, 1000).filter((/** @type {any} */ x) => typeof x?.id === "string");
     body.replaceChildren(
       h("ul", { class: "people", "aria-label": "Members" },
         ...people.map((p) =>
           h("li", {},
             h("span", { class: "who" }, p.account === me ? `${p.account} (you)` : p.account),
             owner && p.account !== me
-              ? h("select", { "aria-label": `Role of ${p.account}`, onchange: (e) => screen.run(() => changeRole(p.account, e.target.value)) },
+              ? h("select", { "aria-label": `Role of ${p.account}`, onchange: (/** @type {Event} */ e) => screen.run(() => changeRole(p.account, /** @type {HTMLSelectElement} */ (e.target).value)) },
                   ...["owner", "editor", "viewer"].map((r) => h("option", { value: r, selected: r === p.role }, r)))
               : h("span", { class: "role" }, String(p.role)),
             owner && p.account !== me ? h("button", { class: "link danger", "aria-label": `Remove ${p.account}`, onclick: () => askRemoval(p.account) }, "Remove") : null,
           ),
         ),
       ),
-      owner ? h("h3", {}, "Invites that still work") : null,
-      owner
-        ? h("ul", { class: "people", "aria-label": "Invites" },
+      ...(owner ? [h("h3", {}, "Invites that still work")] : []),
+      ...(owner
+        ? [h("ul", { class: "people", "aria-label": "Invites" },
             ...(invites.length === 0 ? [h("li", { class: "hint" }, "None.")] : invites.map((i) =>
               h("li", {},
-                h("span", { class: "who" }, `${i.role} · ${i.usesLeft} use${i.usesLeft === 1 ? "" : "s"} left · until ${when(Number(i.expiresAt))}`),
-                h("button", { class: "link danger", "aria-label": `Withdraw the ${i.role} invite`, onclick: () => screen.run(() => withdraw(i.id)) }, "Withdraw"),
+                h("span", { class: "who" }, `${String(i.role)} · ${String(i.usesLeft)} use${i.usesLeft === 1 ? "" : "s"} left · until ${when(Number(i.expiresAt))}`),
+                h("button", { class: "link danger", "aria-label": `Withdraw the ${String(i.role)} invite`, onclick: () => screen.run(() => withdraw(i.id)) }, "Withdraw"),
               ),
-            )))
-        : null,
+            )))]
+        : []),
     );
   } catch (error) {
-    body.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Members need a connection to the server." : error.message));
+    const why = error instanceof Unreachable ? "Members need a connection to the server." : error instanceof Error ? error.message : String(error);
+    body.replaceChildren(h("p", { class: "error", role: "alert" }, why));
   }
+  /**
+   * @param {string} account
+   * @param {string} newRole
+   */
   async function changeRole(account, newRole) {
     await request("PUT", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { body: { role: newRole }, token });
     screen.app.showToast(`${account} is now ${newRole === "owner" ? "an owner" : newRole === "editor" ? "an editor" : "a viewer"}`, null);
@@ -84,7 +107,7 @@ export async function members(screen) {
       screen.app.showToast(`Removed ${account} from the list`, null);
     } else {
       // Their latest writes first, and their devices' ids (each write carries one).
-      await screen.sync.syncList(screen.list);
+      await screen.sync.sync(screen.list);
       const answer = await request("GET", `/v1/lists/${screen.list}/members`, { token });
       const member = (Array.isArray(answer.members) ? answer.members : []).find((/** @type {any} */ m) => m?.account === account);
       if (member === undefined) throw new Error(`${account} is not a member of this list`);
@@ -92,12 +115,13 @@ export async function members(screen) {
         .slice(0, 100).filter((/** @type {unknown} */ r) => typeof r === "string" && /^[0-9a-f]{16}$/.test(r));
       await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
       const n = await screen.replica.removeAddedBy(screen.list, replicas, since);
-      screen.sync.kick(screen.list);
+      screen.sync.send(screen.list);
       screen.app.showToast(`Removed ${account} and the ${n} item${n === 1 ? "" : "s"} they added since ${when(since)}`, n > 0 ? screen.list : null);
     }
     dialogOf(body)?.close();
     await members(screen);
   }
+  /** @param {string} invite its id */
   async function withdraw(invite) {
     await request("DELETE", `/v1/lists/${screen.list}/invites/${encodeURIComponent(invite)}`, { token });
     screen.app.showToast("Withdrew the invite", null);
@@ -106,8 +130,11 @@ export async function members(screen) {
   }
 }
 
-/** The sheet's dialog, when it is still open. */
-function dialogOf(/** @type {HTMLElement} */ body) {
+/**
+ * The sheet's dialog, when it is still open.
+ * @param {HTMLElement} body
+ */
+function dialogOf(body) {
   return /** @type {HTMLDialogElement | null} */ (body.closest("dialog[open]"));
 }
 
@@ -129,7 +156,10 @@ export function sinceTime(choice, now) {
   return midnight.getTime();
 }
 
-/** A link the family can use: how many people, as what, for how long; Copy and Share. */
+/**
+ * A link the family can use: how many people, as what, for how long; Copy and Share.
+ * @param {ListScreen} screen
+ */
 export async function share(screen) {
   const roleSelect = h("select", { id: "share-role" },
     h("option", { value: "editor", selected: true }, "Can change the list (editor)"),
@@ -142,7 +172,7 @@ export async function share(screen) {
   const result = h("div", { class: "share-result" });
   const form = h(
     "form",
-    { onsubmit: (event) => { event.preventDefault(); screen.run(makeLink); } },
+    { onsubmit: (/** @type {SubmitEvent} */ event) => { event.preventDefault(); screen.run(makeLink); } },
     h("label", { for: "share-role" }, "They"), roleSelect,
     h("label", { for: "share-uses" }, "Works for"), usesSelect,
     h("label", { for: "share-expiry" }, "For"), expirySelect,
@@ -152,7 +182,7 @@ export async function share(screen) {
   async function makeLink() {
     result.replaceChildren(h("p", {}, "Making a link…"));
     try {
-      await screen.sync.syncList(screen.list);
+      await screen.sync.sync(screen.list);
       const title = screen.replica.state(screen.list)?.info.title;
       const invitation = { role: roleSelect.value, uses: Number(usesSelect.value), expiresIn: Number(expirySelect.value), ...(title ? { title } : {}) };
       const invite = await request("POST", `/v1/lists/${screen.list}/invites`, { body: invitation, token: screen.replica.meta.account?.token });
@@ -161,7 +191,7 @@ export async function share(screen) {
       const people = Number(invite.usesLeft) === 1 ? "one person" : `${invite.usesLeft} people`;
       result.replaceChildren(
         h("p", {}, `Anyone with this link or code can join as ${invite.role === "editor" ? "an editor" : invite.role === "owner" ? "an owner" : "a viewer"}: ${people}, until ${when(Number(invite.expiresAt))}.`),
-        h("input", { class: "link-text", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
+        h("input", { class: "link-text", readonly: true, value: link, "aria-label": "Invite link", onfocus: (/** @type {FocusEvent} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }),
         h("p", { class: "code", id: "invite-code", "aria-label": "Invite code" }, invite.code),
         h("div", { class: "actions" },
           h("button", { type: "button", class: "primary", onclick: () => screen.run(async () => {
@@ -174,7 +204,8 @@ export async function share(screen) {
         ),
       );
     } catch (error) {
-      result.replaceChildren(h("p", { class: "error", role: "alert" }, error instanceof Unreachable ? "Sharing needs a connection to the server." : error.message));
+      const why = error instanceof Unreachable ? "Sharing needs a connection to the server." : error instanceof Error ? error.message : String(error);
+      result.replaceChildren(h("p", { class: "error", role: "alert" }, why));
     }
   }
 }

@@ -1,10 +1,15 @@
 // The account screen (BasketCLI's `basket signup` and `basket login`): sign in or create an
 // account, each mode with its own heading, button and Enter. `app` is what app.js shares.
 import { Unreachable, request } from "./api.js";
-import { changes, h } from "./ui.js";
+import { changes, h, messageOf } from "./ui.js";
+
+/** @typedef {import("./app.js").App} App */
 /**
  * The account screen, in one of two modes a person cannot mix up: "Sign in" (an account that
  * exists) or "Create an account" (a new person), each with its own heading, button and Enter.
+ * @param {string} [message]
+ * @param {"signIn" | "create"} [mode]
+ * @param {App} app
  * @param {string} [message]
  * @param {"signIn" | "create"} [mode]
  */
@@ -25,7 +30,10 @@ export function showSignIn(app, message = "", mode = "signIn") {
   if (stored) name.value = stored;
   const waiting = app.replica.pendingChanges();
 
-  /** The account whose lists this device holds, when another one signs in. */
+  /**
+   * The account whose lists this device holds, when another one signs in.
+   * @param {string} typed
+   */
   async function makeRoomFor(typed) {
     if (!stored || stored.toLowerCase() === typed.toLowerCase()) return true;
     if (app.replica.pendingChanges() > 0) {
@@ -47,6 +55,7 @@ export function showSignIn(app, message = "", mode = "signIn") {
     try {
       if (!(await makeRoomFor(typed))) return;
       if (creating) {
+        /** @type {{ name: string, password: string, invite?: string }} */
         const body = { name: typed, password: password.value };
         if (invite.value.trim()) body.invite = invite.value.trim();
         await request("POST", "/v1/accounts", { body });
@@ -58,7 +67,7 @@ export function showSignIn(app, message = "", mode = "signIn") {
       app.go("#/");
       app.sync.syncAll();
     } catch (e) {
-      error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : e.message;
+      error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : messageOf(e);
     }
   }
   const heading = h("h1", { id: "account-title" }, creating ? "Create an account" : "Sign in");
@@ -67,7 +76,7 @@ export function showSignIn(app, message = "", mode = "signIn") {
     {
       class: "card",
       "aria-labelledby": "account-title",
-      onsubmit: (event) => {
+      onsubmit: (/** @type {SubmitEvent} */ event) => {
         event.preventDefault();
         submit();
       },

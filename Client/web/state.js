@@ -9,19 +9,37 @@ import { ITEM_FIELDS, initialValue } from "./field.js";
  * ITEM_FIELDS, named as the field.
  * @typedef {{ id: string, name: string, checked: boolean, deleted: boolean, quantity: string | null, note: string | null, category: string | null }} Item
  */
+/** @typedef {import("./ops.js").Value} Value */
+/** @typedef {import("./ops.js").Op} Op */
+/**
+ * A register: the winning write's stamp, replica and value (BasketCore's Register).
+ * @typedef {{ ts: string, replica: string, value: Value }} Register
+ */
+/**
+ * An item's registers by field.
+ * @typedef {Record<string, Register>} Registers
+ */
 
 /** Orders values written with the same version (a correct replica never writes two):
  * null < false < true < text, texts by their UTF-8 bytes. Returns whether a < b. */
+/**
+ * @param {Value} a
+ * @param {Value} b
+ */
 export function valueLess(a, b) {
-  const rank = (v) => (v === null ? 0 : v === false ? 1 : v === true ? 2 : 3);
+  const rank = (/** @type {Value} */ v) => (v === null ? 0 : v === false ? 1 : v === true ? 2 : 3);
   if (rank(a) !== rank(b)) return rank(a) < rank(b);
-  if (typeof a !== "string") return false;
+  if (typeof a !== "string" || typeof b !== "string") return false;
   return compareUTF8(a, b) < 0;
 }
 
 const utf8 = new TextEncoder();
 
-/** Compares two strings by their UTF-8 bytes (JavaScript compares UTF-16 units). */
+/**
+ * Compares two strings by their UTF-8 bytes (JavaScript compares UTF-16 units).
+ * @param {string} a
+ * @param {string} b
+ */
 export function compareUTF8(a, b) {
   if (a === b) return 0;
   const x = utf8.encode(a);
@@ -31,7 +49,11 @@ export function compareUTF8(a, b) {
   return x.length - y.length;
 }
 
-/** Whether a write (ts, replica, value) beats the register `current` ({ ts, replica, value }). */
+/**
+ * Whether a write (ts, replica, value) beats the register `current` ({ ts, replica, value }).
+ * @param {{ ts: string, replica: string, value: Value }} write
+ * @param {Register | undefined} current
+ */
 export function beats(write, current) {
   if (current === undefined) return true;
   if (write.ts !== current.ts) return write.ts > current.ts;
@@ -44,9 +66,12 @@ const CHANGE_LOG = 256;
 
 /** The registers of one list. */
 export class ListState {
+  /**
+   * @param {string} list
+   */
   constructor(list) {
     this.list = list;
-    /** item id → { field → { ts, replica, value } } */
+    /** @type {Map<string, Registers>} item id → its registers */
     this.items = new Map();
     /** How many times a register changed: a screen recomputes what it shows only when it moved. */
     this.changes = 0;
@@ -74,8 +99,12 @@ export class ListState {
     return new Set(this.changeLog.slice(this.changeLog.length - count));
   }
 
-  /** Applies one operation; returns whether a register changed. */
-  apply(op) {
+  /**
+   * Merges one operation into its register (Register.merge in Swift); returns whether the
+   * register changed.
+   * @param {Op} op
+   */
+  merge(op) {
     let registers = this.items.get(op.item);
     if (registers === undefined) {
       registers = {};
@@ -89,11 +118,11 @@ export class ListState {
 
   /**
    * The writes of `ops` that would win their registers, taken in order, without applying them:
-   * a local write is stored first and shown after (ReplicaWrites.writeLocal).
-   * @param {{ item: string, field: string, ts: string, replica: string, value: any }[]} ops
+   * a local write is stored first and shown after (Replica.performLocal).
+   * @param {Op[]} ops
    */
   winners(ops) {
-    /** @type {Map<string, any>} */
+    /** @type {Map<string, Register | undefined>} */
     const taken = new Map();
     return ops.filter((op) => {
       const key = op.item + "\u0000" + op.field;
@@ -126,7 +155,7 @@ export class ListState {
   /**
    * Puts a write into its register whatever it holds: only for a write stamped anew that
    * replaces the register's own (Replica.restamp).
-   * @param {{ item: string, field: string, ts: string, replica: string, value: any }} op
+   * @param {Op} op
    */
   put(op) {
     let registers = this.items.get(op.item);
@@ -142,7 +171,7 @@ export class ListState {
    * Sets every register of an item at once (none: the item is forgotten): what a discarded
    * change leaves (Replica.discardPending).
    * @param {string} item
-   * @param {Record<string, { ts: string, replica: string, value: any }>} registers
+   * @param {Registers} registers
    */
   replaceItem(item, registers) {
     if (Object.keys(registers).length === 0) this.items.delete(item);
@@ -150,7 +179,12 @@ export class ListState {
     this.changed(item);
   }
 
-  /** The value of a register (undefined when never written). */
+  /**
+   * The value of a register (undefined when never written).
+   * @param {string} item
+   * @param {string} field
+   * @returns {Value | undefined}
+   */
   value(item, field) {
     return this.items.get(item)?.[field]?.value;
   }
@@ -168,6 +202,7 @@ export class ListState {
 
   /** Every item with a name (removed ones too), as { id, name, checked, deleted, quantity, note, category }. */
   allItems() {
+    /** @type {Item[]} */
     const out = [];
     for (const [id, registers] of this.items) {
       if (id === LIST_ITEM || typeof registers.name?.value !== "string") continue;
@@ -176,7 +211,11 @@ export class ListState {
     return out;
   }
 
-  /** The item `id`, or undefined when it has no name. */
+  /**
+   * The item `id`, or undefined when it has no name.
+   * @param {string} id
+   * @returns {Item | undefined}
+   */
   item(id) {
     const registers = this.items.get(id);
     if (registers === undefined || typeof registers.name?.value !== "string") return undefined;
@@ -188,7 +227,7 @@ export class ListState {
  * The item whose registers are `registers`: every field of ITEM_FIELDS, a field not written
  * holding its initial value (Item(id:values:) in Swift).
  * @param {string} id
- * @param {Record<string, { value: any } | undefined>} registers
+ * @param {Registers} registers
  */
 function itemOf(id, registers) {
   /** @type {Record<string, any>} */
@@ -200,7 +239,10 @@ function itemOf(id, registers) {
   return /** @type {Item} */ (item);
 }
 
-/** The category names of a stored aisle order ("produce, dairy"). */
+/**
+ * The category names of a stored aisle order ("produce, dairy").
+ * @param {string} text
+ */
 export function aisleNames(text) {
   return text
     .split(",")

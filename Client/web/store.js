@@ -2,10 +2,45 @@
 // (the outbox), every write seen on each item (history), the undo journal, each list's sync
 // state, the clock and the account. Nothing of it lives in a URL or in localStorage.
 
+/** @typedef {import("./ops.js").Op} Op */
+/**
+ * A list's sync state, as Swift's SyncState names it: the server's epoch and the cursor of the
+ * last page pulled, whether the server knows the list, this account's role, whether it is no
+ * longer a member, whether the history kept here lacks what a compaction dropped.
+ * @typedef {{ id: string, role: string | null, epoch: string | null, cursor: number,
+ *   isRegistered: boolean, noLongerMember: boolean, historyIncomplete: boolean }} SyncRecord
+ */
+/**
+ * One register a command's write replaced: the item and field, whether the item existed before,
+ * and the value before (undefined: the register was never written).
+ * @typedef {{ item: string, field: string, existed: boolean, before?: import("./ops.js").Value }} JournalRow
+ */
+/**
+ * A step of the undo journal: one local command, with the registers its writes replaced (null: a
+ * step too large to undo, a barrier).
+ * @typedef {{ seq: number, list: string, label: string, rows: JournalRow[] | null }} JournalStep
+ */
+/**
+ * The device's settings: its clock, the replica ids its pages wrote under, the correction of its
+ * wall clock, and the account signed in.
+ * @typedef {{ clock?: string, replicas?: string[], clockOffset?: number,
+ *   account?: { name: string, token: string | null, tokenID?: string } }} Meta
+ */
+/**
+ * What one `write` changes (see there).
+ * @typedef {{ meta?: Record<string, any>, lists?: SyncRecord[], registers?: Op[],
+ *   registersRemove?: { list: string, item: string, field: string }[], outboxAdd?: Op[], outboxRemove?: Op[],
+ *   removeList?: string | null, history?: Op[], historyRemove?: Op[], journalAdd?: JournalStep[],
+ *   journalRemove?: number[] }} StoreWrite
+ */
+
 const NAME = "basket";
 const VERSION = 2;
 
-/** Opens (and on first use creates, or brings up to this version) the database. */
+/**
+ * Opens (and on first use creates, or brings up to this version) the database.
+ * @returns {Promise<Store>}
+ */
 export function open(name = NAME) {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(name, VERSION);
@@ -46,6 +81,11 @@ export function open(name = NAME) {
 
 const STORES = ["meta", "lists", "registers", "outbox", "history", "journal"];
 
+/**
+ * @template T
+ * @param {IDBRequest<T>} request
+ * @returns {Promise<T>}
+ */
 function done(request) {
   return new Promise((resolve, reject) => {
     request.onsuccess = () => resolve(request.result);
@@ -54,6 +94,7 @@ function done(request) {
 }
 
 export class Store {
+  /** @param {IDBDatabase} db */
   constructor(db) {
     this.db = db;
   }
@@ -61,22 +102,29 @@ export class Store {
   /** Everything a start needs: { meta, lists, registers, outbox, journal } (history is read per item). */
   async loadAll() {
     const tx = this.db.transaction(["meta", "lists", "registers", "outbox", "journal"], "readonly");
+    /** @type {Record<string, any>} */
     const meta = {};
     const keys = await done(tx.objectStore("meta").getAllKeys());
     const values = await done(tx.objectStore("meta").getAll());
-    keys.forEach((key, i) => (meta[key] = values[i]));
+    keys.forEach((key, i) => (meta[String(key)] = values[i]));
     const lists = await done(tx.objectStore("lists").getAll());
     const registers = await done(tx.objectStore("registers").getAll());
     const outbox = await done(tx.objectStore("outbox").getAll());
     const journal = await done(tx.objectStore("journal").getAll());
-    return { meta, lists, registers, outbox, journal };
+    return {
+      meta: /** @type {Meta} */ (meta),
+      lists: /** @type {SyncRecord[]} */ (lists),
+      registers: /** @type {Op[]} */ (registers),
+      outbox: /** @type {Op[]} */ (outbox),
+      journal: /** @type {JournalStep[]} */ (journal),
+    };
   }
 
   /**
    * Every write seen on one item of a list (its history), in no particular order.
    * @param {string} list
    * @param {string} item
-   * @returns {Promise<any[]>}
+   * @returns {Promise<Op[]>}
    */
   async history(list, item) {
     const tx = this.db.transaction(["history"], "readonly");
@@ -89,6 +137,8 @@ export class Store {
    * additions and removals, writes seen (`history`) and writes forgotten
    * (`historyRemove`: re-stamped before anyone saw them), undo steps added and removed (by
    * `seq`). All of it or nothing.
+   * @param {StoreWrite} changes
+   * @returns {Promise<void>}
    */
   write({
     meta = {}, lists = [], registers = [], registersRemove = [], outboxAdd = [], outboxRemove = [], removeList = null,
@@ -99,7 +149,7 @@ export class Store {
       if (value === undefined) tx.objectStore("meta").delete(key);
       else tx.objectStore("meta").put(value, key);
     }
-    const key = (/** @type {any} */ op) => [op.list, op.item, op.field, op.ts, op.replica];
+    const key = (/** @type {Op} */ op) => [op.list, op.item, op.field, op.ts, op.replica];
     for (const list of lists) tx.objectStore("lists").put(list);
     for (const op of registers) tx.objectStore("registers").put(op);
     for (const r of registersRemove) tx.objectStore("registers").delete([r.list, r.item, r.field]);

@@ -9,6 +9,19 @@ import { decode, encode } from "./ops.js";
 import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
 
+/**
+ * A pulled page as the server sent it: untrusted, each field checked where it is read.
+ * @typedef {Record<string, any>} PulledPage
+ */
+/**
+ * The sync's state and what the status line says of it.
+ * @typedef {"idle" | "syncing" | "synced" | "offline" | "unreachable" | "signedOut" | "error"} SyncStatus
+ */
+
+/**
+ * How many operations a page holds: its count, or its lines less the header and the list's.
+ * @param {PulledPage} page
+ */
 function decodedCount(page) {
   return typeof page.count === "number" ? page.count : page.ops.split("\n").length - 2;
 }
@@ -30,6 +43,14 @@ function browserOffline() {
   return typeof navigator !== "undefined" && navigator.onLine === false;
 }
 
+/**
+ * Whether `error` is a request given up on purpose (a watch stopped, a page left).
+ * @param {unknown} error
+ */
+function isAbort(error) {
+  return error instanceof DOMException && error.name === "AbortError";
+}
+
 /** Whether a person can see the page now. */
 function inView() {
   return typeof document === "undefined" || document.visibilityState !== "hidden";
@@ -47,19 +68,25 @@ export function refusedText(failures) {
 export class Sync {
   /**
    * @param {import("./replica.js").Replica} replica
-   * @param {(status: { state: string, message: string, pending: number, refused: number, refusal: string }) => void} [onStatus]
+   * @param {(status: { state: SyncStatus, message: string, pending: number, stuck: number, refused: number, refusal: string }) => void} [onStatus]
    */
   constructor(replica, onStatus = () => {}) {
     this.replica = replica;
     this.onStatus = onStatus;
-    this.current = null;
+    /** @type {SyncStatus} */
     this.state = "idle";
     this.message = "";
+    /** @type {Map<string, Promise<unknown>>} each list's lock: the last body queued on it */
     this.locks = new Map();
+    /** @type {AbortController | null} */
     this.watchController = null;
+    /** @type {string | null} the list a long-poll is parked on */
     this.watching = null;
     this.retryDelay = FIRST_RETRY;
+    /** @type {(() => void) | null} ends the pause of the watch's retry */
     this.wakeRetry = null;
+    /** Whether the clock was corrected after a skewed page (once per page). */
+    this.corrected = false;
     /** @type {ReturnType<typeof setTimeout> | null} a retry of syncAll while no list is watched */
     this.retryTimer = null;
     this.stopped = false;
@@ -126,20 +153,30 @@ export class Sync {
     const pending = this.replica.pendingChanges();
     let stuck = 0;
     for (const id of this.replica.outbox.keys()) {
-      const sync = this.replica.sync(id);
+      const sync = this.replica.syncState(id);
       if (sync?.noLongerMember || sync?.role === "viewer") stuck += this.replica.pendingChanges(id);
     }
     const [refusal = ""] = this.failures.values();
     return { state: this.state, message: this.message, pending, stuck, refused: this.failures.size, refusal };
   }
 
+  /**
+   * @param {SyncStatus} state
+   * @param {string} [message]
+   */
   setState(state, message = "") {
     this.state = state;
     this.message = message;
     this.onStatus(this.status());
   }
 
-  /** Runs `body` with the list's lock: pushes and merges of one list never interleave. */
+  /**
+   * Runs `body` with the list's lock: pushes and merges of one list never interleave.
+   * @template T
+   * @param {string} list
+   * @param {() => Promise<T>} body
+   * @returns {Promise<T>}
+   */
   async locked(list, body) {
     const before = this.locks.get(list) ?? Promise.resolve();
     /** @type {() => void} */
@@ -154,12 +191,18 @@ export class Sync {
     }
   }
 
+  /**
+   * A request with this account's token; a token the server no longer takes signs out.
+   * @param {string} method
+   * @param {string} path
+   * @param {{ body?: any, signal?: AbortSignal, timeout?: number }} [options]
+   */
   async call(method, path, options = {}) {
     try {
       return await request(method, path, { ...options, token: this.token });
     } catch (error) {
       if (error instanceof ApiError && (error.code === "unauthorized" || error.code === "token_expired")) {
-        await this.replica.setMeta({ account: { ...this.replica.meta.account, token: null } });
+        await this.replica.setMeta({ account: { name: "", ...this.replica.meta.account, token: null } });
         this.setState("signedOut", error.message);
       }
       throw error;
@@ -172,7 +215,7 @@ export class Sync {
     this.setState("syncing");
     try {
       await this.refreshMemberships();
-      for (const { id, sync } of this.replica.allLists()) {
+      for (const { id, sync } of this.replica.lists()) {
         if (!sync.noLongerMember) await this.syncAlone(id);
       }
       // The lists refused stay marked (the status line says so); a retry comes as after any failure.
@@ -191,10 +234,10 @@ export class Sync {
    */
   async syncAlone(list) {
     try {
-      await this.syncList(list);
+      await this.sync(list);
       this.failures.delete(list);
     } catch (error) {
-      if (error instanceof Unreachable || error?.name === "AbortError") throw error;
+      if (error instanceof Unreachable || isAbort(error)) throw error;
       if (error instanceof ApiError && (error.code === "unauthorized" || error.code === "token_expired")) throw error;
       // A refusal, or an answer about this list that cannot be read.
       this.failures.set(list, error instanceof Error ? error.message : String(error));
@@ -208,11 +251,14 @@ export class Sync {
     this.setState("synced");
   }
 
-  /** Says what went wrong and, while no list is watched (its loop retries), schedules a retry. */
+  /**
+   * Says what went wrong and, while no list is watched (its loop retries), schedules a retry.
+   * @param {unknown} error
+   */
   failed(error) {
     if (error instanceof Unreachable) this.setState(browserOffline() ? "offline" : "unreachable");
-    else if (error?.name === "AbortError") return;
-    else if (this.state !== "signedOut") this.setState("error", error?.message ?? String(error));
+    else if (isAbort(error)) return;
+    else if (this.state !== "signedOut") this.setState("error", error instanceof Error ? error.message : String(error));
     if (this.state === "signedOut" || this.stopped || this.watching !== null || this.retryTimer !== null) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
@@ -229,21 +275,26 @@ export class Sync {
       if (!isID128(m?.id) || typeof m.role !== "string") continue;
       seen.add(m.id);
       const sync = this.replica.entry(m.id).sync;
+      /** @type {import("./replica.js").SyncChanges} */
       const changes = { isRegistered: true, role: m.role, noLongerMember: false };
       if (sync.epoch !== null && m.epoch !== sync.epoch) Object.assign(changes, await this.epochChanged(m.id));
       if (sync.epoch === null) changes.epoch = m.epoch;
       const wasGone = sync.noLongerMember === true;
-      await this.replica.saveSync(m.id, changes);
+      await this.replica.saveSyncState(m.id, changes);
       if (wasGone) this.rejoined(m.id);
     }
     // A list this account was removed from (or whose owner deleted it) stays here, read-only,
     // with what was not sent yet, until the person removes it from the device.
-    for (const list of this.replica.allLists()) {
-      if (list.sync.isRegistered && !seen.has(list.id) && !list.sync.noLongerMember) await this.replica.saveSync(list.id, { noLongerMember: true });
+    for (const list of this.replica.lists()) {
+      if (list.sync.isRegistered && !seen.has(list.id) && !list.sync.noLongerMember) await this.replica.saveSyncState(list.id, { noLongerMember: true });
     }
   }
 
-  /** The server was restored from a backup: push the whole state again, pull from the start. */
+  /**
+   * The server was restored from a backup: push the whole state again, pull from the start.
+   * @param {string} list
+   * @returns {Promise<import("./replica.js").SyncChanges>}
+   */
   async epochChanged(list) {
     const all = this.replica.registersAsOps(list);
     for (let i = 0; i < all.length; i += BATCH_SIZE) {
@@ -259,7 +310,7 @@ export class Sync {
    * server now holds for someone else stay on this device only (this device's unsent writes are
    * stamped anew by the push of the outbox). A viewer's relay is refused: the writers rebuild.
    * @param {string} list
-   * @param {Array<{ replica: string }>} batch
+   * @param {import("./ops.js").Op[]} batch
    */
   async relay(list, batch) {
     try {
@@ -267,7 +318,7 @@ export class Sync {
     } catch (error) {
       if (error instanceof ApiError && error.code === "forbidden") return;
       if (!(error instanceof ApiError && (error.code === "replica_taken" || error.code === "identity_conflict"))) throw error;
-      /** @type {Map<string, Array<{ replica: string }>>} */
+      /** @type {Map<string, import("./ops.js").Op[]>} */
       const byReplica = new Map();
       for (const op of batch) byReplica.set(op.replica, [...(byReplica.get(op.replica) ?? []), op]);
       for (const group of byReplica.values()) {
@@ -280,26 +331,35 @@ export class Sync {
     }
   }
 
-  /** Registers (when made here), pushes and pulls one list. */
-  async syncList(list) {
+  /**
+   * Registers (when made here), pushes and pulls one list.
+   * @param {string} list
+   */
+  async sync(list) {
     await this.locked(list, async () => {
-      if (await this.registerAndPushLocked(list)) await this.pullLocked(list, false);
+      if (await this.registerAndPush(list)) await this.pullAll(list, false);
     });
   }
 
-  /** Registers the list when it was made here, then pushes its outbox; false when it is not here. */
-  async registerAndPushLocked(list) {
-    const sync = this.replica.sync(list);
+  /**
+   * Registers the list when it was made here, then pushes its outbox; false when it is not here.
+   * @param {string} list
+   */
+  async registerAndPush(list) {
+    const sync = this.replica.syncState(list);
     if (!sync) return false;
     if (!sync.isRegistered) {
       const m = await this.call("POST", "/v1/lists", { body: { id: list } });
-      await this.replica.saveSync(list, { isRegistered: true, role: m.role, epoch: m.epoch ?? null });
+      await this.replica.saveSyncState(list, { isRegistered: true, role: m.role, epoch: m.epoch ?? null });
     }
-    await this.pushLocked(list);
+    await this.pushPending(list);
     return true;
   }
 
-  async pushLocked(list) {
+  /**
+   * @param {string} list
+   */
+  async pushPending(list) {
     // Each refusal that stamping anew answers is taken once per push (SyncEngine.pushPending's twin).
     const reclaimed = new Set();
     for (let attempt = 0; attempt < 4; attempt++) {
@@ -329,13 +389,13 @@ export class Sync {
           continue;
         }
         if (error instanceof ApiError && error.status === 404) {
-          await this.replica.saveSync(list, { noLongerMember: true });
+          await this.replica.saveSyncState(list, { noLongerMember: true });
           return;
         }
         if (error instanceof ApiError && error.code === "forbidden") {
           // A viewer now (SyncEngine.pushPending's twin): the changes stay here, shown on the
           // list with the way to drop them; the list is read-only; the pull goes on.
-          if (this.replica.sync(list)?.role !== "viewer") await this.replica.saveSync(list, { role: "viewer" });
+          if (this.replica.syncState(list)?.role !== "viewer") await this.replica.saveSyncState(list, { role: "viewer" });
           return;
         }
         throw error;
@@ -343,16 +403,21 @@ export class Sync {
     }
   }
 
-  /** Pulls pages until the list is up to date; with `wait`, one long-poll. */
-  async pullLocked(list, wait, signal) {
+  /**
+   * Pulls pages until the list is up to date; with `wait`, one long-poll.
+   * @param {string} list
+   * @param {boolean} wait
+   * @param {AbortSignal} [signal]
+   */
+  async pullAll(list, wait, signal) {
     let rebuilds = 0;
     for (let pages = 0; pages < 10000; pages++) {
-      const sync = this.replica.sync(list);
+      const sync = this.replica.syncState(list);
       if (!sync) return;
       const query = `after=${sync.cursor}` + (wait ? `&wait=${WAIT}` : "");
       const page = await this.call("GET", `/v1/lists/${list}/ops?${query}`, { signal, timeout: (WAIT + 10) * 1000 });
       const before = sync.cursor;
-      if (!(await this.applyPage(list, page))) {
+      if (!(await this.mergePage(list, page))) {
         rebuilds += 1;
         if (rebuilds > 2) throw new Error("the server changed the list's epoch again and again");
         continue;
@@ -363,21 +428,26 @@ export class Sync {
     }
   }
 
-  /** Merges one pulled page; returns false when the list had to start over (a new epoch). */
-  async applyPage(list, page) {
-    const sync = this.replica.sync(list);
+  /**
+   * Merges one pulled page; returns false when the list had to start over (a new epoch).
+   * @param {string} list
+   * @param {PulledPage} page
+   */
+  async mergePage(list, page) {
+    const sync = this.replica.syncState(list);
+    if (sync === undefined) return true;
     if (typeof page.cursor !== "number" || typeof page.ops !== "string" || typeof page.epoch !== "string") {
       throw new Error("the server's page is malformed");
     }
     if (sync.epoch !== null && page.epoch !== sync.epoch) {
-      await this.replica.saveSync(list, await this.epochChanged(list));
+      await this.replica.saveSyncState(list, await this.epochChanged(list));
       return false;
     }
     const ops = decode(page.ops);
     if (ops.some((op) => op.list !== list)) throw new Error("the server sent operations of another list");
     // The server ended the wait because this account's role changed (an owner made it a viewer):
-    // the open screen follows at once (SyncEngine.apply's twin).
-    if (ROLES.includes(page.role) && page.role !== sync.role) await this.replica.saveSync(list, { role: page.role });
+    // the open screen follows at once (SyncEngine.mergePage's twin).
+    if (ROLES.includes(page.role) && page.role !== sync.role) await this.replica.saveSyncState(list, { role: page.role });
     try {
       await this.replica.merge(list, ops, {
         cursor: Math.max(sync.cursor, page.cursor),
@@ -395,12 +465,15 @@ export class Sync {
     return true;
   }
 
-  /** Pushes the list's outbox now (after a local change); the watcher keeps pulling. */
-  async kick(list) {
+  /**
+   * Pushes the list's outbox now (after a local change); the watcher keeps pulling.
+   * @param {string} list
+   */
+  async send(list) {
     if (!this.token) return this.onStatus(this.status());
     this.onStatus(this.status());
     try {
-      await this.locked(list, () => this.registerAndPushLocked(list));
+      await this.locked(list, () => this.registerAndPush(list));
       this.failures.delete(list);
       if (this.needsRetry()) {
         this.settled();
@@ -425,7 +498,10 @@ export class Sync {
     this.failures.set(list, error.message);
   }
 
-  /** Keeps a long-poll parked on `list` (null: none) until another list is watched. */
+  /**
+   * Keeps a long-poll parked on `list` (null: none) until another list is watched.
+   * @param {string | null} list
+   */
   watch(list) {
     if (this.watching === list) return;
     this.watchController?.abort();
@@ -436,34 +512,38 @@ export class Sync {
     this.watchLoop(list, controller.signal);
   }
 
+  /**
+   * @param {string} list
+   * @param {AbortSignal} signal
+   */
   async watchLoop(list, signal) {
     while (!signal.aborted && !this.stopped) {
-      if (!this.token || !this.replica.sync(list) || this.replica.sync(list).noLongerMember) return;
+      if (!this.token || this.replica.syncState(list)?.noLongerMember !== false) return;
       try {
-        await this.syncList(list);
+        await this.sync(list);
         this.failures.delete(list);
         if (this.state !== "synced") this.settled();
         for (;;) {
           if (signal.aborted) return;
           await this.locked(list, () => Promise.resolve());
-          const sync = this.replica.sync(list);
+          const sync = this.replica.syncState(list);
           if (!sync) return;
           const page = await this.call("GET", `/v1/lists/${list}/ops?after=${sync.cursor}&wait=${WAIT}`, {
             signal,
             timeout: (WAIT + 10) * 1000,
           });
           await this.locked(list, async () => {
-            if (await this.applyPage(list, page)) {
-              if (page.more) await this.pullLocked(list, false);
+            if (await this.mergePage(list, page)) {
+              if (page.more) await this.pullAll(list, false);
             }
           });
           if (this.state !== "synced") this.settled();
         }
       } catch (error) {
-        if (signal.aborted || error?.name === "AbortError") return;
+        if (signal.aborted || isAbort(error)) return;
         if (error instanceof ApiError && error.status === 404) {
           // Removed from the list, or it was deleted: it stays here, read-only.
-          await this.replica.saveSync(list, { noLongerMember: true });
+          await this.replica.saveSyncState(list, { noLongerMember: true });
           this.settled();
           return;
         }
@@ -475,7 +555,12 @@ export class Sync {
     }
   }
 
-  /** Waits `ms`, or less when the network comes back or the watch is stopped. */
+  /**
+   * Waits `ms`, or less when the network comes back or the watch is stopped.
+   * @param {number} ms
+   * @param {AbortSignal} signal
+   * @returns {Promise<void>}
+   */
   pause(ms, signal) {
     return new Promise((resolve) => {
       const timer = setTimeout(() => done(), ms);

@@ -4,10 +4,11 @@
 /**
  * An element: `h("button", { class: "x", onclick }, "text", child)`. Strings become text nodes;
  * attributes set to false, null or undefined are left out.
- * @param {string} tag
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
  * @param {Record<string, any>} [attributes]
  * @param {...any} children
- * @returns {any} the element (any: a caller knows which kind it made)
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -24,7 +25,18 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
-/** "1 change", "3 changes". */
+/**
+ * What an error says, for a person: its message (a thrown value that is no Error, as text).
+ * @param {unknown} error
+ */
+export function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * "1 change", "3 changes".
+ * @param {number} n
+ */
 export function changes(n) {
   return n === 1 ? "1 change" : `${n} changes`;
 }

@@ -103,7 +103,7 @@ extension Lab {
             return "\(device) disagrees with the model: \(disagreement)"
         }
         let rebuilt = try freshReplica(named: "rebuilt")
-        _ = try rebuilt.apply(Array(serverOperations))
+        _ = try rebuilt.merge(Array(serverOperations))
         let fromServer = try snapshot(rebuilt)
         if fromServer != states[0] {
             return "the server's operations give another state than the devices:\n" + difference(states[0], fromServer)
@@ -127,7 +127,7 @@ extension Lab {
         ) { ops in
             replays += 1
             let fresh = try freshReplica(named: "replay-\(UUID().uuidString)-\(replays)")
-            _ = try fresh.apply(ops)
+            _ = try fresh.merge(ops)
             return try shown(fresh)
         }
     }

@@ -60,7 +60,7 @@ struct ConvergenceTests {
         }
         let list = try replicas[0].createList(title: "Shared").id
         let seedOps = try replicas[0].operations()
-        for replica in replicas.dropFirst() { try replica.apply(seedOps) }
+        for replica in replicas.dropFirst() { try replica.merge(seedOps) }
 
         let steps = 20 + rng.below(40)
         for _ in 0..<steps {
@@ -126,7 +126,7 @@ struct ConvergenceTests {
         var rest = ops[...]
         while !rest.isEmpty {
             let size = rng.chance(50) ? rest.count : 1 + rng.below(rest.count)
-            try target.apply(Array(rest.prefix(size)))
+            try target.merge(Array(rest.prefix(size)))
             rest = rest.dropFirst(size)
         }
     }

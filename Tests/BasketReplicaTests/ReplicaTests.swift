@@ -95,12 +95,12 @@ struct ReplicaTests {
         let b = try fixture.open("b")
         let list = try a.createList(title: "Groceries").id
         let milk = try a.add(["Milk"], to: list)[0].item.id
-        try b.apply(a.operations())
+        try b.merge(a.operations())
         fixture.clock.advance(by: 10)
         try a.check(milk, in: list)
         fixture.clock.advance(by: 10)
         try b.uncheck(milk, in: list)
-        try a.apply(b.operations())
+        try a.merge(b.operations())
         let checked = try a.history(of: milk, in: list).filter { $0.operation.field == .checked }
         #expect(checked.count == 3)
         #expect(checked.filter(\.isWinner).map(\.operation.value) == [.bool(false)])
@@ -109,7 +109,7 @@ struct ReplicaTests {
         #expect(try a.item(milk, in: list)?.isChecked == false)
     }
 
-    @Test func applyIsIdempotentAndOrderIndependent() throws {
+    @Test func mergeIsIdempotentAndOrderIndependent() throws {
         let fixture = Fixture()
         let source = try fixture.open("source")
         let list = try source.createList(title: "Groceries").id
@@ -122,9 +122,9 @@ struct ReplicaTests {
         let ops = try source.operations()
         var rng = SeededGenerator(seed: 3)
         let target = try fixture.open("target")
-        let first = try target.apply(ops.shuffled(using: &rng))
+        let first = try target.merge(ops.shuffled(using: &rng))
         #expect(first.new == ops.count && first.duplicates == 0)
-        let again = try target.apply(ops.shuffled(using: &rng) + ops)
+        let again = try target.merge(ops.shuffled(using: &rng) + ops)
         #expect(again.new == 0 && again.duplicates == 2 * ops.count)
         #expect(try target.items(in: list, filter: .all) == source.items(in: list, filter: .all))
         #expect(try target.operations() == ops)
@@ -141,14 +141,14 @@ struct ReplicaTests {
         let target = try fixture.open("target")
         var bad = good
         bad.append(Op(list: list, item: .list, field: .checked, value: .bool(true), version: good[0].version))
-        #expect(throws: ReplicaError.self) { try target.apply(bad) }
+        #expect(throws: ReplicaError.self) { try target.merge(bad) }
         #expect(try target.operations().isEmpty)
 
         var future = good
         future[0].version.timestamp = HybridTimestamp(
             milliseconds: fixture.clock.milliseconds + 10 * 60_000, counter: 0)
         do {
-            try target.apply(future)
+            try target.merge(future)
             Issue.record("a timestamp 10 minutes ahead was accepted")
         } catch ReplicaError.clockSkew(let skew) {
             #expect(skew.offsetMilliseconds == 10 * 60_000)
@@ -166,10 +166,10 @@ struct ReplicaTests {
         try a.check(milk, in: list)
         fixture.clock.set(fixture.clock.milliseconds - 120_000)
         let b = try fixture.open("b")
-        try b.apply(a.operations())
+        try b.merge(a.operations())
         // b's clock is behind, yet its later uncheck must win over a's check.
         try b.uncheck(milk, in: list)
-        try a.apply(b.operations())
+        try a.merge(b.operations())
         #expect(try a.item(milk, in: list)?.isChecked == false)
         #expect(try b.item(milk, in: list)?.isChecked == false)
     }
@@ -225,7 +225,7 @@ struct ReplicaTests {
 
         let other = try fixture.open("b")
         let otherStream = other.changes()
-        try other.apply(replica.operations())
+        try other.merge(replica.operations())
         var otherIterator = otherStream.makeAsyncIterator()
         let remote = await otherIterator.next()
         #expect(remote?.origin == .remote && remote?.items == [milk])

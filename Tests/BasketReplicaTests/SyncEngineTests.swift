@@ -59,7 +59,7 @@ struct SyncEngineTests {
         func allOperations(in list: ListID) throws -> [Op] {
             state.withLock { $0.applied + $0.outbox.map(\.operation) }
         }
-        func apply(_ remote: [Op], syncState: SyncState) throws -> ApplyResult {
+        func merge(_ remote: [Op], saving syncState: SyncState?) throws -> MergeResult {
             try state.withLock { state in
                 if let limit = state.clockLimit, state.corrections.isEmpty,
                     let ahead = remote.map(\.timestamp.milliseconds).max(), ahead > limit
@@ -68,9 +68,9 @@ struct SyncEngineTests {
                         ClockSkewError(offsetMilliseconds: ahead - limit, receiverMilliseconds: limit))
                 }
                 state.applied += remote
-                state.states[syncState.list] = syncState
+                if let syncState { state.states[syncState.list] = syncState }
             }
-            return ApplyResult(new: remote.count, duplicates: 0, changedItems: remote.count)
+            return MergeResult(new: remote.count, duplicates: 0, changedItems: remote.count)
         }
         func clockOffset() throws -> Int64 { state.withLock { $0.offset } }
         func correctClock(serverTime: UInt64) throws -> Int {

@@ -201,7 +201,7 @@ extension Vectors {
             version: Version(
                 timestamp: HybridTimestamp(milliseconds: setupWall - 60_000, counter: 0), replica: otherReplica))
         wall.now.withLock { $0 = setupWall }
-        try replica.apply([title] + shared)
+        try replica.merge([title] + shared)
         var made: [LocalStep] = []
         for (index, var step) in steps.enumerated() {
             wall.now.withLock { $0 = step.wall }

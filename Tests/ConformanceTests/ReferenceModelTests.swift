@@ -56,7 +56,7 @@ struct ReferenceModelTests {
                 using: &random)
             while !delivered.isEmpty {
                 let batch = 1 + random.below(delivered.count)
-                try replica.apply(Array(delivered.prefix(batch)))
+                try replica.merge(Array(delivered.prefix(batch)))
                 delivered.removeFirst(batch)
             }
             let shown = try replica.items(in: Self.list)

@@ -397,7 +397,7 @@ extension Vectors {
         configuration.synchronous = .off
         configuration.wallClock = { 1_764_000_100_000 }
         let replica = try Replica(path: directory.file("replica.sqlite"), configuration: configuration)
-        for op in ops { try replica.apply([op]) }
+        for op in ops { try replica.merge([op]) }
         return try state(of: replica)
     }
 

@@ -77,14 +77,14 @@ struct CompactionTests {
 
         let first = try await transport.pull(list, after: 0, limit: 3, wait: 0)
         #expect(first.operations.count == 3 && first.more && first.historyComplete)
-        try reader.apply(first.operations)
+        try reader.merge(first.operations)
         let compacted = try server.compact(retentionDays: 0)
         #expect(compacted.status == 0, "\(compacted.stdout) \(compacted.stderr)")
         var cursor = first.cursor
         var rest: [PulledPage] = []
         for _ in 0..<10 {
             let page = try await transport.pull(list, after: cursor, limit: 3, wait: 0)
-            try reader.apply(page.operations)
+            try reader.merge(page.operations)
             rest.append(page)
             cursor = page.cursor
             if !page.more { break }

@@ -63,7 +63,7 @@ async ({ vectors, base }) => {
     for (const order of c.orders) {
       count("mergeOrders");
       const list = new state.ListState(decoded[0].list);
-      for (const index of order) list.apply(decoded[index]);
+      for (const index of order) list.merge(decoded[index]);
       const got = stateOf(list);
       const expected = expectedState(c.state);
       if (!same(got, expected)) fail("merge", `${c.about} order ${order.join(",")}`, expected, got);
@@ -182,14 +182,16 @@ async ({ vectors, base }) => {
             break;
           }
           case "check":
+            await r.check(list, idOf(step.item));
+            break;
           case "uncheck":
-            await r.setChecked(list, idOf(step.item), step.action === "check");
+            await r.uncheck(list, idOf(step.item));
             break;
           case "remove":
             await r.remove(list, idOf(step.item));
             break;
           case "set":
-            await r.setField(list, idOf(step.item), step.field, step.value ?? null);
+            await r.set(list, idOf(step.item), step.field, step.value ?? null);
             break;
           case "rename":
             await r.rename(list, idOf(step.item), step.value);

@@ -25,7 +25,9 @@ def read_store(page, name):
         })""", name)
 
 
-def test_signing_out_offline_keeps_the_change_and_it_reaches_the_terminal_later(client, device):
+def signing_out_with_a_change_waiting(client, device):
+    """A terminal's list "Family" with Milk, joined by a phone that then adds Batteries offline and
+    asks to sign out: (terminal, phone, the phone's account, the "Sign out?" dialog)."""
     terminal = device(unique("ines"))
     terminal.run("list", "new", "Family")
     terminal.run("add", "Milk")
@@ -45,6 +47,11 @@ def test_signing_out_offline_keeps_the_change_and_it_reaches_the_terminal_later(
     phone.page.get_by_role("button", name="Sign out").click()
     dialog = phone.page.get_by_role("dialog", name="Sign out?")
     dialog.wait_for()
+    return terminal, phone, name, dialog
+
+
+def test_signing_out_offline_keeps_the_change_and_it_reaches_the_terminal_later(client, device):
+    terminal, phone, name, dialog = signing_out_with_a_change_waiting(client, device)
     assert "1 change on this device has not reached the server yet." in dialog.inner_text()
     assert dialog.get_by_role("button", name="Discard 1 change and sign out").is_visible()
     # Sending needs the server: offline, the dialog says so and nothing is signed out.
@@ -66,6 +73,23 @@ def test_signing_out_offline_keeps_the_change_and_it_reaches_the_terminal_later(
     phone.wait_status("Synced", timeout=20000)
     terminal.run("sync")
     assert terminal.items() == {"Milk": False, "Batteries": False}
+
+
+def test_discarding_the_waiting_change_signs_out_and_forgets_it(client, device):
+    terminal, phone, name, dialog = signing_out_with_a_change_waiting(client, device)
+    dialog.get_by_role("button", name="Discard 1 change and sign out").click()
+    # Signed out with nothing kept: the sign-in screen, with no change of anyone's waiting.
+    phone.page.get_by_role("heading", name="Sign in").wait_for()
+    assert "wait on this device" not in phone.page.inner_text("main")
+
+    phone.context.set_offline(False)
+    phone.signin(name)
+    phone.page.get_by_role("link", name="Family").click()
+    phone.page.wait_for_selector("li.item:has-text('Milk')")
+    phone.wait_status("Synced")
+    assert phone.page.locator("li.item:has-text('Batteries')").count() == 0
+    terminal.run("sync")
+    assert terminal.items() == {"Milk": False}
 
 
 class Watch:

@@ -70,7 +70,7 @@ extension ItemCommands {
     }
 
     /// The fields a rename to another key writes on the new item, in the order it writes them
-    /// (`Replica.rename(_:to:in:)`, and `rename` in the web client's replica-writes.js); the old
+    /// (`Replica.rename(_:to:in:)`, and `rename` in the web client's replica.js); the old
     /// item's removal follows, all stamped by one reading of one replica's clock.
     static let renameRun: [Field] = [.name, .checked, .deleted, .quantity, .note, .category]
 

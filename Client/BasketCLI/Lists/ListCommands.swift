@@ -190,7 +190,7 @@ enum ListCommands {
         }
         let replica = try context.replica()
         let hadLists = try !replica.lists().isEmpty
-        let result = try replica.apply(ops)
+        let result = try replica.merge(ops)
         let lists = Set(ops.map(\.list))
         if !hadLists, lists.count == 1, let only = lists.first {
             try replica.setSetting(Context.currentListSetting, only.description)

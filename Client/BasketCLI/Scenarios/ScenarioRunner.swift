@@ -426,7 +426,7 @@ final class ScenarioRunner {
             ) { ops in
                 replays += 1
                 let fresh = try open(folder + "/model-\(device)-\(replays).sqlite")
-                _ = try fresh.apply(ops)
+                _ = try fresh.merge(ops)
                 return try shown(fresh)
             }
         }
