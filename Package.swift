@@ -55,7 +55,7 @@ let package = Package(
         // Client.
         .target(
             name: "BasketSearch", dependencies: ["BasketCore"], path: "Client/BasketSearch",
-            exclude: ["CATALOGUE-SOURCES.md"]),
+            exclude: ["CATALOGUE-SOURCES.md", "catalogue.tsv"]),
         .target(
             name: "BasketReplica", dependencies: ["BasketCore", "SQLite"],
             path: "Client/BasketReplica",

@@ -14,4 +14,7 @@ fi
 common=(--noEmit --allowJs --checkJs --strict --noUnusedLocals --noUnusedParameters --target es2022 --module es2022)
 tsc "${common[@]}" --lib es2022,dom,dom.iterable app.js
 tsc "${common[@]}" --lib es2022,webworker sw.js
-echo "check-web: the web client's modules type-check"
+# No function over 80 lines (Scripts/web-function-lengths.js, with the checker's own parser).
+typescript=$(dirname "$(dirname "$(readlink -f "$(command -v tsc)")")")
+NODE_PATH=$(dirname "$typescript") node ../../Scripts/web-function-lengths.js --max 80 ./*.js >/dev/null
+echo "check-web: the web client's modules type-check, no function over 80 lines"

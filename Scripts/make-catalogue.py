@@ -1,15 +1,23 @@
 #!/usr/bin/env python3
 """Makes the grocery catalogue: everyday groceries in nine languages, each with its aisle.
 
-    Scripts/make-catalogue.py INGREDIENTS_TXT
+    Scripts/make-catalogue.py            # writes the clients' files from the catalogue's source
+    Scripts/make-catalogue.py --check    # fails when a client's file differs from what it would write
+    Scripts/make-catalogue.py --from-taxonomy INGREDIENTS_TXT   # makes the source again (below)
 
-INGREDIENTS_TXT is Open Food Facts' ingredients taxonomy (taxonomies/ingredients.txt of the
-openfoodfacts-server repository). The snapshot this catalogue was made from, and its licence:
-Client/BasketSearch/CATALOGUE-SOURCES.md. To make it again:
+The source is Client/BasketSearch/catalogue.tsv: one grocery a line, as its language, its aisle
+(the key of AISLES below) and its name. From it this script writes
+Client/BasketSearch/Catalogue+Names.swift (the CLI's) and Client/web/catalogue-LANG.json (the web
+client's, one file per language, fetched when needed), with the aisles' names in each language;
+the same source gives the same files, and Scripts/test.sh runs --check.
+
+The source was drawn from Open Food Facts' ingredients taxonomy (taxonomies/ingredients.txt of
+the openfoodfacts-server repository; the snapshot and its licence are in
+Client/BasketSearch/CATALOGUE-SOURCES.md), with --from-taxonomy and that file:
 
     git clone https://github.com/cyrilbs/openfoodfacts-server   (a fork at eb57d96c1, 2020-12-19)
-    git -C openfoodfacts-server show eb57d96c1:taxonomies/ingredients.txt > /tmp/ingredients.txt
-    Scripts/make-catalogue.py /tmp/ingredients.txt
+    git -C openfoodfacts-server show eb57d96c1:taxonomies/ingredients.txt > ingredients.txt
+    Scripts/make-catalogue.py --from-taxonomy ingredients.txt
 
 What it keeps: an ingredient with names in English and in at least five of the other eight
 languages, named in a few words (no percentages, powders, extracts, flavourings or other
@@ -17,9 +25,6 @@ factory ingredients), under an ancestor that says its aisle (fruit and vegetable
 eggs, meat, fish, bakery, pantry, baking, spices, snacks and sweets, drinks). Household goods and
 toiletries are not food: those, a few names a list writes otherwise than the taxonomy ("eggs",
 "Nudeln"), and every aisle's name are this project's own words (below).
-Writes Client/BasketSearch/Catalogue+Names.swift (the CLI's) and Client/web/catalogue-LANG.json
-(the web client's, one file per language, fetched when needed). The same input gives the same
-files.
 """
 import json
 import os
@@ -29,6 +34,7 @@ import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SWIFT = os.path.join(HERE, "..", "Client", "BasketSearch", "Catalogue+Names.swift")
+SOURCE = os.path.join(HERE, "..", "Client", "BasketSearch", "catalogue.tsv")
 WEB = os.path.join(HERE, "..", "Client", "web")
 LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "ja"]
 MIN_OTHER_LANGUAGES = 5
@@ -229,14 +235,12 @@ def as_written(name, lang):
     return name[0].lower() + name[1:] if not name[:2].isupper() else name
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    entries = parse(sys.argv[1])
+def from_taxonomy(path):
+    """The catalogue drawn from the taxonomy at `path`: {lang: [(name, aisle key)]}."""
+    entries = parse(path)
     by_id = {e["id"]: e for e in entries}
     aisle_of = [(key(ancestor), aisle) for ancestor, aisle in AISLE_OF]
     not_bought = {key(x) for x in NOT_BOUGHT}
-    aisle_index = {name: i for i, (name, _) in enumerate(AISLES)}
     chosen = {lang: {} for lang in LANGUAGES}  # lang → key → (name, aisle)
 
     def keep(lang, name, aisle):
@@ -270,15 +274,45 @@ def main():
         for each in name.split("|"):
             chosen[lang].pop(unicodedata.normalize("NFKD", each.casefold()), None)
 
+    return {lang: sorted(chosen[lang].values(), key=lambda x: (x[0].casefold(), x[0])) for lang in LANGUAGES}
+
+
+def write_source(groceries):
+    """catalogue.tsv: a header line, then language, aisle key and name, tab-separated."""
+    lines = ["language\taisle\tname"]
+    for lang in LANGUAGES:
+        lines += [f"{lang}\t{aisle}\t{name}" for name, aisle in groceries[lang]]
+    with open(SOURCE, "w", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+def read_source():
+    """catalogue.tsv read back, checked: {lang: [(name, aisle key)]} in the file's order."""
+    known = {key for key, _ in AISLES}
+    groceries = {lang: [] for lang in LANGUAGES}
+    with open(SOURCE, encoding="utf-8") as source:
+        lines = source.read().split("\n")
+    for number, line in enumerate(lines[1:], start=2):
+        if line == "":
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or fields[0] not in groceries or fields[1] not in known or not fields[2]:
+            sys.exit(f"{SOURCE}:{number}: expected a language, an aisle ({', '.join(sorted(known))}) and a name")
+        groceries[fields[0]].append((fields[2], fields[1]))
+    return groceries
+
+
+def outputs(groceries):
+    """The clients' files made from the catalogue: {path: text}."""
+    aisle_index = {name: i for i, (name, _) in enumerate(AISLES)}
     catalogue = {}
     for i, lang in enumerate(LANGUAGES):
         aisles = [names[i] for _, names in AISLES]
-        items = sorted(chosen[lang].values(), key=lambda x: (x[0].casefold(), x[0]))
-        catalogue[lang] = {"aisles": aisles, "items": [[name, aisle_index[aisle]] for name, aisle in items]}
+        catalogue[lang] = {"aisles": aisles, "items": [[name, aisle_index[aisle]] for name, aisle in groceries[lang]]}
 
-    header = ("Generated by Scripts/make-catalogue.py from Open Food Facts' ingredients taxonomy (ODbL 1.0;\n"
-              "source and licence in Client/BasketSearch/CATALOGUE-SOURCES.md) and this project's own words\n"
-              "for household goods and aisle names. Do not edit.")
+    header = ("Generated by Scripts/make-catalogue.py from Client/BasketSearch/catalogue.tsv (drawn from Open\n"
+              "Food Facts' ingredients taxonomy, ODbL 1.0: source and licence in CATALOGUE-SOURCES.md, and\n"
+              "this project's own words for household goods and aisle names). Do not edit.")
     lines = ["// " + line for line in header.split("\n")]
     lines += ["", "extension Catalogue {",
               "    /// Per language: the aisle names (one a line, in a shop's order), an empty line, then each",
@@ -288,17 +322,38 @@ def main():
         body = "\n".join(catalogue[lang]["aisles"]) + "\n\n" + "\n".join(f"{n}\t{a}" for n, a in catalogue[lang]["items"])
         assert '"""' not in body and "\\" not in body
         lines.append(f'        "{lang}": """')
-        lines += ["            " + line if line else "" for line in body.split("\n")]
-        lines.append('            """,')
+        # Indented as `swift format` leaves it (Scripts/format-check.sh): with the closing quotes.
+        lines += ["        " + line if line else "" for line in body.split("\n")]
+        lines.append('        """,')
     lines += ["    ]", "}", ""]
-    with open(SWIFT, "w", encoding="utf-8") as out:
-        out.write("\n".join(lines))
+    files = {SWIFT: "\n".join(lines)}
     for lang in LANGUAGES:
-        with open(os.path.join(WEB, f"catalogue-{lang}.json"), "w", encoding="utf-8") as out:
-            json.dump({"language": lang, **catalogue[lang]}, out, ensure_ascii=False, separators=(",", ":"))
-            out.write("\n")
+        text = json.dumps({"language": lang, **catalogue[lang]}, ensure_ascii=False, separators=(",", ":"))
+        files[os.path.join(WEB, f"catalogue-{lang}.json")] = text + "\n"
+    return files
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["--from-taxonomy"] and len(args) == 2:
+        write_source(from_taxonomy(args[1]))
+    elif args not in ([], ["--check"]):
+        sys.exit(__doc__)
+    groceries = read_source()
+    files = outputs(groceries)
+    if args == ["--check"]:
+        stale = [path for path, text in files.items() if not os.path.exists(path) or open(path, encoding="utf-8").read() != text]
+        for path in stale:
+            print(f"make-catalogue: {os.path.relpath(path)} is not what catalogue.tsv makes (Scripts/make-catalogue.py)", file=sys.stderr)
+        if stale:
+            sys.exit(1)
+        print(f"make-catalogue: the clients' catalogues are what catalogue.tsv makes ({sum(map(len, groceries.values()))} groceries)")
+        return
+    for path, text in files.items():
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
     for lang in LANGUAGES:
-        print(lang, len(catalogue[lang]["items"]), file=sys.stderr)
+        print(lang, len(groceries[lang]), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 a white check mark on a green rounded square, the same picture as Client/web/icon.svg. Python's
 standard library only (zlib for PNG); the same run always writes the same bytes.
 
-    Scripts/make-icons.py
+    Scripts/make-icons.py            # writes them
+    Scripts/make-icons.py --check    # fails when one differs from what it would write (Scripts/test.sh)
 """
 import math
 import os
 import struct
+import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -67,10 +69,20 @@ def png(size, maskable=False):
 
 
 def main():
-    for name, size, maskable in [("icon-192.png", 192, False), ("icon-512.png", 512, False),
-                                 ("icon-maskable-512.png", 512, True)]:
+    icons = {name: png(size, maskable) for name, size, maskable in [
+        ("icon-192.png", 192, False), ("icon-512.png", 512, False), ("icon-maskable-512.png", 512, True)]}
+    if sys.argv[1:] == ["--check"]:
+        stale = [name for name, data in icons.items()
+                 if not os.path.exists(os.path.join(WEB, name)) or open(os.path.join(WEB, name), "rb").read() != data]
+        for name in stale:
+            print(f"make-icons: Client/web/{name} is not what Scripts/make-icons.py draws", file=sys.stderr)
+        if stale:
+            sys.exit(1)
+        print("make-icons: the 3 icons in Client/web are what icon.svg's picture draws")
+        return
+    for name, data in icons.items():
         with open(os.path.join(WEB, name), "wb") as f:
-            f.write(png(size, maskable))
+            f.write(data)
     print("make-icons: 3 icons in Client/web")
 
 

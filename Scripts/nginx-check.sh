@@ -44,7 +44,7 @@ fail() {
     for log in "$dir"/server-*.log; do echo "--- $log" >&2; cat "$log" >&2; done
     exit 1
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+free_port() { Scripts/shell-helpers.py free-port; }
 
 # The certificate, for "localhost".
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" \
@@ -78,18 +78,7 @@ done
 # docs/deploy/nginx-basket.conf, with this run's ports, paths and server name.
 http_port=$(free_port)
 https_port=$(free_port)
-upstreams=""
-for port in "${ports[@]}"; do upstreams+="    server 127.0.0.1:$port max_fails=3 fail_timeout=10s;\n"; done
-python3 - "$dir" "$http_port" "$https_port" "$upstreams" <<'PY'
-import re, sys
-folder, http_port, https_port, upstreams = sys.argv[1:]
-text = open("docs/deploy/nginx-basket.conf").read()
-text = re.sub(r"(upstream basket \{\n(?:\s*#.*\n)*)(?:\s*server 127\.0\.0\.1:\d+[^\n]*\n)+", lambda m: m.group(1) + upstreams.replace("\\n", "\n"), text)
-text = text.replace("listen 80;", f"listen 127.0.0.1:{http_port};")
-text = text.replace("listen 443 ssl", f"listen 127.0.0.1:{https_port} ssl")
-text = text.replace("basket.example.org", "localhost").replace("/etc/ssl/basket/", folder + "/")
-open(folder + "/basket.conf", "w").write(text)
-PY
+Scripts/nginx-conf.py "$dir" "$http_port" "$https_port" "${ports[@]}"
 grep -c "server 127.0.0.1" "$dir/basket.conf" | grep -qx "$instances" || fail "the upstream block was not rewritten"
 user_line=""
 if [ "$(id -u)" -eq 0 ]; then user_line="user root;"; fi
@@ -133,7 +122,7 @@ json=(-H "Content-Type: application/json")
 "${tls[@]}" "${json[@]}" -o /dev/null -w '%{http_code}' -d '{"name":"alice","password":"alice-password"}' \
     "$base/v1/accounts" | grep -qx 201 || fail "POST /v1/accounts"
 token=$("${tls[@]}" "${json[@]}" -d '{"name":"alice","password":"alice-password"}' "$base/v1/tokens" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+    Scripts/shell-helpers.py json-field token)
 auth=(-H "Authorization: Bearer $token")
 list=$(openssl rand -hex 16)
 "${tls[@]}" "${json[@]}" "${auth[@]}" -o /dev/null -w '%{http_code}' -d "{\"id\":\"$list\"}" "$base/v1/lists" |

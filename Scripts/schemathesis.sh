@@ -24,7 +24,7 @@ url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/log" | head -n 1)
 account='{"name":"fuzzer","password":"fuzzer-password"}'
 curl -sf -X POST -H 'Content-Type: application/json' -d "$account" "$url/v1/accounts" >/dev/null
 token=$(curl -sf -X POST -H 'Content-Type: application/json' -d "$account" "$url/v1/tokens" |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
+    Scripts/shell-helpers.py json-field token)
 
 # Revoking the token (the current one, all of them, or one by an id the fuzzer finds in GET /v1/tokens)
 # would turn every later request into a 401: those routes are covered by the

@@ -26,6 +26,8 @@ Scripts/format-check.sh
 Scripts/check-layers.sh
 Scripts/check-web.sh
 Scripts/make-itemkey.py --check
+Scripts/make-catalogue.py --check
+Scripts/make-icons.py --check
 swift build --build-tests
 Scripts/docs.sh
 log=$(mktemp)

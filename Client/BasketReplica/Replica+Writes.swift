@@ -318,7 +318,7 @@ extension Replica {
         }
     }
 
-    /// Sets an optional item field (one of ``Field/settableItemFields``: quantity, note,
+    /// Sets an optional item field (one of `Field.settableItemFields`: quantity, note,
     /// category); nil clears it.
     @discardableResult
     public func set(_ field: Field, to value: String?, of id: ItemID, in list: ListID) throws -> Item {

@@ -49,6 +49,20 @@ export function showList(app, list) {
   new ListScreen(app, list).mount();
 }
 
+/** The search field: what is typed is searched, and Enter adds it. */
+function searchField() {
+  return h("input", {
+    id: "query",
+    type: "search",
+    placeholder: "Add or find an item",
+    autocomplete: "off",
+    autocapitalize: "sentences",
+    enterkeyhint: "enter",
+    "aria-describedby": "query-help",
+    "aria-controls": "items",
+  });
+}
+
 /**
  * One list's screen: its elements, what it computed of the list (`data`), and the state of its
  * taps, rows and offers. The sheets (item-sheet.js, list-settings.js, sharing-sheet.js,
@@ -66,16 +80,7 @@ export class ListScreen {
     this.replica = app.replica;
     this.sync = app.sync;
     this.run = app.run;
-    this.input = h("input", {
-      id: "query",
-      type: "search",
-      placeholder: "Add or find an item",
-      autocomplete: "off",
-      autocapitalize: "sentences",
-      enterkeyhint: "enter",
-      "aria-describedby": "query-help",
-      "aria-controls": "items",
-    });
+    this.input = searchField();
     this.help = h("p", { id: "query-help", class: "hint" }, "Type to search (in:dairy, is:done); Enter adds what you typed. Commas add several: 2 milk, bread.");
     this.whole = h("div", { class: "whole" });
     this.found = h("div", { class: "found off", inert: true, "aria-hidden": "true" });
@@ -141,15 +146,8 @@ export class ListScreen {
     this.held = false;
     /** Whether the search was warmed up since the screen was shown (warmUp). */
     this.warmed = false;
-    // Ctrl+Z (⌘Z) undoes the last change on this list, unless the field has text of its own to undo.
-    this.undoKey = (/** @type {KeyboardEvent} */ event) => {
-      if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
-      const target = event.target;
-      if (target instanceof HTMLInputElement && target.value !== "") return;
-      if (document.querySelector("dialog[open]")) return;
-      event.preventDefault();
-      this.run(() => this.app.undo(this.list));
-    };
+    /** The page's keydown listener while the screen is shown (onUndoKey). */
+    this.undoKey = (/** @type {KeyboardEvent} */ event) => this.onUndoKey(event);
     this.listen();
   }
 
@@ -613,6 +611,19 @@ export class ListScreen {
       if (next < texts.length && this.app.isShowing(this.list)) whenIdle(work);
     };
     whenIdle(work);
+  }
+
+  /**
+   * Ctrl+Z (⌘Z) undoes the last change on this list, unless the field has text of its own to undo.
+   * @param {KeyboardEvent} event
+   */
+  onUndoKey(event) {
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
+    const target = event.target;
+    if (target instanceof HTMLInputElement && target.value !== "") return;
+    if (document.querySelector("dialog[open]")) return;
+    event.preventDefault();
+    this.run(() => this.app.undo(this.list));
   }
 
   /** @param {KeyboardEvent} event */

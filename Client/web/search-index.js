@@ -239,11 +239,14 @@ export class Index {
   }
 
   /**
+   * The hits of the tiers a candidate is tried in one by one (exact, prefix, word-prefix,
+   * substring), each entry in the first it reaches, and the candidates none took (the fuzzy
+   * tier's, once the typos are known). A tier stops being tried once `limit` hits rank above it.
    * @param {Query} query
    * @param {number} limit
-   * @returns {Hit[]}
+   * @returns {{ hits: Hit[], fuzzyCandidates: number[] }}
    */
-  rankedHits(query, limit) {
+  strictHits(query, limit) {
     const words = query.words;
     /** @type {Hit[]} */
     const hits = [];
@@ -293,6 +296,17 @@ export class Index {
       }
       fuzzyCandidates.push(index);
     }
+    return { hits, fuzzyCandidates };
+  }
+
+  /**
+   * @param {Query} query
+   * @param {number} limit
+   * @returns {Hit[]}
+   */
+  rankedHits(query, limit) {
+    const words = query.words;
+    const { hits, fuzzyCandidates } = this.strictHits(query, limit);
     let strict = 0;
     let beginnings = 0;
     for (const hit of hits) {

@@ -14,6 +14,11 @@ import { h, openDialog, when } from "./ui.js";
  */
 
 /**
+ * The members sheet while it is open: its screen, the token it asks with, and its body.
+ * @typedef {{ screen: ListScreen, token: string | null | undefined, body: HTMLElement }} Sheet
+ */
+
+/**
  * Who shares the list, their roles, and the invites out: the owner changes roles, removes a
  * member (and what they added) and withdraws invites.
  * @param {ListScreen} screen
@@ -21,6 +26,8 @@ import { h, openDialog, when } from "./ui.js";
 export async function members(screen) {
   const token = screen.replica.meta.account?.token;
   const body = h("div", {}, h("p", {}, "Loading…"));
+  /** @type {Sheet} */
+  const sheet = { screen, token, body };
   openDialog("members-title", "Members and invites", body);
   try {
     await screen.sync.sync(screen.list);
@@ -28,106 +35,131 @@ export async function members(screen) {
       request("GET", `/v1/lists/${screen.list}/members`, { token }),
       screen.role() === "owner" ? request("GET", `/v1/lists/${screen.list}/invites`, { token }) : Promise.resolve({ invites: [] }),
     ]);
-    const me = screen.replica.meta.account?.name;
     const owner = screen.role() === "owner";
     /** @type {Member[]} */
     const people = (Array.isArray(m.members) ? m.members : []).slice(0, 1000).filter((/** @type {any} */ x) => typeof x?.account === "string");
     /** @type {InviteRow[]} */
     const invites = (Array.isArray(inv.invites) ? inv.invites : []).slice(0, 1000).filter((/** @type {any} */ x) => typeof x?.id === "string");
     body.replaceChildren(
-      h("ul", { class: "people", "aria-label": "Members" },
-        ...people.map((p) =>
-          h("li", {},
-            h("span", { class: "who" }, p.account === me ? `${p.account} (you)` : p.account),
-            owner && p.account !== me
-              ? h("select", { "aria-label": `Role of ${p.account}`, onchange: (/** @type {Event} */ e) => screen.run(() => changeRole(p.account, /** @type {HTMLSelectElement} */ (e.target).value)) },
-                  ...["owner", "editor", "viewer"].map((r) => h("option", { value: r, selected: r === p.role }, r)))
-              : h("span", { class: "role" }, String(p.role)),
-            owner && p.account !== me ? h("button", { class: "link danger", "aria-label": `Remove ${p.account}`, onclick: () => askRemoval(p.account) }, "Remove") : null,
-          ),
-        ),
-      ),
-      ...(owner ? [h("h3", {}, "Invites that still work")] : []),
-      ...(owner
-        ? [h("ul", { class: "people", "aria-label": "Invites" },
-            ...(invites.length === 0 ? [h("li", { class: "hint" }, "None.")] : invites.map((i) =>
-              h("li", {},
-                h("span", { class: "who" }, `${String(i.role)} · ${String(i.usesLeft)} use${i.usesLeft === 1 ? "" : "s"} left · until ${when(Number(i.expiresAt))}`),
-                h("button", { class: "link danger", "aria-label": `Withdraw the ${String(i.role)} invite`, onclick: () => screen.run(() => withdraw(i.id)) }, "Withdraw"),
-              ),
-            )))]
-        : []),
+      peopleList(sheet, people, owner),
+      ...(owner ? [h("h3", {}, "Invites that still work"), invitesList(sheet, invites)] : []),
     );
   } catch (error) {
     const why = error instanceof Unreachable ? "Members need a connection to the server." : error instanceof Error ? error.message : String(error);
     body.replaceChildren(h("p", { class: "error", role: "alert" }, why));
   }
-  /**
-   * @param {string} account
-   * @param {string} newRole
-   */
-  async function changeRole(account, newRole) {
-    await request("PUT", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { body: { role: newRole }, token });
-    screen.app.showToast(`${account} is now ${newRole === "owner" ? "an owner" : newRole === "editor" ? "an editor" : "a viewer"}`, null);
-  }
-  /**
-   * Asks before a removal, in the sheet: the member goes, and with the box ticked so do the items
-   * they added since a chosen time (`basket members rm NAME --remove-their-items-since TIME`).
-   * @param {string} account
-   */
-  function askRemoval(account) {
-    const title = screen.replica.state(screen.list)?.info.title ?? "this list";
-    const alsoItems = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "remove-their-items" }));
-    const since = /** @type {HTMLSelectElement} */ (
-      h("select", { id: "remove-since", disabled: true },
-        ...SINCE.map(([value, text]) => h("option", { value, selected: value === "today" }, text)))
-    );
-    alsoItems.addEventListener("change", () => { since.disabled = !alsoItems.checked; });
-    body.replaceChildren(
-      h("form", { "aria-label": `Remove ${account}`, onsubmit: (/** @type {Event} */ event) => {
-          event.preventDefault();
-          screen.run(() => removeMember(account, alsoItems.checked ? sinceTime(since.value, Date.now()) : null));
-        } },
-        h("p", {}, `Remove ${account} from “${title}”? Their copy stays with them, read-only; the invite codes they joined with stop working.`),
-        h("p", { class: "check" }, alsoItems, h("label", { for: "remove-their-items" }, "Also remove the items they added")),
-        h("label", { for: "remove-since" }, "Added since"), since,
-        h("div", { class: "actions" },
-          h("button", { type: "submit", class: "primary danger" }, `Remove ${account}`),
-          h("button", { type: "button", onclick: () => { dialogOf(body)?.close(); screen.run(() => members(screen)); } }, "Cancel")),
+}
+
+/**
+ * The members, each with their role (an owner's sheet: a choice, and Remove).
+ * @param {Sheet} sheet
+ * @param {Member[]} people
+ * @param {boolean} owner whether this account owns the list
+ */
+function peopleList(sheet, people, owner) {
+  const me = sheet.screen.replica.meta.account?.name;
+  return h("ul", { class: "people", "aria-label": "Members" },
+    ...people.map((p) =>
+      h("li", {},
+        h("span", { class: "who" }, p.account === me ? `${p.account} (you)` : p.account),
+        owner && p.account !== me
+          ? h("select", { "aria-label": `Role of ${p.account}`, onchange: (/** @type {Event} */ e) => sheet.screen.run(() => changeRole(sheet, p.account, /** @type {HTMLSelectElement} */ (e.target).value)) },
+              ...["owner", "editor", "viewer"].map((r) => h("option", { value: r, selected: r === p.role }, r)))
+          : h("span", { class: "role" }, String(p.role)),
+        owner && p.account !== me ? h("button", { class: "link danger", "aria-label": `Remove ${p.account}`, onclick: () => askRemoval(sheet, p.account) }, "Remove") : null,
       ),
-    );
+    ),
+  );
+}
+
+/**
+ * The invites that still work, each with Withdraw.
+ * @param {Sheet} sheet
+ * @param {InviteRow[]} invites
+ */
+function invitesList(sheet, invites) {
+  return h("ul", { class: "people", "aria-label": "Invites" },
+    ...(invites.length === 0 ? [h("li", { class: "hint" }, "None.")] : invites.map((i) =>
+      h("li", {},
+        h("span", { class: "who" }, `${String(i.role)} · ${String(i.usesLeft)} use${i.usesLeft === 1 ? "" : "s"} left · until ${when(Number(i.expiresAt))}`),
+        h("button", { class: "link danger", "aria-label": `Withdraw the ${String(i.role)} invite`, onclick: () => sheet.screen.run(() => withdraw(sheet, i.id)) }, "Withdraw"),
+      ),
+    )));
+}
+
+/**
+ * @param {Sheet} sheet
+ * @param {string} account
+ * @param {string} newRole
+ */
+async function changeRole({ screen, token }, account, newRole) {
+  await request("PUT", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { body: { role: newRole }, token });
+  screen.app.showToast(`${account} is now ${newRole === "owner" ? "an owner" : newRole === "editor" ? "an editor" : "a viewer"}`, null);
+}
+
+/**
+ * Asks before a removal, in the sheet: the member goes, and with the box ticked so do the items
+ * they added since a chosen time (`basket members rm NAME --remove-their-items-since TIME`).
+ * @param {Sheet} sheet
+ * @param {string} account
+ */
+function askRemoval(sheet, account) {
+  const { screen, body } = sheet;
+  const title = screen.replica.state(screen.list)?.info.title ?? "this list";
+  const alsoItems = h("input", { type: "checkbox", id: "remove-their-items" });
+  const since = h("select", { id: "remove-since", disabled: true },
+    ...SINCE.map(([value, text]) => h("option", { value, selected: value === "today" }, text)));
+  alsoItems.addEventListener("change", () => { since.disabled = !alsoItems.checked; });
+  body.replaceChildren(
+    h("form", { "aria-label": `Remove ${account}`, onsubmit: (/** @type {Event} */ event) => {
+        event.preventDefault();
+        screen.run(() => removeMember(sheet, account, alsoItems.checked ? sinceTime(since.value, Date.now()) : null));
+      } },
+      h("p", {}, `Remove ${account} from “${title}”? Their copy stays with them, read-only; the invite codes they joined with stop working.`),
+      h("p", { class: "check" }, alsoItems, h("label", { for: "remove-their-items" }, "Also remove the items they added")),
+      h("label", { for: "remove-since" }, "Added since"), since,
+      h("div", { class: "actions" },
+        h("button", { type: "submit", class: "primary danger" }, `Remove ${account}`),
+        h("button", { type: "button", onclick: () => { dialogOf(body)?.close(); screen.run(() => members(screen)); } }, "Cancel")),
+    ),
+  );
+}
+
+/**
+ * @param {Sheet} sheet
+ * @param {string} account
+ * @param {number | null} since with a time, the items they added since then go too (one undo step)
+ */
+async function removeMember({ screen, token, body }, account, since) {
+  if (since === null) {
+    await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
+    screen.app.showToast(`Removed ${account} from the list`, null);
+  } else {
+    // Their latest writes first, and their devices' ids (each write carries one).
+    await screen.sync.sync(screen.list);
+    const answer = await request("GET", `/v1/lists/${screen.list}/members`, { token });
+    const member = (Array.isArray(answer.members) ? answer.members : []).find((/** @type {any} */ m) => m?.account === account);
+    if (member === undefined) throw new Error(`${account} is not a member of this list`);
+    const replicas = (Array.isArray(member.replicas) ? member.replicas : [])
+      .slice(0, 100).filter((/** @type {unknown} */ r) => typeof r === "string" && /^[0-9a-f]{16}$/.test(r));
+    await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
+    const n = await screen.replica.removeAddedBy(screen.list, replicas, since);
+    screen.sync.send(screen.list);
+    screen.app.showToast(`Removed ${account} and the ${n} item${n === 1 ? "" : "s"} they added since ${when(since)}`, n > 0 ? screen.list : null);
   }
-  /**
-   * @param {string} account
-   * @param {number | null} since with a time, the items they added since then go too (one undo step)
-   */
-  async function removeMember(account, since) {
-    if (since === null) {
-      await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
-      screen.app.showToast(`Removed ${account} from the list`, null);
-    } else {
-      // Their latest writes first, and their devices' ids (each write carries one).
-      await screen.sync.sync(screen.list);
-      const answer = await request("GET", `/v1/lists/${screen.list}/members`, { token });
-      const member = (Array.isArray(answer.members) ? answer.members : []).find((/** @type {any} */ m) => m?.account === account);
-      if (member === undefined) throw new Error(`${account} is not a member of this list`);
-      const replicas = (Array.isArray(member.replicas) ? member.replicas : [])
-        .slice(0, 100).filter((/** @type {unknown} */ r) => typeof r === "string" && /^[0-9a-f]{16}$/.test(r));
-      await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
-      const n = await screen.replica.removeAddedBy(screen.list, replicas, since);
-      screen.sync.send(screen.list);
-      screen.app.showToast(`Removed ${account} and the ${n} item${n === 1 ? "" : "s"} they added since ${when(since)}`, n > 0 ? screen.list : null);
-    }
-    dialogOf(body)?.close();
-    await members(screen);
-  }
-  /** @param {string} invite its id */
-  async function withdraw(invite) {
-    await request("DELETE", `/v1/lists/${screen.list}/invites/${encodeURIComponent(invite)}`, { token });
-    screen.app.showToast("Withdrew the invite", null);
-    dialogOf(body)?.close();
-    await members(screen);
-  }
+  dialogOf(body)?.close();
+  await members(screen);
+}
+
+/**
+ * @param {Sheet} sheet
+ * @param {string} invite its id
+ */
+async function withdraw({ screen, token, body }, invite) {
+  await request("DELETE", `/v1/lists/${screen.list}/invites/${encodeURIComponent(invite)}`, { token });
+  screen.app.showToast("Withdrew the invite", null);
+  dialogOf(body)?.close();
+  await members(screen);
 }
 
 /**

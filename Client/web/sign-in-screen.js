@@ -7,8 +7,6 @@ import { changes, h, messageOf } from "./ui.js";
 /**
  * The account screen, in one of two modes a person cannot mix up: "Sign in" (an account that
  * exists) or "Create an account" (a new person), each with its own heading, button and Enter.
- * @param {string} [message]
- * @param {"signIn" | "create"} [mode]
  * @param {App} app
  * @param {string} [message]
  * @param {"signIn" | "create"} [mode]
@@ -70,8 +68,24 @@ export function showSignIn(app, message = "", mode = "signIn") {
       error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : messageOf(e);
     }
   }
-  const heading = h("h1", { id: "account-title" }, creating ? "Create an account" : "Sign in");
-  const form = h(
+  const fields = { name, password, invite, error };
+  const form = accountForm(app, mode, fields, waiting > 0 && stored ? stored : "", () => submit());
+  app.mount({ name: creating ? "create" : "signIn", update() {}, focus: stored && !creating ? password : name }, form);
+}
+
+/**
+ * The account screen's form: its heading and words for the mode, the fields, a notice of the
+ * changes of `waitingFor` (an account name; "" when none wait) and the link to the other mode.
+ * @param {App} app
+ * @param {"signIn" | "create"} mode
+ * @param {{ name: HTMLInputElement, password: HTMLInputElement, invite: HTMLInputElement, error: HTMLElement }} fields
+ * @param {string} waitingFor
+ * @param {() => void} submit
+ */
+function accountForm(app, mode, { name, password, invite, error }, waitingFor, submit) {
+  const creating = mode === "create";
+  const waiting = app.replica.pendingChanges();
+  return h(
     "form",
     {
       class: "card",
@@ -82,9 +96,9 @@ export function showSignIn(app, message = "", mode = "signIn") {
       },
     },
     h("p", { class: "brand" }, "Basket"),
-    heading,
+    h("h1", { id: "account-title" }, creating ? "Create an account" : "Sign in"),
     h("p", { class: "hint" }, creating ? "A new account for the shared shopping list that works offline." : "The shared shopping list that works offline."),
-    waiting > 0 && stored ? h("p", { class: "notice" }, `${changes(waiting)} of ${stored} wait on this device: sign in as ${stored} to send them.`) : null,
+    waitingFor ? h("p", { class: "notice" }, `${changes(waiting)} of ${waitingFor} wait on this device: sign in as ${waitingFor} to send them.`) : null,
     h("label", { for: "name" }, "Account name"),
     name,
     h("label", { for: "password" }, creating ? "Choose a password (8 characters or more)" : "Password"),
@@ -99,5 +113,4 @@ export function showSignIn(app, message = "", mode = "signIn") {
       h("button", { type: "button", class: "link", onclick: () => showSignIn(app, "", creating ? "signIn" : "create") }, creating ? "Sign in" : "Create an account"),
     ),
   );
-  app.mount({ name: creating ? "create" : "signIn", update() {}, focus: stored && !creating ? password : name }, form);
 }
