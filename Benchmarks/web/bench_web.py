@@ -86,7 +86,7 @@ MEASURE = """() => {
     if (button) { tap = e.timeStamp; row = button; was = button.getAttribute("aria-checked"); }
   }, true);
   // A tap until its row shows it: from the click to the frame after the one that drew the change
-  // (the app stores a write before it draws it, issue 42: that wait is in this measure, not in
+  // (the app stores a write before it draws it: that wait is in this measure, not in
   // Event Timing's, which ends at the first frame after the click's handlers).
   const drawn = (start) => requestAnimationFrame(() => requestAnimationFrame((t) => window.__samples.drawn.push(t - start)));
   new MutationObserver(() => {

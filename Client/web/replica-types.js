@@ -1,4 +1,4 @@
-// What the replica's API speaks in (BasketReplica's ReplicaTypes.swift): its limits, its
+// What the replica's API speaks in (BasketReplica's ReplicaError.swift and AddResult.swift): its limits, its
 // errors, and what an add says.
 
 /**

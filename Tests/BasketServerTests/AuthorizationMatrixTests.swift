@@ -167,7 +167,7 @@ struct AuthorizationMatrixTests {
                     json: ["password": "\(caller.rawValue)-password", "newPassword": "\(caller.rawValue)-password"])
             },
             // Nobody deletes an account without its password (a signed-in caller's wrong one is
-            // invalid_credentials, 401): the deletion itself is ServiceTests'.
+            // invalid_credentials, 401): the deletion itself is AccountTests'.
             Case(route: "DELETE /v1/account", expected: anyone(401)) { caller, token in
                 try await harness.call("DELETE", "/v1/account", token: token, json: ["password": "not it"])
             },

@@ -256,7 +256,7 @@ struct MultiInstanceTests {
         let (page, answeredAt) = try await demoted
         #expect(page.status == 200 && page.json["count"] as? Int == 0 && page.json["cursor"] as? Int == head)
         #expect(answeredAt.timeIntervalSince(started) < 10)
-        // It says the new role, so an open screen turns read-only at once (issue 42); a page
+        // It says the new role, so an open screen turns read-only at once; a page
         // asked for the usual way says none.
         #expect(page.json["role"] as? String == "viewer", "\(page.json)")
         #expect(try await b.call("GET", "/v1/lists/\(list)/ops?after=0", token: bob).json["role"] == nil)

@@ -8,7 +8,7 @@ import Testing
 @testable import BasketServer
 
 @Suite(.serialized)
-struct LifecycleTests {
+struct ServiceLifecycleTests {
     @Test func tokensExpireWhenIdleAndWhenOld() async throws {
         let harness = try Harness {
             $0.tokenIdleSeconds = 3_600 * 10

@@ -8,7 +8,7 @@ import Testing
 @testable import BasketServer
 
 @Suite(.serialized)
-struct LogTests {
+struct ServiceLogTests {
     @Test func pushIsIdempotentAndSequenceNumbersAreGapFree() async throws {
         let harness = try Harness()
         let token = try await harness.signUp("alice")

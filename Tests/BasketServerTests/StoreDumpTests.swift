@@ -51,6 +51,14 @@ struct StoreDumpTests {
         let empty = try SQLiteStore(path: folder.file("empty.sqlite"), fsyncEveryCommit: false)
         #expect(throws: StoreDump.FormatError.self) { try empty.importDump(from: broken) }
         #expect(try empty.statistics().accounts == 0 && empty.statistics().operations == 0)
+        // A value a store cannot keep: a number that is not whole, an object that is not bytes.
+        for value in ["1.5", #"{"hex":"zz"}"#, #"{"other":1}"#, "[1]", "true"] {
+            let bad =
+                lines.prefix(2).joined(separator: "\n") + "\n{\"table\":\"accounts\",\"row\":[9,\"x\",\(value)]}\n"
+            try bad.write(toFile: broken, atomically: true, encoding: .utf8)
+            #expect(throws: StoreDump.FormatError.self, "\(value)") { try empty.importDump(from: broken) }
+        }
+        #expect(try empty.statistics().accounts == 0 && empty.statistics().operations == 0)
         #expect(throws: StoreDump.FormatError.self) { try empty.importDump(from: folder.file("missing.jsonl")) }
         #expect(throws: StoreDump.FormatError.self) { try harness.store.export(to: dump) }  // exists
     }

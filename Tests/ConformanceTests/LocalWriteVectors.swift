@@ -6,7 +6,7 @@ import TestSupport
 
 @testable import BasketReplica
 
-/// Local writes both clients must make alike (issue 28): each step of a case is a command on one
+/// Local writes both clients must make alike: each step of a case is a command on one
 /// list at a given wall-clock reading, and what it must write (operations, in order, with their
 /// timestamps), what it says, how many changes then wait, and the whole outbox after it. A real
 /// SQLite `Replica` with a fixed replica id and an injected wall clock makes them.

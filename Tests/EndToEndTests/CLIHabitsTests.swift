@@ -4,7 +4,7 @@ import TestServers
 import TestSupport
 import Testing
 
-/// The habits a shell user brings from git, gh and fzf (issue 29): help, "did you mean", exit
+/// The habits a shell user brings from git, gh and fzf: help, "did you mean", exit
 /// statuses, short options, -q, questions before what cannot be undone, a hung server that costs
 /// a bounded wait and says so. Real `basket` processes; the questions under tmux, as a person
 /// answers them.
@@ -121,7 +121,7 @@ struct CLIHabitsTests {
         try alice.ok("sync")
         #expect(try alice.ok("list", "rm", "Weekly").contains("Deleted Weekly for everyone"))
         // The removal is the journal's last step: undo says it cannot bring Weekly back and does
-        // nothing (issue 42); asked again, it takes back the step before, on Party, and says so.
+        // nothing; asked again, it takes back the step before, on Party, and says so.
         let refused = try alice.run("undo")
         #expect(refused.status == 1 && refused.stderr.contains("removed the list 'Weekly'"), "\(refused.stderr)")
         let undone = try alice.ok("undo")

@@ -4,7 +4,7 @@ import TestServers
 import TestSupport
 import Testing
 
-/// docs/cli-json.md is the contract of `--json` (issue 42, finding 5): every command of
+/// docs/cli-json.md is the contract of `--json`: every command of
 /// `basket help` runs here against a real server, and each output is held to the shape the page
 /// gives it (or `Messages` for a command without one). A key the page does not name, a key it
 /// names that is missing, another type, a time that is not ISO 8601 UTC, an array at the top, or

@@ -306,7 +306,7 @@ struct InteractiveSyncTests {
         pane.wait("alice's Eggs on bob's screen") { $0.contains("[ ] Eggs") }
     }
 
-    /// Made a viewer while the screen is open (issue 42): the server ends the long-poll with the
+    /// Made a viewer while the screen is open: the server ends the long-poll with the
     /// new role, the screen says so at once, and an Enter is refused in words, the screen open.
     @Test func aMemberMadeAViewerWhileTheScreenIsOpenIsToldAndNothingChanges() throws {
         let (server, alice, bob) = try family()
@@ -320,7 +320,7 @@ struct InteractiveSyncTests {
         #expect(try !bob.ok("ls").contains("Cake"))
     }
 
-    // Several processes on one device's copy (issue 42, finding 2): the interactive mode, a
+    // Several processes on one device's copy: the interactive mode, a
     // `sync --watch` and single commands in a third terminal.
     @Test func theInteractiveModeAndAWatchSeeWhatAThirdCommandWrites() throws {
         let (server, alice, bob) = try family()

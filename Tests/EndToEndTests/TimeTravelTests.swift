@@ -124,7 +124,7 @@ struct TimeTravelTests {
         #expect(try alice.ok("changes", "--since", "-1h").contains("you, this device: added Milk"))
     }
 
-    /// Issue 42: a time of day that has not come yet today means yesterday (`--since 18:30` at
+    /// A time of day that has not come yet today means yesterday (`--since 18:30` at
     /// 09:00 is last evening, not tonight), and the answer names the date it took.
     @Test func aTimeOfDayStillToComeMeansYesterday() throws {
         let bob = Device(root, "evening-bob")

@@ -27,7 +27,7 @@ struct UndoCLITests {
         #expect(try device.run("clear", "now").status == 64)
     }
 
-    /// Issue 42, finding 1: `basket undo` right after `basket list rm` undid the last step of
+    /// `basket undo` right after `basket list rm` undid the last step of
     /// another list (a shared one: Bob's list emptied too). It now says the removal cannot be
     /// undone and changes nothing; only an undo asked for again reaches the step before.
     @Test func undoAfterRemovingAListSaysSoAndLeavesTheOtherListsAlone() throws {

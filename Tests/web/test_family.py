@@ -1,4 +1,4 @@
-"""The phone in the shop (issue 28): nothing waiting is lost, the status says what is true, the
+"""The phone in the shop: nothing waiting is lost, the status says what is true, the
 app catches up quickly after an outage, a skewed clock is corrected, undo stays on its list.
 Real basket-server processes, real CLI devices, Chromium at 390×844; found by role and label."""
 import json
@@ -448,7 +448,7 @@ def test_a_write_is_on_its_way_to_storage_when_the_tap_is_over(client):
 
 
 def test_a_list_saved_with_the_old_names_of_its_sync_fields_is_read_into_the_new_ones(client):
-    """A phone that saved its lists' sync state before issue 30 (registered, gone, historyComplete)
+    """A phone that saved its lists' sync state under the old names (registered, gone, historyComplete)
     opens with this version: the state is read into isRegistered, noLongerMember and
     historyIncomplete, the list keeps syncing without registering again, and the next save has
     the new names only."""
@@ -497,7 +497,7 @@ def test_a_list_saved_with_the_old_names_of_its_sync_fields_is_read_into_the_new
 
 
 def test_two_accounts_taking_turns_on_one_browser_write_as_two_devices(client, device):
-    """Issue 41: the members answer names each member's replica ids, so one id written under two
+    """The members answer names each member's replica ids, so one id written under two
     accounts would tell the owner of two lists that Ada and Ben share a browser. Each account that
     signs in on a browser writes under ids of its own."""
     import json
@@ -556,7 +556,7 @@ RELOAD_AT = """([key, kind, name, id, ms]) => new Promise((resolve) => {
 
 
 def test_nothing_drawn_or_said_is_lost_to_a_reload_at_any_moment(client):
-    """Issue 42, finding 11: a reload moments after an offline Enter lost the add in 1 of 8 tries,
+    """A reload moments after an offline Enter lost the add in 1 of 8 tries,
     after its row was drawn (the page drew a change from memory before IndexedDB had committed
     it, and a page that goes away aborts its unfinished transaction). Now a write is stored, then
     shown. 200 adds and 200 taps, each followed by a reload at a random moment (in the same task

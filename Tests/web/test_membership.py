@@ -1,4 +1,4 @@
-"""Membership changes that reach an open phone (issue 42, findings 7 to 10): made a viewer while
+"""Membership changes that reach an open phone: made a viewer while
 the list is open, removed while offline, invited back, a list deleted. A real basket-server, a
 real CLI device for the owner, Chromium at 390×844; found by role and label."""
 from conftest import unique

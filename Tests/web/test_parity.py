@@ -1,4 +1,4 @@
-"""What the CLI can do with a list, done on the phone (issue 28): edit an item, order the aisles,
+"""What the CLI can do with a list, done on the phone: edit an item, order the aisles,
 share with the family, members and invites, clear checked, archive, leave, devices and password.
 Each change is read back from a real CLI device (`basket … --json`)."""
 import os
@@ -115,7 +115,7 @@ def test_one_share_link_joins_two_more_people_and_its_invite_can_be_withdrawn(cl
 
 
 def test_an_owner_removes_a_member_with_the_items_they_added_and_can_undo_it(client, device, workspace, server):
-    """Issue 41: an owner's way out of a list a member filled with junk, as `basket members rm
+    """An owner's way out of a list a member filled with junk, as `basket members rm
     NAME --remove-their-items-since TIME` does it: the member goes, so do the items they added
     since the chosen time, what the owner added stays, and one Undo brings the items back."""
     phone, terminal = family_list(client, device)
@@ -192,7 +192,7 @@ def test_clear_checked_archive_and_delete_from_the_phone(client, device):
     open_settings(phone).get_by_role("button", name="Delete the list").click()
     phone.page.get_by_role("dialog", name="Delete Family?").get_by_role("button", name="Delete").click()
     phone.page.get_by_role("heading", name="Your lists").wait_for()
-    # Said, with no Undo: a deleted list cannot come back (issue 42).
+    # Said, with no Undo: a deleted list cannot come back.
     toast = phone.page.get_by_role("status").filter(has_text="Deleted Family")
     toast.wait_for()
     assert toast.get_by_role("button", name="Undo").count() == 0

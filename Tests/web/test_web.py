@@ -488,7 +488,7 @@ COVERED = """() => {
 
 
 def test_at_200_percent_zoom_the_field_keeps_its_size_and_the_list_its_room(client):
-    """Issue 42, finding 12: at 200 % zoom (a 390×844 phone lays the page out in 195×422 CSS
+    """At 200 % zoom (a 390×844 phone lays the page out in 195×422 CSS
     pixels) the add field shrank to 28 px and the header and footer, which stay on screen,
     covered 44 % of it; the dark theme's placeholder had 3.96:1 against its field. Now the field
     stays 44 px or more, what stays on screen covers 15 % or less, and the placeholder holds

@@ -1,8 +1,6 @@
 import BasketCore
 import Foundation
-import Postgres
 import PrivateFiles
-import SQLite
 
 /// A whole store as JSON lines, the same for every backend, for moving a store between backends
 /// or machines (`basket-server export` / `import`). The first line is
@@ -75,46 +73,62 @@ public enum StoreDump {
         public var description: String
     }
 
-    static func encode(_ value: DumpValue) -> Any {
-        switch value {
-        case .null: NSNull()
-        case .integer(let n): NSNumber(value: n)
-        case .text(let s): s
-        case .blob(let bytes): ["hex": Hex.encode(bytes)]
-        }
+    /// The first line of a dump.
+    struct Header: Codable {
+        var format: String
+        var version: Int
     }
 
-    static func decode(_ value: Any, line: Int) throws -> DumpValue {
-        switch value {
-        case is NSNull: return .null
-        case let text as String: return .text(text)
-        case let object as [String: Any]:
-            guard object.count == 1, let hex = object["hex"] as? String, let bytes = Hex.bytes(hex) else {
-                throw FormatError(description: "line \(line): an object value is {\"hex\": \"…\"}")
-            }
-            return .blob(bytes)
-        case let number as NSNumber:
-            // The store has no real columns: every number is a whole one.
-            guard number.doubleValue.rounded() == number.doubleValue else {
-                throw FormatError(description: "line \(line): \(number) is not a whole number")
-            }
-            return .integer(number.int64Value)
-        default:
-            throw FormatError(description: "line \(line): unexpected value \(value)")
-        }
+    /// Every other line: a row of a table, in the table's columns.
+    struct Line: Codable {
+        var table: String
+        var row: [DumpValue]
     }
 }
 
 /// A value in a dumped row, whatever the backend: the stores keep whole numbers, text and bytes.
-public enum DumpValue: Hashable, Sendable {
+/// In the file: a JSON number, a string, `{"hex": "…"}` or null.
+public enum DumpValue: Hashable, Sendable, Codable {
     /// NULL.
     case null
     /// An integer.
     case integer(Int64)
     /// Text.
     case text(String)
-    /// Bytes (base64 in the file).
+    /// Bytes (hexadecimal in the file).
     case blob([UInt8])
+
+    /// Bytes as the file writes them.
+    struct Hexadecimal: Codable {
+        var hex: String
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .integer(let n): try c.encode(n)
+        case .text(let s): try c.encode(s)
+        case .blob(let bytes): try c.encode(Hexadecimal(hex: Hex.encode(bytes)))
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            self = .null
+        } else if let text = try? c.decode(String.self) {
+            self = .text(text)
+        } else if let number = try? c.decode(Int64.self) {
+            // The store has no real columns: a number that is not a whole one is refused.
+            self = .integer(number)
+        } else if let object = try? c.decode(Hexadecimal.self), let bytes = Hex.bytes(object.hex) {
+            self = .blob(bytes)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "a value is a whole number, a string, {\"hex\": \"…\"} or null")
+        }
+    }
 }
 
 /// A store that can be written out and read back as a ``StoreDump``. Rows are exchanged in the
@@ -149,18 +163,20 @@ extension DumpableStore {
         defer { try? file.close() }
         var counts: [String: Int] = [:]
         var out = Data()
-        func line(_ object: [String: Any]) throws {
-            out.append(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func line(_ value: some Encodable) throws {
+            out.append(try encoder.encode(value))
             out.append(UInt8(ascii: "\n"))
             if out.count > 1 << 20 {
                 file.write(out)
                 out.removeAll(keepingCapacity: true)
             }
         }
-        try line(["format": StoreDump.format, "version": StoreDump.version])
+        try line(StoreDump.Header(format: StoreDump.format, version: StoreDump.version))
         for (table, _) in StoreDump.tables { counts[table] = 0 }
         try dumpRows { table, row in
-            try line(["table": table, "row": row.map(StoreDump.encode)])
+            try line(StoreDump.Line(table: table, row: row))
             counts[table, default: 0] += 1
         }
         file.write(out)
@@ -174,10 +190,10 @@ extension DumpableStore {
             throw StoreDump.FormatError(description: "cannot read \(path)")
         }
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        let decoder = JSONDecoder()
         guard let first = lines.first,
-            let header = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
-            header["format"] as? String == StoreDump.format, let version = header["version"] as? Int,
-            (1...StoreDump.version).contains(version)
+            let header = try? decoder.decode(StoreDump.Header.self, from: Data(first)),
+            header.format == StoreDump.format, (1...StoreDump.version).contains(header.version)
         else {
             throw StoreDump.FormatError(
                 description: "\(path) is not a \(StoreDump.format) dump, version \(StoreDump.version)")
@@ -185,14 +201,21 @@ extension DumpableStore {
         let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
         var rows: [(table: String, row: [DumpValue])] = []
         var counts = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, 0) })
+        let version = header.version
         for (index, raw) in lines.enumerated().dropFirst() {
             let number = index + 1
-            guard let object = try? JSONSerialization.jsonObject(with: Data(raw)) as? [String: Any],
-                let table = object["table"] as? String, columns[table] != nil,
-                let expected = StoreDump.columns(table, version: version),
-                let row = object["row"] as? [Any], row.count == expected
+            let line: StoreDump.Line
+            do {
+                line = try decoder.decode(StoreDump.Line.self, from: Data(raw))
+            } catch {
+                throw StoreDump.FormatError(
+                    description: "line \(number): not a row of values (whole numbers, strings, {\"hex\": …}, null)")
+            }
+            let table = line.table
+            guard columns[table] != nil, let expected = StoreDump.columns(table, version: version),
+                line.row.count == expected
             else { throw StoreDump.FormatError(description: "line \(number): not a row of a known table") }
-            let decoded = try row.map { try StoreDump.decode($0, line: number) }
+            let decoded = line.row
             let stored = version == StoreDump.version ? decoded : StoreDump.upgrade(table, decoded, from: version)
             guard let stored else { continue }
             rows.append((table, stored))
@@ -201,223 +224,5 @@ extension DumpableStore {
         if version < 3 { StoreDump.makersFromOwners(&rows) }
         try loadRows(rows)
         return counts
-    }
-}
-
-extension SQLiteStore: DumpableStore {
-    public func dumpRows(_ visit: (String, [DumpValue]) throws -> Void) throws {
-        try locked { db in
-            try db.execute("BEGIN")
-            defer { try? db.execute("COMMIT") }
-            for (table, columns) in StoreDump.tables {
-                if table == "ops" {
-                    let statement = try db.prepare("SELECT list, received, ops FROM pushes ORDER BY list, last_seq")
-                    while let row = try statement.step() {
-                        try row.withBlob(2) {
-                            try PushRecords.dumpRows(list: row.int64(0), received: row.int64(1), $0) {
-                                try visit(table, $0)
-                            }
-                        }
-                    }
-                    continue
-                }
-                let statement = try db.prepare(
-                    "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(columns[0])")
-                while let row = try statement.step() {
-                    try visit(table, (0..<columns.count).map { Self.dumpValue(row.value(Int32($0))) })
-                }
-            }
-        }
-    }
-
-    public func loadRows(_ rows: [(table: String, row: [DumpValue])]) throws {
-        let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
-        try locked { db in
-            try db.transaction {
-                let existing = try db.scalar("SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM lists)")
-                guard existing?.integerValue == 0 else { throw StoreDump.notEmpty }
-                var operations: [[DumpValue]] = []
-                for (table, row) in rows {
-                    if table == "ops" {
-                        operations.append(row)
-                        continue
-                    }
-                    let names = columns[table]!
-                    let placeholders = names.map { _ in "?" }.joined(separator: ", ")
-                    let insert = try db.cached(
-                        "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES (\(placeholders))")
-                    for (position, value) in row.enumerated() {
-                        try insert.bind(Self.sqlValue(value), at: Int32(position + 1))
-                    }
-                    do {
-                        try insert.runToCompletion()
-                    } catch let error as SQLiteError {
-                        throw StoreDump.FormatError(description: "a \(table) row cannot be stored: \(error)")
-                    }
-                }
-                let (packed, usage) = try PushRecords.pack(operations)
-                do {
-                    try Self.insert(packed, db)
-                } catch let error as SQLiteError {
-                    throw StoreDump.FormatError(description: "an ops row cannot be stored: \(error)")
-                }
-                for (list, usage) in usage {
-                    try db.run(
-                        "UPDATE lists SET items = ?, bytes = ? WHERE no = ?", .integer(usage.items),
-                        .integer(usage.bytes), .integer(list))
-                }
-                try db.execute(PushRecords.recountDropped)
-            }
-        }
-    }
-}
-
-extension PostgresStore: DumpableStore {
-    /// Per dump column: how PostgreSQL keeps it ("i" bigint, "t" text, "b" bytea, "v" the two value columns).
-    static let dumpKinds: [String: [Character]] = [
-        "accounts": ["i", "t", "t"], "tokens": ["t", "t", "i", "t", "i", "i"],
-        "lists": ["i", "b", "t", "i", "i", "i", "i"], "members": ["i", "i", "t"],
-        "invites": ["t", "t", "i", "t", "i", "i", "i", "i", "t"], "invite_uses": ["t", "i"],
-        "signup_invites": ["t", "i", "i", "i"], "replicas": ["i", "i", "i"],
-    ]
-
-    static func dumpColumns(_ table: String, _ columns: [String]) -> [String] {
-        columns.map { $0 == "value" ? "value_text, value_bool" : $0 }
-    }
-
-    public func dumpRows(_ visit: (String, [DumpValue]) throws -> Void) throws {
-        try connected { db in
-            try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            defer { try? db.execute("COMMIT") }
-            for (table, columns) in StoreDump.tables {
-                if table == "ops" {
-                    try dumpOperations(db) { try visit(table, $0) }
-                    continue
-                }
-                let kinds = Self.dumpKinds[table]!
-                try db.execute(
-                    "DECLARE dump NO SCROLL CURSOR FOR SELECT \(Self.dumpColumns(table, columns).joined(separator: ", "))"
-                        + " FROM \(table) ORDER BY \(columns[0])")
-                while true {
-                    let rows = try db.query("FETCH 10000 FROM dump")
-                    if rows.count == 0 { break }
-                    for index in 0..<rows.count {
-                        var row: [DumpValue] = []
-                        var column = 0
-                        for kind in kinds {
-                            defer { column += 1 }
-                            if kind == "v" {
-                                if let text = rows.string(index, column) {
-                                    row.append(.text(text))
-                                } else if let flag = rows.bool(index, column + 1) {
-                                    row.append(.integer(flag ? 1 : 0))
-                                } else {
-                                    row.append(.null)
-                                }
-                                column += 1
-                            } else if rows.isNull(index, column) {
-                                row.append(.null)
-                            } else if kind == "i" {
-                                row.append(.integer(rows.int64(index, column)))
-                            } else if kind == "b" {
-                                row.append(.blob(rows.bytes(index, column) ?? []))
-                            } else {
-                                row.append(.text(rows.string(index, column)!))
-                            }
-                        }
-                        try visit(table, row)
-                    }
-                }
-                try db.execute("CLOSE dump")
-            }
-        }
-    }
-
-    /// The log's operations as the dump's `ops` rows, by list and sequence number.
-    private func dumpOperations(_ db: PostgresConnection, _ visit: ([DumpValue]) throws -> Void) throws {
-        try db.execute(
-            "DECLARE dump NO SCROLL CURSOR FOR SELECT list, received, ops FROM pushes ORDER BY list, last_seq")
-        while true {
-            let rows = try db.query("FETCH 1000 FROM dump")
-            if rows.count == 0 { break }
-            for index in 0..<rows.count {
-                guard let ops = rows.bytes(index, 2) else { throw PushRecords.damaged }
-                try ops.withUnsafeBytes {
-                    try PushRecords.dumpRows(list: rows.int64(index, 0), received: rows.int64(index, 1), $0, visit)
-                }
-            }
-        }
-        try db.execute("CLOSE dump")
-    }
-
-    /// Writes a dump's `ops` rows as rows of `pushes` (`PushRecords/pack(_:)`), and sets each
-    /// list's items and bytes.
-    private func loadOperations(_ rows: [[DumpValue]], _ db: PostgresConnection) throws {
-        let (packed, usage) = try PushRecords.pack(rows)
-        for row in packed {
-            do {
-                _ = try db.prepared(
-                    "INSERT INTO pushes(list, last_seq, first_seq, count, received, ops) VALUES ($1, $2, $3, $4, $5, $6)",
-                    binding: [
-                        .text("\(row.list)"), .text("\(row.lastSeq)"), .text("\(row.firstSeq)"), .text("\(row.count)"),
-                        .text("\(row.received)"), .binary(row.ops),
-                    ])
-            } catch let error as PostgresError {
-                throw StoreDump.FormatError(description: "an ops row cannot be stored: \(error.message)")
-            }
-        }
-        for (list, usage) in usage {
-            _ = try db.prepared(
-                "UPDATE lists SET items = $2, bytes = $3 WHERE no = $1",
-                ["\(list)", "\(usage.items)", "\(usage.bytes)"])
-        }
-    }
-
-    public func loadRows(_ rows: [(table: String, row: [DumpValue])]) throws {
-        let columns = Dictionary(uniqueKeysWithValues: StoreDump.tables.map { ($0.name, $0.columns) })
-        try connected { db in
-            try db.transaction {
-                let existing = try db.query("SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM lists)")
-                guard existing.int64(0, 0) == 0 else { throw StoreDump.notEmpty }
-                var operations: [[DumpValue]] = []
-                for (table, row) in rows {
-                    if table == "ops" {
-                        operations.append(row)
-                        continue
-                    }
-                    let names = Self.dumpColumns(table, columns[table]!)
-                    var parameters: [String?] = []
-                    for (kind, value) in zip(Self.dumpKinds[table]!, row) {
-                        switch (kind, value) {
-                        case (_, .null) where kind == "v": parameters += [nil, nil]
-                        case (_, .null): parameters.append(nil)
-                        case ("v", .integer(let n)) where n == 0 || n == 1: parameters += [nil, n == 1 ? "t" : "f"]
-                        case ("v", .text(let text)): parameters += [text, nil]
-                        case ("i", .integer(let n)): parameters.append(String(n))
-                        case ("t", .text(let text)): parameters.append(text)
-                        case ("b", .blob(let bytes)): parameters.append(PostgresConnection.bytea(bytes))
-                        default:
-                            throw StoreDump.FormatError(description: "a \(table) row has \(value) where it cannot")
-                        }
-                    }
-                    let placeholders = (1...parameters.count).map { "$\($0)" }.joined(separator: ", ")
-                    do {
-                        _ = try db.prepared(
-                            "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES (\(placeholders))",
-                            parameters)
-                    } catch let error as PostgresError {
-                        throw StoreDump.FormatError(description: "a \(table) row cannot be stored: \(error.message)")
-                    }
-                }
-                try loadOperations(operations, db)
-                // Later accounts and lists continue after the imported numbers.
-                try db.execute(
-                    PushRecords.recountDropped + ";\n"
-                        + """
-                        SELECT setval(pg_get_serial_sequence('accounts', 'id'), coalesce(max(id), 0) + 1, false) FROM accounts;
-                        SELECT setval(pg_get_serial_sequence('lists', 'no'), coalesce(max(no), 0) + 1, false) FROM lists;
-                        """)
-            }
-        }
     }
 }

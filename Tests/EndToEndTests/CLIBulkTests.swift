@@ -1,0 +1,81 @@
+import Foundation
+import Spawn
+import TestServers
+import TestSupport
+import Testing
+
+/// Several items at once, and aisles as they are typed.
+struct CLIBulkTests {
+    let root = TemporaryDirectory("bulk")
+
+    @Test func checkAndRmTakeSeveralItemsExactNamesFirstAllOrNothing() throws {
+        let device = Device(root, "bulk")
+        try device.ok("add", "Watchitem1, Watchitem2, Watchitem3, Watchitem4, Oat milk, Milk, Bread, Eggs")
+        // Two exact names are two items, never four fuzzy hits.
+        #expect(try device.ok("check", "Watchitem2,", "Watchitem3") == "Checked Watchitem2, Watchitem3\n")
+        // The whole text when it is one item's name; each argument otherwise.
+        #expect(try device.ok("check", "oat", "milk") == "Checked Oat milk\n")
+        #expect(try device.ok("check", "milk", "bread") == "Checked Milk, Bread\n")
+        let checked = try device.listing("--checked").items.map(\.name).sorted()
+        #expect(checked == ["Bread", "Milk", "Oat milk", "Watchitem2", "Watchitem3"])
+        // One name that matches nothing: nothing changes.
+        let before = try device.exported()
+        let missing = try device.run("rm", "eggs", "zzz")
+        #expect(missing.status == 1 && missing.stderr.contains("no item 'zzz'"))
+        #expect(try device.exported() == before)
+        // Several in one step: one undo takes them all back.
+        #expect(try device.ok("rm", "eggs", "watchitem1") == "Removed Eggs, Watchitem1\n")
+        try device.ok("undo")
+        #expect(Set(try device.listing().items.map(\.name)).isSuperset(of: ["Eggs", "Watchitem1"]))
+        let json = try JSONSerialization.jsonObject(
+            with: Data(try device.ok("uncheck", "--json", "milk", "bread").utf8))
+        #expect(((json as? [String: Any])?["items"] as? [[String: Any]])?.count == 2)
+    }
+
+    @Test func addPutsItemsInAnAisleWithAHashOrCategory() throws {
+        let device = Device(root, "aisles")
+        try device.ok("add", "Milk #Dairy, Sourdough #Bakery goods")
+        try device.ok("add", "yoghurt #dairy")  // the list's spelling of the aisle
+        try device.ok("add", "Tea, Coffee", "--category", "Drinks")
+        try device.ok("add", "#1 hits")  // a '#' that does not follow a space is part of the name
+        struct Listing: Decodable {
+            struct Item: Decodable {
+                var name: String
+                var category: String?
+            }
+            var items: [Item]
+        }
+        let items = try JSONDecoder().decode(Listing.self, from: Data(try device.ok("ls", "--json").utf8)).items
+        let categories = Dictionary(items.map { ($0.name, $0.category ?? "-") }) { a, _ in a }
+        #expect(categories["Milk"] == "Dairy" && categories["yoghurt"] == "Dairy")
+        #expect(categories["Sourdough"] == "Bakery goods")
+        #expect(categories["Tea"] == "Drinks" && categories["Coffee"] == "Drinks")
+        #expect(categories["#1 hits"] != nil)
+        #expect(try device.run("add", "Salt", "--category", " ").status == 64)
+        #expect(try device.run("add", "Salt #\u{1B}[2J").status == 1)
+    }
+
+    /// `ls` output fed back: `ls --plain` prints names only, and `check -`
+    /// and `rm -` read them one per line (`basket ls --plain -u | fzf | basket check -`).
+    @Test func lsPlainFeedsCheckAndRmThroughAPipe() throws {
+        let device = Device(root, "pipes")
+        try device.ok("add", "2 bread, Oat milk, Eggs")
+        try device.ok("check", "eggs")
+        #expect(try device.ok("ls", "--plain", "-u") == "bread\nOat milk\n")
+        #expect(try device.ok("ls", "--plain").split(separator: "\n").sorted() == ["Eggs", "Oat milk", "bread"])
+        let picked = try device.ok("ls", "--plain", "-u")
+        #expect(try device.ok("check", "-", stdin: picked) == "Checked bread, Oat milk\n")
+        #expect(try device.ok("ls", "--plain", "-u").isEmpty)
+        // All or nothing, as with arguments: one unknown name changes nothing.
+        let before = try device.exported()
+        let unknown = try device.run("rm", "-", stdin: "Bread\nCoffee\n")
+        #expect(unknown.status == 1 && unknown.stderr.contains("Coffee"), "\(unknown.stderr)")
+        #expect(try device.exported() == before)
+        // Not a list of names: refused before anything is read into the list.
+        #expect(try device.run("rm", "-", stdin: "\n \n").status == 64)
+        #expect(try device.run("rm", "-", stdin: String(repeating: "x", count: (1 << 20) + 1)).status == 64)
+        #expect(try device.run("ls", "--plain", "--json").status == 64)
+        #expect(try device.exported() == before)
+        #expect(try device.ok("rm", "-", stdin: "bread\n\neggs\n") == "Removed bread, Eggs\n")
+    }
+}
