@@ -80,10 +80,25 @@ public enum BasketCLI {
             let commandContext = Context(
                 arguments: parsed, environment: environment, console: console, exchange: exchange)
             context = commandContext
-            try command.run(commandContext)
-            if command.writes && parsed.has("--no-sync") {
-                // Kept here: a 'basket sync --watch' running beside it does not send it either.
-                if let list = try? commandContext.list(create: false) { try? commandContext.replica().hold(list.id) }
+            // Kept here: a 'basket sync --watch' running beside it does not send it either. Held
+            // before the command writes, or the watch, which looks ten times a second, could send
+            // the write before the hold is there; held after it too, for a list it made.
+            let holding = command.writes && parsed.has("--no-sync")
+            var placedHold: ListID?
+            if holding, let list = try? commandContext.list(create: false), let replica = try? commandContext.replica(),
+                (try? replica.isHeld(list.id)) == false
+            {
+                try replica.hold(list.id)
+                placedHold = list.id
+            }
+            do {
+                try command.run(commandContext)
+            } catch {
+                if let placedHold { try? commandContext.replica().release(placedHold) }
+                throw error
+            }
+            if holding, let list = try? commandContext.list(create: false) {
+                try? commandContext.replica().hold(list.id)
             }
             if command.writes { SyncCommands.sendAfterWrite(commandContext) }
             try console.finishJSON()

@@ -369,7 +369,6 @@ extension SyncEngine {
     /// What is not sent by then stays in the outbox for the next sync; a request still under way
     /// goes on in the background (or ends with the process).
     public func sendPending(of lists: [ListID]? = nil, within seconds: Double) async -> SendOutcome {
-        let box = ResultBox()
         let replica = self.replica
         let lists =
             lists
@@ -379,7 +378,7 @@ extension SyncEngine {
             }
         // Not cancelled when time runs out (see ``LiveSync/stop()``): a send under way ends when
         // answered, or with the process.
-        Task.detached { [self] in
+        let finished = await result(within: seconds) { [self] in
             var outcome = SendOutcome()
             do {
                 for list in lists {
@@ -392,25 +391,13 @@ extension SyncEngine {
             } catch {
                 outcome.failure = "\(error)"
             }
-            box.set(outcome)
+            return outcome
         }
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while box.get() == nil && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        let finished = box.get()
-        var outcome = finished ?? SendOutcome()
+        var outcome = (try? finished?.get()) ?? SendOutcome()
         outcome.timedOut = finished == nil
         outcome.waiting = lists.reduce(0) { $0 + ((try? replica.pendingChanges(in: $1)) ?? 0) }
         return outcome
     }
-}
-
-/// A value one task sets and another reads.
-private final class ResultBox: Sendable {
-    private let value = Mutex<SendOutcome?>(nil)
-    func set(_ outcome: SendOutcome) { value.withLock { $0 = outcome } }
-    func get() -> SendOutcome? { value.withLock { $0 } }
 }
 
 /// The identity of an operation (item, field, timestamp, replica): what the server binds a value to.

@@ -4,8 +4,8 @@ import TestServers
 import TestSupport
 import Testing
 
-/// `--no-sync` keeps a write here even with `basket sync --watch` running on the same replica
-///: the watcher sends it only after an explicit `basket sync`.
+/// `--no-sync` keeps a write here even with `basket sync --watch` running on the same replica:
+/// the watcher says so and sends it only after an explicit `basket sync`.
 struct NoSyncHoldTests {
     let root = TemporaryDirectory("hold")
 
@@ -13,7 +13,7 @@ struct NoSyncHoldTests {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         let (alice, bob) = try Device.family(on: server, in: root)
         let watcher = try Subprocess(
-            Executables.path("basket"), ["--db", alice.directory, "sync", "--watch"], stderr: .discard)
+            Executables.path("basket"), ["--db", alice.directory, "sync", "--watch"])
         defer {
             watcher.signal(SIGTERM)
             if watcher.wait(timeout: 5) == nil { watcher.kill() }
@@ -23,7 +23,12 @@ struct NoSyncHoldTests {
         #expect(watcher.stdout.contains("Watching"))
 
         try alice.ok("--no-sync", "add", "Tea")
-        Thread.sleep(forTimeInterval: 2.5)  // the watcher looks at the outbox every 250 ms
+        // The watcher sees the write and says it keeps it here: then it has decided not to send.
+        let seen = Date().addingTimeInterval(30)
+        while !(watcher.stdout.contains("+ Tea") && watcher.stderr.contains("kept here (--no-sync)")) && Date() < seen {
+            usleep(10_000)
+        }
+        #expect(watcher.stderr.contains("kept here (--no-sync)"), "\(watcher.stdout)\n\(watcher.stderr)")
         try bob.ok("sync")
         #expect(!(try bob.listing().items.map(\.name)).contains("Tea"))
         let status = try alice.ok("status")
@@ -38,8 +43,7 @@ struct NoSyncHoldTests {
         try alice.ok("--no-sync", "add", "Eggs")
         try alice.ok("sync")  // released
         try alice.ok("add", "--no-sync", "Bread")  // held again
-        try alice.ok("add", "Soap")  // a write that sends takes what was kept along
-        Thread.sleep(forTimeInterval: 1)
+        try alice.ok("add", "Soap")  // a write that sends takes what was kept along, before it exits
         try bob.ok("sync")
         let names = try bob.listing().items.map(\.name)
         #expect(names.contains("Bread") && names.contains("Soap") && names.contains("Eggs"), "\(names)")

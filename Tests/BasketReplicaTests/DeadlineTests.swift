@@ -1,0 +1,61 @@
+import Synchronization
+import Testing
+
+@testable import BasketReplica
+
+/// `result(within:of:)`, the client's one wait with a deadline (a command's last send, `ls`'s
+/// pull first), and `runBlocking(within:)` on it.
+struct DeadlineTests {
+    struct Refused: Error, Equatable {}
+
+    /// Work that ends only when told: a deadline must not wait for it.
+    final class Gate: Sendable {
+        let opened = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let isOpen = Mutex(false)
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let now = isOpen.withLock { open -> Bool in
+                    if open { return true }
+                    opened.withLock { $0 = continuation }
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+        func open() {
+            isOpen.withLock { $0 = true }
+            opened.withLock { $0 }?.resume()
+        }
+    }
+
+    @Test func theWorkFinishingFirstGivesItsResultWithoutWaitingForTheDeadline() async throws {
+        let started = ContinuousClock.now
+        let value = await result(within: 600) { 42 }
+        #expect(try value?.get() == 42)
+        #expect(ContinuousClock.now - started < .seconds(300))  // not the 600 s deadline
+        let failed = await result(within: 600) { () async throws -> Int in throw Refused() }
+        #expect(throws: Refused.self) { try failed?.get() }
+    }
+
+    @Test func theDeadlineComingFirstGivesNilAndLeavesTheWorkRunning() async throws {
+        let gate = Gate()
+        let finished = Mutex(false)
+        let value = await result(within: 0.05) {
+            await gate.wait()
+            finished.withLock { $0 = true }
+            return 1
+        }
+        #expect(value == nil)
+        #expect(!finished.withLock { $0 })
+        gate.open()
+        // The work goes on after the deadline: it ends once let through.
+        while !finished.withLock({ $0 }) { await Task.yield() }
+    }
+
+    @Test func runBlockingWithinWaitsTheSameWay() throws {
+        #expect(try runBlocking(within: 600, { "done" })?.get() == "done")
+        let gate = Gate()
+        #expect(runBlocking(within: 0.05, { await gate.wait() }) == nil)
+        gate.open()
+    }
+}
