@@ -159,7 +159,8 @@ public enum BasketCLI {
                 console.error("\(LiveSync.Status.changes(waiting)) wait here; the next sync sends them.")
             }
             return 1
-        } catch SyncError.server(401, let code, let message) where code == "unauthorized" || code == "token_expired" {
+        } catch let error as SyncError where [.unauthorized, .tokenExpired].contains(error.errorCode) {
+            let (code, message) = (error.code ?? "", error.message)
             // The token is no good any more: forget it, so 'basket status' says signed out.
             if let context, var config = try? context.loadConfig(), config.token != nil {
                 config.token = nil

@@ -359,7 +359,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         guard (200..<300).contains(status) else {
             let refusal = try? JSONDecoder().decode(Wire.ErrorBody.self, from: data)
             let code = refusal?.error ?? "http_\(status)"
-            if code == ClockSkewError.code {
+            if code == Wire.ErrorCode.clockSkew.rawValue {
                 throw SyncError.clockSkew(
                     serverTime: refusal?.serverTime ?? 0, offsetMilliseconds: refusal?.offsetMilliseconds ?? 0)
             }

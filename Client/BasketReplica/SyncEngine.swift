@@ -206,7 +206,7 @@ public final class SyncEngine: Sendable {
 
     private func pushPending(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
         var correctedOnce = false
-        var reclaimed: Set<String> = []
+        var reclaimed: Set<Wire.ErrorCode?> = []
         while true {
             let batch = try replica.pendingOperations(in: list, limit: batchSize)
             guard let last = batch.last else { return }
@@ -218,19 +218,20 @@ public final class SyncEngine: Sendable {
                 report.restamped += try replica.correctClock(serverTime: serverTime)
                 correctedOnce = true
                 continue
-            } catch SyncError.server(409, let code, _)
-                where (code == "identity_conflict" || code == "replica_taken") && !reclaimed.contains(code)
+            } catch let error as SyncError
+                where [.identityConflict, .replicaTaken].contains(error.errorCode)
+                && !reclaimed.contains(error.errorCode)
             {
                 // Another member pushed an operation with one of these writes' identities first
                 // (their replica and timestamp) and another value, or pushed this replica id to the
                 // list first: stamped anew (under a new replica id for the second), ours go
                 // through and win, as they would have. Each at most once a sync (a forgery of
                 // one identity is both, one after the other).
-                let restamped = try replica.restampPending(in: list, renewingReplica: code == "replica_taken")
+                let restamped = try replica.restampPending(in: list, renewingReplica: error.errorCode == .replicaTaken)
                 if reclaimed.isEmpty { report.reclaimed += restamped }
-                reclaimed.insert(code)
+                reclaimed.insert(error.errorCode)
                 continue
-            } catch SyncError.server(403, "forbidden", _) {
+            } catch let error as SyncError where error.errorCode == .forbidden {
                 // A viewer: the changes stay here (listed by `basket status`, dropped on request);
                 // later writes are refused before they are made. (Other 403s, a full list, are
                 // errors to show.)
@@ -270,11 +271,11 @@ public final class SyncEngine: Sendable {
             let batch = Array(everything[start..<min(start + batchSize, everything.count)])
             do {
                 _ = try await transport.push(batch, to: list)
-            } catch SyncError.server(403, "forbidden", _) {
+            } catch let error as SyncError where error.errorCode == .forbidden {
                 refused = true  // a viewer: the writers rebuild the server; this replica only pulls
                 state.role = .viewer
                 break
-            } catch SyncError.server(409, let code, _) where code == "replica_taken" || code == "identity_conflict" {
+            } catch let error as SyncError where [.replicaTaken, .identityConflict].contains(error.errorCode) {
                 // After a restore, a replica id belongs to the first account that pushes its writes
                 // again, and an identity to the first value pushed for it: each replica's writes go
                 // alone, and those the server now holds for someone else stay on this device only.

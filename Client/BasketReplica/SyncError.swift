@@ -1,4 +1,4 @@
-import BasketCore
+public import BasketCore
 
 /// Why a sync call failed.
 public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -32,6 +32,16 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         if case .clockSkew = self { return ClockSkewError.code }
         return nil
     }
+
+    /// The server's words, when it answered with an error; else the description.
+    public var message: String {
+        if case .server(_, _, let message) = self { return message }
+        return description
+    }
+
+    /// The server's error code as the API's (nil for another failure, or a code this client does
+    /// not know: a newer server's), to match on instead of the code's text.
+    public var errorCode: Wire.ErrorCode? { code.flatMap(Wire.ErrorCode.init(rawValue:)) }
 
     /// An answer refused past `limit` bytes, counted after gzip was undone.
     public static func answerTooLarge(limit: Int) -> SyncError {

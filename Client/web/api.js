@@ -1,6 +1,62 @@
 // The sync API on this origin (docs/api.md). Answers are untrusted: bodies are read up to a
 // bound, JSON is checked for the fields used, and errors carry the server's code.
 
+/**
+ * Every error the API answers with, by the name its Swift twin has (BasketCore's Wire.ErrorCode),
+ * with the body's code and the status: the sync and the screens match on these, never on a code
+ * written out, and the conformance vectors hold the table to the Swift one.
+ */
+export const ERRORS = Object.freeze({
+  badRequest: { code: "bad_request", status: 400 },
+  invalidJSON: { code: "invalid_json", status: 400 },
+  unknownField: { code: "unknown_field", status: 400 },
+  missingField: { code: "missing_field", status: 400 },
+  wrongType: { code: "wrong_type", status: 400 },
+  tooLong: { code: "too_long", status: 400 },
+  controlCharacter: { code: "control_character", status: 400 },
+  invalidName: { code: "invalid_name", status: 400 },
+  invalidTitle: { code: "invalid_title", status: 400 },
+  weakPassword: { code: "weak_password", status: 400 },
+  invalidID: { code: "invalid_id", status: 400 },
+  invalidRole: { code: "invalid_role", status: 400 },
+  invalidOps: { code: "invalid_ops", status: 400 },
+  wrongList: { code: "wrong_list", status: 400 },
+  batchTooLarge: { code: "batch_too_large", status: 400 },
+  invalidParameter: { code: "invalid_parameter", status: 400 },
+  clockSkew: { code: "clock_skew", status: 400 },
+  unauthorized: { code: "unauthorized", status: 401 },
+  tokenExpired: { code: "token_expired", status: 401 },
+  invalidCredentials: { code: "invalid_credentials", status: 401 },
+  forbidden: { code: "forbidden", status: 403 },
+  ownerOnly: { code: "owner_only", status: 403 },
+  signupClosed: { code: "signup_closed", status: 403 },
+  inviteRequired: { code: "invite_required", status: 403 },
+  invalidInvite: { code: "invalid_invite", status: 403 },
+  tooManyLists: { code: "too_many_lists", status: 403 },
+  tooManyMembers: { code: "too_many_members", status: 403 },
+  tooManyInvites: { code: "too_many_invites", status: 403 },
+  tooManyItems: { code: "too_many_items", status: 403 },
+  listTooLarge: { code: "list_too_large", status: 403 },
+  tooManyReplicas: { code: "too_many_replicas", status: 403 },
+  memberShareFull: { code: "member_share_full", status: 403 },
+  notFound: { code: "not_found", status: 404 },
+  methodNotAllowed: { code: "method_not_allowed", status: 405 },
+  accountExists: { code: "account_exists", status: 409 },
+  listExists: { code: "list_exists", status: 409 },
+  lastOwner: { code: "last_owner", status: 409 },
+  identityConflict: { code: "identity_conflict", status: 409 },
+  replicaTaken: { code: "replica_taken", status: 409 },
+  bodyTooLarge: { code: "body_too_large", status: 413 },
+  unsupportedMediaType: { code: "unsupported_media_type", status: 415 },
+  rateLimited: { code: "rate_limited", status: 429 },
+  tooManyWatches: { code: "too_many_watches", status: 429 },
+  internal: { code: "internal", status: 500 },
+  busy: { code: "busy", status: 503 },
+  shuttingDown: { code: "shutting_down", status: 503 },
+  unavailable: { code: "unavailable", status: 503 },
+  storageFull: { code: "storage_full", status: 507 },
+});
+
 /** Answers larger than this are refused (a pulled page is about 1 MiB at most). */
 export const MAX_ANSWER_BYTES = 8 << 20;
 
@@ -17,6 +73,14 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.body = body;
+  }
+
+  /**
+   * Whether the server answered with one of `errors` (entries of ERRORS).
+   * @param {...{ code: string }} errors
+   */
+  is(...errors) {
+    return errors.some((e) => e.code === this.code);
   }
 }
 

@@ -4,7 +4,7 @@
 // tries again after 1 s, then 2 s, then every 4 s while the page is in view (30 s when it is
 // not), and at once when the browser says the network is back or the page comes into view;
 // nothing is lost meanwhile.
-import { request, ApiError, Unreachable } from "./api.js";
+import { request, ApiError, ERRORS, Unreachable } from "./api.js";
 import { decode, encode } from "./ops.js";
 import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
@@ -201,7 +201,7 @@ export class Sync {
     try {
       return await request(method, path, { ...options, token: this.token });
     } catch (error) {
-      if (error instanceof ApiError && (error.code === "unauthorized" || error.code === "token_expired")) {
+      if (error instanceof ApiError && error.is(ERRORS.unauthorized, ERRORS.tokenExpired)) {
         await this.replica.setMeta({ account: { name: "", ...this.replica.meta.account, token: null } });
         this.setState("signedOut", error.message);
       }
@@ -238,7 +238,7 @@ export class Sync {
       this.failures.delete(list);
     } catch (error) {
       if (error instanceof Unreachable || isAbort(error)) throw error;
-      if (error instanceof ApiError && (error.code === "unauthorized" || error.code === "token_expired")) throw error;
+      if (error instanceof ApiError && error.is(ERRORS.unauthorized, ERRORS.tokenExpired)) throw error;
       // A refusal, or an answer about this list that cannot be read.
       this.failures.set(list, error instanceof Error ? error.message : String(error));
     }
@@ -316,8 +316,8 @@ export class Sync {
     try {
       await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(batch) } });
     } catch (error) {
-      if (error instanceof ApiError && error.code === "forbidden") return;
-      if (!(error instanceof ApiError && (error.code === "replica_taken" || error.code === "identity_conflict"))) throw error;
+      if (error instanceof ApiError && error.is(ERRORS.forbidden)) return;
+      if (!(error instanceof ApiError && error.is(ERRORS.replicaTaken, ERRORS.identityConflict))) throw error;
       /** @type {Map<string, import("./ops.js").Op[]>} */
       const byReplica = new Map();
       for (const op of batch) byReplica.set(op.replica, [...(byReplica.get(op.replica) ?? []), op]);
@@ -376,23 +376,23 @@ export class Sync {
         await this.replica.acknowledge(list, batch);
         attempt = -1; // the next batch
       } catch (error) {
-        if (error instanceof ApiError && error.code === "clock_skew" && typeof error.body.serverTime === "number" && attempt < 2) {
+        if (error instanceof ApiError && error.is(ERRORS.clockSkew) && typeof error.body.serverTime === "number" && attempt < 2) {
           await this.replica.correctClock(error.body.serverTime);
           continue;
         }
         // Another member pushed one of these writes' identities (or this page's replica id) first,
         // with another value: stamped anew (under a new replica id for the second), ours win.
-        if (error instanceof ApiError && (error.code === "identity_conflict" || error.code === "replica_taken") &&
+        if (error instanceof ApiError && error.is(ERRORS.identityConflict, ERRORS.replicaTaken) &&
             !reclaimed.has(error.code)) {
           reclaimed.add(error.code);
-          await this.replica.restampPending(list, error.code === "replica_taken");
+          await this.replica.restampPending(list, error.is(ERRORS.replicaTaken));
           continue;
         }
-        if (error instanceof ApiError && error.status === 404) {
+        if (error instanceof ApiError && error.is(ERRORS.notFound)) {
           await this.replica.saveSyncState(list, { noLongerMember: true });
           return;
         }
-        if (error instanceof ApiError && error.code === "forbidden") {
+        if (error instanceof ApiError && error.is(ERRORS.forbidden)) {
           // A viewer now (SyncEngine.pushPending's twin): the changes stay here, shown on the
           // list with the way to drop them; the list is read-only; the pull goes on.
           if (this.replica.syncState(list)?.role !== "viewer") await this.replica.saveSyncState(list, { role: "viewer" });
@@ -494,7 +494,7 @@ export class Sync {
    * @param {unknown} error
    */
   noteFailure(list, error) {
-    if (!(error instanceof ApiError) || error.code === "unauthorized" || error.code === "token_expired") return;
+    if (!(error instanceof ApiError) || error.is(ERRORS.unauthorized, ERRORS.tokenExpired)) return;
     this.failures.set(list, error.message);
   }
 
@@ -541,7 +541,7 @@ export class Sync {
         }
       } catch (error) {
         if (signal.aborted || isAbort(error)) return;
-        if (error instanceof ApiError && error.status === 404) {
+        if (error instanceof ApiError && error.is(ERRORS.notFound)) {
           // Removed from the list, or it was deleted: it stays here, read-only.
           await this.replica.saveSyncState(list, { noLongerMember: true });
           this.settled();

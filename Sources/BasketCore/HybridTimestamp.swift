@@ -36,7 +36,7 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, CustomStringConve
 /// A timestamp too far ahead of the receiver's clock (more than ``HybridClock/maxDrift``).
 public struct ClockSkewError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The stable error code used on the wire and in the CLI: `clock_skew`.
-    public static let code = "clock_skew"
+    public static let code = Wire.ErrorCode.clockSkew.rawValue
     /// How far the remote timestamp is ahead of the receiver's wall clock, in milliseconds.
     public let offsetMilliseconds: UInt64
     /// The receiver's wall clock when it refused the timestamp.

@@ -10,13 +10,13 @@ public enum Wire {
 
     /// Why a request body's field is refused, with the API's error code.
     public struct Refusal: Error, Hashable, Sendable {
-        /// The API's error code (`too_long`, `control_character`).
-        public var code: String
+        /// The API's error code (``ErrorCode/tooLong``, ``ErrorCode/controlCharacter``).
+        public var code: ErrorCode
         /// What is wrong, for a person.
         public var message: String
 
         /// A refusal with its code and message.
-        public init(code: String, message: String) {
+        public init(code: ErrorCode, message: String) {
             self.code = code
             self.message = message
         }
@@ -25,13 +25,13 @@ public enum Wire {
         static func text(_ value: String?, _ key: some CodingKey, maxBytes: Int) throws(Refusal) {
             guard let value else { return }
             if value.utf8.count > maxBytes {
-                throw Refusal(code: "too_long", message: "'\(key.stringValue)' is longer than \(maxBytes) bytes")
+                throw Refusal(code: .tooLong, message: "'\(key.stringValue)' is longer than \(maxBytes) bytes")
             }
             if value.unicodeScalars.contains(where: {
                 $0.properties.generalCategory == .control || ItemName.isBidiControl($0.value)
             }) {
                 throw Refusal(
-                    code: "control_character", message: "'\(key.stringValue)' cannot contain control characters")
+                    code: .controlCharacter, message: "'\(key.stringValue)' cannot contain control characters")
             }
         }
     }

@@ -14,6 +14,9 @@ struct Vectors: Codable, Equatable {
     var list: String
     /// Every register, in wire order: the table each client's fields are held to.
     var fields: [FieldCase]
+    /// Every error the API answers with (Wire.ErrorCode): its Swift name, code and status, the
+    /// table the web client's ERRORS is held to.
+    var errors: [ErrorCase]
     var keys: [KeyCase]
     var invalidOps: [InvalidOps]
     var merges: [MergeCase]
@@ -77,6 +80,12 @@ struct Vectors: Codable, Equatable {
     /// field, null rather than left out), so a field added to BasketCore appears in the file, and
     /// a file without it fails to load, until both clients handle it.
     typealias ItemState = Item
+
+    struct ErrorCase: Codable, Equatable {
+        var name: String
+        var code: String
+        var status: Int
+    }
 
     /// A register as both clients must describe it: its wire code, whether it belongs to the list,
     /// what it holds (`flag`, `text`, `optionalText`) and the most UTF-8 bytes of its text.
@@ -232,7 +241,10 @@ extension Vectors {
                 duplication of operations, hybrid clocks, search rankings, parsed entries, and the \
                 local writes of each command (with what an add says and how many changes wait).
                 """,
-            list: listID.description, fields: Field.allCases.map(FieldCase.init), keys: try keyCases(&random),
+            list: listID.description, fields: Field.allCases.map(FieldCase.init),
+            errors: Wire.ErrorCode.allCases.map {
+                ErrorCase(name: String(describing: $0), code: $0.rawValue, status: $0.status)
+            }, keys: try keyCases(&random),
             invalidOps: invalidOps(),
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(), searchSets: sets)

@@ -15,6 +15,7 @@ async ({ vectors, base }) => {
   const replicaTypes = await import(base + "replica-types.js");
   const catalogueModule = await import(base + "catalogue.js");
   const fieldModule = await import(base + "field.js");
+  const api = await import(base + "api.js");
   const failures = [];
   const checked = {};
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -37,6 +38,13 @@ async ({ vectors, base }) => {
     count("fields");
     const table = fieldModule.FIELD_TABLE.map((f, code) => ({ code, kind: f.kind, list: f.list, maxBytes: f.maxBytes, name: f.name }));
     if (!same(table, vectors.fields)) fail("fields", "the table of registers", vectors.fields, table);
+  }
+
+  // The API's errors: the same names, codes and statuses as BasketCore's Wire.ErrorCode.
+  {
+    count("errors");
+    const table = Object.entries(api.ERRORS).map(([name, e]) => ({ code: e.code, name, status: e.status }));
+    if (!same(table, vectors.errors)) fail("errors", "the table of the API's errors", vectors.errors, table);
   }
 
   for (const c of vectors.keys) {

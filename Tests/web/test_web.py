@@ -18,6 +18,7 @@ def test_the_conformance_vectors_pass_in_the_browser(client):
     result = phone.page.evaluate(check, {"vectors": vectors, "base": f"/a/{version_of(phone.page)}/"})
     assert result["failures"] == []
     assert result["checked"]["fields"] == 1 and len(vectors["fields"]) >= 9
+    assert result["checked"]["errors"] == 1 and len(vectors["errors"]) >= 40
     assert result["checked"]["keys"] == len(vectors["keys"]) > 300
     assert result["checked"]["mergeOrders"] == sum(len(m["orders"]) for m in vectors["merges"])
     assert result["checked"]["searches"] == len(vectors["searches"])

@@ -17,11 +17,11 @@ extension BasketService {
         case .queued: return
         case .full:
             throw HTTPError(
-                503, "busy", "the server is busy with other sign-ins; try again in a second",
+                .busy, "the server is busy with other sign-ins; try again in a second",
                 headers: [("Retry-After", "1")])
         case .keyFull:
             throw HTTPError(
-                429, "rate_limited", "this address has sign-ins under way already; try again in a second",
+                .rateLimited, "this address has sign-ins under way already; try again in a second",
                 headers: [("Retry-After", "1")])
         }
     }
@@ -42,13 +42,13 @@ extension BasketService {
 
     static func checkNewPassword(_ password: String) throws {
         guard password.count >= 8 else {
-            throw HTTPError.badRequest("a password has at least 8 characters", code: "weak_password")
+            throw HTTPError.badRequest("a password has at least 8 characters", code: .weakPassword)
         }
     }
 
     func createAccount(_ request: HTTPRequest, _ responder: Responder) throws {
         guard configuration.signup != .closed else {
-            throw HTTPError(403, "signup_closed", "this server does not take new accounts")
+            throw HTTPError(.signupClosed, "this server does not take new accounts")
         }
         try JSONBody.requireJSONContentType(request, stated: true)
         let body = try JSONBody.decode(Wire.Signup.self, from: request)
@@ -58,10 +58,10 @@ extension BasketService {
                 $0.isASCII
                     && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
             })
-        else { throw HTTPError.badRequest("an account name has \(Self.namePattern)", code: "invalid_name") }
+        else { throw HTTPError.badRequest("an account name has \(Self.namePattern)", code: .invalidName) }
         try Self.checkNewPassword(password)
         if configuration.signup == .inviteOnly && invite == nil {
-            throw HTTPError(403, "invite_required", "this server takes new accounts with a signup invite only")
+            throw HTTPError(.inviteRequired, "this server takes new accounts with a signup invite only")
         }
         // Everything that can refuse the signup without hashing its password comes first.
         let address = clientAddress(request)
@@ -91,11 +91,11 @@ extension BasketService {
     }
 
     static func accountExists(_ name: String) -> HTTPError {
-        HTTPError(409, "account_exists", "an account named '\(name.lowercased())' exists already")
+        HTTPError(.accountExists, "an account named '\(name.lowercased())' exists already")
     }
 
     static let invalidSignupInvite = HTTPError(
-        403, "invalid_invite", "the signup invite is unknown, used up or expired")
+        .invalidInvite, "the signup invite is unknown, used up or expired")
 
     /// A new signup invite (for `--signup invite-only`), usable `uses` times until `expiresAt`:
     /// its hash is saved in `store`, the code is returned to be shown once.
@@ -110,7 +110,7 @@ extension BasketService {
     /// `429 rate_limited` saying `why`, and when to try again.
     static func rateLimited(_ why: String, retryAfter seconds: Int) -> HTTPError {
         HTTPError(
-            429, "rate_limited", "\(why); try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+            .rateLimited, "\(why); try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
     }
 
     /// Refuses a request that costs the address one of its events (a signup, an unknown code)
@@ -156,7 +156,7 @@ extension BasketService {
         let verified = Passwords.verify(password, against: account?.passwordHash ?? decoyHash)
         guard let account, verified else {
             logins.failed(name, address, now: configuration.monotonicClock())
-            throw HTTPError(401, "invalid_credentials", "wrong account name or password")
+            throw HTTPError(.invalidCredentials, "wrong account name or password")
         }
         logins.succeeded(name, address)
         if Passwords.iterations(of: account.passwordHash) < configuration.passwordIterations {
@@ -206,7 +206,7 @@ extension BasketService {
     func session(_ request: HTTPRequest) throws -> Session {
         let challenge = [("WWW-Authenticate", "Bearer")]
         guard let token = request.bearerToken, token.utf8.count <= 256 else {
-            throw HTTPError(401, "unauthorized", "this route needs 'Authorization: Bearer TOKEN'", headers: challenge)
+            throw HTTPError(.unauthorized, "this route needs 'Authorization: Bearer TOKEN'", headers: challenge)
         }
         let hash = Passwords.tokenHash(token)
         let clock = configuration.monotonicClock()
@@ -217,7 +217,7 @@ extension BasketService {
             (account, info) = (cached.account, cached.token)
         } else {
             guard let (stored, storedInfo) = try store.session(forTokenHash: hash) else {
-                throw HTTPError(401, "unauthorized", "the token is unknown or revoked", headers: challenge)
+                throw HTTPError(.unauthorized, "the token is unknown or revoked", headers: challenge)
             }
             (account, info) = (stored, storedInfo)
             sessions.insert(hash, account: account, token: info, ifUnchangedSince: generation, now: clock)
@@ -229,7 +229,7 @@ extension BasketService {
             try store.revokeToken(hash: hash)
             sessions.forget(account: account.id)
             throw HTTPError(
-                401, "token_expired",
+                .tokenExpired,
                 "this device's sign-in expired (unused for \(configuration.tokenIdleSeconds / 86_400) days, or older "
                     + "than \(configuration.tokenLifetimeSeconds / 86_400) days): sign in again", headers: challenge)
         }

@@ -29,7 +29,7 @@ extension BasketService {
     func checkListQuota(_ count: Int) throws {
         guard count < configuration.maxListsPerAccount else {
             throw HTTPError(
-                403, "too_many_lists",
+                .tooManyLists,
                 "this account has \(count) lists, the most this server keeps for one account; leave or remove one first"
             )
         }
@@ -39,7 +39,7 @@ extension BasketService {
         let account = try authenticate(request)
         let body = try JSONBody.decode(Wire.NewList.self, from: request)
         guard let list = ListID(hex: body.id.lowercased()) else {
-            throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: "invalid_id")
+            throw HTTPError.badRequest("'id' is 32 hex digits (the list id the client made)", code: .invalidID)
         }
         let memberships = try store.memberships(of: account.id)
         if let existing = memberships.first(where: { $0.list == list }) {
@@ -49,7 +49,7 @@ extension BasketService {
         do {
             return answer(Self.wire(try store.createList(list, owner: account.id)), status: 201)
         } catch StoreError.listExists {
-            throw HTTPError(409, "list_exists", "a list with this id exists; join it with an invite")
+            throw HTTPError(.listExists, "a list with this id exists; join it with an invite")
         }
     }
 
@@ -78,7 +78,7 @@ extension BasketService {
             throw HTTPError.notFound("'\(name.prefix(64))' is not a member of this list")
         }
         guard target.id == account.id || role == .owner else {
-            throw HTTPError(403, "forbidden", "only an owner can remove other members")
+            throw HTTPError(.forbidden, "only an owner can remove other members")
         }
         let deleted: Bool
         do {
@@ -87,7 +87,7 @@ extension BasketService {
             deleted = try store.removeMember(
                 target.id, from: list, withdrawingInvitesItUsed: target.id != account.id)
         } catch StoreError.lastOwner {
-            throw HTTPError(409, "last_owner", "the last owner cannot leave while others are members")
+            throw HTTPError(.lastOwner, "the last owner cannot leave while others are members")
         }
         if deleted {
             watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
@@ -101,10 +101,10 @@ extension BasketService {
     /// is refused (409 last_owner): a list always has someone who can manage it.
     func changeRole(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, list, role) = try membership(request)
-        guard role == .owner else { throw HTTPError(403, "forbidden", "only an owner can change roles") }
+        guard role == .owner else { throw HTTPError(.forbidden, "only an owner can change roles") }
         let body = try JSONBody.decode(Wire.RoleChange.self, from: request)
         guard let newRole = Role(rawValue: body.role) else {
-            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
+            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: .invalidRole)
         }
         let name = request.pathParameters["account"]?.lowercased() ?? ""
         guard let target = try store.account(named: name), try store.role(of: target.id, in: list) != nil else {
@@ -114,7 +114,7 @@ extension BasketService {
             try store.setRole(newRole, of: target.id, in: list)
         } catch StoreError.lastOwner {
             throw HTTPError(
-                409, "last_owner",
+                .lastOwner,
                 "the list's last owner cannot become \(newRole == .viewer ? "a" : "an") \(newRole.rawValue); make another member an owner first"
             )
         } catch StoreError.noSuchMember {
@@ -130,7 +130,7 @@ extension BasketService {
     /// on it is answered 404 at once; the members' next sync finds it gone.
     func deleteList(_ request: HTTPRequest) throws -> HTTPResponse {
         let (_, list, role) = try membership(request)
-        guard role == .owner else { throw HTTPError(403, "forbidden", "only an owner can delete the list") }
+        guard role == .owner else { throw HTTPError(.forbidden, "only an owner can delete the list") }
         guard try store.deleteList(list) else { throw HTTPError.notFound("no such list") }
         watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
         return HTTPResponse(status: 204)
@@ -152,7 +152,7 @@ extension BasketService {
         let (account, list, role) = try membership(request)
         let body = try JSONBody.decode(Wire.InviteRequest.self, from: request)
         guard let invited = Role(rawValue: body.role ?? Role.editor.rawValue) else {
-            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: "invalid_role")
+            throw HTTPError.badRequest("'role' is owner, editor or viewer", code: .invalidRole)
         }
         func within(_ value: Int64?, _ key: Wire.InviteRequest.CodingKeys, _ range: ClosedRange<Int64>) throws -> Int64?
         {
@@ -160,7 +160,7 @@ extension BasketService {
             guard range.contains(value) else {
                 throw HTTPError.badRequest(
                     "'\(key.rawValue)' must be a whole number in \(range.lowerBound)...\(range.upperBound)",
-                    code: "invalid_parameter")
+                    code: .invalidParameter)
             }
             return value
         }
@@ -169,13 +169,13 @@ extension BasketService {
             try within(body.expiresIn, .expiresIn, 60...Int64(configuration.maxInviteSeconds))
             ?? Int64(configuration.inviteSeconds)
         guard role != .viewer, invited <= role else {
-            throw HTTPError(403, "forbidden", "a \(role.rawValue) cannot invite as \(invited.rawValue)")
+            throw HTTPError(.forbidden, "a \(role.rawValue) cannot invite as \(invited.rawValue)")
         }
         let title: String?
         do throws(ItemName.Problem) {
             title = try body.title.map { raw throws(ItemName.Problem) in try ItemName.clean(raw, for: .title) }
         } catch {
-            throw HTTPError.badRequest("'title' is not a list title: \(error)", code: "invalid_title")
+            throw HTTPError.badRequest("'title' is not a list title: \(error)", code: .invalidTitle)
         }
         let code = Passwords.inviteCode()
         let id = Secrets.randomHex(bytes: 8)
@@ -190,10 +190,10 @@ extension BasketService {
                 title: title)
         } catch StoreError.noSuchMember, StoreError.noSuchList {
             // Removed or demoted since the role was read above.
-            throw HTTPError(403, "forbidden", "this account may no longer invite to the list as \(invited.rawValue)")
+            throw HTTPError(.forbidden, "this account may no longer invite to the list as \(invited.rawValue)")
         } catch StoreError.tooManyInvites {
             throw HTTPError(
-                403, "too_many_invites",
+                .tooManyInvites,
                 "the list has \(configuration.maxInvitesPerList) working invites, or this account "
                     + "\(configuration.maxInvitesPerMember): withdraw some first ('basket invites')")
         }
@@ -205,7 +205,7 @@ extension BasketService {
     /// The list's working invites: an owner sees every one, an editor its own; a viewer none (403).
     func listInvites(_ request: HTTPRequest) throws -> HTTPResponse {
         let (account, list, role) = try membership(request)
-        guard role != .viewer else { throw HTTPError(403, "forbidden", "a viewer has no invites to see") }
+        guard role != .viewer else { throw HTTPError(.forbidden, "a viewer has no invites to see") }
         let invites = try store.invites(of: list, now: Int64(configuration.clock()))
             .filter { role == .owner || $0.createdBy == account.name }
         return answer(Wire.Invites(invites: invites.map(Self.wire)))
@@ -259,7 +259,7 @@ extension BasketService {
             throw HTTPError.notFound("no such invite: it is unknown, used up, withdrawn or expired")
         } catch StoreError.tooManyMembers {
             throw HTTPError(
-                403, "too_many_members", "the list has \(configuration.maxMembersPerList) members, the most it can have"
+                .tooManyMembers, "the list has \(configuration.maxMembersPerList) members, the most it can have"
             )
         }
     }

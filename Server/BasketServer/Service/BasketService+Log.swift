@@ -22,7 +22,7 @@ extension BasketService {
 
     func push(_ request: HTTPRequest) throws -> HTTPResponse {
         let (account, list, role) = try membership(request)
-        guard role.canPush else { throw HTTPError(403, "forbidden", "a viewer cannot change the list") }
+        guard role.canPush else { throw HTTPError(.forbidden, "a viewer cannot change the list") }
         let encoded: [UInt8]
         try JSONBody.requireJSONContentType(request)
         if let fast = JSONBody.onlyString(request.body, key: Wire.Push.CodingKeys.ops.rawValue) {
@@ -34,17 +34,17 @@ extension BasketService {
         do {
             operations = try OperationCodec.decode(encoded)
         } catch {
-            throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: "invalid_ops")
+            throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: .invalidOps)
         }
         guard operations.count <= configuration.maxBatch else {
             throw HTTPError.badRequest(
-                "a push holds at most \(configuration.maxBatch) operations", code: "batch_too_large")
+                "a push holds at most \(configuration.maxBatch) operations", code: .batchTooLarge)
         }
         if let stray = operations.first(where: { $0.list != list }) {
-            throw HTTPError.badRequest("operation for list \(stray.list) pushed to list \(list)", code: "wrong_list")
+            throw HTTPError.badRequest("operation for list \(stray.list) pushed to list \(list)", code: .wrongList)
         }
         if role != .owner, operations.contains(where: { $0.field == .archived }) {
-            throw HTTPError(403, "owner_only", "only an owner can archive or unarchive the list; nothing was stored")
+            throw HTTPError(.ownerOnly, "only an owner can archive or unarchive the list; nothing was stored")
         }
         let now = configuration.clock()
         if let latest = operations.map(\.timestamp).max() {
@@ -71,33 +71,33 @@ extension BasketService {
                 pusher: account.id)
         } catch StoreError.identityConflict(let count) {
             throw HTTPError(
-                409, "identity_conflict",
+                .identityConflict,
                 "\(count) operation(s) of this push have the identity (item, field, timestamp, replica) of stored "
                     + "operations with other values; nothing of this push was stored. Stamp them anew and push again.")
         } catch StoreError.replicaTaken {
             throw HTTPError(
-                409, "replica_taken",
+                .replicaTaken,
                 "this push holds operations of a replica id another account pushed to this list first; nothing of "
                     + "this push was stored. A device takes a new replica id and stamps its writes anew.")
         } catch StoreError.tooManyReplicas {
             throw HTTPError(
-                403, "too_many_replicas",
+                .tooManyReplicas,
                 "this push would bind more device ids to the list than one account (\(configuration.maxReplicasPerMember))"
                     + " or the list (\(configuration.maxReplicasPerList)) may have; nothing of this push was stored")
         } catch StoreError.memberShareFull {
             throw HTTPError(
-                403, "member_share_full",
+                .memberShareFull,
                 "you have added half of what this list may hold (\(configuration.maxItemsPerList / 2) items or "
                     + "\(configuration.maxBytesPerList / 2_097_152) MiB), the most a member who is not an owner may;"
                     + " removing and unchecking still work; nothing of this push was stored")
         } catch StoreError.tooManyItems {
             throw HTTPError(
-                403, "too_many_items",
+                .tooManyItems,
                 "the list would hold more than \(configuration.maxItemsPerList) items, the most this server keeps in"
                     + " one list; nothing of this push was stored")
         } catch StoreError.listTooLarge {
             throw HTTPError(
-                403, "list_too_large",
+                .listTooLarge,
                 "the list would hold more than \(configuration.maxBytesPerList / 1_048_576) MiB, the most this server"
                     + " keeps for one list; nothing of this push was stored")
         }
@@ -120,7 +120,7 @@ extension BasketService {
             guard let number = Int64(raw), range.contains(number) else {
                 throw HTTPError.badRequest(
                     "'\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)",
-                    code: "invalid_parameter")
+                    code: .invalidParameter)
             }
             return number
         }

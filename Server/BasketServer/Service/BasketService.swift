@@ -193,7 +193,7 @@ public final class BasketService: Sendable {
             return error.httpError.response
         } catch {
             Router.reportInternalError("reading the log of \(list): \(error)")
-            return HTTPError(500, "internal", "internal error").response
+            return HTTPError(.internal, "internal error").response
         }
     }
 
@@ -221,7 +221,7 @@ public final class BasketService: Sendable {
                 do { return try store.session(forTokenHash: hash) != nil } catch { return true }  // kept when unsure
             },
             with: HTTPError(
-                401, "unauthorized", "the token is unknown or revoked", headers: [("WWW-Authenticate", "Bearer")]
+                .unauthorized, "the token is unknown or revoked", headers: [("WWW-Authenticate", "Bearer")]
             ).response)
     }
 
@@ -309,7 +309,7 @@ public final class BasketService: Sendable {
             return .refuse(error.httpError.response)
         } catch {
             Router.reportInternalError("checking a token before a body: \(error)")
-            return .refuse(HTTPError(500, "internal", "internal error").response)
+            return .refuse(HTTPError(.internal, "internal error").response)
         }
     }
 
@@ -351,23 +351,33 @@ public final class BasketService: Sendable {
     }
 }
 
+extension HTTPError {
+    /// An error of the API (``Wire/ErrorCode``), answered with its status.
+    init(_ code: Wire.ErrorCode, _ message: String, headers: [(String, String)] = []) {
+        self.init(code.status, code.rawValue, message, headers: headers)
+    }
+
+    /// A 400 of the API with its code.
+    static func badRequest(_ message: String, code: Wire.ErrorCode) -> HTTPError { HTTPError(code, message) }
+}
+
 extension StoreError: HTTPErrorConvertible {
     /// The answer for errors no route handles itself: a full disk is a 507 that says so.
     public var httpError: HTTPError {
         switch self {
         case .unavailable:
             HTTPError(
-                503, "unavailable",
+                .unavailable,
                 "the server's database is not reachable for a moment; nothing of this request was lost. Try again.",
                 headers: [("Retry-After", "2")])
         case .storageFull:
             HTTPError(
-                507, "storage_full",
+                .storageFull,
                 "the server's storage is full; nothing of this request was stored. Try again when space is freed.")
         default:
             {
                 Router.reportInternalError("store error: \(self)")
-                return HTTPError(500, "internal", "internal error")
+                return HTTPError(.internal, "internal error")
             }()
         }
     }

@@ -11,10 +11,10 @@ enum JSONBody {
     static func decode<Body: WireRequest>(_: Body.Type, from request: HTTPRequest) throws -> Body {
         try requireJSONContentType(request)
         guard !request.body.isEmpty else {
-            throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json")
+            throw HTTPError.badRequest("the body must be a JSON object", code: .invalidJSON)
         }
         guard String(validating: request.body, as: UTF8.self) != nil else {
-            throw HTTPError.badRequest("the body is not valid UTF-8", code: "invalid_json")
+            throw HTTPError.badRequest("the body is not valid UTF-8", code: .invalidJSON)
         }
         let data = Data(request.body)
         let decoder = JSONDecoder()
@@ -22,12 +22,12 @@ enum JSONBody {
         do {
             keys = try decoder.decode(ObjectKeys.self, from: data).keys
         } catch DecodingError.typeMismatch {
-            throw HTTPError.badRequest("the body must be a JSON object", code: "invalid_json")
+            throw HTTPError.badRequest("the body must be a JSON object", code: .invalidJSON)
         } catch {
-            throw HTTPError.badRequest("the body is not valid JSON", code: "invalid_json")
+            throw HTTPError.badRequest("the body is not valid JSON", code: .invalidJSON)
         }
         if let field = Set(keys).subtracting(Body.fields).sorted().first {
-            throw HTTPError.badRequest("unknown field '\(field.prefix(64))'", code: "unknown_field")
+            throw HTTPError.badRequest("unknown field '\(field.prefix(64))'", code: .unknownField)
         }
         let body: Body
         do {
@@ -48,17 +48,17 @@ enum JSONBody {
         func name(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
         switch error {
         case .keyNotFound(let key, let context):
-            return .badRequest("'\(name(context.codingPath + [key]))' is required", code: "missing_field")
+            return .badRequest("'\(name(context.codingPath + [key]))' is required", code: .missingField)
         case .valueNotFound(_, let context):
-            return .badRequest("'\(name(context.codingPath))' is required", code: "missing_field")
+            return .badRequest("'\(name(context.codingPath))' is required", code: .missingField)
         case .typeMismatch(let type, let context) where type == String.self || type == Bool.self:
             return .badRequest(
                 "'\(name(context.codingPath))' must be a \(type == String.self ? "string" : "boolean")",
-                code: "wrong_type")
+                code: .wrongType)
         case .typeMismatch(_, let context), .dataCorrupted(let context):
-            return .badRequest("'\(name(context.codingPath))' must be a whole number", code: "invalid_parameter")
+            return .badRequest("'\(name(context.codingPath))' must be a whole number", code: .invalidParameter)
         @unknown default:
-            return .badRequest("the body is not valid JSON", code: "invalid_json")
+            return .badRequest("the body is not valid JSON", code: .invalidJSON)
         }
     }
 
@@ -85,13 +85,13 @@ enum JSONBody {
     static func requireJSONContentType(_ request: HTTPRequest, stated: Bool = false) throws {
         guard let value = request.header("content-type") else {
             guard stated else { return }
-            throw HTTPError(415, "unsupported_media_type", "this route takes a body stated as application/json")
+            throw HTTPError(.unsupportedMediaType, "this route takes a body stated as application/json")
         }
         let media =
             value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard media.lowercased() == "application/json" else {
             throw HTTPError(
-                415, "unsupported_media_type", "the body must be application/json, not '\(media.prefix(100))'")
+                .unsupportedMediaType, "the body must be application/json, not '\(media.prefix(100))'")
         }
     }
 }

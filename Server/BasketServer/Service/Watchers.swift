@@ -187,7 +187,7 @@ final class Watchers: Sendable {
             if head > after { return nil }
             guard state.perAccount[account, default: 0] < maxPerAccount else {
                 throw HTTPError(
-                    429, "too_many_watches",
+                    .tooManyWatches,
                     "this account has \(maxPerAccount) long-polls waiting already; ask without wait, or later",
                     headers: [("Retry-After", "5")])
             }
