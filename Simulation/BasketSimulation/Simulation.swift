@@ -217,9 +217,9 @@ public enum Simulation {
         }
         lab.recorder?.begin("(the end: every device online, delayed requests delivered, syncs until settled)")
         do {
-            let failure = try await lab.verdict()
-            if failure != nil { lab.recorder?.failed() }
-            return failure
+            guard let failure = try await lab.verdict() else { return nil }
+            lab.recorder?.failed()
+            return "\(failure)"
         } catch let finding as Lab.Finding {
             lab.recorder?.failed()
             return "while converging: \(finding)"

@@ -211,7 +211,7 @@ extension Lab {
     /// round the devices until nothing waits (at least twice, at most eight times). Returns what
     /// stayed unsynced, nil when nothing did.
     @discardableResult
-    public func settle() async throws -> String? {
+    public func settle() async throws -> Verdict? {
         let partitioned = state.withLock { state in
             defer {
                 state.partitioned = []
@@ -227,7 +227,7 @@ extension Lab {
             if pending == 0 && round >= 1 { break }
         }
         for (index, member) in members.enumerated() where try member.replica.outbox.count() > 0 {
-            return "\(devices[index]) still has \(try member.replica.outbox.count()) unsynced operations after 8 rounds"
+            return .unsynced(device: devices[index], operations: try member.replica.outbox.count())
         }
         return nil
     }

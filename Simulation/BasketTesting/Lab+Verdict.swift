@@ -1,4 +1,4 @@
-import BasketCore
+public import BasketCore
 public import BasketModel
 import BasketReplica
 import BasketServer
@@ -72,42 +72,73 @@ extension Lab {
         }
     }
 
+    /// What a run broke, the first thing ``verdict()`` found; its description says it in words.
+    public enum Verdict: Sendable, CustomStringConvertible {
+        /// A device still had operations to send after every round of syncs.
+        case unsynced(device: String, operations: Int)
+        /// A device shows another list than the first one (`difference`: item by item).
+        case differs(device: String, from: String, difference: String)
+        /// The server's log holds an operation more than once.
+        case duplicates(count: Int)
+        /// The server lacks operations a device made.
+        case serverMissing(device: String, count: Int, example: Op)
+        /// A device lacks operations the server has.
+        case deviceMissing(device: String, count: Int, example: Op)
+        /// A device shows another list than the independent model says for its writes.
+        case disagreesWithModel(device: String, ReferenceModel.Disagreement)
+        /// The server's operations, merged into a new replica, give another list than the devices.
+        case serverStateDiffers(difference: String)
+
+        public var description: String {
+            switch self {
+            case .unsynced(let device, let operations):
+                "\(device) still has \(operations) unsynced operations after 8 rounds"
+            case .differs(let device, let first, let difference): "\(device) differs from \(first):\n" + difference
+            case .duplicates(let count): "the server's log holds \(count) duplicate operations"
+            case .serverMissing(let device, let count, let example):
+                "the server is missing \(count) operations of \(device), e.g. \(example)"
+            case .deviceMissing(let device, let count, let example):
+                "\(device) is missing \(count) operations of the server, e.g. \(example)"
+            case .disagreesWithModel(let device, let disagreement):
+                "\(device) disagrees with the model: \(disagreement)"
+            case .serverStateDiffers(let difference):
+                "the server's operations give another state than the devices:\n" + difference
+            }
+        }
+    }
+
     /// Settles the run (``settle()``) and checks it: every device shows the same list; the
     /// server holds every operation any device made, once, and every device holds every one it
     /// has; every device shows what the independent model says for the writes it holds; and the
     /// server's log, applied to a new replica, gives the same list. Nil when all of it holds,
     /// else what broke first.
-    public func verdict() async throws -> String? {
+    public func verdict() async throws -> Verdict? {
         if let unsynced = try await settle() { return unsynced }
         let states = try members.map { try snapshot($0.replica) }
         for (index, state) in states.enumerated().dropFirst() where state != states[0] {
-            return "\(devices[index]) differs from \(devices[0]):\n" + difference(states[0], state)
+            return .differs(device: devices[index], from: devices[0], difference: difference(states[0], state))
         }
         let (serverOperations, entries) = try self.serverOperations()
-        if entries != serverOperations.count {
-            return "the server's log holds \(entries - serverOperations.count) duplicate operations"
-        }
+        if entries != serverOperations.count { return .duplicates(count: entries - serverOperations.count) }
         for (index, member) in members.enumerated() {
             let local = Set(try member.replica.operations(in: list))
             let missing = local.subtracting(serverOperations)
             if let first = missing.first {
-                return "the server is missing \(missing.count) operations of \(devices[index]), e.g. \(first)"
+                return .serverMissing(device: devices[index], count: missing.count, example: first)
             }
             let unseen = serverOperations.subtracting(local)
             if let first = unseen.first {
-                return "\(devices[index]) is missing \(unseen.count) operations of the server, e.g. \(first)"
+                return .deviceMissing(device: devices[index], count: unseen.count, example: first)
             }
         }
         // A rule wrong the same way on every device converges: only the model shows it.
         if let (device, disagreement) = try disagreement() {
-            return "\(device) disagrees with the model: \(disagreement)"
+            return .disagreesWithModel(device: device, disagreement)
         }
         let rebuilt = try freshReplica(named: "rebuilt")
         _ = try rebuilt.merge(Array(serverOperations))
         let fromServer = try snapshot(rebuilt)
-        if fromServer != states[0] {
-            return "the server's operations give another state than the devices:\n" + difference(states[0], fromServer)
-        }
+        if fromServer != states[0] { return .serverStateDiffers(difference: difference(states[0], fromServer)) }
         return nil
     }
 

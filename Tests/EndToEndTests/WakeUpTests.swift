@@ -76,18 +76,27 @@ struct WakeUpTests {
         return (answer, Date())
     }
 
-    /// A gauge of one instance's /metrics.
-    static func gauge(_ base: String, _ name: String) -> Double? {
-        guard let text = try? Executables.runShell("curl -s \(base)/metrics").stdout,
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") })
+    /// A gauge of one instance's /metrics. Asked with URLSession, not a child process: the test
+    /// awaits it, and no thread of the pool its long-polls run on is blocked meanwhile.
+    static func gauge(_ base: String, _ name: String) async -> Double? {
+        guard let url = URL(string: base + "/metrics"),
+            let (data, _) = try? await URLSession.shared.data(for: URLRequest(url: url, timeoutInterval: 30)),
+            let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first(where: {
+                $0.hasPrefix(name + " ")
+            })
         else { return nil }
         return Double(line.split(separator: " ")[1])
     }
 
-    /// Waits (at most 20 s) until instance `base` has `count` parked long-polls.
-    static func parked(_ base: String, _ count: Int) {
-        let deadline = Date().addingTimeInterval(20)
-        while (gauge(base, "basket_watchers") ?? 0) < Double(count) && Date() < deadline { usleep(10_000) }
+    /// Waits (at most 60 s) until instance `base` has `count` parked long-polls; records an issue
+    /// when they never park (the push would then reach them by another way than the one tested).
+    /// It sleeps as a task: a blocked thread could be the one the long-polls need to be sent.
+    static func parked(_ base: String, _ count: Int) async {
+        let deadline = Date().addingTimeInterval(60)
+        while (await gauge(base, "basket_watchers") ?? 0) < Double(count) && Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        #expect((await gauge(base, "basket_watchers") ?? 0) >= Double(count), "\(base): the long-poll did not park")
     }
 
     /// Three instances on one database whose waits last `maxWait` seconds, instance 0 dying right
@@ -115,8 +124,8 @@ struct WakeUpTests {
         let (a, b, c) = (urls[0], urls[1], urls[2])
         async let onB = Self.poll(b, list, after: 0, token: token)
         async let onC = Self.poll(c, list, after: 0, token: token)
-        Self.parked(b, 1)
-        Self.parked(c, 1)
+        await Self.parked(b, 1)
+        await Self.parked(c, 1)
         let pushed = Date()
         let answer = await Self.call(
             a, "POST", "/v1/lists/\(list)/ops", token: token, json: Self.body(["Milk"], of: list))
@@ -132,7 +141,7 @@ struct WakeUpTests {
             // One wait (3 s) and the sweep's tick; a few seconds more for a loaded machine.
             #expect(delay < Double(maxWait) + 5, "\(name) heard of the push after \(delay) s")
         }
-        #expect((Self.gauge(b, "basket_wakeups_caught_at_wait_end") ?? 0) >= 1)
+        #expect((await Self.gauge(b, "basket_wakeups_caught_at_wait_end") ?? 0) >= 1)
     }
 
     /// The client retries its unanswered push through another instance: the push is a duplicate
@@ -144,8 +153,8 @@ struct WakeUpTests {
         let (a, b, c) = (urls[0], urls[1], urls[2])
         async let onB = Self.poll(b, list, after: 0, token: token)
         async let onC = Self.poll(c, list, after: 0, token: token)
-        Self.parked(b, 1)
-        Self.parked(c, 1)
+        await Self.parked(b, 1)
+        await Self.parked(c, 1)
         let body = Self.body(["Bread"], of: list)
         #expect(await Self.call(a, "POST", "/v1/lists/\(list)/ops", token: token, json: body) == nil)
         #expect(servers.instance(0)?.wait(timeout: 10)?.signaled == true, "instance 0 did not die")
@@ -157,7 +166,7 @@ struct WakeUpTests {
             let delay = at.timeIntervalSince(retried)
             #expect(delay < 10, "\(name) heard of the push \(delay) s after the retry (its wait is 30 s)")
         }
-        #expect((Self.gauge(b, "basket_wakeups_caught_at_wait_end") ?? 0) == 0)
-        #expect((Self.gauge(c, "basket_wakeups_caught_at_wait_end") ?? 0) == 0)
+        #expect((await Self.gauge(b, "basket_wakeups_caught_at_wait_end") ?? 0) == 0)
+        #expect((await Self.gauge(c, "basket_wakeups_caught_at_wait_end") ?? 0) == 0)
     }
 }
