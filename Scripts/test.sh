@@ -6,7 +6,7 @@
 # that every public declaration has a doc comment (Scripts/docs.sh), starts a throwaway
 # PostgreSQL (Scripts/postgres.sh), and runs:
 #   1. every test (store tests on SQLite and PostgreSQL, servers on SQLite) but the heavy suites,
-#      then the heavy suites (abuse, load, kills) one at a time;
+#      then the heavy suites (abuse, load, kills, descriptors, timed wake-ups) one at a time;
 #   2. the server tests again on PostgreSQL (with the multi-instance tests), then the end-to-end
 #      tests again with every server as two instances on one PostgreSQL database behind a
 #      round-robin proxy (BASKET_TEST_STORE=postgres), load and kills one at a time;
@@ -113,7 +113,7 @@ run_tests() {
 # under its own load and no other test runs beside them. MultiInstanceTests need servers on
 # PostgreSQL: they run in the PostgreSQL pass. DescriptorTests counts the process's open
 # descriptors, which servers started beside it would move.
-heavy="AbuseTests|LoadTests|KillTests|DescriptorTests"
+heavy="AbuseTests|LoadTests|KillTests|DescriptorTests|WakeUpTests"
 run_tests "SQLite servers" --skip "$heavy|MultiInstanceTests"
 run_tests "heavy suites, one at a time" --filter "$heavy" --no-parallel
 export BASKET_TEST_STORE=postgres

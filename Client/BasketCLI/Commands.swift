@@ -15,7 +15,23 @@ struct CommandSpec: Sendable {
     var hidden = false
     /// What the command prints on stdout: `-q` silences a report, never data.
     var output: Output = .report
+    /// What the command's arguments name, which shell completion offers (`basket completion`).
+    var arguments: Arguments = .other
     var run: @Sendable (Context) throws -> Void
+
+    /// What a command's arguments name: the kind `basket __complete KIND` lists.
+    enum Arguments: String, Sendable {
+        /// Nothing completion offers.
+        case other = ""
+        /// Items on the list, checked or not.
+        case items = "items"
+        /// Items to buy (what `check` takes).
+        case uncheckedItems = "unchecked-items"
+        /// Checked items (what `uncheck` takes).
+        case checkedItems = "checked-items"
+        /// The lists of this device.
+        case lists = "lists"
+    }
 
     enum Output: Sendable {
         /// What was done ("Added Milk"): `-q` leaves it out.
@@ -115,16 +131,18 @@ enum Commands {
             valueOptions: ["--from", "--category"], writes: true, run: ItemCommands.add),
         CommandSpec(
             path: ["check"], summary: "Cross items off.", usage: "basket check ITEM…",
-            details: itemsArgument, writes: true, run: { try ItemCommands.setChecked($0, .check) }),
+            details: itemsArgument, writes: true, arguments: .uncheckedItems,
+            run: { try ItemCommands.setChecked($0, .check) }),
         CommandSpec(
             path: ["uncheck"], summary: "Put checked items back on the list.", usage: "basket uncheck ITEM…",
-            details: itemsArgument, writes: true, run: { try ItemCommands.setChecked($0, .uncheck) }),
+            details: itemsArgument, writes: true, arguments: .checkedItems,
+            run: { try ItemCommands.setChecked($0, .uncheck) }),
         CommandSpec(
             path: ["toggle"], summary: "Check unchecked items, uncheck checked ones.", usage: "basket toggle ITEM…",
-            details: itemsArgument, writes: true, run: { try ItemCommands.setChecked($0, .toggle) }),
+            details: itemsArgument, writes: true, arguments: .items, run: { try ItemCommands.setChecked($0, .toggle) }),
         CommandSpec(
             path: ["rm"], summary: "Remove items (adding one again brings it back).", usage: "basket rm ITEM…",
-            details: itemsArgument, writes: true, run: ItemCommands.remove),
+            details: itemsArgument, writes: true, arguments: .items, run: ItemCommands.remove),
         CommandSpec(
             path: ["clear"], summary: "Remove the checked items from the list (one undo brings them back).",
             usage: "basket clear", writes: true, run: ItemCommands.clear),
@@ -137,13 +155,14 @@ enum Commands {
                 OPTIONS:
                   --to NAME        The new name (then every argument before it is the item).
                 """,
-            valueOptions: ["--to"], writes: true, run: ItemCommands.rename),
+            valueOptions: ["--to"], writes: true, arguments: .items, run: ItemCommands.rename),
         CommandSpec(
             path: ["set"], summary: "Set or clear an item's quantity, note or category.",
             usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]",
             details: "OPTIONS:\n  --quantity Q, --note TEXT, --category C   An empty value clears the field.\n"
                 + "Quantities and categories hold up to 256 bytes, notes up to 4,096; control characters are refused.",
-            valueOptions: Set(Field.settableItemFields.map { "--" + $0.rawValue }), writes: true, run: ItemCommands.set),
+            valueOptions: Set(Field.settableItemFields.map { "--" + $0.rawValue }), writes: true, arguments: .items,
+            run: ItemCommands.set),
         CommandSpec(
             path: ["undo"], summary: "Undo the last change made on this device (again: the one before).",
             usage: "basket undo",
@@ -220,7 +239,8 @@ enum Commands {
             valueOptions: ["--limit"], output: .data, run: ItemCommands.suggest),
         CommandSpec(
             path: ["history"], summary: "Every write to an item's fields, which one won and why.",
-            usage: "basket history ITEM", details: itemArgument, output: .data, run: ItemCommands.history),
+            usage: "basket history ITEM", details: itemArgument, output: .data, arguments: .items,
+            run: ItemCommands.history),
         CommandSpec(
             path: ["changes"], summary: "What changed in the list since a time, who did it and how.",
             usage: "basket changes --since TIME",
@@ -239,7 +259,7 @@ enum Commands {
             writes: true, run: ListCommands.new),
         CommandSpec(
             path: ["list", "use"], summary: "Make a list the current one.", usage: "basket list use NAME",
-            run: ListCommands.use),
+            arguments: .lists, run: ListCommands.use),
         CommandSpec(
             path: ["list", "rename"], summary: "Rename the current list (or --list NAME).",
             usage: "basket list rename NEW-NAME", writes: true, run: ListCommands.rename),
@@ -254,13 +274,14 @@ enum Commands {
                 this device only, or no longer shared with you, is removed from this device. An editor or a
                 viewer cannot delete a shared list: 'basket leave' leaves it.
                 """,
-            flagOptions: ["--yes"], run: ListCommands.removeList),
+            flagOptions: ["--yes"], arguments: .lists, run: ListCommands.removeList),
         CommandSpec(
             path: ["list", "archive"], summary: "Archive a list: read-only on every device, out of the way (owners).",
-            usage: "basket list archive [NAME]", writes: true, run: { try ListCommands.archive($0, true) }),
+            usage: "basket list archive [NAME]", writes: true, arguments: .lists,
+            run: { try ListCommands.archive($0, true) }),
         CommandSpec(
             path: ["list", "unarchive"], summary: "Bring an archived list back.", usage: "basket list unarchive NAME",
-            writes: true, run: { try ListCommands.archive($0, false) }),
+            writes: true, arguments: .lists, run: { try ListCommands.archive($0, false) }),
         CommandSpec(
             path: ["lists"], summary: "Show the lists on this replica (archived ones with --all).",
             usage: "basket lists [--all]", flagOptions: ["--all"], output: .data, run: ListCommands.lists),

@@ -14,8 +14,10 @@ import Testing
 /// promise tested (docs/reliability.md): a committed change reaches a watcher on another instance
 /// at once when the client retries its push through another instance (a duplicate announces the
 /// head), and at the latest when the watcher's wait runs out (≤ the server's `--max-wait`, plus a
-/// sweep tick) when nobody retries. These start their own database, so they run in the first pass
-/// of Scripts/test.sh (which has BASKET_TEST_POSTGRES) and are skipped by the second.
+/// sweep tick) when nobody retries. These start their own database, so they run in the first
+/// run of Scripts/test.sh (which has BASKET_TEST_POSTGRES), in its pass of suites run one at a
+/// time: they time a wake-up, which the parallel pass's synchronous tests could hold up for
+/// minutes (they hold the task pool's threads the long-polls need), and the second run skips them.
 @Suite(
     .serialized,
     .enabled(if: TestPostgres.url != nil, "needs BASKET_TEST_POSTGRES (Scripts/test.sh starts a PostgreSQL)"))

@@ -12,13 +12,16 @@ enum Completion {
     }
 
     /// Commands whose argument is an item of the list, and which items each offers: `check`
-    /// the ones to buy, `uncheck` the checked ones, the others every item on the list.
-    static let itemCommands: [(command: String, items: String)] = [
-        ("check", "unchecked-items"), ("uncheck", "checked-items"), ("toggle", "items"), ("rm", "items"),
-        ("rename", "items"), ("set", "items"), ("history", "items"),
-    ]
+    /// the ones to buy, `uncheck` the checked ones, the others every item on the list (each
+    /// command's `arguments` in `Commands.all`).
+    static var itemCommands: [(command: String, items: String)] {
+        Commands.all.filter { $0.path.count == 1 && [.items, .uncheckedItems, .checkedItems].contains($0.arguments) }
+            .map { ($0.path[0], $0.arguments.rawValue) }
+    }
     /// Subcommands of `basket list` whose argument is a list.
-    static let listSubcommands = ["use", "rm", "archive", "unarchive"]
+    static var listSubcommands: [String] {
+        Commands.all.filter { $0.path.count == 2 && $0.path[0] == "list" && $0.arguments == .lists }.map(\.path[1])
+    }
     /// Options that take a value (a shell's completion skips the value when it finds the command).
     static var valueOptions: [String] {
         var all = Commands.globalValueOptions
