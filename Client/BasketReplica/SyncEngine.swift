@@ -206,7 +206,7 @@ public final class SyncEngine: Sendable {
 
     private func pushPending(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
         var correctedOnce = false
-        var reclaimed: Set<Wire.ErrorCode?> = []
+        var reclaimed: Set<Wire.ErrorCode> = []
         while true {
             let batch = try replica.pendingOperations(in: list, limit: batchSize)
             guard let last = batch.last else { return }
@@ -220,7 +220,7 @@ public final class SyncEngine: Sendable {
                 continue
             } catch let error as SyncError
                 where [.identityConflict, .replicaTaken].contains(error.errorCode)
-                && !reclaimed.contains(error.errorCode)
+                && error.errorCode.map({ !reclaimed.contains($0) }) == true
             {
                 // Another member pushed an operation with one of these writes' identities first
                 // (their replica and timestamp) and another value, or pushed this replica id to the
@@ -229,7 +229,7 @@ public final class SyncEngine: Sendable {
                 // one identity is both, one after the other).
                 let restamped = try replica.restampPending(in: list, renewingReplica: error.errorCode == .replicaTaken)
                 if reclaimed.isEmpty { report.reclaimed += restamped }
-                reclaimed.insert(error.errorCode)
+                if let code = error.errorCode { reclaimed.insert(code) }
                 continue
             } catch let error as SyncError where error.errorCode == .forbidden {
                 // A viewer: the changes stay here (listed by `basket status`, dropped on request);

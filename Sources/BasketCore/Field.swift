@@ -103,8 +103,8 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.code < rhs.code }
 }
 
-/// The value of a register.
-public enum Value: Hashable, Sendable, CustomStringConvertible {
+/// The value of a register. In JSON (`Item`'s, the CLI's `--json`): null, a boolean or a string.
+public enum Value: Hashable, Sendable, CustomStringConvertible, Encodable {
     /// No value: an optional field cleared.
     case null
     /// The value of `checked` and `deleted`.
@@ -122,6 +122,15 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     public var textValue: String? {
         if case .text(let s) = self { return s }
         return nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let flag): try c.encode(flag)
+        case .text(let text): try c.encode(text)
+        }
     }
 
     public var description: String {

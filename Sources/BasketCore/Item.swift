@@ -83,14 +83,7 @@ extension Item: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         try c.encode(id.description, forKey: .id)
-        for field in Field.itemFields {
-            let key = Key(stringValue: field.rawValue)
-            switch self[field] {
-            case .null: try c.encodeNil(forKey: key)
-            case .bool(let flag): try c.encode(flag, forKey: key)
-            case .text(let text): try c.encode(text, forKey: key)
-            }
-        }
+        for field in Field.itemFields { try c.encode(self[field], forKey: Key(stringValue: field.rawValue)) }
     }
 
     public init(from decoder: any Decoder) throws {
