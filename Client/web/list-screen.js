@@ -105,7 +105,6 @@ export class ListScreen {
     const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, this.locked].join("\u0000");
     const make = (/** @type {Item} */ item) => makeRow(item, this.locked);
     const refresh = (/** @type {HTMLElement} */ row, /** @type {Item} */ item) => refreshRow(row, item, this.locked);
-    this.refreshRowNow = refresh;
     this.rows = new Rows(make, refresh, signature);
     this.slots = new Slots(make, refresh, signature);
 
@@ -276,9 +275,14 @@ export class ListScreen {
       if (this.tapped.get(id) === checked) this.tapped.delete(id);
     }
     this.drawTheRestAfterPaint();
+    // Through the rows' keepers, which remember what the row shows: a row refreshed behind their
+    // back kept a check drawn after an add had unchecked the item (the add's render saw nothing
+    // to change).
     const now = this.replica.state(this.list)?.item(id);
     if (now !== undefined) {
-      for (const row of this.items.querySelectorAll(`li.item[data-id="${CSS.escape(id)}"]`)) this.refreshRowNow(/** @type {HTMLElement} */ (row), now);
+      for (const row of /** @type {NodeListOf<HTMLElement>} */ (this.items.querySelectorAll(`li.item[data-id="${CSS.escape(id)}"]`))) {
+        (this.matches.contains(row) ? this.slots : this.rows).show(row, now);
+      }
     }
     this.sync.send(this.list);
     this.app.showToast(`${checked ? "Checked" : "Unchecked"} ${item.name}`, this.list);

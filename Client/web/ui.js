@@ -132,6 +132,19 @@ export class Rows {
   }
 
   /**
+   * Brings `element`, the row of `item` drawn here, up to date now, out of a render (a tap shows
+   * on its row at once); what it shows is remembered, so the next render neither draws it again
+   * nor leaves it as it is when the item changed once more.
+   * @param {HTMLElement} element
+   * @param {{ id: string }} item
+   */
+  show(element, item) {
+    this.refresh(element, item);
+    const kept = this.kept.get(item.id);
+    if (kept?.element === element) kept.signature = this.signature(item);
+  }
+
+  /**
    * Makes `container`'s children the rows of `items`, in order, touching only what differs.
    * @param {HTMLElement} container
    * @param {{ id: string }[]} items
@@ -197,6 +210,16 @@ export class Slots extends Rows {
         this.shown.set(element, signature);
       }
     });
+  }
+
+  /**
+   * Brings `element`, the row at one place here, up to date with `item` now (Rows.show).
+   * @param {HTMLElement} element
+   * @param {{ id: string }} item
+   */
+  show(element, item) {
+    this.refresh(element, item);
+    this.shown.set(element, item.id + "\u0000" + this.signature(item));
   }
 }
 

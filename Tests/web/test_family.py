@@ -249,6 +249,29 @@ def test_undo_goes_back_step_by_step_and_never_on_another_list(client):
     toast.filter(has_text="Nothing to undo").wait_for()
 
 
+def test_an_item_tapped_while_a_search_is_typed_and_added_back_shows_unchecked(client):
+    # A tap is stored while the person already types a search (the rows of the whole list are
+    # hidden then); the tapped row is drawn checked, and the add that brings the item back must
+    # draw it unchecked when the search is cleared. The query is typed in the tap's own task here,
+    # so it always comes before the tap is stored, as on a slow phone.
+    phone = client()
+    phone.signup(unique("rhea"))
+    phone.create_list("Shop")
+    phone.add("Milk, Käse")
+    phone.page.wait_for_selector("li.item:has-text('Käse')")
+    phone.page.evaluate("""() => {
+        const row = [...document.querySelectorAll('#items li.item')].find((li) => li.querySelector('.name').textContent === 'Milk');
+        row.querySelector('button.check').click();
+        const query = document.querySelector('#query');
+        query.value = 'mlik';
+        query.dispatchEvent(new Event('input', { bubbles: true }));
+    }""")
+    phone.page.get_by_role("status").filter(has_text="Checked Milk").wait_for()
+    phone.page.get_by_role("button", name="Did you mean “Milk”?").click()
+    phone.page.get_by_role("status").filter(has_text="Brought back Milk").wait_for()
+    phone.wait_items({"Milk": False, "Käse": False})
+
+
 def test_enter_adds_what_was_typed_and_the_closest_item_is_one_tap_away(client, device):
     phone = client()
     phone.signup(unique("quinn"))
