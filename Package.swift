@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "basket-server", targets: ["basket-server"]),
         .executable(name: "basket-bench", targets: ["basket-bench"]),
         .executable(name: "basket-sim", targets: ["basket-sim"]),
+        .executable(name: "basket-lab", targets: ["basket-lab"]),
     ],
     targets: [
         // C libraries from Debian -dev packages (Scripts/install-deps.sh installs them).
@@ -47,7 +48,7 @@ let package = Package(
         .target(name: "PrivateFiles", path: "Sources/PrivateFiles"),
         // A deterministic random generator: the simulation, the benchmarks' data and the tests.
         .target(name: "SeededRandom", path: "Sources/SeededRandom"),
-        // Child processes (posix_spawn, bounded waits): the tests and the CLI's scenario runner.
+        // Child processes (posix_spawn, bounded waits): the tests and `basket-lab replay`.
         .target(name: "Spawn", path: "Sources/Spawn"),
         // Pure Swift: no C library, so an app on any Swift platform can build the client modules.
         .target(name: "BasketCore", path: "Sources/BasketCore"),
@@ -66,9 +67,7 @@ let package = Package(
         .target(
             name: "BasketCLI",
             dependencies: [
-                "BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "BasketTrace", "PrivateFiles",
-                "SeededRandom",
-                "Spawn",
+                "BasketCore", "BasketReplica", "BasketSearch", "PrivateFiles",
                 .target(name: "CurlExchange", condition: .when(platforms: [.linux])),
             ],
             path: "Client/BasketCLI"),
@@ -102,6 +101,13 @@ let package = Package(
             path: "Simulation/BasketSimulation"),
         .executableTarget(
             name: "basket-sim", dependencies: ["BasketSimulation", "BasketTrace"], path: "Simulation/basket-sim"),
+        // Conflict scenarios: run in the lab, or replayed against a real server and the CLI's commands.
+        .executableTarget(
+            name: "basket-lab",
+            dependencies: [
+                "BasketCLI", "BasketCore", "BasketModel", "BasketReplica", "BasketTesting", "BasketTrace", "Spawn",
+            ],
+            path: "Simulation/basket-lab"),
         // Basket's merge rules stated again from docs/conflicts.md alone, to check the code against.
         .target(name: "BasketModel", dependencies: ["BasketCore"], path: "Simulation/BasketModel"),
         // A conflict lab in one process (devices, a server, a simulated network and clock), for
@@ -109,8 +115,8 @@ let package = Package(
         .target(
             name: "BasketTesting",
             dependencies: [
-                "BasketCore", "BasketModel", "BasketReplica", "BasketServer", "BasketTrace", "HTTPServer",
-                "SeededRandom",
+                "BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "BasketServer", "BasketTrace",
+                "HTTPServer", "SeededRandom",
             ],
             path: "Simulation/BasketTesting"),
         // What happened in a run, drawn as one HTML file (scenarios and the simulator).
@@ -158,6 +164,7 @@ let package = Package(
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn", "TestServers", "TestSupport",
                 "basket",
                 "basket-bench",
+                "basket-lab",
                 "basket-server",
                 "basket-sim",
             ],

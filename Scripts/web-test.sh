@@ -12,9 +12,10 @@ if ! command -v chromium >/dev/null; then
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
-if [ ! -x .build/debug/basket-server ] || [ ! -x .build/debug/basket ]; then
+if [ ! -x .build/debug/basket-server ] || [ ! -x .build/debug/basket ] || [ ! -x .build/debug/basket-lab ]; then
     swift build --product basket-server
     swift build --product basket
+    swift build --product basket-lab
 fi
 venv=.build/web-venv
 if [ ! -x "$venv/bin/pytest" ] || ! "$venv/bin/python" -c "import playwright" 2>/dev/null; then

@@ -1,5 +1,5 @@
 import BasketCore
-import BasketReplica
+package import BasketReplica
 import Foundation
 import PrivateFiles
 
@@ -29,9 +29,9 @@ public enum BasketCLI {
         return run(arguments, environment: environment, console: console)
     }
 
-    /// `exchange`: how the command's requests travel (nil: HTTP, see ``httpExchange()``); a
-    /// scenario run passes its simulated network.
-    static func run(
+    /// `exchange`: how the command's requests travel (nil: HTTP, see ``httpExchange()``);
+    /// `basket-lab replay` passes its faulty network.
+    package static func run(
         _ arguments: [String], environment: [String: String], console: Console,
         exchange: HTTPSyncTransport.Exchange? = nil
     ) -> Int32 {
@@ -253,7 +253,7 @@ final class Context {
     }
 
     /// This device's wall clock (Unix ms). For conflict testing, it can be off
-    /// (BASKET_CLOCK_SKEW_MS=600000), or stand still at a time (BASKET_CLOCK_MS, a scenario's
+    /// (BASKET_CLOCK_SKEW_MS=600000), or stand still at a time (BASKET_CLOCK_MS, a replayed scenario's
     /// simulated time), or both.
     func wallClock() throws -> @Sendable () -> UInt64 {
         func milliseconds(_ variable: String) throws -> Int64? {

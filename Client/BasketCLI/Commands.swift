@@ -87,7 +87,7 @@ struct CommandSpec: Sendable {
           BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
                                        (for testing conflicts and clock correction).
           BASKET_CLOCK_MS              Pretend this device's clock reads this Unix time in milliseconds
-                                       and stands still (scenario replays; BASKET_CLOCK_SKEW_MS adds to it).
+                                       and stands still (basket-lab replay; BASKET_CLOCK_SKEW_MS adds to it).
         """
 }
 
@@ -467,31 +467,6 @@ enum Commands {
         CommandSpec(
             path: ["__man"], summary: "The man page, in roff.", usage: "basket __man", hidden: true,
             output: .data, run: Completion.manPage),
-        CommandSpec(
-            path: ["scenario", "run"], summary: "Run conflict scenarios against a real server.",
-            usage: "basket scenario run [--server PATH] [--trace FILE.html] FILE…",
-            details: """
-                Each FILE is a scenario (see docs/conflicts.md): named devices act on one shared list
-                ('alice: add Milk', 'bob: offline', 'bob: check milk', 'alice: clock +10m', 'sync all',
-                'server: restart', 'server: lose data', 'mallory: forge bob's last write') and expectations
-                say what they must show
-                ('expect all: Milk checked', 'expect bob: 1 item', 'expect all: same'). Every scenario gets
-                a new basket-server process on 127.0.0.1 and a replica file per device, in a temporary folder.
-                Files 'basket-sim --emit-scenario' writes also use 'time: frozen', 'time +5s',
-                'bob: maybe check Milk', 'bob: sync (faults N)' and 'network: deliver delayed (order N)'.
-                After every edit a device's new writes must beat what it had seen of the same register, and
-                at the end each device must show what the independent model of the merge rules says.
-                Prints PASS or FAIL per file, with what each device shows when an expectation fails.
-                Exit status 0 when every scenario passes, 1 when one fails, 64 for a malformed file.
-                OPTIONS:
-                  --server PATH    The basket-server executable. Default: $BASKET_SERVER, else basket-server
-                                   next to this program.
-                  --trace FILE     Draw the run (one scenario) as one self-contained HTML file, passed or
-                                   failed: a lane per device and the server, writes with their timestamps,
-                                   pushes and pulls, offline stretches, restarts and losses, the registers
-                                   written concurrently with who won and why, each device's final list.
-                """,
-            valueOptions: ["--server", "--trace"], output: .data, run: ScenarioCommand.run),
         CommandSpec(
             path: ["help"], summary: "Show help: of basket, or of a command.", usage: "basket help [COMMAND]",
             output: .data, run: HelpCommand.run),

@@ -2,14 +2,14 @@ import BasketCore
 import Foundation
 
 /// Where a command writes: stdout and stderr, kept apart so tests and scripts can read each.
-final class Console {
+package final class Console {
     private var out = Data()
     private let stdout: FileHandle
     private let stderr: FileHandle
 
-    /// What a capturing console was given, instead of writing it (the scenario runner reads it).
-    private(set) var capturedOutput: String?
-    private(set) var capturedErrors: String?
+    /// What a capturing console was given, instead of writing it (`basket-lab replay` reads it).
+    package private(set) var capturedOutput: String?
+    package private(set) var capturedErrors: String?
 
     init(stdout: FileHandle = .standardOutput, stderr: FileHandle = .standardError) {
         self.stdout = stdout
@@ -17,14 +17,14 @@ final class Console {
     }
 
     /// A console that keeps what commands print.
-    static func capturing() -> Console {
+    package static func capturing() -> Console {
         let console = Console()
         console.capturedOutput = ""
         console.capturedErrors = ""
         return console
     }
 
-    /// Whether this console keeps what it is given (the scenario runner's): no one reads a prompt.
+    /// Whether this console keeps what it is given (`basket-lab replay`'s): no one reads a prompt.
     var isCapturing: Bool { capturedOutput != nil }
 
     /// Whether standard output is a terminal a person reads (not a pipe, a file or a capture):
@@ -64,7 +64,7 @@ final class Console {
         stderr.write(Data((line + "\n").utf8))
     }
 
-    func flush() {
+    package func flush() {
         if capturedOutput != nil {
             capturedOutput! += String(decoding: out, as: UTF8.self)
             out.removeAll(keepingCapacity: true)

@@ -71,9 +71,9 @@ public enum Simulation {
         }
     }
 
-    /// The plan as a scenario file (docs/conflicts.md) that `basket scenario run` replays
-    /// against a real server: the same devices, clock offsets, edits, faulty syncs, delays,
-    /// restarts and losses under simulated time, then the simulation's ending (every device back
+    /// The plan as a scenario file (docs/conflicts.md) that `basket-lab run` replays in the lab
+    /// and `basket-lab replay` against a real server: the same devices, clock offsets, edits,
+    /// faulty syncs, delays, restarts and losses under simulated time, then the simulation's ending (every device back
     /// online, the delayed requests delivered, syncs until settled) and the comparison with the
     /// model. `failure` goes in its opening comment.
     public static func scenario(_ plan: Plan, failure: String?) -> String {

@@ -1,6 +1,7 @@
 import BasketCore
 import BasketModel
 import BasketReplica
+import BasketSearch
 import BasketServer
 import BasketTrace
 import SeededRandom
@@ -10,7 +11,8 @@ import Synchronization
 extension Lab {
     /// An edit a device makes to the shared list, by item name.
     public enum Edit: Sendable, Equatable {
-        /// Adds an item by name (again, if it is there: unchecks it and brings it back).
+        /// Adds items as typed in the CLI ("Milk, Bread": two; "2 milk": milk, quantity 2); again,
+        /// if one is there: unchecks it and brings it back.
         case add(String)
         /// Checks an item.
         case check(String)
@@ -26,6 +28,14 @@ extension Lab {
         case quantity(String, String)
         /// Renames the list.
         case title(String)
+
+        /// Whether the edit is of one item that must be on the list (not an add, not the title).
+        public var isOfAnItem: Bool {
+            switch self {
+            case .add, .title: false
+            case .check, .uncheck, .toggle, .remove, .rename, .quantity: true
+            }
+        }
 
         /// Whether a device whose list holds the items of `keys` (normalized names) makes it: an
         /// item's edit needs the item, a rename also a new name no other item has.
@@ -47,15 +57,35 @@ extension Lab {
     ///   the same registers (the hybrid clock's promise), or the edit failed.
     @discardableResult
     public func edit(_ device: String, _ edit: Edit) throws -> Bool {
-        let replica = self.replica(device)
-        let seen = try replica.operations(in: list)
-        guard edit.applies(onList: Set(try replica.items(in: list).map { ItemKey.normalize($0.name) })) else {
+        guard edit.applies(onList: Set(try replica(device).items(in: list).map { ItemKey.normalize($0.name) })) else {
             return false
         }
+        do {
+            try make(edit, on: device)
+        } catch ReplicaError.noSuchItem, ReplicaError.nameTaken {
+            return false
+        } catch let error as ReplicaError {
+            throw Finding(description: "\(device): \(edit) failed: \(error)")
+        }
+        return true
+    }
+
+    /// `device` makes `edit` whatever its list holds; its writes are checked against what the
+    /// device had seen (the hybrid clock's promise) and drawn on the trace.
+    /// - Throws: the replica's error (an item not on the list, a refused write), or ``Finding``.
+    func make(_ edit: Edit, on device: String) throws {
+        let replica = self.replica(device)
+        let seen = try replica.operations(in: list)
         func id(_ name: String) -> ItemID { ItemID(list: list, key: ItemKey.normalize(name)) }
         do {
             switch edit {
-            case .add(let name): _ = try replica.add([name], to: list)
+            case .add(let text):
+                // As typed in the CLI: "Milk, Bread" is two items; "2 milk" is milk, quantity 2;
+                // "kaese" is the Käse on the list.
+                let items = try replica.items(in: list, filter: .all)
+                let entries = EntryParser.resolvingSpellings(
+                    EntryParser.parseAll(text, existingKeys: Set(items.map(\.key))), names: items.map(\.name))
+                _ = try replica.add(entries.map { Replica.NewItem(name: $0.name, quantity: $0.quantity) }, to: list)
             case .check(let name): _ = try replica.check(id(name), in: list)
             case .uncheck(let name): _ = try replica.uncheck(id(name), in: list)
             case .toggle(let name): _ = try replica.toggle(id(name), in: list)
@@ -64,8 +94,8 @@ extension Lab {
             case .quantity(let name, let value): _ = try replica.set(.quantity, to: value, of: id(name), in: list)
             case .title(let title): try replica.renameList(list, to: title)
             }
-        } catch ReplicaError.noSuchItem, ReplicaError.nameTaken {
-            return false
+        } catch let error as ReplicaError {
+            throw error
         } catch {
             throw Finding(description: "\(device): \(edit) failed: \(error)")
         }
@@ -78,7 +108,6 @@ extension Lab {
         if let violation = ReferenceModel.causalityViolation(seen: seen, now: now) {
             throw Finding(description: "\(device): \(violation)")
         }
-        return true
     }
 
     /// `device` adds `name` (see ``edit(_:_:)``).
@@ -103,11 +132,18 @@ extension Lab {
     /// - Throws: ``Finding`` for any other failure.
     @discardableResult
     public func sync(_ device: String, faults: UInt64 = 0) async throws -> Bool {
+        try await sync(device, faults: faults, everyList: false)
+    }
+
+    /// ``sync(_:faults:)`` of the lab's list, or (`everyList`) of every list as `basket sync`
+    /// does it: the server's list of lists first, so the device learns its role on each, and
+    /// that it is no longer a member of one.
+    func sync(_ device: String, faults: UInt64, everyList: Bool) async throws -> Bool {
         let member = members[index(device)]
         let list = self.list
         let replica = member.replica
-        state.withLock { $0.faults = faults == 0 ? nil : SplitMix64(seed: faults) }
-        defer { state.withLock { $0.faults = nil } }
+        network.faults(faults)
+        defer { network.faults(nil) }
         let before =
             recorder == nil ? nil : (ops: try replica.operations(in: list), waiting: try replica.outbox.count())
         var reached = false
@@ -124,11 +160,11 @@ extension Lab {
             }
         }
         do {
-            let report = try await member.engine.sync(list)
+            let reports = everyList ? try await member.engine.syncAll() : [try await member.engine.sync(list)]
             reached = true
             state.withLock {
-                if report.restamped > 0 { $0.counters.clockCorrections += 1 }
-                if report.epochChanged { $0.counters.epochChanges += 1 }
+                if reports.contains(where: { $0.restamped > 0 }) { $0.counters.clockCorrections += 1 }
+                if reports.contains(where: \.epochChanged) { $0.counters.epochChanges += 1 }
             }
         } catch SyncError.unreachable {
         } catch {
@@ -167,12 +203,7 @@ extension Lab {
     /// The requests the network held back reach the server, in an order drawn from `order`;
     /// their answers are lost.
     public func deliverDelayed(order: UInt64 = 1) {
-        var random = SplitMix64(seed: order)
-        var delayed = state.withLock { state in
-            defer { state.delayed = [] }
-            return state.delayed
-        }
-        while !delayed.isEmpty { _ = try? deliver(delayed.remove(at: random.below(delayed.count))) }
+        for request in network.takeDelayed(order: order) { _ = try? deliver(request) }
     }
 
     /// Every clock (the devices' and the server's) moves on.
@@ -213,12 +244,10 @@ extension Lab {
     @discardableResult
     public func settle() async throws -> Verdict? {
         let partitioned = state.withLock { state in
-            defer {
-                state.partitioned = []
-                state.faults = nil
-            }
+            defer { state.partitioned = [] }
             return state.partitioned
         }
+        network.faults(nil)
         for index in partitioned.sorted() { recorder?.record(.online(device: devices[index])) }
         deliverDelayed(order: 1)
         for round in 0..<8 {

@@ -38,6 +38,8 @@ public final class Lab: @unchecked Sendable {
     let folder: String
     let time: SimulatedTime
     let state = Mutex(NetworkState())
+    /// The faults of the sync in progress and the requests held back.
+    let network = FaultyNetwork<HTTPRequest>()
     var members: [Member] = []
     var backups = 0
 
@@ -45,8 +47,6 @@ public final class Lab: @unchecked Sendable {
         var router: Router?
         var service: BasketService?
         var partitioned: Set<Int> = []
-        var faults: SplitMix64?
-        var delayed: [HTTPRequest] = []
         var counters = Counters()
     }
 
@@ -60,6 +60,8 @@ public final class Lab: @unchecked Sendable {
     public struct Finding: Error, CustomStringConvertible {
         /// What happened.
         public var description: String
+        /// A finding that says `description`.
+        public init(description: String) { self.description = description }
     }
 
     /// A lab of `devices` (at least one) whose clocks are off by `clockOffsets` (milliseconds,
@@ -132,8 +134,8 @@ public final class Lab: @unchecked Sendable {
             var configuration = Replica.Configuration()
             configuration.synchronous = .off
             let time = self.time
-            let offset = clockOffsets[name] ?? 0
-            configuration.wallClock = { UInt64(max(0, Int64(time.now) + offset)) }
+            time.move(index, by: clockOffsets[name] ?? 0)
+            configuration.wallClock = { UInt64(max(0, Int64(time.now) + time.offset(of: index))) }
             let replica = try Replica(path: folder + "/device-\(index).sqlite", configuration: configuration)
             let anonymous = transport(index, token: nil)
             let account = "device\(index)"
@@ -158,19 +160,14 @@ public final class Lab: @unchecked Sendable {
 
     func transport(_ device: Int, token: String?) -> HTTPSyncTransport {
         HTTPSyncTransport(baseURL: URL(string: "http://simulated")!, token: token) { [self] request in
-            try send(request, from: device)
+            try await send(request, from: device)
         }
     }
 
     /// The network: a request from `device` meets the faults of the sync in progress.
-    func send(_ urlRequest: URLRequest, from device: Int) throws -> (Data, Int) {
+    func send(_ urlRequest: URLRequest, from device: Int) async throws -> (Data, Int) {
         let request = Self.httpRequest(urlRequest)
-        let fate: NetworkFate = state.withLock { state in
-            if state.partitioned.contains(device) { return .dropRequest }
-            guard var faults = state.faults else { return .deliver }
-            defer { state.faults = faults }
-            return NetworkFate.draw(&faults)
-        }
+        let fate = state.withLock { $0.partitioned.contains(device) } ? NetworkFate.dropRequest : network.draw()
         state.withLock { state in
             switch fate {
             case .deliver: state.counters.delivered += 1
@@ -180,20 +177,7 @@ public final class Lab: @unchecked Sendable {
             case .delay: state.counters.delayed += 1
             }
         }
-        switch fate {
-        case .dropRequest: throw SyncError.unreachable("simulated: request lost")
-        case .delay:
-            state.withLock { $0.delayed.append(request) }
-            throw SyncError.unreachable("simulated: request delayed")
-        case .dropAnswer:
-            _ = try deliver(request)
-            throw SyncError.unreachable("simulated: answer lost")
-        case .duplicate:
-            _ = try deliver(request)
-            return try deliver(request)
-        case .deliver:
-            return try deliver(request)
-        }
+        return try await network.carry(request, fate) { try deliver($0) }
     }
 
     func deliver(_ request: HTTPRequest) throws -> (Data, Int) {
@@ -216,10 +200,15 @@ public final class Lab: @unchecked Sendable {
     }
 }
 
-/// The lab's clock (Unix milliseconds), moved only by ``Lab/advance(milliseconds:)``.
+/// The lab's clock (Unix milliseconds), moved only by ``Lab/advance(milliseconds:)``, and how far
+/// each device's clock is off from it (``Lab/moveClock(of:by:)``).
 final class SimulatedTime: Sendable {
-    private let value: Mutex<UInt64>
-    init(_ start: UInt64) { value = Mutex(start) }
-    var now: UInt64 { value.withLock { $0 } }
-    func advance(_ milliseconds: UInt64) { value.withLock { $0 += milliseconds } }
+    private let value: Mutex<(now: UInt64, offsets: [Int: Int64])>
+    init(_ start: UInt64) { value = Mutex((start, [:])) }
+    var now: UInt64 { value.withLock { $0.now } }
+    func advance(_ milliseconds: UInt64) { value.withLock { $0.now += milliseconds } }
+    func offset(of device: Int) -> Int64 { value.withLock { $0.offsets[device] ?? 0 } }
+    func move(_ device: Int, by milliseconds: Int64) {
+        value.withLock { $0.offsets[device, default: 0] += milliseconds }
+    }
 }

@@ -2,7 +2,7 @@ public import BasketCore
 public import BasketModel
 
 /// Builds a ``Trace`` as a run goes: a step begins, its events are recorded, and at the end each
-/// device's list is added. Used by `basket scenario run --trace` and `basket-sim --trace`.
+/// device's list is added. Used by `basket-lab run --trace` (and `replay`) and `basket-sim --trace`.
 public final class TraceRecorder {
     /// The trace so far.
     public private(set) var trace: Trace

@@ -26,7 +26,8 @@ while !arguments.isEmpty {
             made after seeing another of the same register must beat it.
 
             --emit-scenario FILE   on a failure, write the shortest failing run as a scenario file that
-                                   'basket scenario run FILE' replays against a real server
+                                   'basket-lab run FILE' replays in the lab and 'basket-lab replay FILE'
+                                   against a real server
             --trace FILE.html      run seed S alone and draw it as one self-contained HTML file (lanes per
                                    device and the server, writes, pushes and pulls, who won and why)
             """)
@@ -85,7 +86,7 @@ if let failure = report.failure, let scenarioFile {
     do {
         try Simulation.scenario(failure.plan, failure: failure.message).write(
             toFile: scenarioFile, atomically: true, encoding: .utf8)
-        print("scenario written to \(scenarioFile) ('basket scenario run \(scenarioFile)' replays it)")
+        print("scenario written to \(scenarioFile) ('basket-lab run \(scenarioFile)' replays it)")
     } catch {
         FileHandle.standardError.write(Data("basket-sim: cannot write \(scenarioFile): \(error)\n".utf8))
         exit(1)

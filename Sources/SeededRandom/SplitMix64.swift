@@ -20,29 +20,3 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// True `percent` times in a hundred.
     public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 }
-
-/// What a simulated network does to one request, drawn from a sync's fault seed: the same seed
-/// gives the same fates, in `basket-sim` and in a scenario's `sync (faults N)` alike.
-public enum NetworkFate: Sendable, Equatable {
-    /// Delivered, and its answer too.
-    case deliver
-    /// Lost on the way: the server never sees it.
-    case dropRequest
-    /// Delivered, and the answer lost on the way back.
-    case dropAnswer
-    /// Delivered twice.
-    case duplicate
-    /// Held back, to reach the server later in another order; its answer lost.
-    case delay
-
-    /// The next request's fate: 8 % lost, 8 % answer lost, 6 % duplicated, 6 % delayed.
-    public static func draw(_ random: inout SplitMix64) -> NetworkFate {
-        switch random.below(100) {
-        case 0..<8: .dropRequest
-        case 8..<16: .dropAnswer
-        case 16..<22: .duplicate
-        case 22..<28: .delay
-        default: .deliver
-        }
-    }
-}

@@ -6,7 +6,7 @@ import Synchronization
 #endif
 
 /// A child process started with posix_spawn and reaped with waitpid on its own pid: the one
-/// way the tests, and the CLI's scenario runner, start processes.
+/// way the tests, and `basket-lab replay`, start processes.
 ///
 /// Foundation's `Process` is not used: on Linux its `waitUntilExit()` can miss the exit
 /// of a short-lived child when many are spawned at once and then waits forever (a CI run hung in it,

@@ -121,12 +121,10 @@ struct CLIJSONContractTests {
         try run(carol, "signup", ["signup", "carol", "--password-stdin"], stdin: "carol-password\n")
         try run(carol, "Messages", ["password", "--password-stdin"], stdin: "carol-password\ncarol-password-2\n")
         try run(carol, "Messages", ["delete-account", "--password-stdin", "--yes"], stdin: "carol-password-2\n")
-        // The rest: the replica, the shell, help, the conflict lab.
+        // The rest: the replica, the shell, help.
         try run(alice, "Messages", ["doctor"])
         try run(alice, "Messages", ["completion", "bash"])
         try run(alice, "Messages", ["help"])
-        let scenario = Self.checkout.appendingPathComponent("scenarios/quantity-later-wins.scenario").path
-        try run(alice, "Messages", ["scenario", "run", "--server", Executables.path("basket-server"), scenario])
 
         // `sync --watch --json`: JSON lines and nothing else, one per change as it arrives.
         let watch = try Subprocess(

@@ -6,8 +6,9 @@ import Testing
 /// The conflict lab catches rules that are wrong the same way on every device: each planted
 /// rule (a test-only switch of debug builds, `BASKET_PLANTED_RULE`) converges, and `basket-sim`
 /// still fails within its first seeds, against the independent model or the hybrid clock's
-/// promise; the shrunk run it writes as a scenario file fails the same way under
-/// `basket scenario run` (a real server, the CLI's commands), and passes without the plant.
+/// promise; the shrunk run it writes as a scenario file fails the same way under `basket-lab run`
+/// (the lab) and `basket-lab replay` (a real server, the CLI's commands), and passes without the
+/// plant.
 struct ConflictLabTests {
     let root = TemporaryDirectory("conflict-lab")
 
@@ -19,9 +20,10 @@ struct ConflictLabTests {
         ("clock-ignores-received", "causality broken"),
     ]
 
-    func scenario(_ file: String, plant: String?) throws -> ProcessResult {
+    /// `basket-lab run FILE` (the lab), or `replay` against a real server.
+    func scenario(_ file: String, plant: String?, replay: Bool = false) throws -> ProcessResult {
         try Executables.run(
-            "basket", ["scenario", "run", "--server", Executables.path("basket-server"), file],
+            "basket-lab", (replay ? ["replay", "--server", Executables.path("basket-server")] : ["run"]) + [file],
             environment: ["BASKET_PLANTED_RULE": plant ?? ""], timeout: 300)
     }
 
@@ -43,11 +45,13 @@ struct ConflictLabTests {
         }
         #expect(steps.count < 20, "\(text)")
 
-        let replayed = try scenario(file, plant: rule)
-        #expect(replayed.status == 1, "\(rule): \(replayed.stdout)\(replayed.stderr)")
-        #expect(replayed.stdout.contains(finding), "\(rule): \(replayed.stdout)")
-        let fixed = try scenario(file, plant: nil)
-        #expect(fixed.status == 0, "\(rule) unplanted: \(fixed.stdout)\(fixed.stderr)")
+        for replay in [false, true] {
+            let replayed = try scenario(file, plant: rule, replay: replay)
+            #expect(replayed.status == 1, "\(rule), replay \(replay): \(replayed.stdout)\(replayed.stderr)")
+            #expect(replayed.stdout.contains(finding), "\(rule), replay \(replay): \(replayed.stdout)")
+            let fixed = try scenario(file, plant: nil, replay: replay)
+            #expect(fixed.status == 0, "\(rule) unplanted, replay \(replay): \(fixed.stdout)\(fixed.stderr)")
+        }
     }
 
     /// The model's report names the smallest set of writes that still shows the disagreement.

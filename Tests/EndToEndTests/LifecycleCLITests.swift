@@ -22,7 +22,7 @@ struct LifecycleCLITests {
 
     /// Alice signs out her laptop from her phone: the laptop's next sync is refused and says how to
     /// sign in again; its list and unsent changes stay; after signing in again they go through.
-    /// A server started with the scenario runner's frozen clock says so at start, on stderr: a
+    /// A server started with `basket-lab replay`'s frozen clock says so at start, on stderr: a
     /// test switch left on in production would freeze every token's age.
     @Test func aFrozenClockIsAnnouncedAtStart() throws {
         let server = try ServerProcess(

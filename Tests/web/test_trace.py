@@ -1,4 +1,4 @@
-"""The picture of a run: `basket scenario run --trace` draws scenarios/three-devices-converge.scenario as
+"""The picture of a run: `basket-lab run --trace` (the conflict lab) draws scenarios/three-devices-converge.scenario as
 one HTML file, opened here in Chromium as a person would and checked against the run: a lane per
 device and the server, the pushes and pulls of its syncs, the offline stretches, the registers
 written concurrently with who won and why, and each device's final list."""
@@ -13,8 +13,8 @@ def run_traced(workspace, scenario, plant=None):
     out = os.path.join(workspace, os.path.basename(scenario) + ".html")
     env = dict(os.environ, BASKET_PLANTED_RULE=plant or "")
     result = subprocess.run(
-        [os.path.join(BUILD, "basket"), "scenario", "run", "--server", os.path.join(BUILD, "basket-server"),
-         "--trace", out, scenario], capture_output=True, text=True, timeout=300, env=env)
+        [os.path.join(BUILD, "basket-lab"), "run", "--trace", out, scenario],
+        capture_output=True, text=True, timeout=300, env=env)
     return result, out
 
 

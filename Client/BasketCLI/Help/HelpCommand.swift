@@ -5,19 +5,7 @@ enum HelpCommand {
         guard !words.isEmpty else { return context.console.print(Commands.root.help) }
         let (path, command, rest) = Commands.find(words)
         guard let command, !path.isEmpty, rest.isEmpty else {
-            // A word that only begins commands ('scenario' of 'scenario run'): those commands.
-            let group = Commands.all.filter {
-                $0.path.count > words.count && Array($0.path.prefix(words.count)) == words
-            }
-            guard !group.isEmpty else {
-                throw UsageError(message: unknown(words.joined(separator: " ")), usage: "basket help [COMMAND]")
-            }
-            context.console.print("COMMANDS of 'basket \(words.joined(separator: " "))':")
-            for spec in group {
-                context.console.print("  \(spec.usage)\n      \(spec.summary)")
-            }
-            context.console.print("See 'basket help \(group[0].path.joined(separator: " "))' for one of them.")
-            return
+            throw UsageError(message: unknown(words.joined(separator: " ")), usage: "basket help [COMMAND]")
         }
         context.console.print(command.help)
     }

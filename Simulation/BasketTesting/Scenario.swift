@@ -1,4 +1,4 @@
-import BasketCore
+public import BasketCore
 import Foundation
 
 /// A conflict scenario: named devices act on one shared list, the network and the server
@@ -17,23 +17,34 @@ import Foundation
 /// A run `basket-sim --emit-scenario` writes also uses simulated time (`time: frozen`, then
 /// `time +5s`), `maybe` edits, syncs through a faulty network (`sync (faults N)`) and delayed
 /// requests (`network: deliver delayed (order N)`); every run ends by comparing each device
-/// with the independent model of the merge rules.
-struct Scenario {
-    enum Action: Equatable {
-        /// A `basket` command run on the device (`add`, `check`, `rename`, …).
-        case command([String])
-        /// A command that must be refused (exit status 1) and change nothing.
-        case refused([String])
+/// with the independent model of the merge rules. ``ScenarioRun`` runs one in a ``Lab`` or
+/// against real processes (any ``ScenarioWorld``).
+public struct Scenario: Sendable {
+    /// What one device does.
+    public enum Action: Sendable, Equatable {
+        /// An edit of the list (`add 2 milk`, `check milk`, `rename Milk to Oat milk`, …).
+        case edit(Lab.Edit)
+        /// An edit that must be refused and change nothing (`cannot add Cake`).
+        case refused(Lab.Edit)
+        /// The device's account gives a member another role (`share bob viewer`).
+        case setRole(member: String, Role)
+        /// The device's account removes a member from the list (`remove member bob`).
+        case removeMember(String)
+        /// A sync that then drops the changes the server refuses (`discard refused`).
+        case discardRefused
+        /// The device loses the network.
         case offline
+        /// The device gets the network back.
         case online
+        /// The device syncs.
         case sync
         /// A sync whose requests meet the faults drawn from this seed (`basket-sim`'s network:
         /// lost, duplicated, delayed, answers lost).
         case syncWithFaults(UInt64)
-        /// A command on an item (`check`, `rm`, `rename`, `set`) made only when the item (by its
-        /// key) is on the device's list, and for a rename when no other item has the new name:
-        /// otherwise nothing happens, as in `basket-sim`.
-        case maybe([String], item: String, newName: String?)
+        /// An edit of an item made only when the item (by its key) is on the device's list, and
+        /// for a rename when no other item has the new name: otherwise nothing happens, as in
+        /// `basket-sim` (``Lab/Edit/applies(onList:)``).
+        case maybe(Lab.Edit)
         /// Moves the device's clock by this many milliseconds (cumulative).
         case clock(Int64)
         /// Pushes, with this device's token, the named device's newest write (its replica id and
@@ -41,12 +52,19 @@ struct Scenario {
         case forge(String)
     }
 
-    enum Condition: Equatable {
+    /// What an `expect` line says a device shows.
+    public enum Condition: Sendable, Equatable {
+        /// The item is checked (true) or unchecked.
         case checked(String, Bool)
+        /// The item's quantity (nil: none).
         case quantity(String, String?)
+        /// No item has this name's key.
         case absent(String)
+        /// An item of this exact name is on the list.
         case present(String)
+        /// The list shows this many items.
         case itemCount(Int)
+        /// The list's title.
         case title(String)
         /// Every device shows the same items.
         case same
@@ -55,11 +73,17 @@ struct Scenario {
         case model
     }
 
-    enum Step: Equatable {
+    /// One line of a scenario.
+    public enum Step: Sendable, Equatable {
+        /// A device acts.
         case device(String, Action)
+        /// Every device online syncs, twice round.
         case syncAll
+        /// The server restarts, its store kept.
         case serverRestart
+        /// The server's store is backed up.
         case serverBackup
+        /// The server goes back to its last backup.
         case serverLoseData
         /// Every clock (the devices' and the server's) moves on by this many milliseconds;
         /// only with `time: frozen`.
@@ -67,24 +91,31 @@ struct Scenario {
         /// Requests the faulty network held back reach the server, in an order drawn from this
         /// seed; their answers are lost.
         case deliverDelayed(UInt64)
+        /// What a device (or `all`) must show.
         case expect(who: String, Condition)
     }
 
-    struct ParseError: Error, CustomStringConvertible {
-        var line: Int
-        var message: String
-        var description: String { "line \(line): \(message)" }
+    /// A line that is not a scenario's.
+    public struct ParseError: Error, CustomStringConvertible {
+        /// The line, from 1.
+        public var line: Int
+        /// What is wrong with it.
+        public var message: String
+        public var description: String { "line \(line): \(message)" }
     }
 
-    var steps: [(line: Int, step: Step)] = []
+    /// The steps, each with its line number.
+    public private(set) var steps: [(line: Int, step: Step)] = []
     /// Each step's line as written, by line number (a trace labels its steps with them).
-    var texts: [Int: String] = [:]
+    public private(set) var texts: [Int: String] = [:]
     /// Device names in order of first appearance (the first one owns the list).
-    var devices: [String] = []
+    public private(set) var devices: [String] = []
     /// `time: frozen`: every clock stands still at the run's start and moves only by `time +N`.
-    var frozenTime = false
+    public private(set) var frozenTime = false
 
-    init(parsing text: String) throws {
+    /// Reads a scenario file's text.
+    /// - Throws: ``ParseError`` naming the first line that is not a scenario's.
+    public init(parsing text: String) throws {
         for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = offset + 1
             let trimmed = raw.trimmingCharacters(in: .whitespaces)
@@ -154,19 +185,19 @@ struct Scenario {
         let rest = words.dropFirst().joined(separator: " ")
         switch verb {
         case "cannot":
-            // "bob: cannot add Cake": the action must be refused, and change nothing.
-            guard case .command(let arguments) = try action(rest, fail) else {
-                throw fail("'cannot' is followed by an action that changes the list")
+            // "bob: cannot add Cake": the edit must be refused, and change nothing.
+            guard case .edit(let edit) = try action(rest, fail) else {
+                throw fail("'cannot' is followed by an edit of the list")
             }
-            return .refused(arguments)
+            return .refused(edit)
         case "share":
             // "alice: share bob viewer": the member's role becomes viewer (or editor, owner).
-            guard words.count == 3, Scenario.isName(words[1]), ["owner", "editor", "viewer"].contains(words[2]) else {
+            guard words.count == 3, Scenario.isName(words[1]), let role = Role(rawValue: words[2]) else {
                 throw fail("share DEVICE owner|editor|viewer")
             }
-            return .command(["members", "role", words[1], words[2]])
+            return .setRole(member: words[1], role)
         case "remove" where words.count == 3 && words[1] == "member":
-            return .command(["members", "rm", words[2]])
+            return .removeMember(words[2])
         case "forge":
             // "mallory: forge bob's last write"
             guard words.count == 4, words[1].hasSuffix("'s"), Scenario.isName(String(words[1].dropLast(2))),
@@ -175,15 +206,15 @@ struct Scenario {
             return .forge(String(words[1].dropLast(2)))
         case "maybe":
             // "bob: maybe check Milk": only when Milk is on bob's list.
-            guard case .command(let arguments) = try action(rest, fail),
-                ["check", "uncheck", "toggle", "rm", "rename", "set"].contains(arguments[0])
-            else { throw fail("'maybe' is followed by check, uncheck, toggle, remove, rename or quantity") }
-            return .maybe(arguments, item: arguments[1], newName: arguments[0] == "rename" ? arguments[3] : nil)
+            guard case .edit(let edit) = try action(rest, fail), edit.isOfAnItem else {
+                throw fail("'maybe' is followed by check, uncheck, toggle, remove, rename or quantity")
+            }
+            return .maybe(edit)
         case "sync" where words.count == 3 && words[1] == "(faults" && words[2].hasSuffix(")"):
             guard let seed = UInt64(words[2].dropLast()) else { throw fail("sync (faults N)") }
             return .syncWithFaults(seed)
         case "discard" where rest == "refused":
-            return .command(["sync", "--discard-refused"])
+            return .discardRefused
         case "offline", "online", "sync":
             guard words.count == 1 else { throw fail("'\(verb)' takes nothing after it") }
             return verb == "offline" ? .offline : verb == "online" ? .online : .sync
@@ -192,26 +223,29 @@ struct Scenario {
                 throw fail("clock takes a signed duration: +10m, -1h, +30d, +90s")
             }
             return .clock(delta)
-        case "add", "check", "uncheck", "toggle":
+        case "add", "check", "uncheck", "toggle", "remove", "rm":
             guard !rest.isEmpty else { throw fail("'\(verb)' needs a name") }
-            return .command([verb, rest])
-        case "remove", "rm":
-            guard !rest.isEmpty else { throw fail("'remove' needs a name") }
-            return .command(["rm", rest])
+            switch verb {
+            case "add": return .edit(.add(rest))
+            case "check": return .edit(.check(rest))
+            case "uncheck": return .edit(.uncheck(rest))
+            case "toggle": return .edit(.toggle(rest))
+            default: return .edit(.remove(rest))
+            }
         case "rename":
             let parts = rest.components(separatedBy: " to ")
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 throw fail("rename OLD to NEW")
             }
-            return .command(["rename", parts[0], "--to", parts[1]])
+            return .edit(.rename(parts[0], parts[1]))
         case "quantity":
             // quantity NAME = Q
             let parts = rest.components(separatedBy: " = ")
             guard parts.count == 2, !parts[0].isEmpty else { throw fail("quantity NAME = Q") }
-            return .command(["set", parts[0], "--quantity", parts[1]])
+            return .edit(.quantity(parts[0], parts[1]))
         case "title":
             guard !rest.isEmpty else { throw fail("'title' needs the new title") }
-            return .command(["list", "rename", rest])
+            return .edit(.title(rest))
         default:
             throw fail(
                 "unknown action '\(verb)': add, check, uncheck, toggle, remove, rename, quantity, title, "

@@ -1,3 +1,4 @@
+import BasketTesting
 import Foundation
 import Spawn
 
@@ -18,7 +19,7 @@ final class ServerChild {
             process = try Subprocess(
                 binary, arguments, environment: environment, stdout: .file(log), stderr: .mergeWithOutput)
         } catch {
-            throw CommandError(message: "\(error)", code: "io")
+            throw Lab.Finding(description: "cannot start \(binary): \(error)")
         }
     }
 
@@ -58,36 +59,5 @@ final class ServerChild {
         if exited { return true }
         process.signal(SIGTERM)
         return wait(seconds: 30) == 0
-    }
-}
-
-enum ScenarioCommand {
-    static func run(_ context: Context) throws {
-        let positionals = context.arguments.positionals
-        guard !positionals.isEmpty else {
-            throw UsageError(
-                message: "give one or more scenario files", usage: "basket scenario run [--server PATH] FILE…")
-        }
-        let server =
-            context.arguments.value("--server") ?? context.environment["BASKET_SERVER"].flatMap {
-                $0.isEmpty ? nil : $0
-            }
-            ?? ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent
-            + "/basket-server"
-        guard FileManager.default.isExecutableFile(atPath: server) else {
-            throw CommandError(message: "no basket-server at \(server); give --server PATH", code: "usage")
-        }
-        let runner = ScenarioRunner(serverBinary: server, console: context.console)
-        if let trace = context.arguments.value("--trace") {
-            guard positionals.count == 1 else {
-                throw UsageError(
-                    message: "--trace draws one run: give one scenario file",
-                    usage: "basket scenario run [--server PATH] [--trace FILE.html] FILE…")
-            }
-            runner.tracePath = trace
-        }
-        guard try runner.run(files: positionals) else {
-            throw CommandError(message: "some scenarios failed", code: "scenario_failed")
-        }
     }
 }
