@@ -65,6 +65,8 @@ struct Arguments {
         }
     }
 
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
-    func value(_ name: String) -> String? { values[name] }
+    /// Whether the flag was given.
+    func has(_ flag: Option) -> Bool { flags.contains(flag.name) }
+    /// The option's value, nil when it was not given.
+    func value(_ option: Option) -> String? { values[option.name] }
 }

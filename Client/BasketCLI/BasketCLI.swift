@@ -46,16 +46,16 @@ public enum BasketCLI {
                 rest, valueOptions: spec.valueOptions.union(Commands.globalValueOptions),
                 flagOptions: spec.flagOptions.union(Commands.globalFlagOptions), shortOptions: Commands.shortOptions,
                 usage: spec.usage)
-            if parsed.has("--version") {
+            if parsed.has(.version) {
                 console.print("basket \(version)")
                 return 0
             }
-            if parsed.has("--help") {
+            if parsed.has(.help) {
                 console.print(spec.help)
                 return 0
             }
             // --json: standard output carries one JSON object (docs/cli-json.md), words go elsewhere.
-            console.isJSON = parsed.has("--json")
+            console.isJSON = parsed.has(.json)
             if command == nil && parsed.positionals.isEmpty {
                 // `basket` alone: the interactive search on a terminal, the list otherwise.
                 let interactive = Context(
@@ -76,14 +76,14 @@ public enum BasketCLI {
             // -q leaves out reports of what was done, never data asked for.
             let printsData =
                 command.output == .data || (command.output == .dataWhenBare && parsed.positionals.isEmpty)
-            console.isQuiet = parsed.has("--quiet") && !printsData
+            console.isQuiet = parsed.has(.quiet) && !printsData
             let commandContext = Context(
                 arguments: parsed, environment: environment, console: console, exchange: exchange)
             context = commandContext
             // Kept here: a 'basket sync --watch' running beside it does not send it either. Held
             // before the command writes, or the watch, which looks ten times a second, could send
             // the write before the hold is there; held after it too, for a list it made.
-            let holding = command.writes && parsed.has("--no-sync")
+            let holding = command.writes && parsed.has(.noSync)
             var placedHold: ListID?
             if holding, let list = try? commandContext.list(create: false), let replica = try? commandContext.replica(),
                 (try? replica.isHeld(list.id)) == false
@@ -209,12 +209,12 @@ final class Context {
         self.exchange = exchange
     }
 
-    var json: Bool { arguments.has("--json") }
+    var json: Bool { arguments.has(.json) }
 
     /// The replica file: `--db PATH` (a directory, or a file ending in .sqlite or .db), else
     /// `$BASKET_HOME`, else `$XDG_DATA_HOME/basket`, else `~/.local/share/basket`.
     var databasePath: String {
-        if let path = arguments.value("--db") {
+        if let path = arguments.value(.db) {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             if (exists && !isDirectory.boolValue) || path.hasSuffix(".sqlite") || path.hasSuffix(".db") {
@@ -284,7 +284,7 @@ final class Context {
     /// without a terminal (a script has no one to ask: it says what it means by running it).
     /// - Throws: a ``CommandError`` (exit 1, nothing changed) for any other answer.
     func confirm(_ question: String) throws {
-        guard !arguments.has("--yes"), !console.isCapturing, isatty(0) == 1, isatty(2) == 1 else { return }
+        guard !arguments.has(.yes), !console.isCapturing, isatty(0) == 1, isatty(2) == 1 else { return }
         console.flush()
         FileHandle.standardError.write(Data("\(Printable.escaped(question)) [y/N] ".utf8))
         let answer = (readLine(strippingNewline: true) ?? "").trimmingCharacters(in: .whitespaces).lowercased()
@@ -306,7 +306,7 @@ final class Context {
     func list(create: Bool) throws -> ListInfo? {
         let replica = try replica()
         let lists = try replica.lists()
-        if let name = arguments.value("--list") {
+        if let name = arguments.value(.list) {
             return try Self.findList(name, in: lists)
         }
         if let hex = try replica.setting(Self.currentListSetting),

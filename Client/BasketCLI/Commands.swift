@@ -7,8 +7,8 @@ struct CommandSpec: Sendable {
     var summary: String
     var usage: String
     var details: String = ""
-    var valueOptions: Set<String> = []
-    var flagOptions: Set<String> = []
+    /// The command's own options (the global ones are ``Option/global``).
+    var options: [Option] = []
     /// Whether the command writes to the replica: with a server, what it wrote is sent before it exits.
     var writes = false
     /// Left out of `basket --help` and the man page (plumbing for shell completion).
@@ -42,13 +42,26 @@ struct CommandSpec: Sendable {
         case dataWhenBare
     }
 
+    /// The options that take a value (`--to NAME`), for the parser.
+    var valueOptions: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
+    /// The options that do not (`--yes`).
+    var flagOptions: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
+
     /// `basket COMMAND --help`: the command's own options; the global ones in one line (all of
     /// them in `basket --help`).
     var help: String {
         var text = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
-        if !details.isEmpty { text += "\n\(Self.laidOut(details))\n" }
+        if !body.isEmpty { text += "\n\(body)\n" }
         text += "\n" + (path.isEmpty ? Self.globalHelp : Self.globalHint)
         return text
+    }
+
+    /// What help says below the usage: the details, then the options, each as declared.
+    var body: String {
+        let section = options.isEmpty ? "" : "OPTIONS:\n" + options.map(\.helpLines).joined(separator: "\n")
+        return Self.laidOut(
+            [String(details.reversed().drop(while: \.isNewline).reversed()), section].filter { !$0.isEmpty }.joined(
+                separator: "\n"))
     }
 
     /// Help text with a blank line before each section (OPTIONS:, ARGUMENTS:, SUBCOMMANDS:) and
@@ -66,39 +79,31 @@ struct CommandSpec: Sendable {
     }
 
     static let globalHint =
-        "Global options: --db PATH, -l/--list NAME, --json, --no-sync, -q/--quiet ('basket help' says what each does)."
+        "Global options: "
+        + [Option.db, .list, .json, .noSync, .quiet].map {
+            ($0.short.map { "\($0)/" } ?? "") + $0.label
+        }.joined(separator: ", ") + " ('basket help' says what each does)."
 
-    static let globalHelp = """
-        GLOBAL OPTIONS:
-          --db PATH        The replica: a directory (basket.sqlite inside) or a .sqlite/.db file.
-                           Default: $BASKET_HOME, else $XDG_DATA_HOME/basket, else ~/.local/share/basket.
-          -l, --list NAME  Work on this list instead of the current one.
-          --json           Print one JSON object and nothing else (docs/cli-json.md has each shape).
-          --no-sync        Keep this command's changes here, also from a running 'sync --watch', until
-                           'basket sync' (or a write without --no-sync) sends them (see 'basket remote').
-          -q, --quiet      Print no report of what was done ("Added milk"); data and errors still print.
-          -h, --help       Show help ('basket help COMMAND' too).
-          --version        Show the version.
-
-        ENVIRONMENT:
-          BASKET_HOME, XDG_DATA_HOME   Where the replica lives (see --db).
-          BASKET_PASSWORD              The password for signup and login.
-          BASKET_TIMEOUT               Seconds a command waits for the server's answer (default 15).
-          BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
-                                       (for testing conflicts and clock correction).
-          BASKET_CLOCK_MS              Pretend this device's clock reads this Unix time in milliseconds
-                                       and stands still (basket-lab replay; BASKET_CLOCK_SKEW_MS adds to it).
-        """
+    static let globalHelp =
+        "GLOBAL OPTIONS:\n" + Option.global.map(\.helpLines).joined(separator: "\n") + "\n\n" + """
+            ENVIRONMENT:
+              BASKET_HOME, XDG_DATA_HOME   Where the replica lives (see --db).
+              BASKET_PASSWORD              The password for signup and login.
+              BASKET_TIMEOUT               Seconds a command waits for the server's answer (default 15).
+              BASKET_CLOCK_SKEW_MS         Pretend this device's clock is off by this many milliseconds
+                                           (for testing conflicts and clock correction).
+              BASKET_CLOCK_MS              Pretend this device's clock reads this Unix time in milliseconds
+                                           and stands still (basket-lab replay; BASKET_CLOCK_SKEW_MS adds to it).
+            """
 }
 
 enum Commands {
-    static let globalValueOptions: Set<String> = ["--db", "--list"]
-    static let globalFlagOptions: Set<String> = ["--json", "--help", "--version", "--no-sync", "--quiet"]
+    static let globalValueOptions = Set(Option.global.filter { $0.value != nil }.map(\.name))
+    static let globalFlagOptions = Set(Option.global.filter { $0.value == nil }.map(\.name))
     /// One-letter spellings, taken where the long option is (`-a` is `--all` for `basket ls`).
-    static let shortOptions: [String: String] = [
-        "-h": "--help", "-q": "--quiet", "-l": "--list", "-y": "--yes", "-a": "--all", "-c": "--checked",
-        "-u": "--unchecked", "-n": "--limit", "-w": "--watch", "-r": "--role",
-    ]
+    static let shortOptions: [String: String] = Dictionary(
+        (Option.global + all.flatMap(\.options)).compactMap { option in option.short.map { ($0, option.name) } }
+    ) { first, _ in first }
 
     /// The short spelling of `option`, if it has one.
     static func short(of option: String) -> String? { shortOptions.first { $0.value == option }?.key }
@@ -115,9 +120,6 @@ enum Commands {
                                    ('milk x2', 'milk 2l', 'flour 500 g', 'ビール3本') is kept apart from the
                                    name; a name already on the list is taken as typed ('7 Up'). A '#' after a
                                    space puts the item in an aisle: 'milk #dairy, bread #bakery'.
-                OPTIONS:
-                  --from FILE      Read names from FILE ('-' for stdin), one per line, taken verbatim.
-                  --category C     Put every item named in this aisle (category).
 
                 A name already on the list is never added twice: a removed item comes back, a checked
                 one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk'),
@@ -128,7 +130,7 @@ enum Commands {
                 Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
                 are refused; nothing is written then.
                 """,
-            valueOptions: ["--from", "--category"], writes: true, run: ItemCommands.add),
+            options: [.from, .category], writes: true, run: ItemCommands.add),
         CommandSpec(
             path: ["check"], summary: "Cross items off.", usage: "basket check ITEM…",
             details: itemsArgument, writes: true, arguments: .uncheckedItems,
@@ -152,16 +154,16 @@ enum Commands {
             details: """
                 A new name with the same key ('milk' → 'Milk') changes how the item is written; another key moves
                 the item to the new name with its fields, and the old name is removed.
-                OPTIONS:
-                  --to NAME        The new name (then every argument before it is the item).
                 """,
-            valueOptions: ["--to"], writes: true, arguments: .items, run: ItemCommands.rename),
+            options: [.to], writes: true, arguments: .items, run: ItemCommands.rename),
         CommandSpec(
             path: ["set"], summary: "Set or clear an item's quantity, note or category.",
-            usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]",
-            details: "OPTIONS:\n  --quantity Q, --note TEXT, --category C   An empty value clears the field.\n"
-                + "Quantities and categories hold up to 256 bytes, notes up to 4,096; control characters are refused.",
-            valueOptions: Set(Field.settableItemFields.map { "--" + $0.rawValue }), writes: true, arguments: .items,
+            usage: "basket set ITEM "
+                + Field.settableItemFields.map { "[\(Option.field($0).label)]" }.joined(separator: " "),
+            details: "An empty value clears the field. Quantities and categories hold up to 256 bytes, notes up to\n"
+                + "4,096; control characters are refused.",
+            options: Field.settableItemFields.map(Option.field),
+            writes: true, arguments: .items,
             run: ItemCommands.set),
         CommandSpec(
             path: ["undo"], summary: "Undo the last change made on this device (again: the one before).",
@@ -178,25 +180,12 @@ enum Commands {
             path: ["ls"], summary: "Show the list.",
             usage: "basket ls [--unchecked | --checked | --all] [--flat | --plain] [--at TIME]",
             details: """
-                OPTIONS:
-                  -u, --unchecked  Only items still to buy.
-                  -c, --checked    Only items crossed off.
-                  -a, --all        Everything, removed items included.
-                  --flat           One list by name, without the aisle groups.
-                  --at TIME        The list as it stood then, from the history this device keeps: every write
-                                   made at or before TIME that it holds (one made offline earlier and received
-                                   later is in). TIME: -2h, -30m, -3d, 2026-12-04 18:30, 18:30 (today if
-                                   it has passed, else yesterday: the heading says which), ISO 8601.
-                                   Says so when compaction left the history incomplete.
-                  --plain          Names only, one per line, nothing else: for pipes
-                                   ('basket ls --plain -u | fzf | basket check -').
                 Pulls the list first (with --at too) when the last pull is older than 5 s and the server
                 answers within 2 s; otherwise says how old this device's copy is ("As of 12 min ago (why)").
                 Items to buy come first, grouped by category in the list's aisle order ('basket aisles'), then
                 the other categories, then those without one; then checked ones ([x]), by name.
                 """,
-            valueOptions: ["--at"], flagOptions: ["--all", "--checked", "--unchecked", "--flat", "--plain"],
-            output: .data,
+            options: [.unchecked, .checked, .all, .flat, .at, .plain], output: .data,
             run: ItemCommands.list),
         CommandSpec(
             path: ["aisles"], summary: "Show or set the order of the shop's aisles (categories) for the list.",
@@ -219,10 +208,8 @@ enum Commands {
                 !word to exclude, "a phrase", ^word for the start of the name.
                 With --json: {"query", "offer": {"name"} or null, "results": [{..., "exact", "tier", "score"}]}.
                 Exit status 1 when no item matches (as grep), 0 when one does.
-                OPTIONS:
-                  -n, --limit N    At most N results.
                 """,
-            valueOptions: ["--limit"], output: .data, run: ItemCommands.search),
+            options: [.limit], output: .data, run: ItemCommands.search),
         CommandSpec(
             path: ["suggest"],
             summary: "What to add: items bought or removed before, then common groceries matching QUERY.",
@@ -233,10 +220,9 @@ enum Commands {
                 matching it (same ranking as search), then names from a bundled catalogue of about 100 common
                 groceries the list never had, "(catalogue: LANGUAGE)", in the language of LC_ALL, LC_MESSAGES or
                 LANG (ar de en es fa fr id it ja ko pt ru tr zh; else English).
-                OPTIONS:
-                  -n, --limit N    At most N suggestions (default 10).
                 """,
-            valueOptions: ["--limit"], output: .data, run: ItemCommands.suggest),
+            options: [Option.limit.saying("At most N suggestions (default 10).")], output: .data,
+            run: ItemCommands.suggest),
         CommandSpec(
             path: ["history"], summary: "Every write to an item's fields, which one won and why.",
             usage: "basket history ITEM", details: itemArgument, output: .data, arguments: .items,
@@ -253,7 +239,7 @@ enum Commands {
                 Who: an account's name when the server says whose device it was. Pulls the list first, as
                 'ls' does, or says how old this device's copy is.
                 """,
-            valueOptions: ["--since"], output: .data, run: ItemCommands.changes),
+            options: [.since], output: .data, run: ItemCommands.changes),
         CommandSpec(
             path: ["list", "new"], summary: "Create a list and make it the current one.", usage: "basket list new NAME",
             writes: true, run: ListCommands.new),
@@ -267,14 +253,12 @@ enum Commands {
             path: ["list", "rm"], summary: "Delete a list (an owner: for everyone) or remove a copy from this device.",
             usage: "basket list rm [NAME] [--yes]",
             details: """
-                OPTIONS:
-                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
                 A shared list you own is deleted on the server with its history, members and invites; the other
                 members' next sync says so, and their copies stay (read-only) until they remove them. A list on
                 this device only, or no longer shared with you, is removed from this device. An editor or a
                 viewer cannot delete a shared list: 'basket leave' leaves it.
                 """,
-            flagOptions: ["--yes"], arguments: .lists, run: ListCommands.removeList),
+            options: [.yes], arguments: .lists, run: ListCommands.removeList),
         CommandSpec(
             path: ["list", "archive"], summary: "Archive a list: read-only on every device, out of the way (owners).",
             usage: "basket list archive [NAME]", writes: true, arguments: .lists,
@@ -284,7 +268,8 @@ enum Commands {
             writes: true, arguments: .lists, run: { try ListCommands.archive($0, false) }),
         CommandSpec(
             path: ["lists"], summary: "Show the lists on this replica (archived ones with --all).",
-            usage: "basket lists [--all]", flagOptions: ["--all"], output: .data, run: ListCommands.lists),
+            usage: "basket lists [--all]", options: [Option.all.saying("Archived lists too.")], output: .data,
+            run: ListCommands.lists),
         CommandSpec(
             path: ["export"], summary: "Write every operation this replica knows to a file.",
             usage: "basket export FILE|-",
@@ -304,35 +289,27 @@ enum Commands {
                 The server and the token live in config.json next to the replica (mode 0600). Use https:// for
                 a server on another machine: over plain http the password and token travel in clear (a warning
                 says so). Redirects are never followed: the token would go along.
-                OPTIONS:
-                  --auto-sync on|off  With a server, every command that changes a list sends the change before
-                                   it exits (waiting about 2 s; what is not sent by then waits for the next sync),
-                                   and the interactive mode sends each change at once. On by default; off keeps
-                                   changes here until 'basket sync' (one command: --no-sync).
                 """,
-            valueOptions: ["--auto-sync"], output: .dataWhenBare, run: SyncCommands.remote),
+            options: [.autoSync], output: .dataWhenBare, run: SyncCommands.remote),
         CommandSpec(
             path: ["signup"], summary: "Create an account on the server and sign in.",
             usage: "basket signup NAME [--password-stdin] [--device NAME] [--invite CODE]",
-            details: passwordDetails
-                + "\n  --invite CODE    A signup invite, for a server that takes new accounts only with one.",
-            valueOptions: ["--device", "--invite"], flagOptions: ["--password-stdin"],
+            options: [.passwordStdin, .device, .invite],
             run: { try AccountCommands.account($0, signUp: true) }),
         CommandSpec(
             path: ["login"], summary: "Sign in to the server.",
             usage: "basket login NAME [--password-stdin] [--device NAME]",
-            details: passwordDetails, valueOptions: ["--device"], flagOptions: ["--password-stdin"],
+            options: [.passwordStdin, .device],
             run: { try AccountCommands.account($0, signUp: false) }),
         CommandSpec(
             path: ["logout"], summary: "Sign out (the token is revoked).",
             usage: "basket logout [--everywhere [--yes]]",
-            details: """
-                OPTIONS:
-                  --everywhere     Sign out every device of the account, this one included.
-                  -y, --yes        Do not ask first (on a terminal --everywhere asks; a script is not asked).
-                Lists and unsent changes stay on this device; sign in again to send them.
-                """,
-            flagOptions: ["--everywhere", "--yes"], run: AccountCommands.logout),
+            details: "Lists and unsent changes stay on this device; sign in again to send them.",
+            options: [
+                .everywhere,
+                Option.yes.saying("Do not ask first (on a terminal --everywhere asks; a script is not asked)."),
+            ],
+            run: AccountCommands.logout),
         CommandSpec(
             path: ["devices"], summary: "The devices signed in to your account; sign one out.",
             usage: AccountCommands.devicesUsage,
@@ -341,59 +318,41 @@ enum Commands {
                   revoke ID        Sign that device out: its next sync is refused (401); its lists and unsent
                                    changes stay on it until it signs in again.
                 A device that is not used for 90 days, or signed in more than a year ago, is signed out by itself.
-                OPTIONS:
-                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
                 """,
-            flagOptions: ["--yes"], output: .dataWhenBare, run: AccountCommands.devices),
+            options: [.yes], output: .dataWhenBare, run: AccountCommands.devices),
         CommandSpec(
             path: ["password"], summary: "Change your password; every other device is signed out.",
             usage: "basket password [--password-stdin]",
-            details: """
-                OPTIONS:
-                  --password-stdin Two lines on stdin: the current password, then the new one (else prompts).
-                """,
-            flagOptions: ["--password-stdin"], run: AccountCommands.password),
+            options: [
+                Option.passwordStdin.saying(
+                    "Two lines on stdin: the current password, then the new one (else prompts).")
+            ],
+            run: AccountCommands.password),
         CommandSpec(
             path: ["delete-account"], summary: "Delete your account on the server, for good.",
             usage: AccountCommands.deleteAccountUsage,
             details: """
-                OPTIONS:
-                  --password-stdin The password is the first line of stdin (else $BASKET_PASSWORD, else a prompt).
-                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
                 Lists only you are in are deleted from the server; a shared list you are the last owner of
                 passes to another member (an editor first); you leave the others. Every device is signed
                 out. The lists on this device stay, read-only ('basket list rm' removes them).
                 """,
-            flagOptions: ["--password-stdin", "--yes"], run: AccountCommands.deleteAccount),
+            options: [.passwordStdin, .yes], run: AccountCommands.deleteAccount),
         CommandSpec(
             path: ["sync"], summary: "Send local changes and receive everyone else's.",
             usage: "basket sync [--watch | --discard-refused]",
             details: """
-                OPTIONS:
-                  -w, --watch      Stay connected to the current list and print changes as they arrive (Ctrl-C stops);
-                                   what other basket processes write to it is sent within a second, except
-                                   what they wrote with --no-sync.
-                  --discard-refused  Drop the changes the server refuses (made as a viewer, or to a list no longer
-                                   shared with you; 'basket status' lists them) and put those lists back to the
-                                   server's state, so that every device shows the same.
                 Lists made on this device are registered on the server; lists joined on another device are fetched.
                 When the server cannot be reached the changes stay in the outbox for the next sync. A list the
                 server refuses (a full list, say) is named with the server's words on stderr and keeps its
                 changes; the other lists are synced all the same ('error' in --json).
                 Exit status 1 when the server could not be reached, refused a list, or refused changes that stay here.
                 """,
-            flagOptions: ["--watch", "--discard-refused"], run: SyncCommands.sync),
+            options: [.watch, .discardRefused], run: SyncCommands.sync),
         CommandSpec(
             path: ["share"], summary: "Print an invite code for the current list.",
             usage: SharingCommands.shareUsage,
-            details: """
-                OPTIONS:
-                  -r, --role ROLE  editor (default: may change the list), viewer (may only read it) or owner.
-                  --uses N         How many people may join with the code (default 1, at most 100).
-                  --expires TIME   How long it works: 30m, 12h, 2d (default 7 days, at most 30d).
-                The code is shown once; the server keeps only its hash. 'basket invites' lists the invites out.
-                """,
-            valueOptions: ["--role", "--uses", "--expires"], output: .data, run: SharingCommands.share),
+            details: "The code is shown once; the server keeps only its hash. 'basket invites' lists the invites out.",
+            options: [.role, .uses, .expires], output: .data, run: SharingCommands.share),
         CommandSpec(
             path: ["invites"], summary: "The current list's invites that still work; withdraw one.",
             usage: SharingCommands.invitesUsage,
@@ -415,24 +374,21 @@ enum Commands {
                                    down; a member made a viewer loses the invites it made.
                 Editors may change the list and invite; viewers may only read it (their writes are refused).
                 A member who is not an owner may add at most half of what the list may hold.
-                OPTIONS:
-                  --remove-their-items-since TIME
-                                   With rm: also remove the items they added since TIME (-2h, 18:30,
-                                   2026-12-04, …), in one step 'basket undo' takes back.
-                  -y, --yes        Do not ask first (on a terminal rm asks; a script is not asked).
                 """,
-            valueOptions: ["--remove-their-items-since"], flagOptions: ["--yes"], output: .dataWhenBare,
+            options: [
+                .removeTheirItemsSince,
+                Option.yes.saying("Do not ask first (on a terminal rm asks; a script is not asked)."),
+            ],
+            output: .dataWhenBare,
             run: SharingCommands.members),
         CommandSpec(
             path: ["leave"], summary: "Leave the current list (it stays here, read-only).",
             usage: "basket leave [--yes]",
             details: """
-                OPTIONS:
-                  -y, --yes        Do not ask first (on a terminal it asks; a script is not asked).
                 Sends what waits first. The last owner cannot leave while others are members: make one an
                 owner first ('basket members role NAME owner'). 'basket list rm' then removes the copy here.
                 """,
-            flagOptions: ["--yes"], run: SharingCommands.leave),
+            options: [.yes], run: SharingCommands.leave),
         CommandSpec(
             path: ["join"], summary: "Join a list with an invite code and make it current.", usage: "basket join CODE",
             run: SharingCommands.join),
@@ -471,12 +427,6 @@ enum Commands {
             path: ["help"], summary: "Show help: of basket, or of a command.", usage: "basket help [COMMAND]",
             output: .data, run: HelpCommand.run),
     ]
-
-    static let passwordDetails = """
-        OPTIONS:
-          --password-stdin The password is the first line of stdin (else $BASKET_PASSWORD, else a prompt).
-          --device NAME    How this device appears in 'basket devices' (default: "basket on HOSTNAME").
-        """
 
     static let itemsArgument = """
         ARGUMENTS:

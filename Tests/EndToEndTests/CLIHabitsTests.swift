@@ -18,6 +18,43 @@ struct CLIHabitsTests {
         try TmuxPane(command: "sh -c '\(command); echo EXIT=\\$?; sleep 60'", environment: ["NO_COLOR": "1"])
     }
 
+    /// Each option is declared once: what a command's usage line names is what its help lists
+    /// under OPTIONS (or a global option), each of those is parsed (an unknown one is refused),
+    /// and shell completion offers exactly those.
+    @Test func everyOptionInAUsageIsListedParsedAndCompleted() throws {
+        let device = Device(root, "options")
+        func basket(_ arguments: [String]) throws -> ProcessResult {
+            try Executables.run("basket", ["--db", device.directory] + arguments)
+        }
+        let overview = try device.ok("help")
+        /// The options a help section lists, one a line: "  -y, --yes  Do not ask first."
+        func options(in section: String) -> Set<String> {
+            Set(
+                section.components(separatedBy: "\n\n")[0].split(separator: "\n")
+                    .compactMap { $0.matches(of: /^  (?:-[a-z], )?(--[a-z-]+)/).first.map { String($0.output.1) } })
+        }
+        let globals = options(in: overview.components(separatedBy: "GLOBAL OPTIONS:\n")[1])
+        #expect(globals == ["--db", "--list", "--json", "--no-sync", "--quiet", "--help", "--version"])
+        let commands = overview.components(separatedBy: "COMMANDS:")[1].components(separatedBy: "\n\n")[0]
+            .split(separator: "\n").map { String($0.dropFirst(2).prefix(15)).trimmingCharacters(in: .whitespaces) }
+        #expect(commands.count > 30 && commands.contains("list rm"), "\(commands)")
+        for command in commands {
+            let words = command.split(separator: " ").map(String.init)
+            let help = try basket(["help"] + words).stdout
+            let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") } ?? ""
+            let named = Set(usage.matches(of: /--[a-z-]+/).map { String($0.output) })
+            let listed = options(in: help.components(separatedBy: "\nOPTIONS:\n").dropFirst().first ?? "")
+            #expect(named.subtracting(globals) == listed, "basket \(command): usage \(named), OPTIONS \(listed)")
+            let completed = Set(
+                try basket(["__complete", "options"] + words).stdout.split(separator: "\n").map(String.init))
+            #expect(completed == listed.union(globals).subtracting(["--version"]), "basket \(command): \(completed)")
+            for option in listed {
+                let refused = try basket(words + [option + "x"])
+                #expect(refused.status == 64 && refused.stderr.contains("unknown option"), "\(command) \(option)x")
+            }
+        }
+    }
+
     @Test func helpIsACommandAndACommandsHelpIsItsOwn() throws {
         let device = Device(root, "help")
         let viaHelp = try device.ok("help", "ls")

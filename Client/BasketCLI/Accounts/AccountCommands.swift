@@ -4,7 +4,7 @@ import Foundation
 
 /// The account: signup, login, logout, its devices (tokens) and its password.
 enum AccountCommands {
-    static let devicesUsage = "basket devices [revoke ID]"
+    static let devicesUsage = "basket devices [revoke ID [--yes]]"
 
     /// `basket devices`: every device signed in to the account; `basket devices revoke ID` signs one out.
     static func devices(_ context: Context) throws {
@@ -45,7 +45,7 @@ enum AccountCommands {
         let (transport, _) = try context.transport()
         let old: String
         let new: String
-        if context.arguments.has("--password-stdin") {
+        if context.arguments.has(.passwordStdin) {
             let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             let lines = text.split(whereSeparator: \.isNewline).map(String.init)
             guard lines.count >= 2 else {
@@ -82,8 +82,8 @@ enum AccountCommands {
         let name = context.arguments.positionals[0]
         let (transport, config) = try context.transport(requireToken: false)
         let password = try context.password(confirming: signUp)
-        let device = context.arguments.value("--device") ?? Self.deviceName()
-        let invite = context.arguments.value("--invite")
+        let device = context.arguments.value(.device) ?? Self.deviceName()
+        let invite = context.arguments.value(.invite)
         let token = try runBlocking {
             if signUp { try await transport.signUp(name: name, password: password, invite: invite) }
             return try await transport.login(name: name, password: password, device: device)
@@ -137,7 +137,7 @@ enum AccountCommands {
     static func logout(_ context: Context) throws {
         let (transport, config) = try context.transport()
         var everywhere = 0
-        if context.arguments.has("--everywhere") {
+        if context.arguments.has(.everywhere) {
             // Every device of the account: a failure here must be seen, not swallowed.
             try context.confirm("Sign out every device of \(config.account ?? "this account"), this one included?")
             everywhere = try runBlocking { try await transport.logoutEverywhere() }
@@ -149,7 +149,7 @@ enum AccountCommands {
         updated.account = nil
         try context.saveConfig(updated)
         context.console.print(
-            context.arguments.has("--everywhere")
+            context.arguments.has(.everywhere)
                 ? "Signed out everywhere (\(everywhere) device\(everywhere == 1 ? "" : "s"))" : "Signed out")
     }
 

@@ -204,22 +204,10 @@ enum Completion {
         """
     }
 
-    /// A command's options and what each does, as its help lists them: (long, short, takes a
-    /// value, description).
+    /// A command's options and what each does, as declared: (long, short, takes a value, the
+    /// first sentence of its help).
     static func options(of spec: CommandSpec) -> [(long: String, short: String?, value: Bool, about: String)] {
-        var described: [String: String] = [:]
-        for line in spec.details.split(separator: "\n") {
-            let trimmed = line.drop { $0 == " " }
-            guard line.hasPrefix("  "), trimmed.hasPrefix("-") else { continue }
-            let parts = trimmed.split(separator: "  ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard parts.count == 2 else { continue }
-            for word in parts[0].split(whereSeparator: { $0 == " " || $0 == "," }) where word.hasPrefix("--") {
-                described[String(word)] = parts[1].trimmingCharacters(in: .whitespaces)
-            }
-        }
-        return spec.valueOptions.union(spec.flagOptions).sorted().map { option in
-            (option, Commands.short(of: option), spec.valueOptions.contains(option), described[option] ?? "")
-        }
+        spec.options.sorted { $0.name < $1.name }.map { ($0.name, $0.short, $0.value != nil, $0.summary) }
     }
 
     /// fish's single-quoted text.
@@ -328,7 +316,7 @@ enum Completion {
         page += "\n.SH COMMANDS\n"
         for spec in Commands.all where !spec.hidden {
             page += ".TP\n.B \(roffLine(spec.usage))\n\(roffLine(spec.summary))\n"
-            if !spec.details.isEmpty { page += ".RS\n\(roffDetails(spec.details)).RE\n" }
+            if !spec.body.isEmpty { page += ".RS\n\(roffDetails(spec.body)).RE\n" }
         }
         page += ".SH OPTIONS\n\(roffDetails(CommandSpec.globalHelp))"
         page += """

@@ -422,7 +422,7 @@ final class InteractiveMode {
         guard let (transport, config) = try? context.transport() else { return }
         let engine = SyncEngine(replica: replica, transport: transport)
         let (remote, status) = (remoteChanged, statusChanged)
-        let sends = config.autoSync != false && !context.arguments.has("--no-sync")
+        let sends = config.autoSync != false && !context.arguments.has(.noSync)
         let (replica, listID) = (replica, list.id)
         let hold = LiveSync.Hold { (try? replica.isHeld(listID)) ?? false }
         let live = LiveSync(engine: engine, list: list.id, sends: sends, hold: hold) { event in

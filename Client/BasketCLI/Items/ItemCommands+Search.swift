@@ -8,7 +8,7 @@ extension ItemCommands {
     static func search(_ context: Context) throws {
         let query = context.arguments.positionals.joined(separator: " ")
         var limit = Int.max
-        if let raw = context.arguments.value("--limit") {
+        if let raw = context.arguments.value(.limit) {
             guard let n = Int(raw), n > 0 else {
                 throw UsageError(message: "--limit takes a positive number", usage: "basket search QUERY [--limit N]")
             }
@@ -43,7 +43,7 @@ extension ItemCommands {
 
     static func suggest(_ context: Context) throws {
         var limit = 10
-        if let raw = context.arguments.value("--limit") {
+        if let raw = context.arguments.value(.limit) {
             guard let n = Int(raw), n > 0 else {
                 throw UsageError(
                     message: "--limit takes a positive number", usage: "basket suggest [QUERY] [--limit N]")

@@ -24,7 +24,7 @@ extension ItemCommands {
             case .onList, .all: true
             }
         }
-        if context.arguments.has("--plain") {
+        if context.arguments.has(.plain) {
             if let note = freshness.note { context.console.error(note) }
             return printNames(context, items)
         }
@@ -56,7 +56,7 @@ extension ItemCommands {
                 message: "unexpected argument '\(context.arguments.positionals[0])'",
                 usage: "basket changes --since TIME")
         }
-        guard let text = context.arguments.value("--since") else {
+        guard let text = context.arguments.value(.since) else {
             throw UsageError(
                 message: "say since when: --since TIME (\(timeUsage))", usage: "basket changes --since TIME")
         }

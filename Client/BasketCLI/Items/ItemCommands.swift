@@ -8,7 +8,7 @@ import Foundation
 enum ItemCommands {
     static func add(_ context: Context) throws {
         var names: [String] = []
-        if let source = context.arguments.value("--from") {
+        if let source = context.arguments.value(.from) {
             guard context.arguments.positionals.isEmpty else {
                 throw UsageError(
                     message: "give names as arguments or with --from, not both", usage: "basket add --from FILE|-")
@@ -44,7 +44,7 @@ enum ItemCommands {
         }
         // "milk #dairy" (or --category for all of them) puts an item in an aisle.
         var categories: [String?] = Array(repeating: nil, count: names.count)
-        if context.arguments.value("--from") == nil {
+        if context.arguments.value(.from) == nil {
             for (index, name) in names.enumerated() {
                 if let (bare, category) = Self.hashCategory(name) {
                     names[index] = bare
@@ -52,7 +52,7 @@ enum ItemCommands {
                 }
             }
         }
-        if let given = context.arguments.value("--category") {
+        if let given = context.arguments.value(.category) {
             let trimmed = given.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else {
                 throw UsageError(message: "--category needs a name", usage: "basket add NAME[, NAME…] [--category C]")
@@ -75,7 +75,7 @@ enum ItemCommands {
         let chosen = categories.map { $0.map { known[ItemKey.normalize($0)] ?? $0 } }
         // Quantities ("2 milk", "500 g flour") go to the quantity register; lines from --from stay verbatim.
         let entries: [Replica.NewItem]
-        if context.arguments.value("--from") != nil {
+        if context.arguments.value(.from) != nil {
             entries = names.enumerated().map { Replica.NewItem(name: $1, category: chosen[$0]) }
         } else {
             let all = try replica.items(in: list.id, filter: .all)
@@ -241,7 +241,7 @@ enum ItemCommands {
         let positionals = context.arguments.positionals
         let itemName: String
         let newName: String
-        if let to = context.arguments.value("--to") {
+        if let to = context.arguments.value(.to) {
             itemName = positionals.joined(separator: " ")
             newName = to
         } else if positionals.count == 2 {
@@ -259,7 +259,7 @@ enum ItemCommands {
     static func set(_ context: Context) throws {
         // One option per settable field, named as the field (`--quantity`, `--note`, `--category`).
         let changes = Field.settableItemFields.compactMap { field in
-            context.arguments.value("--" + field.rawValue).map { (field, $0) }
+            context.arguments.value(.field(field)).map { (field, $0) }
         }
         guard !changes.isEmpty else {
             throw UsageError(
@@ -278,7 +278,7 @@ enum ItemCommands {
 
     static func list(_ context: Context) throws {
         let args = context.arguments
-        let chosen = ["--all", "--checked", "--unchecked"].filter(args.has)
+        let chosen = [Option.all, .checked, .unchecked].filter(args.has).map(\.name)
         guard chosen.count <= 1 else {
             throw UsageError(
                 message: "\(chosen.joined(separator: " and ")) cannot be combined",
@@ -289,16 +289,16 @@ enum ItemCommands {
                 message: "unexpected argument '\(args.positionals[0])'",
                 usage: "basket ls [--unchecked | --checked | --all]")
         }
-        if args.has("--plain") && (context.json || args.has("--flat")) {
+        if args.has(.plain) && (context.json || args.has(.flat)) {
             throw UsageError(
                 message: "--plain cannot be combined with \(context.json ? "--json" : "--flat")",
                 usage: "basket ls [--unchecked | --checked | --all] [--flat | --plain] [--at TIME]")
         }
         let filter: ItemFilter =
-            args.has("--all") ? .all : args.has("--checked") ? .checked : args.has("--unchecked") ? .unchecked : .onList
-        if let time = args.value("--at") { return try listAt(context, time, filter: filter) }
+            args.has(.all) ? .all : args.has(.checked) ? .checked : args.has(.unchecked) ? .unchecked : .onList
+        if let time = args.value(.at) { return try listAt(context, time, filter: filter) }
         guard let list = try context.list(create: false) else {
-            if args.has("--plain") { return }
+            if args.has(.plain) { return }
             if context.json { return context.console.raw(ListingJSON.bytes(list: nil, items: [])) }
             context.console.print("No lists yet: 'basket add NAME' starts one.")
             return
@@ -310,7 +310,7 @@ enum ItemCommands {
         if context.json {
             return context.console.raw(ListingJSON.bytes(list: ListJSON(shown), items: items, stale: freshness.json))
         }
-        if args.has("--plain") {
+        if args.has(.plain) {
             // For pipes: names only, as `check -` reads them back; how old the copy is, on stderr.
             if let note = freshness.note { context.console.error(note) }
             return printNames(context, items)
@@ -321,7 +321,7 @@ enum ItemCommands {
         if let note = freshness.note { context.console.print(note) }
         let toBuy = items.filter { !$0.isChecked && !$0.isDeleted }
         // Items to buy in the order of the shop's aisles, when any has a category.
-        guard !args.has("--flat"), toBuy.contains(where: { $0.category != nil }) else {
+        guard !args.has(.flat), toBuy.contains(where: { $0.category != nil }) else {
             for item in items { context.console.print(line(for: item)) }
             return
         }

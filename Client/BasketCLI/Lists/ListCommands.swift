@@ -51,7 +51,7 @@ enum ListCommands {
         let replica = try context.replica()
         let all = try replica.lists()
         // Archived lists are out of the way unless asked for.
-        let lists = context.arguments.has("--all") ? all : all.filter { !$0.isArchived }
+        let lists = context.arguments.has(.all) ? all : all.filter { !$0.isArchived }
         let current = try context.list(create: false)?.id
         let states = Dictionary(try replica.syncStates().map { ($0.list, $0) }) { a, _ in a }
         /// Where the list lives and what this account may do with it, in words.
@@ -156,7 +156,7 @@ enum ListCommands {
         }
         let target = context.arguments.positionals[0]
         let replica = try context.replica()
-        let scope = context.arguments.value("--list") != nil ? try context.list(create: false)?.id : nil
+        let scope = context.arguments.value(.list) != nil ? try context.list(create: false)?.id : nil
         let ops = try replica.operations(in: scope)
         let bytes = OperationCodec.encode(ops, canonicalOrder: true)
         if target == "-" {

@@ -14,18 +14,18 @@ enum SharingCommands {
     }
 
     static func share(_ context: Context) throws {
-        guard let role = Role(rawValue: context.arguments.value("--role") ?? Role.editor.rawValue) else {
+        guard let role = Role(rawValue: context.arguments.value(.role) ?? Role.editor.rawValue) else {
             throw UsageError(message: "--role is editor, viewer or owner", usage: shareUsage)
         }
         var uses = 1
-        if let raw = context.arguments.value("--uses") {
+        if let raw = context.arguments.value(.uses) {
             guard let n = Int(raw), (1...100).contains(n) else {
                 throw UsageError(message: "--uses is a number from 1 to 100", usage: shareUsage)
             }
             uses = n
         }
         var expiresIn: Int?
-        if let raw = context.arguments.value("--expires") {
+        if let raw = context.arguments.value(.expires) {
             guard let seconds = duration(raw), (60...30 * 86_400).contains(seconds) else {
                 throw UsageError(message: "--expires is a time from 1m to 30d, like 2d, 12h or 30m", usage: shareUsage)
             }
@@ -145,7 +145,7 @@ enum SharingCommands {
             }
         case "rm" where args.count == 2:
             let name = args[1].lowercased()
-            if let since = context.arguments.value("--remove-their-items-since") {
+            if let since = context.arguments.value(.removeTheirItemsSince) {
                 return try removeWithTheirItems(context, name, list: list, since: since)
             }
             try context.confirm("Remove \(name) from \(list.title)? Their copy stays with them, read-only.")
@@ -266,7 +266,7 @@ enum SharingCommands {
     }
 
     static let membersUsage =
-        "basket members [rm NAME [--remove-their-items-since TIME] | role NAME owner|editor|viewer]"
+        "basket members [rm NAME [--remove-their-items-since TIME] [--yes] | role NAME owner|editor|viewer]"
 
     static let invitesUsage = "basket invites [revoke ID]"
 }

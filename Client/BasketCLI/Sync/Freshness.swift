@@ -46,7 +46,7 @@ extension SyncCommands {
         if let last = state.lastSync, now >= last, now - last < freshSeconds * 1_000 { return .current }
         let config = try? context.loadConfig()
         let notAsked =
-            context.arguments.has("--no-sync")
+            context.arguments.has(.noSync)
             ? "--no-sync"
             : config?.server == nil
                 ? "no server"

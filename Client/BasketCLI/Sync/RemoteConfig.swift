@@ -77,7 +77,7 @@ extension Context {
     /// The password: the first line of stdin with --password-stdin, else $BASKET_PASSWORD, else a
     /// prompt (`confirming`: twice, as a new password is, and both must be the same).
     func password(confirming: Bool = false) throws -> String {
-        if arguments.has("--password-stdin") {
+        if arguments.has(.passwordStdin) {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             let text = String(decoding: data, as: UTF8.self)
             return String(text.split(whereSeparator: \.isNewline).first ?? "")

@@ -18,7 +18,7 @@ enum SyncCommands {
     static func remote(_ context: Context) throws {
         let args = context.arguments.positionals
         var config = try context.loadConfig()
-        let autoSync = context.arguments.value("--auto-sync")
+        let autoSync = context.arguments.value(.autoSync)
         if args.first == "set" {
             guard args.count <= 2, args.count == 2 || autoSync != nil else {
                 throw UsageError(message: "give the server's URL, like http://127.0.0.1:8080", usage: remoteUsage)
@@ -98,7 +98,7 @@ enum SyncCommands {
     /// sends every list's waiting changes, for about 2 s at most. What is not sent is said on
     /// stderr; the command still succeeds (its changes are saved here).
     static func sendAfterWrite(_ context: Context) {
-        guard !context.arguments.has("--no-sync"), let config = try? context.loadConfig(), config.server != nil,
+        guard !context.arguments.has(.noSync), let config = try? context.loadConfig(), config.server != nil,
             config.token != nil, config.autoSync != false, let replica = try? context.replica(),
             let pending = try? replica.outbox.count(), pending > 0, let engine = try? engine(context)
         else { return }
@@ -125,13 +125,13 @@ enum SyncCommands {
     }
 
     static func sync(_ context: Context) throws {
-        if context.arguments.has("--watch") && context.arguments.has("--discard-refused") {
+        if context.arguments.has(.watch) && context.arguments.has(.discardRefused) {
             throw UsageError(
                 message: "--watch and --discard-refused do not go together: run 'basket sync --discard-refused' first",
                 usage: "basket sync [--watch | --discard-refused]")
         }
         let engine = try engine(context)
-        if context.arguments.has("--watch") { return try watch(context, engine) }
+        if context.arguments.has(.watch) { return try watch(context, engine) }
         try context.replica().release()  // an explicit sync sends what --no-sync kept
         // What waits, as a person counts changes (an added item is one, not its three writes).
         let outbox = try context.replica().outbox
@@ -143,7 +143,7 @@ enum SyncCommands {
         // Changes the server will not take (a viewer's, a former member's): dropped on request,
         // after the sync has learnt every list's role, so each copy ends as the server has it.
         var discarded: [ListID: [PendingOperation]] = [:]
-        if context.arguments.has("--discard-refused") {
+        if context.arguments.has(.discardRefused) {
             let replica = try context.replica()
             for state in try replica.syncStates() where state.role == .viewer || state.noLongerMember {
                 let pending = try replica.outbox.operations(in: state.list)
@@ -292,7 +292,7 @@ enum SyncCommands {
             context.console.print("Watching \(list.title) (Ctrl-C to stop)")
         }
         context.console.flush()
-        let sends = try context.loadConfig().autoSync != false && !context.arguments.has("--no-sync")
+        let sends = try context.loadConfig().autoSync != false && !context.arguments.has(.noSync)
         let wake = DispatchSemaphore(value: 0)
         // What the connection does, said once per change: a problem, and that it is over.
         let problems = Mutex<(lines: [String], troubled: Bool)>(([], false))
