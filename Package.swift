@@ -153,7 +153,9 @@ let package = Package(
             path: "Tests/BasketReplicaTests"),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "SQLite", "TestSupport"],
+            dependencies: [
+                "BasketCLI", "BasketCore", "BasketModel", "BasketReplica", "BasketSearch", "SQLite", "TestSupport",
+            ],
             path: "Tests/ConformanceTests"),
         .testTarget(
             name: "SimulationTests", dependencies: ["BasketSimulation", "BasketTesting"], path: "Tests/SimulationTests"),

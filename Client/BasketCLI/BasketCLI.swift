@@ -156,7 +156,7 @@ public enum BasketCLI {
             let waiting = (try? context?.replica().outbox.changes()) ?? 0
             console.error("Error: cannot reach the server (\(server)): \(why).")
             if waiting > 0 {
-                console.error("\(LiveSync.Status.changes(waiting)) wait here; the next sync sends them.")
+                console.error("\(Phrases.changes(waiting)) wait here; the next sync sends them.")
             }
             return 1
         } catch let error as SyncError where [.unauthorized, .tokenExpired].contains(error.errorCode) {

@@ -9,7 +9,7 @@ import Synchronization
 /// Two loops run in the background. The **sender** looks at the list's outbox every
 /// `pollInterval` (and at once after ``changed()``) and sends what waits, so it also sends writes
 /// that other processes made to the same replica file. The **listener** long-polls the server
-/// and merges what arrives (``Replica/changes()`` fires for it). Failures are retried after 1 s,
+/// and merges what arrives (``Replica/updates()`` fires for it). Failures are retried after 1 s,
 /// 2 s, then every ``maxRetryPause`` (someone is looking at the screen: a server that is back is
 /// noticed within seconds); after a failure the listener first syncs without waiting, so the
 /// status says "synced" as soon as the server answers. Nothing is lost while offline: the outbox
@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// ```swift
 /// let live = LiveSync(engine: SyncEngine(replica: replica, transport: transport), list: list.id) { event in
-///     if case .status(let status) = event { print(status) }
+///     if case .status(let status) = event { statusLine.show(status) }   // the app words it
 /// }
 /// live.start()
 /// try replica.add(["Tea"], to: list.id)
@@ -27,7 +27,7 @@ import Synchronization
 /// ```
 public final class LiveSync: Sendable {
     /// Where the list stands with the server, as a status line shows it.
-    public enum Status: Hashable, Sendable, CustomStringConvertible {
+    public enum Status: Hashable, Sendable {
         /// The first sync is under way.
         case connecting
         /// Nothing waits to be sent, and the server is listened to.
@@ -46,19 +46,6 @@ public final class LiveSync: Sendable {
             switch self {
             case .connecting, .synced: 0
             case .sending(let n), .offline(let n, _), .failed(let n, _): n
-            }
-        }
-
-        /// "1 change", "3 changes".
-        public static func changes(_ n: Int) -> String { n == 1 ? "1 change" : "\(n) changes" }
-
-        public var description: String {
-            switch self {
-            case .connecting: "connecting…"
-            case .synced: "synced"
-            case .sending(let n): "sending \(Self.changes(n))…"
-            case .offline(let n, _): "can't reach the server" + (n > 0 ? " · \(Self.changes(n)) waiting" : "")
-            case .failed(let n, let reason): "not sent: \(reason)" + (n > 0 ? " · \(Self.changes(n)) waiting" : "")
             }
         }
     }

@@ -49,7 +49,7 @@ extension Replica {
                 return (pending, Set(dropping.keys).subtracting([.list]))
             }
         }
-        if !dropped.isEmpty { notify(ReplicaChange(origin: .local, lists: [list], items: items)) }
+        if !dropped.isEmpty { notify(ReplicaUpdate(origin: .local, lists: [list], items: items)) }
         return dropped
     }
 
@@ -78,7 +78,7 @@ extension Replica {
                 try Self.trimJournal(db)
             }
         }
-        notify(ReplicaChange(origin: .local, lists: [list], items: []))
+        notify(ReplicaUpdate(origin: .local, lists: [list], items: []))
     }
 }
 

@@ -42,7 +42,7 @@ extension Replica {
                 return (value, outcome)
             }
         }
-        notify(ReplicaChange(origin: .local, lists: outcome.lists, items: outcome.items))
+        notify(ReplicaUpdate(origin: .local, lists: outcome.lists, items: outcome.items))
         return value
     }
 
@@ -409,7 +409,7 @@ extension Replica {
                 return outcome
             }
         }
-        notify(ReplicaChange(origin: .remote, lists: outcome.lists, items: outcome.items))
+        notify(ReplicaUpdate(origin: .remote, lists: outcome.lists, items: outcome.items))
         return outcome.result
     }
 

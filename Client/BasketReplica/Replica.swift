@@ -122,21 +122,21 @@ public final class Replica: @unchecked Sendable {
         }
     }
 
-    /// A stream of the changes committed through this replica object, for a UI to observe.
+    /// A stream of what each commit through this replica object changed, for a UI to observe.
     /// The stream ends when the consumer stops iterating.
-    public func changes() -> AsyncStream<ReplicaChange> {
+    public func updates() -> AsyncStream<ReplicaUpdate> {
         observers.makeStream()
     }
 
     /// A number that changes when another connection commits to the replica's file (another
     /// process, usually: a second terminal, `basket sync --watch`) and stays the same while only
-    /// this object writes (``changes()`` tells of those). SQLite's `PRAGMA data_version`: asking
+    /// this object writes (``updates()`` tells of those). SQLite's `PRAGMA data_version`: asking
     /// costs no disk read, so a screen may ask ten times a second.
     public func fileVersion() throws -> Int64 {
         try locked { try $0.scalar("PRAGMA data_version")?.integerValue ?? 0 }
     }
 
-    func notify(_ change: ReplicaChange) {
+    func notify(_ change: ReplicaUpdate) {
         if !change.lists.isEmpty { observers.send(change) }
     }
 
@@ -173,13 +173,13 @@ public final class Replica: @unchecked Sendable {
     }
 }
 
-/// The continuations of ``Replica/changes()`` streams.
+/// The continuations of ``Replica/updates()`` streams.
 private final class Observers: Sendable {
-    private let continuations = Mutex<[UUID: AsyncStream<ReplicaChange>.Continuation]>([:])
+    private let continuations = Mutex<[UUID: AsyncStream<ReplicaUpdate>.Continuation]>([:])
 
-    func makeStream() -> AsyncStream<ReplicaChange> {
+    func makeStream() -> AsyncStream<ReplicaUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: ReplicaChange.self, bufferingPolicy: .bufferingNewest(256))
+            of: ReplicaUpdate.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         continuations.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in
@@ -188,7 +188,7 @@ private final class Observers: Sendable {
         return stream
     }
 
-    func send(_ change: ReplicaChange) {
+    func send(_ change: ReplicaUpdate) {
         let targets = continuations.withLock { Array($0.values) }
         for continuation in targets { continuation.yield(change) }
     }

@@ -15,7 +15,7 @@ public struct SearchMatch: Hashable, Sendable {
     public var score: Int
 }
 
-/// The answer to a query: the matches, exact ones first, and the offer to add the query.
+/// The result of a query: the matches, exact ones first, and the offer to add the query.
 public struct SearchResult: Hashable, Sendable {
     /// The query as typed.
     public var query: String

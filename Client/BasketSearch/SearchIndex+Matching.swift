@@ -416,20 +416,21 @@ enum NaturalOrder {
     }
 }
 
-/// The answers of a ``SearchIndex`` to one-letter queries and to common two-letter ones, filled
-/// once while the index is built.
-final class ShortAnswers: Sendable {
+/// The ranked hits of a ``SearchIndex`` for one-letter queries and for common two-letter ones,
+/// kept once while the index is built.
+final class ShortQueryHits: Sendable {
     /// How many ranked hits are kept per query.
     static let depth = 200
-    /// A pair held by at least this many entries has its answer kept.
+    /// A pair held by at least this many entries has its hits kept.
     static let commonPair = 2_000
-    private let answers = Mutex<[[UInt8]: [SearchIndex.Hit]]>([:])
+    private let kept = Mutex<[[UInt8]: [SearchIndex.Hit]]>([:])
 
     func store(_ key: [UInt8], hits: [SearchIndex.Hit]) {
-        answers.withLock { $0[key] = hits }
+        kept.withLock { $0[key] = hits }
     }
 
-    func answer(_ key: [UInt8]) -> [SearchIndex.Hit]? {
-        answers.withLock { $0[key] }
+    /// The hits kept for the query `key`, nil when none are.
+    func hits(for key: [UInt8]) -> [SearchIndex.Hit]? {
+        kept.withLock { $0[key] }
     }
 }

@@ -13,14 +13,14 @@ extension SearchIndex {
             query.freeText.isEmpty || keys.contains(query.key) || spelled != nil
             ? nil : try? ItemName.clean(query.freeText)
         let key = query.key
-        var answer: [Hit]?
+        var kept: [Hit]?
         if key.count <= 2, query.words == [key], query.state == nil, query.category == nil, query.phrases.isEmpty,
             query.anchors.isEmpty,
-            query.excluded.isEmpty, limit <= ShortAnswers.depth
+            query.excluded.isEmpty, limit <= ShortQueryHits.depth
         {
-            answer = shortAnswers.answer(key)
+            kept = shortQueryHits.hits(for: key)
         }
-        var hits = answer ?? rankedHits(query, limit: limit)
+        var hits = kept ?? rankedHits(query, limit: limit)
         if let spelled {
             hits.removeAll { $0.entry == spelled }
             let at = hits.first?.tier == .exact ? 1 : 0
@@ -39,7 +39,7 @@ extension SearchIndex {
     /// `inParallel: false` in one part (what the tests compare the usual search with).
     ///
     /// Large passes are split into parts searched on all cores at once (as fzf partitions its
-    /// list); the parts are merged in order, so the answer does not depend on how it was split.
+    /// list); the parts are merged in order, so the result does not depend on how it was split.
     func rankedHits(_ query: Query, limit: Int, usePostings: Bool = true, inParallel: Bool = true) -> [Hit] {
         let candidates = usePostings ? postings?.candidates(query.words) : nil
         let words = query.words
@@ -155,7 +155,7 @@ extension SearchIndex {
     }
 
     /// Runs `body` over `count` items: in one part on the calling thread when few, else split into
-    /// one part per core run at once. The parts' answers come back in order.
+    /// one part per core run at once. The parts' hits come back in order.
     func inParts<T>(_ count: Int, atLeast minimum: Int, _ body: (Range<Int>) -> T) -> [T] {
         Self.inParts(count, atLeast: minimum, body)
     }

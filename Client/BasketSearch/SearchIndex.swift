@@ -41,7 +41,7 @@ public enum Tier: Int, Hashable, Comparable, Sendable, CaseIterable {
 /// Items folded once for searching many times (one keystroke after another).
 ///
 /// Building costs one `ItemKey.normalize(_:)` per item, the letter pair and triple lists and the
-/// answers to the one-letter queries. A search visits the entries of the shortest pair or triple
+/// hits of the one-letter queries. A search visits the entries of the shortest pair or triple
 /// list of its words (see `NGramPostings`) with the tier tests; a fuzzy pass over every entry with
 /// the query's letters when those tiers leave room under the limit; and a typo pass over the
 /// distinct words when they found fewer than 3 items.
@@ -71,7 +71,7 @@ public final class SearchIndex: Sendable {
     let entries: [Entry]
     /// Answers to one-letter queries and to the two-letter queries whose pair is common, computed
     /// with the index: the first keystrokes of a search would otherwise visit most entries.
-    let shortAnswers = ShortAnswers()
+    let shortQueryHits = ShortQueryHits()
     /// The first and the last position of each of a–z and 0–9 in every key (255: absent), symbol
     /// by symbol: `letterSpans[symbol * count + entry]` is a first position and
     /// `letterSpans[(36 + symbol) * count + entry]` a last one. For the fuzzy pass: a word can only
@@ -122,8 +122,8 @@ public final class SearchIndex: Sendable {
         self.init(items: items, lastUsed: lastUsed, forTyping: true)
     }
 
-    /// `forTyping: false` skips the pair and triple lists and the one-letter answers: for one
-    /// search, or to answer at once while ``forTyping()`` builds them (the answers are the same,
+    /// `forTyping: false` skips the pair and triple lists and the one-letter hits: for one
+    /// search, or to search at once while ``forTyping()`` builds them (the results are the same,
     /// found by visiting every entry).
     public init(items: [Item], lastUsed: [ItemID: UInt64] = [:], forTyping: Bool) {
         var entries: [Entry] = []
@@ -191,11 +191,11 @@ public final class SearchIndex: Sendable {
         let postings = forTyping ? NGramPostings(entries.map { [$0.key, $0.compact] }) : nil
         self.postings = postings
         self.letterSpans = forTyping ? Self.letterSpans(entries.map(\.key)) : []
-        if let postings { storeShortAnswers(postings) }
+        if let postings { storeShortQueryHits(postings) }
     }
 
     /// This index with what typing needs (the pair and triple lists, the letter spans, the
-    /// one- and two-letter answers), its names not folded again; itself when it has them.
+    /// one- and two-letter hits), its names not folded again; itself when it has them.
     public func forTyping() -> SearchIndex {
         postings == nil ? SearchIndex(typing: self) : self
     }
@@ -218,21 +218,22 @@ public final class SearchIndex: Sendable {
         let postings = NGramPostings(entries.map { [$0.key, $0.compact] })
         self.postings = postings
         letterSpans = Self.letterSpans(entries.map(\.key))
-        storeShortAnswers(postings)
+        storeShortQueryHits(postings)
     }
 
-    /// Answers one letter, and two letters whose pair is in ``ShortAnswers/commonPair`` names or
+    /// Keeps the hits of one letter, and of two letters whose pair is in ``ShortQueryHits/commonPair`` names or
     /// more, once and for all (a list of 1,000 items or more).
-    private func storeShortAnswers(_ postings: NGramPostings) {
+    private func storeShortQueryHits(_ postings: NGramPostings) {
         guard entries.count >= 1_000 else { return }
         let symbols = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
         for byte in symbols {
-            shortAnswers.store([byte], hits: rankedHits(Query(String(UnicodeScalar(byte))), limit: ShortAnswers.depth))
+            shortQueryHits.store(
+                [byte], hits: rankedHits(Query(String(UnicodeScalar(byte))), limit: ShortQueryHits.depth))
         }
         for a in symbols {
-            for b in symbols where postings.count(pair: a, b) >= ShortAnswers.commonPair {
+            for b in symbols where postings.count(pair: a, b) >= ShortQueryHits.commonPair {
                 let text = String(UnicodeScalar(a)) + String(UnicodeScalar(b))
-                shortAnswers.store([a, b], hits: rankedHits(Query(text), limit: ShortAnswers.depth))
+                shortQueryHits.store([a, b], hits: rankedHits(Query(text), limit: ShortQueryHits.depth))
             }
         }
     }

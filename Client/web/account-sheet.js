@@ -1,7 +1,8 @@
 // The account sheet (BasketCLI's `basket devices`, `basket password`, `basket logout`): the
 // devices signed in, the password, signing out with or without this device's lists.
 import { Unreachable, request } from "./api.js";
-import { changes, field, h, openDialog, when, messageOf } from "./ui.js";
+import { field, h, openDialog, when, messageOf } from "./ui.js";
+import { changes } from "./phrases.js";
 
 /** @typedef {import("./app.js").App} App */
 /**

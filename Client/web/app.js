@@ -8,7 +8,8 @@ import { Sync, refusedText } from "./sync.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
 import { showLists } from "./lists-screen.js";
-import { h, changes } from "./ui.js";
+import { h } from "./ui.js";
+import { changes } from "./phrases.js";
 import * as catalogue from "./catalogue.js";
 
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));

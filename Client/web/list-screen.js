@@ -13,7 +13,7 @@ import { entriesFor, suggestionsFor, warmUpTexts } from "./list-entries.js";
 import { makeRow, refreshRow, listenToRows } from "./item-row.js";
 import { kept } from "./list-data.js";
 import { normalize } from "./key.js";
-import { addMessage } from "./replica-types.js";
+import { addMessage } from "./phrases.js";
 import { refusedNotice } from "./refused-changes.js";
 
 /** The most matches shown while typing: more than a phone shows above its keyboard (the best

@@ -1,7 +1,8 @@
 // Changes the server will not take (a viewer's, a former member's), as the list screen shows
 // them: what they were, dropping them, copying them to another list. The web twin of what
 // `basket status` lists and `basket sync --discard-refused` does (SyncCommands.swift).
-import { h, changes, openDialog } from "./ui.js";
+import { h, openDialog } from "./ui.js";
+import { changes } from "./phrases.js";
 import { confirmDialog } from "./list-settings.js";
 import { LIST_ITEM } from "./ids.js";
 import { SETTABLE_ITEM_FIELDS } from "./field.js";

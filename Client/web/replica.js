@@ -11,7 +11,8 @@ import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
 import { validate, identity as identityOf } from "./ops.js";
 import { ITEM_FIELDS, SETTABLE_ITEM_FIELDS, fieldCode, fieldInfo, initialValue } from "./field.js";
-import { CannotUndo, MAX_CLOCK_CORRECTION, MAX_UNDOABLE_WRITES, ReplicaError, UNDO_DEPTH, addMessage } from "./replica-types.js";
+import { CannotUndo, MAX_CLOCK_CORRECTION, MAX_UNDOABLE_WRITES, ReplicaError, UNDO_DEPTH } from "./replica-types.js";
+import { addMessage } from "./phrases.js";
 
 /**
  * `raw` cleaned as a value of `field`; a refused value throws ReplicaError("invalid_name").

@@ -56,8 +56,8 @@ export class Index {
    * @param {Map<string, number>} [lastUsed] when each item was last added (Unix ms), by id
    */
   constructor(items, lastUsed = new Map()) {
-    /** @type {Map<string, Hit[]> | null} the short answers asked for (shortAnswer) */
-    this.shortAnswers = null;
+    /** @type {Map<string, Hit[]> | null} the short queries' hits asked for (shortQueryHitsFor) */
+    this.shortQueryHits = null;
     /** @type {{ low: number, high: number, indices: number[] } | undefined} the last query's candidates */
     this.lastCandidates = undefined;
     /** @type {Entry[]} */
@@ -122,7 +122,7 @@ export class Index {
       if (old.id !== items[i].id || old.name !== items[i].name) return false;
     }
     for (let i = 0; i < items.length; i++) this.entries[i].item = items[i];
-    this.shortAnswers = null;
+    this.shortQueryHits = null;
     return true;
   }
 
@@ -137,25 +137,25 @@ export class Index {
     const entry = this.entries[i];
     if (entry !== undefined && entry.item.id === before.id && entry.item.name === item.name) entry.item = item;
     // A check moves the item in every ranking (to buy before checked): answers kept are stale.
-    this.shortAnswers = null;
+    this.shortQueryHits = null;
   }
 
   /**
    * The ranked hits of a query of one or two letters and nothing else, kept once asked (the
-   * ShortAnswers of SearchIndex in Swift, which makes them ahead; here they are made when first
+   * ShortQueryHits of SearchIndex in Swift, which makes them ahead; here they are made when first
    * asked, as work in the background measured slower keystrokes on a slow phone): the first
    * letters of every word typed are the searches that look at most of a long list, and the same
    * few come back all day. Null for any other query, or a limit above SHORT_ANSWER_DEPTH.
    * @param {Query} query
    * @param {number} limit
    */
-  shortAnswer(query, limit) {
+  shortQueryHitsFor(query, limit) {
     if (limit > SHORT_ANSWER_DEPTH || query.hasFilters || query.words.length !== 1 || query.key.length > 2) return null;
-    this.shortAnswers ??= new Map();
-    let hits = this.shortAnswers.get(query.keyText);
+    this.shortQueryHits ??= new Map();
+    let hits = this.shortQueryHits.get(query.keyText);
     if (hits === undefined) {
       hits = this.rankedHits(query, SHORT_ANSWER_DEPTH);
-      this.shortAnswers.set(query.keyText, hits);
+      this.shortQueryHits.set(query.keyText, hits);
     }
     return hits.slice(0, limit);
   }
@@ -175,7 +175,7 @@ export class Index {
         offer = null;
       }
     }
-    let hits = this.shortAnswer(query, limit) ?? this.rankedHits(query, limit);
+    let hits = this.shortQueryHitsFor(query, limit) ?? this.rankedHits(query, limit);
     if (spelled !== undefined) {
       // The query is an item's German spelling without umlauts: that item, as exact.
       hits = hits.filter((hit) => hit.entry !== spelled);

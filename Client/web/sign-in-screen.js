@@ -1,7 +1,8 @@
 // The account screen (BasketCLI's `basket signup` and `basket login`): sign in or create an
 // account, each mode with its own heading, button and Enter. `app` is what app.js shares.
 import { Unreachable, request } from "./api.js";
-import { changes, h, messageOf } from "./ui.js";
+import { h, messageOf } from "./ui.js";
+import { changes } from "./phrases.js";
 
 /** @typedef {import("./app.js").App} App */
 /**

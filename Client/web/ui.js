@@ -34,14 +34,6 @@ export function messageOf(error) {
 }
 
 /**
- * "1 change", "3 changes".
- * @param {number} n
- */
-export function changes(n) {
-  return n === 1 ? "1 change" : `${n} changes`;
-}
-
-/**
  * Opens a modal dialog titled `title` with `children` and a Close button; it is removed when
  * closed, and focus goes back where it was. Returns the dialog.
  * @param {string} id the id of its heading

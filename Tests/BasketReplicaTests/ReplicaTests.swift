@@ -214,7 +214,7 @@ struct ReplicaTests {
     @Test func changesAreStreamedToObservers() async throws {
         let fixture = Fixture()
         let replica = try fixture.open()
-        let stream = replica.changes()
+        let stream = replica.updates()
         let list = try replica.createList(title: "Groceries").id
         let milk = try replica.add(["Milk"], to: list)[0].item.id
         var iterator = stream.makeAsyncIterator()
@@ -224,7 +224,7 @@ struct ReplicaTests {
         #expect(second?.items == [milk])
 
         let other = try fixture.open("b")
-        let otherStream = other.changes()
+        let otherStream = other.updates()
         try other.merge(replica.operations())
         var otherIterator = otherStream.makeAsyncIterator()
         let remote = await otherIterator.next()

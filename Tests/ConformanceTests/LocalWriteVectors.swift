@@ -1,3 +1,4 @@
+import BasketCLI
 import BasketCore
 import Foundation
 import SQLite
@@ -44,7 +45,7 @@ extension Vectors {
         var writes: [[String]]
         /// Expected, for an add: each name's outcome and whether its quantity changed.
         var outcomes: [AddOutcome]?
-        /// Expected, for an add: what it says (AddResult.phrases).
+        /// Expected, for an add: what it says (the CLI's Phrases.added, the web's addPhrases).
         var phrases: [String]?
         /// Expected: the ReplicaError code when the command is refused (then nothing is written).
         var error: String?
@@ -217,7 +218,7 @@ extension Vectors {
                     step.outcomes = results.map {
                         AddOutcome(outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)
                     }
-                    step.phrases = AddResult.phrases(results)
+                    step.phrases = Phrases.added(results)
                 case "check": try replica.check(try require(id), in: listID)
                 case "uncheck": try replica.uncheck(try require(id), in: listID)
                 case "remove": try replica.remove(try require(id), in: listID)

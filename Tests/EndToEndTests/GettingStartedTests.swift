@@ -57,7 +57,7 @@ struct GettingStartedTests {
         #expect(try replica.items(in: list.id, filter: .checked).map(\.name) == ["Milk"])
 
         // Observe changes
-        let changes = replica.changes()
+        let changes = replica.updates()
         try replica.add(["Bread"], to: list.id)
         for await change in changes {
             print("changed: \(change.items.count) item(s), from \(change.origin)")

@@ -12,7 +12,7 @@ async ({ vectors, base }) => {
   const query = await import(base + "query.js");
   const entry = await import(base + "entry.js");
   const replicaModule = await import(base + "replica.js");
-  const replicaTypes = await import(base + "replica-types.js");
+  const phrases = await import(base + "phrases.js");
   const catalogueModule = await import(base + "catalogue.js");
   const fieldModule = await import(base + "field.js");
   const api = await import(base + "api.js");
@@ -186,7 +186,7 @@ async ({ vectors, base }) => {
           case "add": {
             const results = await r.add(list, step.entries);
             got.outcomes = results.map((x) => ({ outcome: x.outcome, quantityChanged: x.quantityChanged }));
-            got.phrases = replicaTypes.addPhrases(results);
+            got.phrases = phrases.addPhrases(results);
             break;
           }
           case "check":

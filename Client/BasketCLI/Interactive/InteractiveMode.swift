@@ -166,7 +166,7 @@ final class InteractiveMode {
         if waiting > 0 {
             Terminal.restore()
             context.console.error(
-                "Saved here; \(LiveSync.Status.changes(waiting)) waiting for the server (sent at the next sync).")
+                "Saved here; \(Phrases.changes(waiting)) waiting for the server (sent at the next sync).")
         }
     }
 
@@ -237,7 +237,7 @@ final class InteractiveMode {
         case .match(let match) where state.offerFirst && state.selection == 1:
             let added = try replica.add([match.item.name], to: list.id)
             live?.changed()
-            state.message = AddResult.phrases(added).joined(separator: "; ")
+            state.message = Phrases.added(added).joined(separator: "; ")
             state.query = ""
             state.selection = 0
             try reload()
@@ -265,7 +265,7 @@ final class InteractiveMode {
                     )
                 }, to: list.id)
             live?.changed()
-            state.message = AddResult.phrases(added).joined(separator: "; ")
+            state.message = Phrases.added(added).joined(separator: "; ")
             state.query = ""
             state.selection = 0
             try reload()
@@ -413,7 +413,7 @@ final class InteractiveMode {
     /// The sync status as the status line shows it.
     var syncLine: String {
         guard let live else { return "this device only" }
-        return live.status.description
+        return Phrases.status(live.status)
     }
 
     /// With a server configured: keeps the list in sync in the background (each change sent

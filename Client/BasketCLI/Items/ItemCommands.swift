@@ -103,7 +103,7 @@ enum ItemCommands {
             return
         }
         // One line per kind of outcome, as the web client says them (AddResult.phrases).
-        for phrase in AddResult.phrases(results) { context.console.print(Printable.escaped(phrase)) }
+        for phrase in Phrases.added(results) { context.console.print(Printable.escaped(phrase)) }
     }
 
     /// "milk #dairy" → ("milk", "dairy"): a category after a '#' that follows a space; nil when

@@ -242,7 +242,7 @@ enum ListCommands {
             let pending = try replica.outbox.changes(in: list.id)
             try context.confirm(
                 "Remove \(list.title) from this device"
-                    + (pending > 0 ? ", with \(LiveSync.Status.changes(pending)) never sent" : "")
+                    + (pending > 0 ? ", with \(Phrases.changes(pending)) never sent" : "")
                     + "? This cannot be undone.")
         }
         try replica.removeList(list.id)

@@ -17,7 +17,7 @@ enum DoctorCommand {
             let lists = try replica.lists()
             console.print(
                 "\(path) is sound: \(lists.count) list\(lists.count == 1 ? "" : "s"), "
-                    + "\(lists.reduce(0) { $0 + $1.itemCount }) items, \(LiveSync.Status.changes(try replica.outbox.changes())) not yet synced."
+                    + "\(lists.reduce(0) { $0 + $1.itemCount }) items, \(Phrases.changes(try replica.outbox.changes())) not yet synced."
             )
             return
         }

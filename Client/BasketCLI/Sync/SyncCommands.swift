@@ -116,7 +116,7 @@ enum SyncCommands {
             ? "the server did not answer within \(Int(sendSeconds)) s"
             : outcome.failure ?? "the server did not take them"
         context.console.error(
-            "Saved here; \(LiveSync.Status.changes(outcome.waiting)) waiting for the server (\(why)).")
+            "Saved here; \(Phrases.changes(outcome.waiting)) waiting for the server (\(why)).")
     }
 
     static func engine(_ context: Context) throws -> SyncEngine {
@@ -153,7 +153,7 @@ enum SyncCommands {
                 discarded[state.list] = dropped
                 if !context.json {
                     context.console.print(
-                        "Dropped \(LiveSync.Status.changes(Set(dropped.map(\.operation.item)).count)) to"
+                        "Dropped \(Phrases.changes(Set(dropped.map(\.operation.item)).count)) to"
                             + " \(lists[state.list] ?? state.list.description) that the server refused:")
                     for line in described { context.console.print("  \(line)") }
                 }
@@ -189,7 +189,7 @@ enum SyncCommands {
                 "You are no longer a member of \(title) on the server (its owner removed you or deleted the list, or you"
                     + " left it). It stays on this device, read-only"
                     + (unsent > 0
-                        ? ", with \(LiveSync.Status.changes(unsent)) that \(unsent == 1 ? "was" : "were") not sent"
+                        ? ", with \(Phrases.changes(unsent)) that \(unsent == 1 ? "was" : "were") not sent"
                             + " ('basket status' lists them;"
                             + " 'basket sync --discard-refused' drops them)" : "")
                     + "; 'basket list rm \(title)' removes it, a new invite shares it again.")
@@ -200,7 +200,7 @@ enum SyncCommands {
             context.console.error(
                 "Not synced \(title): \(report.failure!)"
                     + (report.unsent > 0
-                        ? "; \(LiveSync.Status.changes((try? context.replica().outbox.changes(in: report.list)) ?? report.unsent)) wait here"
+                        ? "; \(Phrases.changes((try? context.replica().outbox.changes(in: report.list)) ?? report.unsent)) wait here"
                         : "")
                     + ". The other lists were synced.")
         }
@@ -210,8 +210,8 @@ enum SyncCommands {
             let left = (try? context.replica().outbox.changes(in: report.list)) ?? 0
             let sent = report.pushed == 0 ? 0 : max(1, (waitingBefore[report.list] ?? 0) - left)
             var line =
-                "Synced \(lists[report.list] ?? report.list.description): sent \(LiveSync.Status.changes(sent)),"
-                + " received \(LiveSync.Status.changes(report.changedItems))"
+                "Synced \(lists[report.list] ?? report.list.description): sent \(Phrases.changes(sent)),"
+                + " received \(Phrases.changes(report.changedItems))"
             if report.epochChanged {
                 line += "; the server had lost data (restored from a backup): sent everything again"
             }
@@ -230,7 +230,7 @@ enum SyncCommands {
             if report.refusedPending > 0 && discarded[report.list] == nil {
                 let changes = (try? context.replica().outbox.changes(in: report.list)) ?? report.refusedPending
                 context.console.print(
-                    "\(LiveSync.Status.changes(changes)) to this list were not sent: you can only view it. They stay here:"
+                    "\(Phrases.changes(changes)) to this list were not sent: you can only view it. They stay here:"
                         + " 'basket status' lists them, 'basket sync --discard-refused' drops them.")
             }
         }
@@ -305,7 +305,7 @@ enum SyncCommands {
                 switch status {
                 case .offline, .failed:
                     problems.withLock {
-                        $0.lines.append("Sync: \(status)")
+                        $0.lines.append("Sync: \(Phrases.status(status))")
                         $0.troubled = true
                     }
                     wake.signal()
@@ -387,7 +387,7 @@ enum SyncCommands {
         context.console.print(
             "Server:  \(config.server ?? "none (offline only)")\(config.account.map { ", signed in as \($0)" } ?? "")")
         let changes = try replica.outbox.changes()
-        context.console.print("Pending: \(LiveSync.Status.changes(changes)) not yet sent")
+        context.console.print("Pending: \(Phrases.changes(changes)) not yet sent")
         context.console.print(
             "Clock:   "
                 + (config.server == nil
@@ -411,7 +411,7 @@ enum SyncCommands {
                 ? " (no longer shared with you: read-only here)"
                 : state?.role == .viewer ? " (you can only view it)" : ""
             context.console.print(
-                "  \(list.title)\(standing): last sync \(when)\(sentLater), \(LiveSync.Status.changes(waiting)) waiting"
+                "  \(list.title)\(standing): last sync \(when)\(sentLater), \(Phrases.changes(waiting)) waiting"
             )
         }
         // Changes the server will not take: what they were, and the way out.
@@ -423,7 +423,7 @@ enum SyncCommands {
             refused = true
             let why = state.noLongerMember ? "it is no longer shared with you" : "you can only view it"
             context.console.print(
-                "\(list.title): \(LiveSync.Status.changes(Set(pending.map(\.operation.item)).count)) the server will not take (\(why)):"
+                "\(list.title): \(Phrases.changes(Set(pending.map(\.operation.item)).count)) the server will not take (\(why)):"
             )
             for line in Self.describe(pending, in: list.id, replica: replica) { context.console.print("  \(line)") }
         }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import BasketSearch
 
-struct ShortAnswerTests {
-    @Test func precomputedShortAnswersEqualAFreshSearch() {
+struct ShortQueryHitsTests {
+    @Test func keptShortQueryHitsEqualAFreshSearch() {
         let list = ListID(raw: ID128(high: 5, low: 5))
         let words = ["Milk", "Bread", "Crème", "Apple", "Zucchini", "Kale", "Mango", "Oat", "Rice", "Tea"]
         let items = (0..<6_000).map { i in
@@ -20,7 +20,7 @@ struct ShortAnswerTests {
             #expect(cached == fresh, "\(letter)")
             #expect(!cached.isEmpty || letter == "é")
             let key = Query(letter).key
-            #expect((index.shortAnswers.answer(key) != nil) == (letter != "e a"), "\(letter)")
+            #expect((index.shortQueryHits.hits(for: key) != nil) == (letter != "e a"), "\(letter)")
         }
     }
 }

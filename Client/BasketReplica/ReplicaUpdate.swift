@@ -1,7 +1,7 @@
 public import BasketCore
 
-/// What a commit changed; sent to every ``Replica/changes()`` stream.
-public struct ReplicaChange: Hashable, Sendable {
+/// What one commit changed; sent to every ``Replica/updates()`` stream.
+public struct ReplicaUpdate: Hashable, Sendable {
     /// Where a change came from.
     public enum Origin: String, Hashable, Sendable {
         /// A write made through this replica's API.
