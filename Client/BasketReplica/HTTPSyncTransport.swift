@@ -106,29 +106,29 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// Creates an account; `invite` is a signup invite, for a server that takes new accounts only with one.
     public func signUp(name: String, password: String, invite: String? = nil) async throws {
         let _: Wire.Account = try await call(
-            "POST", "/v1/accounts", sending: Wire.Signup(name: name, password: password, invite: invite))
+            .signUp, sending: Wire.Signup(name: name, password: password, invite: invite))
     }
 
     /// Signs in; returns a new bearer token. `device` names this device in the account's devices list.
     public func login(name: String, password: String, device: String? = nil) async throws -> String {
         let answer: Wire.NewToken = try await call(
-            "POST", "/v1/tokens", sending: Wire.Credentials(name: name, password: password, device: device))
+            .login, sending: Wire.Credentials(name: name, password: password, device: device))
         guard answer.token.utf8.count <= 256 else { throw SyncError.badResponse("no token in the answer") }
         return answer.token
     }
 
     /// Revokes the token this transport uses.
-    public func logout() async throws { _ = try await send("DELETE", "/v1/tokens/current") }
+    public func logout() async throws { _ = try await send(.logout) }
 
     /// Revokes every token of the account, this one included; returns how many.
     public func logoutEverywhere() async throws -> Int {
-        let answer: Wire.Revoked = try await call("DELETE", "/v1/tokens")
+        let answer: Wire.Revoked = try await call(.logoutEverywhere)
         return answer.revoked
     }
 
     /// The devices signed in to the account.
     public func devices() async throws -> [Device] {
-        let answer: Wire.Tokens = try await call("GET", "/v1/tokens")
+        let answer: Wire.Tokens = try await call(.devices)
         return answer.tokens.prefix(10_000).map { token in
             Device(
                 id: Self.printable(String(token.id.prefix(32))), name: Self.printable(String(token.device.prefix(64))),
@@ -138,25 +138,24 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// Signs a device out (its next sync gets 401).
     public func revokeDevice(_ id: String) async throws {
-        let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
-        _ = try await send("DELETE", "/v1/tokens/\(escaped)")
+        _ = try await send(.revokeDevice, [id])
     }
 
     /// Changes the password; every other device is signed out. Returns how many were.
     public func changePassword(from old: String, to new: String) async throws -> Int {
         let answer: Wire.Revoked = try await call(
-            "POST", "/v1/account/password", sending: Wire.PasswordChange(password: old, newPassword: new))
+            .changePassword, sending: Wire.PasswordChange(password: old, newPassword: new))
         return answer.revoked
     }
 
     /// Deletes the signed-in account, its password checked as at sign-in: what became of its lists.
     public func deleteAccount(password: String) async throws -> Wire.AccountDeleted {
-        try await call("DELETE", "/v1/account", sending: Wire.AccountDeletion(password: password))
+        try await call(.deleteAccount, sending: Wire.AccountDeletion(password: password))
     }
 
     /// The account name and the server's clock.
     public func account() async throws -> (name: String, serverTime: UInt64) {
-        let answer: Wire.Account = try await call("GET", "/v1/account")
+        let answer: Wire.Account = try await call(.account)
         return (Self.printable(String(answer.name.prefix(64))), answer.serverTime ?? 0)
     }
 
@@ -166,7 +165,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         to list: ListID, role: Role, uses: Int = 1, expiresIn: Int? = nil, title: String? = nil
     ) async throws -> Invite {
         let answer: Wire.NewInvite = try await call(
-            "POST", "/v1/lists/\(list)/invites",
+            .invite, [list.description],
             sending: Wire.InviteRequest(role: role, uses: uses, expiresIn: expiresIn, title: title))
         guard answer.code.utf8.count <= 64 else { throw SyncError.badResponse("no code in the answer") }
         return Invite(
@@ -176,7 +175,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// The list's invites that still work (all of them for an owner, one's own for an editor).
     public func invites(of list: ListID) async throws -> [Invite] {
-        let answer: Wire.Invites = try await call("GET", "/v1/lists/\(list)/invites")
+        let answer: Wire.Invites = try await call(.invites, [list.description])
         return answer.invites.prefix(10_000).map { invite in
             Invite(
                 id: Self.printable(String(invite.id.prefix(32))), code: nil, role: invite.role,
@@ -187,13 +186,12 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// Withdraws an invite.
     public func revokeInvite(_ id: String, of list: ListID) async throws {
-        let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
-        _ = try await send("DELETE", "/v1/lists/\(list)/invites/\(escaped)")
+        _ = try await send(.revokeInvite, [list.description, id])
     }
 
     /// The list's members and their roles (`GET /v1/lists/{id}/members`).
     public func members(of list: ListID) async throws -> [Wire.Member] {
-        let answer: Wire.Members = try await call("GET", "/v1/lists/\(list)/members")
+        let answer: Wire.Members = try await call(.members, [list.description])
         return answer.members.prefix(10_000).map {
             // Replica ids are 16 hex digits; anything else from the server is dropped.
             let replicas = ($0.replicas ?? []).prefix(100).filter { $0.utf8.count == 16 && ReplicaID(hex: $0) != nil }
@@ -205,34 +203,29 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// Gives a member another role (an owner's call).
     public func setRole(_ role: Role, of account: String, in list: ListID) async throws {
         let _: Wire.Member = try await call(
-            "PUT", "/v1/lists/\(list)/members/\(Self.pathSegment(account))", sending: Wire.RoleChange(role: role))
+            .setRole, [list.description, account], sending: Wire.RoleChange(role: role))
     }
 
     /// Removes a member (an owner's call), or the account itself (leaving the list).
     public func removeMember(_ account: String, from list: ListID) async throws {
-        _ = try await send("DELETE", "/v1/lists/\(list)/members/\(Self.pathSegment(account))")
+        _ = try await send(.removeMember, [list.description, account])
     }
 
     /// Deletes the list on the server, with its log, members and invites (an owner's call).
     public func deleteList(_ list: ListID) async throws {
-        _ = try await send("DELETE", "/v1/lists/\(list)")
-    }
-
-    /// Text made safe as one segment of a path.
-    static func pathSegment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+        _ = try await send(.deleteList, [list.description])
     }
 
     /// Joins the list an invite code is for. The code goes in the body, never in the URL.
     public func join(code: String) async throws -> RemoteList {
-        try Self.checked(try await call("POST", "/v1/invites", sending: Wire.InviteCode(code: code)))
+        try Self.checked(try await call(.join, sending: Wire.InviteCode(code: code)))
     }
 
     // MARK: Sync
 
     /// The lists the account is a member of (`GET /v1/lists`).
     public func lists() async throws -> [RemoteList] {
-        let answer: Wire.Lists = try await call("GET", "/v1/lists")
+        let answer: Wire.Lists = try await call(.lists)
         guard answer.lists.count <= Self.maxLists else {
             throw SyncError.badResponse("\(answer.lists.count) lists in one answer (at most \(Self.maxLists))")
         }
@@ -241,12 +234,12 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// Registers a list made on this device (`POST /v1/lists`; idempotent for a member).
     public func createList(_ id: ListID) async throws -> RemoteList {
-        try Self.checked(try await call("POST", "/v1/lists", sending: Wire.NewList(id: id)))
+        try Self.checked(try await call(.createList, sending: Wire.NewList(id: id)))
     }
 
     /// Pushes operations of one list (`POST /v1/lists/{id}/ops`); the answer is checked to account for every one.
     public func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
-        let data = try await send("POST", "/v1/lists/\(list)/ops", body: Wire.Push(ops: OperationText(operations)))
+        let data = try await send(.push, [list.description], body: Wire.Push(ops: OperationText(operations)))
         return try Self.pushOutcome(data, pushed: operations.count)
     }
 
@@ -268,7 +261,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// A page after `cursor` (`GET /v1/lists/{id}/ops`), long-polling `wait` seconds; the page is checked to belong to `list` and follow `cursor`.
     public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
         let answer: Wire.Page = try await call(
-            "GET", "/v1/lists/\(list)/ops?after=\(cursor)&limit=\(limit)&wait=\(wait)",
+            .pull, [list.description], query: "after=\(cursor)&limit=\(limit)&wait=\(wait)",
             timeout: Double(wait) + answerTimeout)
         return try Self.page(answer, of: list, after: cursor)
     }
@@ -308,20 +301,24 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// Sends a request and decodes its answer as `Answer`; an answer that is not one is a
     /// ``SyncError/badResponse(_:)``.
     private func call<Answer: Decodable>(
-        _ method: String, _ path: String, sending body: (any Encodable)? = nil, timeout: Double? = nil
+        _ route: Wire.Route, _ segments: [String] = [], query: String = "", sending body: (any Encodable)? = nil,
+        timeout: Double? = nil
     ) async throws -> Answer {
-        let data = try await send(method, path, body: body, timeout: timeout)
+        let data = try await send(route, segments, query: query, body: body, timeout: timeout)
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch {
-            throw SyncError.badResponse("\(method) \(path.prefix { $0 != "?" }) answered without \(Answer.self)")
+            throw SyncError.badResponse("\(route) answered without \(Answer.self)")
         }
     }
 
     /// Sends a request; returns the body of a 2xx answer, and throws ``SyncError`` for any other.
-    private func send(_ method: String, _ path: String, body: (any Encodable)? = nil, timeout: Double? = nil)
-        async throws -> Data
-    {
+    private func send(
+        _ route: Wire.Route, _ segments: [String] = [], query: String = "", body: (any Encodable)? = nil,
+        timeout: Double? = nil
+    ) async throws -> Data {
+        let method = route.method
+        let path = route.path(filling: segments) + (query.isEmpty ? "" : "?" + query)
         guard
             let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
         else {
@@ -350,7 +347,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             } catch {
                 throw SyncError.unreachable(Self.why(error, waited: request.timeoutInterval))
             }
-            guard status == 503 else { break }
+            guard status == Wire.ErrorCode.unavailable.status else { break }
             guard let delay else {
                 throw SyncError.unreachable("the server is unavailable for a moment (503); try again shortly")
             }

@@ -1,6 +1,6 @@
 // The account sheet (BasketCLI's `basket devices`, `basket password`, `basket logout`): the
 // devices signed in, the password, signing out with or without this device's lists.
-import { Unreachable, request } from "./api.js";
+import { ROUTES, Unreachable, request } from "./api.js";
 import { field, h, openDialog, when, messageOf } from "./ui.js";
 import { changes } from "./phrases.js";
 
@@ -32,7 +32,7 @@ export async function accountSheet(app) {
             message.textContent = "";
             message.className = "error";
             try {
-              const answer = await request("POST", "/v1/account/password", { body: { password: current.value, newPassword: fresh.value }, token });
+              const answer = await request(ROUTES.changePassword, [], { body: { password: current.value, newPassword: fresh.value }, token });
               current.value = fresh.value = "";
               message.className = "";
               message.textContent = `The password is changed; ${answer?.revoked ?? 0} other device(s) signed out.`;
@@ -62,7 +62,7 @@ export async function accountSheet(app) {
   );
   async function listDevices() {
     try {
-      const answer = await request("GET", "/v1/tokens", { token });
+      const answer = await request(ROUTES.devices, [], { token });
       const tokens = (Array.isArray(answer.tokens) ? answer.tokens : []).slice(0, 1000).filter((/** @type {any} */ t) => typeof t?.id === "string");
       /** @typedef {{ id: string, device?: unknown, current?: unknown, lastUsed?: unknown, created?: unknown }} TokenRow */
       devices.replaceChildren(
@@ -70,7 +70,7 @@ export async function accountSheet(app) {
           h("li", {},
             h("span", { class: "who" }, `${String(t.device ?? "device").slice(0, 64)}${t.current ? " (this one)" : ""} · last used ${when(Number(t.lastUsed ?? t.created))}`),
             t.current ? null : h("button", { class: "link danger", "aria-label": `Sign out ${String(t.device ?? "device").slice(0, 64)}`, onclick: () => app.run(async () => {
-              await request("DELETE", `/v1/tokens/${encodeURIComponent(t.id)}`, { token });
+              await request(ROUTES.revokeDevice, [t.id], { token });
               app.showToast("Signed that device out");
               await listDevices();
             }) }, "Sign out"),
@@ -96,7 +96,7 @@ async function deleteAccount(app, password, message) {
   message.textContent = "";
   let answer;
   try {
-    answer = await request("DELETE", "/v1/account", { body: { password: password.value }, token: app.replica.meta.account?.token });
+    answer = await request(ROUTES.deleteAccount, [], { body: { password: password.value }, token: app.replica.meta.account?.token });
   } catch (e) {
     message.textContent = e instanceof Unreachable ? "Deleting the account needs the server." : messageOf(e);
     return;
@@ -163,7 +163,7 @@ async function revokeToken(app) {
   const token = app.replica.meta.account?.token;
   if (!token) return;
   try {
-    await request("DELETE", "/v1/tokens/current", { token });
+    await request(ROUTES.logout, [], { token });
   } catch {
     // Offline: the token stays valid on the server until it expires; this device forgets it.
   }

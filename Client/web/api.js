@@ -2,6 +2,62 @@
 // bound, JSON is checked for the fields used, and errors carry the server's code.
 
 /**
+ * @typedef {{ method: string, pattern: string }} Route
+ */
+
+/** The statuses the clients act on that are not an error's (an error's is in ERRORS). */
+export const STATUS = Object.freeze({ noContent: 204 });
+
+/**
+ * Every route of the API, by the name its Swift twin has (BasketCore's Wire.Route): requests
+ * name one of these, never a path written out, and the conformance vectors hold the table to the
+ * Swift one. A `{name}` in a pattern is one path segment the caller fills.
+ */
+export const ROUTES = Object.freeze({
+  health: { method: "GET", pattern: "/healthz" },
+  metrics: { method: "GET", pattern: "/metrics" },
+  time: { method: "GET", pattern: "/v1/time" },
+  signUp: { method: "POST", pattern: "/v1/accounts" },
+  login: { method: "POST", pattern: "/v1/tokens" },
+  devices: { method: "GET", pattern: "/v1/tokens" },
+  logoutEverywhere: { method: "DELETE", pattern: "/v1/tokens" },
+  logout: { method: "DELETE", pattern: "/v1/tokens/current" },
+  revokeDevice: { method: "DELETE", pattern: "/v1/tokens/{id}" },
+  account: { method: "GET", pattern: "/v1/account" },
+  deleteAccount: { method: "DELETE", pattern: "/v1/account" },
+  changePassword: { method: "POST", pattern: "/v1/account/password" },
+  createList: { method: "POST", pattern: "/v1/lists" },
+  lists: { method: "GET", pattern: "/v1/lists" },
+  deleteList: { method: "DELETE", pattern: "/v1/lists/{id}" },
+  members: { method: "GET", pattern: "/v1/lists/{id}/members" },
+  setRole: { method: "PUT", pattern: "/v1/lists/{id}/members/{account}" },
+  removeMember: { method: "DELETE", pattern: "/v1/lists/{id}/members/{account}" },
+  invite: { method: "POST", pattern: "/v1/lists/{id}/invites" },
+  invites: { method: "GET", pattern: "/v1/lists/{id}/invites" },
+  revokeInvite: { method: "DELETE", pattern: "/v1/lists/{id}/invites/{invite}" },
+  join: { method: "POST", pattern: "/v1/invites" },
+  previewInvite: { method: "POST", pattern: "/v1/invites/preview" },
+  push: { method: "POST", pattern: "/v1/lists/{id}/ops" },
+  pull: { method: "GET", pattern: "/v1/lists/{id}/ops" },
+});
+
+/**
+ * The path of `route` with each `{…}` filled, in order, by `segments`, each escaped as one
+ * segment (Wire.Route.path in Swift).
+ * @param {Route} route
+ * @param {string[]} segments
+ */
+export function pathOf(route, segments) {
+  let next = 0;
+  const path = route.pattern.replace(/\{[a-z]+\}/g, () => {
+    if (next >= segments.length) throw new Error(`${route.method} ${route.pattern} needs more values`);
+    return encodeURIComponent(segments[next++]);
+  });
+  if (next !== segments.length) throw new Error(`${route.method} ${route.pattern} takes ${next} values`);
+  return path;
+}
+
+/**
  * Every error the API answers with, by the name its Swift twin has (BasketCore's Wire.ErrorCode),
  * with the body's code and the status: the sync and the screens match on these, never on a code
  * written out, and the conformance vectors hold the table to the Swift one.
@@ -124,14 +180,17 @@ async function readBounded(response) {
 }
 
 /**
- * One request: `body` is sent as JSON, the answer parsed as JSON (null for 204). Throws
- * ApiError for an error answer, Unreachable when there is no answer.
- * @param {string} method
- * @param {string} path
- * @param {{ body?: any, token?: string | null, signal?: AbortSignal, timeout?: number }} options
+ * One request to `route`, its `{…}` filled by `segments` and `query` after a "?": `body` is sent
+ * as JSON, the answer parsed as JSON (null for 204). Throws ApiError for an error answer,
+ * Unreachable when there is no answer.
+ * @param {Route} route
+ * @param {string[]} segments
+ * @param {{ body?: any, token?: string | null, signal?: AbortSignal, timeout?: number, query?: string }} options
  * @returns {Promise<any>}
  */
-export async function request(method, path, { body, token, signal, timeout = 15000 } = {}) {
+export async function request(route, segments = [], { body, token, signal, timeout = 15000, query = "" } = {}) {
+  const method = route.method;
+  const path = pathOf(route, segments) + (query ? "?" + query : "");
   /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -159,7 +218,7 @@ export async function request(method, path, { body, token, signal, timeout = 150
   }
   try {
     const text = await readBounded(response);
-    if (response.status === 204) return null;
+    if (response.status === STATUS.noContent) return null;
     let json = null;
     try {
       json = text === "" ? null : JSON.parse(text);
@@ -168,7 +227,7 @@ export async function request(method, path, { body, token, signal, timeout = 150
     }
     // The server's store is away for a moment (a restart, a failover): nothing was done, and the
     // sync retries it as it retries any outage (as the Swift client does after two quick tries).
-    if (response.status === 503) throw new Unreachable(new Error(`the server answered 503`));
+    if (response.status === ERRORS.unavailable.status) throw new Unreachable(new Error(`the server answered ${response.status}`));
     if (!response.ok) {
       const code = typeof json?.error === "string" ? json.error : `http_${response.status}`;
       // A server's words are shown to the user: at most 500 characters, no control characters.

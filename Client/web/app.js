@@ -156,8 +156,22 @@ async function run(action) {
   }
 }
 
-/** @param {string} hash */
-function go(hash) {
+/**
+ * What the next screen shown says in its toast (go's `said`), null for nothing.
+ * @type {string | null}
+ */
+let pendingToast = null;
+
+/**
+ * Shows the screen of `hash`, now when it is the page's already, else at the hashchange; `said`
+ * is said in the toast once that screen is shown (a toast shown before could be hidden by the
+ * screen coming, and a hashchange awaited could have come already: a removed list's screen goes
+ * to the lists by itself while the removal is stored).
+ * @param {string} hash
+ * @param {string | null} [said]
+ */
+function go(hash, said = null) {
+  pendingToast = said;
   if (location.hash !== hash) location.hash = hash;
   else route();
 }
@@ -195,6 +209,10 @@ function mount(next, ...children) {
   if (changed) hideToast();
   sync.watch(next.list ?? null);
   root.replaceChildren(...children);
+  if (pendingToast !== null) {
+    showToast(pendingToast, null);
+    pendingToast = null;
+  }
   if (next.focus) {
     if (!next.focus.hasAttribute("tabindex") && !["INPUT", "BUTTON", "A"].includes(next.focus.tagName)) {
       next.focus.setAttribute("tabindex", "-1");
@@ -208,7 +226,7 @@ function mount(next, ...children) {
  * @property {import("./replica.js").Replica} replica
  * @property {import("./sync.js").Sync} sync
  * @property {(screen: Screen, ...children: (Node | string)[]) => void} mount
- * @property {(hash: string) => void} go
+ * @property {(hash: string, said?: string | null) => void} go
  * @property {(action: () => unknown) => Promise<void>} run
  * @property {(text: string, list?: string | null) => void} showToast
  * @property {(name: string) => string | null} aisleFor

@@ -1,7 +1,7 @@
 // The list's settings (BasketCLI's `basket list` commands, `basket aisles`, `basket clear`,
 // `basket leave`): rename, aisle order, archive, clear checked, delete or leave.
 import { members } from "./sharing-sheet.js";
-import { Unreachable, request } from "./api.js";
+import { ROUTES, Unreachable, request } from "./api.js";
 import { normalize } from "./key.js";
 import { field, h, openDialog } from "./ui.js";
 
@@ -138,24 +138,23 @@ export async function deleteList(screen) {
   if (!(await confirmDialog(`Delete ${title}?`, "It goes for everyone who shares it, on every device.", "Delete"))) return;
   if (screen.replica.syncState(screen.list)?.isRegistered) {
     try {
-      await request("DELETE", `/v1/lists/${screen.list}`, { token: screen.replica.meta.account?.token });
+      await request(ROUTES.deleteList, [screen.list], { token: screen.replica.meta.account?.token });
     } catch (error) {
       if (error instanceof Unreachable) throw new Error("Deleting a shared list needs the server: try again when online.");
       throw error;
     }
   }
   await screen.replica.removeList(screen.list);
-  // Said on the lists screen, once it is drawn (the route runs on hashchange, before this), with
-  // no Undo: a deleted list cannot come back, and undo never reaches another list's change.
-  addEventListener("hashchange", () => screen.app.showToast(`Deleted ${title}`, null), { once: true });
-  screen.app.go("#/");
+  // Said on the lists screen, once it is drawn, with no Undo: a deleted list cannot come back,
+  // and undo never reaches another list's change.
+  screen.app.go("#/", `Deleted ${title}`);
 }
 
 /** @param {ListScreen} screen */
 export async function leaveList(screen) {
   const me = screen.replica.meta.account?.name;
   if (!me || !(await confirmDialog("Leave this list?", "It stays on this device, read-only; the others keep it.", "Leave"))) return;
-  await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(me)}`, { token: screen.replica.meta.account?.token });
+  await request(ROUTES.removeMember, [screen.list, me], { token: screen.replica.meta.account?.token });
   await screen.replica.saveSyncState(screen.list, { noLongerMember: true });
   screen.app.showToast("You left the list", null);
 }

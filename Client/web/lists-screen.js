@@ -1,7 +1,7 @@
 // The lists screen (BasketCLI's `basket lists`): every list on this device with what it has to
 // buy, a new list, joining one by its invite code. `app` is what app.js shares.
 import { accountSheet, signOut } from "./account-sheet.js";
-import { Unreachable, request } from "./api.js";
+import { ROUTES, Unreachable, request } from "./api.js";
 import { isID128 } from "./ids.js";
 import { h } from "./ui.js";
 
@@ -99,7 +99,7 @@ export function showLists(app) {
 async function askToJoin(app, code) {
   let preview;
   try {
-    preview = await request("POST", "/v1/invites/preview", { body: { code: code.trim() }, token: app.replica.meta.account?.token });
+    preview = await request(ROUTES.previewInvite, [], { body: { code: code.trim() }, token: app.replica.meta.account?.token });
   } catch (error) {
     if (error instanceof Unreachable) throw new Error("Joining a list needs the server: open the link again when you are online.");
     throw error;
@@ -140,7 +140,7 @@ async function askToJoin(app, code) {
  * @param {string} code
  */
 async function joinList(app, code) {
-  const answer = await request("POST", "/v1/invites", { body: { code: code.trim() }, token: app.replica.meta.account?.token });
+  const answer = await request(ROUTES.join, [], { body: { code: code.trim() }, token: app.replica.meta.account?.token });
   if (!isID128(answer.id)) throw new Error("the server's answer has no list");
   // Joined again after a removal: every mark of the old membership goes (read-only, the refusal
   // of its changes, the stopped watch), and what waited from then is sent now.

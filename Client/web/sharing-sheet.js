@@ -1,6 +1,6 @@
 // Members and invites (BasketCLI's `basket members`, `basket invites`, `basket share`): who
 // shares the list, their roles, the invites out, a new invite link.
-import { Unreachable, request } from "./api.js";
+import { ROUTES, Unreachable, request } from "./api.js";
 import { h, openDialog, when } from "./ui.js";
 
 /** @typedef {import("./list-screen.js").ListScreen} ListScreen */
@@ -32,8 +32,8 @@ export async function members(screen) {
   try {
     await screen.sync.sync(screen.list);
     const [m, inv] = await Promise.all([
-      request("GET", `/v1/lists/${screen.list}/members`, { token }),
-      screen.role() === "owner" ? request("GET", `/v1/lists/${screen.list}/invites`, { token }) : Promise.resolve({ invites: [] }),
+      request(ROUTES.members, [screen.list], { token }),
+      screen.role() === "owner" ? request(ROUTES.invites, [screen.list], { token }) : Promise.resolve({ invites: [] }),
     ]);
     const owner = screen.role() === "owner";
     /** @type {Member[]} */
@@ -93,7 +93,7 @@ function invitesList(sheet, invites) {
  * @param {string} newRole
  */
 async function changeRole({ screen, token }, account, newRole) {
-  await request("PUT", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { body: { role: newRole }, token });
+  await request(ROUTES.setRole, [screen.list, account], { body: { role: newRole }, token });
   screen.app.showToast(`${account} is now ${newRole === "owner" ? "an owner" : newRole === "editor" ? "an editor" : "a viewer"}`, null);
 }
 
@@ -132,17 +132,17 @@ function askRemoval(sheet, account) {
  */
 async function removeMember({ screen, token, body }, account, since) {
   if (since === null) {
-    await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
+    await request(ROUTES.removeMember, [screen.list, account], { token });
     screen.app.showToast(`Removed ${account} from the list`, null);
   } else {
     // Their latest writes first, and their devices' ids (each write carries one).
     await screen.sync.sync(screen.list);
-    const answer = await request("GET", `/v1/lists/${screen.list}/members`, { token });
+    const answer = await request(ROUTES.members, [screen.list], { token });
     const member = (Array.isArray(answer.members) ? answer.members : []).find((/** @type {any} */ m) => m?.account === account);
     if (member === undefined) throw new Error(`${account} is not a member of this list`);
     const replicas = (Array.isArray(member.replicas) ? member.replicas : [])
       .slice(0, 100).filter((/** @type {unknown} */ r) => typeof r === "string" && /^[0-9a-f]{16}$/.test(r));
-    await request("DELETE", `/v1/lists/${screen.list}/members/${encodeURIComponent(account)}`, { token });
+    await request(ROUTES.removeMember, [screen.list, account], { token });
     const n = await screen.replica.removeAddedBy(screen.list, replicas, since);
     screen.sync.send(screen.list);
     screen.app.showToast(`Removed ${account} and the ${n} item${n === 1 ? "" : "s"} they added since ${when(since)}`, n > 0 ? screen.list : null);
@@ -156,7 +156,7 @@ async function removeMember({ screen, token, body }, account, since) {
  * @param {string} invite its id
  */
 async function withdraw({ screen, token, body }, invite) {
-  await request("DELETE", `/v1/lists/${screen.list}/invites/${encodeURIComponent(invite)}`, { token });
+  await request(ROUTES.revokeInvite, [screen.list, invite], { token });
   screen.app.showToast("Withdrew the invite", null);
   dialogOf(body)?.close();
   await members(screen);
@@ -217,7 +217,7 @@ export async function share(screen) {
       await screen.sync.sync(screen.list);
       const title = screen.replica.state(screen.list)?.info.title;
       const invitation = { role: roleSelect.value, uses: Number(usesSelect.value), expiresIn: Number(expirySelect.value), ...(title ? { title } : {}) };
-      const invite = await request("POST", `/v1/lists/${screen.list}/invites`, { body: invitation, token: screen.replica.meta.account?.token });
+      const invite = await request(ROUTES.invite, [screen.list], { body: invitation, token: screen.replica.meta.account?.token });
       if (typeof invite.code !== "string") throw new Error("the server's answer has no code");
       const link = `${location.origin}/#join=${invite.code}`;
       const people = Number(invite.usesLeft) === 1 ? "one person" : `${invite.usesLeft} people`;

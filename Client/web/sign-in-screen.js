@@ -1,6 +1,6 @@
 // The account screen (BasketCLI's `basket signup` and `basket login`): sign in or create an
 // account, each mode with its own heading, button and Enter. `app` is what app.js shares.
-import { Unreachable, request } from "./api.js";
+import { ROUTES, Unreachable, request } from "./api.js";
 import { h, messageOf } from "./ui.js";
 import { changes } from "./phrases.js";
 
@@ -57,9 +57,9 @@ export function showSignIn(app, message = "", mode = "signIn") {
         /** @type {{ name: string, password: string, invite?: string }} */
         const body = { name: typed, password: password.value };
         if (invite.value.trim()) body.invite = invite.value.trim();
-        await request("POST", "/v1/accounts", { body });
+        await request(ROUTES.signUp, [], { body });
       }
-      const answer = await request("POST", "/v1/tokens", { body: { name: typed, password: password.value, device: "web" } });
+      const answer = await request(ROUTES.login, [], { body: { name: typed, password: password.value, device: "web" } });
       if (typeof answer.token !== "string") throw new Error("the server's answer has no token");
       await app.replica.setMeta({ account: { name: answer.account ?? typed, token: answer.token, tokenID: answer.id } });
       password.value = "";

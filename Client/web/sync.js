@@ -4,7 +4,7 @@
 // tries again after 1 s, then 2 s, then every 4 s while the page is in view (30 s when it is
 // not), and at once when the browser says the network is back or the page comes into view;
 // nothing is lost meanwhile.
-import { request, ApiError, ERRORS, Unreachable } from "./api.js";
+import { request, ApiError, ERRORS, ROUTES, Unreachable } from "./api.js";
 import { decode, encode } from "./ops.js";
 import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
@@ -193,13 +193,13 @@ export class Sync {
 
   /**
    * A request with this account's token; a token the server no longer takes signs out.
-   * @param {string} method
-   * @param {string} path
-   * @param {{ body?: any, signal?: AbortSignal, timeout?: number }} [options]
+   * @param {import("./api.js").Route} route
+   * @param {string[]} segments
+   * @param {{ body?: any, signal?: AbortSignal, timeout?: number, query?: string }} [options]
    */
-  async call(method, path, options = {}) {
+  async call(route, segments = [], options = {}) {
     try {
-      return await request(method, path, { ...options, token: this.token });
+      return await request(route, segments, { ...options, token: this.token });
     } catch (error) {
       if (error instanceof ApiError && error.is(ERRORS.unauthorized, ERRORS.tokenExpired)) {
         await this.replica.setMeta({ account: { name: "", ...this.replica.meta.account, token: null } });
@@ -268,7 +268,7 @@ export class Sync {
 
   /** The server's lists of this account: roles, epochs; lists this account lost are forgotten. */
   async refreshMemberships() {
-    const answer = await this.call("GET", "/v1/lists");
+    const answer = await this.call(ROUTES.lists, []);
     if (!Array.isArray(answer.lists)) throw new Error("the server's list of lists is malformed");
     const seen = new Set();
     for (const m of answer.lists.slice(0, 1000)) {
@@ -314,7 +314,7 @@ export class Sync {
    */
   async relay(list, batch) {
     try {
-      await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(batch) } });
+      await this.call(ROUTES.push, [list], { body: { ops: encode(batch) } });
     } catch (error) {
       if (error instanceof ApiError && error.is(ERRORS.forbidden)) return;
       if (!(error instanceof ApiError && error.is(ERRORS.replicaTaken, ERRORS.identityConflict))) throw error;
@@ -323,9 +323,9 @@ export class Sync {
       for (const op of batch) byReplica.set(op.replica, [...(byReplica.get(op.replica) ?? []), op]);
       for (const group of byReplica.values()) {
         try {
-          await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(group) } });
+          await this.call(ROUTES.push, [list], { body: { ops: encode(group) } });
         } catch (refusal) {
-          if (!(refusal instanceof ApiError && refusal.status === 409)) throw refusal;
+          if (!(refusal instanceof ApiError && refusal.is(ERRORS.replicaTaken, ERRORS.identityConflict))) throw refusal;
         }
       }
     }
@@ -349,7 +349,7 @@ export class Sync {
     const sync = this.replica.syncState(list);
     if (!sync) return false;
     if (!sync.isRegistered) {
-      const m = await this.call("POST", "/v1/lists", { body: { id: list } });
+      const m = await this.call(ROUTES.createList, [], { body: { id: list } });
       await this.replica.saveSyncState(list, { isRegistered: true, role: m.role, epoch: m.epoch ?? null });
     }
     await this.pushPending(list);
@@ -367,7 +367,7 @@ export class Sync {
       if (pending.length === 0) return;
       const batch = pending.slice(0, BATCH_SIZE);
       try {
-        const answer = await this.call("POST", `/v1/lists/${list}/ops`, { body: { ops: encode(batch) } });
+        const answer = await this.call(ROUTES.push, [list], { body: { ops: encode(batch) } });
         // Nothing leaves the outbox unless the answer accounts for every operation sent.
         if (!Number.isInteger(answer.accepted) || !Number.isInteger(answer.duplicates) ||
             answer.accepted + answer.duplicates !== batch.length) {
@@ -415,7 +415,7 @@ export class Sync {
       const sync = this.replica.syncState(list);
       if (!sync) return;
       const query = `after=${sync.cursor}` + (wait ? `&wait=${WAIT}` : "");
-      const page = await this.call("GET", `/v1/lists/${list}/ops?${query}`, { signal, timeout: (WAIT + 10) * 1000 });
+      const page = await this.call(ROUTES.pull, [list], { query, signal, timeout: (WAIT + 10) * 1000 });
       const before = sync.cursor;
       if (!(await this.mergePage(list, page))) {
         rebuilds += 1;
@@ -528,7 +528,8 @@ export class Sync {
           await this.locked(list, () => Promise.resolve());
           const sync = this.replica.syncState(list);
           if (!sync) return;
-          const page = await this.call("GET", `/v1/lists/${list}/ops?after=${sync.cursor}&wait=${WAIT}`, {
+          const page = await this.call(ROUTES.pull, [list], {
+            query: `after=${sync.cursor}&wait=${WAIT}`,
             signal,
             timeout: (WAIT + 10) * 1000,
           });

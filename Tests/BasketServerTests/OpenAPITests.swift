@@ -41,6 +41,12 @@ struct OpenAPITests {
         #expect(
             documented.subtracting(served).isEmpty,
             "documented but not served: \(documented.subtracting(served).sorted())")
+        // The API's routes are the one table both clients request (Wire.Route): the server
+        // serves exactly those, and the web client's pages besides.
+        let api = Set(Wire.Route.all.map(\.description))
+        let pages = served.subtracting(api)
+        #expect(api.isSubset(of: served), "in Wire.Route but not served: \(api.subtracting(served).sorted())")
+        #expect(pages.allSatisfy { !$0.contains("/v1/") && !$0.hasSuffix("/healthz") }, "\(pages.sorted())")
     }
 }
 

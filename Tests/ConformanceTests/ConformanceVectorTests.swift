@@ -56,6 +56,7 @@ struct ConformanceVectorTests {
         if stored.about != made.about || stored.list != made.list { out.append("about/list differ") }
         compare("fields", stored.fields, made.fields)
         compare("errors", stored.errors, made.errors)
+        compare("routes", stored.routes, made.routes)
         compare("keys", stored.keys, made.keys)
         compare("invalidOps", stored.invalidOps, made.invalidOps)
         compare("merges", stored.merges, made.merges)

@@ -17,6 +17,9 @@ struct Vectors: Codable, Equatable {
     /// Every error the API answers with (Wire.ErrorCode): its Swift name, code and status, the
     /// table the web client's ERRORS is held to.
     var errors: [ErrorCase]
+    /// Every route of the API (Wire.Route): its name, method and pattern, the table the web
+    /// client's ROUTES is held to.
+    var routes: [RouteCase]
     var keys: [KeyCase]
     var invalidOps: [InvalidOps]
     var merges: [MergeCase]
@@ -85,6 +88,12 @@ struct Vectors: Codable, Equatable {
         var name: String
         var code: String
         var status: Int
+    }
+
+    struct RouteCase: Codable, Equatable {
+        var name: String
+        var method: String
+        var pattern: String
     }
 
     /// A register as both clients must describe it: its wire code, whether it belongs to the list,
@@ -244,7 +253,9 @@ extension Vectors {
             list: listID.description, fields: Field.allCases.map(FieldCase.init),
             errors: Wire.ErrorCode.allCases.map {
                 ErrorCase(name: String(describing: $0), code: $0.rawValue, status: $0.status)
-            }, keys: try keyCases(&random),
+            },
+            routes: Wire.Route.all.map { RouteCase(name: $0.name, method: $0.method, pattern: $0.pattern) },
+            keys: try keyCases(&random),
             invalidOps: invalidOps(),
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(), searchSets: sets)

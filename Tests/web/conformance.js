@@ -47,6 +47,13 @@ async ({ vectors, base }) => {
     if (!same(table, vectors.errors)) fail("errors", "the table of the API's errors", vectors.errors, table);
   }
 
+  // The API's routes: the same names, methods and patterns as BasketCore's Wire.Route.
+  {
+    count("routes");
+    const table = Object.entries(api.ROUTES).map(([name, r]) => ({ method: r.method, name, pattern: r.pattern }));
+    if (!same(table, vectors.routes)) fail("routes", "the table of the API's routes", vectors.routes, table);
+  }
+
   for (const c of vectors.keys) {
     count("keys");
     const k = key.normalize(c.name);

@@ -99,7 +99,7 @@ extension BasketService {
 
     /// A new signup invite (for `--signup invite-only`), usable `uses` times until `expiresAt`:
     /// its hash is saved in `store`, the code is returned to be shown once.
-    public static func createSignupInvite(in store: any Store, uses: Int, expiresAt: Int64, now: Int64) throws
+    public static func createSignupInvite(in store: any AccountStore, uses: Int, expiresAt: Int64, now: Int64) throws
         -> String
     {
         let code = Passwords.inviteCode()

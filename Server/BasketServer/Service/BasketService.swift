@@ -162,7 +162,8 @@ public final class BasketService: Sendable {
     /// its new role. When the store cannot say, they are answered 503: the client asks again,
     /// and its next request checks the membership anew.
     static func endWatches(
-        of account: Int64, on list: ListID, watchers: Watchers, store: any Store, configuration: Configuration
+        of account: Int64, on list: ListID, watchers: Watchers, store: any ListStore & LogStore,
+        configuration: Configuration
     ) {
         let role: Role
         do {
@@ -182,7 +183,7 @@ public final class BasketService: Sendable {
     /// What a parked long-poll is answered with: the page after its cursor (with `role`, when
     /// the caller's role changed while it waited).
     static func watchAnswer(
-        _ list: ListID, after: Int64, limit: Int, store: any Store, configuration: Configuration, role: Role? = nil
+        _ list: ListID, after: Int64, limit: Int, store: any LogStore, configuration: Configuration, role: Role? = nil
     ) -> HTTPResponse {
         do {
             let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
@@ -202,7 +203,7 @@ public final class BasketService: Sendable {
     /// and of tokens revoked meanwhile (401). One membership read per parked (list, account) and
     /// one session read per parked token, on the listener's thread; when the store cannot say, a
     /// long-poll stays parked and its next request is checked as any is.
-    static func recheckParked(watchers: Watchers, store: any Store) {
+    static func recheckParked(watchers: Watchers, store: any ListStore & AccountStore) {
         var accounts = Set<Int64>()
         for (list, account) in watchers.parkedMembers() {
             accounts.insert(account)
@@ -214,7 +215,7 @@ public final class BasketService: Sendable {
 
     /// Answers the account's parked long-polls whose token was revoked (401) at once, so a
     /// signed-out device gets nothing more; the others stay parked.
-    static func dismissRevoked(_ account: Int64, watchers: Watchers, store: any Store) {
+    static func dismissRevoked(_ account: Int64, watchers: Watchers, store: any AccountStore) {
         watchers.dismiss(
             account: account,
             unless: { hash in
@@ -240,31 +241,31 @@ public final class BasketService: Sendable {
     public func router(servingMetrics: Bool = true, web: WebApp? = nil) -> Router {
         Router { r in
             web?.register(&r)
-            r.on("GET", "/healthz") { _ in Self.health }
-            if servingMetrics { r.on("GET", "/metrics", answer: metricsPage) }
-            r.on("GET", "/v1/time") { [self] _ in answer(Wire.ServerTime(serverTime: configuration.clock())) }
-            r.on("POST", "/v1/accounts", createAccount)
-            r.on("POST", "/v1/tokens", createToken)
-            r.on("GET", "/v1/tokens", answer: listTokens)
-            r.on("DELETE", "/v1/tokens", answer: revokeAllTokens)
-            r.on("DELETE", "/v1/tokens/current", answer: revokeCurrentToken)
-            r.on("DELETE", "/v1/tokens/{id}", answer: revokeToken)
-            r.on("GET", "/v1/account", answer: whoAmI)
-            r.on("DELETE", "/v1/account", deleteAccount)
-            r.on("POST", "/v1/account/password", changePassword)
-            r.on("POST", "/v1/lists", answer: createList)
-            r.on("GET", "/v1/lists", answer: listLists)
-            r.on("GET", "/v1/lists/{id}/members", answer: listMembers)
-            r.on("DELETE", "/v1/lists/{id}", answer: deleteList)
-            r.on("PUT", "/v1/lists/{id}/members/{account}", answer: changeRole)
-            r.on("DELETE", "/v1/lists/{id}/members/{account}", answer: removeMember)
-            r.on("POST", "/v1/lists/{id}/invites", answer: createInvite)
-            r.on("GET", "/v1/lists/{id}/invites", answer: listInvites)
-            r.on("DELETE", "/v1/lists/{id}/invites/{invite}", answer: revokeInvite)
-            r.on("POST", "/v1/invites", answer: redeemInvite)
-            r.on("POST", "/v1/invites/preview", answer: previewInvite)
-            r.on("POST", "/v1/lists/{id}/ops", push)
-            r.on("GET", "/v1/lists/{id}/ops", pull)
+            r.on(.health) { _ in Self.health }
+            if servingMetrics { r.on(.metrics, answer: metricsPage) }
+            r.on(.time) { [self] _ in answer(Wire.ServerTime(serverTime: configuration.clock())) }
+            r.on(.signUp, createAccount)
+            r.on(.login, createToken)
+            r.on(.devices, answer: listTokens)
+            r.on(.logoutEverywhere, answer: revokeAllTokens)
+            r.on(.logout, answer: revokeCurrentToken)
+            r.on(.revokeDevice, answer: revokeToken)
+            r.on(.account, answer: whoAmI)
+            r.on(.deleteAccount, deleteAccount)
+            r.on(.changePassword, changePassword)
+            r.on(.createList, answer: createList)
+            r.on(.lists, answer: listLists)
+            r.on(.members, answer: listMembers)
+            r.on(.deleteList, answer: deleteList)
+            r.on(.setRole, answer: changeRole)
+            r.on(.removeMember, answer: removeMember)
+            r.on(.invite, answer: createInvite)
+            r.on(.invites, answer: listInvites)
+            r.on(.revokeInvite, answer: revokeInvite)
+            r.on(.join, answer: redeemInvite)
+            r.on(.previewInvite, answer: previewInvite)
+            r.on(.push, push)
+            r.on(.pull, pull)
         }
     }
 
@@ -293,7 +294,7 @@ public final class BasketService: Sendable {
     /// share of the body budget too (`maxBufferedBodyBytesPerShare`), so one account's devices
     /// on many addresses cannot hold the whole budget.
     @Sendable public func checkHead(_ head: RequestHead) -> HeadVerdict {
-        if head.method == "POST" && (head.path == "/v1/accounts" || head.path == "/v1/tokens") {
+        if [Wire.Route.signUp, .login].contains(where: { $0.method == head.method && $0.pattern == head.path }) {
             return .read(maxBodyBytes: Self.maxUnauthenticatedBodyBytes)
         }
         guard (head.contentLength ?? .max) > Self.maxBodyBeforeAuthentication else {
@@ -319,8 +320,8 @@ public final class BasketService: Sendable {
     /// `/metrics` and `/healthz` alone, for a private address (`--metrics-listen`).
     public func metricsRouter() -> Router {
         Router { r in
-            r.on("GET", "/healthz") { _ in Self.health }
-            r.on("GET", "/metrics", answer: metricsPage)
+            r.on(.health) { _ in Self.health }
+            r.on(.metrics, answer: metricsPage)
         }
     }
 
@@ -380,5 +381,17 @@ extension StoreError: HTTPErrorConvertible {
                 return HTTPError(.internal, "internal error")
             }()
         }
+    }
+}
+
+extension RouterBuilder {
+    /// Registers `route` of the API's table (`Wire.Route`) for `handler`.
+    mutating func on(_ route: Wire.Route, _ handler: @escaping Router.Handler) {
+        on(route.method, route.pattern, handler)
+    }
+
+    /// Registers `route` of the API's table for a handler that answers at once.
+    mutating func on(_ route: Wire.Route, answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
+        on(route.method, route.pattern, answer: answer)
     }
 }
