@@ -283,9 +283,12 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         guard answer.cursor >= 0, operations.isEmpty || answer.cursor > cursor else {
             throw SyncError.badResponse("a page whose cursor \(answer.cursor) does not follow \(cursor)")
         }
-        return PulledPage(
+        var page = PulledPage(
             operations: operations, cursor: answer.cursor, epoch: answer.epoch, more: answer.more,
             historyComplete: answer.historyComplete, serverTime: answer.serverTime, role: answer.role)
+        // OperationCodec validated each operation as it decoded it.
+        page.isValidated = true
+        return page
     }
 
     // MARK: Plumbing

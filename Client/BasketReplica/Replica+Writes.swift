@@ -375,21 +375,24 @@ extension Replica {
         try merge(remote, saving: nil)
     }
 
-    /// Validates `remote` (each operation, and its clock against this device's), merges it and,
-    /// when pulled from a server, stores the list's new `syncState` in the same transaction: a
-    /// crash leaves both or neither, so a page is never merged twice or skipped.
+    /// Validates `remote` (each operation, unless `isValidated` says its decoding did, and its
+    /// clock against this device's), merges it and, when pulled from a server, stores the list's
+    /// new `syncState` in the same transaction: a crash leaves both or neither, so a page is never
+    /// merged twice or skipped.
     @discardableResult
-    func merge(_ remote: [Op], saving syncState: SyncState?) throws -> MergeResult {
+    func merge(_ remote: [Op], saving syncState: SyncState?, isValidated: Bool = false) throws -> MergeResult {
         guard !remote.isEmpty else {
             if let syncState { try saveSyncState(syncState) }
             return MergeResult(new: 0, duplicates: 0, changedItems: 0)
         }
         var latest = HybridTimestamp.zero
         for index in remote.indices {  // not `enumerated()`: it copied each operation
-            do throws(Op.Problem) {
-                try remote[index].validate()
-            } catch {
-                throw ReplicaError.invalidOperation("operation \(index + 1): \(error)")
+            if !isValidated {
+                do throws(Op.Problem) {
+                    try remote[index].validate()
+                } catch {
+                    throw ReplicaError.invalidOperation("operation \(index + 1): \(error)")
+                }
             }
             if remote[index].timestamp > latest { latest = remote[index].timestamp }
         }

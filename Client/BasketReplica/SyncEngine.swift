@@ -336,11 +336,11 @@ public final class SyncEngine: Sendable {
         }
         let result: MergeResult
         do {
-            result = try replica.merge(page.operations, saving: next)
+            result = try replica.merge(page.operations, saving: next, isValidated: page.isValidated)
         } catch ReplicaError.clockSkew where page.serverTime > 0 {
             // This device's clock is behind the server's: take the server's time and apply again.
             _ = try replica.correctClock(serverTime: page.serverTime)
-            result = try replica.merge(page.operations, saving: next)
+            result = try replica.merge(page.operations, saving: next, isValidated: page.isValidated)
         }
         report.pulled += result.new
         report.changedItems += result.changedItems

@@ -7,7 +7,11 @@ public typealias RemoteList = Wire.Membership
 /// A page of a list's log.
 public struct PulledPage: Sendable {
     /// The page's operations, in log order.
-    public var operations: [Op]
+    public var operations: [Op] { didSet { isValidated = false } }
+    /// Whether every operation was validated as the page was read (``HTTPSyncTransport``'s
+    /// decoding does it): the replica then does not validate them a second time. A page made
+    /// any other way, or whose operations were changed after, is validated when merged.
+    var isValidated = false
     /// The cursor to ask after next.
     public var cursor: Int64
     /// The list's epoch on the server.

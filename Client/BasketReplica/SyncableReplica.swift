@@ -22,9 +22,10 @@ protocol SyncableReplica: Sendable {
     func acknowledge(_ list: ListID, through sequence: Int64) throws
     /// Every write this device knows of `list` (a rebuild pushes them all).
     func allOperations(in list: ListID) throws -> [Op]
-    /// Merges a pulled page and stores `syncState` in the same transaction.
+    /// Merges a pulled page and stores `syncState` in the same transaction; `isValidated`: each
+    /// operation was validated as the page was read (``PulledPage``), and is not again.
     /// - Throws: ``ReplicaError/clockSkew(_:)`` when the page is ahead of this device's clock.
-    func merge(_ remote: [Op], saving syncState: SyncState?) throws -> MergeResult
+    func merge(_ remote: [Op], saving syncState: SyncState?, isValidated: Bool) throws -> MergeResult
     /// The clock correction in force (server minus local, milliseconds).
     func clockOffset() throws -> Int64
     /// Takes the server's time and re-stamps pending writes beyond it; returns how many.

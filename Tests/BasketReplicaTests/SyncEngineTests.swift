@@ -59,7 +59,7 @@ struct SyncEngineTests {
         func allOperations(in list: ListID) throws -> [Op] {
             state.withLock { $0.applied + $0.outbox.map(\.operation) }
         }
-        func merge(_ remote: [Op], saving syncState: SyncState?) throws -> MergeResult {
+        func merge(_ remote: [Op], saving syncState: SyncState?, isValidated: Bool) throws -> MergeResult {
             try state.withLock { state in
                 if let limit = state.clockLimit, state.corrections.isEmpty,
                     let ahead = remote.map(\.timestamp.milliseconds).max(), ahead > limit
@@ -167,6 +167,28 @@ struct SyncEngineTests {
                     serverTime: state.serverTime)
             }
         }
+    }
+
+    /// A pulled operation is validated once: as the transport decodes the page. A page made any
+    /// other way, or whose operations changed after, is validated again by the replica.
+    @Test func aPageIsTakenAsValidatedOnlyWhenItsDecodingValidatedIt() throws {
+        let ops = [Self.op("Milk", ms: 5)]
+        let wire = Wire.Page(
+            count: 1, cursor: 1, epoch: "e", historyComplete: true, more: false, serverTime: 0,
+            ops: OperationText(ops))
+        var decoded = try HTTPSyncTransport.page(wire, of: Self.list, after: 0)
+        #expect(decoded.isValidated && decoded.operations == ops)
+        decoded.operations.append(Self.op("Tea", ms: 6))
+        #expect(!decoded.isValidated)
+        let made = PulledPage(operations: ops, cursor: 1, epoch: "e", more: false, historyComplete: true, serverTime: 0)
+        #expect(!made.isValidated)
+        // A bad operation in the text never becomes a page.
+        var broken = ops[0]
+        broken.value = .bool(true)  // a name that is not text
+        let bad = Wire.Page(
+            count: 1, cursor: 1, epoch: "e", historyComplete: true, more: false, serverTime: 0,
+            ops: OperationText([broken]))
+        #expect(throws: SyncError.self) { try HTTPSyncTransport.page(bad, of: Self.list, after: 0) }
     }
 
     @Test func pushedWritesAreAcknowledgedAndPagesAppliedWithTheirCursor() async throws {

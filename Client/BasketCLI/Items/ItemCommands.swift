@@ -34,14 +34,6 @@ enum ItemCommands {
         guard !names.isEmpty else {
             throw CommandError(message: "\(ItemName.Problem.empty); nothing was added", code: "invalid_name")
         }
-        for (index, name) in names.enumerated() {
-            do {
-                _ = try ItemName.clean(name)
-            } catch {
-                let which = names.count > 1 ? "item \(index + 1): " : ""
-                throw CommandError(message: "\(which)\(error); nothing was added", code: "invalid_name")
-            }
-        }
         // "milk #dairy" (or --category for all of them) puts an item in an aisle.
         var categories: [String?] = Array(repeating: nil, count: names.count)
         if context.arguments.value(.from) == nil {
@@ -59,26 +51,18 @@ enum ItemCommands {
             }
             categories = categories.map { $0 ?? trimmed }
         }
-        for category in categories.compactMap({ $0 }) {
-            do throws(ItemName.Problem) {
-                try ItemName.check(category, for: .category)
-            } catch {
-                throw CommandError(message: "category '\(category)': \(error); nothing was added", code: "invalid_name")
-            }
-        }
         let list = try context.requireList()
         let replica = try context.replica()
+        // The list, read once: the spellings of its categories, its keys and names.
+        let all = try replica.items(in: list.id, filter: .all)
         // The spelling the list already has for a category ("dairy" → "Dairy").
-        let known = Dictionary(
-            try replica.items(in: list.id, filter: .all).compactMap(\.category).map { (ItemKey.normalize($0), $0) }
-        ) { a, _ in a }
+        let known = Dictionary(all.compactMap(\.category).map { (ItemKey.normalize($0), $0) }) { a, _ in a }
         let chosen = categories.map { $0.map { known[ItemKey.normalize($0)] ?? $0 } }
         // Quantities ("2 milk", "500 g flour") go to the quantity register; lines from --from stay verbatim.
         let entries: [Replica.NewItem]
         if context.arguments.value(.from) != nil {
             entries = names.enumerated().map { Replica.NewItem(name: $1, category: chosen[$0]) }
         } else {
-            let all = try replica.items(in: list.id, filter: .all)
             let keys = Set(all.map(\.key))
             let language = Catalogue.language(environment: context.environment)
             // "kaese" adds Käse again when it is on the list (the German spelling without umlauts);
@@ -91,7 +75,14 @@ enum ItemCommands {
                     category: chosen[index] ?? Catalogue.aisle(of: entry.name, language: language))
             }
         }
-        let results = try replica.add(entries, to: list.id)
+        // The replica checks every name, quantity and category (once, for any caller); what it
+        // refuses is said of the entry it is about.
+        let results: [AddResult]
+        do {
+            results = try replica.add(entries, to: list.id)
+        } catch ReplicaError.invalidName(let problem) {
+            throw CommandError(message: refused(entries, problem) + "; nothing was added", code: "invalid_name")
+        }
         if context.json {
             try context.console.json(
                 Output.AddedItems(
@@ -104,6 +95,22 @@ enum ItemCommands {
         }
         // One line per kind of outcome, as the web client says them (AddResult.phrases).
         for phrase in Phrases.added(results) { context.console.print(Printable.escaped(phrase)) }
+    }
+
+    /// Which of `entries` the replica refused, and why: "item 2: an item name cannot be empty",
+    /// "category 'x…': a value can have at most 256 bytes…" (the first entry with a value refused).
+    static func refused(_ entries: [Replica.NewItem], _ problem: ItemName.Problem) -> String {
+        for (index, entry) in entries.enumerated() {
+            let item = entries.count > 1 ? "item \(index + 1): " : ""
+            if (try? ItemName.clean(entry.name)) == nil { return item + "\(problem)" }
+            if let quantity = entry.quantity, (try? ItemName.clean(quantity, for: .quantity)) == nil {
+                return item + "quantity '\(quantity)': \(problem)"
+            }
+            if let category = entry.category, (try? ItemName.clean(category, for: .category)) == nil {
+                return "category '\(category)': \(problem)"
+            }
+        }
+        return "\(problem)"
     }
 
     /// "milk #dairy" → ("milk", "dairy"): a category after a '#' that follows a space; nil when
