@@ -151,7 +151,7 @@ struct SearchBenchmark {
             "SearchIndex keystroke p99, all tiers", formatMicros(all[all.count * 99 / 100]),
             String(format: "%.4fx", all[all.count * 99 / 100] / baselineMedian))
         comparison.add(
-            "SearchIndex build (fold every name, pair/triple lists, short answers; median of 3)",
+            "SearchIndex build (fold every name, pair/triple lists, short-query hits; median of 3)",
             formatMicros(median(buildTimes)), "")
         print(table.render())
         print(comparison.render())

@@ -9,7 +9,7 @@ import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
 import { showLists } from "./lists-screen.js";
 import { h } from "./ui.js";
-import { changes } from "./phrases.js";
+import { changes, didPhrase } from "./phrases.js";
 import * as catalogue from "./catalogue.js";
 
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
@@ -137,7 +137,7 @@ async function undoOn(list) {
   try {
     const label = await replica.undo(list);
     sync.send(list);
-    showToast(label === null ? "Nothing to undo" : `Undid: ${label}`, label === null ? null : list);
+    showToast(label === null ? "Nothing to undo" : `Undid: ${didPhrase(label)}`, label === null ? null : list);
   } catch (error) {
     if (error instanceof CannotUndo) showToast(`Cannot undo: ${error.message}`);
     else throw error;

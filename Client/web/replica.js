@@ -12,7 +12,7 @@ import * as clock from "./clock.js";
 import { validate, identity as identityOf } from "./ops.js";
 import { ITEM_FIELDS, SETTABLE_ITEM_FIELDS, fieldCode, fieldInfo, initialValue } from "./field.js";
 import { CannotUndo, MAX_CLOCK_CORRECTION, MAX_UNDOABLE_WRITES, ReplicaError, UNDO_DEPTH } from "./replica-types.js";
-import { addMessage } from "./phrases.js";
+import { didPhrase } from "./phrases.js";
 
 /**
  * `raw` cleaned as a value of `field`; a refused value throws ReplicaError("invalid_name").
@@ -33,6 +33,7 @@ function cleaned(raw, field) {
 /** @typedef {import("./store.js").Store} Store */
 /** @typedef {import("./store.js").SyncRecord} SyncRecord */
 /** @typedef {import("./store.js").JournalStep} JournalStep */
+/** @typedef {import("./phrases.js").Did} Did */
 /** @typedef {import("./store.js").JournalRow} JournalRow */
 /** @typedef {import("./store.js").Meta} Meta */
 /** @typedef {import("./store.js").StoreWrite} StoreWrite */
@@ -294,7 +295,7 @@ export class Replica {
    * @param {string} list
    * @param {Write[]} writes
    * @param {SyncChanges | null} [syncChanges]
-   * @param {string | null} [label] what the step is called when undone ("Checked bread")
+   * @param {Did | null} [label] what the step did, said when it is undone ("Checked bread")
    * @param {number[]} [undone] the undo steps these writes undo (they leave the journal with them)
    */
   async performLocal(list, writes, syncChanges = null, label = null, undone = []) {
@@ -367,7 +368,7 @@ export class Replica {
    * Records the registers `ops` will replace, as one step (Replica.journal in Swift). Returns
    * the steps to save and the ones to forget (beyond the journal's depth), by `seq`.
    * @param {string} list
-   * @param {string} label
+   * @param {Did} label
    * @param {Op[]} ops
    * @param {ListState} state
    * @returns {{ add: JournalStep[], remove: number[] }}
@@ -408,10 +409,11 @@ export class Replica {
   /**
    * Undoes the last local command made on `list` that is not undone yet, as `basket undo` does:
    * every register it wrote gets the value it had before, by a new write (an item it added is
-   * removed again; an item it removed comes back). Returns the step's label, or null when there
-   * is nothing to undo on this list. Throws CannotUndo when that command was too large.
+   * removed again; an item it removed comes back). Returns what the step did (phrases.js says
+   * it), or null when there is nothing to undo on this list. Throws CannotUndo when that command
+   * was too large.
    * @param {string} list
-   * @returns {Promise<string | null>}
+   * @returns {Promise<Did | null>}
    */
   async undo(list) {
     let index = -1;
@@ -427,7 +429,7 @@ export class Replica {
       const barred = this.journal.filter((s) => s.list === list).map((s) => s.seq);
       this.journal = this.journal.filter((s) => s.list !== list);
       await this.persist({ journalRemove: [step.seq, ...barred] });
-      throw new CannotUndo(`“${step.label}” changed more than undo keeps`);
+      throw new CannotUndo(`“${didPhrase(step.label)}” changed more than undo keeps`);
     }
     /** @type {Write[]} */
     const writes = [];
@@ -472,7 +474,7 @@ export class Replica {
    */
   async renameList(list, title) {
     const value = cleaned(title, "title");
-    await this.performLocal(list, [{ item: LIST_ITEM, field: "title", value }], null, `Renamed the list to ${value}`);
+    await this.performLocal(list, [{ item: LIST_ITEM, field: "title", value }], null, { did: "renamedList", title: value });
   }
 
   /**
@@ -494,7 +496,7 @@ export class Replica {
     }
     const text = names.join(", ");
     if (names.length > 0) cleaned(text, "aisles");
-    await this.performLocal(list, [{ item: LIST_ITEM, field: "aisles", value: names.length === 0 ? null : text }], null, "Changed the aisle order");
+    await this.performLocal(list, [{ item: LIST_ITEM, field: "aisles", value: names.length === 0 ? null : text }], null, { did: "changedAisles" });
   }
 
   /**
@@ -505,7 +507,7 @@ export class Replica {
   async setArchived(list, archived) {
     const role = this.syncState(list)?.role;
     if (role && role !== "owner") throw new ReplicaError("forbidden", "only an owner can archive or unarchive the list");
-    await this.performLocal(list, [{ item: LIST_ITEM, field: "archived", value: archived }], null, archived ? "Archived the list" : "Unarchived the list");
+    await this.performLocal(list, [{ item: LIST_ITEM, field: "archived", value: archived }], null, { did: "archived", archived });
   }
 
   /**
@@ -572,7 +574,8 @@ export class Replica {
       pending.set(id, item);
       results.push({ item, outcome, quantityChanged, before: existing ?? null });
     }
-    await this.performLocal(list, writes, null, addMessage(results));
+    const said = results.map(({ item, outcome, quantityChanged }) => ({ item: { name: item.name, quantity: item.quantity }, outcome, quantityChanged }));
+    await this.performLocal(list, writes, null, { did: "added", results: said });
     return results;
   }
 
@@ -584,7 +587,7 @@ export class Replica {
    */
   async setChecked(list, id, checked) {
     const before = this.require(list, id);
-    await this.performLocal(list, [{ item: id, field: "checked", value: checked }], null, `${checked ? "Checked" : "Unchecked"} ${before.name}`);
+    await this.performLocal(list, [{ item: id, field: "checked", value: checked }], null, { did: "checked", name: before.name, checked });
     return before;
   }
 
@@ -613,7 +616,7 @@ export class Replica {
    */
   async remove(list, id) {
     const before = this.require(list, id);
-    await this.performLocal(list, [{ item: id, field: "deleted", value: true }], null, `Removed ${before.name}`);
+    await this.performLocal(list, [{ item: id, field: "deleted", value: true }], null, { did: "removed", name: before.name });
     return before;
   }
 
@@ -625,7 +628,8 @@ export class Replica {
   async removeChecked(list) {
     const checked = (this.state(list)?.allItems() ?? []).filter((i) => i.checked && !i.deleted);
     if (checked.length === 0) return 0;
-    const label = `Cleared ${checked.length} checked item${checked.length === 1 ? "" : "s"}`;
+    /** @type {Did} */
+    const label = { did: "cleared", count: checked.length };
     await this.performLocal(list, checked.map((i) => ({ item: i.id, field: "deleted", value: true })), null, label);
     return checked.length;
   }
@@ -649,7 +653,8 @@ export class Replica {
       return !item.deleted && presence !== undefined && theirs.has(presence.replica) && presence.ts >= from;
     });
     if (added.length === 0) return 0;
-    const label = `Removed ${added.length} item${added.length === 1 ? "" : "s"} another member added`;
+    /** @type {Did} */
+    const label = { did: "removedTheirs", count: added.length };
     await this.performLocal(list, added.map((i) => ({ item: i.id, field: "deleted", value: true })), null, label);
     return added.length;
   }
@@ -669,7 +674,7 @@ export class Replica {
     }
     const text = value === null || value.trim() === "" ? null : cleaned(value, field);
     const item = this.require(list, id);
-    await this.performLocal(list, [{ item: id, field, value: text }], null, `Changed the ${field} of ${item.name}`);
+    await this.performLocal(list, [{ item: id, field, value: text }], null, { did: "changed", field, name: item.name });
     return { ...item, [field]: text };
   }
 
@@ -685,7 +690,8 @@ export class Replica {
     const name = cleaned(newName, "name");
     const item = this.require(list, id);
     const newID = itemID(list, normalize(name));
-    const label = `Renamed ${item.name} to ${name}`;
+    /** @type {Did} */
+    const label = { did: "renamed", from: item.name, to: name };
     if (newID === id) {
       if (item.name !== name) await this.performLocal(list, [{ item: id, field: "name", value: name }], null, label);
       return { ...item, name };

@@ -18,7 +18,7 @@
 /**
  * A step of the undo journal: one local command, with the registers its writes replaced (null: a
  * step too large to undo, a barrier).
- * @typedef {{ seq: number, list: string, label: string, rows: JournalRow[] | null }} JournalStep
+ * @typedef {{ seq: number, list: string, label: import("./phrases.js").Did, rows: JournalRow[] | null }} JournalStep
  */
 /**
  * The device's settings: its clock, the replica ids its pages wrote under, the correction of its
