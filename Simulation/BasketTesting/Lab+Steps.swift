@@ -99,15 +99,7 @@ extension Lab {
         } catch {
             throw Finding(description: "\(device): \(edit) failed: \(error)")
         }
-        let now = try replica.operations(in: list)
-        if let recorder {
-            let before = Set(seen)
-            let writes = now.filter { !before.contains($0) }
-            if !writes.isEmpty { recorder.record(.wrote(device: device, writes: writes, seen: seen)) }
-        }
-        if let violation = ReferenceModel.causalityViolation(seen: seen, now: now) {
-            throw Finding(description: "\(device): \(violation)")
-        }
+        try ScenarioRun.observeEdit(device, seen: seen, now: try replica.operations(in: list), recorder: recorder)
     }
 
     /// `device` adds `name` (see ``edit(_:_:)``).

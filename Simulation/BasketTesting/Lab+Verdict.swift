@@ -59,8 +59,7 @@ extension Lab {
     }
 
     func shown(_ replica: Replica) throws -> ReferenceModel.List {
-        ReferenceModel.List(
-            title: try replica.lists().first { $0.id == list }?.title, shown: try replica.items(in: list, filter: .all))
+        try ScenarioRun.shown(replica, list: list)
     }
 
     /// Adds each device's replica id and final list to ``recorder`` (nothing without one).
@@ -152,15 +151,7 @@ extension Lab {
     }
 
     func disagreement(_ replica: Replica) throws -> ReferenceModel.Disagreement? {
-        var replays = 0
-        return try ReferenceModel.disagreement(
-            in: list, shown: try shown(replica), operations: try replica.operations(in: list)
-        ) { ops in
-            replays += 1
-            let fresh = try freshReplica(named: "replay-\(UUID().uuidString)-\(replays)")
-            _ = try fresh.merge(ops)
-            return try shown(fresh)
-        }
+        try ScenarioRun.disagreement(of: replica, in: list) { try freshReplica(named: "replay-\(UUID().uuidString)") }
     }
 
     /// A new replica in the lab's folder whose clock is ahead of every write in the run.

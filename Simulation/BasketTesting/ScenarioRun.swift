@@ -1,5 +1,6 @@
 public import BasketCore
 public import BasketModel
+public import BasketReplica
 public import BasketTrace
 import Foundation
 
@@ -228,5 +229,44 @@ public struct ScenarioRun {
         var message = "expectation not met: " + wrong.joined(separator: "; ") + "\nwhat each device shows:"
         for (device, shown) in states { message += "\n  \(device): \(shown.text)" }
         throw Failure(line: line, message: message)
+    }
+}
+
+/// What both worlds check the same way: an edit against the hybrid clock's promise, and a
+/// replica against the model.
+extension ScenarioRun {
+    /// `device` went from holding `seen` to holding `now` by one edit: its new writes are drawn on
+    /// `recorder`, and each must beat what it had seen of the same register.
+    /// - Throws: ``Lab/Finding`` when one does not.
+    public static func observeEdit(_ device: String, seen: [Op], now: [Op], recorder: TraceRecorder?) throws {
+        if let recorder {
+            let before = Set(seen)
+            let writes = now.filter { !before.contains($0) }
+            if !writes.isEmpty { recorder.record(.wrote(device: device, writes: writes, seen: seen)) }
+        }
+        if let violation = ReferenceModel.causalityViolation(seen: seen, now: now) {
+            throw Lab.Finding(description: "\(device): \(violation)")
+        }
+    }
+
+    /// What `replica` shows of `list`: its title and items (removed ones left out).
+    public static func shown(_ replica: Replica, list: ListID) throws -> ReferenceModel.List {
+        ReferenceModel.List(
+            title: try replica.lists().first { $0.id == list }?.title, shown: try replica.items(in: list, filter: .all))
+    }
+
+    /// Where `replica` shows another state of `list` than the model says for the writes it holds,
+    /// shrunk to the smallest set of them that still shows it; each replay merges into a
+    /// `fresh()` replica.
+    public static func disagreement(
+        of replica: Replica, in list: ListID, fresh: () throws -> Replica
+    ) throws -> ReferenceModel.Disagreement? {
+        try ReferenceModel.disagreement(
+            in: list, shown: try shown(replica, list: list), operations: try replica.operations(in: list)
+        ) { ops in
+            let replay = try fresh()
+            _ = try replay.merge(ops)
+            return try shown(replay, list: list)
+        }
     }
 }

@@ -111,12 +111,7 @@ final class ProcessWorld: ScenarioWorld {
         let seen = try operations(of: device)
         try basket(device, Self.command(edit))
         guard let seen, let now = try operations(of: device) else { return }
-        let before = Set(seen)
-        let writes = now.filter { !before.contains($0) }
-        if !writes.isEmpty { recorder?.record(.wrote(device: device, writes: writes, seen: seen)) }
-        if let violation = ReferenceModel.causalityViolation(seen: seen, now: now) {
-            throw Lab.Finding(description: "\(device): \(violation)")
-        }
+        try ScenarioRun.observeEdit(device, seen: seen, now: now, recorder: recorder)
     }
 
     func refuse(_ edit: Lab.Edit, on device: String) throws {
@@ -234,19 +229,8 @@ final class ProcessWorld: ScenarioWorld {
     func disagreement(_ device: String) throws -> ReferenceModel.Disagreement? {
         let replica = try open(device)
         guard let list = try replica.lists().first?.id else { return nil }
-        func shown(_ replica: Replica) throws -> ReferenceModel.List {
-            ReferenceModel.List(
-                title: try replica.lists().first { $0.id == list }?.title,
-                shown: try replica.items(in: list, filter: .all))
-        }
-        var replays = 0
-        return try ReferenceModel.disagreement(
-            in: list, shown: try shown(replica), operations: try replica.operations(in: list)
-        ) { ops in
-            replays += 1
-            let fresh = try open(path: folder + "/model-\(device)-\(UUID().uuidString)-\(replays).sqlite")
-            _ = try fresh.merge(ops)
-            return try shown(fresh)
+        return try ScenarioRun.disagreement(of: replica, in: list) {
+            try open(path: folder + "/model-\(device)-\(UUID().uuidString).sqlite")
         }
     }
 
