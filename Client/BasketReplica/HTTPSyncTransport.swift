@@ -238,9 +238,9 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     /// Pushes operations of one list (`POST /v1/lists/{id}/ops`); the answer is checked to account for every one.
-    public func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
-        let data = try await send(.push, [list.description], body: Wire.Push(ops: OperationText(operations)))
-        return try Self.pushOutcome(data, pushed: operations.count)
+    public func push(_ operations: OperationText, count: Int, to list: ListID) async throws -> PushOutcome {
+        let data = try await send(.push, [list.description], body: Wire.Push(ops: operations))
+        return try Self.pushOutcome(data, pushed: count)
     }
 
     /// A push's answer, only when it has every field it must: the outbox is emptied on its word.

@@ -72,8 +72,23 @@ public enum ReplicaFile {
                 }
             }
         }
-        readRows("outbox", "SELECT seq, list, item, record FROM outbox ORDER BY seq") { row in
-            salvage.pending.append(try Replica.pending(from: row).operation)
+        // A file from before the outbox kept lines (schema 6) holds binary records.
+        let columns = (try? db.query("PRAGMA table_info(outbox)", map: { $0.string(1) ?? "" })) ?? []
+        if columns.contains("line") {
+            readRows("outbox", "SELECT seq, list, item, line FROM outbox ORDER BY seq") { row in
+                salvage.pending.append(try Replica.pending(from: row).operation)
+            }
+        } else {
+            readRows("outbox", "SELECT list, item, record FROM outbox ORDER BY seq") { row in
+                let list = ListID(raw: ID128(row.blob128(0)))
+                let item = ItemID(raw: ID128(row.blob128(1)))
+                for entry in try Records.decode(row.blob(2)) {
+                    salvage.pending.append(
+                        Op(
+                            list: list, item: item, field: entry.field, value: entry.register.value,
+                            version: entry.register.version))
+                }
+            }
         }
         return salvage
     }

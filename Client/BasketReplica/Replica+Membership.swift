@@ -13,7 +13,7 @@ extension Replica {
         let (dropped, items) = try locked { db in
             try db.transaction { () throws -> ([PendingOperation], Set<ItemID>) in
                 let pending = try db.query(
-                    "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq", .blob(list.raw.bytes),
+                    "SELECT seq, list, item, line FROM outbox WHERE list = ? ORDER BY seq", .blob(list.raw.bytes),
                     map: Self.pending(from:))
                 guard !pending.isEmpty, let no = try listNo(list, db) else { return (pending, []) }
                 try db.run("DELETE FROM outbox WHERE list = ?", .blob(list.raw.bytes))

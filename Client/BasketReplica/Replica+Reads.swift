@@ -166,7 +166,7 @@ extension Replica {
     func pendingOperations(limit: Int = .max) throws -> [PendingOperation] {
         try locked { db in
             try db.query(
-                "SELECT seq, list, item, record FROM outbox ORDER BY seq LIMIT ?",
+                "SELECT seq, list, item, line FROM outbox ORDER BY seq LIMIT ?",
                 .integer(Int64(min(limit, Int(Int64.max)))),
                 map: Self.pending(from:))
         }

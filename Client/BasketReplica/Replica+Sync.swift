@@ -100,7 +100,7 @@ extension Replica {
     func pendingOperations(in list: ListID, limit: Int = .max) throws -> [PendingOperation] {
         try locked { db in
             try db.query(
-                "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq LIMIT ?", .blob(list.raw.bytes),
+                "SELECT seq, list, item, line FROM outbox WHERE list = ? ORDER BY seq LIMIT ?", .blob(list.raw.bytes),
                 .integer(Int64(min(limit, Int(Int64.max)))), map: Self.pending(from:))
         }
     }
@@ -182,7 +182,7 @@ extension Replica {
                     last: max(
                         HybridTimestamp(milliseconds: corrected, counter: 0), try latestTimestamp(upTo: limit, db)))
                 let pending = try db.query(
-                    "SELECT seq, list, item, record FROM outbox ORDER BY seq", map: Self.pending(from:))
+                    "SELECT seq, list, item, line FROM outbox ORDER BY seq", map: Self.pending(from:))
                 let beyond = pending.filter { $0.operation.timestamp.milliseconds > limit }
                 try restamp(beyond, clock: &clock, wall: corrected, replica: try loadReplicaID(db), db)
                 try saveClock(clock, db)
@@ -223,7 +223,7 @@ extension Replica {
                 let offset = try db.scalar("SELECT value FROM meta WHERE key = 'clock_offset'")?.integerValue ?? 0
                 let wall = UInt64(max(0, Int64(configuration.wallClock()) + offset))
                 let pending = try db.query(
-                    "SELECT seq, list, item, record FROM outbox WHERE list = ? ORDER BY seq", .blob(list.raw.bytes),
+                    "SELECT seq, list, item, line FROM outbox WHERE list = ? ORDER BY seq", .blob(list.raw.bytes),
                     map: Self.pending(from:))
                 try restamp(pending, clock: &clock, wall: wall, replica: replica, db)
                 try saveClock(clock, db)
@@ -242,9 +242,9 @@ extension Replica {
             var new = old
             new.version = Version(timestamp: clock.now(wallMilliseconds: wall), replica: replica)
             try restamp(old, as: new, db)
-            var record: [UInt8] = []
-            Records.append(field: new.field, register: Register(value: new.value, version: new.version), to: &record)
-            try db.run("UPDATE outbox SET record = ? WHERE seq = ?", .blob(record), .integer(entry.sequence))
+            var line: [UInt8] = []
+            OperationCodec.appendLine(new, to: &line)
+            try db.run("UPDATE outbox SET line = ? WHERE seq = ?", .blob(line), .integer(entry.sequence))
         }
     }
 
@@ -269,17 +269,38 @@ extension Replica {
             }, db)
     }
 
+    /// A row `seq, list, item, line` of the outbox.
     static func pending(from row: Row) throws -> PendingOperation {
         let list = ListID(raw: ID128(row.blob128(1)))
-        let item = ItemID(raw: ID128(row.blob128(2)))
-        guard let entry = try Records.decode(row.blob(3)).first else {
-            throw ReplicaError.corrupt("an empty outbox record")
+        let operation: Op
+        do {
+            operation = try OperationCodec.decodeLine(row.blob(3), list: list)
+        } catch {
+            throw ReplicaError.corrupt("an outbox line: \(error)")
         }
-        return PendingOperation(
-            sequence: row.int64(0),
-            operation: Op(
-                list: list, item: item, field: entry.field, value: entry.register.value, version: entry.register.version
-            ))
+        guard operation.item == ItemID(raw: ID128(row.blob128(2))) else {
+            throw ReplicaError.corrupt("an outbox line of another item than its row's")
+        }
+        return PendingOperation(sequence: row.int64(0), operation: operation)
+    }
+
+    /// The first writes of `list` waiting in the outbox, at most `limit`, as they are sent: their
+    /// lines joined under the list's header. Nil when none wait.
+    func pendingBatch(in list: ListID, limit: Int) throws -> OutboxBatch? {
+        try locked { db in
+            var text = OperationCodec.header(for: list)
+            var count = 0
+            var last: Int64 = 0
+            let rows = try db.prepare("SELECT seq, line FROM outbox WHERE list = ? ORDER BY seq LIMIT ?")
+            try rows.bind(list.raw.bytes, at: 1)
+            try rows.bind(Int64(min(limit, Int(Int64.max))), at: 2)
+            while let row = try rows.step() {
+                last = row.int64(0)
+                row.withBlob(1) { text.append(contentsOf: $0) }
+                count += 1
+            }
+            return count == 0 ? nil : OutboxBatch(text: OperationText(bytes: text), count: count, lastSequence: last)
+        }
     }
 }
 

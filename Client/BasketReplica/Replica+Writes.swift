@@ -78,14 +78,15 @@ extension Replica {
         return archived
     }
 
-    /// Puts a local write in the outbox (in the transaction that merged it).
+    /// Puts a local write in the outbox (in the transaction that merged it), as its line of the
+    /// text encoding: the form it is sent in.
     static func queue(_ op: Op, _ db: Connection) throws {
-        let insert = try db.cached("INSERT INTO outbox(list, item, record) VALUES (?1, ?2, ?3)")
-        var record: [UInt8] = []
-        Records.append(field: op.field, register: Register(value: op.value, version: op.version), to: &record)
+        let insert = try db.cached("INSERT INTO outbox(list, item, line) VALUES (?1, ?2, ?3)")
+        var line: [UInt8] = []
+        OperationCodec.appendLine(op, to: &line)
         try insert.bind(op.list.raw.bytes, at: 1)
         try insert.bind(op.item.raw.bytes, at: 2)
-        try insert.bind(record, at: 3)
+        try insert.bind(line, at: 3)
         try insert.runToCompletion()
     }
 

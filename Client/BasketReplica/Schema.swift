@@ -1,3 +1,4 @@
+import BasketCore
 import SQLite
 
 /// The replica file's schema and its migrations, versioned by `PRAGMA user_version`.
@@ -85,13 +86,48 @@ enum Schema {
         -- on another list.
         ALTER TABLE undo_steps ADD COLUMN removed_list TEXT;
         """,
+        """
+        -- The outbox keeps each write as it is sent: its line of the text encoding (see
+        -- OperationCodec), so a push joins lines and encodes nothing. Filled from `record` by
+        -- `textOutbox` before the next migration drops that column.
+        ALTER TABLE outbox ADD COLUMN line BLOB NOT NULL DEFAULT x'';
+        """,
+        """
+        ALTER TABLE outbox DROP COLUMN record;
+        """,
     ]
+
+    /// The migration after which ``textOutbox(_:)`` runs.
+    static let outboxLinesMigration = 6
 
     static func migrate(_ db: Connection) throws {
         do {
-            try db.migrate(migrations)
+            try db.migrate(migrations) { version in
+                if version == outboxLinesMigration { try textOutbox(db) }
+            }
         } catch let error as SchemaTooNewError {
             throw ReplicaError.newerSchema(found: error.found, supported: error.supported)
+        }
+    }
+
+    /// Writes each outbox row's line from its binary record (a file made before lines).
+    static func textOutbox(_ db: Connection) throws {
+        let rows = try db.query("SELECT seq, list, item, record FROM outbox") { row throws -> (Int64, [UInt8]) in
+            let list = ListID(raw: ID128(row.blob128(1)))
+            let item = ItemID(raw: ID128(row.blob128(2)))
+            guard let entry = try Records.decode(row.blob(3)).first else {
+                throw ReplicaError.corrupt("an empty outbox record")
+            }
+            var line: [UInt8] = []
+            OperationCodec.appendLine(
+                Op(
+                    list: list, item: item, field: entry.field, value: entry.register.value,
+                    version: entry.register.version),
+                to: &line)
+            return (row.int64(0), line)
+        }
+        for (seq, line) in rows {
+            try db.run("UPDATE outbox SET line = ? WHERE seq = ?", .blob(line), .integer(seq))
         }
     }
 }

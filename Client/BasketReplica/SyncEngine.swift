@@ -208,11 +208,11 @@ public final class SyncEngine: Sendable {
         var correctedOnce = false
         var reclaimed: Set<Wire.ErrorCode> = []
         while true {
-            let batch = try replica.pendingOperations(in: list, limit: batchSize)
-            guard let last = batch.last else { return }
+            // The outbox keeps each write as it is sent: its lines go as read.
+            guard let batch = try replica.pendingBatch(in: list, limit: batchSize) else { return }
             let outcome: PushOutcome
             do {
-                outcome = try await transport.push(batch.map(\.operation), to: list)
+                outcome = try await transport.push(batch.text, count: batch.count, to: list)
             } catch SyncError.clockSkew(let serverTime, _) where !correctedOnce {
                 // Correct the clock and re-stamp the refused writes, then push them again.
                 report.restamped += try replica.correctClock(serverTime: serverTime)
@@ -246,7 +246,7 @@ public final class SyncEngine: Sendable {
                 continue
             }
             state.epoch = outcome.epoch
-            try replica.acknowledge(list, through: last.sequence)
+            try replica.acknowledge(list, through: batch.lastSequence)
             report.pushed += batch.count
         }
     }

@@ -47,8 +47,16 @@ public protocol SyncTransport: Sendable {
     func lists() async throws -> [RemoteList]
     /// Registers a list made on this device (idempotent for a member).
     func createList(_ id: ListID) async throws -> RemoteList
-    /// Sends operations of one list; throws ``SyncError/clockSkew(serverTime:offsetMilliseconds:)`` when refused for time.
-    func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome
+    /// Sends `count` operations of one list, already in the text encoding (as the outbox keeps
+    /// them); throws ``SyncError/clockSkew(serverTime:offsetMilliseconds:)`` when refused for time.
+    func push(_ operations: OperationText, count: Int, to list: ListID) async throws -> PushOutcome
     /// Operations after `cursor`; with `wait` > 0 the server holds the request until something arrives.
     func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage
+}
+
+extension SyncTransport {
+    /// Sends operations of one list, encoding them first.
+    public func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
+        try await push(OperationText(operations), count: operations.count, to: list)
+    }
 }

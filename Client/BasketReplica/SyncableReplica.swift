@@ -12,6 +12,8 @@ protocol SyncableReplica: Sendable {
     func saveSyncState(_ state: SyncState) throws
     /// Local writes of `list` not yet acknowledged, oldest first, at most `limit`.
     func pendingOperations(in list: ListID, limit: Int) throws -> [PendingOperation]
+    /// The first writes of `list` waiting, at most `limit`, encoded as they are sent; nil when none.
+    func pendingBatch(in list: ListID, limit: Int) throws -> OutboxBatch?
     /// The lists with local writes waiting.
     func listsWithPendingChanges() throws -> [ListID]
     /// How many local writes of `list` are waiting (written by any process using the file).
@@ -39,4 +41,15 @@ protocol SyncableReplica: Sendable {
 extension Replica: SyncableReplica {
     func listIDs() throws -> [ListID] { try lists().map(\.id) }
     func allOperations(in list: ListID) throws -> [Op] { try operations(in: list) }
+}
+
+extension SyncableReplica {
+    /// The batch encoded from ``pendingOperations(in:limit:)`` (a replica that does not keep its
+    /// outbox encoded).
+    func pendingBatch(in list: ListID, limit: Int) throws -> OutboxBatch? {
+        let pending = try pendingOperations(in: list, limit: limit)
+        guard let last = pending.last else { return nil }
+        return OutboxBatch(
+            text: OperationText(pending.map(\.operation)), count: pending.count, lastSequence: last.sequence)
+    }
 }

@@ -48,20 +48,26 @@ public enum OperationCodec {
 
     /// Appends one operation's line (without its list, with the newline) to `out`.
     public static func appendLine(_ op: Op, to out: inout [UInt8]) {
-        if op.item == .list {
+        appendLine(item: op.item, field: op.field, version: op.version, value: op.value, to: &out)
+    }
+
+    /// Appends the line of the operation writing `value` to `field` of `item` at `version`
+    /// (without its list, with the newline): for a stored row that is not an ``Op``.
+    public static func appendLine(item: ItemID, field: Field, version: Version, value: Value, to out: inout [UInt8]) {
+        if item == .list {
             out.append(UInt8(ascii: "-"))
         } else {
-            appendHex(op.item.raw.high, to: &out)
-            appendHex(op.item.raw.low, to: &out)
+            appendHex(item.raw.high, to: &out)
+            appendHex(item.raw.low, to: &out)
         }
         out.append(tab)
-        out.append(contentsOf: op.field.rawValue.utf8)
+        out.append(contentsOf: field.rawValue.utf8)
         out.append(tab)
-        appendHex(op.version.timestamp.rawValue, to: &out)
+        appendHex(version.timestamp.rawValue, to: &out)
         out.append(tab)
-        appendHex(op.version.replica.rawValue, to: &out)
+        appendHex(version.replica.rawValue, to: &out)
         out.append(tab)
-        switch op.value {
+        switch value {
         case .null: out.append(UInt8(ascii: "-"))
         case .bool(let b): out.append(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
         case .text(let text):
@@ -151,6 +157,22 @@ public enum OperationCodec {
             operations.append(try decodeOperation(line, list: list, lineNumber: lineNumber))
         }
         return operations
+    }
+
+    /// Decodes and validates one operation's line of `list` (as ``appendLine(_:to:)`` wrote it;
+    /// the newline may end it).
+    /// - Throws: ``DecodeError`` (line 1) when it is not a valid operation.
+    public static func decodeLine(_ line: [UInt8], list: ListID) throws(DecodeError) -> Op {
+        let decoded: Result<Op, DecodeError> = line.withUnsafeBufferPointer { buffer in
+            var bytes = buffer
+            if bytes.last == UInt8(ascii: "\n") { bytes = UnsafeBufferPointer(rebasing: bytes.dropLast()) }
+            do throws(DecodeError) {
+                return .success(try decodeOperation(bytes, list: list, lineNumber: 1))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try decoded.get()
     }
 
     private static func decodeOperation(_ line: UnsafeBufferPointer<UInt8>, list: ListID, lineNumber: Int)

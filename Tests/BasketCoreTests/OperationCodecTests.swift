@@ -30,6 +30,27 @@ struct OperationCodecTests {
         #expect(try OperationCodec.decode(OperationCodec.encode(ops)) == ops)
     }
 
+    @Test func oneLineDecodesAloneAndIsValidatedAsInAFile() throws {
+        for op in sample() {
+            var line: [UInt8] = []
+            OperationCodec.appendLine(op, to: &line)
+            #expect(try OperationCodec.decodeLine(line, list: list) == op)
+            #expect(try OperationCodec.decodeLine(Array(line.dropLast()), list: list) == op)
+        }
+        // A line that would not be taken from a file is not taken alone.
+        var bad: [UInt8] = []
+        OperationCodec.appendLine(
+            Op(
+                list: list, item: .list, field: .title, value: .text("x"),
+                version: Version(timestamp: .zero, replica: ReplicaID(rawValue: 0))),
+            to: &bad)
+        #expect(throws: OperationCodec.DecodeError.self) { try OperationCodec.decodeLine(bad, list: list) }
+        #expect(throws: OperationCodec.DecodeError.self) { try OperationCodec.decodeLine([], list: list) }
+        #expect(throws: OperationCodec.DecodeError.self) {
+            try OperationCodec.decodeLine(Array("-\ttitle\tzz\t01\t=x\n".utf8), list: list)
+        }
+    }
+
     @Test func encodingIsDeterministicInCanonicalOrder() {
         var rng = SeededGenerator(seed: 1)
         let ops = sample()

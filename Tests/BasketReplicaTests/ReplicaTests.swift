@@ -201,6 +201,49 @@ struct ReplicaTests {
         #expect(try replica.pendingOperations().map(\.operation.field) == [.checked, .deleted])
     }
 
+    @Test func theOutboxKeepsEachWriteAsItIsSent() throws {
+        let fixture = Fixture()
+        let replica = try fixture.open()
+        let list = try replica.createList(title: "Groceries").id
+        try replica.add(["Milk\tand\\tea"], to: list)
+        let pending = try replica.pendingOperations()
+        let batch = try #require(try replica.pendingBatch(in: list, limit: 3))
+        // The lines as stored, under the list's header: the bytes the encoder makes of the writes.
+        #expect(batch.text == OperationText(Array(pending.prefix(3).map(\.operation))))
+        #expect(batch.count == 3 && batch.lastSequence == pending[2].sequence)
+        #expect(try replica.pendingBatch(in: ListID.random(), limit: 10) == nil)
+    }
+
+    @Test func anOutboxOfBinaryRecordsIsMigratedToLines() throws {
+        let fixture = Fixture()
+        let path = fixture.directory.file("a.sqlite")
+        let list = ListID.random()
+        let item = ItemID(list: list, key: "milk")
+        let version = Version(
+            timestamp: HybridTimestamp(milliseconds: 1_700_000_000_000, counter: 2), replica: ReplicaID(rawValue: 7))
+        do {
+            // A file as schema 6 left it: one write waiting, as a binary record.
+            let db = try Connection(path: path)
+            for migration in Schema.migrations.prefix(Schema.outboxLinesMigration) { try db.execute(migration) }
+            try db.setUserVersion(Schema.outboxLinesMigration)
+            var record: [UInt8] = []
+            Records.append(field: .name, register: Register(value: .text("Milk"), version: version), to: &record)
+            try db.run(
+                "INSERT INTO outbox(list, item, record) VALUES (?, ?, ?)", .blob(list.raw.bytes), .blob(item.raw.bytes),
+                .blob(record))
+        }
+        let written = Op(list: list, item: item, field: .name, value: .text("Milk"), version: version)
+        // `basket doctor` salvages such a file without migrating it.
+        #expect(ReplicaFile.salvage(from: path).pending == [written])
+        let replica = try fixture.open()
+        #expect(ReplicaFile.salvage(from: path).pending == [written])
+        #expect(try replica.pendingOperations().map(\.operation) == [written])
+        #expect(try replica.pendingBatch(in: list, limit: 10)?.text == OperationText([written]))
+        let db = try Connection(path: path)
+        #expect(
+            try db.query("PRAGMA table_info(outbox)", map: { $0.string(1) ?? "" }) == ["seq", "list", "item", "line"])
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         let fixture = Fixture()
         _ = try fixture.open()

@@ -131,7 +131,9 @@ struct SyncEngineTests {
         func createList(_ id: ListID) async throws -> RemoteList {
             RemoteList(id: id, role: .owner, epoch: state.withLock { $0.epoch }, cursor: 0)
         }
-        func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
+        func push(_ text: OperationText, count: Int, to list: ListID) async throws -> PushOutcome {
+            let operations = try text.operations()
+            #expect(operations.count == count)
             let delay = try state.withLock { state in
                 state.pushAttempts += 1
                 if state.offline { throw SyncError.unreachable("scripted: offline") }

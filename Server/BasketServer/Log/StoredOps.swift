@@ -58,10 +58,9 @@ struct PageBuilder {
 
     /// Adds the operation with sequence number `seq`, as its row stores it.
     mutating func append(seq: Int64, item: ItemID, field: Int64, value: Value, timestamp: Int64, replica: Int64) {
-        let op = Op(
-            list: list, item: item, field: Field(code: UInt8(truncatingIfNeeded: field)) ?? .name, value: value,
-            version: StoredOps.version(timestamp: timestamp, replica: replica))
-        OperationCodec.appendLine(op, to: &encoded)
+        OperationCodec.appendLine(
+            item: item, field: Field(code: UInt8(truncatingIfNeeded: field)) ?? .name,
+            version: StoredOps.version(timestamp: timestamp, replica: replica), value: value, to: &encoded)
         last = seq
         count += 1
     }
