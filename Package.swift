@@ -56,7 +56,7 @@ let package = Package(
         // Client.
         .target(
             name: "BasketSearch", dependencies: ["BasketCore"], path: "Client/BasketSearch",
-            exclude: ["CATALOGUE-SOURCES.md", "catalogue.tsv"]),
+            exclude: ["CATALOGUE-SOURCES.md", "catalogue.tsv", "groceries.txt"]),
         .target(
             name: "BasketReplica", dependencies: ["BasketCore", "SQLite"],
             path: "Client/BasketReplica",

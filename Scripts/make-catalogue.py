@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
-"""Makes the grocery catalogue: everyday groceries in nine languages, each with its aisle.
+"""Makes the grocery catalogue: what families buy, in nine languages, each with its aisle and icon.
 
-    Scripts/make-catalogue.py            # writes the clients' files from the catalogue's source
+    Scripts/make-catalogue.py            # writes the clients' files from the catalogue's sources
     Scripts/make-catalogue.py --check    # fails when a client's file differs from what it would write
-    Scripts/make-catalogue.py --from-taxonomy INGREDIENTS_TXT   # makes the source again (below)
+    Scripts/make-catalogue.py --from-taxonomy INGREDIENTS_TXT   # makes catalogue.tsv again (below)
 
-The source is Client/BasketSearch/catalogue.tsv: one grocery a line, as its language, its aisle
-(the key of AISLES below) and its name. From it this script writes
-Client/BasketSearch/Catalogue+Names.swift (the CLI's) and Client/web/catalogue-LANG.json (the web
-client's, one file per language, fetched when needed), with the aisles' names in each language;
-the same source gives the same files, and Scripts/test.sh runs --check.
+The catalogue has two sources, both in Client/BasketSearch:
 
-The source was drawn from Open Food Facts' ingredients taxonomy (taxonomies/ingredients.txt of
-the openfoodfacts-server repository; the snapshot and its licence are in
-Client/BasketSearch/CATALOGUE-SOURCES.md), with --from-taxonomy and that file:
+- groceries.txt, this project's own words: what families buy and how they write it. One grocery
+  a block: a line with its aisle (a key of AISLES below) and, where one emoji says it
+  unmistakably, its icon; then a line per language, `en: milk | whole milk | ~milks`: the
+  names, `|` between them. A name written with `~` is a form that is looked up (a plural, a
+  spelling) but never suggested. The first block that names a key in a language has it; the
+  same key in two blocks of different aisles is an error.
+- catalogue.tsv, drawn from Open Food Facts' ingredients taxonomy (its snapshot and licence are
+  in Client/BasketSearch/CATALOGUE-SOURCES.md) by --from-taxonomy: ingredients a family rarely
+  writes on a list ("acerola", "amaranth"). Its names only give an aisle; they are never
+  suggested, and a name groceries.txt has is left to it.
+
+From them this script writes Client/BasketSearch/Catalogue+Names.swift (the CLI's) and
+Client/web/catalogue-LANG.json (the web client's, one file per language, fetched when needed),
+with the aisles' names in each language; the same sources give the same files, and
+Scripts/test.sh runs --check.
+
+catalogue.tsv was drawn with --from-taxonomy from the taxonomy file:
 
     git clone https://github.com/cyrilbs/openfoodfacts-server   (a fork at eb57d96c1, 2020-12-19)
     git -C openfoodfacts-server show eb57d96c1:taxonomies/ingredients.txt > ingredients.txt
@@ -22,9 +32,8 @@ Client/BasketSearch/CATALOGUE-SOURCES.md), with --from-taxonomy and that file:
 What it keeps: an ingredient with names in English and in at least five of the other eight
 languages, named in a few words (no percentages, powders, extracts, flavourings or other
 factory ingredients), under an ancestor that says its aisle (fruit and vegetables, dairy and
-eggs, meat, fish, bakery, pantry, baking, spices, snacks and sweets, drinks). Household goods and
-toiletries are not food: those, a few names a list writes otherwise than the taxonomy ("eggs",
-"Nudeln"), and every aisle's name are this project's own words (below).
+eggs, meat, fish, bakery, pantry, baking, spices, snacks and sweets, drinks), and the names of
+OWN below.
 """
 import json
 import os
@@ -35,6 +44,7 @@ import unicodedata
 HERE = os.path.dirname(os.path.abspath(__file__))
 SWIFT = os.path.join(HERE, "..", "Client", "BasketSearch", "Catalogue+Names.swift")
 SOURCE = os.path.join(HERE, "..", "Client", "BasketSearch", "catalogue.tsv")
+GROCERIES = os.path.join(HERE, "..", "Client", "BasketSearch", "groceries.txt")
 WEB = os.path.join(HERE, "..", "Client", "web")
 LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "ja"]
 MIN_OTHER_LANGUAGES = 5
@@ -50,6 +60,8 @@ AISLES = [
     ("meat", ["Meat", "Fleisch & Wurst", "Viandes", "Carne", "Carne", "Vlees", "Mięso", "Carne", "肉"]),
     ("fish", ["Fish & seafood", "Fisch & Meeresfrüchte", "Poissons et fruits de mer", "Pescado y marisco",
               "Pesce e frutti di mare", "Vis en zeevruchten", "Ryby i owoce morza", "Peixe e marisco", "魚介"]),
+    ("frozen", ["Frozen", "Tiefkühl", "Surgelés", "Congelados", "Surgelati", "Diepvries", "Mrożonki", "Congelados",
+                "冷凍食品"]),
     ("pantry", ["Pantry", "Vorrat", "Épicerie", "Despensa", "Dispensa", "Voorraadkast", "Spiżarnia", "Mercearia",
                 "食品・乾物"]),
     ("baking", ["Baking", "Backzutaten", "Pâtisserie", "Repostería", "Dolci e preparati", "Bakken", "Do pieczenia",
@@ -63,6 +75,8 @@ AISLES = [
                    "Chemia domowa", "Casa e limpeza", "日用品"]),
     ("care", ["Personal care", "Drogerie", "Hygiène", "Higiene personal", "Igiene personale", "Verzorging",
               "Higiena", "Higiene pessoal", "洗面・衛生用品"]),
+    ("baby", ["Baby", "Baby", "Bébé", "Bebé", "Prima infanzia", "Baby", "Dla dziecka", "Bebé", "ベビー用品"]),
+    ("pet", ["Pets", "Tierbedarf", "Animaux", "Mascotas", "Animali", "Huisdieren", "Zwierzęta", "Animais", "ペット用品"]),
 ]
 
 # Which ancestor (an ingredient id of the taxonomy) says the aisle, the most specific first.
@@ -302,24 +316,103 @@ def read_source():
     return groceries
 
 
-def outputs(groceries):
+def folded(name):
+    """Near enough to ItemKey.normalize to find one name written twice (the clients key by the real one)."""
+    text = unicodedata.normalize("NFKD", name.casefold().replace("ß", "ss"))
+    text = "".join(c for c in text if not unicodedata.combining(c)).replace("-", " ")
+    return " ".join(text.split())
+
+
+def read_groceries():
+    """groceries.txt read and checked: [(aisle, icon, {lang: [(name, suggested)]})] in the file's order."""
+    known = {key for key, _ in AISLES}
+    blocks, current = [], None
+    with open(GROCERIES, encoding="utf-8") as source:
+        lines = source.read().split("\n")
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        where = f"{os.path.relpath(GROCERIES)}:{number}"
+        if not line or line.startswith("#"):
+            current = None if not line else current
+            continue
+        match = re.match(r"^([a-z]{2}):\s*(.*)$", line)
+        if match is None:
+            fields = line.split()
+            if current is not None or not 1 <= len(fields) <= 2 or fields[0] not in known:
+                sys.exit(f"{where}: a grocery starts with its aisle ({', '.join(sorted(known))}) and an icon")
+            current = (fields[0], fields[1] if len(fields) == 2 else "", {})
+            blocks.append(current)
+            continue
+        lang, rest = match.groups()
+        if current is None or lang not in LANGUAGES or lang in current[2]:
+            sys.exit(f"{where}: a language line ({'|'.join(LANGUAGES)}) once per grocery, after its aisle line")
+        names = []
+        for name in (n.strip() for n in rest.split("|")):
+            suggested = not name.startswith("~")
+            name = name.lstrip("~").strip()
+            if not name or "\t" in name or "," in name or len(name.encode()) > 60:
+                sys.exit(f"{where}: a name of 1 to 60 bytes without tabs or commas")
+            names.append((name, suggested))
+        current[2][lang] = names
+    for aisle, icon, names in blocks:
+        if not names:
+            sys.exit(f"{os.path.relpath(GROCERIES)}: a grocery of {aisle} without names")
+    return blocks
+
+
+def wrapped(words, indent, width=120):
+    """`words` joined by spaces in lines of at most `width` columns, as `swift format` wraps them."""
+    lines, line = [], indent
+    for word in words:
+        if line != indent and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = indent
+        line += ("" if line == indent else " ") + word
+    return lines + [line]
+
+
+def outputs(groceries, blocks):
     """The clients' files made from the catalogue: {path: text}."""
     aisle_index = {name: i for i, (name, _) in enumerate(AISLES)}
     catalogue = {}
+    problems = []
     for i, lang in enumerate(LANGUAGES):
-        aisles = [names[i] for _, names in AISLES]
-        catalogue[lang] = {"aisles": aisles, "items": [[name, aisle_index[aisle]] for name, aisle in groceries[lang]]}
+        seen = {}  # folded name → aisle
+        items, forms = [], []
+        for aisle, icon, names in blocks:
+            for name, suggested in names.get(lang, []):
+                key = folded(name)
+                if key in seen:
+                    if seen[key] != aisle:
+                        problems.append(f"{lang}: '{name}' is in {seen[key]} and in {aisle}")
+                    continue
+                seen[key] = aisle
+                (items if suggested else forms).append([name, aisle_index[aisle], icon])
+        for name, aisle in groceries[lang]:
+            if folded(name) not in seen:
+                seen[folded(name)] = aisle
+                forms.append([name, aisle_index[aisle], ""])
+        catalogue[lang] = {"aisles": [names[i] for _, names in AISLES], "items": items, "forms": forms}
+    if problems:
+        sys.exit("make-catalogue: groceries.txt names one key in two aisles:\n  " + "\n  ".join(problems))
 
-    header = ("Generated by Scripts/make-catalogue.py from Client/BasketSearch/catalogue.tsv (drawn from Open\n"
-              "Food Facts' ingredients taxonomy, ODbL 1.0: source and licence in CATALOGUE-SOURCES.md, and\n"
-              "this project's own words for household goods and aisle names). Do not edit.")
+    header = ("Generated by Scripts/make-catalogue.py from Client/BasketSearch/groceries.txt (this project's\n"
+              "own words) and catalogue.tsv (drawn from Open Food Facts' ingredients taxonomy, ODbL 1.0:\n"
+              "sources and licences in CATALOGUE-SOURCES.md). Do not edit.")
     lines = ["// " + line for line in header.split("\n")]
     lines += ["", "extension Catalogue {",
-              "    /// Per language: the aisle names (one a line, in a shop's order), an empty line, then each",
-              "    /// grocery as its name, a tab and its aisle's number. Read once, when a language is first used.",
+              "    /// The aisles' keys, in a shop's order: what the languages' aisle names are (the same order).",
+              "    public static let aisleKeys = [", *wrapped([f'"{key}",' for key, _ in AISLES], "        "), "    ]",
+              "",
+              "    /// Per language: the aisle names (one a line, in a shop's order), an empty line, each grocery",
+              "    /// suggested as its name, a tab, its aisle's number, a tab and its icon (or nothing), an empty",
+              "    /// line, then the forms only looked up (plurals, spellings, the taxonomy's names), the same way.",
+              "    /// Read once, when a language is first used.",
               "    static let data: [String: String] = ["]
     for lang in LANGUAGES:
-        body = "\n".join(catalogue[lang]["aisles"]) + "\n\n" + "\n".join(f"{n}\t{a}" for n, a in catalogue[lang]["items"])
+        rows = lambda entries: "\n".join(f"{n}\t{a}\t{icon}" for n, a, icon in entries)
+        body = ("\n".join(catalogue[lang]["aisles"]) + "\n\n" + rows(catalogue[lang]["items"]) + "\n\n"
+                + rows(catalogue[lang]["forms"]))
         assert '"""' not in body and "\\" not in body
         lines.append(f'        "{lang}": """')
         # Indented as `swift format` leaves it (Scripts/format-check.sh): with the closing quotes.
@@ -330,7 +423,19 @@ def outputs(groceries):
     for lang in LANGUAGES:
         text = json.dumps({"language": lang, **catalogue[lang]}, ensure_ascii=False, separators=(",", ":"))
         files[os.path.join(WEB, f"catalogue-{lang}.json")] = text + "\n"
-    return files
+    # The aisles' names in every language, for the web client to read a typed aisle ("@dairy")
+    # without fetching every catalogue.
+    names = {lang: catalogue[lang]["aisles"] for lang in sorted(LANGUAGES)}
+    files[os.path.join(WEB, "aisles.js")] = (
+        "// Generated by Scripts/make-catalogue.py (the aisles of Client/BasketSearch/groceries.txt's\n"
+        "// catalogue). Do not edit.\n\n"
+        "/** The aisles' keys, in a shop's order (Catalogue.aisleKeys). */\n"
+        f"export const AISLE_KEYS = {json.dumps([key for key, _ in AISLES])};\n\n"
+        "/**\n * Each language's aisle names, in the keys' order.\n * @type {Record<string, string[]>}\n */\n"
+        "export const AISLE_NAMES = {\n"
+        + "".join(f"  {lang}: {json.dumps(names[lang], ensure_ascii=False)},\n" for lang in names)
+        + "};\n")
+    return files, {lang: (len(catalogue[lang]["items"]), len(catalogue[lang]["forms"])) for lang in LANGUAGES}
 
 
 def main():
@@ -339,21 +444,21 @@ def main():
         write_source(from_taxonomy(args[1]))
     elif args not in ([], ["--check"]):
         sys.exit(__doc__)
-    groceries = read_source()
-    files = outputs(groceries)
+    files, counts = outputs(read_source(), read_groceries())
     if args == ["--check"]:
         stale = [path for path, text in files.items() if not os.path.exists(path) or open(path, encoding="utf-8").read() != text]
         for path in stale:
-            print(f"make-catalogue: {os.path.relpath(path)} is not what catalogue.tsv makes (Scripts/make-catalogue.py)", file=sys.stderr)
+            print(f"make-catalogue: {os.path.relpath(path)} is not what the catalogue's sources make (Scripts/make-catalogue.py)", file=sys.stderr)
         if stale:
             sys.exit(1)
-        print(f"make-catalogue: the clients' catalogues are what catalogue.tsv makes ({sum(map(len, groceries.values()))} groceries)")
+        print(f"make-catalogue: the clients' catalogues are what groceries.txt and catalogue.tsv make "
+              f"({sum(n for n, _ in counts.values())} names suggested, {sum(f for _, f in counts.values())} more looked up)")
         return
     for path, text in files.items():
         with open(path, "w", encoding="utf-8") as out:
             out.write(text)
     for lang in LANGUAGES:
-        print(lang, len(groceries[lang]), file=sys.stderr)
+        print(lang, *counts[lang], file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ let usage = """
            basket-bench server [--clients N] [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
            basket-bench search [--items N] [--queries N]
            basket-bench quality [--corpus DIR] [--seed N] [--per-kind N] [--no-fzf]   (fzf from Debian for its baseline)
+           basket-bench catalogue [--misses]
            basket-bench curves [--csv PATH] [--max-items N] [--max-watchers N] [--max-devices N]
                                [--curves items,lists,watchers,fleet]   (fleet: needs BASKET_BENCH_POSTGRES)
            basket-bench devices [--devices N] [--hot N] [--lists N] [--rounds N]   (as root: raises the open-file limit)
@@ -40,6 +41,7 @@ switch arguments.first {
 case "replica", nil: run { try ReplicaBenchmark(arguments: rest).run() }
 case "search": run { try SearchBenchmark(arguments: rest).run() }
 case "quality": run { try QualityBenchmark(arguments: rest).run() }
+case "catalogue": run { try CatalogueBenchmark(arguments: rest).run() }
 case "server": run { try ServerBenchmark(arguments: rest).run() }
 case "curves": run { try CurvesBenchmark(arguments: rest).run() }
 case "devices": run { try DevicesBenchmark(arguments: rest).run() }

@@ -118,8 +118,10 @@ enum Commands {
                                    'basket add oat milk, bread'. A quantity in front ('2 milk', '500 g flour',
                                    '500ml cream', '2 x tomatoes', '1/2 lemon', '1 1/2 cups sugar') or behind
                                    ('milk x2', 'milk 2l', 'flour 500 g', 'ビール3本') is kept apart from the
-                                   name; a name already on the list is taken as typed ('7 Up'). A '#' after a
-                                   space puts the item in an aisle: 'milk #dairy, bread #bakery'.
+                                   name; a name already on the list is taken as typed ('7 Up'). An '@' after
+                                   a space puts the item in an aisle: 'milk @dairy, bread @bakery' ('#' too,
+                                   quoted: a shell takes '#dairy' for a comment); 'dairy' means the list's
+                                   aisle of that name, else the catalogue's ('Dairy & eggs').
 
                 A name already on the list is never added twice: a removed item comes back, a checked
                 one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk'),

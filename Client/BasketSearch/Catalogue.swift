@@ -1,15 +1,18 @@
 import BasketCore
 import Synchronization
 
-/// The bundled grocery catalogue: a few hundred everyday groceries in each of nine languages
-/// (English, German, French, Spanish, Italian, Dutch, Polish, Portuguese, Japanese), each with its
-/// aisle. What to suggest when the list and its history have nothing for what was typed ("mil" →
-/// "milk"), and the aisle an item added without one takes ("milk" → "Dairy & eggs").
+/// The bundled grocery catalogue: what families buy, in nine languages (English, German, French,
+/// Spanish, Italian, Dutch, Polish, Portuguese, Japanese), each grocery with its aisle and, where
+/// one emoji says it, its icon. What to suggest when the list and its history have nothing for
+/// what was typed ("mil" → "milk"), and the aisle and icon of what is added ("Hafermilch" →
+/// Dairy & eggs, 🥛).
 ///
-/// Made by `Scripts/make-catalogue.py` from Open Food Facts' ingredients taxonomy, with household
-/// goods and aisle names of this project's own (sources and licence:
+/// Made by `Scripts/make-catalogue.py` from `groceries.txt` (this project's words: the names
+/// people write, their plurals, regional words and the generic words for brands) and from Open
+/// Food Facts' ingredients taxonomy, whose names only give an aisle (sources and licences:
 /// `Client/BasketSearch/CATALOGUE-SOURCES.md`). The web client reads the same catalogue
-/// (`Client/web/catalogue-LANG.json`). Suggestions from it rank below the user's own history.
+/// (`Client/web/catalogue-LANG.json`) and looks names up by the same rule
+/// (``grocery(_:in:)``). Suggestions from it rank below the user's own history.
 public enum Catalogue {
     /// The languages the catalogue has, as two-letter codes.
     public static var languages: [String] { data.keys.sorted() }
@@ -25,47 +28,100 @@ public enum Catalogue {
         return "en"
     }
 
-    /// One language's catalogue: its aisles in a shop's order, and its groceries with their aisle.
+    /// What the catalogue knows of a grocery: its aisle, named in the language asked for, and
+    /// its icon (an emoji) when it has one.
+    public struct Grocery: Hashable, Sendable {
+        /// The aisle's name.
+        public var aisle: String
+        /// The grocery's emoji, when one says it unmistakably.
+        public var icon: String?
+
+        /// A grocery of `aisle`, with `icon`.
+        public init(aisle: String, icon: String? = nil) {
+            self.aisle = aisle
+            self.icon = icon
+        }
+    }
+
+    /// One entry of a language's catalogue: its aisle (an index into the aisles, the same in
+    /// every language) and its icon.
+    struct Entry: Hashable, Sendable {
+        let aisle: Int
+        let icon: String?
+    }
+
+    /// One language's catalogue: its aisles in a shop's order, the names it suggests, and every
+    /// name and form it knows by key.
     struct Language: Sendable {
+        let code: String
         let aisles: [String]
         let names: [String]
-        /// Each name's aisle (an index into `aisles`), by the name's key.
-        let aisleByKey: [String: Int]
+        let entries: [String: Entry]
         let index: SearchIndex
     }
 
-    /// The names of one language (empty for a language the catalogue lacks).
+    /// The names one language suggests (empty for a language the catalogue lacks).
     public static func names(in language: String) -> [String] { load(language)?.names ?? [] }
 
     /// The aisles of one language, in the order a shop is walked: a list's aisle order to start from.
     public static func aisles(in language: String) -> [String] { load(language)?.aisles ?? [] }
 
-    /// The aisle of `name` in `language`'s catalogue (by key: "Milk" and "milk" alike), named in
-    /// that language; a name only the English catalogue has ("milk" on a German list) takes the
-    /// same aisle, named in `language` (every language lists the same aisles in the same order).
-    /// Nil when neither has it.
+    /// The aisle of `name`, named in `language` (a list's language), looked up in that language
+    /// and in English (``grocery(_:in:)``). Nil when neither knows it.
     public static func aisle(of name: String, language: String) -> String? {
-        guard let catalogue = load(language) ?? load("en") else { return nil }
-        for key in keys(of: name) {
-            if let aisle = catalogue.aisleByKey[key] { return catalogue.aisles[aisle] }
-        }
-        for key in keys(of: name) {
-            if let aisle = load("en")?.aisleByKey[key], catalogue.aisles.indices.contains(aisle) {
-                return catalogue.aisles[aisle]
-            }
-        }
-        return nil
+        grocery(name, in: [language])?.aisle
     }
 
-    /// The keys a name is looked up by: its own, then without a plural's "s" or "es" ("bananas",
-    /// "tomatoes"), for names of more than three letters.
-    static func keys(of name: String) -> [String] {
-        let key = ItemKey.normalize(name)
-        guard key.count > 3 else { return [key] }
-        var out = [key]
-        if key.hasSuffix("s") { out.append(String(key.dropLast())) }
-        if key.hasSuffix("es") { out.append(String(key.dropLast(2))) }
-        return out
+    /// The aisle a typed aisle means ("milk @dairy"): one the list has already, with the same key
+    /// (`known`, in the list's spelling); else a catalogue aisle whose key ("dairy"), name in any
+    /// language ("Milchprodukte & Eier") or first words ("Dairy", "obst") it is, named in
+    /// `language`; else the aisle as typed.
+    public static func aisle(named typed: String, language: String, known: [String]) -> String {
+        let key = ItemKey.normalize(typed)
+        guard !key.isEmpty else { return typed }
+        if let own = known.first(where: { ItemKey.normalize($0) == key }) { return own }
+        guard let aisles = consultedLanguages([language]).first?.aisles else { return typed }
+        if let index = aisleKeys.firstIndex(of: key), aisles.indices.contains(index) { return aisles[index] }
+        for catalogue in consultedLanguages([language] + Catalogue.languages) {
+            for (index, name) in catalogue.aisles.enumerated() where aisles.indices.contains(index) {
+                let aisle = ItemKey.normalize(name)
+                if aisle == key || (aisle.hasPrefix(key + " ")) { return aisles[index] }
+            }
+        }
+        return typed
+    }
+
+    /// The icon of `name` (``grocery(_:in:)``), nil when the catalogue has none for it.
+    public static func icon(of name: String, language: String) -> String? {
+        grocery(name, in: [language])?.icon
+    }
+
+    /// The grocery `name` is, looked up in `languages` and then in English, by one rule the web
+    /// client follows too (`catalogue.js`, held together by the conformance vectors):
+    ///
+    /// 1. the name, or a form of it (plural or singular, by each language's endings), as the
+    ///    catalogue has it;
+    /// 2. a word that says frozen ("frozen", "TK-", "surgelé", "congelado", "冷凍…"): the freezer;
+    /// 3. fewer of its words, the ones a phrase is about first ("oat milk" → milk in English,
+    ///    "pechuga de pollo" → pollo in Spanish: the first language's word order decides);
+    /// 4. the end of a compound word in German, Dutch or Japanese ("Hafermilch" → Milch,
+    ///    "いちごジャム" → ジャム), the longest known end first.
+    ///
+    /// The aisle is named in the first of `languages` the catalogue has (English when none).
+    public static func grocery(_ name: String, in languages: [String]) -> Grocery? {
+        let consulted = consultedLanguages(languages)
+        guard let first = consulted.first, let entry = find(ItemKey.normalize(name), in: consulted) else { return nil }
+        guard first.aisles.indices.contains(entry.aisle) else { return nil }
+        return Grocery(aisle: first.aisles[entry.aisle], icon: entry.icon)
+    }
+
+    /// The catalogues of `languages` that exist, then English, each once.
+    static func consultedLanguages(_ languages: [String]) -> [Language] {
+        var seen = Set<String>()
+        return (languages + ["en"]).compactMap { code in
+            guard seen.insert(code).inserted else { return nil }
+            return load(code)
+        }
     }
 
     /// Catalogue names matching `query` in `language`, best first (the search's ranking; names,
@@ -92,27 +148,36 @@ public enum Catalogue {
         guard let text = data[language] else { return nil }
         return loaded.withLock { cache in
             if let done = cache[language] { return done }
-            let parts = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let blank = parts.firstIndex(of: "") ?? parts.endIndex
-            let aisles = parts[..<blank].map(String.init)
-            var names: [String] = []
-            var aisleByKey: [String: Int] = [:]
-            for line in parts[blank...] {
-                let fields = line.split(separator: "\t")
-                guard fields.count == 2, let aisle = Int(fields[1]), aisles.indices.contains(aisle) else { continue }
-                let name = String(fields[0])
-                // Two names with one key ("Crème", "creme") are one grocery: the first stays.
-                guard aisleByKey[ItemKey.normalize(name)] == nil else { continue }
-                names.append(name)
-                aisleByKey[ItemKey.normalize(name)] = aisle
-            }
-            let list = ListID(raw: ID128(high: 0, low: 0))
-            let items = names.map { Item(id: ItemID(list: list, key: ItemKey.normalize($0)), name: $0) }
-            let catalogue = Language(
-                aisles: aisles, names: names, aisleByKey: aisleByKey,
-                index: SearchIndex(items: items, forTyping: false))
+            let catalogue = parse(text, code: language)
             cache[language] = catalogue
             return catalogue
         }
+    }
+
+    /// A language's data (``data``): aisles, a blank line, the names suggested, a blank line, the
+    /// forms only looked up; each name with its aisle's number and its icon, tab-separated. A
+    /// second name with the same key is left out: the first stays.
+    static func parse(_ text: String, code: String) -> Language {
+        let sections = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .split(separator: "", omittingEmptySubsequences: false)
+        let aisles = sections.first.map { $0.map(String.init) } ?? []
+        var names: [String] = []
+        var entries: [String: Entry] = [:]
+        for (number, section) in sections.dropFirst().prefix(2).enumerated() {
+            for line in section {
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                guard fields.count == 3, let aisle = Int(fields[1]), aisles.indices.contains(aisle) else { continue }
+                let name = String(fields[0])
+                let key = ItemKey.normalize(name)
+                guard !key.isEmpty, entries[key] == nil else { continue }
+                entries[key] = Entry(aisle: aisle, icon: fields[2].isEmpty ? nil : String(fields[2]))
+                if number == 0 { names.append(name) }
+            }
+        }
+        let list = ListID(raw: ID128(high: 0, low: 0))
+        let items = names.map { Item(id: ItemID(list: list, key: ItemKey.normalize($0)), name: $0) }
+        return Language(
+            code: code, aisles: aisles, names: names, entries: entries,
+            index: SearchIndex(items: items, forTyping: false))
     }
 }

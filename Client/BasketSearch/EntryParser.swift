@@ -1,16 +1,20 @@
 import BasketCore
 
-/// What the user typed to add one item: its name and, when given, a quantity.
+/// What the user typed to add one item: its name and, when given, a quantity and an aisle.
 public struct Entry: Hashable, Sendable {
     /// The item name, without the quantity.
     public var name: String
     /// The quantity typed with it ("2", "500 g"); nil when none.
     public var quantity: String?
+    /// The aisle typed after it ("milk @dairy", or "milk #dairy" where a shell leaves the `#`),
+    /// as typed; ``Catalogue/aisle(named:language:known:)`` finds the aisle it means.
+    public var category: String?
 
-    /// An entry for `name`, with `quantity` when one was typed.
-    public init(name: String, quantity: String? = nil) {
+    /// An entry for `name`, with `quantity` and `category` when they were typed.
+    public init(name: String, quantity: String? = nil, category: String? = nil) {
         self.name = name
         self.quantity = quantity
+        self.category = category
     }
 }
 
@@ -21,11 +25,29 @@ public struct Entry: Hashable, Sendable {
 /// "ビール 3本", "ビール3本"). A name that already exists as typed is taken whole ("7 Up"); a
 /// quantity with nothing after it is a name ("2 kg"). The web client's entry.js, rule for rule.
 public enum EntryParser {
-    /// Splits on commas, semicolons and newlines, dropping empty pieces.
+    /// Splits on commas, semicolons and newlines, dropping empty pieces; a comma between two
+    /// digits is a decimal comma ("0,5 l Sahne" is one item, "Milch,Brot" two).
     public static func split(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0 == "," || $0 == ";" || $0.isNewline }).map(String.init)
-            .filter { !$0.allSatisfy(\.isWhitespace) }
+        let characters = Array(text)
+        var pieces: [String] = []
+        var current = ""
+        for (i, character) in characters.enumerated() {
+            let isDecimal =
+                character == "," && i > 0 && i + 1 < characters.count && isDigit(characters[i - 1])
+                && isDigit(characters[i + 1])
+            if (character == "," && !isDecimal) || character == ";" || character.isNewline {
+                pieces.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        pieces.append(current)
+        return pieces.filter { !$0.allSatisfy(\.isWhitespace) }
     }
+
+    /// An ASCII digit (the only digits a quantity is read from).
+    static func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }
 
     /// Parses every piece of `text`; `existingKeys` holds the keys of items on the list.
     public static func parseAll(_ text: String, existingKeys: Set<String>) -> [Entry] {
@@ -48,7 +70,7 @@ public enum EntryParser {
         return entries.map { entry in
             let key = Array(ItemKey.normalize(entry.name).utf8)
             guard !keys.contains(key), let name = spellings[key] else { return entry }
-            return Entry(name: name, quantity: entry.quantity)
+            return Entry(name: name, quantity: entry.quantity, category: entry.category)
         }
     }
 
@@ -77,11 +99,37 @@ public enum EntryParser {
         "½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅗", "⅘", "⅙", "⅚", "⅛", "⅜", "⅝", "⅞",
     ]
 
-    /// One item: a trailing `x2`, a trailing measure ("2l", "500 g", "3本"), a counter glued to
-    /// the name, or a leading quantity (number, fraction, mixed number, then "x" or a unit, or a
-    /// measure "500ml"), unless the whole text is already the name of an item.
+    /// One item: an aisle after an `@` (or a `#`) that follows a space at its end, then a
+    /// trailing `x2`, a trailing measure ("2l", "500 g", "3本"), a counter glued to the name, or a
+    /// leading quantity (number, fraction, mixed number, then "x" or a unit, or a measure
+    /// "500ml"), unless the whole text is already the name of an item.
     public static func parse(_ raw: String, existingKeys: Set<String>) -> Entry {
         let text = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        if existingKeys.contains(ItemKey.normalize(text)) { return Entry(name: text) }
+        guard let (rest, aisle) = aisleTag(text) else { return parseQuantity(text, existingKeys: existingKeys) }
+        var entry = parseQuantity(rest, existingKeys: existingKeys)
+        entry.category = aisle
+        return entry
+    }
+
+    /// "milk @dairy" → ("milk", "dairy"): the aisle after the last " @" or " #", when something
+    /// is left on both sides.
+    static func aisleTag(_ text: String) -> (name: String, aisle: String)? {
+        // `text` has single spaces between its words and none around it (``parse(_:existingKeys:)``).
+        let characters = Array(text)
+        guard
+            let mark = characters.indices.dropFirst().last(where: {
+                (characters[$0] == "@" || characters[$0] == "#") && characters[$0 - 1] == " "
+            })
+        else { return nil }
+        let name = String(characters[..<(mark - 1)])
+        let aisle = String(characters[(mark + 1)...]).drop { $0 == " " }
+        guard !name.isEmpty, !aisle.isEmpty else { return nil }
+        return (name, String(aisle))
+    }
+
+    /// One item's quantity and name (``parse(_:existingKeys:)`` without the aisle).
+    static func parseQuantity(_ text: String, existingKeys: Set<String>) -> Entry {
         if existingKeys.contains(ItemKey.normalize(text)) { return Entry(name: text) }
         var words = text.split(separator: " ").map(String.init)
         if words.count >= 2 {

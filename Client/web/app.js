@@ -44,9 +44,29 @@ function loadCatalogues() {
   cataloguesAsked = true;
   catalogue.load(language, base).then((c) => {
     catalogues.own = c;
+    icons.clear();
     screen?.update();
   }, () => (cataloguesAsked = false));
-  if (language !== "en") catalogue.load("en", base).then((c) => (catalogues.english = c), () => {});
+  if (language !== "en") {
+    catalogue.load("en", base).then((c) => {
+      catalogues.english = c;
+      icons.clear();
+      screen?.update();
+    }, () => {});
+  }
+}
+
+/** Icons already looked up, by name (a keystroke redraws a dozen rows): at most 2,000. */
+const icons = new Map();
+
+/**
+ * The catalogues a name is looked up in: the browser's language, then English (null before they
+ * are loaded).
+ * @returns {catalogue.Catalogue[] | null}
+ */
+function consulted() {
+  if (catalogues.own === null) return null;
+  return catalogues.english === null ? [catalogues.own] : [catalogues.own, catalogues.english];
 }
 
 /**
@@ -54,7 +74,33 @@ function loadCatalogues() {
  * @param {string} name
  */
 function aisleFor(name) {
-  return catalogues.own === null ? null : catalogue.aisleOf(catalogues.own, catalogues.english, name);
+  const cs = consulted();
+  return cs === null ? null : (catalogue.grocery(cs, name)?.aisle ?? null);
+}
+
+/**
+ * The aisle a typed aisle means ("milk @dairy"): one of `known` (the list's), else the catalogue's.
+ * @param {string} typed
+ * @param {readonly string[]} known
+ */
+function aisleNamed(typed, known) {
+  return catalogue.aisleNamed(typed, language, known);
+}
+
+/**
+ * The catalogue's icon for a name (null without a catalogue, or when it has none for the name).
+ * @param {string} name
+ * @returns {string | null}
+ */
+function iconFor(name) {
+  const cs = consulted();
+  if (cs === null) return null;
+  const known = icons.get(name);
+  if (known !== undefined) return known;
+  const icon = catalogue.grocery(cs, name)?.icon ?? null;
+  if (icons.size >= 2000) icons.clear();
+  icons.set(name, icon);
+  return icon;
 }
 
 function statusText() {
@@ -230,6 +276,8 @@ function mount(next, ...children) {
  * @property {(action: () => unknown) => Promise<void>} run
  * @property {(text: string, list?: string | null) => void} showToast
  * @property {(name: string) => string | null} aisleFor
+ * @property {(name: string) => string | null} iconFor
+ * @property {(typed: string, known: readonly string[]) => string} aisleNamed
  * @property {() => { own: catalogue.Catalogue | null, english: catalogue.Catalogue | null }} catalogues
  * @property {() => HTMLElement} statusLine
  * @property {() => void} updateStatus
@@ -250,6 +298,8 @@ const app = {
   run,
   showToast,
   aisleFor,
+  iconFor,
+  aisleNamed,
   catalogues: () => catalogues,
   statusLine,
   updateStatus,

@@ -31,7 +31,8 @@ const isDigit = (/** @type {string} */ char) => char.length === 1 && char >= "0"
 const TIMES = ["x", "×"];
 
 /**
- * The pieces of `text` between commas, semicolons and new lines, empty ones dropped.
+ * The pieces of `text` between commas, semicolons and new lines, empty ones dropped; a comma
+ * between two digits is a decimal comma ("0,5 l Sahne" is one item).
  * @param {string} text
  */
 export function split(text) {
@@ -39,8 +40,10 @@ export function split(text) {
   const pieces = [];
   /** @type {string[]} */
   let current = [];
-  for (const char of graphemes(text)) {
-    if (char === "," || char === ";" || isNewline(char)) {
+  const chars = graphemes(text);
+  for (const [i, char] of chars.entries()) {
+    const decimal = char === "," && isDigit(chars[i - 1] ?? "") && isDigit(chars[i + 1] ?? "");
+    if ((char === "," && !decimal) || char === ";" || isNewline(char)) {
       pieces.push(current);
       current = [];
     } else current.push(char);
@@ -76,15 +79,43 @@ function words(text) {
 }
 
 /**
- * One item: a trailing "x2", a trailing measure ("2l", "500 g", "3本"), a counter glued to the
- * name, or a leading quantity, unless the whole text already names an item.
+ * One item: an aisle after an "@" (or a "#") that follows a space at its end, then a trailing
+ * "x2", a trailing measure ("2l", "500 g", "3本"), a counter glued to the name, or a leading
+ * quantity, unless the whole text already names an item (EntryParser.parse).
  * @param {string} raw
+ * @param {Set<string>} existingKeys
+ * @returns {{ name: string, quantity: string | null, category: string | null }}
+ */
+export function parse(raw, existingKeys) {
+  const text = words(raw).join(" ");
+  if (existingKeys.has(normalize(text))) return { name: text, quantity: null, category: null };
+  const tag = aisleTag(text);
+  if (tag === null) return { ...parseQuantity(text, existingKeys), category: null };
+  return { ...parseQuantity(tag.name, existingKeys), category: tag.aisle };
+}
+
+/**
+ * "milk @dairy" → { name: "milk", aisle: "dairy" }: the aisle after the last " @" or " #", when
+ * something is left on both sides (EntryParser.aisleTag).
+ * @param {string} text
+ * @returns {{ name: string, aisle: string } | null}
+ */
+function aisleTag(text) {
+  const at = Math.max(text.lastIndexOf(" @"), text.lastIndexOf(" #"));
+  if (at < 0) return null;
+  const name = text.slice(0, at).trim();
+  const aisle = text.slice(at + 2).trim();
+  return name === "" || aisle === "" ? null : { name, aisle };
+}
+
+/**
+ * One item's quantity and name (parse without the aisle; EntryParser.parseQuantity).
+ * @param {string} text
  * @param {Set<string>} existingKeys
  * @returns {{ name: string, quantity: string | null }}
  */
-export function parse(raw, existingKeys) {
-  let list = words(raw);
-  const text = list.join(" ");
+function parseQuantity(text, existingKeys) {
+  let list = words(text);
   if (existingKeys.has(normalize(text))) return { name: text, quantity: null };
   if (list.length >= 2) {
     const last = list[list.length - 1];
@@ -129,8 +160,10 @@ export function parse(raw, existingKeys) {
 /**
  * `entries` with each name that is an item's German spelling without umlauts ("kaese" for Käse)
  * replaced by that item's name (EntryParser.resolvingSpellings). `names`: the list's names.
- * @param {{ name: string, quantity: string | null }[]} entries
+ * @template {{ name: string, quantity: string | null }} E
+ * @param {E[]} entries
  * @param {string[]} names
+ * @returns {E[]}
  */
 export function resolveSpellings(entries, names) {
   return resolveSpellingsWith(entries, spellingTable(names));
@@ -157,15 +190,17 @@ export function spellingTable(names) {
 
 /**
  * resolveSpellings with the table made already.
- * @param {{ name: string, quantity: string | null }[]} entries
+ * @template {{ name: string, quantity: string | null }} E
+ * @param {E[]} entries
  * @param {{ keys: Set<string>, spellings: Map<string, string> }} table
+ * @returns {E[]}
  */
 export function resolveSpellingsWith(entries, { keys, spellings }) {
   if (spellings.size === 0) return entries;
   return entries.map((entry) => {
     const key = normalize(entry.name);
     const spelled = keys.has(key) ? undefined : spellings.get(key);
-    return spelled !== undefined ? { name: spelled, quantity: entry.quantity } : entry;
+    return spelled !== undefined ? { ...entry, name: spelled } : entry;
   });
 }
 

@@ -9,15 +9,22 @@ const shownInRow = new WeakMap();
 /**
  * @param {any} item
  * @param {boolean} locked
+ * @param {string | null} icon the catalogue's emoji for the item, shown before its name
  */
-export function makeRow(item, locked) {
+export function makeRow(item, locked, icon) {
   const row = h("li", { class: "item", "data-id": item.id });
   row.append(
-    h("button", { class: "check", role: "checkbox" }, h("span", { class: "name" }), h("span", { class: "details" })),
+    h(
+      "button",
+      { class: "check", role: "checkbox" },
+      h("span", { class: "icon", "aria-hidden": "true" }),
+      h("span", { class: "name" }),
+      h("span", { class: "details" }),
+    ),
     h("button", { class: "edit" }, "✎"),
     h("button", { class: "remove" }, "×"),
   );
-  refreshRow(row, item, locked);
+  refreshRow(row, item, locked, icon);
   return row;
 }
 
@@ -25,8 +32,9 @@ export function makeRow(item, locked) {
  * @param {HTMLElement} row
  * @param {any} item
  * @param {boolean} locked
+ * @param {string | null} icon
  */
-export function refreshRow(row, item, locked) {
+export function refreshRow(row, item, locked, icon) {
   // Only what differs from what the row shows is written (each write costs the page a call
   // into the browser, and a keystroke brings a dozen rows up to date).
   const before = shownInRow.get(row);
@@ -46,7 +54,11 @@ export function refreshRow(row, item, locked) {
     edit.setAttribute("aria-label", `Edit ${label}`);
     remove.setAttribute("aria-label", `Remove ${label}`);
   }
-  const [name, details] = /** @type {HTMLElement[]} */ ([...check.children]);
+  const [iconPart, name, details] = /** @type {HTMLElement[]} */ ([...check.children]);
+  if (before?.icon !== icon) {
+    iconPart.textContent = icon ?? "";
+    iconPart.hidden = icon === null;
+  }
   if (before?.name !== item.name) name.textContent = item.name;
   if (before?.quantity !== item.quantity || before?.note !== item.note) {
     // The same parts as before get their new text; other parts are made (a match's row
@@ -62,7 +74,7 @@ export function refreshRow(row, item, locked) {
     }
     details.hidden = parts.length === 0;
   }
-  shownInRow.set(row, { id: item.id, checked: item.checked, locked, label, name: item.name, quantity: item.quantity, note: item.note });
+  shownInRow.set(row, { id: item.id, checked: item.checked, locked, label, icon, name: item.name, quantity: item.quantity, note: item.note });
 }
 
 /**

@@ -50,9 +50,14 @@ export function entriesFor(screen, text) {
   d.spellings ??= spellingTable(screen.replica.state(screen.list)?.allItems().map((i) => i.name) ?? []);
   const parsed = parseAll(text, d.spellings.keys);
   if (parsed.length === 0) return null;
-  // "kaese" is Käse when it is on the list; an item without a category takes the catalogue's
-  // aisle ("milk" lands in dairy).
-  return resolveSpellingsWith(parsed, d.spellings).map((e) => ({ ...e, category: screen.app.aisleFor(e.name) }));
+  // "kaese" is Käse when it is on the list; an aisle typed after a name ("milk @dairy") is one the
+  // list has or the catalogue's; an item without one takes the catalogue's aisle ("milk" lands in
+  // dairy).
+  const known = [...(screen.replica.state(screen.list)?.info.aisles ?? []), ...d.all.flatMap((i) => (i.category === null ? [] : [i.category]))];
+  return resolveSpellingsWith(parsed, d.spellings).map((e) => ({
+    ...e,
+    category: e.category === null ? screen.app.aisleFor(e.name) : screen.app.aisleNamed(e.category, known),
+  }));
 }
 
 /**

@@ -103,8 +103,9 @@ export class ListScreen {
     // signature holds `locked`: each row shown is brought up to date when it changes.
     this.locked = this.readOnly();
     const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, this.locked].join("\u0000");
-    const make = (/** @type {Item} */ item) => makeRow(item, this.locked);
-    const refresh = (/** @type {HTMLElement} */ row, /** @type {Item} */ item) => refreshRow(row, item, this.locked);
+    const make = (/** @type {Item} */ item) => makeRow(item, this.locked, this.app.iconFor(item.name));
+    const refresh = (/** @type {HTMLElement} */ row, /** @type {Item} */ item) =>
+      refreshRow(row, item, this.locked, this.app.iconFor(item.name));
     this.rows = new Rows(make, refresh, signature);
     this.slots = new Slots(make, refresh, signature);
 

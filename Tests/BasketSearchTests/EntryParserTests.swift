@@ -38,4 +38,16 @@ struct EntryParserTests {
                 Entry(name: "flour", quantity: "500 g"),
             ])
     }
+
+    /// A comma between digits is a decimal comma, as German, French or Polish write amounts.
+    @Test func aDecimalCommaDoesNotSplitAnItem() {
+        #expect(EntryParser.parseAll("0,5 l Sahne", existingKeys: []) == [Entry(name: "Sahne", quantity: "0,5 l")])
+        #expect(
+            EntryParser.parseAll("Milch, 1,5 kg Kartoffeln,Brot", existingKeys: []) == [
+                Entry(name: "Milch"), Entry(name: "Kartoffeln", quantity: "1,5 kg"), Entry(name: "Brot"),
+            ])
+        // A comma after a letter or before a space still separates.
+        #expect(EntryParser.split("Milch,2 Eier") == ["Milch", "2 Eier"])
+        #expect(EntryParser.split("1, 2 milk") == ["1", " 2 milk"])
+    }
 }

@@ -108,25 +108,65 @@ extension Vectors {
     // MARK: Catalogue
 
     static func catalogueCases() -> [CatalogueCase] {
-        let typed: [(String, [String])] = [
+        // Each step of the rule (the name, a form of it, frozen words, fewer words in each word
+        // order, compounds), names of other languages, and names the catalogue does not know.
+        let typed: [([String], [String])] = [
             (
-                "en",
+                ["en"],
                 [
                     "milk", "mil", "choc", "toilet paper", "tomatos", "tea", "flour", "eggs", "birthday candles",
-                    "Milch", "bananas", "tomatoes", "apples", "peas", "gas",
+                    "Milch", "bananas", "banana", "tomatoes", "apples", "peas", "gas", "yoghurt", "zucchini",
+                    "diapers", "chicken breast", "oat milk", "strawberry yogurt", "frozen broccoli",
+                    "chocolate ice cream", "raspberry jam", "garden hose", "pepper", "red pepper", "berries",
+                    "loaves", "cherry", "7up", "",
                 ]
             ),
-            ("de", ["mil", "Milch", "Käse", "kase", "nudeln", "milk", "toilet paper", "brot", "Sahne"]),
-            ("fr", ["lait", "farine", "pâtes", "papier toilette", "fromage"]),
-            ("es", ["leche", "huevos", "pan"]), ("it", ["latte", "pasta", "uova"]), ("nl", ["melk", "kaas"]),
-            ("pl", ["mleko", "chleb"]), ("pt", ["leite", "arroz"]), ("ja", ["卵", "パスタ", "牛乳", "ミルク"]),
+            (
+                ["de"],
+                [
+                    "mil", "Milch", "Käse", "kase", "nudeln", "milk", "toilet paper", "brot", "Sahne", "Brötchen",
+                    "Wurst", "Kartoffeln", "Kartoffel", "Zwiebeln", "Klopapier", "Hafermilch", "Vollkornbrot",
+                    "Erdbeerjoghurt", "Dinkelbrötchen", "TK-Spinat", "Tiefkühlspinat", "Hähnchenkeule",
+                    "Schokoladeneis", "Naturreis", "bio Hafermilch",
+                ]
+            ),
+            (["de", "en"], ["eggs", "frozen peas"]),
+            (
+                ["fr"],
+                [
+                    "lait", "farine", "pâtes", "papier toilette", "fromage", "yaourt à la fraise", "filet de saumon",
+                    "épinards surgelés", "glace à la vanille", "choux",
+                ]
+            ),
+            (["es"], ["leche", "huevos", "pan", "pechuga de pavo", "filete de salmón", "helado de vainilla"]),
+            (["it"], ["latte", "pasta", "uova", "pomodoro", "gelato al cioccolato", "filetto di salmone"]),
+            (["nl"], ["melk", "kaas", "aardbeienyoghurt", "frambozenjam", "diepvriesspinazie", "appel"]),
+            (["pl"], ["mleko", "chleb", "jogurt truskawkowy", "lody czekoladowe", "mrożony szpinak", "cytryna"]),
+            (["pt"], ["leite", "arroz", "iogurte de morango", "limão", "limões", "gelado de chocolate"]),
+            (["ja"], ["卵", "パスタ", "牛乳", "ミルク", "いちごジャム", "豚ひき肉", "冷凍ブロッコリー", "チョコアイス"]),
+            (["xx"], ["milk", "mil"]),
         ]
-        return typed.flatMap { language, queries in
+        return typed.flatMap { languages, queries in
             queries.map {
-                CatalogueCase(
-                    language: language, query: $0, suggestions: Catalogue.suggestions($0, language: language, limit: 5),
-                    aisle: Catalogue.aisle(of: $0, language: language))
+                let grocery = Catalogue.grocery($0, in: languages)
+                return CatalogueCase(
+                    languages: languages, query: $0,
+                    suggestions: Catalogue.suggestions($0, language: languages[0], limit: 5), aisle: grocery?.aisle,
+                    icon: grocery?.icon)
             }
+        }
+    }
+
+    static func aisleNameCases() -> [AisleNameCase] {
+        let typed: [(String, String, [String])] = [
+            ("dairy", "en", []), ("Dairy", "de", []), ("dairy", "en", ["DAIRY"]), ("obst", "de", []),
+            ("fruit", "fr", []), ("Milchprodukte & Eier", "en", []), ("frozen", "ja", []), ("Kühlregal", "de", []),
+            ("household", "xx", []), ("fruit & veg", "en", []), ("", "en", []), ("drinks", "pl", ["Napoje zimne"]),
+        ]
+        return typed.map { typed, language, known in
+            AisleNameCase(
+                typed: typed, language: language, known: known,
+                aisle: Catalogue.aisle(named: typed, language: language, known: known))
         }
     }
 
@@ -146,6 +186,9 @@ extension Vectors {
             "eggs x12", "1.5kg apples", "apples 1,5kg", "2 Stück Butter", "ビール 3本", "ビール3本", "3本 ビール", "牛乳1パック",
             "3本", "2 x", "Route 66", "7up", "B12", "2 l", "1l", "tomatoes 2", "6 eggs x2",
             "kaese", "kaese x2", "2 gemuesebruehe, kaese-sticks", "kase", "KAESE",
+            "0,5 l Sahne", "1,5 kg Kartoffeln", "Milch, 0,5 l Sahne,Brot", "Milch,2 Eier", "2,5", "1, 2 milk",
+            "milk @dairy", "2 milk #dairy", "eggs @ fruit & veg", "@dairy", "milk @", "milk #dairy @Kühlregal",
+            "kaese @käse", "Käse @dairy",
         ]
         let keys = Set(existing.map(ItemKey.normalize))
         return texts.map { text in
@@ -154,7 +197,7 @@ extension Vectors {
                 entries: EntryParser.resolvingSpellings(
                     EntryParser.parseAll(text, existingKeys: keys), names: existing
                 ).map {
-                    EntryValue(name: $0.name, quantity: $0.quantity)
+                    EntryValue(name: $0.name, quantity: $0.quantity, category: $0.category)
                 })
         }
     }

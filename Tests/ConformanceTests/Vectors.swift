@@ -30,21 +30,35 @@ struct Vectors: Codable, Equatable {
     var localWrites: [LocalWriteCase]
     /// The catalogue: suggestions for what is typed, and the aisle a name takes, per language.
     var catalogue: [CatalogueCase]
+    /// Aisles typed after an item ("milk @dairy"): the aisle each means on a list of a language.
+    var aisleNames: [AisleNameCase]
+
+    /// `typed` after an item on a list of `language` whose aisles are `known`: the `aisle` it means.
+    struct AisleNameCase: Codable, Equatable {
+        var typed: String
+        var language: String
+        var known: [String]
+        var aisle: String
+    }
 
     /// `query` typed in `language`: the catalogue's `suggestions` (limit 5), and the `aisle` an item
     /// of that name takes (null when the catalogue has not the name).
+    /// What the catalogue makes of a query: its suggestions in the first language, and the
+    /// grocery the query is, looked up in `languages` (a list's, a device's) and English.
     struct CatalogueCase: Codable, Equatable {
-        var language: String
+        var languages: [String]
         var query: String
         var suggestions: [String]
         var aisle: String?
+        var icon: String?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(language, forKey: .language)
+            try c.encode(languages, forKey: .languages)
             try c.encode(query, forKey: .query)
             try c.encode(suggestions, forKey: .suggestions)
             try c.encode(aisle, forKey: .aisle)
+            try c.encode(icon, forKey: .icon)
         }
     }
 
@@ -258,7 +272,9 @@ extension Vectors {
             keys: try keyCases(&random),
             invalidOps: invalidOps(),
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
-            entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(), searchSets: sets)
+            entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(),
+            aisleNames: aisleNameCases(),
+            searchSets: sets)
     }
 
     // MARK: Keys

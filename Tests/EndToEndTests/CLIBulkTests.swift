@@ -32,10 +32,11 @@ struct CLIBulkTests {
         #expect(((json as? [String: Any])?["items"] as? [[String: Any]])?.count == 2)
     }
 
-    @Test func addPutsItemsInAnAisleWithAHashOrCategory() throws {
+    @Test func addPutsItemsInAnAisleWithAnAtAHashOrCategory() throws {
         let device = Device(root, "aisles")
-        try device.ok("add", "Milk #Dairy, Sourdough #Bakery goods")
-        try device.ok("add", "yoghurt #dairy")  // the list's spelling of the aisle
+        // "Dairy" is the catalogue's "Dairy & eggs", not an aisle beside it; "Bakery goods" is new.
+        try device.ok("add", "Milk @Dairy, Sourdough #Bakery goods")
+        try device.ok("add", "yoghurt @bakery goods")  // the list's spelling of the aisle
         try device.ok("add", "Tea, Coffee", "--category", "Drinks")
         try device.ok("add", "#1 hits")  // a '#' that does not follow a space is part of the name
         struct Listing: Decodable {
@@ -47,7 +48,7 @@ struct CLIBulkTests {
         }
         let items = try JSONDecoder().decode(Listing.self, from: Data(try device.ok("ls", "--json").utf8)).items
         let categories = Dictionary(items.map { ($0.name, $0.category ?? "-") }) { a, _ in a }
-        #expect(categories["Milk"] == "Dairy" && categories["yoghurt"] == "Dairy")
+        #expect(categories["Milk"] == "Dairy & eggs" && categories["yoghurt"] == "Bakery goods")
         #expect(categories["Sourdough"] == "Bakery goods")
         #expect(categories["Tea"] == "Drinks" && categories["Coffee"] == "Drinks")
         #expect(categories["#1 hits"] != nil)

@@ -18,6 +18,75 @@ struct CLIHabitsTests {
         try TmuxPane(command: "sh -c '\(command); echo EXIT=\\$?; sleep 60'", environment: ["NO_COLOR": "1"])
     }
 
+    /// On a terminal `basket ls` shows the catalogue's icon before each name it has one for, and
+    /// files what a family types under its aisle; a pipe gets the lines without icons.
+    @Test func aTerminalSeesIconsAndAislesAPipeDoesNot() throws {
+        let device = Device(root, "icons")
+        try device.ok("add", "milk, toilet paper, garden hose, oat milk, frozen broccoli")
+        let basket = "\(Executables.path("basket")) --db \(device.directory)"
+        let shown = try pane("LANG=en_GB.UTF-8 \(basket) ls").wait("the listing") { $0.contains("EXIT=0") }
+        #expect(shown.contains("Dairy & eggs") && shown.contains("  [ ] 🥛 milk") && shown.contains("  [ ] 🥛 oat milk"))
+        #expect(shown.contains("Household") && shown.contains("  [ ] 🧻 toilet paper"))
+        #expect(shown.contains("Frozen") && shown.contains("  [ ] 🥦 frozen broccoli"))
+        #expect(shown.contains("(no category)") && shown.contains("  [ ] garden hose"))
+        let piped = try device.ok("ls")
+        #expect(piped.contains("  [ ] milk") && !piped.contains("🥛"))
+    }
+
+    /// Every line of the README that adds items does, into its aisle, pasted as written into an
+    /// interactive bash and an interactive zsh (no startup files: a shell as it comes, and zsh then
+    /// takes no `#` for a comment): nothing typed is taken for a comment or ends up in a name.
+    @Test(arguments: ["bash --norc --noprofile -i", "zsh -f -i"])
+    func theReadmesAddLinesWorkInBashAndZsh(shell: String) throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n").map(String.init).filter {
+            $0.hasPrefix("basket add ") && !$0.contains("--from")
+        }
+        #expect(lines.filter { $0.contains(" @") || $0.contains("--category") }.count >= 3, "\(lines)")
+        let home = root.file("readme-" + shell.prefix { $0.isLetter })
+        let directory = URL(fileURLWithPath: Executables.path("basket")).deletingLastPathComponent().path
+        let pane = try TmuxPane(
+            command: shell,
+            environment: [
+                "NO_COLOR": "1", "BASKET_HOME": home, "LANG": "C.UTF-8", "PATH": "\(directory):/usr/bin:/bin",
+            ])
+        // Output the typed text does not hold: $((6*7)) is 42 only once the shell has run it.
+        try pane.type("echo READY:$((6*7))")
+        try pane.send("Enter")
+        pane.wait("the shell") { $0.contains("READY:42") }
+        for (number, line) in lines.enumerated() {
+            try pane.type(line)
+            try pane.send("Enter")
+            try pane.type("echo STATUS\(number):$?:$((6*7))")
+            try pane.send("Enter")
+            // The status line the shell printed (the typed one holds "$?" and "$((6*7))").
+            let done = try Regex("(?m)^STATUS\(number):[0-9]+:42$")
+            let screen = pane.wait(line) { $0.contains(done) }
+            #expect(screen.contains("STATUS\(number):0:42"), "\(shell): \(line)\n\(screen)")
+        }
+        let listed = try Executables.run("basket", ["--db", home, "ls", "--json"])
+        struct Listing: Decodable {
+            struct Item: Decodable {
+                var name: String
+                var category: String?
+            }
+            var items: [Item]
+        }
+        let items = try JSONDecoder().decode(Listing.self, from: Data(listed.stdout.utf8)).items
+        #expect(!items.isEmpty)
+        for item in items {
+            #expect(!item.name.contains("@") && !item.name.contains("#"), "\(shell): \(item.name)")
+            #expect(item.category != nil, "\(shell): \(item.name) has no aisle")
+        }
+        // What the shell would have swallowed as a comment had it been '#party'.
+        #expect(items.first { $0.name == "birthday candles" }?.category == "party")
+        #expect(items.first { $0.name == "eggs" }?.category == "Dairy & eggs")
+        #expect(items.first { $0.name == "bread" }?.category == "Bakery")
+        #expect(items.first { $0.name == "tea" }?.category == "Drinks")
+    }
+
     /// Each option is declared once: what a command's usage line names is what its help lists
     /// under OPTIONS (or a global option), each of those is parsed (an unknown one is refused),
     /// and shell completion offers exactly those.

@@ -144,17 +144,36 @@ async ({ vectors, base }) => {
   for (const c of vectors.entries) {
     count("entries");
     const keys = new Set(c.existing.map((n) => key.normalize(n)));
-    const got = entry.resolveSpellings(entry.parseAll(c.text, keys), c.existing).map((e) => ({ name: e.name, quantity: e.quantity }));
+    const got = entry
+      .resolveSpellings(entry.parseAll(c.text, keys), c.existing)
+      // In the file's key order (the category only where one was typed).
+      .map((e) => (e.category === null ? { name: e.name, quantity: e.quantity } : { category: e.category, name: e.name, quantity: e.quantity }));
     if (!same(got, c.entries)) fail("entry", c.text, c.entries, got);
   }
-  // The catalogue: the same files the CLI embeds, the same suggestions and aisles.
-  const english = await catalogueModule.load("en", base);
+  // The catalogue: the same files the CLI embeds, the same suggestions, aisles and icons. A
+  // language the catalogue lacks is looked up as English, as the Swift does.
   for (const c of vectors.catalogue) {
     count("catalogue");
-    const own = await catalogueModule.load(c.language, base);
-    const got = { suggestions: catalogueModule.suggestions(own, c.query, new Set(), 5), aisle: catalogueModule.aisleOf(own, english, c.query) };
-    const expected = { suggestions: c.suggestions, aisle: c.aisle };
-    if (!same(got, expected)) fail("catalogue", `${c.language}: ${c.query}`, expected, got);
+    const loaded = [];
+    for (const language of [...c.languages, "en"]) {
+      if (catalogueModule.LANGUAGES.includes(language)) loaded.push(await catalogueModule.load(language, base));
+    }
+    const own = catalogueModule.LANGUAGES.includes(c.languages[0]) ? loaded[0] : null;
+    const grocery = catalogueModule.grocery(loaded, c.query);
+    const got = {
+      suggestions: own === null ? [] : catalogueModule.suggestions(own, c.query, new Set(), 5),
+      aisle: grocery?.aisle ?? null,
+      icon: grocery?.icon ?? null,
+    };
+    const expected = { suggestions: c.suggestions, aisle: c.aisle, icon: c.icon };
+    if (!same(got, expected)) fail("catalogue", `${c.languages.join(",")}: ${c.query}`, expected, got);
+  }
+
+  // Aisles typed after an item: the same aisle meant.
+  for (const c of vectors.aisleNames) {
+    count("aisleNames");
+    const got = catalogueModule.aisleNamed(c.typed, c.language, c.known);
+    if (got !== c.aisle) fail("aisleNames", `${c.language}: ${c.typed}`, c.aisle, got);
   }
 
   // Local writes: the same commands, at the same wall-clock readings, under the same replica id,

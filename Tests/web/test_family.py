@@ -304,13 +304,18 @@ def test_milk_lands_in_dairy_and_the_catalogue_speaks_the_phones_language(client
     phone.page.fill("#query", "choc")
     # Nothing on the list: the catalogue's groceries, one tap each.
     phone.page.get_by_role("button", name="+ chocolate", exact=True).wait_for()
-    phone.add("milk, toilet paper")
-    phone.page.wait_for_selector("li.item:has-text('toilet paper')")
+    phone.add("milk, toilet paper, garden hose")
+    phone.page.wait_for_selector("li.item:has-text('garden hose')")
+    # The catalogue's icon before each name it knows, not in the name a screen reader says.
+    for item, icon in (("milk", "🥛"), ("toilet paper", "🧻")):
+        row = phone.page.get_by_role("checkbox", name=item, exact=True)
+        assert row.locator(".icon").inner_text() == icon
+    assert not phone.page.get_by_role("checkbox", name="garden hose", exact=True).locator(".icon").is_visible()
     code = phone.share_code()
     terminal = device(unique("sven"))
     terminal.run("join", code)
     categories = {i["name"]: i.get("category") for i in terminal.json("ls")["items"]}
-    assert categories == {"milk": "Dairy & eggs", "toilet paper": "Household"}, categories
+    assert categories == {"milk": "Dairy & eggs", "toilet paper": "Household", "garden hose": None}, categories
 
     german = client(locale="de-DE")
     german.signup(unique("uwe"))

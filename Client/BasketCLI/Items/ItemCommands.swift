@@ -34,45 +34,37 @@ enum ItemCommands {
         guard !names.isEmpty else {
             throw CommandError(message: "\(ItemName.Problem.empty); nothing was added", code: "invalid_name")
         }
-        // "milk #dairy" (or --category for all of them) puts an item in an aisle.
-        var categories: [String?] = Array(repeating: nil, count: names.count)
-        if context.arguments.value(.from) == nil {
-            for (index, name) in names.enumerated() {
-                if let (bare, category) = Self.hashCategory(name) {
-                    names[index] = bare
-                    categories[index] = category
-                }
-            }
-        }
-        if let given = context.arguments.value(.category) {
+        let given = try context.arguments.value(.category).map { given in
             let trimmed = given.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else {
                 throw UsageError(message: "--category needs a name", usage: "basket add NAME[, NAME…] [--category C]")
             }
-            categories = categories.map { $0 ?? trimmed }
+            return trimmed
         }
         let list = try context.requireList()
         let replica = try context.replica()
-        // The list, read once: the spellings of its categories, its keys and names.
+        // The list, read once: its aisles, its keys and names.
         let all = try replica.items(in: list.id, filter: .all)
-        // The spelling the list already has for a category ("dairy" → "Dairy").
-        let known = Dictionary(all.compactMap(\.category).map { (ItemKey.normalize($0), $0) }) { a, _ in a }
-        let chosen = categories.map { $0.map { known[ItemKey.normalize($0)] ?? $0 } }
+        let language = Catalogue.language(environment: context.environment)
+        // An aisle typed after an item ("milk @dairy") or given by --category means one the list
+        // has ("dairy" → its "Dairy"), or the catalogue's ("dairy" → "Dairy & eggs").
+        let known = list.aisles + all.compactMap(\.category)
+        let aisle = { (typed: String) in Catalogue.aisle(named: typed, language: language, known: known) }
         // Quantities ("2 milk", "500 g flour") go to the quantity register; lines from --from stay verbatim.
         let entries: [Replica.NewItem]
         if context.arguments.value(.from) != nil {
-            entries = names.enumerated().map { Replica.NewItem(name: $1, category: chosen[$0]) }
+            entries = names.map { Replica.NewItem(name: $0, category: given.map(aisle)) }
         } else {
             let keys = Set(all.map(\.key))
-            let language = Catalogue.language(environment: context.environment)
             // "kaese" adds Käse again when it is on the list (the German spelling without umlauts);
-            // an item without a category takes the catalogue's aisle ("milk" → Dairy & eggs).
+            // an item without an aisle takes the catalogue's ("milk" → Dairy & eggs).
             entries = EntryParser.resolvingSpellings(
                 names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
-            ).enumerated().map { index, entry in
+            ).map { entry in
                 Replica.NewItem(
                     name: entry.name, quantity: entry.quantity,
-                    category: chosen[index] ?? Catalogue.aisle(of: entry.name, language: language))
+                    category: (entry.category ?? given).map(aisle)
+                        ?? Catalogue.aisle(of: entry.name, language: language))
             }
         }
         // The replica checks every name, quantity and category (once, for any caller); what it
@@ -111,16 +103,6 @@ enum ItemCommands {
             }
         }
         return "\(problem)"
-    }
-
-    /// "milk #dairy" → ("milk", "dairy"): a category after a '#' that follows a space; nil when
-    /// there is none, or nothing would be left of the name.
-    static func hashCategory(_ text: String) -> (name: String, category: String)? {
-        guard let hash = text.range(of: " #", options: .backwards) else { return nil }
-        let name = text[..<hash.lowerBound].trimmingCharacters(in: .whitespaces)
-        let category = text[hash.upperBound...].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, !category.isEmpty else { return nil }
-        return (name, category)
     }
 
     enum CheckAction { case check, uncheck, toggle }
@@ -327,24 +309,34 @@ enum ItemCommands {
                 + (shown.isArchived ? ", archived" : ""))
         if let note = freshness.note { context.console.print(note) }
         let toBuy = items.filter { !$0.isChecked && !$0.isDeleted }
+        // A person at a terminal sees the catalogue's icon before a name; a pipe gets the names.
+        let language = Catalogue.language(environment: context.environment)
+        let icon = { (item: Item) in
+            context.console.isTerminal ? Catalogue.icon(of: item.name, language: language) : nil
+        }
         // Items to buy in the order of the shop's aisles, when any has a category.
         guard !args.has(.flat), toBuy.contains(where: { $0.category != nil }) else {
-            for item in items { context.console.print(line(for: item)) }
+            for item in items { context.console.print(line(for: item, icon: icon(item))) }
             return
         }
         for group in AisleGroup.grouping(toBuy, aisles: shown.aisles) {
             context.console.print(group.category.map { Printable.escaped($0) } ?? "(no category)")
-            for item in group.items { context.console.print("  " + line(for: item, showingCategory: false)) }
+            for item in group.items {
+                context.console.print("  " + line(for: item, showingCategory: false, icon: icon(item)))
+            }
         }
         let rest = items.filter { $0.isChecked || $0.isDeleted }
         if !rest.isEmpty {
             context.console.print("checked")
-            for item in rest { context.console.print("  " + line(for: item)) }
+            for item in rest { context.console.print("  " + line(for: item, icon: icon(item))) }
         }
     }
 
-    static func line(for item: Item, showingCategory: Bool = true) -> String {
+    /// An item's line: its box, quantity, `icon` (the catalogue's, on a terminal), name, category
+    /// and note.
+    static func line(for item: Item, showingCategory: Bool = true, icon: String? = nil) -> String {
         var text = item.isDeleted ? "[-] " : item.isChecked ? "[x] " : "[ ] "
+        if let icon { text += "\(icon) " }
         if let quantity = item.quantity { text += "\(quantity) " }
         text += item.name
         if showingCategory, let category = item.category { text += "  #\(category)" }
