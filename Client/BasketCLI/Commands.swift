@@ -127,8 +127,10 @@ enum Commands {
                 one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk'),
                 and German spellings without umlauts are the words with them ('kaese' = 'Käse'). An
                 item without a category takes the catalogue's aisle, in the language of LC_ALL,
-                LC_MESSAGES or LANG ('milk' goes to 'Dairy & eggs'). Each outcome is said: added,
-                brought back, quantity now N, already on the list.
+                LC_MESSAGES or LANG ('milk' goes to 'Dairy & eggs'). A quantity added to an item
+                still to buy is added to its own ('2 milk' then '1 milk': 3; '500 g' and '1 pack':
+                '500 g + 1 pack'; units are never converted); 'basket undo' takes it back. Each
+                outcome is said: added, brought back, 'milk: now 3', already on the list.
                 Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
                 are refused; nothing is written then.
                 """,

@@ -8,7 +8,7 @@ package enum Phrases {
     package static func changes(_ n: Int) -> String { n == 1 ? "1 change" : "\(n) changes" }
 
     /// What an add says, phrase by phrase, as a person reads it (the web client's `addPhrases`):
-    /// "Added milk (2), bread", "Brought back eggs", "milk: quantity now 3", "milk is already on
+    /// "Added milk (2), bread", "Brought back eggs", "milk: now 3", "milk is already on
     /// the list".
     package static func added(_ results: [AddResult]) -> [String] {
         let added = results.filter { $0.outcome == .added }.map { result in
@@ -25,7 +25,7 @@ package enum Phrases {
             case .added, .alreadyOnList:
                 phrases.append(
                     result.quantityChanged
-                        ? "\(item.name): quantity now \(item.quantity ?? "")" : "\(item.name) is already on the list")
+                        ? "\(item.name): now \(item.quantity ?? "")" : "\(item.name) is already on the list")
             }
         }
         return phrases

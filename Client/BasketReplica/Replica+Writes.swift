@@ -177,8 +177,10 @@ extension Replica {
         }
     }
 
-    /// Adds items with quantities; see ``add(_:to:)-([String],_)``. A quantity given replaces the
-    /// item's quantity; none leaves it as it is. A category given is written when the item has none.
+    /// Adds items with quantities; see ``add(_:to:)-([String],_)``. A quantity given is added to
+    /// the quantity of an item still to buy (`Quantity.adding(_:to:)` in BasketCore: "2" and "1" make "3",
+    /// "500 g" and "1 pack" "500 g + 1 pack") and replaces that of an item brought back; none
+    /// leaves it as it is. A category given is written when the item has none.
     @discardableResult
     public func add(_ newItems: [NewItem], to list: ListID) throws -> [AddResult] {
         let cleaned = try newItems.map {
@@ -222,10 +224,15 @@ extension Replica {
                     outcome = .alreadyOnList
                 }
                 var quantityChanged = false
-                if let quantity, quantity != item.quantity || existing == nil {
-                    writer.write(list, id, .quantity, .text(quantity))
+                // An amount added to one still to buy is added to it ("2 milk" and "1 milk" make
+                // 3); a restored or unchecked item's old amount was for a trip already made.
+                let amount = quantity.map { added in
+                    outcome == .alreadyOnList ? item.quantity.map { Quantity.adding(added, to: $0) } ?? added : added
+                }
+                if let amount, amount != item.quantity || existing == nil {
+                    writer.write(list, id, .quantity, .text(try Self.cleanName(amount, for: .quantity)))
                     quantityChanged = existing != nil
-                    item.quantity = quantity
+                    item.quantity = amount
                 }
                 if let category, item.category == nil {
                     writer.write(list, id, .category, .text(category))

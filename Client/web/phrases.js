@@ -19,7 +19,7 @@ export function changes(n) {
 
 /**
  * What an add says, phrase by phrase (Phrases.added in Swift, pinned by the conformance
- * vectors): "Added milk (2), bread", "Brought back eggs", "milk: quantity now 3", "milk is
+ * vectors): "Added milk (2), bread", "Brought back eggs", "milk: now 3", "milk is
  * already on the list".
  * @param {AddResult[]} results
  * @returns {string[]}
@@ -32,7 +32,7 @@ export function addPhrases(results) {
     if (outcome === "restored" || outcome === "unchecked") {
       phrases.push(`Brought back ${item.name}` + (quantityChanged ? ` (quantity now ${item.quantity ?? ""})` : ""));
     } else {
-      phrases.push(quantityChanged ? `${item.name}: quantity now ${item.quantity ?? ""}` : `${item.name} is already on the list`);
+      phrases.push(quantityChanged ? `${item.name}: now ${item.quantity ?? ""}` : `${item.name} is already on the list`);
     }
   }
   return phrases;

@@ -5,6 +5,7 @@
 // the registers' last-writer-wins order. One class, in the order of the Swift files: storage and
 // reads (Replica.swift, Replica+Reads.swift), local writes and undo (Replica+Writes.swift,
 // Replica+Undo.swift), sync bookkeeping (Replica+Sync.swift, Replica+Membership.swift).
+import { adding } from "./quantity.js";
 import { ListState, beats } from "./state.js";
 import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
@@ -559,10 +560,13 @@ export class Replica {
         outcome = "alreadyOnList";
       }
       let quantityChanged = false;
-      if (quantity !== null && (quantity !== item.quantity || existing === undefined)) {
-        writes.push({ item: id, field: "quantity", value: quantity });
+      // An amount added to one still to buy is added to it ("2 milk" and "1 milk" make 3); a
+      // restored or unchecked item's old amount was for a trip already made.
+      const amount = quantity === null ? null : outcome === "alreadyOnList" && item.quantity !== null ? adding(quantity, item.quantity) : quantity;
+      if (amount !== null && (amount !== item.quantity || existing === undefined)) {
+        writes.push({ item: id, field: "quantity", value: amount });
         quantityChanged = existing !== undefined;
-        item.quantity = quantity;
+        item.quantity = amount;
       }
       // The catalogue's aisle for an item that has no category yet.
       if (category !== null && item.category === null) {

@@ -90,6 +90,9 @@ extension Vectors {
             add(w, [("bread", "2"), ("eggs", nil)]),
             add(w + 1000, [("milk", "3")]),
             add(w + 1000, [("MILK", nil)]),
+            // Amounts added to bread still to buy: summed in its unit, kept beside in another.
+            add(w + 1000, [("bread", "1")]),
+            add(w + 1000, [("bread", "500 g"), ("Bread", "250 g")]),
             on(w + 2000, "check", "milk"),
             add(w + 3000, [("milk", nil)]),
             on(w + 4000, "remove", "eggs"),

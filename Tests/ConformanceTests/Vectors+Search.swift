@@ -157,6 +157,21 @@ extension Vectors {
         }
     }
 
+    static func quantitySumCases() -> [QuantitySumCase] {
+        let pairs: [(String, String)] = [
+            ("2", "1"), ("500 g", "250 g"), ("500 g", "250 G"), ("1,5 l", "0,5 l"), ("1.5 kg", "1 kg"),
+            ("1,5 kg", "0.25 kg"),
+            ("500 g", "1 pack"), ("500 g + 1 pack", "2 pack"), ("500 g + 1 pack", "1 jar"), ("1/2", "1/4"), ("½", "½"),
+            ("1 1/2 cups", "1/2 cups"), ("1½", "1"), ("500ml", "250ml"), ("500ml", "250 ml"), ("3本", "2本"),
+            ("2", "x2"), ("some", "2"), ("2", "some"), ("1/3", "1/3"), ("0,333", "0,333"), ("0.1", "0.2"),
+            ("999999999", "999999999"), ("1 kg", "500 g"), ("1 l", "1 kg"), ("2 Packung", "1 packung"),
+            ("2 + 3 eggs", "1"), ("3/0", "1"),
+            (String(repeating: "a", count: 150), "2 pack with a long name like this one here"),
+            ("9223372036854775807", "1"), ("1/999999", "1/999998"),
+        ]
+        return pairs.map { QuantitySumCase(existing: $0, added: $1, result: Quantity.adding($1, to: $0)) }
+    }
+
     static func aisleNameCases() -> [AisleNameCase] {
         let typed: [(String, String, [String])] = [
             ("dairy", "en", []), ("Dairy", "de", []), ("dairy", "en", ["DAIRY"]), ("obst", "de", []),

@@ -32,6 +32,14 @@ struct Vectors: Codable, Equatable {
     var catalogue: [CatalogueCase]
     /// Aisles typed after an item ("milk @dairy"): the aisle each means on a list of a language.
     var aisleNames: [AisleNameCase]
+    /// An amount added to an item's: what its quantity becomes (Quantity.adding).
+    var quantitySums: [QuantitySumCase]
+
+    struct QuantitySumCase: Codable, Equatable {
+        var existing: String
+        var added: String
+        var result: String
+    }
 
     /// `typed` after an item on a list of `language` whose aisles are `known`: the `aisle` it means.
     struct AisleNameCase: Codable, Equatable {
@@ -273,7 +281,7 @@ extension Vectors {
             invalidOps: invalidOps(),
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(),
-            aisleNames: aisleNameCases(),
+            aisleNames: aisleNameCases(), quantitySums: quantitySumCases(),
             searchSets: sets)
     }
 

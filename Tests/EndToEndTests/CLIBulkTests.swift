@@ -56,6 +56,34 @@ struct CLIBulkTests {
         #expect(try device.run("add", "Salt #\u{1B}[2J").status == 1)
     }
 
+    /// An amount added to an item still to buy is added to its own, in its unit, and said;
+    /// `undo` takes the sum back; a checked item brought back starts a new amount.
+    @Test func addingWhatIsThereSumsItsAmount() throws {
+        let device = Device(root, "amounts")
+        try device.ok("add", "2 milk, 500 g flour, 1,5 l water")
+        #expect(try device.ok("add", "milk x1").contains("milk: now 3"))
+        #expect(try device.ok("add", "1 pack flour").contains("flour: now 500 g + 1 pack"))
+        #expect(try device.ok("add", "water 0,5 l").contains("water: now 2 l"))
+        try device.ok("undo")
+        try device.ok("undo")
+        struct Listing: Decodable {
+            struct Item: Decodable {
+                var name: String
+                var quantity: String?
+            }
+            var items: [Item]
+        }
+        func quantities() throws -> [String: String] {
+            let output = try device.ok("ls", "--json")
+            let listing = try JSONDecoder().decode(Listing.self, from: Data(output.utf8))
+            return Dictionary(listing.items.map { ($0.name, $0.quantity ?? "-") }) { a, _ in a }
+        }
+        #expect(try quantities() == ["milk": "3", "flour": "500 g", "water": "1,5 l"])
+        try device.ok("check", "milk")
+        #expect(try device.ok("add", "2 milk").contains("Brought back milk (quantity now 2)"))
+        #expect(try quantities()["milk"] == "2")
+    }
+
     /// `ls` output fed back: `ls --plain` prints names only, and `check -`
     /// and `rm -` read them one per line (`basket ls --plain -u | fzf | basket check -`).
     @Test func lsPlainFeedsCheckAndRmThroughAPipe() throws {

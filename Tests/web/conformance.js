@@ -169,6 +169,14 @@ async ({ vectors, base }) => {
     if (!same(got, expected)) fail("catalogue", `${c.languages.join(",")}: ${c.query}`, expected, got);
   }
 
+  // Amounts added to an item's: the same sums.
+  const quantity = await import(base + "quantity.js");
+  for (const c of vectors.quantitySums) {
+    count("quantitySums");
+    const got = quantity.adding(c.added, c.existing);
+    if (got !== c.result) fail("quantitySums", `${c.existing} + ${c.added}`, c.result, got);
+  }
+
   // Aisles typed after an item: the same aisle meant.
   for (const c of vectors.aisleNames) {
     count("aisleNames");
