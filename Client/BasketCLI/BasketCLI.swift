@@ -1,5 +1,6 @@
 import BasketCore
 package import BasketReplica
+import BasketSearch
 import Foundation
 import PrivateFiles
 
@@ -316,9 +317,18 @@ final class Context {
         }
         if let first = lists.first { return first }
         guard create else { return nil }
-        let list = try replica.createList(title: Self.defaultListTitle)
+        let list = try replica.createList(title: Self.defaultListTitle, language: language)
         try replica.setSetting(Self.currentListSetting, list.id.description)
         return list
+    }
+
+    /// This device's language, as the catalogue has it (`LC_ALL`, `LC_MESSAGES`, `LANG`).
+    var language: String { Catalogue.language(environment: environment) }
+
+    /// The language `list`'s aisles are named in: the list's own, else the one its aisles are
+    /// already named in (a list made before lists had one), else this device's.
+    func aisleLanguage(of list: ListInfo, categories: [String]) -> String {
+        list.language ?? Catalogue.language(ofAisles: list.aisles + categories) ?? language
     }
 
     func requireList() throws -> ListInfo {

@@ -271,6 +271,16 @@ enum Commands {
             path: ["list", "unarchive"], summary: "Bring an archived list back.", usage: "basket list unarchive NAME",
             writes: true, arguments: .lists, run: { try ListCommands.archive($0, false) }),
         CommandSpec(
+            path: ["list", "language"], summary: "Show or set the language the list's aisles are named in (owners).",
+            usage: ListCommands.languageUsage,
+            details: """
+                A list names its aisles in one language, the one it was created in, whatever the language of
+                the device adding to it: a German list files 'milk' under 'Milchprodukte & Eier' on every
+                device. An owner may change it ('basket list language de'); aisles already written keep their
+                names. A list made before lists had a language takes the one its aisles are named in.
+                """,
+            writes: true, run: ListCommands.language),
+        CommandSpec(
             path: ["lists"], summary: "Show the lists on this replica (archived ones with --all).",
             usage: "basket lists [--all]", options: [Option.all.saying("Archived lists too.")], output: .data,
             run: ListCommands.lists),
@@ -490,7 +500,8 @@ enum Commands {
         }
         if name == "list" {
             let group = CommandSpec(
-                path: ["list"], summary: "Manage lists.", usage: "basket list new|use|rename|rm|archive|unarchive NAME",
+                path: ["list"], summary: "Manage lists.",
+                usage: "basket list new|use|rename|rm|archive|unarchive|language NAME",
                 details:
                     "SUBCOMMANDS:\n  new NAME       Create a list and use it.\n  use NAME       Make a list current.\n"
                     + "  rename NAME    Rename the current list.\n  rm [NAME]      Delete a list (see 'basket list rm --help').\n"

@@ -14,4 +14,7 @@ public struct ListInfo: Hashable, Sendable, Identifiable {
     public var aisles: [String] = []
     /// Whether the list is archived (read-only until an owner unarchives it).
     public var isArchived = false
+    /// The language its aisles are named in ("en", "de"), as its creator or an owner set it; nil
+    /// for a list made before lists had one.
+    public var language: String?
 }

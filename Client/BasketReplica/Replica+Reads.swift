@@ -25,6 +25,7 @@ extension Replica {
                             switch (field, register.value) {
                             case (.aisles, .text(let text)): info.aisles = Self.aisleNames(text)
                             case (.archived, .bool(let archived)): info.isArchived = archived
+                            case (.language, .text(let code)): info.language = Self.isLanguageCode(code) ? code : nil
                             default: break
                             }
                         }

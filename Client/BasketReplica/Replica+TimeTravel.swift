@@ -33,8 +33,8 @@ public struct ListChange: Hashable, Sendable {
         case unchecked
         /// Quantity, note or category set (or cleared: the value is nil).
         case quantity, note, category
-        /// The list's title, aisle order or archive state.
-        case title, aisles, archived, unarchived
+        /// The list's title, aisle order, archive state or aisles' language.
+        case title, aisles, archived, unarchived, language
     }
 
     /// One write of the change: its register, its value, the value it replaced (nil: none
@@ -159,6 +159,7 @@ extension Replica {
         case .title: return .title
         case .aisles: return .aisles
         case .archived: return value == .bool(true) ? .archived : .unarchived
+        case .language: return .language
         }
     }
 

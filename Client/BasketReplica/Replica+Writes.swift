@@ -93,16 +93,51 @@ extension Replica {
     // MARK: Lists
 
     /// Creates a list with a new random id.
+    /// - Parameters:
+    ///   - title: the list's title.
+    ///   - language: the language its aisles are named in ("en"; ``setLanguage(_:of:)``).
     /// - Throws: ``ReplicaError/listExists(_:)`` when a list with the same title key exists.
     @discardableResult
-    public func createList(title: String) throws -> ListInfo {
+    public func createList(title: String, language: String? = nil) throws -> ListInfo {
         let clean = try Self.cleanName(title)
         if try lists().contains(where: { ItemKey.normalize($0.title) == ItemKey.normalize(clean) }) {
             throw ReplicaError.listExists(clean)
         }
+        let code = try language.map(Self.checkedLanguage)
         let id = ListID.random()
-        try performLocal { writer in writer.write(id, .list, .title, .text(clean)) }
-        return ListInfo(id: id, title: clean, itemCount: 0, uncheckedCount: 0)
+        try performLocal { writer in
+            writer.write(id, .list, .title, .text(clean))
+            if let code { writer.write(id, .list, .language, .text(code)) }
+        }
+        var info = ListInfo(id: id, title: clean, itemCount: 0, uncheckedCount: 0)
+        info.language = code
+        return info
+    }
+
+    /// Sets the language a list's aisles are named in ("de"): every device files the items it
+    /// adds under aisles named in it. On a shared list only an owner may (the server refuses others).
+    /// - Throws: ``ReplicaError/invalidOperation(_:)`` for a code that is not 2 or 3 letters a–z.
+    public func setLanguage(_ language: String, of list: ListID) throws {
+        let code = try Self.checkedLanguage(language)
+        try performLocal { writer in
+            guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
+            let state = try Self.loadSyncState(list, writer.db)
+            if let role = state.role, role != .owner { throw ReplicaError.notOwner(list: list, role: role) }
+            writer.write(list, .list, .language, .text(code))
+        }
+    }
+
+    /// Whether `code` is a language's code as a list keeps it: 2 or 3 letters a–z ("en", "de").
+    static func isLanguageCode(_ code: String) -> Bool {
+        (2...3).contains(code.utf8.count)
+            && code.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+    }
+
+    static func checkedLanguage(_ code: String) throws -> String {
+        guard isLanguageCode(code) else {
+            throw ReplicaError.invalidOperation("a language is 2 or 3 letters a–z ('en', 'de'), not '\(code)'")
+        }
+        return code
     }
 
     /// Renames a list.

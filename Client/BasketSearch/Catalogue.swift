@@ -91,6 +91,19 @@ public enum Catalogue {
         return typed
     }
 
+    /// The language a list's aisles are named in when the list does not say (a list made before
+    /// lists had one): the language whose aisle names most of `categories` are, nil when none is.
+    /// Ties go to the first language in ``languages``' order.
+    public static func language(ofAisles categories: [String]) -> String? {
+        let keys = Set(categories.map(ItemKey.normalize))
+        var best: (code: String, count: Int)?
+        for code in languages {
+            let count = aisles(in: code).filter { keys.contains(ItemKey.normalize($0)) }.count
+            if count > 0, count > best?.count ?? 0 { best = (code, count) }
+        }
+        return best?.code
+    }
+
     /// The icon of `name` (``grocery(_:in:)``), nil when the catalogue has none for it.
     public static func icon(of name: String, language: String) -> String? {
         grocery(name, in: [language])?.icon

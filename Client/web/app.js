@@ -30,71 +30,97 @@ let toastTimer;
 const base = `/a/${document.querySelector("meta[name=basket-version]")?.getAttribute("content") ?? ""}/`;
 /** The browser's language, as the catalogue has it. */
 const language = catalogue.languageOf(navigator.languages?.length ? navigator.languages : [navigator.language ?? "en"]);
-/** The catalogue of the browser's language and the English one (null until loaded, or offline on first use). */
-const catalogues = { own: /** @type {catalogue.Catalogue | null} */ (null), english: /** @type {catalogue.Catalogue | null} */ (null) };
-
-let cataloguesAsked = false;
-/**
- * Loads the catalogues in the background when a list is first opened (the sign-in screen and
- * the lists need none: a first visit does not fetch them); the list shows their suggestions once
- * they are here.
- */
-function loadCatalogues() {
-  if (cataloguesAsked) return;
-  cataloguesAsked = true;
-  catalogue.load(language, base).then((c) => {
-    catalogues.own = c;
-    icons.clear();
-    screen?.update();
-  }, () => (cataloguesAsked = false));
-  if (language !== "en") {
-    catalogue.load("en", base).then((c) => {
-      catalogues.english = c;
-      icons.clear();
-      screen?.update();
-    }, () => {});
-  }
-}
-
+/** The catalogues loaded, by language (fetched when first needed; missing offline on first use). */
+const loaded = new Map();
+/** Languages asked for and not failed. */
+const asked = new Set();
 /** Icons already looked up, by name (a keystroke redraws a dozen rows): at most 2,000. */
 const icons = new Map();
 
 /**
- * The catalogues a name is looked up in: the browser's language, then English (null before they
- * are loaded).
- * @returns {catalogue.Catalogue[] | null}
+ * Loads the catalogue of `code` in the background (once; again after a failure); the list shows
+ * what it gives once it is here.
+ * @param {string} code
  */
-function consulted() {
-  if (catalogues.own === null) return null;
-  return catalogues.english === null ? [catalogues.own] : [catalogues.own, catalogues.english];
+function want(code) {
+  if (asked.has(code) || !catalogue.LANGUAGES.includes(code)) return;
+  asked.add(code);
+  catalogue.load(code, base).then((c) => {
+    loaded.set(code, c);
+    icons.clear();
+    screen?.update();
+  }, () => asked.delete(code));
 }
 
 /**
- * The catalogue's aisle for a name (null without a catalogue, or when it has not the name).
+ * Loads the catalogues a list needs when it is opened (the sign-in screen and the lists need
+ * none: a first visit does not fetch them): the browser's language, English, and the list's.
+ * @param {string} list
+ */
+function loadCatalogues(list) {
+  want(language);
+  want("en");
+  want(aisleLanguage(list));
+}
+
+/**
+ * The language a list's aisles are named in: its own, else the one its aisles are named in (a list
+ * made before lists had one), else the browser's (Context.aisleLanguage).
+ * @param {string} list
+ * @returns {string}
+ */
+function aisleLanguage(list) {
+  const state = replica.state(list);
+  if (state === undefined) return language;
+  const info = state.info;
+  if (info.language !== null) return info.language;
+  const categories = state.allItems().flatMap((i) => (i.category === null ? [] : [i.category]));
+  return catalogue.languageOfAisles([...info.aisles, ...categories]) ?? language;
+}
+
+/**
+ * The catalogue's aisle for a name on `list`, named in the list's language: looked up in the
+ * list's language, the browser's and English, those loaded (null without a catalogue, or when
+ * none has the name).
+ * @param {string} list
  * @param {string} name
  */
-function aisleFor(name) {
-  const cs = consulted();
-  return cs === null ? null : (catalogue.grocery(cs, name)?.aisle ?? null);
+function aisleFor(list, name) {
+  const code = aisleLanguage(list);
+  want(code);
+  const cs = [code, language, "en"].flatMap((c) => loaded.get(c) ?? []);
+  return cs.length === 0 ? null : (catalogue.grocery(cs, name, catalogue.LANGUAGES.includes(code) ? code : "en")?.aisle ?? null);
 }
 
 /**
- * The aisle a typed aisle means ("milk @dairy"): one of `known` (the list's), else the catalogue's.
+ * The aisle a typed aisle means on `list` ("milk @dairy"): one of `known` (the list's), else the
+ * catalogue's, named in the list's language.
+ * @param {string} list
  * @param {string} typed
  * @param {readonly string[]} known
  */
-function aisleNamed(typed, known) {
-  return catalogue.aisleNamed(typed, language, known);
+function aisleNamed(list, typed, known) {
+  return catalogue.aisleNamed(typed, aisleLanguage(list), known);
 }
 
 /**
- * The catalogue's icon for a name (null without a catalogue, or when it has none for the name).
+ * The catalogue's aisles for `list`, in its language, in a shop's order (empty before loaded).
+ * @param {string} list
+ * @returns {string[]}
+ */
+function cataloguedAisles(list) {
+  return loaded.get(aisleLanguage(list))?.aisles ?? [];
+}
+
+/**
+ * The catalogue's icon for a name (null without a catalogue, or when it has none for the name):
+ * looked up in every catalogue loaded, the browser's language first.
  * @param {string} name
  * @returns {string | null}
  */
 function iconFor(name) {
-  const cs = consulted();
-  if (cs === null) return null;
+  const cs = [language, "en", ...loaded.keys()].flatMap((c) => loaded.get(c) ?? []);
+  if (cs.length === 0) return null;
   const known = icons.get(name);
   if (known !== undefined) return known;
   const icon = catalogue.grocery(cs, name)?.icon ?? null;
@@ -236,7 +262,7 @@ function route() {
   }
   const match = /^#\/list\/([0-9a-f]{32})$/.exec(location.hash);
   if (match && replica.state(match[1])) {
-    loadCatalogues();
+    loadCatalogues(match[1]);
     return showList(app, match[1]);
   }
   showLists(app);
@@ -275,10 +301,13 @@ function mount(next, ...children) {
  * @property {(hash: string, said?: string | null) => void} go
  * @property {(action: () => unknown) => Promise<void>} run
  * @property {(text: string, list?: string | null) => void} showToast
- * @property {(name: string) => string | null} aisleFor
+ * @property {(list: string, name: string) => string | null} aisleFor
  * @property {(name: string) => string | null} iconFor
- * @property {(typed: string, known: readonly string[]) => string} aisleNamed
- * @property {() => { own: catalogue.Catalogue | null, english: catalogue.Catalogue | null }} catalogues
+ * @property {(list: string, typed: string, known: readonly string[]) => string} aisleNamed
+ * @property {(list: string) => string[]} cataloguedAisles
+ * @property {(list: string) => string} aisleLanguageOf the language a list's aisles are named in
+ * @property {() => catalogue.Catalogue | null} ownCatalogue the browser's language's, for suggestions
+ * @property {string} language the browser's language, as the catalogue has it
  * @property {() => HTMLElement} statusLine
  * @property {() => void} updateStatus
  * @property {(list: string) => Promise<void>} undo
@@ -300,7 +329,10 @@ const app = {
   aisleFor,
   iconFor,
   aisleNamed,
-  catalogues: () => catalogues,
+  cataloguedAisles,
+  aisleLanguageOf: aisleLanguage,
+  ownCatalogue: () => loaded.get(language) ?? null,
+  language,
   statusLine,
   updateStatus,
   undo: undoOn,

@@ -73,18 +73,21 @@ export function fromJSON(json) {
  * The grocery `name` is, looked up in `catalogues` (a list's language first, English among them),
  * by the rule of Catalogue.grocery(_:in:): the name or a form of it; a word that says frozen; fewer
  * of its words, the ones a phrase is about first; the end of a compound word. The aisle is named in
- * the first catalogue's language. Null when none knows it.
+ * the first catalogue's language, or in `namedIn` (the list's, whose catalogue may not be loaded
+ * yet: every language has the same aisles in the same order). Null when none knows it.
  * @param {readonly Catalogue[]} catalogues
  * @param {string} name
+ * @param {string | null} [namedIn]
  * @returns {Grocery | null}
  */
-export function grocery(catalogues, name) {
+export function grocery(catalogues, name, namedIn = null) {
   const consulted = [...new Map(catalogues.map((c) => [c.code, c])).values()];
   const first = consulted[0];
   if (first === undefined) return null;
+  const aisles = namedIn !== null && AISLE_NAMES[namedIn] !== undefined ? AISLE_NAMES[namedIn] : first.aisles;
   const entry = find(normalize(name), consulted);
-  if (entry === null || entry.aisle >= first.aisles.length) return null;
-  return { aisle: first.aisles[entry.aisle], icon: entry.icon };
+  if (entry === null || entry.aisle >= aisles.length) return null;
+  return { aisle: aisles[entry.aisle], icon: entry.icon };
 }
 
 /**
@@ -112,6 +115,24 @@ export function aisleNamed(typed, language, known) {
     }
   }
   return typed;
+}
+
+/**
+ * The language a list's aisles are named in when the list does not say: the language whose aisle
+ * names most of `categories` are, null when none is; ties go to the first in LANGUAGES
+ * (Catalogue.language(ofAisles:)).
+ * @param {readonly string[]} categories
+ * @returns {string | null}
+ */
+export function languageOfAisles(categories) {
+  const keys = new Set(categories.map(normalize));
+  /** @type {{ code: string, count: number } | null} */
+  let best = null;
+  for (const code of LANGUAGES) {
+    const count = (AISLE_NAMES[code] ?? []).filter((name) => keys.has(normalize(name))).length;
+    if (count > 0 && count > (best?.count ?? 0)) best = { code, count };
+  }
+  return best?.code ?? null;
 }
 
 /**

@@ -5,7 +5,7 @@
 
 /**
  * A register's name, as on the wire.
- * @typedef {"title" | "name" | "checked" | "deleted" | "quantity" | "note" | "category" | "aisles" | "archived"} Field
+ * @typedef {"title" | "name" | "checked" | "deleted" | "quantity" | "note" | "category" | "aisles" | "archived" | "language"} Field
  */
 /**
  * What a register holds: a boolean, text always there once written, or text or null.
@@ -26,6 +26,7 @@ export const FIELD_TABLE = Object.freeze([
   { name: "category", list: false, kind: "optionalText", maxBytes: 256 },
   { name: "aisles", list: true, kind: "optionalText", maxBytes: 4096 },
   { name: "archived", list: true, kind: "flag", maxBytes: 0 },
+  { name: "language", list: true, kind: "optionalText", maxBytes: 16 },
 ]);
 
 /** @type {readonly Field[]} Fields in their wire order (Field.code). */

@@ -17,7 +17,7 @@ export async function editItem(screen, id) {
   const [quantityLabel, quantity] = field("edit-quantity", "Quantity", { value: item.quantity ?? "", placeholder: "2, 500 g, 1 pack" });
   const [noteLabel, note] = field("edit-note", "Note", { value: item.note ?? "", placeholder: "the organic one" });
   const [categoryLabel, category] = field("edit-category", "Category (aisle)", { value: item.category ?? "", list: "edit-categories" });
-  const known = new Set([...(screen.replica.state(screen.list)?.info.aisles ?? []), ...screen.current().all.flatMap((i) => (i.category === null ? [] : [i.category])), ...(screen.app.catalogues().own?.aisles ?? [])]);
+  const known = new Set([...(screen.replica.state(screen.list)?.info.aisles ?? []), ...screen.current().all.flatMap((i) => (i.category === null ? [] : [i.category])), ...screen.app.cataloguedAisles(screen.list)]);
   const options = h("datalist", { id: "edit-categories" }, ...[...known].map((c) => h("option", { value: c })));
   const error = h("p", { class: "error", role: "alert" });
   const form = h(

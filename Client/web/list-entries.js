@@ -56,7 +56,7 @@ export function entriesFor(screen, text) {
   const known = [...(screen.replica.state(screen.list)?.info.aisles ?? []), ...d.all.flatMap((i) => (i.category === null ? [] : [i.category]))];
   return resolveSpellingsWith(parsed, d.spellings).map((e) => ({
     ...e,
-    category: e.category === null ? screen.app.aisleFor(e.name) : screen.app.aisleNamed(e.category, known),
+    category: e.category === null ? screen.app.aisleFor(screen.list, e.name) : screen.app.aisleNamed(screen.list, e.category, known),
   }));
 }
 
@@ -73,7 +73,7 @@ export function suggestionsFor(screen, text) {
   const query = new Query(text);
   const before = removed.length === 0 ? [] : new Index(removed).search(query, 3).matches.filter((m) => m.tier !== "fuzzy").map((m) => m.item.name);
   const out = before.map((name) => ({ name, before: true }));
-  const own = screen.app.catalogues().own;
+  const own = screen.app.ownCatalogue();
   if (own !== null && out.length < 3) {
     const excluding = new Set(everything.map((i) => normalize(i.name)).concat([normalize(text)]));
     for (const name of catalogue.suggestions(own, text, excluding, 3 - out.length)) out.push({ name, before: false });

@@ -526,7 +526,7 @@ export class ListScreen {
         out.push({
           className: "offer suggestion",
           label: s.before ? `↺ ${s.name} (had it before)` : `+ ${s.name}`,
-          action: add([{ name: s.name, quantity: e.quantity, category: this.app.aisleFor(s.name) }]),
+          action: add([{ name: s.name, quantity: e.quantity, category: this.app.aisleFor(this.list, s.name) }]),
         });
       }
     }

@@ -46,10 +46,48 @@ export function listSettings(screen) {
       h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => editAisles(screen)); } }, "Aisle order"),
       h("button", { onclick: () => { dialog.close(); screen.run(() => members(screen)); } }, "Members and invites"),
       h("button", { disabled: screen.readOnly() || checked === 0, onclick: () => { dialog.close(); screen.run(() => clearChecked(screen)); } }, `Clear checked (${checked})`),
+      owner ? h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => chooseLanguage(screen)); } }, "Aisle language") : null,
       owner ? h("button", { onclick: () => { dialog.close(); screen.run(() => setArchived(screen, !info?.archived)); } }, info?.archived ? "Unarchive" : "Archive") : null,
       owner
         ? h("button", { class: "danger", onclick: () => { dialog.close(); screen.run(() => deleteList(screen)); } }, "Delete the list")
         : h("button", { class: "danger", onclick: () => { dialog.close(); screen.run(() => leaveList(screen)); } }, "Leave the list"),
+    ),
+  );
+}
+
+/** The catalogue's languages, by their own names. */
+const LANGUAGE_NAMES = [["en", "English"], ["de", "Deutsch"], ["fr", "Français"], ["es", "Español"], ["it", "Italiano"], ["nl", "Nederlands"], ["pl", "Polski"], ["pt", "Português"], ["ja", "日本語"]];
+
+/**
+ * An owner chooses the language the list's aisles are named in: every device then files what it
+ * adds under aisles in it (Replica.setLanguage).
+ * @param {ListScreen} screen
+ */
+export async function chooseLanguage(screen) {
+  const current = screen.app.aisleLanguageOf(screen.list);
+  const select = /** @type {HTMLSelectElement} */ (
+    h("select", { id: "aisle-language" }, ...LANGUAGE_NAMES.map(([code, name]) => h("option", { value: code, selected: code === current }, name)))
+  );
+  const dialog = openDialog(
+    "language-title",
+    "Aisle language",
+    h(
+      "form",
+      {
+        onsubmit: (/** @type {SubmitEvent} */ event) => {
+          event.preventDefault();
+          screen.run(async () => {
+            await screen.replica.setLanguage(screen.list, select.value);
+            screen.sync.send(screen.list);
+            dialog.close();
+            screen.app.showToast(`Aisles in ${LANGUAGE_NAMES.find(([code]) => code === select.value)?.[1] ?? select.value} from now on`, screen.list);
+          });
+        },
+      },
+      h("p", { class: "hint" }, "Every device files the items it adds under aisles in this language."),
+      h("label", { for: "aisle-language" }, "Name the aisles in"),
+      select,
+      h("div", { class: "actions" }, h("button", { class: "primary" }, "Save")),
     ),
   );
 }

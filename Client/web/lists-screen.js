@@ -57,7 +57,7 @@ export function showLists(app) {
         onsubmit: (/** @type {SubmitEvent} */ event) => {
           event.preventDefault();
           app.run(async () => {
-            const id = await app.replica.createList(title.value);
+            const id = await app.replica.createList(title.value, app.language);
             title.value = "";
             app.sync.send(id);
             app.go(`#/list/${id}`);

@@ -52,6 +52,7 @@ export function addMessage(results) {
  * @typedef {{ did: "renamedList", title: string }
  *   | { did: "changedAisles" }
  *   | { did: "archived", archived: boolean }
+ *   | { did: "language", language: string }
  *   | { did: "added", results: AddResult[] }
  *   | { did: "checked", name: string, checked: boolean }
  *   | { did: "removed", name: string }
@@ -75,6 +76,7 @@ export function didPhrase(step) {
     case "renamedList": return `Renamed the list to ${step.title}`;
     case "changedAisles": return "Changed the aisle order";
     case "archived": return step.archived ? "Archived the list" : "Unarchived the list";
+    case "language": return `Named the aisles in ${step.language}`;
     case "added": return addMessage(step.results);
     case "checked": return `${step.checked ? "Checked" : "Unchecked"} ${step.name}`;
     case "removed": return `Removed ${step.name}`;

@@ -459,14 +459,31 @@ export class Replica {
   /**
    * A new list on this device; the server learns of it at the next sync.
    * @param {string} title
+   * @param {string | null} [language] the language its aisles are named in ("en"; Replica.createList)
    */
-  async createList(title) {
+  async createList(title, language = null) {
     const value = cleaned(title, "title");
+    const code = language === null ? null : checkedLanguage(language);
     const id = randomListID();
     this.entry(id);
-    await this.performLocal(id, [{ item: LIST_ITEM, field: "title", value }], { role: "owner" });
+    /** @type {{ item: string, field: import("./field.js").Field, value: string }[]} */
+    const writes = [{ item: LIST_ITEM, field: "title", value }];
+    if (code !== null) writes.push({ item: LIST_ITEM, field: "language", value: code });
+    await this.performLocal(id, writes, { role: "owner" });
     this.notify(null);
     return id;
+  }
+
+  /**
+   * Sets the language a list's aisles are named in (an owner; Replica.setLanguage).
+   * @param {string} list
+   * @param {string} language
+   */
+  async setLanguage(list, language) {
+    const value = checkedLanguage(language);
+    const role = this.syncState(list)?.role ?? null;
+    if (role !== null && role !== "owner") throw new ReplicaError("not_owner", "only an owner can change the list's language");
+    await this.performLocal(list, [{ item: LIST_ITEM, field: "language", value }], null, { did: "language", language: value });
   }
 
   /**
@@ -1023,4 +1040,13 @@ function upgradeSync(sync) {
  */
 function newSync(list) {
   return { id: list, role: null, epoch: null, cursor: 0, isRegistered: false, noLongerMember: false, historyIncomplete: false };
+}
+
+/**
+ * A language's code as a list keeps it: 2 or 3 letters a–z (Replica.checkedLanguage).
+ * @param {string} code
+ */
+function checkedLanguage(code) {
+  if (!/^[a-z]{2,3}$/.test(code)) throw new ReplicaError("invalid_operation", `a language is 2 or 3 letters a–z ('en', 'de'), not '${code}'`);
+  return code;
 }

@@ -189,14 +189,16 @@ export class ListState {
     return this.items.get(item)?.[field]?.value;
   }
 
-  /** The list's title, aisle order (names) and whether it is archived. */
+  /** The list's title, aisle order (names), whether it is archived and its aisles' language (ListInfo). */
   get info() {
     const title = this.value(LIST_ITEM, "title");
     const aisles = this.value(LIST_ITEM, "aisles");
+    const language = this.value(LIST_ITEM, "language");
     return {
       title: typeof title === "string" ? title : "(untitled)",
       aisles: typeof aisles === "string" ? aisleNames(aisles) : [],
       archived: this.value(LIST_ITEM, "archived") === true,
+      language: typeof language === "string" && /^[a-z]{2,3}$/.test(language) ? language : null,
     };
   }
 

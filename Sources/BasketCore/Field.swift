@@ -19,6 +19,9 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     case aisles
     /// Whether the list is archived: kept, read-only, out of the way (written to ``ItemID/list``).
     case archived
+    /// The language the list's aisles are named in ("en", "de"): every device files items under
+    /// aisles in it, whatever its own (written to ``ItemID/list``, by its creator and its owners).
+    case language
 
     /// A stable small number for compact storage.
     public var code: UInt8 {
@@ -32,6 +35,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case .category: 6
         case .aisles: 7
         case .archived: 8
+        case .language: 9
         }
     }
 
@@ -47,6 +51,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case 6: self = .category
         case 7: self = .aisles
         case 8: self = .archived
+        case 9: self = .language
         default: return nil
         }
     }
@@ -57,6 +62,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         switch self {
         case .title, .name: 2_048
         case .quantity, .category: 256
+        case .language: 16
         case .note, .aisles: 4_096
         case .checked, .deleted, .archived: 0
         }
@@ -65,7 +71,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     /// Whether the field belongs to the list rather than to an item.
     public var isListField: Bool {
         switch self {
-        case .title, .aisles, .archived: true
+        case .title, .aisles, .archived, .language: true
         case .name, .checked, .deleted, .quantity, .note, .category: false
         }
     }
@@ -85,7 +91,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         switch self {
         case .checked, .deleted, .archived: .flag
         case .title, .name: .text
-        case .quantity, .note, .category, .aisles: .optionalText
+        case .quantity, .note, .category, .aisles, .language: .optionalText
         }
     }
 

@@ -52,7 +52,7 @@ public struct Item: Hashable, Sendable, Identifiable {
             case .quantity: quantity.map(Value.text) ?? .null
             case .note: note.map(Value.text) ?? .null
             case .category: category.map(Value.text) ?? .null
-            case .title, .aisles, .archived: .null
+            case .title, .aisles, .archived, .language: .null
             }
         }
         set {
@@ -63,7 +63,7 @@ public struct Item: Hashable, Sendable, Identifiable {
             case .quantity: quantity = newValue.textValue
             case .note: note = newValue.textValue
             case .category: category = newValue.textValue
-            case .title, .aisles, .archived: break
+            case .title, .aisles, .archived, .language: break
             }
         }
     }

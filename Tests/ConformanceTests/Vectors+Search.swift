@@ -172,6 +172,14 @@ extension Vectors {
         return pairs.map { QuantitySumCase(existing: $0, added: $1, result: Quantity.adding($1, to: $0)) }
     }
 
+    static func aisleLanguageCases() -> [AisleLanguageCase] {
+        let lists: [[String]] = [
+            [], ["Dairy & eggs"], ["Getränke", "Obst & Gemüse", "Drinks"], ["drinks", "DAIRY & EGGS"], ["party"],
+            ["Bebidas"], ["Bebidas", "Lácteos y huevos"], ["Bebidas", "Laticínios e ovos"], ["Baby"], ["飲料"],
+        ]
+        return lists.map { AisleLanguageCase(categories: $0, language: Catalogue.language(ofAisles: $0)) }
+    }
+
     static func aisleNameCases() -> [AisleNameCase] {
         let typed: [(String, String, [String])] = [
             ("dairy", "en", []), ("Dairy", "de", []), ("dairy", "en", ["DAIRY"]), ("obst", "de", []),

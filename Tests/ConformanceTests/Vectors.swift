@@ -34,6 +34,19 @@ struct Vectors: Codable, Equatable {
     var aisleNames: [AisleNameCase]
     /// An amount added to an item's: what its quantity becomes (Quantity.adding).
     var quantitySums: [QuantitySumCase]
+    /// The language a list's aisles are named in when it does not say, from its categories.
+    var aisleLanguages: [AisleLanguageCase]
+
+    struct AisleLanguageCase: Codable, Equatable {
+        var categories: [String]
+        var language: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(categories, forKey: .categories)
+            try c.encode(language, forKey: .language)
+        }
+    }
 
     struct QuantitySumCase: Codable, Equatable {
         var existing: String
@@ -282,7 +295,7 @@ extension Vectors {
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(),
             aisleNames: aisleNameCases(), quantitySums: quantitySumCases(),
-            searchSets: sets)
+            aisleLanguages: aisleLanguageCases(), searchSets: sets)
     }
 
     // MARK: Keys

@@ -128,7 +128,7 @@ struct AutoSyncTests {
         #expect(added.stderr.contains("Saved here; 2 changes waiting for the server"), "\(added.stderr)")
         #expect(added.stderr.contains("did not answer within 2 s"), "\(added.stderr)")
         #expect(took >= 2 && took < 30, "the write took \(took) s")
-        #expect(try pending(device) == 5)  // the list's title, the item's three registers and its aisle
+        #expect(try pending(device) == 6)  // the list's title and language, the item's three registers and its aisle
     }
 
     /// Bob watches; Alice's interactive screen adds Tea and Bob prints it without Alice running

@@ -84,6 +84,44 @@ struct CLIBulkTests {
         #expect(try quantities()["milk"] == "2")
     }
 
+    /// A list names its aisles in the language it was created in, whatever the device adding
+    /// to it: a German list files "milk" added from an English terminal under "Milchprodukte &
+    /// Eier". An owner changes it; a list made before lists had one takes its aisles' language.
+    @Test func aListsAislesAreInItsLanguageWhateverTheDevice() throws {
+        let device = Device(root, "language")
+        let german = ["LANG": "de_DE.UTF-8"]
+        let english = ["LANG": "en_GB.UTF-8"]
+        try device.ok("list", "new", "Einkauf", environment: german)
+        try device.ok("add", "Milch", environment: german)
+        try device.ok("add", "milk, toilet paper, eggs @dairy", environment: english)
+        struct Listing: Decodable {
+            struct Item: Decodable {
+                var name: String
+                var category: String?
+            }
+            var items: [Item]
+        }
+        func categories() throws -> [String: String] {
+            let output = try device.ok("ls", "--json")
+            let listing = try JSONDecoder().decode(Listing.self, from: Data(output.utf8))
+            return Dictionary(listing.items.map { ($0.name, $0.category ?? "-") }) { a, _ in a }
+        }
+        // "milk" is another item than "Milch", in the same aisle.
+        #expect(
+            try categories() == [
+                "Milch": "Milchprodukte & Eier", "milk": "Milchprodukte & Eier", "toilet paper": "Haushalt",
+                "eggs": "Milchprodukte & Eier",
+            ])
+        #expect(try device.ok("list", "language", environment: english).contains("Einkauf: aisles in de"))
+        // An owner names them in English from now on; aisles already written keep their names.
+        #expect(try device.ok("list", "language", "EN").contains("aisles in en from now on"))
+        try device.ok("add", "bread", environment: german)
+        #expect(try categories()["bread"] == "Bakery")
+        let refused = try device.run("list", "language", "klingon")
+        #expect(refused.status == 64 && refused.stderr.contains("not a language the catalogue has"))
+        #expect(try device.run("list", "language", "de", "en").status == 64)
+    }
+
     /// `ls` output fed back: `ls --plain` prints names only, and `check -`
     /// and `rm -` read them one per line (`basket ls --plain -u | fzf | basket check -`).
     @Test func lsPlainFeedsCheckAndRmThroughAPipe() throws {

@@ -71,6 +71,8 @@ struct CLIJSONContractTests {
         // Lists.
         try run(alice, "list use", ["list", "use", "Family"])
         try run(alice, "list rename", ["list", "rename", "Family"])
+        try run(alice, "list language", ["list", "language"])
+        try run(alice, "list language", ["list", "language", "en"])
         try run(alice, "list new", ["list", "new", "Party"])
         try run(alice, "Messages", ["list", "archive", "Party"])
         try run(alice, "Messages", ["list", "unarchive", "Party"])

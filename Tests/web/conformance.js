@@ -177,6 +177,13 @@ async ({ vectors, base }) => {
     if (got !== c.result) fail("quantitySums", `${c.existing} + ${c.added}`, c.result, got);
   }
 
+  // The language a list's aisles are named in, from its categories.
+  for (const c of vectors.aisleLanguages) {
+    count("aisleLanguages");
+    const got = catalogueModule.languageOfAisles(c.categories);
+    if (got !== c.language) fail("aisleLanguages", c.categories.join(", "), c.language, got);
+  }
+
   // Aisles typed after an item: the same aisle meant.
   for (const c of vectors.aisleNames) {
     count("aisleNames");

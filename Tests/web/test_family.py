@@ -328,6 +328,47 @@ def test_milk_lands_in_dairy_and_the_catalogue_speaks_the_phones_language(client
     german.page.get_by_role("heading", name="Milchprodukte & Eier").wait_for()
 
 
+def test_a_german_lists_aisles_stay_german_on_an_english_phone(client, device):
+    german = {"LANG": "de_DE.UTF-8"}
+    terminal = device(unique("lena"))
+    terminal.run("list", "new", "Einkauf", env=german)
+    terminal.run("add", "Milch, Brot", env=german)
+    code = terminal.run("share").stdout.split(": ")[1].split()[0]
+    phone = client()  # an English phone
+    phone.signup(unique("tom"))
+    phone.join_link(code)
+    phone.page.wait_for_selector("li.item:has-text('Brot')")
+    # What the English phone adds lands in the list's German aisles, not in "Dairy & eggs".
+    phone.add("milk @dairy, toilet paper")
+    phone.page.wait_for_selector("li.item:has-text('toilet paper')")
+    phone.page.get_by_role("heading", name="Milchprodukte & Eier").wait_for()
+    phone.page.get_by_role("heading", name="Haushalt").wait_for()
+    assert phone.page.get_by_role("heading", name="Dairy & eggs").count() == 0
+    expected = {"Milch": "Milchprodukte & Eier", "Brot": "Backwaren", "milk": "Milchprodukte & Eier", "toilet paper": "Haushalt"}
+    seen = {}
+
+    def terminal_has_them():
+        seen.update({i["name"]: i.get("category") for i in terminal.json("ls")["items"]})
+        return seen == expected
+
+    wait_until(terminal_has_them)
+    assert seen == expected, seen
+
+
+def test_an_owner_names_the_aisles_in_another_language(client, device):
+    phone = client()
+    phone.signup(unique("ada"))
+    phone.create_list("Groceries")
+    phone.page.get_by_role("button", name="List ⋯").click()
+    phone.page.get_by_role("dialog", name="This list").get_by_role("button", name="Aisle language").click()
+    dialog = phone.page.get_by_role("dialog", name="Aisle language")
+    dialog.get_by_label("Name the aisles in").select_option(label="Deutsch")
+    dialog.get_by_role("button", name="Save").click()
+    phone.page.get_by_role("status").filter(has_text="Aisles in Deutsch from now on").wait_for()
+    phone.add("milk")
+    phone.page.get_by_role("heading", name="Milchprodukte & Eier").wait_for()
+
+
 CONTRAST = """(selector) => {""" + CONTRAST_RATIO + """
   const element = document.querySelector(selector);
   const border = rgb(getComputedStyle(element).borderTopColor);

@@ -44,7 +44,7 @@ def test_made_a_viewer_while_the_list_is_open_and_a_refused_change_discarded(cli
     phone.page.wait_for_function("() => !document.getElementById('query').disabled")
     added_offline_meanwhile(phone, "Cake", lambda: owner.run("members", "role", phone.name, "viewer"))
     # Back online, the push is refused: the change is shown as not sent, with what it was.
-    phone.page.get_by_role("note").filter(has_text="1 change not sent: Cake: added.").wait_for()
+    phone.page.get_by_role("note").filter(has_text="1 change not sent: Cake: added, category 'Bakery'.").wait_for()
     phone.wait_status("Synced · 1 change not sent")
     phone.page.get_by_role("button", name="Discard").click()
     dialog = phone.page.get_by_role("dialog", name="Discard 1 change?")
@@ -70,7 +70,7 @@ def test_removed_while_offline_the_waiting_change_is_kept_copied_and_removed_onl
     phone.page.get_by_role("checkbox", name="Milk").wait_for()
     added_offline_meanwhile(phone, "Candles", lambda: owner.run("members", "rm", phone.name, "--yes"))
     phone.page.get_by_role("note").filter(has_text="This list is no longer shared with you").wait_for()
-    phone.page.get_by_role("note").filter(has_text="1 change not sent: Candles: added.").wait_for()
+    phone.page.get_by_role("note").filter(has_text="1 change not sent: Candles: added, category 'Household'.").wait_for()
     phone.wait_status("Synced · 1 change not sent")
     # Copied to another list, it is not lost with this one.
     phone.page.get_by_role("button", name="Copy to another list").click()
@@ -82,7 +82,7 @@ def test_removed_while_offline_the_waiting_change_is_kept_copied_and_removed_onl
     ask.get_by_text("Candles: added").wait_for()
     ask.get_by_role("button", name="Close").click()
     ask.wait_for(state="detached")
-    phone.page.get_by_role("note").filter(has_text="1 change not sent: Candles: added.").wait_for()
+    phone.page.get_by_role("note").filter(has_text="1 change not sent: Candles: added, category 'Household'.").wait_for()
 
     # Invited back: editable again, the old marks gone, and it follows the owner's changes live.
     code = owner.json("share")["code"]

@@ -258,12 +258,8 @@ final class InteractiveMode {
             // Commas, semicolons and newlines separate items, quantities are parsed: as `basket add`.
             let entries = try entries(offer)
             guard !entries.isEmpty else { return }
-            let added = try replica.add(
-                entries.map {
-                    Replica.NewItem(
-                        name: $0.name, quantity: $0.quantity, category: Catalogue.aisle(of: $0.name, language: language)
-                    )
-                }, to: list.id)
+            let all = try replica.items(in: list.id, filter: .all)
+            let added = try replica.add(ItemCommands.newItems(entries, context, list, all), to: list.id)
             live?.changed()
             state.message = Phrases.added(added).joined(separator: "; ")
             state.query = ""
@@ -276,8 +272,8 @@ final class InteractiveMode {
 
     /// Adds a suggested name and clears the query.
     func add(_ name: String, message: String?) throws {
-        let added = try replica.add(
-            [Replica.NewItem(name: name, category: Catalogue.aisle(of: name, language: language))], to: list.id)
+        let all = try replica.items(in: list.id, filter: .all)
+        let added = try replica.add(ItemCommands.newItems([Entry(name: name)], context, list, all), to: list.id)
         live?.changed()
         state.message = "Added \(added.first?.item.name ?? name)" + (message.map { " " + $0 } ?? "")
         state.query = ""

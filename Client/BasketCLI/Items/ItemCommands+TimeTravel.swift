@@ -119,6 +119,7 @@ extension ItemCommands {
             case .aisles: return "set the aisle order to \(text(write?.operation.value))" + lost
             case .archived: return "archived the list"
             case .unarchived: return "brought the list back from the archive"
+            case .language: return "named the aisles in \(text(write?.operation.value))" + lost
             }
         }
         return parts.joined(separator: ", ")

@@ -45,27 +45,21 @@ enum ItemCommands {
         let replica = try context.replica()
         // The list, read once: its aisles, its keys and names.
         let all = try replica.items(in: list.id, filter: .all)
-        let language = Catalogue.language(environment: context.environment)
-        // An aisle typed after an item ("milk @dairy") or given by --category means one the list
-        // has ("dairy" → its "Dairy"), or the catalogue's ("dairy" → "Dairy & eggs").
-        let known = list.aisles + all.compactMap(\.category)
-        let aisle = { (typed: String) in Catalogue.aisle(named: typed, language: language, known: known) }
         // Quantities ("2 milk", "500 g flour") go to the quantity register; lines from --from stay verbatim.
         let entries: [Replica.NewItem]
         if context.arguments.value(.from) != nil {
-            entries = names.map { Replica.NewItem(name: $0, category: given.map(aisle)) }
+            entries = newItems(names.map { Entry(name: $0, category: given) }, context, list, all)
         } else {
             let keys = Set(all.map(\.key))
-            // "kaese" adds Käse again when it is on the list (the German spelling without umlauts);
-            // an item without an aisle takes the catalogue's ("milk" → Dairy & eggs).
-            entries = EntryParser.resolvingSpellings(
-                names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
-            ).map { entry in
-                Replica.NewItem(
-                    name: entry.name, quantity: entry.quantity,
-                    category: (entry.category ?? given).map(aisle)
-                        ?? Catalogue.aisle(of: entry.name, language: language))
-            }
+            // "kaese" adds Käse again when it is on the list (the German spelling without umlauts).
+            entries = newItems(
+                EntryParser.resolvingSpellings(
+                    names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
+                ).map { entry in
+                    var entry = entry
+                    entry.category = entry.category ?? given
+                    return entry
+                }, context, list, all)
         }
         // The replica checks every name, quantity and category (once, for any caller); what it
         // refuses is said of the entry it is about.
@@ -87,6 +81,21 @@ enum ItemCommands {
         }
         // One line per kind of outcome, as the web client says them (AddResult.phrases).
         for phrase in Phrases.added(results) { context.console.print(Printable.escaped(phrase)) }
+    }
+
+    /// What `entries` add to `list` (whose items are `all`), each in its aisle: an aisle typed
+    /// after it ("milk @dairy") means the list's of that name or the catalogue's ("dairy" → "Dairy
+    /// & eggs"); an item without one takes the catalogue's. Aisles are the list's, named in its
+    /// language whatever this device's (a name in either is looked up).
+    static func newItems(_ entries: [Entry], _ context: Context, _ list: ListInfo, _ all: [Item]) -> [Replica.NewItem] {
+        let known = list.aisles + all.compactMap(\.category)
+        let language = context.aisleLanguage(of: list, categories: known)
+        return entries.map { entry in
+            Replica.NewItem(
+                name: entry.name, quantity: entry.quantity,
+                category: entry.category.map { Catalogue.aisle(named: $0, language: language, known: known) }
+                    ?? Catalogue.grocery(entry.name, in: [language, context.language])?.aisle)
+        }
     }
 
     /// Which of `entries` the replica refused, and why: "item 2: an item name cannot be empty",

@@ -9,7 +9,7 @@ import PrivateFiles
 enum ListCommands {
     static func new(_ context: Context) throws {
         let name = try title(context, usage: "basket list new NAME")
-        let list = try context.replica().createList(title: name)
+        let list = try context.replica().createList(title: name, language: context.language)
         try context.replica().setSetting(Context.currentListSetting, list.id.description)
         if context.json { return try context.console.json(ListJSON(list)) }
         context.console.print("Created \(list.title) (now the current list)")
@@ -113,6 +113,41 @@ enum ListCommands {
             archived
                 ? "Archived \(list.title): read-only on every device, hidden from 'basket lists' ('basket list unarchive \(list.title)' brings it back)"
                 : "Unarchived \(list.title)")
+    }
+
+    static let languageUsage = "basket list language [CODE]"
+
+    /// `basket list language [CODE]`: the language the list's aisles are named in, or (an owner)
+    /// sets it: every device then files what it adds under aisles named in it.
+    static func language(_ context: Context) throws {
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no list yet: 'basket add NAME' starts one", code: "no_such_list")
+        }
+        let replica = try context.replica()
+        guard let code = context.arguments.positionals.first else {
+            let categories = try replica.items(in: list.id, filter: .all).compactMap(\.category)
+            let shown = context.aisleLanguage(of: list, categories: categories)
+            if context.json { return try context.console.json(["list": list.id.description, "language": shown]) }
+            context.console.print(
+                list.language == nil
+                    ? "\(list.title): aisles in \(shown) (not set: taken from its aisles or this device)"
+                    : "\(list.title): aisles in \(shown)")
+            return
+        }
+        guard context.arguments.positionals.count == 1 else {
+            throw UsageError(message: "one language code ('en', 'de')", usage: languageUsage)
+        }
+        let lower = code.lowercased()
+        guard Catalogue.languages.contains(lower) else {
+            throw UsageError(
+                message:
+                    "'\(code)' is not a language the catalogue has (\(Catalogue.languages.joined(separator: ", ")))",
+                usage: languageUsage)
+        }
+        try replica.setLanguage(lower, of: list.id)
+        if context.json { return try context.console.json(["list": list.id.description, "language": lower]) }
+        let sample = Catalogue.aisles(in: lower).prefix(3).joined(separator: ", ")
+        context.console.print("\(list.title): aisles in \(lower) from now on (\(sample), …)")
     }
 
     static let aislesUsage = "basket aisles [set \"AISLE, AISLE, …\" | clear]"
