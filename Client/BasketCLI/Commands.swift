@@ -182,14 +182,17 @@ enum Commands {
             writes: true, run: ItemCommands.undo),
         CommandSpec(
             path: ["ls"], summary: "Show the list.",
-            usage: "basket ls [--unchecked | --checked | --all] [--flat | --plain] [--at TIME]",
+            usage:
+                "basket ls [--unchecked | --checked | --all] [--flat | --plain | --format text|markdown] [--at TIME]",
             details: """
                 Pulls the list first (with --at too) when the last pull is older than 5 s and the server
                 answers within 2 s; otherwise says how old this device's copy is ("As of 12 min ago (why)").
                 Items to buy come first, grouped by category in the list's aisle order ('basket aisles'), then
-                the other categories, then those without one; then checked ones ([x]), by name.
+                the other categories, then those without one; then checked ones ([x]), by name. On a terminal
+                the catalogue's icon stands before a name it knows. '--format markdown' (or 'text') writes what
+                is to buy, by aisle, to paste into a chat or a note: 'basket ls --format markdown | wl-copy'.
                 """,
-            options: [.unchecked, .checked, .all, .flat, .at, .plain], output: .data,
+            options: [.unchecked, .checked, .all, .flat, .at, .plain, .format], output: .data,
             run: ItemCommands.list),
         CommandSpec(
             path: ["aisles"], summary: "Show or set the order of the shop's aisles (categories) for the list.",

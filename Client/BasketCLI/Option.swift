@@ -77,6 +77,9 @@ extension Option {
     static let checked = Option("--checked", short: "-c", "Only items crossed off.")
     static let all = Option("--all", short: "-a", "Everything, removed items included.")
     static let flat = Option("--flat", "One list by name, without the aisle groups.")
+    static let format = Option(
+        "--format", value: "FORMAT",
+        "The items to buy as text to copy or share, by aisle: 'text' (- 2 milk) or\n'markdown' (- [ ] 2 milk).")
     static let plain = Option(
         "--plain",
         "Names only, one per line, nothing else: for pipes\n('basket ls --plain -u | fzf | basket check -').")

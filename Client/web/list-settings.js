@@ -1,5 +1,6 @@
 // The list's settings (BasketCLI's `basket list` commands, `basket aisles`, `basket clear`,
 // `basket leave`): rename, aisle order, archive, clear checked, delete or leave.
+import { render } from "./list-text.js";
 import { members } from "./sharing-sheet.js";
 import { ROUTES, Unreachable, request } from "./api.js";
 import { normalize } from "./key.js";
@@ -44,6 +45,7 @@ export function listSettings(screen) {
       { class: "actions column" },
       h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => rename(screen)); } }, "Rename"),
       h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => editAisles(screen)); } }, "Aisle order"),
+      h("button", { onclick: () => { dialog.close(); screen.run(() => copyList(screen)); } }, "Copy or share the list"),
       h("button", { onclick: () => { dialog.close(); screen.run(() => members(screen)); } }, "Members and invites"),
       h("button", { disabled: screen.readOnly() || checked === 0, onclick: () => { dialog.close(); screen.run(() => clearChecked(screen)); } }, `Clear checked (${checked})`),
       owner ? h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => chooseLanguage(screen)); } }, "Aisle language") : null,
@@ -51,6 +53,46 @@ export function listSettings(screen) {
       owner
         ? h("button", { class: "danger", onclick: () => { dialog.close(); screen.run(() => deleteList(screen)); } }, "Delete the list")
         : h("button", { class: "danger", onclick: () => { dialog.close(); screen.run(() => leaveList(screen)); } }, "Leave the list"),
+    ),
+  );
+}
+
+/**
+ * The items to buy as text, by aisle, to paste into a chat or a note: shown to copy by hand,
+ * copied with one tap, or handed to the phone's share sheet where the browser has one.
+ * @param {ListScreen} screen
+ */
+export async function copyList(screen) {
+  const info = screen.replica.state(screen.list)?.info;
+  const format = /** @type {HTMLSelectElement} */ (
+    h("select", { id: "copy-format" }, h("option", { value: "text" }, "Text"), h("option", { value: "markdown" }, "Markdown"))
+  );
+  const text = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "copy-text", readonly: true, rows: 10 }));
+  const fill = () => (text.value = render(info?.title ?? "", screen.current().all, info?.aisles ?? [], format.value === "markdown" ? "markdown" : "text"));
+  format.addEventListener("change", fill);
+  fill();
+  const share = typeof navigator.share === "function"
+    ? h("button", { type: "button", onclick: () => screen.run(() => navigator.share({ title: info?.title ?? "", text: text.value })) }, "Share…")
+    : null;
+  openDialog(
+    "copy-title",
+    "Copy or share the list",
+    h("label", { for: "copy-format" }, "Format"),
+    format,
+    h("label", { for: "copy-text" }, "What is to buy"),
+    text,
+    h(
+      "div",
+      { class: "actions" },
+      h("button", {
+        type: "button",
+        class: "primary",
+        onclick: () => screen.run(async () => {
+          await navigator.clipboard.writeText(text.value);
+          screen.app.showToast("Copied the list", screen.list);
+        }),
+      }, "Copy"),
+      share,
     ),
   );
 }

@@ -1,3 +1,4 @@
+import BasketCLI
 import BasketCore
 import BasketReplica
 import BasketSearch
@@ -170,6 +171,35 @@ extension Vectors {
             ("9223372036854775807", "1"), ("1/999999", "1/999998"),
         ]
         return pairs.map { QuantitySumCase(existing: $0, added: $1, result: Quantity.adding($1, to: $0)) }
+    }
+
+    static func listTextCases() -> [ListTextCase] {
+        func item(_ name: String, quantity: String? = nil, note: String? = nil, category: String? = nil) -> Item {
+            Item(
+                id: ItemID(list: listID, key: ItemKey.normalize(name)), name: name, quantity: quantity, note: note,
+                category: category)
+        }
+        var checked = item("Tea", category: "Drinks")
+        checked.isChecked = true
+        var removed = item("Jam", category: "Pantry")
+        removed.isDeleted = true
+        let family = [
+            item("milk", quantity: "2", category: "Dairy & eggs"), item("Bread", note: "sliced", category: "Bakery"),
+            item("eggs", quantity: "12", category: "dairy & eggs"), item("garden hose"), checked, removed,
+            item("*star* [fruit] #1 <b>", quantity: "1_000", category: "Fruit & vegetables"),
+        ]
+        let cases: [(String, [String], [Item])] = [
+            ("Groceries", ["Bakery", "Dairy & eggs"], family),
+            ("Quick", [], [item("milk"), item("bread", quantity: "1")]),
+            ("Done", [], [checked]), ("#1 list", [], []),
+        ]
+        return cases.flatMap { title, aisles, items in
+            ListText.Format.allCases.map { format in
+                ListTextCase(
+                    title: title, aisles: aisles, items: items, format: format.rawValue,
+                    text: ListText.render(title: title, items: items, aisles: aisles, format: format))
+            }
+        }
     }
 
     static func aisleLanguageCases() -> [AisleLanguageCase] {

@@ -1,3 +1,4 @@
+import BasketCLI
 import BasketCore
 import BasketReplica
 import BasketSearch
@@ -36,6 +37,16 @@ struct Vectors: Codable, Equatable {
     var quantitySums: [QuantitySumCase]
     /// The language a list's aisles are named in when it does not say, from its categories.
     var aisleLanguages: [AisleLanguageCase]
+    /// A list as text to copy or share (the CLI's ListText, the web's list-text.js).
+    var listTexts: [ListTextCase]
+
+    struct ListTextCase: Codable, Equatable {
+        var title: String
+        var aisles: [String]
+        var items: [Item]
+        var format: String
+        var text: String
+    }
 
     struct AisleLanguageCase: Codable, Equatable {
         var categories: [String]
@@ -295,7 +306,7 @@ extension Vectors {
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(),
             aisleNames: aisleNameCases(), quantitySums: quantitySumCases(),
-            aisleLanguages: aisleLanguageCases(), searchSets: sets)
+            aisleLanguages: aisleLanguageCases(), listTexts: listTextCases(), searchSets: sets)
     }
 
     // MARK: Keys

@@ -122,6 +122,48 @@ struct CLIBulkTests {
         #expect(try device.run("list", "language", "de", "en").status == 64)
     }
 
+    /// `ls --format` writes what is to buy, by aisle, as text to paste into a chat or a note.
+    @Test func theListAsTextOrMarkdownToShare() throws {
+        let device = Device(root, "share-out")
+        try device.ok("add", "2 milk, bread, garden hose, tea", environment: ["LANG": "en_GB.UTF-8"])
+        try device.ok("check", "tea")
+        try device.ok("set", "bread", "--note", "sliced")
+        #expect(
+            try device.ok("ls", "--format", "markdown") == """
+                # Shopping
+
+                ## Bakery
+
+                - [ ] bread — sliced
+
+                ## Dairy & eggs
+
+                - [ ] 2 milk
+
+                ## Other
+
+                - [ ] garden hose
+
+                """)
+        #expect(
+            try device.ok("ls", "--format", "TEXT") == """
+                Shopping
+
+                Bakery
+                - bread — sliced
+
+                Dairy & eggs
+                - 2 milk
+
+                Other
+                - garden hose
+
+                """)
+        #expect(try device.run("ls", "--format", "xml").status == 64)
+        #expect(try device.run("ls", "--format", "text", "--plain").status == 64)
+        #expect(try device.run("--json", "ls", "--format", "text").status == 64)
+    }
+
     /// `ls` output fed back: `ls --plain` prints names only, and `check -`
     /// and `rm -` read them one per line (`basket ls --plain -u | fzf | basket check -`).
     @Test func lsPlainFeedsCheckAndRmThroughAPipe() throws {

@@ -184,6 +184,15 @@ async ({ vectors, base }) => {
     if (got !== c.language) fail("aisleLanguages", c.categories.join(", "), c.language, got);
   }
 
+  // A list as text to copy or share: the same text.
+  const listText = await import(base + "list-text.js");
+  for (const c of vectors.listTexts) {
+    count("listTexts");
+    const items = c.items.map((/** @type {any} */ i) => ({ ...i, quantity: i.quantity ?? null, note: i.note ?? null, category: i.category ?? null }));
+    const got = listText.render(c.title, items, c.aisles, c.format);
+    if (got !== c.text) fail("listTexts", `${c.title} (${c.format})`, c.text, got);
+  }
+
   // Aisles typed after an item: the same aisle meant.
   for (const c of vectors.aisleNames) {
     count("aisleNames");

@@ -355,6 +355,25 @@ def test_a_german_lists_aisles_stay_german_on_an_english_phone(client, device):
     assert seen == expected, seen
 
 
+def test_the_list_is_copied_or_shared_as_text_by_aisle(client):
+    phone = client()
+    phone.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    phone.signup(unique("eva"))
+    phone.create_list("Weekend")
+    phone.add("2 milk, bread, garden hose")
+    phone.page.wait_for_selector("li.item:has-text('garden hose')")
+    phone.page.get_by_role("button", name="List ⋯").click()
+    phone.page.get_by_role("dialog", name="This list").get_by_role("button", name="Copy or share the list").click()
+    dialog = phone.page.get_by_role("dialog", name="Copy or share the list")
+    text = dialog.get_by_label("What is to buy")
+    assert text.input_value() == "Weekend\n\nBakery\n- bread\n\nDairy & eggs\n- 2 milk\n\nOther\n- garden hose\n"
+    dialog.get_by_label("Format").select_option(label="Markdown")
+    assert text.input_value().startswith("# Weekend\n\n## Bakery\n\n- [ ] bread\n")
+    dialog.get_by_role("button", name="Copy", exact=True).click()
+    phone.page.get_by_role("status").filter(has_text="Copied the list").wait_for()
+    assert phone.page.evaluate("navigator.clipboard.readText()") == text.input_value()
+
+
 def test_an_owner_names_the_aisles_in_another_language(client, device):
     phone = client()
     phone.signup(unique("ada"))

@@ -287,10 +287,24 @@ enum ItemCommands {
                 message: "unexpected argument '\(args.positionals[0])'",
                 usage: "basket ls [--unchecked | --checked | --all]")
         }
+        let usage =
+            "basket ls [--unchecked | --checked | --all] [--flat | --plain | --format text|markdown] [--at TIME]"
         if args.has(.plain) && (context.json || args.has(.flat)) {
             throw UsageError(
-                message: "--plain cannot be combined with \(context.json ? "--json" : "--flat")",
-                usage: "basket ls [--unchecked | --checked | --all] [--flat | --plain] [--at TIME]")
+                message: "--plain cannot be combined with \(context.json ? "--json" : "--flat")", usage: usage)
+        }
+        let format = try args.value(.format).map { name in
+            guard let format = ListText.Format(rawValue: name.lowercased()) else {
+                throw UsageError(message: "--format is 'text' or 'markdown', not '\(name)'", usage: usage)
+            }
+            let others = [Option.plain, .flat, .at, .all, .checked, .unchecked].filter(args.has).map(\.name)
+            guard others.isEmpty, !context.json else {
+                throw UsageError(
+                    message:
+                        "--format cannot be combined with \((others + (context.json ? ["--json"] : [])).joined(separator: " and "))",
+                    usage: usage)
+            }
+            return format
         }
         let filter: ItemFilter =
             args.has(.all) ? .all : args.has(.checked) ? .checked : args.has(.unchecked) ? .unchecked : .onList
@@ -307,6 +321,12 @@ enum ItemCommands {
         let items = try context.replica().items(in: list.id, filter: filter)
         if context.json {
             return context.console.raw(ListingJSON.bytes(list: ListJSON(shown), items: items, stale: freshness.json))
+        }
+        if let format {
+            // For a chat or a note: the text only; how old the copy is, on stderr.
+            if let note = freshness.note { context.console.error(note) }
+            return context.console.raw(
+                Array(ListText.render(title: shown.title, items: items, aisles: shown.aisles, format: format).utf8))
         }
         if args.has(.plain) {
             // For pipes: names only, as `check -` reads them back; how old the copy is, on stderr.
