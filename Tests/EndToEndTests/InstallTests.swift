@@ -111,7 +111,8 @@ struct InstallTests {
         // Each command's own options; check offers what is to buy, uncheck what is checked.
         #expect(try complete(["basket", "share", "--r"]) == ["--role"])
         #expect(try complete(["basket", "ls", "--c"]) == ["--checked"])
-        #expect(try complete(["basket", "-l", "Shopping", "ls", "--f"]) == ["--flat"])
+        #expect(try complete(["basket", "-l", "Shopping", "ls", "--f"]) == ["--flat", "--format"])
+        #expect(try complete(["basket", "-l", "Shopping", "ls", "--fl"]) == ["--flat"])
         _ = try Executables.run(executable: basket, ["--db", data, "check", "Bread"])
         #expect(try complete(["basket", "--db", data, "check", ""]) == ["Milk", "Oat\\ milk"])
         #expect(try complete(["basket", "--db", data, "uncheck", ""]) == ["Bread"])
