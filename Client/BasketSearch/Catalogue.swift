@@ -64,7 +64,14 @@ public enum Catalogue {
     public static func names(in language: String) -> [String] { load(language)?.names ?? [] }
 
     /// The aisles of one language, in the order a shop is walked: a list's aisle order to start from.
-    public static func aisles(in language: String) -> [String] { load(language)?.aisles ?? [] }
+    public static func aisles(in language: String) -> [String] { aisleNames[language] ?? [] }
+
+    /// Every language's aisle names, read from the head of its data (before the first empty
+    /// line) without loading its groceries or building their index: naming an aisle, or finding
+    /// a list's language from its aisles, needs only these.
+    static let aisleNames: [String: [String]] = data.mapValues { text in
+        text.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }.map(String.init)
+    }
 
     /// The aisle of `name`, named in `language` (a list's language), looked up in that language
     /// and in English (``grocery(_:in:)``). Nil when neither knows it.
@@ -80,10 +87,12 @@ public enum Catalogue {
         let key = ItemKey.normalize(typed)
         guard !key.isEmpty else { return typed }
         if let own = known.first(where: { ItemKey.normalize($0) == key }) { return own }
-        guard let aisles = consultedLanguages([language]).first?.aisles else { return typed }
+        // A language the catalogue lacks names its aisles in English, as everywhere else.
+        let own = aisleNames[language] == nil ? "en" : language
+        guard let aisles = aisleNames[own] else { return typed }
         if let index = aisleKeys.firstIndex(of: key), aisles.indices.contains(index) { return aisles[index] }
-        for catalogue in consultedLanguages([language] + Catalogue.languages) {
-            for (index, name) in catalogue.aisles.enumerated() where aisles.indices.contains(index) {
+        for code in [own] + Catalogue.languages {
+            for (index, name) in (aisleNames[code] ?? []).enumerated() where aisles.indices.contains(index) {
                 let aisle = ItemKey.normalize(name)
                 if aisle == key || (aisle.hasPrefix(key + " ")) { return aisles[index] }
             }
