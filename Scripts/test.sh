@@ -27,6 +27,7 @@ Scripts/check-layers.sh
 Scripts/check-web.sh
 Scripts/make-itemkey.py --check
 Scripts/make-catalogue.py --check
+Scripts/make-entry-words.py --check
 Scripts/make-icons.py --check
 swift build --build-tests
 Scripts/docs.sh

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # The web client's tests (Tests/web): Debian's Chromium driven by Playwright from PyPI, against a
 # real basket-server and real `basket` CLI devices from the debug build. Installs what is missing
-# (chromium with apt-get, Playwright and pytest in .build/web-venv).
+# (chromium and an emoji font with apt-get, Playwright and pytest in .build/web-venv).
 #   Scripts/web-test.sh [PYTEST ARGS]        e.g. -k offline
 #   BASKET_SCREENSHOTS=docs/images Scripts/web-test.sh -k screenshots    refreshes the README's pictures
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null; then
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+# The catalogue's icons are emoji: with a font for them the screenshots show what a phone shows.
+dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
+if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo=sudo
     $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ ! -x .build/debug/basket-server ] || [ ! -x .build/debug/basket ] || [ ! -x .build/debug/basket-lab ]; then
     swift build --product basket-server

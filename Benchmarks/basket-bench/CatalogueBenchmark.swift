@@ -9,17 +9,23 @@ import Foundation
 /// Client/BasketSearch/catalogue.tsv, looked up by the name and by the name without an English
 /// plural's "s" or "es", then in English).
 struct CatalogueBenchmark {
-    var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    var root = Self.repository
     var showMisses = false
 
     init(arguments: [String]) throws {
-        for option in arguments {
-            switch option {
-            case "--misses": showMisses = true
-            default: throw QualityBenchmark.UsageError("unknown option \(option)")
-            }
+        showMisses = try Self.misses(arguments)
+    }
+
+    /// The repository this file is in (the quality sets are read from its Benchmarks/quality).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Whether `arguments` ask for the misses (`--misses`, the one option of a quality table).
+    static func misses(_ arguments: [String]) throws -> Bool {
+        for option in arguments where option != "--misses" {
+            throw QualityBenchmark.UsageError("unknown option \(option)")
         }
+        return !arguments.isEmpty
     }
 
     /// A name typed in a language, and the key of the aisle it belongs in.

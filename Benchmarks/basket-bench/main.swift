@@ -11,6 +11,7 @@ let usage = """
            basket-bench search [--items N] [--queries N]
            basket-bench quality [--corpus DIR] [--seed N] [--per-kind N] [--no-fzf]   (fzf from Debian for its baseline)
            basket-bench catalogue [--misses]
+           basket-bench parser [--misses]
            basket-bench curves [--csv PATH] [--max-items N] [--max-watchers N] [--max-devices N]
                                [--curves items,lists,watchers,fleet]   (fleet: needs BASKET_BENCH_POSTGRES)
            basket-bench devices [--devices N] [--hot N] [--lists N] [--rounds N]   (as root: raises the open-file limit)
@@ -42,6 +43,7 @@ case "replica", nil: run { try ReplicaBenchmark(arguments: rest).run() }
 case "search": run { try SearchBenchmark(arguments: rest).run() }
 case "quality": run { try QualityBenchmark(arguments: rest).run() }
 case "catalogue": run { try CatalogueBenchmark(arguments: rest).run() }
+case "parser": run { try ParserBenchmark(arguments: rest).run() }
 case "server": run { try ServerBenchmark(arguments: rest).run() }
 case "curves": run { try CurvesBenchmark(arguments: rest).run() }
 case "devices": run { try DevicesBenchmark(arguments: rest).run() }

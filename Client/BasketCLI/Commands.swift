@@ -111,7 +111,7 @@ enum Commands {
     static let all: [CommandSpec] = [
         CommandSpec(
             path: ["add"], summary: "Add items to the list.",
-            usage: "basket add NAME[, NAME…] [--category C] | basket add --from FILE|- [--category C]",
+            usage: "basket add NAME[, NAME…] | basket add - | basket add --from FILE|- [--category C] [--note NOTE]",
             details: """
                 ARGUMENTS:
                   NAME             Words are joined; commas, semicolons and newlines separate items:
@@ -122,6 +122,11 @@ enum Commands {
                                    a space puts the item in an aisle: 'milk @dairy, bread @bakery' ('#' too,
                                    quoted: a shell takes '#dairy' for a comment); 'dairy' means the list's
                                    aisle of that name, else the catalogue's ('Dairy & eggs').
+                  -                Read a recipe or a list from stdin: one item per line, each read as a
+                                   NAME is (bullets and numbers in front dropped, '2 onions, chopped' has
+                                   the note 'chopped', '(for the cake)' is a note, '2 EL Olivenöl', 'zwei
+                                   Flaschen Wasser', '2-3 onions' keep their amounts). The line as typed is
+                                   kept with the item when it said more than the name.
 
                 A name already on the list is never added twice: a removed item comes back, a checked
                 one is unchecked. Names are matched without case, accents or width ('milk' = 'Milk'),
@@ -134,7 +139,7 @@ enum Commands {
                 Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
                 are refused; nothing is written then.
                 """,
-            options: [.from, .category], writes: true, run: ItemCommands.add),
+            options: [.from, .category, .addNote], writes: true, run: ItemCommands.add),
         CommandSpec(
             path: ["check"], summary: "Cross items off.", usage: "basket check ITEM…",
             details: itemsArgument, writes: true, arguments: .uncheckedItems,

@@ -72,6 +72,7 @@ extension Option {
     static let from = Option(
         "--from", value: "FILE", "Read names from FILE ('-' for stdin), one per line, taken verbatim.")
     static let category = Option("--category", value: "C", "Put every item named in this aisle (category).")
+    static let addNote = Option.field(.note).saying("A note for every item added ('for: lasagne').")
     static let to = Option("--to", value: "NAME", "The new name (then every argument before it is the item).")
     static let unchecked = Option("--unchecked", short: "-u", "Only items still to buy.")
     static let checked = Option("--checked", short: "-c", "Only items crossed off.")

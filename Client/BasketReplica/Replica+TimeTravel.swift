@@ -143,7 +143,8 @@ extension Replica {
     }
 
     /// What a write did, from its field, its value and the value before it; nil for a write a
-    /// person would not name (an add's "not removed" on an item never removed).
+    /// person would not name (an add's "not removed" on an item never removed, the line it was
+    /// typed as).
     static func kind(_ field: Field, _ value: Value, previous: Value?) -> ListChange.Kind? {
         switch field {
         case .name: return previous == nil ? .added : previous == value ? nil : .renamed
@@ -160,6 +161,8 @@ extension Replica {
         case .aisles: return .aisles
         case .archived: return value == .bool(true) ? .archived : .unarchived
         case .language: return .language
+        // The line an add was typed as is part of the add, not a change of its own.
+        case .typed: return nil
         }
     }
 

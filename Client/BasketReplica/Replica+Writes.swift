@@ -203,31 +203,44 @@ extension Replica {
         public var quantity: String?
         /// The category for an item that has none yet; nil to leave the category as it is.
         public var category: String?
+        /// A note typed with it ("for the cake"); nil to leave the note as it is.
+        public var note: String?
+        /// The line it was typed as ("2 onions, chopped"); kept when it says more than the name.
+        public var typed: String?
 
-        /// An item to add, with a quantity when one was given, and a category for it when it has none.
-        public init(name: String, quantity: String? = nil, category: String? = nil) {
+        /// An item to add, with a quantity and a note when they were given, a category for it
+        /// when it has none, and the line it was `typed` as.
+        public init(
+            name: String, quantity: String? = nil, category: String? = nil, note: String? = nil, typed: String? = nil
+        ) {
             self.name = name
             self.quantity = quantity
             self.category = category
+            self.note = note
+            self.typed = typed
         }
     }
 
     /// Adds items with quantities; see ``add(_:to:)-([String],_)``. A quantity given is added to
     /// the quantity of an item still to buy (`Quantity.adding(_:to:)` in BasketCore: "2" and "1" make "3",
     /// "500 g" and "1 pack" "500 g + 1 pack") and replaces that of an item brought back; none
-    /// leaves it as it is. A category given is written when the item has none.
+    /// leaves it as it is. A note given joins the note of an item still to buy ("a; b") and
+    /// replaces another's. A category given is written when the item has none. The line typed is
+    /// written when it says more than the name and differs from the one kept.
     @discardableResult
     public func add(_ newItems: [NewItem], to list: ListID) throws -> [AddResult] {
         let cleaned = try newItems.map {
-            try (
-                Self.cleanName($0.name), $0.quantity.map { try Self.cleanName($0, for: .quantity) },
-                $0.category.map { try Self.cleanName($0, for: .category) }
-            )
+            try NewItem(
+                name: Self.cleanName($0.name), quantity: $0.quantity.map { try Self.cleanName($0, for: .quantity) },
+                category: $0.category.map { try Self.cleanName($0, for: .category) },
+                note: $0.note.map { try Self.cleanName($0, for: .note) },
+                typed: $0.typed.map { try Self.cleanName($0, for: .typed) })
         }
         return try performLocal { writer in
             var results: [AddResult] = []
             var pending: [ItemID: Item] = [:]
-            for (name, quantity, category) in cleaned {
+            for new in cleaned {
+                let (name, quantity, category) = (new.name, new.quantity, new.category)
                 let id = ItemID(list: list, key: ItemKey.normalize(name))
                 let existing = try pending[id] ?? writer.item(id, in: list)
                 var item = Item(id: id, name: name)
@@ -273,6 +286,16 @@ extension Replica {
                     writer.write(list, id, .category, .text(category))
                     item.category = category
                 }
+                if let note = new.note.map({ Self.note($0, adding: outcome == .alreadyOnList ? item.note : nil) }),
+                    note != item.note
+                {
+                    writer.write(list, id, .note, .text(note))
+                    item.note = note
+                }
+                if let typed = new.typed, typed != name, typed != item.typed {
+                    writer.write(list, id, .typed, .text(typed))
+                    item.typed = typed
+                }
                 item.isChecked = false
                 item.isDeleted = false
                 pending[id] = item
@@ -280,6 +303,16 @@ extension Replica {
             }
             return results
         }
+    }
+
+    /// The note an add leaves: `added` joined to the `existing` note of an item still to buy
+    /// ("for the cake; for the lasagne"), unless it is in it already or the two exceed a note's
+    /// bytes (then the note stays as it is).
+    static func note(_ added: String, adding existing: String?) -> String {
+        guard let existing, !existing.isEmpty else { return added }
+        if existing.contains(added) { return existing }
+        let joined = existing + "; " + added
+        return joined.utf8.count <= Field.note.maxBytes ? joined : existing
     }
 
     /// Crosses an item off.

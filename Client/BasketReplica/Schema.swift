@@ -95,6 +95,10 @@ enum Schema {
         """
         ALTER TABLE outbox DROP COLUMN record;
         """,
+        """
+        -- The line an item was last added with, when it said more than the name (Field.typed).
+        ALTER TABLE items ADD COLUMN typed TEXT;
+        """,
     ]
 
     /// The migration after which ``textOutbox(_:)`` runs.

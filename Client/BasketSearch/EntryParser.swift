@@ -1,6 +1,6 @@
 import BasketCore
 
-/// What the user typed to add one item: its name and, when given, a quantity and an aisle.
+/// What the user typed to add one item: its name and, when given, a quantity, an aisle and a note.
 public struct Entry: Hashable, Sendable {
     /// The item name, without the quantity.
     public var name: String
@@ -9,21 +9,33 @@ public struct Entry: Hashable, Sendable {
     /// The aisle typed after it ("milk @dairy", or "milk #dairy" where a shell leaves the `#`),
     /// as typed; ``Catalogue/aisle(named:language:known:)`` finds the aisle it means.
     public var category: String?
+    /// A note typed with it: in parentheses ("flour (for the cake)"), or after a comma in a line
+    /// of several lines ("1 onion, chopped"); nil when none.
+    public var note: String?
+    /// The line as typed, spaces collapsed: kept with the item, so nothing typed is lost.
+    public var typed: String?
 
-    /// An entry for `name`, with `quantity` and `category` when they were typed.
-    public init(name: String, quantity: String? = nil, category: String? = nil) {
+    /// An entry for `name`, with `quantity`, `category`, `note` and the text it was `typed` as.
+    public init(
+        name: String, quantity: String? = nil, category: String? = nil, note: String? = nil, typed: String? = nil
+    ) {
         self.name = name
         self.quantity = quantity
         self.category = category
+        self.note = note
+        self.typed = typed
     }
 }
 
 /// Reads what is typed into an add box: several items separated by commas, semicolons or
-/// newlines ("and" does not separate: "mac and cheese" is one item), each with an optional
-/// quantity in front ("2 milk", "500 g flour", "500ml cream", "2 x tomatoes", "1/2 lemon",
-/// "½ lemon", "1 1/2 cups sugar") or behind ("milk x2", "eggs x 12", "milk 2l", "flour 500 g",
-/// "ビール 3本", "ビール3本"). A name that already exists as typed is taken whole ("7 Up"); a
-/// quantity with nothing after it is a name ("2 kg"). The web client's entry.js, rule for rule.
+/// newlines ("and" does not separate: "mac and cheese" is one item), or, for text of several
+/// lines (a recipe, a chat message), one item per line. Each item may carry a quantity in front
+/// ("2 milk", "500 g flour", "500ml cream", "2 x tomatoes", "2x milk", "1/2 lemon", "½ lemon",
+/// "1 1/2 cups sugar", "2-3 onions", "zwei Flaschen Wasser", "2 c. à s. d'huile") or behind
+/// ("milk x2", "eggs x 12", "milk 2l", "flour 500 g", "ビール 3本", "ビール3本"), a note in
+/// parentheses, and a bullet, number or checkbox in front, which is dropped. A name that already
+/// exists as typed is taken whole, as are names that begin with a number ("7 Up"); a quantity
+/// with nothing after it is a name ("2 kg"). The web client's entry.js, rule for rule.
 public enum EntryParser {
     /// Splits on commas, semicolons and newlines, dropping empty pieces; a comma between two
     /// digits is a decimal comma ("0,5 l Sahne" is one item, "Milch,Brot" two).
@@ -32,10 +44,7 @@ public enum EntryParser {
         var pieces: [String] = []
         var current = ""
         for (i, character) in characters.enumerated() {
-            let isDecimal =
-                character == "," && i > 0 && i + 1 < characters.count && isDigit(characters[i - 1])
-                && isDigit(characters[i + 1])
-            if (character == "," && !isDecimal) || character == ";" || character.isNewline {
+            if isSeparator(characters, i) || character.isNewline {
                 pieces.append(current)
                 current = ""
             } else {
@@ -46,12 +55,27 @@ public enum EntryParser {
         return pieces.filter { !$0.allSatisfy(\.isWhitespace) }
     }
 
+    /// The items of `text`: its lines when it has two or more that are not blank (a pasted recipe
+    /// or chat message: a comma inside a line then starts the item's note), else ``split(_:)``.
+    public static func pieces(_ text: String) -> [String] {
+        let lines = text.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }
+        return lines.count >= 2 ? lines.map(String.init) : split(text)
+    }
+
+    /// Whether `characters[i]` separates items: a semicolon, or a comma that is not between digits.
+    static func isSeparator(_ characters: [Character], _ i: Int) -> Bool {
+        let character = characters[i]
+        if character == ";" { return true }
+        guard character == "," else { return false }
+        return !(i > 0 && i + 1 < characters.count && isDigit(characters[i - 1]) && isDigit(characters[i + 1]))
+    }
+
     /// An ASCII digit (the only digits a quantity is read from).
     static func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }
 
     /// Parses every piece of `text`; `existingKeys` holds the keys of items on the list.
     public static func parseAll(_ text: String, existingKeys: Set<String>) -> [Entry] {
-        split(text).map { parse($0, existingKeys: existingKeys) }
+        pieces(text).map { parse($0, existingKeys: existingKeys) }
     }
 
     /// `entries` with each name that is an item's German spelling without umlauts ("kaese" for
@@ -70,46 +94,77 @@ public enum EntryParser {
         return entries.map { entry in
             let key = Array(ItemKey.normalize(entry.name).utf8)
             guard !keys.contains(key), let name = spellings[key] else { return entry }
-            return Entry(name: name, quantity: entry.quantity, category: entry.category)
+            var spelled = entry
+            spelled.name = name
+            return spelled
         }
     }
 
-    /// Units a quantity may name, compared lower-cased: metric and kitchen measures, packagings,
-    /// in the languages of the catalogue.
-    static let units: Set<String> = [
-        "g", "gr", "gram", "grams", "kg", "kilo", "kilos", "mg", "l", "lt", "litre", "litres", "liter", "liters", "ml",
-        "cl", "dl", "cup", "cups", "tbsp", "tsp", "oz", "lb", "lbs", "pack", "packs", "can", "cans", "bottle",
-        "bottles", "bag", "bags", "box", "boxes", "dozen", "piece", "pieces", "pcs", "pc", "jar", "jars", "bunch",
-        "bunches", "slice", "slices", "loaf", "loaves", "clove", "cloves",
-        "stück", "stk", "packung", "pck", "dose", "dosen", "flasche", "flaschen", "bund", "becher", "glas", "tüte",
-        "beutel", "scheiben",
-        "paquet", "paquets", "boîte", "boîtes", "bouteille", "bouteilles", "tranche", "tranches", "sachet", "sachets",
-        "paquete", "paquetes", "lata", "latas", "botella", "botellas", "pz", "bottiglia", "bottiglie", "pak", "fles",
-        "flessen", "szt", "opak", "butelka",
-    ]
-
-    /// Counters of Japanese and Chinese ("3本", "2個", "1パック"): a unit written right after the
-    /// number, and often right after the name ("ビール3本").
-    static let counters: [String] = [
-        "パック", "切れ", "本", "個", "枚", "袋", "缶", "箱", "束", "玉", "匹", "尾", "房", "丁", "株", "杯", "粒", "斤", "个",
-        "瓶", "包", "盒", "罐", "颗", "只", "条", "片", "块",
-    ]
-
-    static let vulgarFractions: Set<Character> = [
-        "½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅗", "⅘", "⅙", "⅚", "⅛", "⅜", "⅝", "⅞",
-    ]
-
-    /// One item: an aisle after an `@` (or a `#`) that follows a space at its end, then a
-    /// trailing `x2`, a trailing measure ("2l", "500 g", "3本"), a counter glued to the name, or a
-    /// leading quantity (number, fraction, mixed number, then "x" or a unit, or a measure
-    /// "500ml"), unless the whole text is already the name of an item.
+    /// One item: a bullet, number or checkbox in front is dropped; an aisle after an `@` (or a
+    /// `#`) that follows a space at its end, a note after a comma and one in parentheses are
+    /// taken out (parentheses holding only a quantity give the quantity: "Eier (10 Stück)"); then
+    /// the quantity and the name (``parseQuantity(_:existingKeys:)``). Text that is already the
+    /// name of an item is taken whole.
     public static func parse(_ raw: String, existingKeys: Set<String>) -> Entry {
-        let text = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        if existingKeys.contains(ItemKey.normalize(text)) { return Entry(name: text) }
-        guard let (rest, aisle) = aisleTag(text) else { return parseQuantity(text, existingKeys: existingKeys) }
-        var entry = parseQuantity(rest, existingKeys: existingKeys)
-        entry.category = aisle
+        let typed = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        if existingKeys.contains(ItemKey.normalize(typed)) { return Entry(name: typed, typed: typed) }
+        var text = withoutLineMark(typed)
+        if text.isEmpty { return Entry(name: typed, typed: typed) }
+        var entry = Entry(name: text, typed: typed)
+        if existingKeys.contains(ItemKey.normalize(text)) { return entry }
+        if let (rest, aisle) = aisleTag(text) {
+            text = rest
+            entry.category = aisle
+        }
+        var notes: [String] = []
+        if let (rest, note) = commaNote(text) {
+            text = rest
+            notes.append(note)
+        }
+        var inParentheses: String?
+        if let (rest, inner) = parenthesised(text) {
+            text = rest
+            if let quantity = standaloneQuantity(inner.split(separator: " ").map(String.init)) {
+                inParentheses = quantity
+            } else {
+                notes.insert(inner, at: 0)
+            }
+        }
+        // "Milch, 1 l": a note that is only a quantity is the quantity.
+        if inParentheses == nil, let note = notes.last,
+            let quantity = standaloneQuantity(note.split(separator: " ").map(String.init))
+        {
+            notes.removeLast()
+            inParentheses = quantity
+        }
+        let read = parseQuantity(text, existingKeys: existingKeys)
+        entry.name = read.name
+        entry.quantity = read.quantity ?? inParentheses
+        if read.quantity != nil, let inParentheses { notes.insert(inParentheses, at: 0) }
+        entry.note = notes.isEmpty ? nil : notes.joined(separator: ", ")
         return entry
+    }
+
+    /// `text` without the bullet, dash, checkbox or number ("1.", "2)") a list line begins with.
+    static func withoutLineMark(_ text: String) -> String {
+        var text = Substring(text)
+        for _ in 0..<2 {
+            if let mark = lineMarks.first(where: { text.hasPrefix($0 + " ") }) {
+                text = text.dropFirst(mark.count + 1)
+                continue
+            }
+            // "1. milk", "12) eggs": at most three digits, a dot or a bracket, a space.
+            let digits = text.prefix(4).prefix(while: isDigit)
+            let after = text.dropFirst(digits.count)
+            if !digits.isEmpty, digits.count <= 3, after.first == "." || after.first == ")",
+                after.dropFirst().first == " "
+            {
+                text = after.dropFirst(2)
+                continue
+            }
+            break
+        }
+        return String(text)
     }
 
     /// "milk @dairy" → ("milk", "dairy"): the aisle after the last " @" or " #", when something
@@ -128,68 +183,223 @@ public enum EntryParser {
         return (name, String(aisle))
     }
 
-    /// One item's quantity and name (``parse(_:existingKeys:)`` without the aisle).
-    static func parseQuantity(_ text: String, existingKeys: Set<String>) -> Entry {
-        if existingKeys.contains(ItemKey.normalize(text)) { return Entry(name: text) }
-        var words = text.split(separator: " ").map(String.init)
-        if words.count >= 2 {
-            let last = words[words.count - 1]
-            let lower = last.lowercased()
-            // "milk x2", "milk ×3", "eggs x 12".
-            for marker in ["x", "×"] where lower.hasPrefix(marker) && isNumber(String(lower.dropFirst(marker.count))) {
-                return Entry(
-                    name: words.dropLast().joined(separator: " "), quantity: String(lower.dropFirst(marker.count)))
-            }
-            if words.count >= 3, ["x", "×"].contains(words[words.count - 2].lowercased()), isNumber(last) {
-                return Entry(name: words.dropLast(2).joined(separator: " "), quantity: last)
-            }
-            // "milk 2l", "ビール 3本"; "flour 500 g".
-            if isMeasure(last) { return Entry(name: words.dropLast().joined(separator: " "), quantity: last) }
-            if words.count >= 3, isNumber(words[words.count - 2]), isUnit(last) {
-                return Entry(
-                    name: words.dropLast(2).joined(separator: " "), quantity: words.suffix(2).joined(separator: " "))
-            }
-        }
+    /// "1 onion, chopped" → ("1 onion", "chopped"): what follows the first comma or semicolon that
+    /// separates, when something is on both sides (only a line of several lines has one).
+    static func commaNote(_ text: String) -> (rest: String, note: String)? {
+        let characters = Array(text)
+        guard let i = characters.indices.first(where: { isSeparator(characters, $0) }) else { return nil }
+        let rest = String(characters[..<i]).trimmingSpaces
+        let note = String(characters[(i + 1)...]).trimmingSpaces
+        return rest.isEmpty || note.isEmpty ? nil : (rest, note)
+    }
+
+    /// "flour (for the cake) 500 g" → ("flour 500 g", "for the cake"): the last group in
+    /// parentheses that stands apart (a space or the text's edge on both sides: "alert(3)" is a
+    /// name), when something is left around it.
+    static func parenthesised(_ text: String) -> (rest: String, inner: String)? {
+        let characters = Array(text)
+        guard let open = characters.lastIndex(of: "("),
+            let close = characters[open...].firstIndex(of: ")"),
+            open == 0 || characters[open - 1] == " ", close + 1 == characters.count || characters[close + 1] == " "
+        else { return nil }
+        let inner = String(characters[(open + 1)..<close]).trimmingSpaces
+        let rest = (String(characters[..<open]) + " " + String(characters[(close + 1)...]))
+            .split(separator: " ").joined(separator: " ")
+        return inner.isEmpty || rest.isEmpty ? nil : (rest, inner)
+    }
+
+    /// One item's quantity and name (``parse(_:existingKeys:)`` without the aisle and note).
+    static func parseQuantity(_ text: String, existingKeys: Set<String>) -> (name: String, quantity: String?) {
+        if existingKeys.contains(ItemKey.normalize(text)) { return (text, nil) }
+        let words = text.split(separator: " ").map(String.init)
+        if let numbered = numberedName(words) { return numbered }
+        if let trailing = trailingQuantity(words) { return trailing }
         // "ビール3本": a counter glued to the name.
         if let last = words.last, let (name, quantity) = gluedCounter(last) {
-            return Entry(name: (words.dropLast() + [name]).joined(separator: " "), quantity: quantity)
+            return ((words.dropLast() + [name]).joined(separator: " "), quantity)
         }
-        // Leading number, fraction or mixed number, then "x" or an optional unit; or a measure.
-        var quantity: [String] = []
-        if let first = words.first, isMeasure(first) {
-            quantity.append(first)
-            words.removeFirst()
-        } else if let first = words.first, isNumber(first) || isFraction(first) {
-            quantity.append(first)
-            words.removeFirst()
-            if isNumber(quantity[0]), let next = words.first, isFraction(next), words.count > 1 {
-                quantity.append(next)  // "1 1/2"
-                words.removeFirst()
-            }
-            if let next = words.first, ["x", "×"].contains(next.lowercased()) {
-                words.removeFirst()  // "2 x tomatoes"
-            } else if let unit = words.first, isUnit(unit) {
-                quantity.append(unit)
-                words.removeFirst()
-            }
-        }
-        guard !quantity.isEmpty, !words.isEmpty else { return Entry(name: text) }
-        return Entry(name: words.joined(separator: " "), quantity: quantity.joined(separator: " "))
+        guard let leading = leadingQuantity(words) else { return (text, nil) }
+        if !leading.rest.isEmpty { return (leading.rest.joined(separator: " "), leading.quantity) }
+        // "2 rolls", "zwei Flaschen": a packaging with nothing after it is what is bought.
+        if let unit = leading.packaging { return (unit, leading.amount) }
+        return (text, nil)
     }
+
+    /// A name that begins with a number ("7 Up", "4711 Echt Kölnisch Wasser") taken whole, or
+    /// after a quantity ("2 7 Up"); nil for other text.
+    static func numberedName(_ words: [String]) -> (name: String, quantity: String?)? {
+        let key = ItemKey.normalize(words.joined(separator: " "))
+        for name in numberedNames {
+            if key == name || key.hasPrefix(name + " ") { return (words.joined(separator: " "), nil) }
+            let count = name.split(separator: " ").count
+            guard words.count > count, key.hasSuffix(" " + name),
+                let quantity = standaloneQuantity(Array(words.dropLast(count)))
+            else { continue }
+            return (words.suffix(count).joined(separator: " "), quantity)
+        }
+        return nil
+    }
+
+    /// A quantity written after the name: "milk x2", "milk 2x", "eggs x 12", "milk 2l",
+    /// "ビール 3本", "flour 500 g".
+    static func trailingQuantity(_ words: [String]) -> (name: String, quantity: String?)? {
+        guard words.count >= 2 else { return nil }
+        let last = words[words.count - 1]
+        let lower = last.lowercased()
+        let name = words.dropLast().joined(separator: " ")
+        if let times = timesAmount(lower) { return (name, times) }
+        if words.count >= 3, times.contains(words[words.count - 2].lowercased()), isAmount(last) {
+            return (words.dropLast(2).joined(separator: " "), last)
+        }
+        if isMeasure(last) { return (name, last) }
+        if words.count >= 3, isAmount(words[words.count - 2]), isUnit(last) {
+            return (words.dropLast(2).joined(separator: " "), words.suffix(2).joined(separator: " "))
+        }
+        return nil
+    }
+
+    /// "x2", "×3", "2x", "3×" as the amount; nil for another word.
+    static func timesAmount(_ lower: String) -> String? {
+        for mark in times {
+            if lower.hasPrefix(mark), isAmount(String(lower.dropFirst(mark.count))) {
+                return String(lower.dropFirst(mark.count))
+            }
+            if lower.hasSuffix(mark), isAmount(String(lower.dropLast(mark.count))) {
+                return String(lower.dropLast(mark.count))
+            }
+        }
+        return nil
+    }
+
+    static let times = ["x", "×"]
+
+    /// A quantity read from the front of `words`: the amount with its unit, the words after it,
+    /// and the unit when it is a single packaging word (``packagings``).
+    struct Leading {
+        var quantity: String
+        var amount: String
+        var packaging: String?
+        var rest: [String]
+    }
+
+    /// The quantity in front: an optional "about", then a measure ("500ml"), "2x", or an amount
+    /// (a number, fraction, range, mixed number or number word; "a"/"an" before a unit), then
+    /// "x" or a unit of up to three words, then a linking "of"/"de"/"di"/"d'" after a unit.
+    static func leadingQuantity(_ words: [String]) -> Leading? {
+        var i = 0
+        if words.count > 1, approximately.contains(words[0].lowercased()), startsAmount(words[1]) { i = 1 }
+        guard i < words.count else { return nil }
+        let first = words[i]
+        let lower = first.lowercased()
+        var amount: [String] = []
+        var unit: String?
+        i += 1
+        if isMeasure(first) {
+            amount.append(first)
+            unit = ""
+        } else if let times = timesAmount(lower), first.first.map(isDigit) == true {
+            return Leading(quantity: times, amount: times, rest: Array(words[i...]))
+        } else if isAmount(first) {
+            amount.append(first)
+            if isNumber(first), i + 1 < words.count, isFraction(words[i]) {
+                amount.append(words[i])  // "1 1/2"
+                i += 1
+            }
+        } else if let value = numberWords[lower], i < words.count {
+            amount.append(value)
+            // "half a lemon", "half an onion"; "eine halbe Gurke", "una media sandía".
+            if value == "½", i + 1 < words.count, articles.contains(words[i].lowercased()) { i += 1 }
+            if value == "1", i + 1 < words.count, numberWords[words[i].lowercased()] == "½" {
+                amount = ["½"]
+                i += 1
+            }
+        } else if articles.contains(lower), i < words.count, unitLength(words, at: i) > 0 {
+            amount.append("1")
+        } else {
+            return nil
+        }
+        var packaging: String?
+        if unit == nil, i < words.count, times.contains(words[i].lowercased()) {
+            i += 1  // "2 x tomatoes"; "2 x 500ml cream", "2 x 400 g tomatoes"
+            if i + 1 < words.count, isMeasure(words[i]) {
+                amount += [words[i - 1].lowercased(), words[i]]
+                unit = ""
+                i += 1
+            } else if i + 2 < words.count, isAmount(words[i]), unitLength(words, at: i + 1) == 1 {
+                amount += [words[i - 1].lowercased(), words[i], words[i + 1]]
+                unit = ""
+                i += 2
+            }
+        } else if unit == nil, case let length = unitLength(words, at: i), length > 0 {
+            unit = words[i..<(i + length)].joined(separator: " ")
+            if length == 1, packagings.contains(bare(words[i].lowercased())) { packaging = words[i] }
+            i += length
+        }
+        var rest = Array(words[i...])
+        if unit != nil { rest = withoutLink(rest) }
+        let quantity = (amount + (unit.map { $0.isEmpty ? [] : [$0] } ?? [])).joined(separator: " ")
+        return Leading(quantity: quantity, amount: amount.joined(separator: " "), packaging: packaging, rest: rest)
+    }
+
+    /// `words` without the "of", "de", "di" or elision a unit is joined to the name with.
+    static func withoutLink(_ words: [String]) -> [String] {
+        guard let first = words.first else { return words }
+        let lower = first.lowercased()
+        if linkWords.contains(lower), words.count > 1 {
+            // "1 kg de la farine".
+            let after = words[1].lowercased() == "la" && words.count > 2 ? 2 : 1
+            return withoutElision(Array(words.dropFirst(after)))
+        }
+        return withoutElision(words)
+    }
+
+    /// "d'ail" → "ail", "dell'olio" → "olio".
+    static func withoutElision(_ words: [String]) -> [String] {
+        guard let first = words.first else { return words }
+        let lower = first.lowercased()
+        for elision in elisions where lower.hasPrefix(elision) && lower.count > elision.count {
+            return [String(first.dropFirst(elision.count))] + words.dropFirst()
+        }
+        return words
+    }
+
+    /// How many words from `i` make a unit (1 to 3; the longest); 0 for none.
+    static func unitLength(_ words: [String], at i: Int) -> Int {
+        for length in stride(from: 3, through: 2, by: -1) where i + length <= words.count {
+            if phraseUnits.contains(words[i..<(i + length)].joined(separator: " ").lowercased()) { return length }
+        }
+        return i < words.count && isUnit(words[i]) ? 1 : 0
+    }
+
+    /// Text that is only a quantity ("10 Stück", "250 g", "x2", "500ml"), as that quantity.
+    static func standaloneQuantity(_ words: [String]) -> String? {
+        if words.count == 1, let times = timesAmount(words[0].lowercased()) { return times }
+        if words.count == 1, isAmount(words[0]) || isMeasure(words[0]) { return words[0] }
+        guard let leading = leadingQuantity(words), leading.rest.isEmpty, leading.quantity != leading.amount
+        else { return nil }
+        return leading.quantity
+    }
+
+    /// Whether `word` may begin an amount (a digit, a fraction, or a number word).
+    static func startsAmount(_ word: String) -> Bool {
+        isAmount(word) || isMeasure(word) || numberWords[word.lowercased()] != nil
+    }
+
+    /// `word` without one trailing dot ("pck." → "pck").
+    static func bare(_ word: String) -> String { word.hasSuffix(".") ? String(word.dropLast()) : word }
 
     static func isUnit(_ word: String) -> Bool {
-        units.contains(word.lowercased()) || counters.contains(word)
+        let lower = bare(word.lowercased())
+        return measures.contains(lower) || packagings.contains(lower) || counters.contains(word)
     }
 
-    /// A number with its unit written on: "500ml", "2l", "1.5kg", "3本".
+    /// A number with its unit written on: "500ml", "2l", "1.5kg", "2EL", "6er", "3本".
     static func isMeasure(_ word: String) -> Bool {
         let chars = Array(word)
-        guard let first = chars.first, first.isASCII, first.isNumber else { return false }
+        guard let first = chars.first, isDigit(first) else { return false }
         // The number is the longest run of digits and one separator ("1.5"): at most 12 characters.
         var end = 0
-        while end < min(chars.count, 12),
-            chars[end].isASCII && (chars[end].isNumber || chars[end] == "." || chars[end] == ",")
-        {
+        while end < min(chars.count, 12), isDigit(chars[end]) || chars[end] == "." || chars[end] == "," {
             end += 1
         }
         return end < chars.count && isNumber(String(chars[..<end])) && isUnit(String(chars[end...]))
@@ -200,17 +410,20 @@ public enum EntryParser {
         guard let counter = counters.first(where: { word.hasSuffix($0) }) else { return nil }
         let chars = Array(word.dropLast(counter.count))
         var start = chars.count
-        while start > 0, chars[start - 1].isASCII, chars[start - 1].isNumber { start -= 1 }
+        while start > 0, isDigit(chars[start - 1]) { start -= 1 }
         guard start > 0, start < chars.count else { return nil }
         return (String(chars[..<start]), String(chars[start...]) + counter)
     }
 
+    /// A number, a fraction or a range: "2", "1,5", "1/2", "½", "2-3".
+    static func isAmount(_ s: String) -> Bool { isNumber(s) || isFraction(s) || isRange(s) }
+
     /// "2", "1.5", "0,5", "1½".
     static func isNumber(_ s: String) -> Bool {
-        guard let first = s.first, first.isASCII, first.isNumber else { return false }
+        guard let first = s.first, isDigit(first) else { return false }
         var seenSeparator = false
         for (i, c) in s.enumerated() {
-            if c.isASCII && c.isNumber { continue }
+            if isDigit(c) { continue }
             if (c == "." || c == ",") && !seenSeparator && i > 0 && i < s.count - 1 {
                 seenSeparator = true
                 continue
@@ -225,6 +438,23 @@ public enum EntryParser {
     static func isFraction(_ s: String) -> Bool {
         if s.count == 1, let c = s.first, vulgarFractions.contains(c) { return true }
         let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(isDigit) }
+    }
+
+    /// "2-3", "2–3", "1,5-2": two numbers joined by a hyphen or an en dash.
+    static func isRange(_ s: String) -> Bool {
+        let parts = s.split(omittingEmptySubsequences: false) { $0 == "-" || $0 == "–" }
+        return parts.count == 2 && parts.allSatisfy { isNumber(String($0)) }
+    }
+
+    static let vulgarFractions: Set<Character> = [
+        "½", "⅓", "⅔", "¼", "¾", "⅕", "⅖", "⅗", "⅘", "⅙", "⅚", "⅛", "⅜", "⅝", "⅞",
+    ]
+}
+
+extension String {
+    /// The text without spaces around it.
+    fileprivate var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

@@ -8,6 +8,7 @@ import { Sync, refusedText } from "./sync.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
 import { showLists } from "./lists-screen.js";
+import { keepShared } from "./paste-sheet.js";
 import { h } from "./ui.js";
 import { changes, didPhrase } from "./phrases.js";
 import * as catalogue from "./catalogue.js";
@@ -36,6 +37,8 @@ const loaded = new Map();
 const asked = new Set();
 /** Icons already looked up, by name (a keystroke redraws a dozen rows): at most 2,000. */
 const icons = new Map();
+/** How many catalogues have come: a screen whose drawing is older draws its rows' icons again. */
+let catalogueGeneration = 0;
 
 /**
  * Loads the catalogue of `code` in the background (once; again after a failure); the list shows
@@ -48,6 +51,8 @@ function want(code) {
   catalogue.load(code, base).then((c) => {
     loaded.set(code, c);
     icons.clear();
+    // The rows drawn before it came get their icons now.
+    catalogueGeneration += 1;
     screen?.update();
   }, () => asked.delete(code));
 }
@@ -303,6 +308,7 @@ function mount(next, ...children) {
  * @property {(text: string, list?: string | null) => void} showToast
  * @property {(list: string, name: string) => string | null} aisleFor
  * @property {(name: string) => string | null} iconFor
+ * @property {() => number} catalogueGeneration how many catalogues have come (the icons they give)
  * @property {(list: string, typed: string, known: readonly string[]) => string} aisleNamed
  * @property {(list: string) => string[]} cataloguedAisles
  * @property {(list: string) => string} aisleLanguageOf the language a list's aisles are named in
@@ -328,6 +334,7 @@ const app = {
   showToast,
   aisleFor,
   iconFor,
+  catalogueGeneration: () => catalogueGeneration,
   aisleNamed,
   cataloguedAisles,
   aisleLanguageOf: aisleLanguage,
@@ -368,6 +375,8 @@ async function start() {
       screen?.update();
     });
   });
+  // Text shared from another app arrives as the share target's query (manifest.webmanifest).
+  if (location.search !== "" && keepShared(new URLSearchParams(location.search))) history.replaceState(null, "", "/" + location.hash);
   addEventListener("hashchange", route);
   route();
   if (replica.meta.account?.token) sync.syncAll();

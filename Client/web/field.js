@@ -5,28 +5,29 @@
 
 /**
  * A register's name, as on the wire.
- * @typedef {"title" | "name" | "checked" | "deleted" | "quantity" | "note" | "category" | "aisles" | "archived" | "language"} Field
+ * @typedef {"title" | "name" | "checked" | "deleted" | "quantity" | "note" | "category" | "aisles" | "archived" | "language" | "typed"} Field
  */
 /**
  * What a register holds: a boolean, text always there once written, or text or null.
  * @typedef {"flag" | "text" | "optionalText"} FieldKind
  */
 /**
- * @typedef {{ name: Field, list: boolean, kind: FieldKind, maxBytes: number }} FieldInfo
+ * @typedef {{ name: Field, list: boolean, kind: FieldKind, maxBytes: number, settable: boolean }} FieldInfo
  */
 
 /** @type {readonly FieldInfo[]} Every register in wire order (Field.allCases). */
 export const FIELD_TABLE = Object.freeze([
-  { name: "title", list: true, kind: "text", maxBytes: 2048 },
-  { name: "name", list: false, kind: "text", maxBytes: 2048 },
-  { name: "checked", list: false, kind: "flag", maxBytes: 0 },
-  { name: "deleted", list: false, kind: "flag", maxBytes: 0 },
-  { name: "quantity", list: false, kind: "optionalText", maxBytes: 256 },
-  { name: "note", list: false, kind: "optionalText", maxBytes: 4096 },
-  { name: "category", list: false, kind: "optionalText", maxBytes: 256 },
-  { name: "aisles", list: true, kind: "optionalText", maxBytes: 4096 },
-  { name: "archived", list: true, kind: "flag", maxBytes: 0 },
-  { name: "language", list: true, kind: "optionalText", maxBytes: 16 },
+  { name: "title", list: true, kind: "text", maxBytes: 2048, settable: false },
+  { name: "name", list: false, kind: "text", maxBytes: 2048, settable: false },
+  { name: "checked", list: false, kind: "flag", maxBytes: 0, settable: false },
+  { name: "deleted", list: false, kind: "flag", maxBytes: 0, settable: false },
+  { name: "quantity", list: false, kind: "optionalText", maxBytes: 256, settable: true },
+  { name: "note", list: false, kind: "optionalText", maxBytes: 4096, settable: true },
+  { name: "category", list: false, kind: "optionalText", maxBytes: 256, settable: true },
+  { name: "aisles", list: true, kind: "optionalText", maxBytes: 4096, settable: false },
+  { name: "archived", list: true, kind: "flag", maxBytes: 0, settable: false },
+  { name: "language", list: true, kind: "optionalText", maxBytes: 16, settable: false },
+  { name: "typed", list: false, kind: "optionalText", maxBytes: 2048, settable: false },
 ]);
 
 /** @type {readonly Field[]} Fields in their wire order (Field.code). */
@@ -36,7 +37,7 @@ export const FIELDS = FIELD_TABLE.map((f) => f.name);
 export const ITEM_FIELDS = FIELD_TABLE.filter((f) => !f.list).map((f) => f.name);
 
 /** @type {readonly Field[]} The item fields a person sets or clears (Field.settableItemFields). */
-export const SETTABLE_ITEM_FIELDS = FIELD_TABLE.filter((f) => !f.list && f.kind === "optionalText").map((f) => f.name);
+export const SETTABLE_ITEM_FIELDS = FIELD_TABLE.filter((f) => !f.list && f.kind === "optionalText" && f.settable).map((f) => f.name);
 
 const byName = new Map(FIELD_TABLE.map((f) => [f.name, f]));
 

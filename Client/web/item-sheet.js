@@ -36,7 +36,10 @@ export async function editItem(screen, id) {
         });
       },
     },
-    nameLabel, name, quantityLabel, quantity, noteLabel, note, categoryLabel, category, options, error,
+    nameLabel, name, quantityLabel, quantity, noteLabel, note, categoryLabel, category, options,
+    // The line it was added with, when it said more than the name: nothing typed is lost.
+    item.typed === null ? null : h("p", { class: "hint typed" }, `Added as “${item.typed}”`),
+    error,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save")),
   );
   const dialog = openDialog("edit-title", `Edit ${item.name}`, form, history(screen, id));
@@ -71,7 +74,7 @@ export async function saveItem(screen, id, values) {
  */
 export function history(screen, id) {
   /** @type {Record<string, string>} */
-  const words = { name: "Name", checked: "Checked", deleted: "On the list", quantity: "Quantity", note: "Note", category: "Category" };
+  const words = { name: "Name", checked: "Checked", deleted: "On the list", quantity: "Quantity", note: "Note", category: "Category", typed: "Added as" };
   const said = (/** @type {string} */ f, /** @type {unknown} */ v) =>
     f === "deleted" ? (v ? "removed" : "added") : f === "checked" ? (v ? "checked" : "unchecked") : v === null ? "cleared" : String(v);
   const body = h("div", {}, h("p", { class: "hint" }, "Reading…"));

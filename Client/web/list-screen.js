@@ -10,6 +10,7 @@ import { editItem } from "./item-sheet.js";
 import { listSettings, setArchived, confirmDialog } from "./list-settings.js";
 import { share } from "./sharing-sheet.js";
 import { entriesFor, suggestionsFor, warmUpTexts } from "./list-entries.js";
+import { isSeveralLines, showPastePreview, takeShared } from "./paste-sheet.js";
 import { makeRow, refreshRow, listenToRows } from "./item-row.js";
 import { kept } from "./list-data.js";
 import { normalize } from "./key.js";
@@ -37,7 +38,7 @@ const STAY_MS = 1200;
 /** @typedef {import("./list-data.js").ListData} ListData */
 /** @typedef {import("./list-data.js").Group} Group */
 /** @typedef {import("./search-index.js").SearchResult} SearchResult */
-/** @typedef {{ name: string, quantity: string | null, category?: string | null }} Entry */
+/** @typedef {{ name: string, quantity: string | null, category?: string | null, note?: string | null, typed?: string | null }} Entry */
 /** @typedef {{ className: string, label: string, action: () => void }} Offer */
 
 /**
@@ -102,7 +103,7 @@ export class ListScreen {
     // Rows: the whole list's are kept by item (a tap moves one); the matches' by place. A row's
     // signature holds `locked`: each row shown is brought up to date when it changes.
     this.locked = this.readOnly();
-    const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, this.locked].join("\u0000");
+    const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, this.locked, this.app.iconFor(item.name)].join("\u0000");
     const make = (/** @type {Item} */ item) => makeRow(item, this.locked, this.app.iconFor(item.name));
     const refresh = (/** @type {HTMLElement} */ row, /** @type {Item} */ item) =>
       refreshRow(row, item, this.locked, this.app.iconFor(item.name));
@@ -371,7 +372,7 @@ export class ListScreen {
     if (this.held) return;
     const state = this.replica.state(this.list);
     const where = this.replica.syncState(this.list);
-    const now = [state?.changes, where?.noLongerMember, where?.role, this.input.value].join("\u0000");
+    const now = [state?.changes, where?.noLongerMember, where?.role, this.input.value, this.app.catalogueGeneration()].join("\u0000");
     if (now === this.drawnFor && state) return this.app.updateStatus();
     this.render();
   }
@@ -395,7 +396,7 @@ export class ListScreen {
     }
     if (this.settings.hidden !== gone) this.settings.hidden = gone;
     const text = this.input.value;
-    this.drawnFor = [state.changes, gone, this.replica.syncState(this.list)?.role, text].join("\u0000");
+    this.drawnFor = [state.changes, gone, this.replica.syncState(this.list)?.role, text, this.app.catalogueGeneration()].join("\u0000");
     this.refreshScopes();
     const searching = !(text.trim() === "" && this.scope.value === "");
     const children = searching ? this.matchesShown(text) : this.wholeList();
@@ -586,6 +587,13 @@ export class ListScreen {
     this.input.addEventListener("input", () => this.render());
     this.input.addEventListener("focus", () => this.warmUp());
     this.input.addEventListener("keydown", (event) => this.onKey(event));
+    // A recipe or a chat message pasted: previewed, one item per line, before anything is added.
+    this.input.addEventListener("paste", (event) => {
+      const text = event.clipboardData?.getData("text/plain") ?? "";
+      if (this.readOnly() || !isSeveralLines(text)) return;
+      event.preventDefault();
+      showPastePreview(this, text);
+    });
   }
 
   /**
@@ -673,5 +681,8 @@ export class ListScreen {
       this.app.statusLine(),
     );
     this.update();
+    // Text shared from another app (the PWA's share target) opens the same preview as a paste.
+    const shared = this.readOnly() ? null : takeShared();
+    if (shared !== null) showPastePreview(this, shared.text, shared.title);
   }
 }

@@ -4,6 +4,7 @@ import { accountSheet, signOut } from "./account-sheet.js";
 import { ROUTES, Unreachable, request } from "./api.js";
 import { isID128 } from "./ids.js";
 import { h } from "./ui.js";
+import { hasShared } from "./paste-sheet.js";
 
 /** @typedef {import("./app.js").App} App */
 /**
@@ -82,11 +83,28 @@ export function showLists(app) {
     app.statusLine(),
   );
   update();
+  if (hasShared() && toListShared(app, rows)) return;
   const pendingJoin = sessionStorage.getItem("basket-join");
   if (pendingJoin) {
     sessionStorage.removeItem("basket-join");
     app.run(() => askToJoin(app, pendingJoin));
   }
+}
+
+/**
+ * Text shared from another app goes to the list it is meant for: the only one (then true: the
+ * screen is left), or the one the person opens, which a notice above `rows` asks for.
+ * @param {App} app
+ * @param {Element} rows
+ */
+function toListShared(app, rows) {
+  const lists = app.replica.lists().filter((l) => !l.archived);
+  if (lists.length === 1) {
+    app.go(`#/list/${lists[0].id}`);
+    return true;
+  }
+  rows.before(h("p", { class: "notice", role: "status" }, lists.length === 0 ? "Make a list to add what was shared to." : "Open the list to add what was shared to."));
+  return false;
 }
 
 /**

@@ -28,6 +28,19 @@ function cleaned(raw, field) {
   }
 }
 
+/**
+ * The note an add leaves: `added` joined to the `existing` note of an item still to buy, unless it
+ * is in it already or the two exceed a note's bytes (then the note stays) (Replica.note(_:adding:)).
+ * @param {string} added
+ * @param {string | null} existing
+ */
+function noteAdding(added, existing) {
+  if (existing === null || existing === "") return added;
+  if (existing.includes(added)) return existing;
+  const joined = existing + "; " + added;
+  return new TextEncoder().encode(joined).length <= (fieldInfo("note")?.maxBytes ?? 0) ? joined : existing;
+}
+
 /** @typedef {import("./ops.js").Op} Op */
 /** @typedef {import("./ops.js").Value} Value */
 /** @typedef {import("./state.js").Item} Item */
@@ -529,18 +542,21 @@ export class Replica {
   }
 
   /**
-   * Adds entries ({ name, quantity, category }) as BasketReplica's add does (a category is written
-   * when the item has none); returns
+   * Adds entries ({ name, quantity, category, note, typed }) as BasketReplica's add does (a note
+   * joins that of an item still to buy, a category is written when the item has none, the line
+   * typed when it says more than the name); returns
    * [{ item, outcome: "added" | "restored" | "unchecked" | "alreadyOnList", quantityChanged, before }],
    * where `before` is the item before (null when it is new). One undo step.
    * @param {string} list
-   * @param {{ name: string, quantity?: string | null, category?: string | null }[]} entries
+   * @param {{ name: string, quantity?: string | null, category?: string | null, note?: string | null, typed?: string | null }[]} entries
    */
   async add(list, entries) {
     const values = entries.map((e) => ({
       name: cleaned(e.name, "name"),
       quantity: e.quantity == null ? null : cleaned(e.quantity, "quantity"),
       category: e.category == null ? null : cleaned(e.category, "category"),
+      note: e.note == null ? null : cleaned(e.note, "note"),
+      typed: e.typed == null ? null : cleaned(e.typed, "typed"),
     }));
     const state = this.entry(list).state;
     /** @type {Write[]} */
@@ -549,13 +565,13 @@ export class Replica {
     const results = [];
     /** @type {Map<string, Item>} */
     const pending = new Map();
-    for (const { name, quantity, category } of values) {
+    for (const { name, quantity, category, note, typed } of values) {
       const id = itemID(list, normalize(name));
       const existing = pending.get(id) ?? state.item(id);
       /** @type {AddResult["outcome"]} */
       let outcome;
       /** @type {Item} */
-      let item = { id, name, checked: false, deleted: false, quantity: null, note: null, category: null };
+      let item = { id, name, checked: false, deleted: false, quantity: null, note: null, category: null, typed: null };
       if (existing === undefined) {
         writes.push({ item: id, field: "name", value: name }, { item: id, field: "checked", value: false });
         writes.push({ item: id, field: "deleted", value: false });
@@ -589,6 +605,15 @@ export class Replica {
       if (category !== null && item.category === null) {
         writes.push({ item: id, field: "category", value: category });
         item.category = category;
+      }
+      const joined = note === null ? null : noteAdding(note, outcome === "alreadyOnList" ? item.note : null);
+      if (joined !== null && joined !== item.note) {
+        writes.push({ item: id, field: "note", value: joined });
+        item.note = joined;
+      }
+      if (typed !== null && typed !== name && typed !== item.typed) {
+        writes.push({ item: id, field: "typed", value: typed });
+        item.typed = typed;
       }
       item.checked = false;
       item.deleted = false;

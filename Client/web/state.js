@@ -7,7 +7,7 @@ import { ITEM_FIELDS, initialValue } from "./field.js";
 /**
  * An item as the merged state shows it (BasketCore's Item): its id and one property per field of
  * ITEM_FIELDS, named as the field.
- * @typedef {{ id: string, name: string, checked: boolean, deleted: boolean, quantity: string | null, note: string | null, category: string | null }} Item
+ * @typedef {{ id: string, name: string, checked: boolean, deleted: boolean, quantity: string | null, note: string | null, category: string | null, typed: string | null }} Item
  */
 /** @typedef {import("./ops.js").Value} Value */
 /** @typedef {import("./ops.js").Op} Op */

@@ -22,6 +22,9 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     /// The language the list's aisles are named in ("en", "de"): every device files items under
     /// aisles in it, whatever its own (written to ``ItemID/list``, by its creator and its owners).
     case language
+    /// The line an item was last added with when it said more than the name ("2 onions, chopped"),
+    /// as typed: kept so that nothing typed is lost to the parser; written by an add, not set.
+    case typed
 
     /// A stable small number for compact storage.
     public var code: UInt8 {
@@ -36,6 +39,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case .aisles: 7
         case .archived: 8
         case .language: 9
+        case .typed: 10
         }
     }
 
@@ -52,6 +56,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case 7: self = .aisles
         case 8: self = .archived
         case 9: self = .language
+        case 10: self = .typed
         default: return nil
         }
     }
@@ -60,7 +65,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     /// No shopping list meets them: a name of 500 characters in any script fits in 2,048 bytes.
     public var maxBytes: Int {
         switch self {
-        case .title, .name: 2_048
+        case .title, .name, .typed: 2_048
         case .quantity, .category: 256
         case .language: 16
         case .note, .aisles: 4_096
@@ -72,7 +77,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     public var isListField: Bool {
         switch self {
         case .title, .aisles, .archived, .language: true
-        case .name, .checked, .deleted, .quantity, .note, .category: false
+        case .name, .checked, .deleted, .quantity, .note, .category, .typed: false
         }
     }
 
@@ -91,7 +96,16 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         switch self {
         case .checked, .deleted, .archived: .flag
         case .title, .name: .text
-        case .quantity, .note, .category, .aisles, .language: .optionalText
+        case .quantity, .note, .category, .aisles, .language, .typed: .optionalText
+        }
+    }
+
+    /// Whether a person sets the field (`basket set`, the phone's item sheet) rather than the app
+    /// on its own (an add writes ``typed``).
+    public var isSettable: Bool {
+        switch self {
+        case .quantity, .note, .category: true
+        case .title, .name, .checked, .deleted, .aisles, .archived, .language, .typed: false
         }
     }
 
@@ -101,7 +115,7 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     public static let itemFields: [Field] = allCases.filter { !$0.isListField }
 
     /// The item fields a person sets to a text or clears (`basket set`, the phone's item sheet).
-    public static let settableItemFields: [Field] = itemFields.filter { $0.kind == .optionalText }
+    public static let settableItemFields: [Field] = itemFields.filter { $0.kind == .optionalText && $0.isSettable }
 
     /// The value a field holds before any write: false for a flag, null for text.
     public var initialValue: Value { kind == .flag ? .bool(false) : .null }

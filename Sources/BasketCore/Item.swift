@@ -14,11 +14,13 @@ public struct Item: Hashable, Sendable, Identifiable {
     public var note: String?
     /// A category such as "dairy"; nil when not set.
     public var category: String?
+    /// The line the item was last added with, when it said more than the name; nil when none.
+    public var typed: String?
 
     /// An item with these values.
     public init(
         id: ItemID, name: String, isChecked: Bool = false, isDeleted: Bool = false, quantity: String? = nil,
-        note: String? = nil, category: String? = nil
+        note: String? = nil, category: String? = nil, typed: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -27,6 +29,7 @@ public struct Item: Hashable, Sendable, Identifiable {
         self.quantity = quantity
         self.note = note
         self.category = category
+        self.typed = typed
     }
 
     /// An item whose fields are `values` (a field missing holds its ``Field/initialValue``; an
@@ -52,6 +55,7 @@ public struct Item: Hashable, Sendable, Identifiable {
             case .quantity: quantity.map(Value.text) ?? .null
             case .note: note.map(Value.text) ?? .null
             case .category: category.map(Value.text) ?? .null
+            case .typed: typed.map(Value.text) ?? .null
             case .title, .aisles, .archived, .language: .null
             }
         }
@@ -63,6 +67,7 @@ public struct Item: Hashable, Sendable, Identifiable {
             case .quantity: quantity = newValue.textValue
             case .note: note = newValue.textValue
             case .category: category = newValue.textValue
+            case .typed: typed = newValue.textValue
             case .title, .aisles, .archived, .language: break
             }
         }

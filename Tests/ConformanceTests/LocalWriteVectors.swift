@@ -126,6 +126,27 @@ extension Vectors {
                 add(
                     w + 13000, [("Butter", nil), ("rye bread", nil), ("Eggs", nil)],
                     categories: ["Dairy & eggs", "Pantry", nil]),
+                // A note typed with an add joins the note of an item still to buy; the line typed
+                // is kept when it says more than the name, and written again only when it changes.
+                step(w + 14000, "add") {
+                    $0.entries = [
+                        EntryValue(name: "onions", quantity: "2", note: "chopped", typed: "- 2 onions, chopped"),
+                        EntryValue(name: "Jam", quantity: nil, typed: "Jam"),
+                    ]
+                },
+                step(w + 15000, "add") {
+                    $0.entries = [
+                        EntryValue(name: "onions", quantity: "1", note: "for soup", typed: "1 onions (for soup)"),
+                        EntryValue(name: "onions", quantity: nil, note: "chopped", typed: "1 onions (for soup)"),
+                    ]
+                },
+                on(w + 16000, "check", "onions"),
+                step(w + 17000, "add") {
+                    $0.entries = [
+                        EntryValue(name: "onions", quantity: nil, note: "for stew", typed: "onions (for stew)")
+                    ]
+                },
+                step(w + 18000, "undo"),
             ]
         let hour: UInt64 = 3_600_000
         let clock: [LocalStep] = [
@@ -216,7 +237,9 @@ extension Vectors {
                 case "add":
                     let results = try replica.add(
                         (step.entries ?? []).map {
-                            Replica.NewItem(name: $0.name, quantity: $0.quantity, category: $0.category)
+                            Replica.NewItem(
+                                name: $0.name, quantity: $0.quantity, category: $0.category, note: $0.note,
+                                typed: $0.typed)
                         }, to: listID)
                     step.outcomes = results.map {
                         AddOutcome(outcome: $0.outcome.rawValue, quantityChanged: $0.quantityChanged)

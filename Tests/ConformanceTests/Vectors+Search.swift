@@ -242,15 +242,32 @@ extension Vectors {
             "0,5 l Sahne", "1,5 kg Kartoffeln", "Milch, 0,5 l Sahne,Brot", "Milch,2 Eier", "2,5", "1, 2 milk",
             "milk @dairy", "2 milk #dairy", "eggs @ fruit & veg", "@dairy", "milk @", "milk #dairy @Kühlregal",
             "kaese @käse", "Käse @dairy",
+            // Lines pasted from a recipe or a chat: one item per line, a comma starting the note.
+            "- 2 onions, chopped\n- 1 tin tomatoes\n\n3. 500 g mince (lean)", "Milch, Brot\nEier",
+            "• Milch\r\n• Brot", "[ ] eggs\n[x] bread", "1) milk\n2) bread", "-", "- ", "1.", "1. 5",
+            "(milk)", "milk (", "milk )(", "flour (for the cake) @baking", "eggs (12) x2", "2-3", "2–3 onions",
+            "2-in-1 shampoo", "a", "a bag", "an egg", "half", "zwei", "zwei Flaschen", "2 Flaschen", "2 rolls",
+            "d'ail", "2 de", "2 kg de", "1 kg de la", "ca.", "ca. milk", "7 Up x2", "2 7 Up", "4711",
+            "2 x 500ml", "2 x 400 g tomatoes", "2 x 400 g", "eine halbe", "x2 milk", "2x", "×2 milk",
+            "Eier (Bio, 10 Stück)", "\" onmouseover=\"alert(3)", "Eier(10)", "(Bio) Eier",
         ]
+        // Every line of the parser's measured sets too (Benchmarks/quality/parser*.tsv).
+        let measured = ["parser.tsv", "parser-heldout.tsv", "parser-heldout-2.tsv"].flatMap { file in
+            ((try? String(
+                contentsOf: repository.appendingPathComponent("Benchmarks/quality").appendingPathComponent(file),
+                encoding: .utf8)) ?? "").split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .compactMap { $0.split(separator: "\t").dropFirst().first.map(String.init) }
+        }
+        precondition(measured.count > 250, "the parser's line sets are read")
         let keys = Set(existing.map(ItemKey.normalize))
-        return texts.map { text in
+        return (texts + measured).map { text in
             EntryCase(
                 text: text, existing: existing,
                 entries: EntryParser.resolvingSpellings(
                     EntryParser.parseAll(text, existingKeys: keys), names: existing
                 ).map {
-                    EntryValue(name: $0.name, quantity: $0.quantity, category: $0.category)
+                    EntryValue(
+                        name: $0.name, quantity: $0.quantity, category: $0.category, note: $0.note, typed: $0.typed)
                 })
         }
     }

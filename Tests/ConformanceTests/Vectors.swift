@@ -150,6 +150,7 @@ struct Vectors: Codable, Equatable {
         var list: Bool
         var kind: String
         var maxBytes: Int
+        var settable: Bool
 
         init(_ field: Field) {
             name = field.rawValue
@@ -162,6 +163,7 @@ struct Vectors: Codable, Equatable {
                 case .optionalText: "optionalText"
                 }
             maxBytes = field.maxBytes
+            settable = field.isSettable
         }
     }
 
@@ -263,12 +265,18 @@ struct Vectors: Codable, Equatable {
         var quantity: String?
         /// The category an add gives an item that has none (local writes only).
         var category: String?
+        /// The note typed with it (parentheses, or after a comma in a line of several).
+        var note: String? = nil
+        /// The line as typed (parsed entries only).
+        var typed: String? = nil
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(name, forKey: .name)
             try c.encode(quantity, forKey: .quantity)
             try c.encodeIfPresent(category, forKey: .category)
+            try c.encodeIfPresent(note, forKey: .note)
+            try c.encodeIfPresent(typed, forKey: .typed)
         }
     }
 

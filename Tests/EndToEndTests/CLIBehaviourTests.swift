@@ -70,6 +70,39 @@ struct CLIBehaviourTests {
         #expect(try device.listing().items.count == 6)
     }
 
+    /// `basket add -`: a recipe or a chat message on stdin, one item per line, each read as an
+    /// argument is (marks in front dropped, a comma starting the note), the line kept as typed.
+    @Test func addDashReadsARecipeOneParsedItemPerLine() throws {
+        let device = Device(root, "d")
+        let recipe =
+            "Lasagne\n- 500 g minced beef\n- 2 onions, chopped\n\n3. 2 x 400 g tomatoes\n• 1 Bund Basilikum (frisch)\n"
+        try device.ok("add", "-", "--note", "for: lasagne", stdin: recipe)
+        struct Listing: Decodable { var items: [BasketCore.Item] }
+        func read() throws -> [String: BasketCore.Item] {
+            let listing = try JSONDecoder().decode(Listing.self, from: Data(device.ok("ls", "--json").utf8))
+            return Dictionary(uniqueKeysWithValues: listing.items.map { ($0.name, $0) })
+        }
+        let items = try read()
+        #expect(Set(items.keys) == ["Lasagne", "minced beef", "onions", "tomatoes", "Basilikum"])
+        #expect(items["onions"]?.quantity == "2" && items["onions"]?.note == "chopped; for: lasagne")
+        #expect(items["onions"]?.typed == "- 2 onions, chopped")
+        #expect(items["tomatoes"]?.quantity == "2 x 400 g" && items["minced beef"]?.quantity == "500 g")
+        #expect(items["Basilikum"]?.quantity == "1 Bund" && items["Basilikum"]?.note == "frisch; for: lasagne")
+        // The line is kept only when it said more than the name.
+        #expect(items["Lasagne"]?.typed == nil && items["Lasagne"]?.note == "for: lasagne")
+        // One line on stdin is split at commas, as an argument is; amounts add up.
+        try device.ok("add", "-", stdin: "1 onions, bread\n")
+        let now = try read()
+        #expect(now["onions"]?.quantity == "3" && now["bread"] != nil && now["onions"]?.typed == "1 onions")
+        // Invalid UTF-8 on stdin: refused, nothing written.
+        let before = try device.exported()
+        let shell = try Executables.runShell(
+            "printf 'Br\\377ad\\nmilk\\n' | \"$BASKET\" --db \"$DB\" add -",
+            environment: ["BASKET": Executables.path("basket"), "DB": device.directory])
+        #expect(shell.status == 1 && shell.stderr.contains("not valid UTF-8"), "\(shell.stderr)")
+        #expect(try device.exported() == before)
+    }
+
     @Test func anAmbiguousNameListsTheCandidatesAndChangesNothing() throws {
         let device = Device(root, "d")
         try device.ok("add", "Oat milk, Soy milk")

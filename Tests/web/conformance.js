@@ -36,7 +36,7 @@ async ({ vectors, base }) => {
   // The table of registers: the same names, codes, owners, kinds and limits as BasketCore's Field.
   {
     count("fields");
-    const table = fieldModule.FIELD_TABLE.map((f, code) => ({ code, kind: f.kind, list: f.list, maxBytes: f.maxBytes, name: f.name }));
+    const table = fieldModule.FIELD_TABLE.map((f, code) => ({ code, kind: f.kind, list: f.list, maxBytes: f.maxBytes, name: f.name, settable: f.settable }));
     if (!same(table, vectors.fields)) fail("fields", "the table of registers", vectors.fields, table);
   }
 
@@ -146,8 +146,14 @@ async ({ vectors, base }) => {
     const keys = new Set(c.existing.map((n) => key.normalize(n)));
     const got = entry
       .resolveSpellings(entry.parseAll(c.text, keys), c.existing)
-      // In the file's key order (the category only where one was typed).
-      .map((e) => (e.category === null ? { name: e.name, quantity: e.quantity } : { category: e.category, name: e.name, quantity: e.quantity }));
+      // In the file's key order, sorted (the category and note only where one was typed).
+      .map((e) => ({
+        ...(e.category === null ? {} : { category: e.category }),
+        name: e.name,
+        ...(e.note === null ? {} : { note: e.note }),
+        quantity: e.quantity,
+        typed: e.typed,
+      }));
     if (!same(got, c.entries)) fail("entry", c.text, c.entries, got);
   }
   // The catalogue: the same files the CLI embeds, the same suggestions, aisles and icons. A

@@ -7,6 +7,7 @@ import random
 import subprocess
 import threading
 import time
+import urllib.parse
 
 from conftest import BUILD, CONTRAST_RATIO, PASSWORD, Client, Device, Server, unique, wait_until
 
@@ -693,3 +694,71 @@ def test_nothing_drawn_or_said_is_lost_to_a_reload_at_any_moment(client):
             assert now[item] == (not was), f"tap {n} was drawn, and lost by the reload"
     # Both kinds happened: some reloads came after the change was drawn.
     assert drawn_adds > 20 and drawn_taps > 20, (drawn_adds, drawn_taps)
+
+
+LASAGNE = """- 500 g minced beef
+- 2 onions, chopped
+- 3 cloves garlic
+- 2 x 400 g tomatoes
+- 250 g mozzarella
+- 500 ml milk
+- 50 g butter
+"""
+
+
+def test_seven_pasted_recipe_lines_are_previewed_then_added_with_amounts_icons_and_aisles(client):
+    phone = client()
+    phone.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    phone.signup(unique("rosa"))
+    phone.create_list("Lasagne night")
+    phone.page.evaluate("text => navigator.clipboard.writeText(text)", LASAGNE)
+    phone.page.get_by_label("Add or find an item").focus()
+    phone.page.keyboard.press("Control+V")
+    dialog = phone.page.get_by_role("dialog", name="Add what was pasted")
+    preview = dialog.get_by_role("list", name="Items to add")
+    preview.get_by_role("listitem").nth(6).wait_for()
+    assert preview.get_by_role("listitem").count() == 7
+    assert "onions" in preview.get_by_role("listitem").nth(1).inner_text()
+    # The lines can be edited before anything is added: a line taken out is one item fewer.
+    lines = dialog.get_by_label("One item per line")
+    lines.fill(lines.input_value() + "\n- 1 bunch basil")
+    dialog.get_by_role("button", name="Add 8 items").wait_for()
+    lines.fill(LASAGNE)
+    dialog.get_by_label("For (a note on every item, optional)").fill("lasagne")
+    dialog.get_by_role("button", name="Add 7 items").click()
+    phone.page.wait_for_selector("li.item:has-text('butter')")
+    items = phone.page.locator("#items li.item")
+    assert items.count() == 7
+    quantities = {name: phone.page.inner_text(f"li.item:has-text('{name}') .quantity") for name in ["minced beef", "onions", "garlic", "tomatoes", "mozzarella", "milk", "butter"]}
+    assert quantities == {"minced beef": "500 g", "onions": "2", "garlic": "3 cloves", "tomatoes": "2 x 400 g", "mozzarella": "250 g", "milk": "500 ml", "butter": "50 g"}, quantities
+    # Icons beside the items the catalogue knows, and the items in their aisles.
+    for name in ["onions", "garlic", "milk", "butter"]:
+        assert phone.page.inner_text(f"li.item:has-text('{name}') .icon") != "", name
+    phone.page.get_by_role("heading", name="Dairy & eggs").wait_for()
+    phone.page.get_by_role("heading", name="Fruit & vegetables").wait_for()
+    # The note typed on a line and the recipe's name are the item's note.
+    phone.page.get_by_role("button", name="Edit 2 onions").click()
+    sheet = phone.page.get_by_role("dialog", name="Edit onions")
+    assert sheet.get_by_label("Note").input_value() == "chopped; for: lasagne"
+    sheet.get_by_role("button", name="Close").click()
+
+
+def test_text_shared_from_another_app_opens_the_same_preview(client):
+    phone = client()
+    phone.signup(unique("ines"))
+    phone.create_list("Breakfast")
+    phone.page.get_by_role("heading", name="Breakfast").wait_for()
+    # The share target's query, as the phone's share sheet opens it (manifest.webmanifest).
+    shared = "/?" + urllib.parse.urlencode({"title": "Pancakes", "text": "3 eggs\n200 g flour\n1 Prise Salz"})
+    phone.open(shared)
+    dialog = phone.page.get_by_role("dialog", name="Add what was pasted")
+    dialog.get_by_role("list", name="Items to add").get_by_role("listitem").nth(2).wait_for()
+    assert dialog.get_by_label("For (a note on every item, optional)").input_value() == "Pancakes"
+    dialog.get_by_role("button", name="Add 3 items").click()
+    phone.page.wait_for_selector("li.item:has-text('Salz')")
+    assert phone.page.inner_text("li.item:has-text('flour') .quantity") == "200 g"
+    assert phone.page.inner_text("li.item:has-text('Salz') .quantity") == "1 Prise"
+    # Shown once: the page opened again shows no preview.
+    phone.page.reload()
+    phone.page.wait_for_selector("li.item:has-text('Salz')")
+    assert phone.page.get_by_role("dialog", name="Add what was pasted").count() == 0

@@ -233,6 +233,9 @@ def test_screenshots_of_the_list_in_light_and_dark(client, device):
         phone.page.click("a.list-row:has-text('Family')")
         phone.page.wait_for_selector("li.item:has-text('Tomatoes')")
         phone.wait_status("Synced")
+        # Rows drawn before the catalogue came get their icons once it has (the catalogue's emoji).
+        phone.page.locator("li.item:has-text('Milk') .icon").filter(has_text="🥛").wait_for()
+        phone.page.locator("li.item:has-text('Bananas') .icon").filter(has_text="🍌").wait_for()
         path = os.path.join(out, f"web-list-{scheme}.png")
         phone.page.screenshot(path=path)
         assert os.path.getsize(path) > 10_000
@@ -257,6 +260,18 @@ def test_screenshots_of_the_list_in_light_and_dark(client, device):
         phone.page.get_by_role("button", name="Did you mean “Milk”?").wait_for()
         shots.append(f"web-typing-{scheme}.png")
         phone.page.screenshot(path=os.path.join(out, shots[-1]))
+        # A recipe pasted into the field: the preview, one item per line.
+        phone.page.fill("#query", "")
+        phone.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        phone.page.evaluate("t => navigator.clipboard.writeText(t)", "- 500 g minced beef\n- 2 onions, chopped\n- 3 cloves garlic\n- 2 x 400 g tomatoes\n- 250 g mozzarella\n- 1 l milk\n- 2 EL Olivenöl")
+        phone.page.get_by_label("Add or find an item").focus()
+        phone.page.keyboard.press("Control+V")
+        paste = phone.page.get_by_role("dialog", name="Add what was pasted")
+        paste.get_by_role("button", name="Add 7 items").wait_for()
+        paste.get_by_label("For (a note on every item, optional)").fill("lasagne")
+        shots.append(f"web-paste-{scheme}.png")
+        phone.page.screenshot(path=os.path.join(out, shots[-1]))
+        paste.get_by_role("button", name="Close").click()
         for shot in shots:
             assert os.path.getsize(os.path.join(out, shot)) > 10_000, shot
 

@@ -72,11 +72,11 @@ extension ItemCommands {
     /// The fields a rename to another key writes on the new item, in the order it writes them
     /// (`Replica.rename(_:to:in:)`, and `rename` in the web client's replica.js); the old
     /// item's removal follows, all stamped by one reading of one replica's clock.
-    static let renameRun: [Field] = [.name, .checked, .deleted, .quantity, .note, .category]
+    static let renameRun: [Field] = Field.itemFields
 
     /// The item this one was renamed from, and the one it was renamed to. A rename to another
-    /// key is one step of one replica: the new item's six writes (``renameRun``) and the old
-    /// item's removal at the seven versions that follow each other on that replica's clock. The
+    /// key is one step of one replica: the new item's writes, one per item field (``renameRun``),
+    /// and the old item's removal at the versions that follow each other on that replica's clock. The
     /// link is that run of versions, never how close in time two writes were: a removal a moment
     /// later is another step with a version of its own.
     static func renames(of item: Item, entries: [HistoryEntry], in list: ListID, replica: Replica) throws -> (

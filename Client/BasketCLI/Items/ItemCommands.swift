@@ -22,6 +22,12 @@ enum ItemCommands {
             // "\r\n" is one Character in Swift; isNewline covers it, "\n" and "\r".
             names = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init)
                 .filter { !$0.allSatisfy(\.isWhitespace) }
+        } else if context.arguments.positionals == ["-"] {
+            // `basket add -`: a recipe or a chat message on stdin, one item per line, each parsed.
+            guard let text = String(validating: try context.readInput("-"), as: UTF8.self) else {
+                throw CommandError(message: "stdin is not valid UTF-8; nothing was added", code: "invalid_name")
+            }
+            names = EntryParser.pieces(text)
         } else {
             let joined = context.arguments.positionals.joined(separator: " ")
             guard !joined.isEmpty else {
@@ -41,12 +47,15 @@ enum ItemCommands {
             }
             return trimmed
         }
+        // A note for every item ("for: lasagne"), after any typed with it.
+        let note = context.arguments.value(.addNote).map { $0.trimmingCharacters(in: .whitespaces) }
+            .flatMap { $0.isEmpty ? nil : $0 }
         let list = try context.requireList()
         let replica = try context.replica()
         // The list, read once: its aisles, its keys and names.
         let all = try replica.items(in: list.id, filter: .all)
         // Quantities ("2 milk", "500 g flour") go to the quantity register; lines from --from stay verbatim.
-        let entries: [Replica.NewItem]
+        var entries: [Replica.NewItem]
         if context.arguments.value(.from) != nil {
             entries = newItems(names.map { Entry(name: $0, category: given) }, context, list, all)
         } else {
@@ -60,6 +69,9 @@ enum ItemCommands {
                     entry.category = entry.category ?? given
                     return entry
                 }, context, list, all)
+        }
+        if let note {
+            for i in entries.indices { entries[i].note = entries[i].note.map { "\($0); \(note)" } ?? note }
         }
         // The replica checks every name, quantity and category (once, for any caller); what it
         // refuses is said of the entry it is about.
@@ -94,7 +106,8 @@ enum ItemCommands {
             Replica.NewItem(
                 name: entry.name, quantity: entry.quantity,
                 category: entry.category.map { Catalogue.aisle(named: $0, language: language, known: known) }
-                    ?? Catalogue.grocery(entry.name, in: [language, context.language])?.aisle)
+                    ?? Catalogue.grocery(entry.name, in: [language, context.language])?.aisle,
+                note: entry.note, typed: entry.typed)
         }
     }
 
