@@ -40,6 +40,8 @@ let package = Package(
             name: "CPostgres", path: "Server/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CZlib", path: "Server/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
+            name: "CBrotli", path: "Server/CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(
             name: "CCurl", path: "Client/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Shared by client and server.
@@ -74,7 +76,7 @@ let package = Package(
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
 
         // Server.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"], path: "Server/HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CBrotli"], path: "Server/HTTPServer"),
         .target(name: "Postgres", dependencies: ["CPostgres"], path: "Server/Postgres"),
         .target(
             name: "BasketServer",

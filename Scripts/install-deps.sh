@@ -9,8 +9,8 @@
 set -euo pipefail
 
 # python3: the tests' lying server (Tests/HostileServer) and the schemathesis and nginx checks.
-packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libpq-dev zlib1g-dev libcurl4-openssl-dev pkg-config curl tmux python3)
-if [ "${1:-}" = --for-tests ]; then packages+=(groff-base zsh fish unicode-data chromium python3-venv); fi
+packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libpq-dev zlib1g-dev libbrotli-dev libcurl4-openssl-dev pkg-config curl tmux python3)
+if [ "${1:-}" = --for-tests ]; then packages+=(groff-base zsh fish unicode-data chromium fonts-noto-color-emoji python3-venv); fi
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

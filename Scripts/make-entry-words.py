@@ -67,14 +67,17 @@ def make():
     for swift, js, kind, about in TABLES:
         body = literal(source, swift)
         out.append(f"/** {about} */")
+        # Each table as one string split at "|": a first visit's bytes (no quotes and commas per word).
         if kind == "map":
             pairs = re.findall(r'"((?:[^"\\]|\\.)*)":\s*"((?:[^"\\]|\\.)*)"', body)
-            items = [f'["{k}", "{v}"]' for k, v in pairs]
-            out.append(f"export const {js} = new Map([\n{rows(items)}\n]);")
+            joined = "|".join(f"{k}={v}" for k, v in pairs)
+            out.append(f'export const {js} = new Map("{joined}".split("|").map((p) => /** @type {{[string, string]}} */ (p.split("="))));')
         else:
-            items = [f'"{s}"' for s in strings(body)]
-            opening, closing = ("new Set([", "])") if kind == "set" else ("[", "]")
-            out.append(f"export const {js} = {opening}\n{rows(items)}\n{closing};")
+            words = strings(body)
+            assert all("|" not in w and '"' not in w for w in words), swift
+            joined = "|".join(words)
+            table = f'"{joined}".split("|")'
+            out.append(f"export const {js} = new Set({table});" if kind == "set" else f"export const {js} = {table};")
     return "\n".join(out) + "\n"
 
 

@@ -153,14 +153,20 @@ public enum Catalogue {
     public static func suggestions(
         _ query: String, language: String, excluding: Set<String> = [], limit: Int = 5
     ) -> [String] {
+        suggestionMatches(query, language: language, excluding: excluding, limit: limit).map(\.item.name)
+    }
+
+    /// ``suggestions(_:language:excluding:limit:)`` with how each matched (its ``Tier``), which
+    /// ``Offers`` ranks by.
+    public static func suggestionMatches(
+        _ query: String, language: String, excluding: Set<String> = [], limit: Int = 5
+    ) -> [SearchMatch] {
         let parsed = Query(query)
         guard parsed.hasText, limit > 0, let index = load(language)?.index else { return [] }
-        // Letters inside a word or scattered over a name are too loose a reason to suggest it
-        // ("tea" in "steak").
         return Array(
             index.search(parsed, limit: limit + excluding.count + 16).matches
-                .filter { $0.tier != .fuzzy && $0.tier != .substring }
-                .map(\.item.name).filter { !excluding.contains(ItemKey.normalize($0)) }.prefix(limit))
+                .filter { Offers.isCloseEnough($0.tier) && !excluding.contains(ItemKey.normalize($0.item.name)) }
+                .prefix(limit))
     }
 
     /// Each language read (and its index built) the first time it is asked for.

@@ -103,7 +103,7 @@ public enum EntryParser {
     /// One item: a bullet, number or checkbox in front is dropped; an aisle after an `@` (or a
     /// `#`) that follows a space at its end, a note after a comma and one in parentheses are
     /// taken out (parentheses holding only a quantity give the quantity: "Eier (10 Stück)"); then
-    /// the quantity and the name (``parseQuantity(_:existingKeys:)``). Text that is already the
+    /// the quantity and the name (`parseQuantity`). Text that is already the
     /// name of an item is taken whole.
     public static func parse(_ raw: String, existingKeys: Set<String>) -> Entry {
         let typed = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -25,6 +25,8 @@ extension SearchIndex {
             hits.removeAll { $0.entry == spelled }
             let at = hits.first?.tier == .exact ? 1 : 0
             hits.insert(Hit(entry: spelled, tier: .exact, score: 0, position: 0), at: at)
+        } else {
+            hits = withSoundMatches(withSpelledPrefixes(hits, query), query)
         }
         let matches = hits.prefix(limit).map { hit in
             SearchMatch(
@@ -33,6 +35,40 @@ extension SearchIndex {
                 score: Int(hit.score))
         }
         return SearchResult(query: query.freeText, offer: offer, matches: Array(matches))
+    }
+
+    /// `hits` with the items whose German spelling without umlauts begins with what is typed
+    /// ("kaes" for Käse, "broet" for Brötchen, "muesl" for Müsli) as prefix hits, after the exact
+    /// and prefix hits there are: while a word is being typed, "ae", "oe", "ue" and "ss" find what
+    /// "ä", "ö", "ü" and "ß" find. Only a query holding one of them looks, and only at the items
+    /// that have a spelling, in their order.
+    func withSpelledPrefixes(_ hits: [Hit], _ query: Query) -> [Hit] {
+        let key = query.key
+        guard !query.hasFilters, !spellings.isEmpty, Self.mayBeSpelled(key) else { return hits }
+        let found = spellings.compactMap { spelling, entry in
+            spelling.count > key.count && spelling.starts(with: key) ? entry : nil
+        }.sorted()
+        var out = hits
+        for entry in found where !out.contains(where: { $0.entry == entry && $0.tier <= .prefix }) {
+            out.removeAll { $0.entry == entry }
+            let at = out.firstIndex { $0.tier > .prefix } ?? out.count
+            out.insert(Hit(entry: entry, tier: .prefix, score: 0, position: 0), at: at)
+        }
+        return out
+    }
+
+    /// Whether a key holds "ae", "oe", "ue" or "ss": what a German spelling writes for an umlaut or ß.
+    static func mayBeSpelled(_ key: [UInt8]) -> Bool {
+        guard key.count >= 2 else { return false }
+        for i in 1..<key.count {
+            let (a, b) = (key[i - 1], key[i])
+            if (b == UInt8(ascii: "e") && (a == UInt8(ascii: "a") || a == UInt8(ascii: "o") || a == UInt8(ascii: "u")))
+                || (a == UInt8(ascii: "s") && b == UInt8(ascii: "s"))
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// The ranked hits (at most `limit`). `usePostings: false` visits every entry and

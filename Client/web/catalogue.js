@@ -5,6 +5,7 @@ import { AISLE_KEYS, AISLE_NAMES } from "./aisles.js";
 import { normalize } from "./key.js";
 import { Query } from "./query.js";
 import { Index } from "./search-index.js";
+import { isCloseEnough } from "./offers.js";
 
 /** The languages the catalogue has. */
 export const LANGUAGES = ["de", "en", "es", "fr", "it", "ja", "nl", "pl", "pt"];
@@ -300,13 +301,23 @@ function compound(word, catalogues) {
  * @returns {string[]}
  */
 export function suggestions(catalogue, query, excluding = new Set(), limit = 5) {
+  return suggestionMatches(catalogue, query, excluding, limit).map((m) => m.item.name);
+}
+
+/**
+ * suggestions with how each matched (its tier), which offers.js ranks by
+ * (Catalogue.suggestionMatches).
+ * @param {Catalogue} catalogue
+ * @param {string} query
+ * @param {Set<string>} [excluding]
+ * @param {number} [limit]
+ */
+export function suggestionMatches(catalogue, query, excluding = new Set(), limit = 5) {
   const parsed = new Query(query);
   if (!parsed.hasText || limit <= 0) return [];
   return catalogue.index
     .search(parsed, limit + excluding.size + 16)
-    .matches.filter((m) => m.tier !== "fuzzy" && m.tier !== "substring")
-    .map((m) => m.item.name)
-    .filter((name) => !excluding.has(normalize(name)))
+    .matches.filter((m) => isCloseEnough(m.tier) && !excluding.has(normalize(m.item.name)))
     .slice(0, limit);
 }
 

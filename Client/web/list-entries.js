@@ -3,9 +3,8 @@
 // suggestions, and the texts the search is warmed up with. `screen` is list-screen.js's.
 import { parseAll, resolveSpellingsWith, spellingTable } from "./entry.js";
 import { normalize } from "./key.js";
-import { Query } from "./query.js";
-import { Index } from "./search-index.js";
 import * as catalogue from "./catalogue.js";
+import { before, ranked } from "./offers.js";
 
 /** @typedef {import("./list-screen.js").ListScreen} ListScreen */
 /** How many of the list's names the search is warmed up with when the field is focused. */
@@ -61,22 +60,18 @@ export function entriesFor(screen, text) {
 }
 
 /**
- * Removed items matching `text` (had it before), then the catalogue's names the list never
- * had: three at most.
+ * What is offered beside adding `text` (Offers.ranked): the list's closest item when Enter adds
+ * something new (`meant`), removed items matching it (had it before), and the catalogue's names
+ * the list never had; by how each matches, four at most.
  * @param {ListScreen} screen
  * @param {string} text
- * @returns {{ name: string, before: boolean }[]}
+ * @param {import("./offers.js").Match | null} meant
+ * @returns {import("./offers.js").Offer[]}
  */
-export function suggestionsFor(screen, text) {
+export function rankedOffers(screen, text, meant) {
   const everything = screen.replica.state(screen.list)?.allItems() ?? [];
-  const removed = everything.filter((i) => i.deleted);
-  const query = new Query(text);
-  const before = removed.length === 0 ? [] : new Index(removed).search(query, 3).matches.filter((m) => m.tier !== "fuzzy").map((m) => m.item.name);
-  const out = before.map((name) => ({ name, before: true }));
+  const had = before(everything.filter((i) => i.deleted), text);
   const own = screen.app.ownCatalogue();
-  if (own !== null && out.length < 3) {
-    const excluding = new Set(everything.map((i) => normalize(i.name)).concat([normalize(text)]));
-    for (const name of catalogue.suggestions(own, text, excluding, 3 - out.length)) out.push({ name, before: false });
-  }
-  return out;
+  const excluding = new Set(everything.map((i) => normalize(i.name)).concat([normalize(text)]));
+  return ranked(meant, had, own === null ? [] : catalogue.suggestionMatches(own, text, excluding, 3));
 }

@@ -9,7 +9,7 @@ import { didYouMean } from "./search.js";
 import { editItem } from "./item-sheet.js";
 import { listSettings, setArchived, confirmDialog } from "./list-settings.js";
 import { share } from "./sharing-sheet.js";
-import { entriesFor, suggestionsFor, warmUpTexts } from "./list-entries.js";
+import { entriesFor, rankedOffers, warmUpTexts } from "./list-entries.js";
 import { isSeveralLines, showPastePreview, takeShared } from "./paste-sheet.js";
 import { makeRow, refreshRow, listenToRows } from "./item-row.js";
 import { kept } from "./list-data.js";
@@ -518,18 +518,19 @@ export class ListScreen {
     if (result.offer === null) return [];
     const e = entries[0];
     const out = [{ className: "offer", label: `Add “${e.name}”${e.quantity ? ` (${e.quantity})` : ""}`, action: add(entries) }];
-    const meant = didYouMean(result);
-    if (meant !== null) {
-      out.push({ className: "offer meant", label: `Did you mean “${meant.name}”?`, action: add([{ name: meant.name, quantity: e.quantity }]) });
-    }
-    if (result.matches.length === 0) {
-      for (const s of suggestionsFor(this, text)) {
-        out.push({
-          className: "offer suggestion",
-          label: s.before ? `↺ ${s.name} (had it before)` : `+ ${s.name}`,
-          action: add([{ name: s.name, quantity: e.quantity, category: this.app.aisleFor(this.list, s.name) }]),
-        });
-      }
+    // The list's closest item, items had before and the catalogue's names, by how each matches
+    // (Offers): a weak match on the list never hides the catalogue.
+    const meant = didYouMean(result) === null ? null : result.matches[0];
+    for (const o of rankedOffers(this, text, meant)) {
+      out.push(
+        o.source === "list"
+          ? { className: "offer meant", label: `Did you mean “${o.name}”?`, action: add([{ name: o.name, quantity: e.quantity }]) }
+          : {
+              className: "offer suggestion",
+              label: o.source === "before" ? `↺ ${o.name} (had it before)` : `+ ${o.name}`,
+              action: add([{ name: o.name, quantity: e.quantity, category: this.app.aisleFor(this.list, o.name) }]),
+            },
+      );
     }
     return out;
   }
@@ -573,6 +574,15 @@ export class ListScreen {
       edit: (id) => editItem(this, id),
       remove: (id) => this.removeItem(id),
       readOnly: () => this.readOnly(),
+    });
+    this.offers.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+      const buttons = [...this.offers.querySelectorAll("button")];
+      const at = buttons.indexOf(/** @type {HTMLButtonElement} */ (event.target));
+      if (at < 0) return;
+      event.preventDefault();
+      const to = event.key === "ArrowDown" ? buttons[Math.min(at + 1, buttons.length - 1)] : at <= 1 ? this.input : buttons[at - 1];
+      to.focus();
     });
     this.offers.addEventListener("click", (event) => {
       const button = /** @type {Element} */ (event.target).closest("button");
@@ -644,6 +654,16 @@ export class ListScreen {
     if (event.key === "Escape") {
       this.input.value = "";
       this.render();
+    }
+    // ↓ goes to what is offered beside the offer to add ("Did you mean …?" first when it ranks
+    // first), as in the terminal; ↑ and ↓ then move among the offers, ↑ from the first back here.
+    if (event.key === "ArrowDown") {
+      const buttons = /** @type {HTMLButtonElement[]} */ ([...this.offers.querySelectorAll("button")]);
+      const next = buttons.length > 1 ? buttons[1] : buttons[0];
+      if (next !== undefined) {
+        event.preventDefault();
+        next.focus();
+      }
     }
     if (event.key !== "Enter") return;
     event.preventDefault();

@@ -8,6 +8,7 @@ import { EDIT, NEIGHBOUR, allowance, characters, distance } from "./edit-distanc
 import { clean, normalize } from "./key.js";
 import { Query, characterCount } from "./query.js";
 import { compareBytes, equalBytes, find, isSeparator, mask, naturalKey, popcount, splitWords, startsWith, utf8 } from "./search-bytes.js";
+import { fold, isSpoken, matches as sounds } from "./sound-spelling.js";
 import { fuzzyScore, substringMatch, typedScore, wordPrefixPosition, wordPrefixScore } from "./search-matching.js";
 export const TIERS = ["exact", "prefix", "word-prefix", "substring", "typo", "fuzzy"];
 export const EXACT = 0;
@@ -180,6 +181,8 @@ export class Index {
       // The query is an item's German spelling without umlauts: that item, as exact.
       hits = hits.filter((hit) => hit.entry !== spelled);
       hits.splice(hits.length > 0 && hits[0].tier === EXACT ? 1 : 0, 0, { entry: spelled, tier: EXACT, score: 0, position: 0 });
+    } else {
+      hits = this.withSoundMatches(this.withSpelledPrefixes(hits, query), query);
     }
     return {
       query: query.freeText,
@@ -191,6 +194,49 @@ export class Index {
         score: hit.score,
       })),
     };
+  }
+
+  /**
+   * `hits` with the items whose words sound like the query's, as typo hits before the fuzzy ones,
+   * when nothing matched closer than fuzzy: "zukini" finds Zucchini (SearchIndex.withSoundMatches).
+   * @param {Hit[]} hits
+   * @param {Query} query
+   * @returns {Hit[]}
+   */
+  withSoundMatches(hits, query) {
+    const letters = query.words.reduce((n, w) => n + w.length, 0);
+    if (query.hasFilters || query.words.length === 0 || letters < 4 || hits.some((h) => h.tier < FUZZY)) return hits;
+    const words = query.words.map((w) => fold(w));
+    if (!words.every(isSpoken)) return hits;
+    /** @type {Hit[]} */
+    const found = [];
+    this.entries.forEach((entry, i) => {
+      if (sounds(words, entry.key)) found.push({ entry: i, tier: TYPO, score: 0, position: 0 });
+    });
+    if (found.length === 0) return hits;
+    const kept = new Set(found.map((h) => h.entry));
+    return [...found, ...hits.filter((h) => !kept.has(h.entry))];
+  }
+
+  /**
+   * `hits` with the items whose German spelling without umlauts begins with what is typed ("kaes"
+   * for Käse) as prefix hits, after the exact and prefix hits (SearchIndex.withSpelledPrefixes).
+   * @param {Hit[]} hits
+   * @param {Query} query
+   * @returns {Hit[]}
+   */
+  withSpelledPrefixes(hits, query) {
+    const key = query.keyText;
+    if (query.hasFilters || this.spellings.size === 0 || !/ae|oe|ue|ss/.test(key)) return hits;
+    let out = hits;
+    for (const [spelling, entry] of this.spellings) {
+      if (spelling.length <= key.length || !spelling.startsWith(key)) continue;
+      if (out.some((hit) => hit.entry === entry && hit.tier <= PREFIX)) continue;
+      out = out.filter((hit) => hit.entry !== entry);
+      const at = out.findIndex((hit) => hit.tier > PREFIX);
+      out.splice(at < 0 ? out.length : at, 0, { entry, tier: PREFIX, score: 0, position: 0 });
+    }
+    return out;
   }
 
   /**

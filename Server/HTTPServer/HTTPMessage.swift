@@ -48,11 +48,17 @@ public struct HTTPRequest: Sendable {
     /// Whether the client accepts a gzip-encoded answer.
     public var acceptsGzip: Bool { Self.acceptsGzip(header("accept-encoding")) }
 
+    /// Whether the client accepts a brotli-encoded answer (`br`).
+    public var acceptsBrotli: Bool { Self.accepts("br", header("accept-encoding")) }
+
     /// Whether an `Accept-Encoding` value accepts gzip (and does not refuse it with `q=0`).
-    static func acceptsGzip(_ acceptEncoding: String?) -> Bool {
+    static func acceptsGzip(_ acceptEncoding: String?) -> Bool { accepts("gzip", acceptEncoding) }
+
+    /// Whether an `Accept-Encoding` value accepts `coding` (and does not refuse it with `q=0`).
+    static func accepts(_ coding: String, _ acceptEncoding: String?) -> Bool {
         acceptEncoding?.lowercased().split(separator: ",").contains { part in
             let token = part.split(separator: ";")[0].trimmingWhitespace()
-            return token == "gzip" && !part.replacingAll(" ", with: "").contains("q=0")
+            return token == coding && !part.replacingAll(" ", with: "").contains("q=0")
         } ?? false
     }
 }

@@ -60,10 +60,23 @@ struct WebAppTests {
         // Asked for gzip, a file comes gzipped once at start; it decodes to the file as served
         // without comments (the browser tests run the client so).
         var gzipRequest = HTTPRequest(method: "GET", path: "/a/\(web.version)/app.js")
-        gzipRequest.headers["accept-encoding"] = "gzip, br"
+        gzipRequest.headers["accept-encoding"] = "gzip"
         let zipped = try #require(router.answer(gzipRequest))
         #expect(header(zipped, "Content-Encoding") == "gzip")
         #expect(Gzip.decompress(zipped.body) == script.body)
+        // Asked for brotli too, once it is made (after start, off the listener): brotli, smaller
+        // than gzip, decoding to the same file; refused with q=0, gzip.
+        let deadline = Date().addingTimeInterval(60)
+        while !web.brotliIsMade && Date() < deadline { usleep(10_000) }
+        #expect(web.brotliIsMade)
+        gzipRequest.headers["accept-encoding"] = "gzip, deflate, br, zstd"
+        let brotli = try #require(router.answer(gzipRequest))
+        #expect(header(brotli, "Content-Encoding") == "br" && header(brotli, "Vary") == "Accept-Encoding")
+        #expect(Brotli.decompress(brotli.body) == script.body)
+        #expect(brotli.body.count < zipped.body.count * 9 / 10)
+        gzipRequest.headers["accept-encoding"] = "br;q=0, gzip"
+        #expect(header(try #require(router.answer(gzipRequest)), "Content-Encoding") == "gzip")
+        #expect(Brotli.decompress(Array(brotli.body.dropLast(3))) == nil)  // cut short: refused
         let module = try get(router, "/a/\(web.version)/search-index.js")
         let source = try String(contentsOfFile: Self.directory + "/search-index.js", encoding: .utf8)
         #expect(source.contains("/**") && !String(decoding: module.body, as: UTF8.self).contains("/**"))

@@ -67,6 +67,7 @@ struct ConformanceVectorTests {
         compare("entries", stored.entries, made.entries)
         compare("localWrites", stored.localWrites, made.localWrites)
         compare("catalogue", stored.catalogue, made.catalogue)
+        compare("offers", stored.offers, made.offers)
         if out.isEmpty && stored != made { out.append("the vectors differ outside their cases") }
         return Array(out.prefix(10)) + (out.count > 10 ? ["… and \(out.count - 10) more"] : [])
     }

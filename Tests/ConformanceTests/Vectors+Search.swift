@@ -39,7 +39,7 @@ extension Vectors {
         // German names a keyboard without umlauts spells with ae, oe, ue and ss.
         let german = [
             "Gemüsebrühe", "Küchenrolle", "Blätterteig", "Käse", "Brötchen", "Müsli", "Sahne", "Grüne Bohnen", "Öl",
-            "Blue cheese", "Kaese-Sticks", "Weißwurst",
+            "Blue cheese", "Kaese-Sticks", "Weißwurst", "Zucchini", "Champignons", "Croissants", "Ketchup", "Quark",
         ].map { SearchItem(name: $0, checked: false, category: nil, lastUsed: nil) }
         return ["family": familyItems, "shop": shop, "german": german]
     }
@@ -76,6 +76,11 @@ extension Vectors {
         for query in [
             "gemuesebruehe", "Gemuesebruehe", "kuechenrolle", "blaetterteig", "kaese", "Kaese", "broetchen", "muesli",
             "gruene bohnen", "oel", "weisswurst", "blue", "kase", "gemuese", "bratterteig", "kaese is:checked", "sahne",
+            // Still being typed: "ae", "oe", "ue", "ss" find what the umlaut or ß finds.
+            "kae", "kaes", "broet", "muesl", "kuechen", "gruene b", "weiss", "blae", "ue", "oe", "kaes is:checked",
+            // Spelled by sound, as a loanword is heard: found when nothing else is close.
+            "zukini", "tsukini", "schampions", "schampinjons", "kroasan", "ketschup", "kwark", "zukini is:todo",
+            "zuk", "xyzzy",
         ] {
             queries.append(("german", query, nil))
         }
@@ -269,6 +274,31 @@ extension Vectors {
                     EntryValue(
                         name: $0.name, quantity: $0.quantity, category: $0.category, note: $0.note, typed: $0.typed)
                 })
+        }
+    }
+
+    // MARK: Offers
+
+    static func offerCases() -> [OfferCase] {
+        let list = ["Milk", "chicken breast", "Bread", "Tomatoes", "Greek yogurt", "Käse", "Brötchen"]
+        let removed = ["Chocolate cookies", "Oat milk", "Butter", "Cheddar", "Tortillas"]
+        let queries = [
+            "choc", "mlik", "milk", "but", "ched", "tom", "oat", "zzzz", "yog", "kaes", "bre", "chicken", "cho", "to",
+            "apple", "app", "tort", "chese", "bana", "broetchen", "broet", "Milk", "2 milk", "ch",
+        ]
+        let item = { (name: String) in Item(id: ItemID(list: listID, key: ItemKey.normalize(name)), name: name) }
+        return ["en", "de"].flatMap { language in
+            queries.map { query in
+                let result = SearchIndex(items: list.map(item)).search(Query(query))
+                let excluding = Set((list + removed).map(ItemKey.normalize)).union([ItemKey.normalize(query)])
+                let offers = Offers.ranked(
+                    meant: result.didYouMean == nil ? nil : result.matches.first,
+                    before: Offers.before(removed.map(item), query: query),
+                    catalogue: Catalogue.suggestionMatches(query, language: language, excluding: excluding, limit: 3))
+                return OfferCase(
+                    list: list, removed: removed, language: language, query: query,
+                    offers: offers.map { OfferValue(name: $0.name, source: $0.source.rawValue, tier: $0.tier.name) })
+            }
         }
     }
 }

@@ -39,6 +39,25 @@ struct Vectors: Codable, Equatable {
     var aisleLanguages: [AisleLanguageCase]
     /// A list as text to copy or share (the CLI's ListText, the web's list-text.js).
     var listTexts: [ListTextCase]
+    /// What is offered beside adding what was typed (Offers, offers.js): the list's closest item,
+    /// items had before and the catalogue's names, in one order.
+    var offers: [OfferCase]
+
+    /// `query` typed on a list holding `list` (and `removed`, had before), the catalogue in
+    /// `language`: the offers, best first.
+    struct OfferCase: Codable, Equatable {
+        var list: [String]
+        var removed: [String]
+        var language: String
+        var query: String
+        var offers: [OfferValue]
+    }
+
+    struct OfferValue: Codable, Equatable {
+        var name: String
+        var source: String
+        var tier: String
+    }
 
     struct ListTextCase: Codable, Equatable {
         var title: String
@@ -314,7 +333,7 @@ extension Vectors {
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(),
             aisleNames: aisleNameCases(), quantitySums: quantitySumCases(),
-            aisleLanguages: aisleLanguageCases(), listTexts: listTextCases(), searchSets: sets)
+            aisleLanguages: aisleLanguageCases(), listTexts: listTextCases(), offers: offerCases(), searchSets: sets)
     }
 
     // MARK: Keys

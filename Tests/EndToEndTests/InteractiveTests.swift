@@ -78,6 +78,23 @@ struct InteractiveTests {
         return pane
     }
 
+    /// A weak match on the list never hides the catalogue: "choc" offers chocolate (a name it
+    /// begins) before "did you mean chicken breast?" (a slip), in the order the phone gives them.
+    @Test func theCatalogueIsOfferedBesideDidYouMean() throws {
+        let device = Device(root, "choc")
+        try device.ok("add", "chicken breast, Milk")
+        let pane = try start(device, environment: ["LANG": "en_GB.UTF-8"])
+        try pane.type("choc")
+        let screen = pane.wait("the offers for choc") {
+            $0.contains("+ chocolate  (suggested)") && $0.contains("(did you mean?)")
+        }
+        let lines = screen.split(separator: "\n")
+        let chocolate = try #require(lines.firstIndex { $0.contains("+ chocolate  (suggested)") })
+        let meant = try #require(lines.firstIndex { $0.contains("chicken breast") && $0.hasSuffix("(did you mean?)") })
+        #expect(lines.firstIndex { $0.hasPrefix("> + Add ‹choc›") } == 2 && chocolate < meant, "\(screen)")
+        try pane.send("Escape")
+    }
+
     @Test func resultsFollowEveryKeystrokeAndEnterTogglesOrAdds() throws {
         let device = Device(root, "d")
         try device.ok("add", "Milk, Oat milk, Bread, Crème fraîche")
@@ -89,9 +106,15 @@ struct InteractiveTests {
         // Enter adds what was typed: the create row is first and selected; the closest item under it.
         let milk = pane.wait("the offer") { $0.contains("+ Add ‹mil›") }
         #expect(milk.contains("> + Add ‹mil›"))
-        #expect(milk.split(separator: "\n").contains { $0.hasPrefix("  [ ] Milk") && $0.hasSuffix("(did you mean?)") })
-        try pane.send("Down")
-        try pane.send("Down")
+        let lines = milk.split(separator: "\n")
+        let offer = try #require(lines.firstIndex { $0.hasPrefix("> + Add ‹mil›") })
+        #expect(lines[offer + 1].hasPrefix("  [ ] Milk") && lines[offer + 1].hasSuffix("(did you mean?)"), "\(milk)")
+        // The catalogue's names beside it, ranked with it (Offers): "milo" begins with "mil" too.
+        #expect(lines.contains { $0.contains("+ milo") && $0.hasSuffix("(suggested)") }, "\(milk)")
+        // ↓ to another match toggles it (the closest item's row adds it, as the phone's button does).
+        let oat = try #require(lines.firstIndex { $0.contains("[ ] Oat milk") })
+        for _ in offer..<oat { try pane.send("Down") }
+        pane.wait("Oat milk selected") { $0.contains("> [ ] Oat milk") }
         try pane.send("Enter")
         pane.wait("Oat milk checked") { $0.contains("Checked Oat milk") && $0.contains("[x] Oat milk") }
         try pane.send("C-u")

@@ -175,6 +175,20 @@ async ({ vectors, base }) => {
     if (!same(got, expected)) fail("catalogue", `${c.languages.join(",")}: ${c.query}`, expected, got);
   }
 
+  // What is offered beside adding what was typed: the same offers in the same order.
+  const offersModule = await import(base + "offers.js");
+  const searchModule = await import(base + "search.js");
+  for (const c of vectors.offers) {
+    count("offers");
+    const own = await catalogueModule.load(c.language, base);
+    const item = (/** @type {string} */ name) => ({ id: key.normalize(name), name, checked: false, category: null });
+    const result = searchModule.search(c.query, c.list.map(item));
+    const meant = searchModule.didYouMean(result) === null ? null : result.matches[0];
+    const excluding = new Set([...c.list, ...c.removed, c.query].map((n) => key.normalize(n)));
+    const got = offersModule.ranked(meant, offersModule.before(c.removed.map(item), c.query), catalogueModule.suggestionMatches(own, c.query, excluding, 3));
+    if (!same(got, c.offers)) fail("offers", `${c.language}: ${c.query}`, c.offers, got);
+  }
+
   // Amounts added to an item's: the same sums.
   const quantity = await import(base + "quantity.js");
   for (const c of vectors.quantitySums) {

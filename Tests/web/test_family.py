@@ -762,3 +762,32 @@ def test_text_shared_from_another_app_opens_the_same_preview(client):
     phone.page.reload()
     phone.page.wait_for_selector("li.item:has-text('Salz')")
     assert phone.page.get_by_role("dialog", name="Add what was pasted").count() == 0
+
+
+def test_the_catalogue_is_offered_beside_did_you_mean_and_arrow_down_reaches_it(client):
+    phone = client()
+    phone.signup(unique("noor"))
+    phone.create_list("Snacks")
+    phone.add("chicken breast, Milk, Käse")
+    phone.page.wait_for_selector("li.item:has-text('Käse')")
+    # "choc": the catalogue's chocolate (a beginning) before the list's weak match (a slip).
+    phone.page.fill("#query", "choc")
+    phone.page.get_by_role("button", name="+ chocolate", exact=True).wait_for()
+    labels = phone.page.locator(".offers button").all_inner_texts()
+    assert labels[0] == "Add “choc”", labels
+    assert labels.index("+ chocolate") < labels.index("Did you mean “chicken breast”?"), labels
+    # ↓ from the field reaches "Did you mean …?", as in the terminal; Enter takes it.
+    phone.page.get_by_label("Add or find an item").fill("")
+    phone.page.get_by_role("checkbox", name="Milk").click()
+    phone.page.get_by_label("Add or find an item").fill("mlik")
+    phone.page.get_by_role("button", name="Did you mean “Milk”?").wait_for()
+    phone.page.keyboard.press("ArrowDown")
+    assert phone.page.evaluate("document.activeElement.textContent") == "Did you mean “Milk”?"
+    phone.page.keyboard.press("ArrowUp")
+    assert phone.page.evaluate("document.activeElement.id") == "query"
+    phone.page.keyboard.press("ArrowDown")
+    phone.page.keyboard.press("Enter")
+    phone.page.get_by_role("status").filter(has_text="Brought back Milk").wait_for()
+    # An umlaut written out while the word is still being typed finds the item ("kaes": Käse).
+    phone.page.get_by_label("Add or find an item").fill("kaes")
+    phone.page.get_by_role("list", name="Matches").get_by_text("Käse", exact=True).wait_for()

@@ -75,6 +75,7 @@ final class InteractiveMode {
             state.result = SearchResult(query: state.query, offer: state.query, matches: [])
             state.suggestions = []
             state.catalogue = []
+            state.offers = []
             state.clampSelection()
             return
         }
@@ -83,12 +84,10 @@ final class InteractiveMode {
         if state.query.trimmingCharacters(in: .whitespaces).isEmpty { groupByAisle() }
         state.suggestions = Suggestions.rank(
             history, now: HybridClock.wallClockMilliseconds(), query: state.query, limit: state.query.isEmpty ? 5 : 3)
-        state.catalogue =
-            state.result.matches.isEmpty
-            ? Catalogue.suggestions(
-                state.query, language: language,
-                excluding: keys.union(state.suggestions.map(\.key)).union([ItemKey.normalize(state.query)]), limit: 3)
-            : []
+        // The catalogue is offered whatever the list matches: a weak match never hides it (Offers).
+        state.catalogue = Catalogue.suggestionMatches(
+            state.query, language: language,
+            excluding: keys.union(state.suggestions.map(\.key)).union([ItemKey.normalize(state.query)]), limit: 3)
         // A scope shows its part of the list only: items had before, from its aisle; none of the
         // catalogue's.
         switch state.scope {
@@ -101,7 +100,22 @@ final class InteractiveMode {
             state.suggestions = state.suggestions.filter { $0.category.map(ItemKey.normalize) == aisle }
             state.catalogue = []
         }
+        state.offers = rankedOffers()
         state.clampSelection()
+    }
+
+    /// Beside the offer to add what was typed: the closest item, items had before and the
+    /// catalogue's names, in the order both clients give them (``Offers/ranked(meant:before:catalogue:limit:)``).
+    func rankedOffers() -> [Offers.Offer] {
+        guard state.offerFirst else { return [] }
+        let meant = state.result.didYouMean == nil ? nil : state.result.matches.first
+        let tiers = Dictionary(
+            SearchIndex(items: state.suggestions, forTyping: false).search(Query(state.query)).matches.map {
+                ($0.item.id, $0)
+            }
+        ) { a, _ in a }
+        let before = state.suggestions.compactMap { tiers[$0.id] }.filter { Offers.isCloseEnough($0.tier) }
+        return Offers.ranked(meant: meant, before: before, catalogue: state.catalogue)
     }
 
     func run() throws {
@@ -234,7 +248,7 @@ final class InteractiveMode {
     /// item meant (it comes back, or is already on the list), as the web client's button does.
     func act() throws {
         switch state.row(state.selection) {
-        case .match(let match) where state.offerFirst && state.selection == 1:
+        case .match(let match) where state.offerFirst && state.isMeant(match):
             let added = try replica.add([match.item.name], to: list.id)
             live?.changed()
             state.message = Phrases.added(added).joined(separator: "; ")
@@ -327,8 +341,8 @@ final class InteractiveMode {
             case .match(let match):
                 if let heading = state.headings[matchIndex] { display.append((heading, nil)) }
                 let line = ItemCommands.line(for: match.item, showingCategory: state.headings.isEmpty)
-                // Right under the offer, the closest item: what the person may have meant.
-                display.append((state.offerFirst && matchIndex == 0 ? line + "  (did you mean?)" : line, i))
+                // Among the offers, the closest item: what the person may have meant.
+                display.append((state.offerFirst && state.isMeant(match) ? line + "  (did you mean?)" : line, i))
                 matchIndex += 1
             case .suggestion(let item): display.append(("\u{21BA} \(item.name)  (had it before)", i))
             case .offer(let offer): display.append((createRow(offer), i))

@@ -39,20 +39,41 @@ struct InteractiveState {
     var result = SearchResult(query: "", offer: nil, matches: [])
     /// Removed items to bring back, ranked by how often and how recently they were added.
     var suggestions: [Item] = []
-    /// Common groceries from the bundled catalogue, when nothing on the list matches.
-    var catalogue: [String] = []
+    /// Common groceries from the bundled catalogue that the list does not have, with how each matched.
+    var catalogue: [SearchMatch] = []
+    /// Beside the create row: the closest item, items had before and the catalogue's names, in
+    /// the order both clients offer them (``Offers``).
+    var offers: [Offers.Offer] = []
     var message = ""
 
     /// Rows that can be selected, in the order shown. When Enter adds what was typed (no item has
     /// its key: ``SearchResult/enter``), the offer comes first, so Enter never takes a prefix,
-    /// typo or "had it before" row; the closest item follows it ("did you mean …?", one ↓ away).
-    /// Otherwise the matches (the exact one first), the suggestions, then the catalogue's.
+    /// typo or "had it before" row; then ``offers`` (the closest item, "did you mean …?", items
+    /// had before and the catalogue's names, ranked as the phone ranks them: one ↓ away), then the
+    /// list's other matches. Otherwise the matches (the exact one first), the suggestions, then
+    /// the catalogue's.
     var rows: [Row] {
         let matches = result.matches.map(Row.match)
-        let rest = suggestions.map(Row.suggestion) + catalogue.map(Row.catalogue)
-        if offerFirst, let offer = result.offer { return [.offer(offer)] + matches + rest }
+        if offerFirst, let offer = result.offer {
+            let offered = offers.compactMap { offered -> Row? in
+                switch offered.source {
+                case .list: return result.matches.first.map(Row.match)
+                case .before:
+                    let key = ItemKey.normalize(offered.name)
+                    return suggestions.first { $0.key == key }.map(Row.suggestion)
+                case .catalogue: return .catalogue(offered.name)
+                }
+            }
+            let meantShown = offers.contains { $0.source == .list }
+            return [.offer(offer)] + offered + (meantShown ? Array(matches.dropFirst()) : matches)
+        }
         return matches + suggestions.map(Row.suggestion) + (result.offer.map { [Row.offer($0)] } ?? [])
-            + catalogue.map(Row.catalogue)
+            + catalogue.map { Row.catalogue($0.item.name) }
+    }
+
+    /// Whether `match` is shown as "did you mean …?": the list's closest item, among ``offers``.
+    func isMeant(_ match: SearchMatch) -> Bool {
+        result.matches.first?.item.id == match.item.id && offers.contains { $0.source == .list }
     }
 
     /// Whether the offer leads: something was typed and Enter adds it.
@@ -98,7 +119,10 @@ struct InteractiveState {
         case .catalogue(let catalogued): name = catalogued
         // On the create row, the closest item's name ("did you mean?"), else the first suggestion's
         // (history first, then the catalogue).
-        case .offer: name = result.matches.first?.item.name ?? suggestions.first?.name ?? catalogue.first
+        case .offer:
+            name =
+                offers.first?.name ?? result.matches.first?.item.name ?? suggestions.first?.name
+                ?? catalogue.first?.item.name
         case nil: name = nil
         }
         // The name takes the place of the words typed; tokens (is:todo, in:dairy, -word) stay.
