@@ -278,9 +278,16 @@ struct InteractiveTests {
         try pane.send("Enter")
         pane.wait("cheese added") { $0.contains("Added cheese") }
         #expect(try device.listing().items.map(\.name).sorted() == ["Eggs", "Tea", "cheese"])
-        // Something on the list matches: no catalogue rows.
+        // Something on the list matches: the catalogue is still offered (Offers), ranked with the
+        // list's own match, which comes first among names that begin alike.
         try pane.type("egg")
-        pane.wait("the list's own match") { $0.contains("[ ] Eggs") && !$0.contains("(suggested)") }
+        let screen = pane.wait("the list's own match, then the catalogue's") {
+            $0.contains("[ ] Eggs") && $0.contains("(suggested)")
+        }
+        let lines = screen.split(separator: "\n")
+        let offer = try #require(lines.firstIndex { $0.hasPrefix("> + Add ‹egg›") })
+        #expect(lines[offer + 1].contains("[ ] Eggs") && lines[offer + 1].hasSuffix("(did you mean?)"), "\(screen)")
+        #expect(lines[offer + 2].contains("(suggested)"), "\(screen)")
     }
 
     @Test func aSignalRestoresTheTerminal() throws {
