@@ -64,6 +64,9 @@ public enum Offers {
     public static func before(_ removed: [Item], query: String, limit: Int = 3) -> [SearchMatch] {
         let parsed = Query(query)
         guard parsed.hasText, !removed.isEmpty else { return [] }
-        return Array(SearchIndex(items: removed).search(parsed).matches.filter { isCloseEnough($0.tier) }.prefix(limit))
+        // One search: no index for typing (its pair lists and one-letter answers) is made.
+        return Array(
+            SearchIndex(items: removed, forTyping: false).search(parsed).matches.filter { isCloseEnough($0.tier) }
+                .prefix(limit))
     }
 }

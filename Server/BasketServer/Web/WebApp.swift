@@ -173,15 +173,22 @@ public struct WebApp: Sendable {
                     file.brotli.set(brotli)
                 }
             }
-            done.set([1])
+            done.set()
         }
     }
 
     /// Set once every file's brotli is made (or found not worth it): ``brotliIsMade``.
-    let brotliMade = Later()
+    let brotliMade = Flag()
 
     /// Whether every file that gets a brotli encoding has it already (the tests wait for it).
-    public var brotliIsMade: Bool { brotliMade.bytes != nil }
+    public var brotliIsMade: Bool { brotliMade.isSet }
+
+    /// A flag set once, from any thread.
+    final class Flag: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
+    }
 
     /// The web client's routes.
     public func register(_ r: inout RouterBuilder) {
