@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(
             name: "CBrotli", path: "Server/CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(
-            name: "CCurl", path: "Client/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Shared by client and server.
         .target(name: "SQLite", dependencies: ["CSQLite", "PrivateFiles"], path: "Sources/SQLite"),
@@ -52,6 +52,8 @@ let package = Package(
         .target(name: "SeededRandom", path: "Sources/SeededRandom"),
         // Child processes (posix_spawn, bounded waits): the tests and `basket-lab replay`.
         .target(name: "Spawn", path: "Sources/Spawn"),
+        // One bounded HTTP request over libcurl: the CLI's transport and the server's Web Push sender.
+        .target(name: "Curl", dependencies: ["CCurl"], path: "Sources/Curl"),
         // Pure Swift: no C library, so an app on any Swift platform can build the client modules.
         .target(name: "BasketCore", path: "Sources/BasketCore"),
 
@@ -65,7 +67,7 @@ let package = Package(
             // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         // HTTP over libcurl with answers bounded after gzip, for the CLI on Linux (see its docs).
-        .target(name: "CurlExchange", dependencies: ["BasketReplica", "CCurl"], path: "Client/CurlExchange"),
+        .target(name: "CurlExchange", dependencies: ["BasketReplica", "Curl"], path: "Client/CurlExchange"),
         .target(
             name: "BasketCLI",
             dependencies: [
@@ -80,7 +82,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CPostgres"], path: "Server/Postgres"),
         .target(
             name: "BasketServer",
-            dependencies: ["BasketCore", "SQLite", "PrivateFiles", "Postgres", "HTTPServer", "CCrypto"],
+            dependencies: ["BasketCore", "SQLite", "PrivateFiles", "Postgres", "HTTPServer", "CCrypto", "Curl"],
             path: "Server/BasketServer"),
         .target(
             name: "BasketServerCLI", dependencies: ["BasketCore", "BasketServer", "HTTPServer", "PrivateFiles"],
@@ -165,7 +167,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "Spawn", "TestServers", "TestSupport",
+                // BasketServer and HTTPServer: the push tests' receiver reads messages as a browser does.
+                "BasketCore", "BasketReplica", "BasketSearch", "BasketServer", "HTTPServer", "SQLite", "Spawn",
+                "TestServers", "TestSupport",
                 "basket",
                 "basket-bench",
                 "basket-lab",

@@ -39,6 +39,10 @@ export const ROUTES = Object.freeze({
   previewInvite: { method: "POST", pattern: "/v1/invites/preview" },
   push: { method: "POST", pattern: "/v1/lists/{id}/ops" },
   pull: { method: "GET", pattern: "/v1/lists/{id}/ops" },
+  pushKey: { method: "GET", pattern: "/v1/push/key" },
+  subscribePush: { method: "POST", pattern: "/v1/push/subscriptions" },
+  pushSubscriptions: { method: "GET", pattern: "/v1/push/subscriptions" },
+  unsubscribePush: { method: "DELETE", pattern: "/v1/push/subscriptions/{id}" },
 });
 
 /**
@@ -80,6 +84,8 @@ export const ERRORS = Object.freeze({
   batchTooLarge: { code: "batch_too_large", status: 400 },
   invalidParameter: { code: "invalid_parameter", status: 400 },
   clockSkew: { code: "clock_skew", status: 400 },
+  invalidEndpoint: { code: "invalid_endpoint", status: 400 },
+  invalidKeys: { code: "invalid_keys", status: 400 },
   unauthorized: { code: "unauthorized", status: 401 },
   tokenExpired: { code: "token_expired", status: 401 },
   invalidCredentials: { code: "invalid_credentials", status: 401 },

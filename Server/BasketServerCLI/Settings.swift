@@ -37,6 +37,8 @@ struct Settings {
     var inviteDays = 7.0
     /// The web client's folder; nil for the default one, "none" for none.
     var web: String?
+    /// Web Push.
+    var push = BasketService.PushConfiguration()
 }
 
 /// A mistake in the arguments or the environment: exit status 64 and the usage line.
@@ -227,6 +229,41 @@ struct ServerOption: Sendable {
             """
         ) { settings, _, value in settings.web = value },
         ServerOption("--no-web", nil, "serve the API only") { settings, _, _ in settings.web = "none" },
+        ServerOption(
+            "--push-contact", "URL", env: "BASKET_PUSH_CONTACT",
+            """
+            how push services reach this server's operator (mailto: or https:), sent with every Web
+            Push message (VAPID's subject; default mailto:postmaster@localhost)
+            """
+        ) { settings, name, value in
+            guard value.hasPrefix("mailto:") || value.hasPrefix("https://"), value.utf8.count <= 200 else {
+                throw UsageError(message: "\(name) takes a mailto: or https:// URL")
+            }
+            settings.push.subject = value
+        },
+        ServerOption(
+            "--push-allow-endpoint", "URL-PREFIX", env: "BASKET_PUSH_ALLOW_ENDPOINT",
+            """
+            for tests: push subscriptions whose endpoint begins with this may be http and on a
+            private address (by default only https endpoints on public addresses are posted to);
+            may be given more than once
+            """
+        ) { settings, name, value in
+            guard value.hasPrefix("http://") || value.hasPrefix("https://"), value.split(separator: "/").count >= 3
+            else { throw UsageError(message: "\(name) takes the beginning of a URL, like http://127.0.0.1:9000/push/") }
+            settings.push.allowedEndpointPrefixes.append(value)
+        },
+        ServerOption(
+            "--push-interval", "SECONDS", env: "BASKET_PUSH_INTERVAL",
+            "default 60: the shortest time between two push messages about one list (what comes between is told together)"
+        ) { settings, name, value in
+            let seconds = try number(name, value)
+            guard seconds >= 1 && seconds <= 86_400 else { throw UsageError(message: "\(name) is 1…86400") }
+            settings.push.intervalSeconds = seconds
+        },
+        ServerOption("--no-push", env: "BASKET_NO_PUSH", "send no Web Push messages and take no subscriptions") {
+            settings, _, _ in settings.push.enabled = false
+        },
         ServerOption("--quiet", env: "BASKET_QUIET", "no access log") { settings, _, _ in settings.quiet = true },
         ServerOption("--uses", "N", for: SignupInvite.self, "how many accounts the code makes (default 1)") {
             settings, name, value in

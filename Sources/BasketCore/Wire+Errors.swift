@@ -39,6 +39,10 @@ extension Wire {
         case invalidParameter = "invalid_parameter"
         /// A timestamp more than 5 minutes ahead of the server's clock.
         case clockSkew = "clock_skew"
+        /// A push subscription's endpoint the server will not post to (not https, not public).
+        case invalidEndpoint = "invalid_endpoint"
+        /// A push subscription's keys that are not a P-256 key and a 16-byte secret.
+        case invalidKeys = "invalid_keys"
         /// No token, or an unknown or revoked one.
         case unauthorized
         /// A token idle for 90 days or older than a year.
@@ -105,7 +109,8 @@ extension Wire {
         /// The HTTP status the API answers this error with.
         public var status: Int {
             switch self {
-            case .badRequest, .invalidJSON, .unknownField, .missingField, .wrongType, .tooLong, .controlCharacter,
+            case .badRequest, .invalidJSON, .unknownField, .missingField, .invalidEndpoint, .invalidKeys, .wrongType,
+                .tooLong, .controlCharacter,
                 .invalidName,
                 .invalidTitle, .weakPassword, .invalidID, .invalidRole, .invalidOps, .wrongList, .batchTooLarge,
                 .invalidParameter,

@@ -100,12 +100,21 @@ extension Wire {
         public static let push = Route("push", "POST", "/v1/lists/{id}/ops")
         /// Pulls operations after a cursor (a long-poll with `wait`).
         public static let pull = Route("pull", "GET", "/v1/lists/{id}/ops")
+        /// The server's VAPID public key, for a browser's push subscription.
+        public static let pushKey = Route("pushKey", "GET", "/v1/push/key")
+        /// Subscribes this device's browser to push notifications of some lists.
+        public static let subscribePush = Route("subscribePush", "POST", "/v1/push/subscriptions")
+        /// The account's push subscriptions.
+        public static let pushSubscriptions = Route("pushSubscriptions", "GET", "/v1/push/subscriptions")
+        /// Ends a push subscription.
+        public static let unsubscribePush = Route("unsubscribePush", "DELETE", "/v1/push/subscriptions/{id}")
 
         /// Every route, in the order docs/api.md lists them.
         public static let all: [Route] = [
             health, metrics, time, signUp, login, devices, logoutEverywhere, logout, revokeDevice, account,
             deleteAccount, changePassword, createList, lists, deleteList, members, setRole, removeMember, invite,
-            invites, revokeInvite, join, previewInvite, push, pull,
+            invites, revokeInvite, join, previewInvite, push, pull, pushKey, subscribePush, pushSubscriptions,
+            unsubscribePush,
         ]
     }
 }

@@ -281,3 +281,19 @@ extension ListID: Codable {
         try container.encode(description)
     }
 }
+
+extension ItemID: Codable {
+    /// An item id in JSON: 32 hex digits.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let id = ItemID(hex: try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an item id (32 hex digits)")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

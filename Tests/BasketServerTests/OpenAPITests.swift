@@ -132,6 +132,9 @@ struct WireSchemaTests {
             count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
             ops: OperationText(bytes: []), role: .viewer)
         let push = Wire.PushResult(accepted: 1, duplicates: 0, cursor: 1, epoch: "e", serverTime: 1)
+        let subscription = Wire.PushSubscription(id: "ab", lists: [list], kinds: [.added], thisDevice: true, created: 1)
+        let event = Wire.PushMessage.Event(
+            kind: .added, who: "anna", count: 2, items: [ItemID(raw: ID128(high: 1, low: 2))])
         return [
             (
                 "Error", Wire.ErrorBody(error: "clock_skew", message: "m", serverTime: 1, offsetMilliseconds: 2),
@@ -190,6 +193,34 @@ struct WireSchemaTests {
                     list: list, title: nil, role: .editor, createdBy: "alice", expiresAt: 1, member: true)
             ),
             ("PushResult", push, push),
+            ("PushKey", Wire.PushKey(publicKey: "BP4z"), Wire.PushKey(publicKey: "BP4z")),
+            (
+                "PushSubscribe",
+                {
+                    var full = Wire.PushSubscribe(
+                        endpoint: "https://push.example.net/x", keys: .init(p256dh: "B", auth: "a"), lists: [list],
+                        kinds: [.added])
+                    full.expirationTime = 1
+                    return full
+                }(),
+                {
+                    var minimal = Wire.PushSubscribe(
+                        endpoint: "https://push.example.net/x", keys: .init(p256dh: "B", auth: "a"), lists: [],
+                        kinds: [])
+                    (minimal.lists, minimal.kinds) = (nil, nil)
+                    return minimal
+                }()
+            ),
+            ("PushSubscription", subscription, subscription),
+            (
+                "PushSubscriptions", Wire.PushSubscriptions(subscriptions: [subscription]),
+                Wire.PushSubscriptions(subscriptions: [])
+            ),
+            (
+                "PushMessage", Wire.PushMessage(list: list, at: 1, events: [event]),
+                Wire.PushMessage(list: list, at: 1, events: [])
+            ),
+            ("PushEvent", Wire.PushMessage.Event(kind: .shopping, who: "olga", count: 0, shop: "Lidl"), event),
             ("Page", demoted, page),
         ]
     }()

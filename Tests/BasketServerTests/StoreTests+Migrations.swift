@@ -36,7 +36,7 @@ extension StoreTests {
         let migrated = try storage.open()
         defer { migrated.close() }
         let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
-        #expect(applied == (backend == .postgres ? 3..<6 : 5..<8))
+        #expect(applied == (backend == .postgres ? 3..<7 : 5..<9))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -72,9 +72,9 @@ extension StoreTests {
         let storage = try TestStore(backend)
         try storage.open().close()
         try storage.execute(
-            sqlite: "PRAGMA user_version = 9", postgres: "UPDATE basket_schema SET version = 9")
-        #expect(throws: StoreError.newerSchema(found: 9, supported: Self.latest(backend))) { _ = try storage.open() }
-        #expect(try storage.schemaVersion() == 9)
+            sqlite: "PRAGMA user_version = 10", postgres: "UPDATE basket_schema SET version = 10")
+        #expect(throws: StoreError.newerSchema(found: 10, supported: Self.latest(backend))) { _ = try storage.open() }
+        #expect(try storage.schemaVersion() == 10)
     }
 
     /// A store at schema 1 (before `lists.dropped`) is migrated to 2 when opened, by four
@@ -109,7 +109,14 @@ extension StoreTests {
     /// The schema version a store of this build has: SQLite's schema 4 dropped `list_items`, its 5
     /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does; PostgreSQL's 6 and
     /// SQLite's 8 index replica ids by account and lists by maker.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 6 : 8 }
+    /// PostgreSQL's 7 and SQLite's 9 keep Web Push's key, subscriptions and slots.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 7 : 9 }
+
+    /// What PostgreSQL's schema 7 and SQLite's 9 added (Web Push), taken away again.
+    static let undoPush = """
+        DROP TABLE push_slots; DROP TABLE push_lists; DROP TABLE push_subscriptions; DROP TABLE push_key;
+
+        """
 
     /// What PostgreSQL's schema 5 and SQLite's 7 added (lists' makers and epoch starts, replica
     /// owners), taken away again.
@@ -124,7 +131,10 @@ extension StoreTests {
     /// ``undoPostgresSchema4``), SQLite's 8 to 5 (the records read here, into `ops` as schema 5 had
     /// it). The caller sets the version.
     static func undoPushes(_ storage: TestStore) throws {
-        try storage.execute(sqlite: undoReplicaOwners, postgres: undoReplicaOwners)
+        try storage.execute(
+            sqlite: "DROP TRIGGER push_ends_with_token; DROP TRIGGER push_ends_with_membership;"
+                + " DROP TRIGGER push_ends_with_list;\n" + undoPush + undoReplicaOwners,
+            postgres: undoPush + "DROP FUNCTION push_ends_with_membership CASCADE;\n" + undoReplicaOwners)
         guard storage.backend == .sqlite else {
             try storage.execute(sqlite: "", postgres: undoPostgresSchema4)
             return

@@ -101,7 +101,10 @@ extension BasketService {
                 "the list would hold more than \(configuration.maxBytesPerList / 1_048_576) MiB, the most this server"
                     + " keeps for one list; nothing of this push was stored")
         }
-        if result.accepted > 0 { metrics.countAccepted(result.accepted) }
+        if result.accepted > 0 {
+            metrics.countAccepted(result.accepted)
+            notePushed(operations, to: list, by: account)
+        }
         // A push of duplicates wakes too: it may be the retry of a push whose instance died before
         // it told anyone (publishing wakes only watchers behind the head, so it costs nothing else).
         if result.accepted > 0 || result.duplicates > 0 { watchers.publish(list: list, cursor: result.cursor) }

@@ -77,6 +77,8 @@ public final class BasketService: Sendable {
         public var sessionCacheSeconds = 30.0
         /// The server's wall clock in Unix milliseconds.
         public var clock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
+        /// Web Push: where messages may go, who the server says it is, how often a list is told of.
+        public var push = PushConfiguration()
         /// Milliseconds that never step back, for sign-in throttling (tests set one of their own).
         public var monotonicClock: @Sendable () -> UInt64 = { LoginLimiter.monotonic() }
 
@@ -96,6 +98,9 @@ public final class BasketService: Sendable {
     /// Threads for large pushes (``offloadedPushBytes``).
     let pushWork: WorkPool
     let sessions: SessionCache
+    /// The VAPID key pair, and the notifier that sends Web Push messages (nil when push is off).
+    let pushKeys: PushKeys
+    let pushNotifier: PushNotifier?
     /// Verified when a sign-in names no account, so an unknown name costs what a known one does.
     let decoyHash: String
 
@@ -123,6 +128,19 @@ public final class BasketService: Sendable {
             perKeyLimit: configuration.passwordJobsPerAddress)
         pushWork = WorkPool(name: "push", threads: configuration.pushThreads, queueLimit: configuration.pushQueue)
         decoyHash = Passwords.hash("decoy password", iterations: configuration.passwordIterations)
+        pushKeys = PushKeys(store: store, clock: configuration.clock)
+        if configuration.push.enabled {
+            var settings = PushNotifier.Settings()
+            settings.endpoints = PushEndpoints(allowedPrefixes: configuration.push.allowedEndpointPrefixes)
+            settings.subject = configuration.push.subject
+            settings.interval = Int64(configuration.push.intervalSeconds * 1000)
+            pushNotifier = PushNotifier(
+                store: store, key: pushKeys, settings: settings, clock: configuration.clock,
+                tokenIdle: Int64(configuration.tokenIdleSeconds) * 1000,
+                tokenLifetime: Int64(configuration.tokenLifetimeSeconds) * 1000)
+        } else {
+            pushNotifier = nil
+        }
         watchers = Watchers(
             maxPerAccount: configuration.maxWatchersPerAccount,
             answer: { list, after, limit in
@@ -234,6 +252,7 @@ public final class BasketService: Sendable {
         watchers.close()
         passwords.close()
         pushWork.close()
+        pushNotifier?.close()
     }
 
     /// Every route of the API; `/metrics` too unless `servingMetrics` is false (it is then
@@ -266,6 +285,10 @@ public final class BasketService: Sendable {
             r.on(.previewInvite, answer: previewInvite)
             r.on(.push, push)
             r.on(.pull, pull)
+            r.on(.pushKey, answer: pushKey)
+            r.on(.subscribePush, answer: subscribePush)
+            r.on(.pushSubscriptions, answer: pushSubscriptions)
+            r.on(.unsubscribePush, answer: unsubscribePush)
         }
     }
 
@@ -327,6 +350,7 @@ public final class BasketService: Sendable {
 
     func metricsPage(_ request: HTTPRequest) -> HTTPResponse {
         let statistics = try? store.statistics()
+        let push = pushNotifier?.counters ?? PushNotifier.Counts()
         let text = metrics.render(
             gauges: [
                 ("basket_watchers", "Long-polls waiting for operations.", Double(watchers.count)),
@@ -342,6 +366,17 @@ public final class BasketService: Sendable {
                 ("basket_operations_stored", "Operations in the store.", Double(statistics?.operations ?? 0)),
                 ("basket_lists", "Lists in the store.", Double(statistics?.lists ?? 0)),
                 ("basket_accounts", "Accounts in the store.", Double(statistics?.accounts ?? 0)),
+                ("basket_push_sent", "Web Push messages a push service took.", Double(push.sent)),
+                (
+                    "basket_push_failed", "Web Push messages that failed (refused, unreachable, timed out).",
+                    Double(push.failed)
+                ),
+                ("basket_push_gone", "Subscriptions ended by their push service (404, 410).", Double(push.gone)),
+                ("basket_push_dropped", "Web Push events or messages dropped at a full queue.", Double(push.dropped)),
+                (
+                    "basket_push_waiting_lists", "Lists with Web Push events waiting.",
+                    Double(pushNotifier?.waitingLists ?? 0)
+                ),
                 ("basket_database_bytes", "Size of the store's database.", Double(statistics?.databaseBytes ?? 0)),
                 (
                     "basket_password_queue", "Sign-ins and signups waiting for a password thread.",

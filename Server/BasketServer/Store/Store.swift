@@ -9,7 +9,7 @@ public import BasketCore
 /// ``LogStore`` (each list's operation log) and ``StoreMaintenance`` (watching other instances,
 /// compaction, statistics, epochs). Each backend implements them in files named alike
 /// (`SQLiteStore+Accounts.swift`, …).
-public protocol Store: AccountStore, ListStore, InviteStore, LogStore, StoreMaintenance {}
+public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, StoreMaintenance {}
 
 /// Errors of the store, each with a stable code.
 public enum StoreError: Error, Equatable, Sendable {

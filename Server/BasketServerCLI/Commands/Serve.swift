@@ -33,6 +33,7 @@ enum Serve {
         serviceConfiguration.maxBytesPerList = Int64(settings.maxListMB * 1_048_576)
         serviceConfiguration.maxWatchersPerAccount = settings.maxWatches
         serviceConfiguration.failedLoginsPerAddress = settings.signInsPerAddress
+        serviceConfiguration.push = settings.push
         if let frozen = settings.frozenClock { serviceConfiguration.clock = { frozen } }
         let service = BasketService(store: store, configuration: serviceConfiguration)
         // /metrics on the public port only when asked (and never beside --metrics-listen).

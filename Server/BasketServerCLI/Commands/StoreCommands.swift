@@ -23,7 +23,8 @@ extension ServerSubcommand {
 /// Every command, in the order `--help` lists them.
 enum ServerSubcommands {
     static let all: [any ServerSubcommand.Type] = [
-        Backup.self, Restore.self, Export.self, Import.self, Compact.self, RenewEpochs.self, SignupInvite.self,
+        Backup.self, Restore.self, Export.self, Import.self, Compact.self, RenewEpochs.self, RotatePushKey.self,
+        SignupInvite.self,
     ]
 
     /// The commands' part of `--help`.
@@ -178,6 +179,25 @@ enum RenewEpochs: ServerSubcommand {
 
     static func run(_ settings: Settings) throws -> Int32 {
         print("\(try StoreAccess.with(settings) { try $0.renewEpochs() }) lists have a new epoch")
+        return 0
+    }
+}
+
+/// `rotate-push-key`: a new VAPID key pair; every push subscription ends (push services refuse
+/// messages signed by another key than a subscription's), and browsers subscribe again when the
+/// web client next opens.
+enum RotatePushKey: ServerSubcommand {
+    static let name = "rotate-push-key"
+    static let help = """
+        Make a new Web Push (VAPID) key pair in the store; every push subscription ends and each
+        browser subscribes again the next time the web client opens (docs/deploy.md).
+        """
+
+    static func run(_ settings: Settings) throws -> Int32 {
+        let ended = try StoreAccess.with(settings) {
+            try BasketService.rotatePushKey(in: $0, now: Int64(HybridClock.wallClockMilliseconds()))
+        }
+        print("a new push key is in the store; \(ended) push subscriptions ended")
         return 0
     }
 }

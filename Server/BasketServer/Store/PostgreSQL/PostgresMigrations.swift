@@ -267,6 +267,47 @@ enum PostgresMigrations {
             PRIMARY KEY(list, account)
         );
         """,
+        // 7: Web Push: the server's VAPID key pair, each device's subscriptions and the lists they
+        // hear of, each list's next push. Subscriptions end with their token (a cascade), a list
+        // with the subscriber's membership (a trigger) or the list itself (a cascade).
+        """
+        CREATE TABLE push_key(
+            slot integer PRIMARY KEY CHECK (slot = 1),
+            private bytea NOT NULL,
+            public bytea NOT NULL,
+            created bigint NOT NULL
+        );
+        CREATE TABLE push_subscriptions(
+            id text PRIMARY KEY,
+            account bigint NOT NULL,
+            token text NOT NULL REFERENCES tokens(hash) ON DELETE CASCADE,
+            endpoint text NOT NULL UNIQUE,
+            p256dh text NOT NULL,
+            auth text NOT NULL,
+            kinds bigint NOT NULL,
+            created bigint NOT NULL
+        );
+        CREATE INDEX push_subscriptions_by_account ON push_subscriptions(account, created);
+        CREATE INDEX push_subscriptions_by_token ON push_subscriptions(token);
+        CREATE TABLE push_lists(
+            list bigint NOT NULL REFERENCES lists(no) ON DELETE CASCADE,
+            subscription text NOT NULL REFERENCES push_subscriptions(id) ON DELETE CASCADE,
+            PRIMARY KEY(list, subscription)
+        );
+        CREATE INDEX push_lists_by_subscription ON push_lists(subscription);
+        CREATE TABLE push_slots(
+            list bigint PRIMARY KEY REFERENCES lists(no) ON DELETE CASCADE,
+            next bigint NOT NULL
+        );
+        CREATE FUNCTION push_ends_with_membership() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM push_lists WHERE list = OLD.list
+                AND subscription IN (SELECT id FROM push_subscriptions WHERE account = OLD.account);
+            RETURN OLD;
+        END $$;
+        CREATE TRIGGER push_ends_with_membership AFTER DELETE ON members
+            FOR EACH ROW EXECUTE FUNCTION push_ends_with_membership();
+        """,
     ]
 
     /// Sets every list's items and bytes from its log (migration 3, on the log of then).

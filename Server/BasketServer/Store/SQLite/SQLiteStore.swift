@@ -189,6 +189,52 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             PRIMARY KEY(list, account)
         ) WITHOUT ROWID;
         """,
+        // 9: Web Push: the server's VAPID key pair, each device's subscriptions and the lists they
+        // hear of, each list's next push. Subscriptions end with their token, and a list with the
+        // subscriber's membership (triggers: this store does not enforce foreign keys).
+        """
+        CREATE TABLE push_key(
+            slot INTEGER PRIMARY KEY CHECK (slot = 1),
+            private BLOB NOT NULL,
+            public BLOB NOT NULL,
+            created INTEGER NOT NULL
+        );
+        CREATE TABLE push_subscriptions(
+            id TEXT PRIMARY KEY,
+            account INTEGER NOT NULL,
+            token TEXT NOT NULL,
+            endpoint TEXT NOT NULL UNIQUE,
+            p256dh TEXT NOT NULL,
+            auth TEXT NOT NULL,
+            kinds INTEGER NOT NULL,
+            created INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX push_subscriptions_by_account ON push_subscriptions(account, created);
+        CREATE INDEX push_subscriptions_by_token ON push_subscriptions(token);
+        CREATE TABLE push_lists(
+            list INTEGER NOT NULL,
+            subscription TEXT NOT NULL,
+            PRIMARY KEY(list, subscription)
+        ) WITHOUT ROWID;
+        CREATE INDEX push_lists_by_subscription ON push_lists(subscription);
+        CREATE TABLE push_slots(
+            list INTEGER PRIMARY KEY,
+            next INTEGER NOT NULL
+        );
+        CREATE TRIGGER push_ends_with_token AFTER DELETE ON tokens BEGIN
+            DELETE FROM push_subscriptions WHERE token = OLD.hash;
+        END;
+        CREATE TRIGGER push_ends_with_subscription AFTER DELETE ON push_subscriptions BEGIN
+            DELETE FROM push_lists WHERE subscription = OLD.id;
+        END;
+        CREATE TRIGGER push_ends_with_membership AFTER DELETE ON members BEGIN
+            DELETE FROM push_lists WHERE list = OLD.list
+                AND subscription IN (SELECT id FROM push_subscriptions WHERE account = OLD.account);
+        END;
+        CREATE TRIGGER push_ends_with_list AFTER DELETE ON lists BEGIN
+            DELETE FROM push_slots WHERE list = OLD.no;
+        END;
+        """,
     ]
 
     /// Migration 6's work in code: the operations of `ops` as rows of `pushes`, list by list

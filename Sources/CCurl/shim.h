@@ -32,6 +32,10 @@ static inline CURLcode basket_curl_set_progress(CURL *handle, curl_xferinfo_call
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
+static inline CURLcode basket_curl_set_opensocket(CURL *handle, curl_opensocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
 static inline long basket_curl_response_code(CURL *handle) {
     long code = 0;
     if (curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK) return 0;
