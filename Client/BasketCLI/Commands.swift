@@ -415,6 +415,20 @@ enum Commands {
             path: ["join"], summary: "Join a list with an invite code and make it current.", usage: "basket join CODE",
             run: SharingCommands.join),
         CommandSpec(
+            path: ["shopping"], summary: "Say you are going shopping for the current list, or done; who else is.",
+            usage: ShoppingCommands.usage,
+            details: """
+                SUBCOMMANDS:
+                  (none)           Who is shopping for the list now, and who finished within the hour.
+                  start            Tell the others you are going shopping (at a shop with --at); it ends by
+                                   itself after 3 hours.
+                  done             Tell the others you are done, with how many items this device checked off
+                                   since you started ("Olga bought 12 items").
+                The others see it in 'basket ls', 'basket status' and 'basket sync --watch', on the phone's
+                list, and as a push notification when they asked for one.
+                """,
+            options: [.shop], output: .dataWhenBare, run: ShoppingCommands.shopping),
+        CommandSpec(
             path: ["status"], summary: "Pending changes, last sync, server and clock offset.", usage: "basket status",
             output: .data, run: SyncCommands.status),
         CommandSpec(

@@ -94,6 +94,7 @@ extension Option {
         Says so when compaction left the history incomplete.
         """)
     static let since = Option("--since", value: "TIME", "The changes made since TIME (below: how to write it).")
+    static let shop = Option("--at", value: "SHOP", "The shop you are going to (the others see it).")
     static let limit = Option("--limit", value: "N", short: "-n", "At most N results.")
     /// `basket set`'s option for a field of an item (`--quantity QUANTITY`).
     static func field(_ field: Field) -> Option {

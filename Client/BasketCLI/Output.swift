@@ -213,6 +213,15 @@ enum Output {
     /// `basket members --json`.
     struct Members: Encodable { var members: [Member] }
 
+    /// A line of `basket sync --watch --json` when someone goes shopping or finishes.
+    struct WatchedShopping: Encodable { var shopping: String }
+
+    /// `basket shopping --json`: the server's statuses of the list (`Wire.ShoppingStatus`).
+    struct Shopping: Encodable {
+        var list: String
+        var shopping: [Wire.ShoppingStatus]
+    }
+
     /// One member of `basket members --json`.
     struct Member: Encodable {
         var account: String

@@ -7,6 +7,9 @@ package enum Phrases {
     /// "1 change", "3 changes" (changes as a person counts them: one per item).
     package static func changes(_ n: Int) -> String { n == 1 ? "1 change" : "\(n) changes" }
 
+    /// "1 item", "12 items".
+    package static func items(_ n: Int) -> String { n == 1 ? "1 item" : "\(n) items" }
+
     /// What an add says, phrase by phrase, as a person reads it (the web client's `addPhrases`):
     /// "Added milk (2), bread", "Brought back eggs", "milk: now 3", "milk is already on
     /// the list".

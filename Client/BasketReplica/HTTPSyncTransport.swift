@@ -286,9 +286,47 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         var page = PulledPage(
             operations: operations, cursor: answer.cursor, epoch: answer.epoch, more: answer.more,
             historyComplete: answer.historyComplete, serverTime: answer.serverTime, role: answer.role)
+        page.shopping = answer.shopping.map(Self.checked)
         // OperationCodec validated each operation as it decoded it.
         page.isValidated = true
         return page
+    }
+
+    // MARK: Shopping
+
+    /// Who is shopping for the list, and who finished lately (`GET /v1/lists/{id}/shopping`).
+    public func shopping(of list: ListID) async throws -> Wire.Shopping {
+        Self.checked(try await call(.shopping, [list.description]) as Wire.Shopping)
+    }
+
+    /// "I'm going shopping" for the list, at `shop` when given; everyone's statuses after it.
+    public func startShopping(_ list: ListID, at shop: String?) async throws -> Wire.Shopping {
+        Self.checked(
+            try await call(.startShopping, [list.description], sending: Wire.ShoppingStart(shop: shop)) as Wire.Shopping
+        )
+    }
+
+    /// "Done shopping", having bought `bought` items; everyone's statuses after it.
+    public func stopShopping(_ list: ListID, bought: Int) async throws -> Wire.Shopping {
+        Self.checked(try await call(.stopShopping, [list.description], query: "bought=\(bought)") as Wire.Shopping)
+    }
+
+    /// Statuses as a person may be shown them: at most 50, names and shops cut to their limits
+    /// and made printable (a hostile server's text reaches a terminal).
+    static func checked(_ statuses: [Wire.ShoppingStatus]) -> [Wire.ShoppingStatus] {
+        statuses.prefix(50).map { status in
+            var status = status
+            status.who = printable(String(decoding: status.who.utf8.prefix(64), as: UTF8.self))
+            status.shop = status.shop.map {
+                printable(String(decoding: $0.utf8.prefix(Wire.ShoppingStart.maxShopBytes), as: UTF8.self))
+            }
+            status.bought = status.bought.map { min(max($0, 0), 100_000) }
+            return status
+        }
+    }
+
+    static func checked(_ answer: Wire.Shopping) -> Wire.Shopping {
+        Wire.Shopping(shopping: checked(answer.shopping), serverTime: answer.serverTime)
     }
 
     // MARK: Plumbing

@@ -282,7 +282,9 @@ public final class LiveSync: Sendable {
                     if report.refusedPending == 0 { $0.connection = .connected }
                     $0.pending = left
                 }
-                if report.pulled > 0 || report.changedItems > 0 || report.epochChanged || report.roleChanged {
+                if report.pulled > 0 || report.changedItems > 0 || report.epochChanged || report.roleChanged
+                    || report.shoppingChanged
+                {
                     handler(.received(report))
                 }
             } catch {

@@ -15,6 +15,8 @@ public struct ListSyncReport: Hashable, Sendable {
     public var epochChanged = false
     /// Whether this account's role on the list changed (the server said so in a page).
     public var roleChanged = false
+    /// Whether the server said who is shopping for the list (``Replica/shoppingNews(of:)``).
+    public var shoppingChanged = false
     /// Local writes re-stamped after the server refused this device's clock.
     public var restamped = 0
     /// Local writes stamped anew after the server held one of their identities with another
@@ -333,6 +335,11 @@ public final class SyncEngine: Sendable {
         if let role = page.role, role != next.role {
             next.role = role
             report.roleChanged = true
+        }
+        // Or because someone went shopping or finished.
+        if let shopping = page.shopping {
+            try replica.saveShopping(shopping, of: list, serverTime: page.serverTime)
+            report.shoppingChanged = true
         }
         let result: MergeResult
         do {

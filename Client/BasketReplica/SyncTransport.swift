@@ -24,6 +24,8 @@ public struct PulledPage: Sendable {
     public var serverTime: UInt64
     /// This account's role, when it changed while the long-poll waited (`Wire.Page.role`).
     public var role: Role?
+    /// Who is shopping for the list, when the long-poll ended because that changed (`Wire.Page.shopping`).
+    public var shopping: [Wire.ShoppingStatus]?
 
     /// A page as pulled.
     public init(

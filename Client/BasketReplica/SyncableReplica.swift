@@ -36,6 +36,8 @@ protocol SyncableReplica: Sendable {
     /// identity it holds with another value), under a new replica id when `renewingReplica` (the
     /// server refused the replica id: another account pushed it first); returns how many.
     func restampPending(in list: ListID, renewingReplica: Bool) throws -> Int
+    /// Keeps what the server said about who is shopping for `list`.
+    func saveShopping(_ statuses: [Wire.ShoppingStatus], of list: ListID, serverTime: UInt64) throws
 }
 
 extension Replica: SyncableReplica {
@@ -44,6 +46,9 @@ extension Replica: SyncableReplica {
 }
 
 extension SyncableReplica {
+    /// A replica that shows nobody anything keeps no statuses.
+    func saveShopping(_ statuses: [Wire.ShoppingStatus], of list: ListID, serverTime: UInt64) throws {}
+
     /// The batch encoded from ``pendingOperations(in:limit:)`` (a replica that does not keep its
     /// outbox encoded).
     func pendingBatch(in list: ListID, limit: Int) throws -> OutboxBatch? {

@@ -318,11 +318,14 @@ extension Wire {
         /// viewer, say): the wait ends at once with it, so an open screen stops taking edits the
         /// server would refuse. Absent otherwise.
         public var role: Role?
+        /// Who is shopping for the list (and who finished lately), when a long-poll's wait ended
+        /// because that changed: the only pages that carry it. Absent otherwise.
+        public var shopping: [ShoppingStatus]?
 
         /// A page of a list's log.
         public init(
             count: Int, cursor: Int64, epoch: String, historyComplete: Bool, more: Bool, serverTime: UInt64,
-            ops: OperationText, role: Role? = nil
+            ops: OperationText, role: Role? = nil, shopping: [ShoppingStatus]? = nil
         ) {
             self.count = count
             self.cursor = cursor
@@ -332,6 +335,7 @@ extension Wire {
             self.serverTime = serverTime
             self.ops = ops
             self.role = role
+            self.shopping = shopping
         }
 
         /// The page as JSON, written by hand: a page is up to a megabyte of operations, which this
@@ -342,8 +346,16 @@ extension Wire {
             JSONText.appendQuoted(bytes: Array(epoch.utf8), to: &body)
             body.append(
                 contentsOf: (",\"historyComplete\":\(historyComplete),\"more\":\(more)"
-                    + (role.map { ",\"role\":\"\($0.rawValue)\"" } ?? "") + ",\"serverTime\":\(serverTime),\"ops\":")
-                    .utf8)
+                    + (role.map { ",\"role\":\"\($0.rawValue)\"" } ?? "") + ",\"serverTime\":\(serverTime)").utf8)
+            if let shopping {
+                body.append(contentsOf: #","shopping":["#.utf8)
+                for (index, status) in shopping.enumerated() {
+                    if index > 0 { body.append(UInt8(ascii: ",")) }
+                    status.appendJSON(to: &body)
+                }
+                body.append(UInt8(ascii: "]"))
+            }
+            body.append(contentsOf: #","ops":"#.utf8)
             JSONText.appendQuoted(bytes: ops.bytes, to: &body)
             body.append(UInt8(ascii: "}"))
             return body

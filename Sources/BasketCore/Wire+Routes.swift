@@ -100,6 +100,12 @@ extension Wire {
         public static let push = Route("push", "POST", "/v1/lists/{id}/ops")
         /// Pulls operations after a cursor (a long-poll with `wait`).
         public static let pull = Route("pull", "GET", "/v1/lists/{id}/ops")
+        /// Who is shopping for the list.
+        public static let shopping = Route("shopping", "GET", "/v1/lists/{id}/shopping")
+        /// "I'm going shopping" (members who may change the list).
+        public static let startShopping = Route("startShopping", "PUT", "/v1/lists/{id}/shopping")
+        /// "Done shopping", with how many items were bought (`?bought=N`).
+        public static let stopShopping = Route("stopShopping", "DELETE", "/v1/lists/{id}/shopping")
         /// The server's VAPID public key, for a browser's push subscription.
         public static let pushKey = Route("pushKey", "GET", "/v1/push/key")
         /// Subscribes this device's browser to push notifications of some lists.
@@ -113,7 +119,8 @@ extension Wire {
         public static let all: [Route] = [
             health, metrics, time, signUp, login, devices, logoutEverywhere, logout, revokeDevice, account,
             deleteAccount, changePassword, createList, lists, deleteList, members, setRole, removeMember, invite,
-            invites, revokeInvite, join, previewInvite, push, pull, pushKey, subscribePush, pushSubscriptions,
+            invites, revokeInvite, join, previewInvite, push, pull, shopping, startShopping, stopShopping, pushKey,
+            subscribePush, pushSubscriptions,
             unsubscribePush,
         ]
     }

@@ -130,8 +130,10 @@ struct WireSchemaTests {
             ops: OperationText(bytes: []))
         let demoted = Wire.Page(
             count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
-            ops: OperationText(bytes: []), role: .viewer)
+            ops: OperationText(bytes: []), role: .viewer,
+            shopping: [Wire.ShoppingStatus(who: "olga", shop: "Lidl", since: 1, until: 2)])
         let push = Wire.PushResult(accepted: 1, duplicates: 0, cursor: 1, epoch: "e", serverTime: 1)
+        let done = Wire.ShoppingStatus(who: "olga", shop: "Lidl", since: 1, until: 2, ended: 3, bought: 4)
         let subscription = Wire.PushSubscription(id: "ab", lists: [list], kinds: [.added], thisDevice: true, created: 1)
         let event = Wire.PushMessage.Event(
             kind: .added, who: "anna", count: 2, items: [ItemID(raw: ID128(high: 1, low: 2))])
@@ -193,6 +195,9 @@ struct WireSchemaTests {
                     list: list, title: nil, role: .editor, createdBy: "alice", expiresAt: 1, member: true)
             ),
             ("PushResult", push, push),
+            ("ShoppingStatus", done, Wire.ShoppingStatus(who: "olga", shop: nil, since: 1, until: 2)),
+            ("Shopping", Wire.Shopping(shopping: [done], serverTime: 1), Wire.Shopping(shopping: [], serverTime: 1)),
+            ("ShoppingStart", Wire.ShoppingStart(shop: "Lidl"), Wire.ShoppingStart()),
             ("PushKey", Wire.PushKey(publicKey: "BP4z"), Wire.PushKey(publicKey: "BP4z")),
             (
                 "PushSubscribe",
@@ -251,7 +256,11 @@ struct WireSchemaTests {
         ]
         let page = Wire.Page(
             count: 1, cursor: 42, epoch: "ep\"och", historyComplete: false, more: true, serverTime: 7,
-            ops: OperationText(operations))
+            ops: OperationText(operations),
+            shopping: [
+                Wire.ShoppingStatus(who: "ol\"ga", shop: "Lidl/é", since: 1, until: 2, ended: 3, bought: 4),
+                Wire.ShoppingStatus(who: "anna", shop: nil, since: 5, until: 6),
+            ])
         let handWritten = page.jsonBytes()
         #expect(try JSONDecoder().decode(Wire.Page.self, from: Data(handWritten)) == page)
         let encoder = JSONEncoder()

@@ -330,6 +330,9 @@ enum ItemCommands {
         }
         // On the way to the shop: the list as the server has it, or said to be older.
         let freshness = SyncCommands.refresh(context, list.id)
+        if case .current = freshness {
+            _ = ShoppingCommands.refresh(context, list.id, within: SyncCommands.refreshSeconds)
+        }
         let shown = (try context.replica().lists()).first { $0.id == list.id } ?? list
         let items = try context.replica().items(in: list.id, filter: filter)
         if context.json {
@@ -350,6 +353,7 @@ enum ItemCommands {
             "\(shown.title) (\(shown.uncheckedCount) to buy, \(shown.itemCount - shown.uncheckedCount) checked)"
                 + (shown.isArchived ? ", archived" : ""))
         if let note = freshness.note { context.console.print(note) }
+        for line in ShoppingCommands.stored(context, list.id) { context.console.print(line) }
         let toBuy = items.filter { !$0.isChecked && !$0.isDeleted }
         // A person at a terminal sees the catalogue's icon before a name; a pipe gets the names.
         let language = Catalogue.language(environment: context.environment)

@@ -292,7 +292,9 @@ enum SyncCommands {
             context.console.print("Watching \(list.title) (Ctrl-C to stop)")
         }
         context.console.flush()
-        let sends = try context.loadConfig().autoSync != false && !context.arguments.has(.noSync)
+        let config = try context.loadConfig()
+        let sends = config.autoSync != false && !context.arguments.has(.noSync)
+        let account = config.account
         let wake = DispatchSemaphore(value: 0)
         // What the connection does, said once per change: a problem, and that it is over.
         let problems = Mutex<(lines: [String], troubled: Bool)>(([], false))
@@ -325,6 +327,9 @@ enum SyncCommands {
         defer { live.stop() }
         var before = Dictionary(try replica.items(in: list.id, filter: .all).map { ($0.id, $0) }) { a, _ in a }
         var outside = OutsideWrites(replica)
+        // Who is shopping, as heard before the watch: only news is printed.
+        var told = Set<String>()
+        _ = ShoppingCommands.news(try replica.shoppingNews(of: list.id), me: account, told: &told)
         while true {
             // Woken by what the server relays, or, ten times a second, to look for what other
             // processes on this device wrote (sent at once, and printed as any other change).
@@ -354,6 +359,13 @@ enum SyncCommands {
                     context.console.print(change)
                 }
             }
+            for line in ShoppingCommands.news(try replica.shoppingNews(of: list.id), me: account, told: &told) {
+                if context.json {
+                    try context.console.json(Output.WatchedShopping(shopping: line))
+                } else {
+                    context.console.print(line)
+                }
+            }
             context.console.flush()
             before = after
         }
@@ -362,6 +374,10 @@ enum SyncCommands {
     static func status(_ context: Context) throws {
         let config = try context.loadConfig()
         let replica = try context.replica()
+        // Who is shopping for the current list, asked when the server answers in time.
+        if let current = try? context.list(create: false) {
+            _ = ShoppingCommands.refresh(context, current.id, within: refreshSeconds)
+        }
         let pending = try replica.outbox.count()
         let offset = try replica.outbox.clockOffset()
         let states = Dictionary(try replica.syncStates().map { ($0.list, $0) }) { a, _ in a }
@@ -413,6 +429,7 @@ enum SyncCommands {
             context.console.print(
                 "  \(list.title)\(standing): last sync \(when)\(sentLater), \(Phrases.changes(waiting)) waiting"
             )
+            for line in ShoppingCommands.stored(context, list.id) { context.console.print("    \(line)") }
         }
         // Changes the server will not take: what they were, and the way out.
         var refused = false

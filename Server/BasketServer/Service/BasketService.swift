@@ -165,6 +165,13 @@ public final class BasketService: Sendable {
                     of: account, on: list, watchers: watchers, store: store, configuration: configuration)
             case .listDeleted(let list):
                 watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
+            case .shoppingChanged(let list):
+                let now = Int64(configuration.clock())
+                guard
+                    let statuses = try? store.shopping(
+                        of: list, now: now, endedSince: now - Self.shoppingDoneMilliseconds)
+                else { return }
+                Self.wakeWithShopping(list, statuses, watchers: watchers, store: store, configuration: configuration)
             case .resumed:
                 sessions.forgetAll()
                 // Before anything new is published to them: a removal or revocation made while
@@ -285,6 +292,9 @@ public final class BasketService: Sendable {
             r.on(.previewInvite, answer: previewInvite)
             r.on(.push, push)
             r.on(.pull, pull)
+            r.on(.shopping, answer: shopping)
+            r.on(.startShopping, answer: startShopping)
+            r.on(.stopShopping, answer: stopShopping)
             r.on(.pushKey, answer: pushKey)
             r.on(.subscribePush, answer: subscribePush)
             r.on(.pushSubscriptions, answer: pushSubscriptions)

@@ -304,6 +304,17 @@ final class Watchers: Sendable {
         for watcher in dismissed { watcher.responder.respond(response) }
     }
 
+    /// Answers every watcher of `list` at once, each with what `answering` gives for its cursor and
+    /// page size (a page that says who is shopping now); they park again.
+    func dismissAll(list: ListID, answering: (Int64, Int) -> HTTPResponse) {
+        let dismissed: [Watcher] = state.withLock { state in
+            let gone = Array((state.waiting.removeValue(forKey: list) ?? [:]).values)
+            for watcher in gone { state.unpark(watcher.account) }
+            return gone
+        }
+        for watcher in dismissed { watcher.responder.respond(answering(watcher.after, watcher.limit)) }
+    }
+
     /// Answers every watcher of `list` with `response` (the list was deleted), and forgets its head.
     func dismissAll(list: ListID, with response: HTTPResponse) {
         let dismissed: [Watcher] = state.withLock { state in

@@ -185,9 +185,42 @@ enum PushSQL {
         """
     /// Takes list {1}'s slot at {2} when it is due, moving it to {2} + {3}.
     static let claimSlot = """
-        INSERT INTO push_slots(list, next) SELECT no, {2} + {3} FROM lists WHERE id = {1}
+        INSERT INTO push_slots(list, next) SELECT no, CAST({2} AS bigint) + CAST({3} AS bigint) FROM lists WHERE id = {1}
         ON CONFLICT (list) DO UPDATE SET next = excluded.next WHERE push_slots.next <= {2}
         RETURNING next
         """
     static let slot = "SELECT s.next FROM push_slots s JOIN lists l ON l.no = s.list WHERE l.id = {1}"
+}
+
+/// Who is shopping for which list ("I'm going shopping"): a row per member and list, which
+/// removal from the list deletes.
+public protocol ShoppingStore: Sendable {
+    /// `account` is going shopping for `list` (at `shop`) from `now` until `until`; one already
+    /// shopping keeps its start and gets the new shop and end.
+    func startShopping(list: ListID, account: Int64, shop: String?, now: Int64, until: Int64) throws
+    /// `account` is done shopping for `list`, having bought `bought` items; false when it was not shopping.
+    func stopShopping(list: ListID, account: Int64, now: Int64, bought: Int) throws -> Bool
+    /// Who is shopping for `list` at `now`, and who finished since `endedSince`; at most 50, oldest first.
+    func shopping(of list: ListID, now: Int64, endedSince: Int64) throws -> [Wire.ShoppingStatus]
+}
+
+/// The statements of ``ShoppingStore``, the same for both stores.
+enum ShoppingSQL {
+    static let start = """
+        INSERT INTO shopping(list, account, shop, since, until, ended, bought)
+        SELECT no, {2}, {3}, {4}, {5}, NULL, NULL FROM lists WHERE id = {1}
+        ON CONFLICT (list, account) DO UPDATE SET shop = excluded.shop,
+            since = CASE WHEN shopping.ended IS NULL AND shopping.until > {4} THEN shopping.since ELSE excluded.since END,
+            until = excluded.until, ended = NULL, bought = NULL
+        """
+    static let stop = """
+        UPDATE shopping SET ended = {3}, bought = {4}
+        WHERE list = (SELECT no FROM lists WHERE id = {1}) AND account = {2} AND ended IS NULL AND until > {3}
+        """
+    static let statuses = """
+        SELECT a.name, s.shop, s.since, s.until, s.ended, s.bought FROM shopping s
+        JOIN lists l ON l.no = s.list JOIN accounts a ON a.id = s.account
+        WHERE l.id = {1} AND ((s.ended IS NULL AND s.until > {2}) OR s.ended > {3})
+        ORDER BY s.since, a.name LIMIT 50
+        """
 }

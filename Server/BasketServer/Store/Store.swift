@@ -9,7 +9,7 @@ public import BasketCore
 /// ``LogStore`` (each list's operation log) and ``StoreMaintenance`` (watching other instances,
 /// compaction, statistics, epochs). Each backend implements them in files named alike
 /// (`SQLiteStore+Accounts.swift`, …).
-public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, StoreMaintenance {}
+public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, ShoppingStore, StoreMaintenance {}
 
 /// Errors of the store, each with a stable code.
 public enum StoreError: Error, Equatable, Sendable {
@@ -66,6 +66,8 @@ public enum CommitEvent: Sendable, Equatable {
     case membershipChanged(ListID, account: Int64)
     /// The list was deleted.
     case listDeleted(ListID)
+    /// Who is shopping for the list changed.
+    case shoppingChanged(ListID)
     /// Reports were lost for a while (the store's connection dropped): any list may have moved.
     case resumed
 }

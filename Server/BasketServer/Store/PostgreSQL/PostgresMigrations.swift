@@ -269,7 +269,8 @@ enum PostgresMigrations {
         """,
         // 7: Web Push: the server's VAPID key pair, each device's subscriptions and the lists they
         // hear of, each list's next push. Subscriptions end with their token (a cascade), a list
-        // with the subscriber's membership (a trigger) or the list itself (a cascade).
+        // with the subscriber's membership (a trigger) or the list itself (a cascade). Who is
+        // shopping for which list (a row per member, ended or expired rows kept until the next).
         """
         CREATE TABLE push_key(
             slot integer PRIMARY KEY CHECK (slot = 1),
@@ -307,6 +308,23 @@ enum PostgresMigrations {
         END $$;
         CREATE TRIGGER push_ends_with_membership AFTER DELETE ON members
             FOR EACH ROW EXECUTE FUNCTION push_ends_with_membership();
+        CREATE TABLE shopping(
+            list bigint NOT NULL REFERENCES lists(no) ON DELETE CASCADE,
+            account bigint NOT NULL,
+            shop text,
+            since bigint NOT NULL,
+            until bigint NOT NULL,
+            ended bigint,
+            bought bigint,
+            PRIMARY KEY(list, account)
+        );
+        CREATE FUNCTION shopping_ends_with_membership() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM shopping WHERE list = OLD.list AND account = OLD.account;
+            RETURN OLD;
+        END $$;
+        CREATE TRIGGER shopping_ends_with_membership AFTER DELETE ON members
+            FOR EACH ROW EXECUTE FUNCTION shopping_ends_with_membership();
         """,
     ]
 

@@ -115,3 +115,48 @@ extension PostgresStore {
         }
     }
 }
+
+// PostgresStore: who is shopping (``ShoppingStore``); each change is told to every instance.
+extension PostgresStore {
+    public func startShopping(list: ListID, account: Int64, shop: String?, now: Int64, until: Int64) throws {
+        try connected { db in
+            try db.transaction {
+                _ = try db.prepared(
+                    Self.sql(ShoppingSQL.start), [Self.listParameter(list), "\(account)", shop, "\(now)", "\(until)"])
+                try Self.notifyShopping(list, db)
+            }
+        }
+    }
+
+    public func stopShopping(list: ListID, account: Int64, now: Int64, bought: Int) throws -> Bool {
+        try connected { db in
+            try db.transaction {
+                let stopped =
+                    try db.prepared(
+                        Self.sql(ShoppingSQL.stop) + " RETURNING account",
+                        [Self.listParameter(list), "\(account)", "\(now)", "\(bought)"]
+                    ).count == 1
+                if stopped { try Self.notifyShopping(list, db) }
+                return stopped
+            }
+        }
+    }
+
+    public func shopping(of list: ListID, now: Int64, endedSince: Int64) throws -> [Wire.ShoppingStatus] {
+        try connected { db in
+            let rows = try db.prepared(
+                Self.sql(ShoppingSQL.statuses), [Self.listParameter(list), "\(now)", "\(endedSince)"])
+            return (0..<rows.count).map { row in
+                Wire.ShoppingStatus(
+                    who: rows.string(row, 0) ?? "", shop: rows.string(row, 1), since: rows.int64(row, 2),
+                    until: rows.int64(row, 3), ended: rows.string(row, 4) == nil ? nil : rows.int64(row, 4),
+                    bought: rows.string(row, 5) == nil ? nil : Int(rows.int64(row, 5)))
+            }
+        }
+    }
+
+    /// Tells every instance, at commit, that who is shopping for `list` changed.
+    static func notifyShopping(_ list: ListID, _ db: PostgresConnection) throws {
+        _ = try db.prepared("SELECT pg_notify('\(channel)', 'shopping ' || $1)", [Hex.encode(list.raw.bytes)])
+    }
+}

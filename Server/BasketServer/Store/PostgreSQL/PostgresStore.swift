@@ -249,6 +249,10 @@ final class CommitListener: Sendable {
                             handler(.listDeleted(list))
                             continue
                         }
+                        if parts.count == 2, parts[0] == "shopping", let list = Self.list(parts[1]) {
+                            handler(.shoppingChanged(list))
+                            continue
+                        }
                         for (list, head) in CommitNotifier.heads(in: payload) { newest.note(list, head) }
                     }
                     for (list, head) in newest.heads { handler(.committed(list, head)) }

@@ -107,3 +107,37 @@ extension SQLiteStore {
         }
     }
 }
+
+// SQLiteStore: who is shopping (``ShoppingStore``).
+extension SQLiteStore {
+    public func startShopping(list: ListID, account: Int64, shop: String?, now: Int64, until: Int64) throws {
+        try locked { db in
+            try db.run(
+                SharedSQL.sql(ShoppingSQL.start) { "?\($0)" }, .blob(list.raw.bytes), .integer(account),
+                shop.map { .text($0) } ?? .null, .integer(now), .integer(until))
+        }
+    }
+
+    public func stopShopping(list: ListID, account: Int64, now: Int64, bought: Int) throws -> Bool {
+        try locked { db in
+            try db.run(
+                SharedSQL.sql(ShoppingSQL.stop) { "?\($0)" }, .blob(list.raw.bytes), .integer(account), .integer(now),
+                .integer(Int64(bought)))
+            return db.changes == 1
+        }
+    }
+
+    public func shopping(of list: ListID, now: Int64, endedSince: Int64) throws -> [Wire.ShoppingStatus] {
+        try reading { db in
+            try db.query(
+                SharedSQL.sql(ShoppingSQL.statuses) { "?\($0)" }, .blob(list.raw.bytes), .integer(now),
+                .integer(endedSince)
+            ) { row in
+                Wire.ShoppingStatus(
+                    who: row.string(0) ?? "", shop: row.string(1), since: row.int64(2), until: row.int64(3),
+                    ended: row.value(4) == .null ? nil : row.int64(4),
+                    bought: row.value(5) == .null ? nil : Int(row.int64(5)))
+            }
+        }
+    }
+}

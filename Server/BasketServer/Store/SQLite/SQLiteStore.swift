@@ -191,7 +191,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         """,
         // 9: Web Push: the server's VAPID key pair, each device's subscriptions and the lists they
         // hear of, each list's next push. Subscriptions end with their token, and a list with the
-        // subscriber's membership (triggers: this store does not enforce foreign keys).
+        // subscriber's membership (triggers: this store does not enforce foreign keys). Who is
+        // shopping for which list (a row per member, ended or expired rows kept until the next).
         """
         CREATE TABLE push_key(
             slot INTEGER PRIMARY KEY CHECK (slot = 1),
@@ -233,6 +234,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         END;
         CREATE TRIGGER push_ends_with_list AFTER DELETE ON lists BEGIN
             DELETE FROM push_slots WHERE list = OLD.no;
+        END;
+        CREATE TABLE shopping(
+            list INTEGER NOT NULL,
+            account INTEGER NOT NULL,
+            shop TEXT,
+            since INTEGER NOT NULL,
+            until INTEGER NOT NULL,
+            ended INTEGER,
+            bought INTEGER,
+            PRIMARY KEY(list, account)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER shopping_ends_with_membership AFTER DELETE ON members BEGIN
+            DELETE FROM shopping WHERE list = OLD.list AND account = OLD.account;
         END;
         """,
     ]

@@ -1,0 +1,130 @@
+import BasketCore
+import BasketReplica
+import Foundation
+
+/// `basket shopping`: "I'm going shopping" for the current list, "done", and who else is; the
+/// lines `ls`, `status` and `sync --watch` show (``lines(_:me:now:)``).
+enum ShoppingCommands {
+    static let usage = "basket shopping [start [--at SHOP] | done]"
+
+    static func shopping(_ context: Context) throws {
+        let args = context.arguments.positionals
+        let list = try SharingCommands.sharedList(context)
+        let (transport, config) = try context.transport()
+        let replica = try context.replica()
+        let listID = list.id
+        let answer: Wire.Shopping
+        switch args.first {
+        case nil:
+            answer = try runBlocking { try await transport.shopping(of: listID) }
+        case "start" where args.count == 1:
+            let shop = context.arguments.value(.shop)
+            if let shop, shop.utf8.count > Wire.ShoppingStart.maxShopBytes || shop.isEmpty {
+                throw UsageError(message: "a shop's name is 1 to 100 bytes", usage: usage)
+            }
+            answer = try runBlocking { try await transport.startShopping(listID, at: shop) }
+        case "done" where args.count == 1:
+            // What this device checked off since its shopping began (as the server last said).
+            let mine = try replica.shoppingNews(of: listID).flatMap { news in
+                news.statuses.first { $0.who == config.account && $0.ended == nil }.map { (news, $0) }
+            }
+            let since = mine.map { news, status in
+                UInt64(max(0, status.since - (Int64(news.serverTime) - Int64(news.receivedAt))))
+            }
+            let bought = try since.map { try replica.checkedByThisDevice(in: listID, since: $0) } ?? 0
+            answer = try runBlocking { try await transport.stopShopping(listID, bought: bought) }
+        default:
+            throw UsageError(
+                message: args.first.map { "unknown or incomplete shopping command '\($0)'" } ?? "", usage: usage)
+        }
+        try replica.saveShopping(answer.shopping, of: listID, serverTime: answer.serverTime)
+        let news = try replica.shoppingNews(of: listID)
+        if context.json {
+            return try context.console.json(Output.Shopping(list: listID.description, shopping: answer.shopping))
+        }
+        let now = HybridClock.wallClockMilliseconds()
+        switch args.first {
+        case "start":
+            let until = news?.shopping(at: now).first { $0.who == config.account }
+            context.console.print(
+                "You're shopping for \(list.title)\(until?.shop.map { " at \($0)" } ?? ""): the others see it"
+                    + (until.map { " until \(clock($0.until, news!))" } ?? "")
+                    + ". 'basket shopping done' when you're done.")
+        case "done":
+            let mine = news?.done(at: now).first { $0.who == config.account }
+            context.console.print(
+                "Done shopping for \(list.title): "
+                    + (mine.map { "you bought \(Phrases.items($0.bought ?? 0)); the others are told." }
+                        ?? "you were not shopping for it."))
+        default:
+            let told = news.map { Self.lines($0, me: config.account, now: now) } ?? []
+            context.console.print(told.isEmpty ? "Nobody is shopping for \(list.title)." : told.joined(separator: "\n"))
+        }
+    }
+
+    /// "Olga is shopping at Lidl (since 17:05)", "Olga bought 12 items (17:40)": who is shopping
+    /// and who finished within the hour, others before this account ("You are shopping …").
+    static func lines(_ news: ShoppingNews, me: String?, now: UInt64) -> [String] {
+        let shopping = news.shopping(at: now).map { status in
+            (status.who == me ? "You are" : "\(status.who) is") + " shopping"
+                + (status.shop.map { " at \($0)" } ?? "") + " (since \(clock(status.since, news)))"
+        }
+        let done = news.done(at: now).map { status in
+            (status.who == me ? "You" : status.who) + " bought \(Phrases.items(status.bought ?? 0))"
+                + (status.shop.map { " at \($0)" } ?? "") + " (\(clock(status.ended ?? status.since, news)))"
+        }
+        return shopping + done
+    }
+
+    /// The lines of ``lines(_:me:now:)`` for `list` as this device last heard, for `ls` and `status`.
+    static func stored(_ context: Context, _ list: ListID) -> [String] {
+        guard let news = try? context.replica().shoppingNews(of: list) else { return [] }
+        return lines(news, me: (try? context.loadConfig())?.account, now: HybridClock.wallClockMilliseconds())
+    }
+
+    /// What `sync --watch` prints when it hears of shopping: a line for each status it had not
+    /// told yet ("olga is shopping at Lidl", "olga bought 12 items"), given the keys told before.
+    static func news(_ news: ShoppingNews?, me: String?, told: inout Set<String>) -> [String] {
+        guard let news else { return [] }
+        let now = HybridClock.wallClockMilliseconds()
+        var lines: [String] = []
+        for status in news.shopping(at: now) + news.done(at: now) where status.who != me {
+            let key = "\(status.who) \(status.since) \(status.ended ?? 0)"
+            guard told.insert(key).inserted else { continue }
+            lines.append(
+                status.ended == nil
+                    ? "\(status.who) is shopping" + (status.shop.map { " at \($0)" } ?? "")
+                    : "\(status.who) bought \(Phrases.items(status.bought ?? 0))")
+        }
+        return lines
+    }
+
+    /// A server time as this device's clock reads it, hours and minutes.
+    static func clock(_ serverMilliseconds: Int64, _ news: ShoppingNews) -> String {
+        let local = serverMilliseconds - (Int64(news.serverTime) - Int64(news.receivedAt))
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(local) / 1000))
+    }
+
+    /// Asks the server who is shopping for `list` within `seconds`, and keeps the answer; false
+    /// when it could not (no server, signed out, no answer in time).
+    static func refresh(_ context: Context, _ list: ListID, within seconds: Double) -> Bool {
+        guard !context.arguments.has(.noSync), let replica = try? context.replica(),
+            let state = try? replica.syncState(of: list), state.isRegistered, !state.noLongerMember,
+            (try? context.loadConfig())?.autoSync != false
+        else { return false }
+        // Heard a moment ago (a command just before this one): that is current enough.
+        let now = HybridClock.wallClockMilliseconds()
+        if let news = try? replica.shoppingNews(of: list), now >= news.receivedAt, now - news.receivedAt < 5_000 {
+            return true
+        }
+        guard let (transport, _) = try? context.transport(answerTimeout: seconds) else { return false }
+        guard
+            case .some(.success(let answer)) = runBlocking(within: seconds, { try await transport.shopping(of: list) })
+        else { return false }
+        return (try? replica.saveShopping(answer.shopping, of: list, serverTime: answer.serverTime)) != nil
+    }
+}

@@ -1,0 +1,89 @@
+import BasketCore
+import HTTPServer
+
+/// "I'm going shopping": who is shopping for a list, told live to its open pages and terminals
+/// (their parked long-polls end with the statuses) and, to phones that asked, by Web Push.
+extension BasketService {
+    /// How long a status lasts when nobody says they are done.
+    static let shoppingMilliseconds: Int64 = 3 * 3_600_000
+    /// How long "done shopping" is still shown to the others.
+    static let shoppingDoneMilliseconds: Int64 = 3_600_000
+
+    func shopping(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (_, list, _) = try membership(request)
+        return try shoppingAnswer(list)
+    }
+
+    func startShopping(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, role) = try membership(request)
+        guard role.canPush else { throw HTTPError(.forbidden, "a viewer cannot go shopping for the list") }
+        let body = try JSONBody.decode(Wire.ShoppingStart.self, from: request)
+        let shop: String?
+        do throws(ItemName.Problem) {
+            shop = try body.shop.map { raw throws(ItemName.Problem) in try ItemName.clean(raw, for: .title) }
+        } catch {
+            throw HTTPError.badRequest("'shop' is not a shop's name: \(error)", code: .invalidTitle)
+        }
+        let now = Int64(configuration.clock())
+        try store.startShopping(
+            list: list, account: account.id, shop: shop, now: now, until: now + Self.shoppingMilliseconds)
+        pushNotifier?.record(
+            PushNotifier.Event(
+                list: list, kind: .shopping, account: account.id, name: account.name, count: 0, shop: shop))
+        return try shoppingChanged(list)
+    }
+
+    func stopShopping(_ request: HTTPRequest) throws -> HTTPResponse {
+        let (account, list, _) = try membership(request)
+        var bought = 0
+        if let raw = request.query["bought"] {
+            guard let number = Int(raw), (0...100_000).contains(number) else {
+                throw HTTPError.badRequest("'bought' must be a whole number in 0...100000", code: .invalidParameter)
+            }
+            bought = number
+        }
+        let now = Int64(configuration.clock())
+        if try store.stopShopping(list: list, account: account.id, now: now, bought: bought) {
+            pushNotifier?.record(
+                PushNotifier.Event(list: list, kind: .done, account: account.id, name: account.name, count: bought))
+        }
+        return try shoppingChanged(list)
+    }
+
+    /// The statuses of `list` now.
+    func shoppingStatuses(_ list: ListID) throws -> [Wire.ShoppingStatus] {
+        let now = Int64(configuration.clock())
+        return try store.shopping(of: list, now: now, endedSince: now - Self.shoppingDoneMilliseconds)
+    }
+
+    func shoppingAnswer(_ list: ListID) throws -> HTTPResponse {
+        answer(Wire.Shopping(shopping: try shoppingStatuses(list), serverTime: configuration.clock()))
+    }
+
+    /// Ends this instance's parked long-polls of `list` with a page carrying its statuses, and
+    /// answers the change with them (other instances hear of it from the store).
+    func shoppingChanged(_ list: ListID) throws -> HTTPResponse {
+        let statuses = try shoppingStatuses(list)
+        Self.wakeWithShopping(list, statuses, watchers: watchers, store: store, configuration: configuration)
+        return answer(Wire.Shopping(shopping: statuses, serverTime: configuration.clock()))
+    }
+
+    /// Answers every parked long-poll of `list` with the page after its cursor and `statuses`.
+    static func wakeWithShopping(
+        _ list: ListID, _ statuses: [Wire.ShoppingStatus], watchers: Watchers, store: any LogStore,
+        configuration: Configuration
+    ) {
+        watchers.dismissAll(list: list) { after, limit in
+            do {
+                let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
+                let answer = Wire.Page(
+                    count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
+                    more: page.more, serverTime: configuration.clock(), ops: OperationText(bytes: page.encoded),
+                    shopping: statuses)
+                return .body(answer.jsonBytes(), contentType: "application/json")
+            } catch {
+                return StoreError.unavailable.httpError.response
+            }
+        }
+    }
+}
