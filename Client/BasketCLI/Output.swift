@@ -216,10 +216,20 @@ enum Output {
     /// A line of `basket sync --watch --json` when someone goes shopping or finishes.
     struct WatchedShopping: Encodable { var shopping: String }
 
-    /// `basket shopping --json`: the server's statuses of the list (`Wire.ShoppingStatus`).
+    /// `basket shopping --json`: who is shopping for the list, and who finished within the hour.
     struct Shopping: Encodable {
         var list: String
-        var shopping: [Wire.ShoppingStatus]
+        var shopping: [Status]
+
+        /// One member's status (`Wire.ShoppingStatus`), times in ISO 8601 by this device's clock.
+        struct Status: Encodable {
+            var who: String
+            var shop: String?
+            var since: String
+            var until: String
+            var ended: String?
+            var bought: Int?
+        }
     }
 
     /// One member of `basket members --json`.

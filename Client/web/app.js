@@ -351,6 +351,11 @@ const app = {
 async function start() {
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register("/sw.js").catch(() => {});
+    // A notification tapped while the app is open: its list.
+    navigator.serviceWorker.addEventListener("message", (event) => {
+      const list = event.data?.open;
+      if (typeof list === "string" && /^[0-9a-f]{32}$/.test(list)) go(`#/list/${list}`);
+    });
   }
   let store;
   try {

@@ -34,6 +34,8 @@
  *   journalRemove?: number[] }} StoreWrite
  */
 
+import { LIST_ITEM } from "./ids.js";
+
 const NAME = "basket";
 const VERSION = 2;
 
@@ -118,6 +120,26 @@ export class Store {
       outbox: /** @type {Op[]} */ (outbox),
       journal: /** @type {JournalStep[]} */ (journal),
     };
+  }
+
+  /**
+   * The names of `items` of `list` this device has, and the list's title: what a push
+   * notification names (the service worker reads them; it keeps nothing of its own).
+   * @param {string} list
+   * @param {string[]} items
+   * @returns {Promise<{ title: string | null, names: Map<string, string> }>}
+   */
+  async names(list, items) {
+    const tx = this.db.transaction(["registers"], "readonly");
+    const registers = tx.objectStore("registers");
+    const title = await done(registers.get([list, LIST_ITEM, "title"]));
+    /** @type {Map<string, string>} */
+    const names = new Map();
+    for (const item of items) {
+      const op = await done(registers.get([list, item, "name"]));
+      if (op && typeof op.value === "string") names.set(item, op.value);
+    }
+    return { title: title && typeof title.value === "string" ? title.value : null, names };
   }
 
   /**

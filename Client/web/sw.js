@@ -1,5 +1,11 @@
 // The service worker: keeps this version of the app (the page and every file) so that Basket
-// starts without a network. The API (/v1/…) is never cached: the app keeps its data itself.
+// starts without a network, and shows push notifications with the app closed, in words it
+// writes from the message and this phone's copy of the list. The API (/v1/…) is never cached:
+// the app keeps its data itself. The server serves it as one script with what it imports
+// (WebBundler), as it serves app.js.
+import { pushMessage, pushText } from "./push-text.js";
+import { open } from "./store.js";
+
 const VERSION = "__BASKET_VERSION__";
 const CACHE = "basket-" + VERSION;
 /** @type {string[]} */
@@ -52,4 +58,54 @@ worker.addEventListener("fetch", (event) => {
     // worker itself when a new version is served (the browser checks sw.js on every start).
     event.respondWith(caches.match("/").then((hit) => hit ?? fetch(event.request)));
   }
+});
+
+worker.addEventListener("push", (event) => {
+  event.waitUntil(
+    (async () => {
+      /** @type {unknown} */
+      let data = null;
+      try {
+        data = event.data?.json();
+      } catch {
+        data = null;
+      }
+      const message = pushMessage(data);
+      if (message === null) return;
+      /** @type {{ title: string | null, names: Map<string, string> }} */
+      let known = { title: null, names: new Map() };
+      try {
+        const store = await open();
+        known = await store.names(message.list, message.events.flatMap((e) => e.items));
+        store.db.close();
+      } catch {
+        // No copy of the list on this phone (or it cannot be read): the counts still say it.
+      }
+      const { title, body } = pushText(message, known.title, known.names);
+      await worker.registration.showNotification(title, {
+        body,
+        tag: `basket-${message.list}`,
+        data: { list: message.list },
+        icon: "/a/" + VERSION + "/icon-192.png",
+      });
+    })(),
+  );
+});
+
+worker.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const list = /** @type {{ list?: string }} */ (event.notification.data ?? {}).list;
+  event.waitUntil(
+    (async () => {
+      const url = list && /^[0-9a-f]{32}$/.test(list) ? `/#/list/${list}` : "/";
+      const open = await worker.clients.matchAll({ type: "window" });
+      const client = open[0];
+      if (client) {
+        await client.focus();
+        client.postMessage({ open: list ?? null });
+      } else {
+        await worker.clients.openWindow(url);
+      }
+    })(),
+  );
 });

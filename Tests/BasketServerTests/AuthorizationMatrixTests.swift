@@ -11,6 +11,18 @@ struct AuthorizationMatrixTests {
         case none, bad, revoked, stranger, viewer, editor, owner
     }
 
+    /// A browser's subscription (a fresh key pair, as `pushManager.subscribe` makes) to no list.
+    static func subscription(_ name: String) throws -> [String: Any] {
+        [
+            "endpoint": "https://push.example.net/\(name)",
+            "keys": [
+                "p256dh": Base64URL.encode(try P256Key.generate().publicKeyBytes),
+                "auth": Base64URL.encode((0..<16).map { UInt8($0) }),
+            ],
+            "lists": [String](),
+        ]
+    }
+
     @Test func everyRouteAnswersEveryKindOfCallerAsDocumented() async throws {
         // The owner makes an invite for each caller of three routes: more than the 20 a member may have out.
         let harness = try Harness { $0.maxInvitesPerMember = 100 }
@@ -146,6 +158,40 @@ struct AuthorizationMatrixTests {
                 let id = invite.json["id"] as? String ?? "none"
                 return try await harness.call("DELETE", "/v1/lists/\(list)/invites/\(id)", token: token)
             },
+            // Who is shopping: members see it; owners and editors go (the stranger is a viewer by now).
+            Case(route: "GET /v1/lists/{id}/shopping", expected: member(200, 200, 200).merging([.stranger: 200]) { $1 })
+            {
+                _, token in try await harness.call("GET", "/v1/lists/\(list)/shopping", token: token)
+            },
+            Case(route: "PUT /v1/lists/{id}/shopping", expected: member(403, 200, 200).merging([.stranger: 403]) { $1 })
+            {
+                _, token in
+                try await harness.call("PUT", "/v1/lists/\(list)/shopping", token: token, json: ["shop": "Lidl"])
+            },
+            Case(
+                route: "DELETE /v1/lists/{id}/shopping",
+                expected: member(200, 200, 200).merging([.stranger: 200]) { $1 }
+            ) { _, token in
+                try await harness.call("DELETE", "/v1/lists/\(list)/shopping?bought=1", token: token)
+            },
+            // Web Push: any signed-in device, for itself (no list here: nothing is ever posted).
+            Case(route: "GET /v1/push/key", expected: signedIn(200)) { _, token in
+                try await harness.call("GET", "/v1/push/key", token: token)
+            },
+            Case(route: "POST /v1/push/subscriptions", expected: signedIn(201)) { caller, token in
+                try await harness.call(
+                    "POST", "/v1/push/subscriptions", token: token, json: try Self.subscription(caller.rawValue))
+            },
+            Case(route: "GET /v1/push/subscriptions", expected: signedIn(200)) { _, token in
+                try await harness.call("GET", "/v1/push/subscriptions", token: token)
+            },
+            // Each signed-in caller ends a subscription of its own made for this; nobody else's.
+            Case(route: "DELETE /v1/push/subscriptions/{id}", expected: signedIn(204)) { caller, token in
+                let made = try await harness.call(
+                    "POST", "/v1/push/subscriptions", token: token, json: try Self.subscription("end-\(caller)"))
+                return try await harness.call(
+                    "DELETE", "/v1/push/subscriptions/\(made.json["id"] as? String ?? "none")", token: token)
+            },
             Case(route: "GET /v1/tokens", expected: signedIn(200)) { _, token in
                 try await harness.call("GET", "/v1/tokens", token: token)
             },
@@ -190,7 +236,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 25)  // docs/reliability.md's count
+        #expect(served.count == 32)  // docs/reliability.md's count
 
         for entry in cases {
             for caller in Caller.allCases {

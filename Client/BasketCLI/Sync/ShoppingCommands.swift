@@ -39,8 +39,16 @@ enum ShoppingCommands {
         }
         try replica.saveShopping(answer.shopping, of: listID, serverTime: answer.serverTime)
         let news = try replica.shoppingNews(of: listID)
-        if context.json {
-            return try context.console.json(Output.Shopping(list: listID.description, shopping: answer.shopping))
+        if context.json, let news {
+            let time = { (ms: Int64) in ItemCommands.isoTime(UInt64(max(0, local(ms, news)))) }
+            return try context.console.json(
+                Output.Shopping(
+                    list: listID.description,
+                    shopping: answer.shopping.map {
+                        Output.Shopping.Status(
+                            who: $0.who, shop: $0.shop, since: time($0.since), until: time($0.until),
+                            ended: $0.ended.map(time), bought: $0.bought)
+                    }))
         }
         let now = HybridClock.wallClockMilliseconds()
         switch args.first {
@@ -99,9 +107,14 @@ enum ShoppingCommands {
         return lines
     }
 
+    /// A server time by this device's clock.
+    static func local(_ serverMilliseconds: Int64, _ news: ShoppingNews) -> Int64 {
+        serverMilliseconds - (Int64(news.serverTime) - Int64(news.receivedAt))
+    }
+
     /// A server time as this device's clock reads it, hours and minutes.
     static func clock(_ serverMilliseconds: Int64, _ news: ShoppingNews) -> String {
-        let local = serverMilliseconds - (Int64(news.serverTime) - Int64(news.receivedAt))
+        let local = local(serverMilliseconds, news)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current

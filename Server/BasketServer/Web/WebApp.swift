@@ -110,17 +110,19 @@ public struct WebApp: Sendable {
             throw LoadError(description: "the web client in \(directory) has no \(required)")
         }
         // The page's module and every module it imports, as one script served as app.js
-        // (WebBundler); the modules stay served one by one too.
+        // (WebBundler); the modules stay served one by one too. The service worker likewise, as
+        // a classic script (a module service worker is not in every browser a family uses).
         var bundled: Set<String> = []
-        if raw["app.js"] != nil {
-            let modules = raw.filter { $0.key.hasSuffix(".js") && $0.key != "sw.js" }.mapValues(\.body)
-            do {
+        let modules = raw.filter { $0.key.hasSuffix(".js") }.mapValues(\.body)
+        do {
+            if raw["app.js"] != nil {
                 let bundle = try WebBundler.bundle(entry: "app.js", modules: modules)
                 raw["app.js"]?.body = bundle.code
                 bundled = Set(bundle.names).subtracting(["app.js"])
-            } catch {
-                throw LoadError(description: "cannot bundle the web client in \(directory): \(error.description)")
             }
+            raw["sw.js"]?.body = try WebBundler.bundle(entry: "sw.js", modules: modules).code
+        } catch {
+            throw LoadError(description: "cannot bundle the web client in \(directory): \(error.description)")
         }
         var hashed: [UInt8] = []
         for name in raw.keys.sorted() {
