@@ -5,6 +5,7 @@ import { open } from "./store.js";
 import { Replica } from "./replica.js";
 import { CannotUndo } from "./replica-types.js";
 import { Sync, refusedText } from "./sync.js";
+import { Shopping } from "./shopping.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
 import { showLists } from "./lists-screen.js";
@@ -18,6 +19,8 @@ const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 let replica;
 /** @type {Sync} set by start() before anything reads it */
 let sync;
+/** @type {Shopping} who is shopping for each list; set by start() */
+let shopping;
 /**
  * A screen on show: its name, the list it shows (when one), how it redraws after a change,
  * what it does when another takes its place, and where focus goes when it is shown.
@@ -302,6 +305,7 @@ function mount(next, ...children) {
  * @typedef {object} App what every screen is given (list-screen.js, lists-screen.js, …)
  * @property {import("./replica.js").Replica} replica
  * @property {import("./sync.js").Sync} sync
+ * @property {import("./shopping.js").Shopping} shopping
  * @property {(screen: Screen, ...children: (Node | string)[]) => void} mount
  * @property {(hash: string, said?: string | null) => void} go
  * @property {(action: () => unknown) => Promise<void>} run
@@ -327,6 +331,9 @@ const app = {
   },
   get sync() {
     return sync;
+  },
+  get shopping() {
+    return shopping;
   },
   mount,
   go,
@@ -366,11 +373,15 @@ async function start() {
     return;
   }
   replica = await Replica.open(store);
+  shopping = new Shopping(replica, () => {
+    if (screen?.name === "list") screen.update();
+  });
   sync = new Sync(replica, () => {
     updateStatus();
     // The lists screen marks each list whose sync was refused: a change of state may change them.
     if (screen?.name === "lists") screen.update();
   });
+  sync.shopping = shopping;
   let pending = false;
   replica.subscribe(() => {
     if (pending) return;

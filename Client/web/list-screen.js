@@ -1,6 +1,7 @@
 // One list on the phone: search-as-you-type over its items, Enter adds what was typed, the rows
 // kept by id (a tap redraws one row, not 2,000), and everything the CLI can do with a list: edit
 // an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
+import { hearTogether, showTogether } from "./together.js";
 import { h, Rows, Slots, reconcile, nextPaint, whenIdle } from "./ui.js";
 import { Query } from "./query.js";
 import { Index } from "./search-index.js";
@@ -91,6 +92,8 @@ export class ListScreen {
     this.scope = h("select", { id: "scope", "aria-label": "Show", onchange: () => this.render() });
     this.heading = h("h1", { class: "list-title" });
     this.notice = h("p", { class: "hint notice", role: "note" });
+    /** Who is shopping, and the button to say so (together.js). */
+    this.together = h("div", { class: "together", role: "status", hidden: true });
     this.settings = h("button", { class: "link", onclick: () => this.run(() => listSettings(this)) }, "List ⋯");
 
     // What the items are, computed again only when a register of the list changed (not on every
@@ -373,6 +376,7 @@ export class ListScreen {
     const state = this.replica.state(this.list);
     const where = this.replica.syncState(this.list);
     const now = [state?.changes, where?.noLongerMember, where?.role, this.input.value, this.app.catalogueGeneration()].join("\u0000");
+    showTogether(this);
     if (now === this.drawnFor && state) return this.app.updateStatus();
     this.render();
   }
@@ -696,11 +700,13 @@ export class ListScreen {
       ),
       h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), h("div", { class: "row" }, this.input, this.scope)),
       this.help,
+      this.together,
       this.notice,
       this.items,
       this.app.statusLine(),
     );
     this.update();
+    hearTogether(this);
     // Text shared from another app (the PWA's share target) opens the same preview as a paste.
     const shared = this.readOnly() ? null : takeShared();
     if (shared !== null) showPastePreview(this, shared.text, shared.title);

@@ -82,6 +82,8 @@ export class Sync {
     this.watchController = null;
     /** @type {string | null} the list a long-poll is parked on */
     this.watching = null;
+    /** @type {import("./shopping.js").Shopping | null} told when a page says who is shopping */
+    this.shopping = null;
     this.retryDelay = FIRST_RETRY;
     /** @type {(() => void) | null} ends the pause of the watch's retry */
     this.wakeRetry = null;
@@ -448,6 +450,8 @@ export class Sync {
     // The server ended the wait because this account's role changed (an owner made it a viewer):
     // the open screen follows at once (SyncEngine.mergePage's twin).
     if (ROLES.includes(page.role) && page.role !== sync.role) await this.replica.saveSyncState(list, { role: page.role });
+    // Or because someone went shopping or finished.
+    if (page.shopping !== undefined) this.shopping?.heard(list, page.shopping, page.serverTime);
     try {
       await this.replica.merge(list, ops, {
         cursor: Math.max(sync.cursor, page.cursor),

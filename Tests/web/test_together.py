@@ -69,3 +69,30 @@ def test_a_push_shows_anna_added_5_items_from_the_message_and_the_phones_copy(cl
     assert wait_until(lambda: any(n["body"] == f"{owner.name} is shopping at Lidl" for n in notifications(phone)), timeout=15), \
         notifications(phone)
     assert len(notifications(phone)) == 1  # one per list: the newer replaced the older
+
+
+def test_going_shopping_shows_live_on_the_phone_and_done_tells_the_terminal(client, device):
+    owner, phone = shared_with_a_phone(client, device)
+    owner.run("add", "Eggs")
+    phone.page.get_by_role("checkbox", name="Eggs").wait_for()
+    together = phone.page.get_by_role("status").filter(has_text="shopping")
+    # Olga says so at the terminal: the open list shows it at once, without a reload.
+    owner.run("shopping", "start", "--at", "Lidl")
+    phone.page.get_by_text(f"{owner.name} is shopping at Lidl · since").wait_for()
+    # The phone goes too, naming its shop.
+    phone.page.get_by_role("button", name="I'm going shopping").click()
+    dialog = phone.page.get_by_role("dialog", name="Going shopping")
+    dialog.get_by_label("Shop (if you like)").fill("Rewe")
+    dialog.get_by_role("button", name="Tell the others").click()
+    phone.page.get_by_text("You are shopping at Rewe · since").wait_for()
+    assert "shopping" in together.first.inner_text()
+    assert wait_until(lambda: f"{phone.name} is shopping at Rewe" in owner.run("shopping").stdout), owner.run("shopping").stdout
+    # Two items checked off in the shop, then done: the terminal hears what was bought.
+    phone.page.get_by_role("checkbox", name="Milk").click()
+    phone.page.get_by_role("checkbox", name="Eggs").click()
+    phone.wait_items({"Milk": True, "Eggs": True})
+    phone.page.get_by_role("button", name="Done shopping").click()
+    phone.page.get_by_text("Done shopping: you bought 2 items").wait_for()
+    phone.page.get_by_text("You bought 2 items at Rewe ·").wait_for()
+    assert wait_until(lambda: f"{phone.name} bought 2 items at Rewe" in owner.run("shopping").stdout), owner.run("shopping").stdout
+    phone.page.get_by_role("button", name="I'm going shopping").wait_for()
