@@ -160,6 +160,10 @@ export async function signOut(app) {
  * @param {App} app
  */
 async function revokeToken(app) {
+  // The server ends this device's push subscriptions with its token; the browser's ends here.
+  if ("serviceWorker" in navigator) {
+    await navigator.serviceWorker.getRegistration().then((r) => r?.pushManager.getSubscription()).then((s) => s?.unsubscribe()).catch(() => false);
+  }
   const token = app.replica.meta.account?.token;
   if (!token) return;
   try {
@@ -176,7 +180,7 @@ async function revokeToken(app) {
 async function signOutKeeping(app) {
   await revokeToken(app);
   app.sync.stop();
-  await app.replica.setMeta({ account: { name: app.replica.meta.account?.name ?? "", token: null } });
+  await app.replica.setMeta({ account: { name: app.replica.meta.account?.name ?? "", token: null }, push: { lists: [], kinds: [] } });
   location.hash = "#/signin";
   location.reload();
 }

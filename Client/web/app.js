@@ -6,6 +6,7 @@ import { Replica } from "./replica.js";
 import { CannotUndo } from "./replica-types.js";
 import { Sync, refusedText } from "./sync.js";
 import { Shopping } from "./shopping.js";
+import { renew } from "./push-settings.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
 import { showLists } from "./lists-screen.js";
@@ -395,7 +396,10 @@ async function start() {
   if (location.search !== "" && keepShared(new URLSearchParams(location.search))) history.replaceState(null, "", "/" + location.hash);
   addEventListener("hashchange", route);
   route();
-  if (replica.meta.account?.token) sync.syncAll();
+  if (replica.meta.account?.token) {
+    sync.syncAll();
+    renew(replica).catch(() => {});
+  }
   document.documentElement.dataset.ready = "true";
 }
 

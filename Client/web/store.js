@@ -21,10 +21,16 @@
  * @typedef {{ seq: number, list: string, label: import("./phrases.js").Did, rows: JournalRow[] | null }} JournalStep
  */
 /**
+ * What this phone hears by push notification (push-settings.js): the lists, the kinds, the
+ * server's id of the subscription and the key it was made for.
+ * @typedef {{ lists: string[], kinds: string[], id?: string, key?: string }} PushChoice
+ */
+/**
  * The device's settings: its clock, the replica ids its pages wrote under, the correction of its
  * wall clock, and the account signed in.
  * @typedef {{ clock?: string, replicas?: string[], clockOffset?: number,
- *   account?: { name: string, token: string | null, tokenID?: string } }} Meta
+ *   account?: { name: string, token: string | null, tokenID?: string },
+ *   push?: PushChoice }} Meta
  */
 /**
  * What one `write` changes (see there).

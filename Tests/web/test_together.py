@@ -96,3 +96,30 @@ def test_going_shopping_shows_live_on_the_phone_and_done_tells_the_terminal(clie
     phone.page.get_by_text("You bought 2 items at Rewe ·").wait_for()
     assert wait_until(lambda: f"{phone.name} bought 2 items at Rewe" in owner.run("shopping").stdout), owner.run("shopping").stdout
     phone.page.get_by_role("button", name="I'm going shopping").wait_for()
+
+
+def test_notifications_are_asked_for_only_when_turned_on_and_a_refusal_is_said(client, device, server):
+    owner, phone = shared_with_a_phone(client, device)
+    # Nothing asked on opening the list: the browser's permission is still undecided.
+    assert phone.page.evaluate("() => Notification.permission") == "default"
+    phone.page.get_by_role("button", name="List ⋯").click()
+    phone.page.get_by_role("dialog", name="This list").get_by_role("button", name="Notifications").click()
+    sheet = phone.page.get_by_role("dialog", name="Notifications")
+    sheet.get_by_label("Tell me about this list on this phone").check()
+    assert sheet.get_by_label("Someone going shopping").is_checked()
+    sheet.get_by_role("button", name="Save").click()
+    # Headless Chromium answers the permission prompt with a refusal: said, and nothing kept.
+    sheet.get_by_role("alert").filter(has_text="Notifications are blocked for this site").wait_for()
+    assert phone.page.evaluate("() => indexedDB.databases().then(() => true)")
+    # Allowed: this browser has no push service to reach from here, which is said too.
+    phone.context.grant_permissions(["notifications"], origin=server.url)
+    sheet.get_by_role("button", name="Save").click()
+    alert = sheet.get_by_role("alert")
+    wait_until(lambda: "could not be turned on" in alert.inner_text() or not sheet.is_visible(), timeout=20)
+    if sheet.is_visible():
+        assert "this browser's push service did not answer" in alert.inner_text(), alert.inner_text()
+    else:
+        phone.page.get_by_text("Notifications on for this list").wait_for()
+    # Chromium says so in the console: a Playwright context is an incognito one, where Chrome
+    # has no Push API (its words, not the page's).
+    phone.problems = [p for p in phone.problems if "does not support the Push API in incognito mode" not in p]

@@ -50,7 +50,7 @@ public struct WebApp: Sendable {
     }
 
     /// At most this many files, each at most this many bytes: the folder is read into memory.
-    public static let maxFiles = 64
+    public static let maxFiles = 96
     /// The largest file of the web client that is served (larger ones are refused at start).
     public static let maxFileBytes = 2 << 20
 
