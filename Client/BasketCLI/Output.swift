@@ -216,6 +216,9 @@ enum Output {
     /// A line of `basket sync --watch --json` when someone goes shopping or finishes.
     struct WatchedShopping: Encodable { var shopping: String }
 
+    /// A line of `basket sync --watch --json` when another member's write replaced this device's.
+    struct WatchedLost: Encodable { var lost: String }
+
     /// `basket shopping --json`: who is shopping for the list, and who finished within the hour.
     struct Shopping: Encodable {
         var list: String

@@ -1,4 +1,4 @@
-import BasketCore
+package import BasketCore
 package import BasketReplica
 
 /// What the library reports, said in words: the CLI's sentences (the web client's twin is
@@ -43,6 +43,51 @@ package enum Phrases {
         case .sending(let n): "sending \(changes(n))…"
         case .offline(let n, _): "can't reach the server" + (n > 0 ? " · \(changes(n)) waiting" : "")
         case .failed(let n, let reason): "not sent: \(reason)" + (n > 0 ? " · \(changes(n)) waiting" : "")
+        }
+    }
+
+    /// What other devices did since the list was last shown, a line per person and kind
+    /// (phrases.js `newsPhrases`): "anna added 3 items", "anna added milk", "bob changed 2 items".
+    /// Who is the member's name, or "someone" while the members answer does not say.
+    package static func news(_ entries: [(who: String, added: Bool, name: String)]) -> [String] {
+        var groups: [(who: String, added: Bool, names: [String])] = []
+        for entry in entries {
+            if let index = groups.firstIndex(where: { $0.who == entry.who && $0.added == entry.added }) {
+                groups[index].names.append(entry.name)
+            } else {
+                groups.append((entry.who, entry.added, [entry.name]))
+            }
+        }
+        groups.sort { ($0.added ? 0 : 1, $0.who) < ($1.added ? 0 : 1, $1.who) }
+        return groups.map { group in
+            "\(group.who) \(group.added ? "added" : "changed") "
+                + (group.names.count == 1 ? group.names[0] : items(group.names.count))
+        }
+    }
+
+    /// A write of this device that another member's later one replaced, said once (phrases.js
+    /// `lostWrite`): "bob unchecked milk after you checked it", "anna set the note of milk to
+    /// 'oat' after you set 'any'".
+    package static func lostWrite(who: String, name: String, field: Field, mine: Value, theirs: Value) -> String {
+        func quoted(_ value: Value) -> String { value.textValue.map { "'\($0)'" } ?? "nothing" }
+        switch field {
+        case .checked:
+            return theirs == .bool(true)
+                ? "\(who) checked \(name) after you unchecked it" : "\(who) unchecked \(name) after you checked it"
+        case .deleted:
+            return theirs == .bool(true)
+                ? "\(who) removed \(name) after you added it back" : "\(who) brought back \(name) after you removed it"
+        case .name:
+            return "\(who) renamed \(quoted(mine)) to \(quoted(theirs)) after you named it"
+        case .title:
+            return "\(who) renamed the list \(quoted(theirs)) after you named it \(quoted(mine))"
+        case .quantity, .note, .category:
+            let what = field == .category ? "aisle" : field.rawValue
+            if theirs == .null { return "\(who) cleared the \(what) of \(name) after you set \(quoted(mine))" }
+            return "\(who) set the \(what) of \(name) to \(quoted(theirs)) after you "
+                + (mine == .null ? "cleared it" : "set \(quoted(mine))")
+        case .aisles, .archived, .language, .typed:
+            return "\(who) changed the list's \(field.rawValue) after you did"
         }
     }
 }

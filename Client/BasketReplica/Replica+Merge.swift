@@ -91,6 +91,9 @@ extension Replica {
         var result = MergeResult(new: 0, duplicates: 0, changedItems: 0)
         var lists: Set<ListID> = []
         var items: Set<ItemID> = []
+        /// What other devices did, when the merge was asked to notice it (``NewsWatch``).
+        var news: [NewsWatch.Seen] = []
+        var lost: [NewsWatch.Lost] = []
     }
 
     /// One operation's write, as the merge needs it.
@@ -117,7 +120,7 @@ extension Replica {
 
     /// Merges `operations` (already validated) into the file: group them by row, then for each
     /// row load it, merge its writes and write it back. Call inside a transaction.
-    func merge(_ operations: [Op], _ db: Connection) throws -> MergeOutcome {
+    func merge(_ operations: [Op], _ db: Connection, noticing watch: NewsWatch? = nil) throws -> MergeOutcome {
         var outcome = MergeOutcome()
         var batch = try group(operations, db)
         let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
@@ -126,6 +129,7 @@ extension Replica {
         for rowIndex in batch.order {
             let key = batch.rows[rowIndex]
             var row = batch.newLists.contains(key.listNo) ? RowState() : try load(key, select)
+            let before = watch == nil ? nil : row.registers
             let writes = batch.start[rowIndex]..<batch.start[rowIndex + 1]
             try batch.writes.withUnsafeMutableBufferPointer { all in
                 // In place: a slice of the array was copied on its way to the merge.
@@ -136,6 +140,9 @@ extension Replica {
             guard row.historyChanged else { continue }
             try store(row, at: key, row.exists ? update : write)
             if row.registersChanged {
+                if let watch, let before, let list = batch.listIDs[key.listNo] {
+                    watch.notice(list, key.item, before: before, after: row.registers, into: &outcome)
+                }
                 outcome.result.changedItems += 1
                 outcome.lists.insert(batch.listIDs[key.listNo]!)
                 if key.item == .list {

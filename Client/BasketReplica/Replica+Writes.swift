@@ -482,7 +482,15 @@ extension Replica {
             try db.transaction {
                 var clock = try loadClock(db)
                 try? clock.receive(latest, wallMilliseconds: wall)
-                let outcome = try merge(remote, db)
+                // Pulled from a server: what other devices did is noticed (Replica+News.swift),
+                // unless this is the list's first pull here (all of it is new: nothing to mark).
+                let pulledBefore = try syncState.map { state in
+                    try db.scalar("SELECT cursor FROM sync_lists WHERE list = ?", .blob(state.list.raw.bytes))?
+                        .integerValue ?? 0
+                }
+                let watch = (pulledBefore ?? 0) > 0 ? NewsWatch(me: replicaID) : nil
+                let outcome = try merge(remote, db, noticing: watch)
+                if watch != nil { try keep(outcome, db) }
                 try saveClock(clock, db)
                 if let syncState { try Self.saveSyncState(syncState, db) }
                 return outcome

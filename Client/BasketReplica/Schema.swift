@@ -99,6 +99,27 @@ enum Schema {
         -- The line an item was last added with, when it said more than the name (Field.typed).
         ALTER TABLE items ADD COLUMN typed TEXT;
         """,
+        """
+        -- What other devices did that this one has not shown yet (Replica+News.swift): the items
+        -- another replica added or changed since the list was last shown, one row per item, and
+        -- this device's writes another member's later write replaced, until they are told.
+        CREATE TABLE news(
+            list BLOB NOT NULL,
+            item BLOB NOT NULL,
+            replica INTEGER NOT NULL,
+            added INTEGER NOT NULL,
+            PRIMARY KEY(list, item)
+        ) WITHOUT ROWID;
+        CREATE TABLE lost(
+            seq INTEGER PRIMARY KEY,
+            list BLOB NOT NULL,
+            item BLOB NOT NULL,
+            field INTEGER NOT NULL,
+            mine TEXT,
+            theirs TEXT,
+            replica INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// The migration after which ``textOutbox(_:)`` runs.

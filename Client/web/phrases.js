@@ -86,3 +86,63 @@ export function didPhrase(step) {
     case "renamed": return `Renamed ${step.from} to ${step.to}`;
   }
 }
+
+/**
+ * "1 item", "12 items" (Phrases.items).
+ * @param {number} n
+ */
+export function itemCount(n) {
+  return n === 1 ? "1 item" : `${n} items`;
+}
+
+/**
+ * What other devices did since the list was last shown, a line per person and kind
+ * (Phrases.news in Swift, pinned by the conformance vectors): "anna added 3 items", "anna added
+ * milk", "bob changed 2 items".
+ * @param {{ who: string, added: boolean, name: string }[]} entries
+ * @returns {string[]}
+ */
+export function newsPhrases(entries) {
+  /** @type {{ who: string, added: boolean, names: string[] }[]} */
+  const groups = [];
+  for (const entry of entries) {
+    const group = groups.find((g) => g.who === entry.who && g.added === entry.added);
+    if (group) group.names.push(entry.name);
+    else groups.push({ who: entry.who, added: entry.added, names: [entry.name] });
+  }
+  const rank = (/** @type {{ who: string, added: boolean }} */ g) => (g.added ? 0 : 1);
+  groups.sort((a, b) => rank(a) - rank(b) || (a.who < b.who ? -1 : a.who > b.who ? 1 : 0));
+  return groups.map((g) => `${g.who} ${g.added ? "added" : "changed"} ${g.names.length === 1 ? g.names[0] : itemCount(g.names.length)}`);
+}
+
+/**
+ * A write of this device that another member's later one replaced, said once (Phrases.lostWrite
+ * in Swift, pinned by the conformance vectors): "bob unchecked milk after you checked it".
+ * @param {string} who
+ * @param {string} name
+ * @param {string} field
+ * @param {import("./ops.js").Value} mine
+ * @param {import("./ops.js").Value} theirs
+ */
+export function lostWrite(who, name, field, mine, theirs) {
+  const quoted = (/** @type {import("./ops.js").Value} */ v) => (typeof v === "string" ? `'${v}'` : "nothing");
+  switch (field) {
+    case "checked":
+      return theirs === true ? `${who} checked ${name} after you unchecked it` : `${who} unchecked ${name} after you checked it`;
+    case "deleted":
+      return theirs === true ? `${who} removed ${name} after you added it back` : `${who} brought back ${name} after you removed it`;
+    case "name":
+      return `${who} renamed ${quoted(mine)} to ${quoted(theirs)} after you named it`;
+    case "title":
+      return `${who} renamed the list ${quoted(theirs)} after you named it ${quoted(mine)}`;
+    case "quantity":
+    case "note":
+    case "category": {
+      const what = field === "category" ? "aisle" : field;
+      if (theirs === null) return `${who} cleared the ${what} of ${name} after you set ${quoted(mine)}`;
+      return `${who} set the ${what} of ${name} to ${quoted(theirs)} after you ${mine === null ? "cleared it" : `set ${quoted(mine)}`}`;
+    }
+    default:
+      return `${who} changed the list's ${field} after you did`;
+  }
+}

@@ -302,3 +302,71 @@ extension Vectors {
         }
     }
 }
+
+/// A register's value in JSON: a string, a flag, or null (as the web's operations hold them).
+enum JSONScalar: Codable, Equatable {
+    case text(String)
+    case flag(Bool)
+    case null
+
+    init(_ value: Value) {
+        switch value {
+        case .text(let text): self = .text(text)
+        case .bool(let flag): self = .flag(flag)
+        case .null: self = .null
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .flag(flag)
+        } else {
+            self = .text(try container.decode(String.self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .flag(let flag): try container.encode(flag)
+        case .null: try container.encodeNil()
+        }
+    }
+}
+
+extension Vectors {
+    static func newsCases() -> [NewsCase] {
+        let sets: [[(String, Bool, String)]] = [
+            [("anna", true, "milk")],
+            [("anna", true, "milk"), ("anna", true, "eggs"), ("anna", true, "bread")],
+            [("bob", false, "milk"), ("anna", true, "eggs"), ("anna", true, "jam"), ("bob", false, "tea")],
+            [("bob", true, "milk"), ("anna", true, "eggs"), ("someone", false, "jam")],
+            [("you", true, "Crème fraîche")],
+            [],
+        ]
+        return sets.map { entries in
+            NewsCase(
+                entries: entries.map { NewsEntryValue(who: $0.0, added: $0.1, name: $0.2) },
+                lines: Phrases.news(entries.map { (who: $0.0, added: $0.1, name: $0.2) }))
+        }
+    }
+
+    static func lostWriteCases() -> [LostWriteCase] {
+        let cases: [(Field, Value, Value)] = [
+            (.checked, .bool(true), .bool(false)), (.checked, .bool(false), .bool(true)),
+            (.deleted, .bool(false), .bool(true)), (.deleted, .bool(true), .bool(false)),
+            (.name, .text("Milk"), .text("Oat milk")), (.title, .text("Family"), .text("Home")),
+            (.quantity, .text("2"), .text("3")), (.quantity, .null, .text("1 l")), (.note, .text("any"), .null),
+            (.category, .text("dairy"), .text("drinks")), (.aisles, .text("a,b"), .text("b,a")),
+        ]
+        return cases.map { field, mine, theirs in
+            LostWriteCase(
+                who: "bob", name: "milk", field: field.rawValue, mine: JSONScalar(mine), theirs: JSONScalar(theirs),
+                line: Phrases.lostWrite(who: "bob", name: "milk", field: field, mine: mine, theirs: theirs))
+        }
+    }
+}

@@ -42,6 +42,31 @@ struct Vectors: Codable, Equatable {
     /// What is offered beside adding what was typed (Offers, offers.js): the list's closest item,
     /// items had before and the catalogue's names, in one order.
     var offers: [OfferCase]
+    /// What other devices did, a line per person and kind (Phrases.news, phrases.js newsPhrases).
+    var news: [NewsCase]
+    /// A write of this device another's replaced, in words (Phrases.lostWrite, phrases.js lostWrite).
+    var lostWrites: [LostWriteCase]
+
+    struct NewsCase: Codable, Equatable {
+        var entries: [NewsEntryValue]
+        var lines: [String]
+    }
+
+    struct NewsEntryValue: Codable, Equatable {
+        var who: String
+        var added: Bool
+        var name: String
+    }
+
+    /// Values as the operations' JSON writes them: a string, a flag, or null (cleared).
+    struct LostWriteCase: Codable, Equatable {
+        var who: String
+        var name: String
+        var field: String
+        var mine: JSONScalar
+        var theirs: JSONScalar
+        var line: String
+    }
 
     /// `query` typed on a list holding `list` (and `removed`, had before), the catalogue in
     /// `language`: the offers, best first.
@@ -333,7 +358,8 @@ extension Vectors {
             merges: try mergeCases(&random), clocks: clockCases(), searches: searchCases(sets, &random),
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(),
             aisleNames: aisleNameCases(), quantitySums: quantitySumCases(),
-            aisleLanguages: aisleLanguageCases(), listTexts: listTextCases(), offers: offerCases(), searchSets: sets)
+            aisleLanguages: aisleLanguageCases(), listTexts: listTextCases(), offers: offerCases(),
+            news: newsCases(), lostWrites: lostWriteCases(), searchSets: sets)
     }
 
     // MARK: Keys

@@ -66,4 +66,39 @@ struct TogetherTests {
         #expect(statuses?.first?["who"] as? String == "olga" && statuses?.first?["bought"] as? Int == 2)
         #expect(try olga.run("shopping", "later").status == 64)
     }
+
+    /// What other devices did since the list was last shown here is marked, one line per person
+    /// ("bob added 3 items"), and no longer once shown; a check of this device that a later
+    /// uncheck of Bob's replaced is told once, by `sync`.
+    @Test func newItemsAreMarkedWithWhoAddedThemAndALostCheckIsToldOnce() throws {
+        let server = try ServerProcess(dataDirectory: root.file("news"))
+        let anna = try Device.signedUp("anna", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try anna.ok("list", "new", "Family")
+        try anna.ok("add", "milk")
+        try anna.share(with: bob)
+        try anna.ok("ls")  // shown: nothing new yet
+        try bob.ok("add", "bread, eggs, butter")
+        try anna.ok("sync")  // `ls` pulls too, unless it pulled a moment ago (as here)
+        let listed = try anna.ok("ls")
+        #expect(listed.contains("bob added 3 items"), "\(listed)")
+        #expect(listed.contains("bread  · new: bob") && listed.contains("eggs  · new: bob"), "\(listed)")
+        #expect(!listed.contains("milk  ·"), "\(listed)")
+        // Shown once: the next look has nothing new.
+        let again = try anna.ok("ls")
+        #expect(!again.contains("added") && !again.contains("· new"), "\(again)")
+        // Bob adds one more: named, not counted.
+        try bob.ok("add", "jam")
+        try anna.ok("sync")
+        #expect(try anna.ok("ls").contains("bob added jam"))
+
+        try anna.ok("check", "milk")
+        try bob.ok("sync")
+        try bob.ok("uncheck", "milk")
+        let synced = try anna.ok("sync")
+        #expect(synced.contains("bob unchecked milk after you checked it"), "\(synced)")
+        #expect(!(try anna.ok("sync")).contains("after you"), "told twice")
+        // Bob's own devices never hear of their own writes.
+        #expect(!(try bob.ok("ls")).contains("· new"))
+    }
 }

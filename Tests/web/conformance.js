@@ -189,6 +189,18 @@ async ({ vectors, base }) => {
     if (!same(got, c.offers)) fail("offers", `${c.language}: ${c.query}`, c.offers, got);
   }
 
+  // What other devices did, and a write of this device another's replaced: the same words.
+  for (const c of vectors.news) {
+    count("news");
+    const got = phrases.newsPhrases(c.entries);
+    if (JSON.stringify(got) !== JSON.stringify(c.lines)) fail("news", JSON.stringify(c.entries), c.lines, got);
+  }
+  for (const c of vectors.lostWrites) {
+    count("lostWrites");
+    const got = phrases.lostWrite(c.who, c.name, c.field, c.mine, c.theirs);
+    if (got !== c.line) fail("lostWrites", `${c.field} ${JSON.stringify(c.mine)} → ${JSON.stringify(c.theirs)}`, c.line, got);
+  }
+
   // Amounts added to an item's: the same sums.
   const quantity = await import(base + "quantity.js");
   for (const c of vectors.quantitySums) {

@@ -354,6 +354,12 @@ enum ItemCommands {
                 + (shown.isArchived ? ", archived" : ""))
         if let note = freshness.note { context.console.print(note) }
         for line in ShoppingCommands.stored(context, list.id) { context.console.print(line) }
+        // What other devices did: writes of this one they replaced (told once), and what is new
+        // since the list was last shown here (then no longer new).
+        for line in NewsLines.lost(context, within: SyncCommands.refreshSeconds) { context.console.print(line) }
+        let news = NewsLines.news(context, list.id, items: items, within: SyncCommands.refreshSeconds)
+        for line in news.lines { context.console.print(line) }
+        let marked = { (item: Item, text: String) in news.marks[item.id].map { "\(text)  · \($0)" } ?? text }
         let toBuy = items.filter { !$0.isChecked && !$0.isDeleted }
         // A person at a terminal sees the catalogue's icon before a name; a pipe gets the names.
         let language = Catalogue.language(environment: context.environment)
@@ -362,19 +368,19 @@ enum ItemCommands {
         }
         // Items to buy in the order of the shop's aisles, when any has a category.
         guard !args.has(.flat), toBuy.contains(where: { $0.category != nil }) else {
-            for item in items { context.console.print(line(for: item, icon: icon(item))) }
+            for item in items { context.console.print(marked(item, line(for: item, icon: icon(item)))) }
             return
         }
         for group in AisleGroup.grouping(toBuy, aisles: shown.aisles) {
             context.console.print(group.category.map { Printable.escaped($0) } ?? "(no category)")
             for item in group.items {
-                context.console.print("  " + line(for: item, showingCategory: false, icon: icon(item)))
+                context.console.print(marked(item, "  " + line(for: item, showingCategory: false, icon: icon(item))))
             }
         }
         let rest = items.filter { $0.isChecked || $0.isDeleted }
         if !rest.isEmpty {
             context.console.print("checked")
-            for item in rest { context.console.print("  " + line(for: item, icon: icon(item))) }
+            for item in rest { context.console.print(marked(item, "  " + line(for: item, icon: icon(item)))) }
         }
     }
 

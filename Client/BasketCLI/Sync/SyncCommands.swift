@@ -235,6 +235,8 @@ enum SyncCommands {
             }
         }
         if reports.isEmpty { context.console.print("Nothing to sync.") }
+        // This device's writes another member's later ones replaced: said once, quietly.
+        for line in NewsLines.lost(context, within: refreshSeconds) { context.console.print(line) }
         if refusedLeft { throw ExitStatus(code: 1) }
     }
 
@@ -357,6 +359,13 @@ enum SyncCommands {
                     try context.console.json(Output.Watched(change: kind, item: item))
                 } else {
                     context.console.print(change)
+                }
+            }
+            for line in NewsLines.lost(context, within: refreshSeconds) {
+                if context.json {
+                    try context.console.json(Output.WatchedLost(lost: line))
+                } else {
+                    context.console.print(line)
                 }
             }
             for line in ShoppingCommands.news(try replica.shoppingNews(of: list.id), me: account, told: &told) {
