@@ -6,6 +6,7 @@ import { Replica } from "./replica.js";
 import { CannotUndo } from "./replica-types.js";
 import { Sync, refusedText } from "./sync.js";
 import { Shopping } from "./shopping.js";
+import { News } from "./news.js";
 import { renew } from "./push-settings.js";
 import { showList } from "./list-screen.js";
 import { showSignIn } from "./sign-in-screen.js";
@@ -22,6 +23,8 @@ let replica;
 let sync;
 /** @type {Shopping} who is shopping for each list; set by start() */
 let shopping;
+/** @type {News} what other devices did; set by start() */
+let news;
 /**
  * A screen on show: its name, the list it shows (when one), how it redraws after a change,
  * what it does when another takes its place, and where focus goes when it is shown.
@@ -307,6 +310,7 @@ function mount(next, ...children) {
  * @property {import("./replica.js").Replica} replica
  * @property {import("./sync.js").Sync} sync
  * @property {import("./shopping.js").Shopping} shopping
+ * @property {import("./news.js").News} news
  * @property {(screen: Screen, ...children: (Node | string)[]) => void} mount
  * @property {(hash: string, said?: string | null) => void} go
  * @property {(action: () => unknown) => Promise<void>} run
@@ -335,6 +339,9 @@ const app = {
   },
   get shopping() {
     return shopping;
+  },
+  get news() {
+    return news;
   },
   mount,
   go,
@@ -374,6 +381,7 @@ async function start() {
     return;
   }
   replica = await Replica.open(store);
+  news = new News(replica);
   shopping = new Shopping(replica, () => {
     if (screen?.name === "list") screen.update();
   });
@@ -385,6 +393,12 @@ async function start() {
   sync.shopping = shopping;
   let pending = false;
   replica.subscribe(() => {
+    // A write of this device another's later one replaced: told once, quietly.
+    if (replica.lost.length > 0) {
+      news.lost().then((lines) => {
+        if (lines.length > 0) showToast(lines.join("; "));
+      }).catch(() => {});
+    }
     if (pending) return;
     pending = true;
     queueMicrotask(() => {

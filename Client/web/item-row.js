@@ -60,10 +60,11 @@ export function refreshRow(row, item, locked, icon) {
     iconPart.hidden = icon === null;
   }
   if (before?.name !== item.name) name.textContent = item.name;
-  if (before?.quantity !== item.quantity || before?.note !== item.note) {
+  if (before?.quantity !== item.quantity || before?.note !== item.note || before?.mark !== item.mark) {
     // The same parts as before get their new text; other parts are made (a match's row
     // shows another item at each keystroke).
-    const parts = [...(item.quantity ? [["quantity", item.quantity]] : []), ...(item.note ? [["note", item.note]] : [])];
+    // A mark says what another device did since the list was last shown ("new: anna").
+    const parts = [...(item.quantity ? [["quantity", item.quantity]] : []), ...(item.note ? [["note", item.note]] : []), ...(item.mark ? [["mark", item.mark]] : [])];
     const have = [...details.children];
     if (have.length === parts.length && parts.every(([kind], i) => have[i].className === kind)) {
       parts.forEach(([, text], i) => {
@@ -74,7 +75,7 @@ export function refreshRow(row, item, locked, icon) {
     }
     details.hidden = parts.length === 0;
   }
-  shownInRow.set(row, { id: item.id, checked: item.checked, locked, label, icon, name: item.name, quantity: item.quantity, note: item.note });
+  shownInRow.set(row, { id: item.id, checked: item.checked, locked, label, icon, name: item.name, quantity: item.quantity, note: item.note, mark: item.mark });
 }
 
 /**

@@ -92,8 +92,10 @@ export class ListScreen {
     this.scope = h("select", { id: "scope", "aria-label": "Show", onchange: () => this.render() });
     this.heading = h("h1", { class: "list-title" });
     this.notice = h("p", { class: "hint notice", role: "note" });
-    /** Who is shopping, and the button to say so (together.js). */
-    this.together = h("div", { class: "together", role: "status", hidden: true });
+    /** Marks of what other devices did since the list was last shown (news.js). @type {Map<string, string>} */
+    this.marks = new Map();
+    this.newsLine = h("p", { class: "hint news", role: "status", hidden: true });
+    this.together = h("div", { class: "together", role: "status", hidden: true }); // who is shopping (together.js)
     this.settings = h("button", { class: "link", onclick: () => this.run(() => listSettings(this)) }, "List ⋯");
 
     // What the items are, computed again only when a register of the list changed (not on every
@@ -103,13 +105,13 @@ export class ListScreen {
     /** Whether the search index is to be built when the phone is next idle. */
     this.indexPending = false;
 
-    // Rows: the whole list's are kept by item (a tap moves one); the matches' by place. A row's
-    // signature holds `locked`: each row shown is brought up to date when it changes.
+    // Rows: the whole list's kept by item, the matches' by place; each brought up to date when its signature changes.
     this.locked = this.readOnly();
-    const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, this.locked, this.app.iconFor(item.name)].join("\u0000");
-    const make = (/** @type {Item} */ item) => makeRow(item, this.locked, this.app.iconFor(item.name));
+    const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, this.locked, this.app.iconFor(item.name), this.marks.get(item.id)].join("\u0000");
+    const marked = (/** @type {Item} */ item) => (this.marks.has(item.id) ? { ...item, mark: this.marks.get(item.id) } : item);
+    const make = (/** @type {Item} */ item) => makeRow(marked(item), this.locked, this.app.iconFor(item.name));
     const refresh = (/** @type {HTMLElement} */ row, /** @type {Item} */ item) =>
-      refreshRow(row, item, this.locked, this.app.iconFor(item.name));
+      refreshRow(row, marked(item), this.locked, this.app.iconFor(item.name));
     this.rows = new Rows(make, refresh, signature);
     this.slots = new Slots(make, refresh, signature);
 
@@ -377,8 +379,22 @@ export class ListScreen {
     const where = this.replica.syncState(this.list);
     const now = [state?.changes, where?.noLongerMember, where?.role, this.input.value, this.app.catalogueGeneration()].join("\u0000");
     showTogether(this);
+    if (this.replica.meta.news?.[this.list]?.length) this.hearNews();
     if (now === this.drawnFor && state) return this.app.updateStatus();
     this.render();
+  }
+
+  /** Takes what other devices did since the list was last shown: marks its rows and says it. */
+  hearNews() {
+    this.app.news.take(this.list).then((heard) => {
+      if (heard === null || !this.app.isShowing(this.list)) return;
+      for (const [item, mark] of heard.marks) this.marks.set(item, mark);
+      const lines = [...(this.newsLine.textContent ? [this.newsLine.textContent] : []), ...heard.lines];
+      this.newsLine.textContent = lines.join(" · ");
+      this.newsLine.hidden = lines.length === 0;
+      this.drawnFor = "";
+      this.update();
+    }).catch(() => {});
   }
 
   /** Draws what the query asks for, keeping every row that did not change. */
@@ -701,6 +717,7 @@ export class ListScreen {
       h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), h("div", { class: "row" }, this.input, this.scope)),
       this.help,
       this.together,
+      this.newsLine,
       this.notice,
       this.items,
       this.app.statusLine(),

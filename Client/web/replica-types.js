@@ -26,3 +26,9 @@ export class CannotUndo extends ReplicaError {
     super("cannot_undo", message);
   }
 }
+
+/**
+ * A write of this device that another member's later one replaced (Replica+News.swift's LostWrite).
+ * @typedef {{ list: string, item: string, field: string, mine: import("./ops.js").Value,
+ *   theirs: import("./ops.js").Value, replica: string }} LostWrite
+ */

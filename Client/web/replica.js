@@ -51,6 +51,7 @@ function noteAdding(added, existing) {
 /** @typedef {import("./store.js").JournalRow} JournalRow */
 /** @typedef {import("./store.js").Meta} Meta */
 /** @typedef {import("./store.js").StoreWrite} StoreWrite */
+/** @typedef {import("./replica-types.js").LostWrite} LostWrite */
 /**
  * One list here: its registers and its sync state.
  * @typedef {{ state: ListState, sync: SyncRecord }} ListEntry
@@ -103,6 +104,12 @@ export class Replica {
     this.sessionReplica = "";
     /** The wall clock in Unix milliseconds (the conformance vectors set their own). */
     this.now = () => Date.now();
+    /**
+     * This device's writes that another member's later ones replaced, until the app tells them
+     * (takeLostWrites): Replica+News.swift's `lost`.
+     * @type {LostWrite[]}
+     */
+    this.lost = [];
   }
 
   /**
@@ -806,12 +813,70 @@ export class Replica {
     let last = this.meta.clock ?? clock.ZERO;
     for (const op of ops) last = clock.receive(last, op.ts, wall);
     const entry = this.entry(list);
-    const winners = ops.filter((op) => entry.state.merge(op));
+    // What other devices did is noticed, unless this is the list's first pull here (NewsWatch).
+    const noticing = syncChanges !== undefined && entry.sync.cursor > 0;
+    const news = noticing ? { ...(this.meta.news ?? {}) } : null;
+    /** @type {Op[]} */
+    const winners = [];
+    for (const op of ops) {
+      const before = noticing ? entry.state.register(op.item, op.field) : undefined;
+      if (!entry.state.merge(op)) continue;
+      winners.push(op);
+      if (news !== null) this.notice(news, op, before);
+    }
     Object.assign(entry.sync, syncChanges);
     this.meta.clock = last;
-    await this.persist({ meta: { clock: last }, lists: [entry.sync], registers: winners, history: ops });
+    if (news !== null) this.meta.news = news;
+    await this.persist({ meta: news === null ? { clock: last } : { clock: last, news }, lists: [entry.sync], registers: winners, history: ops });
     if (winners.length > 0 || syncChanges) this.notify(list);
     return winners.length;
+  }
+
+  /**
+   * Notes what another replica's winning write `op` did (Replica+News.swift's NewsWatch): an
+   * item added or changed since the list was last shown, and a write of this device replaced.
+   * @param {Record<string, [string, string, boolean][]>} news list → [item, replica, added]
+   * @param {Op} op
+   * @param {{ replica: string, value: import("./ops.js").Value } | undefined} before
+   */
+  notice(news, op, before) {
+    if (this.isOwnReplica(op.replica) || op.field === "typed") return;
+    if (before !== undefined && this.isOwnReplica(before.replica) && before.value !== op.value && this.lost.length < 200) {
+      this.lost.push({ list: op.list, item: op.item, field: op.field, mine: before.value, theirs: op.value, replica: op.replica });
+    }
+    if (op.item === LIST_ITEM) return;
+    const added = op.field === "deleted" && op.value === false && (before === undefined || before.value === true);
+    const entries = [...(news[op.list] ?? [])];
+    const at = entries.findIndex(([item]) => item === op.item);
+    if (at >= 0) {
+      if (added) entries[at] = [op.item, op.replica, true];
+    } else if (entries.length < 1000) {
+      entries.push([op.item, op.replica, added]);
+    }
+    news[op.list] = entries;
+  }
+
+  /**
+   * The items of `list` other devices added or changed since it was last shown here; taken (the
+   * list is being shown).
+   * @param {string} list
+   * @returns {{ item: string, replica: string, added: boolean }[]}
+   */
+  takeNews(list) {
+    const entries = this.meta.news?.[list] ?? [];
+    if (entries.length === 0) return [];
+    const news = { ...(this.meta.news ?? {}) };
+    delete news[list];
+    this.meta.news = news;
+    this.persist({ meta: { news } }).catch(() => {});
+    return entries.map(([item, replica, added]) => ({ item, replica, added }));
+  }
+
+  /** This device's writes others replaced since last asked: taken, so each is told once. */
+  takeLostWrites() {
+    const lost = this.lost;
+    this.lost = [];
+    return lost;
   }
 
   /**

@@ -30,7 +30,7 @@
  * wall clock, and the account signed in.
  * @typedef {{ clock?: string, replicas?: string[], clockOffset?: number,
  *   account?: { name: string, token: string | null, tokenID?: string },
- *   push?: PushChoice }} Meta
+ *   push?: PushChoice, news?: Record<string, [string, string, boolean][]> }} Meta
  */
 /**
  * What one `write` changes (see there).

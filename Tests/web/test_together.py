@@ -123,3 +123,25 @@ def test_notifications_are_asked_for_only_when_turned_on_and_a_refusal_is_said(c
     # Chromium says so in the console: a Playwright context is an incognito one, where Chrome
     # has no Push API (its words, not the page's).
     phone.problems = [p for p in phone.problems if "does not support the Push API in incognito mode" not in p]
+
+
+def test_what_another_device_did_is_marked_with_who_and_a_lost_check_is_told(client, device):
+    owner, phone = shared_with_a_phone(client, device)
+    owner.run("add", "Eggs, Bread, Butter")
+    phone.page.get_by_text(f"{owner.name} added 3 items").wait_for()
+    for name in ["Eggs", "Bread", "Butter"]:
+        row = phone.page.locator("li.item", has=phone.page.get_by_role("checkbox", name=name))
+        assert f"new: {owner.name}" in row.inner_text(), row.inner_text()
+    assert f"new: {owner.name}" not in phone.page.locator("li.item", has=phone.page.get_by_role("checkbox", name="Milk")).inner_text()
+    # The phone checks milk; the terminal, later, unchecks it: the phone is told once.
+    phone.page.get_by_role("checkbox", name="Milk").click()
+    phone.wait_items({"Milk": True, "Eggs": False, "Bread": False, "Butter": False})
+    phone.wait_status("Synced")
+    assert wait_until(lambda: any(i["name"] == "Milk" and i["checked"] for i in owner.json("ls")["items"]))
+    owner.run("uncheck", "milk")
+    phone.page.get_by_text(f"{owner.name} unchecked Milk after you checked it").wait_for()
+    # Opened again: nothing is new any more.
+    phone.page.get_by_role("link", name="All lists").click()
+    phone.page.get_by_role("link", name="Family").click()
+    phone.page.get_by_role("checkbox", name="Eggs").wait_for()
+    assert "new:" not in phone.page.locator("#items").inner_text()
