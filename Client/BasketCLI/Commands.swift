@@ -373,8 +373,14 @@ enum Commands {
         CommandSpec(
             path: ["share"], summary: "Print an invite code for the current list.",
             usage: SharingCommands.shareUsage,
-            details: "The code is shown once; the server keeps only its hash. 'basket invites' lists the invites out.",
-            options: [.role, .uses, .expires], output: .data, run: SharingCommands.share),
+            details: """
+                The code is shown once; the server keeps only its hash. 'basket invites' lists the invites out.
+                With --add-only --name NAME: a key that can only add to the list, for a speaker, a shortcut or a
+                home automation (shown once, with a curl line). What it sends waits in the list's inbox until a
+                member's device syncs and files it as items ('added by NAME'); it stops working when revoked
+                ('basket invites revoke ID') or when its maker leaves the list.
+                """,
+            options: [.role, .uses, .expires, .addOnly, .keyName], output: .data, run: SharingCommands.share),
         CommandSpec(
             path: ["invites"], summary: "The current list's invites that still work; withdraw one.",
             usage: SharingCommands.invitesUsage,

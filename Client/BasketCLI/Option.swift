@@ -95,6 +95,9 @@ extension Option {
         """)
     static let since = Option("--since", value: "TIME", "The changes made since TIME (below: how to write it).")
     static let shop = Option("--at", value: "SHOP", "The shop you are going to (the others see it).")
+    static let addOnly = Option(
+        "--add-only", "A key that can only add to the list (a speaker, a shortcut, a home\nautomation), not an invite.")
+    static let keyName = Option("--name", value: "NAME", "With --add-only: what the key is for (\"Kitchen speaker\").")
     static let limit = Option("--limit", value: "N", short: "-n", "At most N results.")
     /// `basket set`'s option for a field of an item (`--quantity QUANTITY`).
     static func field(_ field: Field) -> Option {

@@ -23,7 +23,11 @@ enum Output {
     }
 
     /// `basket invites --json`.
-    struct Invites: Encodable { var invites: [Invite] }
+    struct Invites: Encodable {
+        var invites: [Invite]
+        /// The add-only keys (`basket share --add-only`), listed with the invites.
+        var addOnlyKeys: [AddKey]
+    }
 
     /// One invite of `basket invites --json`.
     struct Invite: Encodable {
@@ -213,11 +217,30 @@ enum Output {
     /// `basket members --json`.
     struct Members: Encodable { var members: [Member] }
 
+    /// `basket share --add-only --json`: the key, shown once.
+    struct NewAddKey: Encodable {
+        var key: String
+        var id: String
+        var name: String
+        var list: String
+    }
+
+    /// `basket invites --json`: an add-only key beside the invites.
+    struct AddKey: Encodable {
+        var id: String
+        var name: String
+        var createdBy: String
+        var created: String
+    }
+
     /// A line of `basket sync --watch --json` when someone goes shopping or finishes.
     struct WatchedShopping: Encodable { var shopping: String }
 
     /// A line of `basket sync --watch --json` when another member's write replaced this device's.
     struct WatchedLost: Encodable { var lost: String }
+
+    /// A line of `basket sync --watch --json` when it filed a text of the list's inbox.
+    struct WatchedFiled: Encodable { var filed: String }
 
     /// `basket shopping --json`: who is shopping for the list, and who finished within the hour.
     struct Shopping: Encodable {

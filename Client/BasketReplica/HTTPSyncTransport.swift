@@ -260,8 +260,21 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// A page after `cursor` (`GET /v1/lists/{id}/ops`), long-polling `wait` seconds; the page is checked to belong to `list` and follow `cursor`.
     public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
+        try await pull(list, after: cursor, limit: limit, wait: wait, query: "")
+    }
+
+    /// The same, with when this device last heard who is shopping or of the inbox.
+    public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int, together: Int64) async throws
+        -> PulledPage
+    {
+        try await pull(list, after: cursor, limit: limit, wait: wait, query: "&together=\(max(0, together))")
+    }
+
+    private func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int, query: String) async throws
+        -> PulledPage
+    {
         let answer: Wire.Page = try await call(
-            .pull, [list.description], query: "after=\(cursor)&limit=\(limit)&wait=\(wait)",
+            .pull, [list.description], query: "after=\(cursor)&limit=\(limit)&wait=\(wait)" + query,
             timeout: Double(wait) + answerTimeout)
         return try Self.page(answer, of: list, after: cursor)
     }
@@ -287,6 +300,8 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             operations: operations, cursor: answer.cursor, epoch: answer.epoch, more: answer.more,
             historyComplete: answer.historyComplete, serverTime: answer.serverTime, role: answer.role)
         page.shopping = answer.shopping.map(Self.checked)
+        page.together = answer.together
+        page.inbox = answer.inbox.map { min(max($0, 0), 100) }
         // OperationCodec validated each operation as it decoded it.
         page.isValidated = true
         return page
@@ -327,6 +342,49 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     static func checked(_ answer: Wire.Shopping) -> Wire.Shopping {
         Wire.Shopping(shopping: checked(answer.shopping), serverTime: answer.serverTime)
+    }
+
+    // MARK: Add-only keys and the inbox
+
+    /// Makes an add-only key for the list (`POST /v1/lists/{id}/keys`): its secret, shown once.
+    public func makeAddKey(_ list: ListID, name: String) async throws -> Wire.NewAddKey {
+        try await call(.makeAddKey, [list.description], sending: Wire.AddKeyRequest(name: name))
+    }
+
+    /// The list's add-only keys (never their secrets).
+    public func addKeys(of list: ListID) async throws -> [Wire.AddKey] {
+        let answer: Wire.AddKeys = try await call(.addKeys, [list.description])
+        return answer.keys.prefix(100).map {
+            Wire.AddKey(
+                id: Self.printable(String($0.id.prefix(32))), name: Self.printable(String($0.name.prefix(64))),
+                createdBy: Self.printable(String($0.createdBy.prefix(64))), created: $0.created)
+        }
+    }
+
+    /// Revokes an add-only key of the list.
+    public func revokeAddKey(_ id: String, of list: ListID) async throws {
+        _ = try await send(.revokeAddKey, [list.description, id])
+    }
+
+    /// The texts waiting in the list's inbox (at most 100).
+    public func inbox(of list: ListID) async throws -> [Wire.InboxEntry] {
+        let answer: Wire.Inbox = try await call(.inbox, [list.description])
+        return Array(answer.entries.prefix(100))
+    }
+
+    /// Takes one text of the list's inbox to file it; nil when another device took it first.
+    public func takeFromInbox(_ id: String, of list: ListID) async throws -> Wire.InboxEntry? {
+        do {
+            let entry: Wire.InboxEntry = try await call(.takeFromInbox, [list.description, id])
+            guard entry.text.utf8.count <= Wire.InboxText.maxBytes, entry.from.utf8.count <= 256 else {
+                throw SyncError.badResponse("an inbox text over its limits")
+            }
+            return entry
+        } catch SyncError.server(let status, let code, _)
+            where status == 404 && code == Wire.ErrorCode.notFound.rawValue
+        {
+            return nil
+        }
     }
 
     // MARK: Plumbing

@@ -283,7 +283,7 @@ public final class LiveSync: Sendable {
                     $0.pending = left
                 }
                 if report.pulled > 0 || report.changedItems > 0 || report.epochChanged || report.roleChanged
-                    || report.shoppingChanged
+                    || report.shoppingChanged || report.inboxWaiting > 0
                 {
                     handler(.received(report))
                 }

@@ -17,6 +17,8 @@ public struct ListSyncReport: Hashable, Sendable {
     public var roleChanged = false
     /// Whether the server said who is shopping for the list (``Replica/shoppingNews(of:)``).
     public var shoppingChanged = false
+    /// Texts waiting in the list's inbox, when the server said so (a device files them).
+    public var inboxWaiting = 0
     /// Local writes re-stamped after the server refused this device's clock.
     public var restamped = 0
     /// Local writes stamped anew after the server held one of their identities with another
@@ -61,6 +63,10 @@ public final class SyncEngine: Sendable {
     public static let maxPagesPerSync = 10_000
     /// Epoch changes one sync follows at most (see ``maxPagesPerSync``).
     public static let maxRebuildsPerSync = 2
+    /// When, by the server's clock, a watch last heard who is shopping for each list or of its
+    /// inbox (`Wire.Page.together`): sent with each long-poll, so a change made between two of
+    /// them is told at once.
+    let togetherHeard = Mutex<[ListID: Int64]>([:])
 
     /// An engine that syncs `replica` through `transport`, pushing `batchSize` operations at a time.
     public convenience init(replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000) {
@@ -193,7 +199,9 @@ public final class SyncEngine: Sendable {
         var report = ListSyncReport(list: list)
         var state = try replica.syncState(of: list)
         if sending { try await pushPending(list, &state, &report) }
-        let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: wait)
+        let heard = togetherHeard.withLock { $0[list] } ?? 0
+        let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: wait, together: heard)
+        if let together = page.together { togetherHeard.withLock { $0[list] = together } }
         if let epoch = state.epoch, epoch != page.epoch {
             try await rebuild(list, &state, &report, newEpoch: page.epoch)
             try await pullAll(list, &state, &report)
@@ -341,6 +349,7 @@ public final class SyncEngine: Sendable {
             try replica.saveShopping(shopping, of: list, serverTime: page.serverTime)
             report.shoppingChanged = true
         }
+        report.inboxWaiting = page.inbox ?? 0
         let result: MergeResult
         do {
             result = try replica.merge(page.operations, saving: next, isValidated: page.isValidated)

@@ -26,6 +26,10 @@ public struct PulledPage: Sendable {
     public var role: Role?
     /// Who is shopping for the list, when the long-poll ended because that changed (`Wire.Page.shopping`).
     public var shopping: [Wire.ShoppingStatus]?
+    /// When who is shopping, or the list's inbox, last changed (`Wire.Page.together`).
+    public var together: Int64?
+    /// Texts waiting in the list's inbox, when the server said so (`Wire.Page.inbox`).
+    public var inbox: Int?
 
     /// A page as pulled.
     public init(
@@ -54,9 +58,19 @@ public protocol SyncTransport: Sendable {
     func push(_ operations: OperationText, count: Int, to list: ListID) async throws -> PushOutcome
     /// Operations after `cursor`; with `wait` > 0 the server holds the request until something arrives.
     func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage
+    /// The same, saying when the caller last heard who is shopping or of the inbox (`together`):
+    /// the server answers at once when either changed since.
+    func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int, together: Int64) async throws -> PulledPage
 }
 
 extension SyncTransport {
+    /// A transport without shopping or an inbox pulls as it always does.
+    public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int, together: Int64) async throws
+        -> PulledPage
+    {
+        try await pull(list, after: cursor, limit: limit, wait: wait)
+    }
+
     /// Sends operations of one list, encoding them first.
     public func push(_ operations: [Op], to list: ListID) async throws -> PushOutcome {
         try await push(OperationText(operations), count: operations.count, to: list)

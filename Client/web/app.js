@@ -28,7 +28,8 @@ let news;
 /**
  * A screen on show: its name, the list it shows (when one), how it redraws after a change,
  * what it does when another takes its place, and where focus goes when it is shown.
- * @typedef {{ name: string, list?: string, update: () => void, leave?: () => void, focus?: HTMLElement | null }} Screen
+ * @typedef {{ name: string, list?: string, update: () => void, leave?: () => void, focus?: HTMLElement | null,
+ *   fileInbox?: () => void }} Screen
  */
 /** @type {Screen | null} */
 let screen = null;
@@ -391,6 +392,9 @@ async function start() {
     if (screen?.name === "lists") screen.update();
   });
   sync.shopping = shopping;
+  sync.onInbox = (/** @type {string} */ list) => {
+    if (screen?.name === "list" && screen.list === list) screen.fileInbox?.();
+  };
   let pending = false;
   replica.subscribe(() => {
     // A write of this device another's later one replaced: told once, quietly.

@@ -2,6 +2,7 @@
 // kept by id (a tap redraws one row, not 2,000), and everything the CLI can do with a list: edit
 // an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
 import { hearTogether, showTogether } from "./together.js";
+import { fileInbox } from "./inbox.js";
 import { h, Rows, Slots, reconcile, nextPaint, whenIdle } from "./ui.js";
 import { Query } from "./query.js";
 import { Index } from "./search-index.js";
@@ -704,6 +705,7 @@ export class ListScreen {
         // A keyboard goes to the field; a phone's screen reader to the title (no keyboard popping up).
         focus: fine && !this.readOnly() ? this.input : this.heading,
         leave: () => document.removeEventListener("keydown", this.undoKey),
+        fileInbox: () => fileInbox(this).catch(() => {}),
       },
       h(
         "header",
@@ -724,6 +726,7 @@ export class ListScreen {
     );
     this.update();
     hearTogether(this);
+    fileInbox(this).catch(() => {});
     // Text shared from another app (the PWA's share target) opens the same preview as a paste.
     const shared = this.readOnly() ? null : takeShared();
     if (shared !== null) showPastePreview(this, shared.text, shared.title);

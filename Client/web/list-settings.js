@@ -6,6 +6,7 @@ import { ROUTES, Unreachable, request } from "./api.js";
 import { normalize } from "./key.js";
 import { field, h, openDialog } from "./ui.js";
 import { notificationSettings } from "./push-settings.js";
+import { makeAddOnlyKey } from "./inbox.js";
 
 /** @typedef {import("./list-screen.js").ListScreen} ListScreen */
 
@@ -49,6 +50,7 @@ export function listSettings(screen) {
       h("button", { onclick: () => { dialog.close(); screen.run(() => copyList(screen)); } }, "Copy or share the list"),
       h("button", { onclick: () => { dialog.close(); screen.run(() => members(screen)); } }, "Members and invites"),
       h("button", { disabled: screen.replica.syncState(screen.list)?.isRegistered !== true, onclick: () => { dialog.close(); screen.run(() => notificationSettings(screen)); } }, "Notifications"),
+      h("button", { disabled: screen.readOnly() || screen.replica.syncState(screen.list)?.isRegistered !== true, onclick: () => { dialog.close(); screen.run(() => makeAddOnlyKey(screen)); } }, "A key for a speaker"),
       h("button", { disabled: screen.readOnly() || checked === 0, onclick: () => { dialog.close(); screen.run(() => clearChecked(screen)); } }, `Clear checked (${checked})`),
       owner ? h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => chooseLanguage(screen)); } }, "Aisle language") : null,
       owner ? h("button", { onclick: () => { dialog.close(); screen.run(() => setArchived(screen, !info?.archived)); } }, info?.archived ? "Unarchive" : "Archive") : null,

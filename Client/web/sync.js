@@ -84,6 +84,11 @@ export class Sync {
     this.watching = null;
     /** @type {import("./shopping.js").Shopping | null} told when a page says who is shopping */
     this.shopping = null;
+    /** When, by the server's clock, this page last heard who is shopping for each list or of its
+     * inbox: a long-poll sends it, and is answered at once when either changed since. @type {Map<string, number>} */
+    this.togetherHeard = new Map();
+    /** Told when a page says texts wait in a list's inbox. @type {(list: string) => void} */
+    this.onInbox = (/** @type {string} */ _list) => {};
     this.retryDelay = FIRST_RETRY;
     /** @type {(() => void) | null} ends the pause of the watch's retry */
     this.wakeRetry = null;
@@ -452,6 +457,9 @@ export class Sync {
     if (ROLES.includes(page.role) && page.role !== sync.role) await this.replica.saveSyncState(list, { role: page.role });
     // Or because someone went shopping or finished.
     if (page.shopping !== undefined) this.shopping?.heard(list, page.shopping, page.serverTime);
+    if (typeof page.together === "number") this.togetherHeard.set(list, page.together);
+    // Or because text came to its inbox: the open list files it.
+    if (typeof page.inbox === "number" && page.inbox > 0) this.onInbox(list);
     try {
       await this.replica.merge(list, ops, {
         cursor: Math.max(sync.cursor, page.cursor),
@@ -533,7 +541,7 @@ export class Sync {
           const sync = this.replica.syncState(list);
           if (!sync) return;
           const page = await this.call(ROUTES.pull, [list], {
-            query: `after=${sync.cursor}&wait=${WAIT}`,
+            query: `after=${sync.cursor}&wait=${WAIT}&together=${this.togetherHeard.get(list) ?? 0}`,
             signal,
             timeout: (WAIT + 10) * 1000,
           });

@@ -321,11 +321,19 @@ extension Wire {
         /// Who is shopping for the list (and who finished lately), when a long-poll's wait ended
         /// because that changed: the only pages that carry it. Absent otherwise.
         public var shopping: [ShoppingStatus]?
+        /// How many texts wait in the list's inbox, when a long-poll's wait ended because one came
+        /// (a member's device takes and files them: `GET /v1/lists/{id}/inbox`). Absent otherwise.
+        public var inbox: Int?
+        /// When who is shopping or the inbox last changed (the server's clock): a long-poll that
+        /// sends it back (`together=`) is answered at once when they changed since, so a change
+        /// made while no request was parked is not missed. With `shopping` and `inbox` only.
+        public var together: Int64?
 
         /// A page of a list's log.
         public init(
             count: Int, cursor: Int64, epoch: String, historyComplete: Bool, more: Bool, serverTime: UInt64,
-            ops: OperationText, role: Role? = nil, shopping: [ShoppingStatus]? = nil
+            ops: OperationText, role: Role? = nil, shopping: [ShoppingStatus]? = nil, inbox: Int? = nil,
+            together: Int64? = nil
         ) {
             self.count = count
             self.cursor = cursor
@@ -336,6 +344,8 @@ extension Wire {
             self.ops = ops
             self.role = role
             self.shopping = shopping
+            self.inbox = inbox
+            self.together = together
         }
 
         /// The page as JSON, written by hand: a page is up to a megabyte of operations, which this
@@ -346,7 +356,8 @@ extension Wire {
             JSONText.appendQuoted(bytes: Array(epoch.utf8), to: &body)
             body.append(
                 contentsOf: (",\"historyComplete\":\(historyComplete),\"more\":\(more)"
-                    + (role.map { ",\"role\":\"\($0.rawValue)\"" } ?? "") + ",\"serverTime\":\(serverTime)").utf8)
+                    + (role.map { ",\"role\":\"\($0.rawValue)\"" } ?? "") + ",\"serverTime\":\(serverTime)"
+                    + (inbox.map { ",\"inbox\":\($0)" } ?? "") + (together.map { ",\"together\":\($0)" } ?? "")).utf8)
             if let shopping {
                 body.append(contentsOf: #","shopping":["#.utf8)
                 for (index, status) in shopping.enumerated() {

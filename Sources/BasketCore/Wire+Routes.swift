@@ -106,6 +106,18 @@ extension Wire {
         public static let startShopping = Route("startShopping", "PUT", "/v1/lists/{id}/shopping")
         /// "Done shopping", with how many items were bought (`?bought=N`).
         public static let stopShopping = Route("stopShopping", "DELETE", "/v1/lists/{id}/shopping")
+        /// Makes an add-only key for the list (owners and editors).
+        public static let makeAddKey = Route("makeAddKey", "POST", "/v1/lists/{id}/keys")
+        /// The list's add-only keys.
+        public static let addKeys = Route("addKeys", "GET", "/v1/lists/{id}/keys")
+        /// Revokes an add-only key (owners, or its maker).
+        public static let revokeAddKey = Route("revokeAddKey", "DELETE", "/v1/lists/{id}/keys/{key}")
+        /// Puts text in the list's inbox (with an add-only key, not a token).
+        public static let putInInbox = Route("putInInbox", "POST", "/v1/lists/{id}/inbox")
+        /// The texts waiting in the list's inbox.
+        public static let inbox = Route("inbox", "GET", "/v1/lists/{id}/inbox")
+        /// Takes one text of the inbox to file it (one device does, whoever asks first).
+        public static let takeFromInbox = Route("takeFromInbox", "DELETE", "/v1/lists/{id}/inbox/{entry}")
         /// The server's VAPID public key, for a browser's push subscription.
         public static let pushKey = Route("pushKey", "GET", "/v1/push/key")
         /// Subscribes this device's browser to push notifications of some lists.
@@ -119,7 +131,8 @@ extension Wire {
         public static let all: [Route] = [
             health, metrics, time, signUp, login, devices, logoutEverywhere, logout, revokeDevice, account,
             deleteAccount, changePassword, createList, lists, deleteList, members, setRole, removeMember, invite,
-            invites, revokeInvite, join, previewInvite, push, pull, shopping, startShopping, stopShopping, pushKey,
+            invites, revokeInvite, join, previewInvite, push, pull, shopping, startShopping, stopShopping, makeAddKey,
+            addKeys, revokeAddKey, putInInbox, inbox, takeFromInbox, pushKey,
             subscribePush, pushSubscriptions,
             unsubscribePush,
         ]

@@ -174,6 +174,49 @@ struct AuthorizationMatrixTests {
             ) { _, token in
                 try await harness.call("DELETE", "/v1/lists/\(list)/shopping?bought=1", token: token)
             },
+            // Add-only keys: owners and editors make them; each caller tries to revoke one of the owner's.
+            Case(route: "POST /v1/lists/{id}/keys", expected: member(403, 201, 201).merging([.stranger: 403]) { $1 }) {
+                _, token in
+                try await harness.call("POST", "/v1/lists/\(list)/keys", token: token, json: ["name": "Speaker"])
+            },
+            Case(route: "GET /v1/lists/{id}/keys", expected: member(200, 200, 200).merging([.stranger: 200]) { $1 }) {
+                _, token in try await harness.call("GET", "/v1/lists/\(list)/keys", token: token)
+            },
+            Case(
+                route: "DELETE /v1/lists/{id}/keys/{key}",
+                expected: member(404, 404, 204).merging([.stranger: 404]) { $1 }
+            ) { _, token in
+                let made = try await harness.call(
+                    "POST", "/v1/lists/\(list)/keys", token: owner, json: ["name": "Gone"])
+                return try await harness.call(
+                    "DELETE", "/v1/lists/\(list)/keys/\(made.json["id"] as? String ?? "none")", token: token)
+            },
+            // The inbox takes an add-only key, never a token: every caller here is refused.
+            Case(route: "POST /v1/lists/{id}/inbox", expected: anyone(401)) { _, token in
+                try await harness.call("POST", "/v1/lists/\(list)/inbox", token: token, json: ["text": "milk"])
+            },
+            Case(route: "GET /v1/lists/{id}/inbox", expected: member(200, 200, 200).merging([.stranger: 200]) { $1 }) {
+                _, token in try await harness.call("GET", "/v1/lists/\(list)/inbox", token: token)
+            },
+            // Each caller tries to take a text a key just put there; viewers may not file.
+            Case(
+                route: "DELETE /v1/lists/{id}/inbox/{entry}",
+                expected: member(403, 200, 200).merging([.stranger: 403]) { $1 }
+            ) { _, token in
+                let key = try await harness.call("POST", "/v1/lists/\(list)/keys", token: owner, json: ["name": "Feed"])
+                _ = try await harness.call(
+                    "POST", "/v1/lists/\(list)/inbox", token: key.json["key"] as? String, json: ["text": "milk"])
+                let waiting = try await harness.call("GET", "/v1/lists/\(list)/inbox", token: owner)
+                let id = ((waiting.json["entries"] as? [[String: Any]])?.first?["id"] as? String) ?? "none"
+                _ = try await harness.call(
+                    "DELETE", "/v1/lists/\(list)/keys/\(key.json["id"] as? String ?? "none")", token: owner)
+                let taken = try await harness.call("DELETE", "/v1/lists/\(list)/inbox/\(id)", token: token)
+                // A refused caller leaves the text: the owner takes it, so the next caller finds one of its own.
+                if taken.status != 200 {
+                    _ = try await harness.call("DELETE", "/v1/lists/\(list)/inbox/\(id)", token: owner)
+                }
+                return taken
+            },
             // Web Push: any signed-in device, for itself (no list here: nothing is ever posted).
             Case(route: "GET /v1/push/key", expected: signedIn(200)) { _, token in
                 try await harness.call("GET", "/v1/push/key", token: token)
@@ -236,7 +279,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 32)  // docs/reliability.md's count
+        #expect(served.count == 38)  // docs/reliability.md's count
 
         for entry in cases {
             for caller in Caller.allCases {

@@ -131,9 +131,11 @@ struct WireSchemaTests {
         let demoted = Wire.Page(
             count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
             ops: OperationText(bytes: []), role: .viewer,
-            shopping: [Wire.ShoppingStatus(who: "olga", shop: "Lidl", since: 1, until: 2)])
+            shopping: [Wire.ShoppingStatus(who: "olga", shop: "Lidl", since: 1, until: 2)], inbox: 2)
         let push = Wire.PushResult(accepted: 1, duplicates: 0, cursor: 1, epoch: "e", serverTime: 1)
         let done = Wire.ShoppingStatus(who: "olga", shop: "Lidl", since: 1, until: 2, ended: 3, bought: 4)
+        let addKey = Wire.AddKey(id: "1f", name: "Kitchen speaker", createdBy: "anna", created: 1)
+        let entry = Wire.InboxEntry(id: "2e", text: "2 milk", from: "Kitchen speaker", at: 1)
         let subscription = Wire.PushSubscription(id: "ab", lists: [list], kinds: [.added], thisDevice: true, created: 1)
         let event = Wire.PushMessage.Event(
             kind: .added, who: "anna", count: 2, items: [ItemID(raw: ID128(high: 1, low: 2))])
@@ -198,6 +200,16 @@ struct WireSchemaTests {
             ("ShoppingStatus", done, Wire.ShoppingStatus(who: "olga", shop: nil, since: 1, until: 2)),
             ("Shopping", Wire.Shopping(shopping: [done], serverTime: 1), Wire.Shopping(shopping: [], serverTime: 1)),
             ("ShoppingStart", Wire.ShoppingStart(shop: "Lidl"), Wire.ShoppingStart()),
+            ("AddKeyRequest", Wire.AddKeyRequest(name: "Kitchen speaker"), Wire.AddKeyRequest(name: "Kitchen speaker")),
+            ("AddKey", addKey, addKey),
+            (
+                "NewAddKey", Wire.NewAddKey(key: "bk_", id: "1f", name: "n", list: list),
+                Wire.NewAddKey(key: "bk_", id: "1f", name: "n", list: list)
+            ),
+            ("AddKeys", Wire.AddKeys(keys: [addKey]), Wire.AddKeys(keys: [])),
+            ("InboxText", Wire.InboxText(text: "2 milk"), Wire.InboxText(text: "2 milk")),
+            ("InboxEntry", entry, entry),
+            ("Inbox", Wire.Inbox(entries: [entry]), Wire.Inbox(entries: [])),
             ("PushKey", Wire.PushKey(publicKey: "BP4z"), Wire.PushKey(publicKey: "BP4z")),
             (
                 "PushSubscribe",

@@ -114,7 +114,7 @@ extension StoreTests {
 
     /// What PostgreSQL's schema 7 and SQLite's 9 added (Web Push), taken away again.
     static let undoPush = """
-        DROP TABLE shopping; DROP TABLE push_slots; DROP TABLE push_lists; DROP TABLE push_subscriptions;
+        DROP TABLE inbox; DROP TABLE add_keys; DROP TABLE shopping; DROP TABLE push_slots; DROP TABLE push_lists; DROP TABLE push_subscriptions;
         DROP TABLE push_key;
 
         """
@@ -134,7 +134,8 @@ extension StoreTests {
     static func undoPushes(_ storage: TestStore) throws {
         try storage.execute(
             sqlite: "DROP TRIGGER push_ends_with_token; DROP TRIGGER push_ends_with_membership;"
-                + " DROP TRIGGER push_ends_with_list; DROP TRIGGER shopping_ends_with_membership;\n" + undoPush
+                + " DROP TRIGGER push_ends_with_list; DROP TRIGGER shopping_ends_with_membership;"
+                + " DROP TRIGGER inbox_ends_with_list;\n" + undoPush
                 + undoReplicaOwners,
             postgres: undoPush
                 + "DROP FUNCTION push_ends_with_membership CASCADE; DROP FUNCTION shopping_ends_with_membership CASCADE;\n"

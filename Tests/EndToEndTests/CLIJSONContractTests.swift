@@ -98,6 +98,7 @@ struct CLIJSONContractTests {
         try run(bob, "join", ["join", secondCode])
         try run(bob, "add", ["add", "Jam"])
         try run(alice, "members", ["members"])
+        try run(alice, "share --add-only", ["share", "--add-only", "--name", "Kitchen speaker"])
         try run(bob, "shopping", ["shopping", "start", "--at", "Lidl"])
         try run(alice, "shopping", ["shopping"])
         try run(bob, "shopping", ["shopping", "done"])

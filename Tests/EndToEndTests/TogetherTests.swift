@@ -65,6 +65,22 @@ struct TogetherTests {
         let statuses = json?["shopping"] as? [[String: Any]]
         #expect(statuses?.first?["who"] as? String == "olga" && statuses?.first?["bought"] as? Int == 2)
         #expect(try olga.run("shopping", "later").status == 64)
+
+        // A long-poll made after the change, saying when it last heard (never), hears it at once;
+        // one that heard it waits as any does.
+        let list = try #require(try anna.listing().list?.id)
+        let auth = ["Authorization": "Bearer \(try anna.token())"]
+        let cursor = try #require(
+            (try RawHTTP.request(port: server.port, "GET", "/v1/lists/\(list)/ops", headers: auth).json["cursor"]
+                as? Int))
+        let caught = try RawHTTP.request(
+            port: server.port, "GET", "/v1/lists/\(list)/ops?after=\(cursor)&wait=25&together=0", headers: auth)
+        let told = try #require(caught.json["shopping"] as? [[String: Any]], "\(caught.json)")
+        #expect(told.first?["who"] as? String == "olga" && told.first?["bought"] as? Int == 2)
+        let heard = try #require(caught.json["together"] as? Int)
+        let quiet = try RawHTTP.request(
+            port: server.port, "GET", "/v1/lists/\(list)/ops?after=\(cursor)&wait=1&together=\(heard)", headers: auth)
+        #expect(quiet.json["shopping"] == nil && quiet.json["count"] as? Int == 0)
     }
 
     /// What other devices did since the list was last shown here is marked, one line per person
@@ -100,5 +116,91 @@ struct TogetherTests {
         #expect(!(try anna.ok("sync")).contains("after you"), "told twice")
         // Bob's own devices never hear of their own writes.
         #expect(!(try bob.ok("ls")).contains("· new"))
+    }
+
+    /// An add-only key for the kitchen speaker: it puts text in the list's inbox and nothing else
+    /// (no reading, no other list), is rate-limited, revocable, and dies with its maker; the text
+    /// is filed once, as items with the shared parser, even when two devices sync at once.
+    @Test func anAddOnlyKeyOnlyAddsAndItsTextIsFiledOnce() throws {
+        let server = try ServerProcess(dataDirectory: root.file("inbox"))
+        let anna = try Device.signedUp("anna", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        let carol = try Device.signedUp("carol", on: server, in: root)
+        try anna.ok("list", "new", "Work")
+        let work = try #require(try anna.listing().list?.id)
+        try anna.ok("list", "new", "Family")
+        try anna.ok("add", "eggs")
+        try anna.share(with: bob)
+        try anna.share(with: carol)
+        try bob.ok("sync")
+        try carol.ok("sync")
+        let list = try #require(try anna.listing().list?.id)
+        let shown = try anna.ok("share", "--add-only", "--name", "Kitchen speaker")
+        #expect(
+            shown.contains("curl -X POST -H 'Authorization: Bearer bk_") && shown.contains("/v1/lists/\(list)/inbox"))
+        let made =
+            try JSONSerialization.jsonObject(
+                with: Data(try anna.ok("share", "--add-only", "--name", "Hall shortcut", "--json").utf8))
+            as? [String: Any]
+        let key = try #require(made?["key"] as? String)
+        let id = try #require(made?["id"] as? String)
+        let speaker = ["Authorization": "Bearer \(key)"]
+        func put(_ text: String, to target: String = list, with headers: [String: String] = speaker) throws
+            -> RawHTTP.Answer
+        {
+            try RawHTTP.request(
+                port: server.port, "POST", "/v1/lists/\(target)/inbox", headers: headers, json: ["text": text])
+        }
+        #expect(try put("2 milk, bread").status == 202)
+        // It cannot read the list, nor reach another, nor pass for a token.
+        #expect(try RawHTTP.request(port: server.port, "GET", "/v1/lists/\(list)/ops", headers: speaker).status == 401)
+        #expect(
+            try RawHTTP.request(port: server.port, "GET", "/v1/lists/\(list)/inbox", headers: speaker).status == 401)
+        #expect(try put("jam", to: work).status == 404)
+        #expect(try put("").status == 400)
+        #expect(try put(String(repeating: "x", count: 1_100)).error == "too_long")
+
+        // Bob and Carol sync at the same moment: one of them files it, once.
+        let both = try [bob, carol].map { device in
+            try Subprocess(Executables.path("basket"), ["--db", device.directory, "sync"], stderr: .discard)
+        }
+        let said = both.map { process -> String in
+            _ = process.wait(timeout: 60)
+            return process.stdout
+        }
+        #expect(said.filter { $0.contains("Filed from Hall shortcut: Added milk (2), bread") }.count == 1, "\(said)")
+        try anna.ok("sync")
+        let items = try anna.listing().items.filter { !$0.deleted }.map(\.name).sorted()
+        #expect(items == ["bread", "eggs", "milk"], "\(items)")
+        let milk = try JSONSerialization.jsonObject(with: Data(try anna.ok("ls", "--json").utf8)) as? [String: Any]
+        let rows = milk?["items"] as? [[String: Any]] ?? []
+        let filed = rows.first { $0["name"] as? String == "milk" }
+        #expect(
+            filed?["quantity"] as? String == "2" && filed?["note"] as? String == "added by Hall shortcut", "\(rows)")
+
+        // Listed with the invites, and revocable.
+        #expect(try anna.ok("invites").contains("add-only key \"Hall shortcut\", by anna"))
+        #expect(try anna.ok("invites", "revoke", id).contains("Revoked the add-only key \"Hall shortcut\""))
+        #expect(try put("tea").status == 401)
+
+        // A key dies with its maker's membership; a viewer makes none.
+        let bobsKey =
+            try JSONSerialization.jsonObject(
+                with: Data(try bob.ok("share", "--add-only", "--name", "Bob's watch", "--json").utf8)) as? [String: Any]
+        let bobs = ["Authorization": "Bearer \(try #require(bobsKey?["key"] as? String))"]
+        #expect(try put("tea", with: bobs).status == 202)
+        try anna.ok("members", "rm", "bob", "--yes")
+        #expect(try put("tea", with: bobs).status == 401)
+        try anna.ok("members", "role", "carol", "viewer")
+        try carol.ok("sync")
+        #expect(try carol.run("share", "--add-only", "--name", "x").status != 0)
+
+        // At most 20 texts a minute from one key.
+        let flood =
+            try JSONSerialization.jsonObject(
+                with: Data(try anna.ok("share", "--add-only", "--name", "Flood", "--json").utf8)) as? [String: Any]
+        let flooding = ["Authorization": "Bearer \(try #require(flood?["key"] as? String))"]
+        let statuses = try (0..<21).map { try put("item \($0)", with: flooding).status }
+        #expect(statuses.prefix(20).allSatisfy { $0 == 202 } && statuses.last == 429, "\(statuses)")
     }
 }

@@ -145,3 +145,28 @@ def test_what_another_device_did_is_marked_with_who_and_a_lost_check_is_told(cli
     phone.page.get_by_role("link", name="Family").click()
     phone.page.get_by_role("checkbox", name="Eggs").wait_for()
     assert "new:" not in phone.page.locator("#items").inner_text()
+
+
+def test_a_speakers_text_is_filed_on_the_open_list_and_a_key_is_made_on_the_phone(client, device, server):
+    import urllib.request
+    owner, phone = shared_with_a_phone(client, device)
+    made = owner.json("share", "--add-only", "--name", "Kitchen speaker")
+    list_id = made["list"]
+    request = urllib.request.Request(
+        f"{server.url}/v1/lists/{list_id}/inbox", data=json.dumps({"text": "2 bananas, bread"}).encode(),
+        headers={"Authorization": f"Bearer {made['key']}", "Content-Type": "application/json"}, method="POST")
+    assert urllib.request.urlopen(request).status == 202
+    # The open list hears of it and files it, once, credited.
+    phone.page.get_by_text("From Kitchen speaker: Added bananas (2), bread").wait_for()
+    phone.page.get_by_role("checkbox", name="bread").wait_for()
+    assert "added by Kitchen speaker" in phone.page.locator("li.item", has=phone.page.get_by_role("checkbox", name="bread")).inner_text()
+    assert wait_until(lambda: {"bananas", "bread", "Milk"} <= {i["name"] for i in owner.json("ls")["items"]})
+    # The phone makes a key of its own.
+    phone.page.get_by_role("button", name="List ⋯").click()
+    phone.page.get_by_role("dialog", name="This list").get_by_role("button", name="A key for a speaker").click()
+    sheet = phone.page.get_by_role("dialog", name="A key that can only add")
+    sheet.get_by_label("What is it for?").fill("Hall shortcut")
+    sheet.get_by_role("button", name="Make the key").click()
+    sheet.get_by_label("Add-only key").wait_for()
+    assert sheet.get_by_label("Add-only key").inner_text().startswith("bk_")
+    assert "Hall shortcut" in owner.run("invites").stdout

@@ -4,7 +4,8 @@ import Foundation
 
 /// Sharing a list: invites (share, invites, join), its members, leaving it.
 enum SharingCommands {
-    static let shareUsage = "basket share [--role editor|viewer|owner] [--uses N] [--expires 2d|12h|30m]"
+    static let shareUsage =
+        "basket share [--role editor|viewer|owner] [--uses N] [--expires 2d|12h|30m] | --add-only --name NAME"
 
     /// `2d`, `12h`, `30m` or a number of seconds, as seconds.
     static func duration(_ text: String) -> Int? {
@@ -14,6 +15,12 @@ enum SharingCommands {
     }
 
     static func share(_ context: Context) throws {
+        if context.arguments.has(.addOnly) {
+            guard let name = context.arguments.value(.keyName) else {
+                throw UsageError(message: "--add-only needs --name: what the key is for", usage: shareUsage)
+            }
+            return try InboxCommands.makeKey(context, try sharedList(context), name: name)
+        }
         guard let role = Role(rawValue: context.arguments.value(.role) ?? Role.editor.rawValue) else {
             throw UsageError(message: "--role is editor, viewer or owner", usage: shareUsage)
         }
@@ -240,6 +247,13 @@ enum SharingCommands {
         if args.first == "revoke" {
             guard args.count == 2 else { throw UsageError(message: "name the invite's ID", usage: invitesUsage) }
             let id = args[1]
+            // An invite's id, or an add-only key's.
+            let keys = try runBlocking { try await transport.addKeys(of: listID) }
+            if let key = keys.first(where: { $0.id == id }) {
+                try runBlocking { try await transport.revokeAddKey(id, of: listID) }
+                context.console.print("Revoked the add-only key \"\(key.name)\" of \(list.title): it no longer adds")
+                return
+            }
             try runBlocking { try await transport.revokeInvite(id, of: listID) }
             context.console.print("Withdrew invite \(id) to \(list.title): its code no longer works")
             return
@@ -248,6 +262,7 @@ enum SharingCommands {
             throw UsageError(message: "unknown invites command '\(args[0])'", usage: invitesUsage)
         }
         let invites = try runBlocking { try await transport.invites(of: listID) }
+        let keys = try runBlocking { try await transport.addKeys(of: listID) }
         if context.json {
             return try context.console.json(
                 Output.Invites(
@@ -255,14 +270,23 @@ enum SharingCommands {
                         Output.Invite(
                             id: $0.id, role: $0.role, createdBy: $0.createdBy, expiresAt: Output.time($0.expiresAt),
                             usesLeft: $0.usesLeft)
+                    },
+                    addOnlyKeys: keys.map {
+                        Output.AddKey(
+                            id: $0.id, name: $0.name, createdBy: $0.createdBy, created: Output.time($0.created))
                     }))
+        }
+        for key in keys {
+            context.console.print(
+                "\(key.id)  add-only key \"\(key.name)\", by \(key.createdBy), made \(SharingCommands.date(key.created))"
+            )
         }
         for invite in invites {
             context.console.print(
                 "\(invite.id)  \(invite.role.rawValue), by \(invite.createdBy), \(invite.usesLeft) use"
                     + "\(invite.usesLeft == 1 ? "" : "s") left, until \(SharingCommands.date(invite.expiresAt))")
         }
-        if invites.isEmpty { context.console.print("No invites to \(list.title) are out.") }
+        if invites.isEmpty && keys.isEmpty { context.console.print("No invites to \(list.title) are out.") }
     }
 
     static let membersUsage =

@@ -133,6 +133,8 @@ enum SyncCommands {
         let engine = try engine(context)
         if context.arguments.has(.watch) { return try watch(context, engine) }
         try context.replica().release()  // an explicit sync sends what --no-sync kept
+        // Texts add-only keys put in the lists' inboxes: filed as items first, then sent with the rest.
+        let filed = InboxCommands.fileAll(context)
         // What waits, as a person counts changes (an added item is one, not its three writes).
         let outbox = try context.replica().outbox
         let waitingBefore = Dictionary(
@@ -235,6 +237,7 @@ enum SyncCommands {
             }
         }
         if reports.isEmpty { context.console.print("Nothing to sync.") }
+        for line in filed { context.console.print(line) }
         // This device's writes another member's later ones replaced: said once, quietly.
         for line in NewsLines.lost(context, within: refreshSeconds) { context.console.print(line) }
         if refusedLeft { throw ExitStatus(code: 1) }
@@ -302,9 +305,13 @@ enum SyncCommands {
         let problems = Mutex<(lines: [String], troubled: Bool)>(([], false))
         let listID = list.id
         let hold = LiveSync.Hold { (try? replica.isHeld(listID)) ?? false }
+        // Texts an add-only key put in the list's inbox: filed by this watch (it syncs).
+        let inboxWaiting = Mutex(false)
         let live = LiveSync(engine: engine, list: list.id, sends: sends, hold: hold) { event in
             switch event {
-            case .received: wake.signal()
+            case .received(let report):
+                if report.inboxWaiting > 0 { inboxWaiting.withLock { $0 = true } }
+                wake.signal()
             case .status(let status):
                 switch status {
                 case .offline, .failed:
@@ -360,6 +367,20 @@ enum SyncCommands {
                 } else {
                     context.console.print(change)
                 }
+            }
+            if sends,
+                inboxWaiting.withLock({ waiting in
+                    defer { waiting = false }; return waiting
+                })
+            {
+                for line in InboxCommands.fileAll(context) {
+                    if context.json {
+                        try context.console.json(Output.WatchedFiled(filed: line))
+                    } else {
+                        context.console.print(line)
+                    }
+                }
+                live.changed()
             }
             for line in NewsLines.lost(context, within: refreshSeconds) {
                 if context.json {

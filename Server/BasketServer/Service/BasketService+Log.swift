@@ -140,6 +140,13 @@ extension BasketService {
         } catch StoreError.noSuchList {
             throw HTTPError.notFound("no such list")
         }
+        // Who is shopping, or the inbox, changed since the caller last heard (`together`): said
+        // now, so a change made while none of its requests was parked is not missed.
+        let heard = try integer("together", default: -1, range: -1...Int64.max)
+        if heard >= 0, let changed = together.time(of: list), changed > heard {
+            responder.respond(try togetherPage(page, list: list, changed: changed))
+            return
+        }
         if page.count > 0 || wait <= 0 {
             responder.respond(Self.pageResponse(page, serverTime: configuration.clock()))
             return
@@ -148,6 +155,17 @@ extension BasketService {
             list: list, after: after, limit: limit, account: account.id, token: session.tokenHash, seconds: wait,
             responder: responder
         ) { try store.head(of: list).cursor }
+    }
+
+    /// `page` with who is shopping for `list`, how many texts wait in its inbox, and when they changed.
+    func togetherPage(_ page: LogPage, list: ListID, changed: Int64) throws -> HTTPResponse {
+        var answer = Wire.Page(
+            count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
+            more: page.more, serverTime: configuration.clock(), ops: OperationText(bytes: page.encoded))
+        answer.shopping = try shoppingStatuses(list)
+        answer.inbox = try store.inbox(of: list).count
+        answer.together = changed
+        return .body(answer.jsonBytes(), contentType: "application/json")
     }
 
     /// A page as its answer; `role` when the caller's role changed while it waited.

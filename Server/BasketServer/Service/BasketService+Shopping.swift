@@ -1,5 +1,6 @@
 import BasketCore
 import HTTPServer
+import Synchronization
 
 /// "I'm going shopping": who is shopping for a list, told live to its open pages and terminals
 /// (their parked long-polls end with the statuses) and, to phones that asked, by Web Push.
@@ -64,26 +65,66 @@ extension BasketService {
     /// answers the change with them (other instances hear of it from the store).
     func shoppingChanged(_ list: ListID) throws -> HTTPResponse {
         let statuses = try shoppingStatuses(list)
-        Self.wakeWithShopping(list, statuses, watchers: watchers, store: store, configuration: configuration)
+        Self.togetherChanged(list, watchers: watchers, store: store, configuration: configuration, times: together)
         return answer(Wire.Shopping(shopping: statuses, serverTime: configuration.clock()))
     }
 
-    /// Answers every parked long-poll of `list` with the page after its cursor and `statuses`.
-    static func wakeWithShopping(
-        _ list: ListID, _ statuses: [Wire.ShoppingStatus], watchers: Watchers, store: any LogStore,
-        configuration: Configuration
+    /// Notes that who is shopping for `list`, or its inbox, changed now (``TogetherTimes``), and
+    /// ends its parked long-polls with the page, the statuses and the inbox's count.
+    static func togetherChanged(
+        _ list: ListID, watchers: Watchers, store: any Store, configuration: Configuration, times: TogetherTimes
+    ) {
+        let now = Int64(configuration.clock())
+        times.note(list, at: now)
+        let clock = Int64(configuration.clock())
+        guard let statuses = try? store.shopping(of: list, now: clock, endedSince: clock - shoppingDoneMilliseconds)
+        else { return }
+        let waiting = (try? store.inbox(of: list).count) ?? 0
+        wake(list, watchers: watchers, store: store, configuration: configuration) {
+            $0.shopping = statuses
+            $0.inbox = waiting
+            $0.together = times.time(of: list) ?? now
+        }
+    }
+
+    /// Answers every parked long-poll of `list` with the page after its cursor, and what `adding`
+    /// adds to it (who is shopping, how many texts wait in the inbox).
+    static func wake(
+        _ list: ListID, watchers: Watchers, store: any LogStore, configuration: Configuration,
+        adding: @escaping (inout Wire.Page) -> Void
     ) {
         watchers.dismissAll(list: list) { after, limit in
             do {
                 let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
-                let answer = Wire.Page(
+                var answer = Wire.Page(
                     count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
-                    more: page.more, serverTime: configuration.clock(), ops: OperationText(bytes: page.encoded),
-                    shopping: statuses)
+                    more: page.more, serverTime: configuration.clock(), ops: OperationText(bytes: page.encoded))
+                adding(&answer)
                 return .body(answer.jsonBytes(), contentType: "application/json")
             } catch {
                 return StoreError.unavailable.httpError.response
             }
         }
     }
+}
+
+/// When who is shopping for each list, or its inbox, last changed, by this instance's clock (as
+/// it heard: other instances' changes arrive by the store's notifications). A long-poll that says
+/// when it last heard (`together=`) is answered at once when a change came since. At most
+/// ``capacity`` lists; when full, the oldest times go (their long-polls then just wait).
+final class TogetherTimes: Sendable {
+    private let times = Mutex<[ListID: Int64]>([:])
+    static let capacity = 100_000
+
+    func note(_ list: ListID, at now: Int64) {
+        times.withLock { times in
+            if times[list] == nil, times.count >= Self.capacity {
+                let cut = times.values.sorted()[times.count / 2]
+                times = times.filter { $0.value > cut }
+            }
+            times[list] = max(now, (times[list] ?? 0) + 1)
+        }
+    }
+
+    func time(of list: ListID) -> Int64? { times.withLock { $0[list] } }
 }

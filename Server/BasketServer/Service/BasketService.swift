@@ -101,6 +101,10 @@ public final class BasketService: Sendable {
     /// The VAPID key pair, and the notifier that sends Web Push messages (nil when push is off).
     let pushKeys: PushKeys
     let pushNotifier: PushNotifier?
+    /// When who is shopping for each list, or its inbox, last changed (``TogetherTimes``).
+    let together = TogetherTimes()
+    /// Texts each add-only key put in the last minute.
+    let inboxLimiter = InboxLimiter(perMinute: BasketService.inboxTextsPerKeyPerMinute)
     /// Verified when a sign-in names no account, so an unknown name costs what a known one does.
     let decoyHash: String
 
@@ -154,6 +158,7 @@ public final class BasketService: Sendable {
         // revocations reach this one's session cache.
         let watchers = self.watchers
         let sessions = self.sessions
+        let together = self.together
         store.watchCommits { event in
             switch event {
             case .committed(let list, let cursor): watchers.publish(list: list, cursor: cursor)
@@ -165,13 +170,9 @@ public final class BasketService: Sendable {
                     of: account, on: list, watchers: watchers, store: store, configuration: configuration)
             case .listDeleted(let list):
                 watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
-            case .shoppingChanged(let list):
-                let now = Int64(configuration.clock())
-                guard
-                    let statuses = try? store.shopping(
-                        of: list, now: now, endedSince: now - Self.shoppingDoneMilliseconds)
-                else { return }
-                Self.wakeWithShopping(list, statuses, watchers: watchers, store: store, configuration: configuration)
+            case .shoppingChanged(let list), .inboxChanged(let list):
+                Self.togetherChanged(
+                    list, watchers: watchers, store: store, configuration: configuration, times: together)
             case .resumed:
                 sessions.forgetAll()
                 // Before anything new is published to them: a removal or revocation made while
@@ -295,6 +296,12 @@ public final class BasketService: Sendable {
             r.on(.shopping, answer: shopping)
             r.on(.startShopping, answer: startShopping)
             r.on(.stopShopping, answer: stopShopping)
+            r.on(.makeAddKey, answer: makeAddKey)
+            r.on(.addKeys, answer: addKeys)
+            r.on(.revokeAddKey, answer: revokeAddKey)
+            r.on(.putInInbox, answer: putInInbox)
+            r.on(.inbox, answer: inbox)
+            r.on(.takeFromInbox, answer: takeFromInbox)
             r.on(.pushKey, answer: pushKey)
             r.on(.subscribePush, answer: subscribePush)
             r.on(.pushSubscriptions, answer: pushSubscriptions)

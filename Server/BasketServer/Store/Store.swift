@@ -9,7 +9,9 @@ public import BasketCore
 /// ``LogStore`` (each list's operation log) and ``StoreMaintenance`` (watching other instances,
 /// compaction, statistics, epochs). Each backend implements them in files named alike
 /// (`SQLiteStore+Accounts.swift`, …).
-public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, ShoppingStore, StoreMaintenance {}
+public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, ShoppingStore, InboxStore,
+    StoreMaintenance
+{}
 
 /// Errors of the store, each with a stable code.
 public enum StoreError: Error, Equatable, Sendable {
@@ -68,6 +70,8 @@ public enum CommitEvent: Sendable, Equatable {
     case listDeleted(ListID)
     /// Who is shopping for the list changed.
     case shoppingChanged(ListID)
+    /// Text was put in the list's inbox.
+    case inboxChanged(ListID)
     /// Reports were lost for a while (the store's connection dropped): any list may have moved.
     case resumed
 }

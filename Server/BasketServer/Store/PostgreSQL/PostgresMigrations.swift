@@ -321,10 +321,28 @@ enum PostgresMigrations {
         CREATE FUNCTION shopping_ends_with_membership() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             DELETE FROM shopping WHERE list = OLD.list AND account = OLD.account;
+            DELETE FROM add_keys WHERE list = OLD.list AND created_by = OLD.account;
             RETURN OLD;
         END $$;
         CREATE TRIGGER shopping_ends_with_membership AFTER DELETE ON members
             FOR EACH ROW EXECUTE FUNCTION shopping_ends_with_membership();
+        CREATE TABLE add_keys(
+            id text PRIMARY KEY,
+            hash text NOT NULL UNIQUE,
+            list bigint NOT NULL REFERENCES lists(no) ON DELETE CASCADE,
+            name text NOT NULL,
+            created_by bigint NOT NULL,
+            created bigint NOT NULL
+        );
+        CREATE INDEX add_keys_by_list ON add_keys(list);
+        CREATE TABLE inbox(
+            id text PRIMARY KEY,
+            list bigint NOT NULL REFERENCES lists(no) ON DELETE CASCADE,
+            name text NOT NULL,
+            text text NOT NULL,
+            at bigint NOT NULL
+        );
+        CREATE INDEX inbox_by_list ON inbox(list, at);
         """,
     ]
 

@@ -253,6 +253,10 @@ final class CommitListener: Sendable {
                             handler(.shoppingChanged(list))
                             continue
                         }
+                        if parts.count == 2, parts[0] == "inbox", let list = Self.list(parts[1]) {
+                            handler(.inboxChanged(list))
+                            continue
+                        }
                         for (list, head) in CommitNotifier.heads(in: payload) { newest.note(list, head) }
                     }
                     for (list, head) in newest.heads { handler(.committed(list, head)) }

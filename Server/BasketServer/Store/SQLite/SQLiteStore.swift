@@ -247,6 +247,28 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         ) WITHOUT ROWID;
         CREATE TRIGGER shopping_ends_with_membership AFTER DELETE ON members BEGIN
             DELETE FROM shopping WHERE list = OLD.list AND account = OLD.account;
+            DELETE FROM add_keys WHERE list = OLD.list AND created_by = OLD.account;
+        END;
+        CREATE TABLE add_keys(
+            id TEXT PRIMARY KEY,
+            hash TEXT NOT NULL UNIQUE,
+            list INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            created_by INTEGER NOT NULL,
+            created INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX add_keys_by_list ON add_keys(list);
+        CREATE TABLE inbox(
+            id TEXT PRIMARY KEY,
+            list INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            text TEXT NOT NULL,
+            at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX inbox_by_list ON inbox(list, at);
+        CREATE TRIGGER inbox_ends_with_list AFTER DELETE ON lists BEGIN
+            DELETE FROM add_keys WHERE list = OLD.no;
+            DELETE FROM inbox WHERE list = OLD.no;
         END;
         """,
     ]
