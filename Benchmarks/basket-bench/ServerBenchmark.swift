@@ -14,6 +14,9 @@ struct ServerBenchmark {
     var watchers = 1_000
     var burst = 5_000
     var idleWatchers = 10_000
+    /// With `--together N`: a shopping status on every list, and N browsers' push subscriptions
+    /// (at most 20, an account's limit) to the fan-out list, posted to a receiver in this process.
+    var together = 0
 
     init() {}
 
@@ -26,6 +29,7 @@ struct ServerBenchmark {
             case "--idle-watchers": idleWatchers = n
             case "--burst": burst = n
             case "--requests": healthzPerThread = n
+            case "--together": together = n
             default: return false
             }
             return true
@@ -37,7 +41,17 @@ struct ServerBenchmark {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("basket-bench-server-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerUnderTest(data: directory.appendingPathComponent("data").path)
+        // With --together: a push service of this process's own, which takes every message (201).
+        let received = Counter()
+        let receiver = HTTPListener(configuration: .init(host: "127.0.0.1", port: 0)) { _, responder in
+            received.add(1)
+            responder.respond(HTTPResponse(status: 201))
+        }
+        if together > 0 { try receiver.start() }
+        defer { if together > 0 { receiver.stop() } }
+        let server = try ServerUnderTest(
+            data: directory.appendingPathComponent("data").path,
+            arguments: together > 0 ? ["--push-allow-endpoint", "http://127.0.0.1:\(receiver.port)/"] : [])
         defer { server.stop() }
         print(
             "Server benchmark: basket-server (release) pid \(server.pid) on 127.0.0.1:\(server.port), load from this process"
@@ -47,7 +61,15 @@ struct ServerBenchmark {
         let setup = try RawConnection(port: server.port)
         let session = try BenchSession(setup)
         let token = session.token
-        func newList() throws -> ListID { try session.newList() }
+        func newList() throws -> ListID {
+            let list = try session.newList()
+            if together > 0 {
+                let answer = try RawConnection(port: setup.port).call(
+                    "PUT", "/v1/lists/\(list)/shopping", token: token, body: Array(#"{"shop":"Lidl"}"#.utf8))
+                guard answer.status == 200 else { throw BenchError("shopping status: \(answer.status)") }
+            }
+            return list
+        }
 
         var table = Table(title: "Server: basket-server on loopback", header: ["measure", "value", "vs baseline"])
 
@@ -103,7 +125,37 @@ struct ServerBenchmark {
             phase = "fan-out"
             // 3. Fan-out: watchers long-polling one list; one push; time until each has it.
             let fanList = try newList()
+            if together > 0 {
+                // The subscriptions are another member's: nobody is told of their own pushes.
+                let member = Array(#"{"name":"listener","password":"listener-password"}"#.utf8)
+                let connection = try RawConnection(port: setup.port)
+                _ = try connection.call("POST", "/v1/accounts", body: member)
+                let listener = jsonObject(try connection.call("POST", "/v1/tokens", body: member).body)["token"] as? String
+                let invite = try connection.call(
+                    "POST", "/v1/lists/\(fanList)/invites", token: token, body: Array(#"{"role":"editor"}"#.utf8))
+                let code = jsonObject(invite.body)["code"] as? String ?? ""
+                _ = try connection.call("POST", "/v1/invites", token: listener, body: Array("{\"code\":\"\(code)\"}".utf8))
+                for index in 0..<min(together, 20) {
+                    let key = try P256Key.generate()
+                    let body: [String: Any] = [
+                        "endpoint": "http://127.0.0.1:\(receiver.port)/push/\(index)",
+                        "keys": [
+                            "p256dh": Base64URL.encode(key.publicKeyBytes),
+                            "auth": Base64URL.encode((0..<16).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }),
+                        ],
+                        "lists": [fanList.description], "kinds": ["added", "shopping", "done"],
+                    ]
+                    let answer = try connection.call(
+                        "POST", "/v1/push/subscriptions", token: listener,
+                        body: Array(try JSONSerialization.data(withJSONObject: body)))
+                    guard answer.status == 201, (jsonObject(answer.body)["lists"] as? [String])?.count == 1 else {
+                        throw BenchError("push subscription: \(answer.status)")
+                    }
+                }
+                print("With a shopping status on every list and \(min(together, 20)) push subscriptions to the fan-out list")
+            }
             let fan = try fanOut(ports: [server.port], token: token, list: fanList, setups: [setup])
+            if together > 0 { print("push messages the receiver took so far: \(received.value)") }
             table.add("fan-out to \(watchers) watchers, one push: p50 (median of 5 rounds)", formatMillis(fan.p50), "")
             table.add("fan-out to \(watchers) watchers, one push: p99 (median of 5 rounds)", formatMillis(fan.p99), "")
             table.add(

@@ -8,6 +8,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: basket-bench replica [--ops N] [--items N] [--runs N]
            basket-bench server [--clients N] [--batches N] [--watchers N] [--burst N] [--idle-watchers N] [--requests N]
+                               [--together N]   (a shopping status on every list, N push subscriptions)
            basket-bench search [--items N] [--queries N]
            basket-bench quality [--corpus DIR] [--seed N] [--per-kind N] [--no-fzf]   (fzf from Debian for its baseline)
            basket-bench catalogue [--misses]
