@@ -139,8 +139,8 @@ let package = Package(
         .testTarget(
             name: "BasketServerTests",
             dependencies: [
-                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Postgres", "SQLite", "TestServers",
-                "TestSupport",
+                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Curl", "Postgres", "SQLite",
+                "TestServers", "TestSupport",
             ],
             path: "Tests/BasketServerTests"),
         .testTarget(

@@ -51,7 +51,9 @@ struct ServerBenchmark {
         defer { if together > 0 { receiver.stop() } }
         let server = try ServerUnderTest(
             data: directory.appendingPathComponent("data").path,
-            arguments: together > 0 ? ["--push-allow-endpoint", "http://127.0.0.1:\(receiver.port)/"] : [])
+            // A message per list a second at most (not a minute): the messages go while the fan-out runs.
+            arguments: together > 0
+                ? ["--push-allow-endpoint", "http://127.0.0.1:\(receiver.port)/", "--push-interval", "1"] : [])
         defer { server.stop() }
         print(
             "Server benchmark: basket-server (release) pid \(server.pid) on 127.0.0.1:\(server.port), load from this process"
@@ -130,11 +132,13 @@ struct ServerBenchmark {
                 let member = Array(#"{"name":"listener","password":"listener-password"}"#.utf8)
                 let connection = try RawConnection(port: setup.port)
                 _ = try connection.call("POST", "/v1/accounts", body: member)
-                let listener = jsonObject(try connection.call("POST", "/v1/tokens", body: member).body)["token"] as? String
+                let listener =
+                    jsonObject(try connection.call("POST", "/v1/tokens", body: member).body)["token"] as? String
                 let invite = try connection.call(
                     "POST", "/v1/lists/\(fanList)/invites", token: token, body: Array(#"{"role":"editor"}"#.utf8))
                 let code = jsonObject(invite.body)["code"] as? String ?? ""
-                _ = try connection.call("POST", "/v1/invites", token: listener, body: Array("{\"code\":\"\(code)\"}".utf8))
+                _ = try connection.call(
+                    "POST", "/v1/invites", token: listener, body: Array("{\"code\":\"\(code)\"}".utf8))
                 for index in 0..<min(together, 20) {
                     let key = try P256Key.generate()
                     let body: [String: Any] = [
@@ -152,7 +156,13 @@ struct ServerBenchmark {
                         throw BenchError("push subscription: \(answer.status)")
                     }
                 }
-                print("With a shopping status on every list and \(min(together, 20)) push subscriptions to the fan-out list")
+                // Going shopping again: the listener's 20 browsers are told, while the fan-out runs.
+                let again = try connection.call(
+                    "PUT", "/v1/lists/\(fanList)/shopping", token: token, body: Array(#"{"shop":"Rewe"}"#.utf8))
+                guard again.status == 200 else { throw BenchError("shopping status: \(again.status)") }
+                print(
+                    "With a shopping status on every list and \(min(together, 20)) push subscriptions to the fan-out list"
+                )
             }
             let fan = try fanOut(ports: [server.port], token: token, list: fanList, setups: [setup])
             if together > 0 { print("push messages the receiver took so far: \(received.value)") }

@@ -1,4 +1,5 @@
 import BasketServer
+import Foundation
 import HTTPServer
 
 /// What `basket-server` was asked to do and with which settings: the environment first, then
@@ -249,7 +250,7 @@ struct ServerOption: Sendable {
             may be given more than once
             """
         ) { settings, name, value in
-            guard value.hasPrefix("http://") || value.hasPrefix("https://"), value.split(separator: "/").count >= 3
+            guard value.hasPrefix("http://") || value.hasPrefix("https://"), URL(string: value)?.host?.isEmpty == false
             else { throw UsageError(message: "\(name) takes the beginning of a URL, like http://127.0.0.1:9000/push/") }
             settings.push.allowedEndpointPrefixes.append(value)
         },

@@ -173,4 +173,36 @@ struct PushTests {
                 == 404)
         #expect(receiver.messages(for: "dana").count == 1)
     }
+
+    /// The VAPID key pair is made when the server starts and kept in the store: the same after a
+    /// restart; `rotate-push-key` replaces it and ends every subscription (made for the old one).
+    @Test func theKeyOutlivesARestartAndARotationEndsEverySubscription() throws {
+        let receiver = try PushReceiver()
+        let server = try ServerProcess(
+            dataDirectory: root.file("rotation"), arguments: ["--push-allow-endpoint", receiver.allowedPrefix])
+        let gina = try Device.signedUp("gina", on: server, in: root)
+        try gina.ok("list", "new", "Home")
+        let list = try #require(try gina.listing().list?.id)
+        func key() throws -> String {
+            try #require(
+                try RawHTTP.request(
+                    port: server.port, "GET", "/v1/push/key", headers: ["Authorization": "Bearer \(try gina.token())"]
+                ).json["publicKey"] as? String)
+        }
+        let first = try key()
+        let browser = try PushReceiver.Browser("gina")
+        #expect(try subscribe(gina, browser, on: server, receiver: receiver, lists: [list]).status == 201)
+        server.stop()
+        try server.start()
+        #expect(try key() == first)
+        server.stop()
+        let rotated = try server.command("rotate-push-key")
+        #expect(rotated.status == 0 && rotated.stdout.contains("1 push subscriptions ended"), "\(rotated.stdout)")
+        try server.start()
+        #expect(try key() != first)
+        let listed = try RawHTTP.request(
+            port: server.port, "GET", "/v1/push/subscriptions", headers: ["Authorization": "Bearer \(try gina.token())"]
+        )
+        #expect((listed.json["subscriptions"] as? [Any])?.isEmpty == true)
+    }
 }

@@ -195,12 +195,13 @@ struct TogetherTests {
         try carol.ok("sync")
         #expect(try carol.run("share", "--add-only", "--name", "x").status != 0)
 
-        // At most 20 texts a minute from one key.
+        // At most 20 texts a minute from one key on each instance.
         let flood =
             try JSONSerialization.jsonObject(
                 with: Data(try anna.ok("share", "--add-only", "--name", "Flood", "--json").utf8)) as? [String: Any]
         let flooding = ["Authorization": "Bearer \(try #require(flood?["key"] as? String))"]
-        let statuses = try (0..<21).map { try put("item \($0)", with: flooding).status }
+        let statuses = try (0..<(20 * server.instances + 1)).map { try put("item \($0)", with: flooding).status }
         #expect(statuses.prefix(20).allSatisfy { $0 == 202 } && statuses.last == 429, "\(statuses)")
+        #expect(statuses.filter { $0 == 202 }.count == 20 * server.instances, "\(statuses)")
     }
 }

@@ -258,6 +258,12 @@ public final class ServerProcess: @unchecked Sendable {
         return try Executables.run("basket-server", store + ["--retention-days", "\(retentionDays)", "compact"])
     }
 
+    /// Runs a `basket-server` command (`rotate-push-key`) against this server's store.
+    public func command(_ arguments: String...) throws -> ProcessResult {
+        let store = database.map { ["--store", $0.url] } ?? ["--data", dataDirectory]
+        return try Executables.run("basket-server", store + arguments)
+    }
+
     /// Backs the store up to `path` the way docs/deploy.md says: `basket-server backup` for
     /// SQLite, pg_dump for PostgreSQL (both while the server runs).
     public func backup(to path: String) throws -> ProcessResult {

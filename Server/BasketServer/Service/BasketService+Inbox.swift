@@ -74,22 +74,24 @@ extension BasketService {
                 .rateLimited, "this key put \(Self.inboxTextsPerKeyPerMinute) texts in the last minute; try again soon",
                 headers: [("Retry-After", "60")])
         }
+        let now = Int64(configuration.clock())
         guard
             try store.putInInbox(
-                id: Secrets.randomHex(bytes: 8), list: key.list, name: key.name, text: text,
-                now: Int64(configuration.clock()), maxWaiting: Self.maxInboxEntries)
+                id: Secrets.randomHex(bytes: 8), list: key.list, name: key.name, text: text, now: now,
+                maxWaiting: Self.maxInboxEntries)
         else {
             throw HTTPError(
                 .rateLimited, "the list's inbox holds \(Self.maxInboxEntries) texts no device has filed yet",
                 headers: [("Retry-After", "60")])
         }
-        wakeWithInbox(key.list)
+        wakeWithInbox(key.list, at: now)
         return answer(["accepted": true], status: 202)
     }
 
     /// Ends the list's parked long-polls with how many texts wait, so an open device files them.
-    func wakeWithInbox(_ list: ListID) {
-        Self.togetherChanged(list, watchers: watchers, store: store, configuration: configuration, times: together)
+    func wakeWithInbox(_ list: ListID, at now: Int64) {
+        Self.togetherChanged(
+            list, at: now, watchers: watchers, store: store, configuration: configuration, times: together)
     }
 
     func inbox(_ request: HTTPRequest) throws -> HTTPResponse {

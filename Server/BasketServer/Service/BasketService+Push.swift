@@ -28,6 +28,15 @@ extension BasketService {
         try PushKeys.rotate(in: store, now: now)
     }
 
+    /// Makes the VAPID key pair when the store has none yet (`basket-server` at start), so that it
+    /// exists before any browser asks for it; false when the store cannot say now (it is then
+    /// made at the first request that needs it).
+    @discardableResult
+    public func preparePush() -> Bool {
+        guard configuration.push.enabled else { return false }
+        return (try? pushKeys.current()) != nil
+    }
+
     func pushDisabled() -> HTTPError { HTTPError.notFound("this server sends no push notifications") }
 
     func pushKey(_ request: HTTPRequest) throws -> HTTPResponse {

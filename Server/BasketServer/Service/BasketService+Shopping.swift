@@ -31,7 +31,7 @@ extension BasketService {
         pushNotifier?.record(
             PushNotifier.Event(
                 list: list, kind: .shopping, account: account.id, name: account.name, count: 0, shop: shop))
-        return try shoppingChanged(list)
+        return try shoppingChanged(list, at: now)
     }
 
     func stopShopping(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -47,8 +47,9 @@ extension BasketService {
         if try store.stopShopping(list: list, account: account.id, now: now, bought: bought) {
             pushNotifier?.record(
                 PushNotifier.Event(list: list, kind: .done, account: account.id, name: account.name, count: bought))
+            return try shoppingChanged(list, at: now)
         }
-        return try shoppingChanged(list)
+        return try shoppingAnswer(list)
     }
 
     /// The statuses of `list` now.
@@ -63,18 +64,21 @@ extension BasketService {
 
     /// Ends this instance's parked long-polls of `list` with a page carrying its statuses, and
     /// answers the change with them (other instances hear of it from the store).
-    func shoppingChanged(_ list: ListID) throws -> HTTPResponse {
+    func shoppingChanged(_ list: ListID, at now: Int64) throws -> HTTPResponse {
         let statuses = try shoppingStatuses(list)
-        Self.togetherChanged(list, watchers: watchers, store: store, configuration: configuration, times: together)
+        Self.togetherChanged(
+            list, at: now, watchers: watchers, store: store, configuration: configuration, times: together)
         return answer(Wire.Shopping(shopping: statuses, serverTime: configuration.clock()))
     }
 
     /// Notes that who is shopping for `list`, or its inbox, changed now (``TogetherTimes``), and
     /// ends its parked long-polls with the page, the statuses and the inbox's count.
     static func togetherChanged(
-        _ list: ListID, watchers: Watchers, store: any Store, configuration: Configuration, times: TogetherTimes
+        _ list: ListID, at now: Int64, watchers: Watchers, store: any Store, configuration: Configuration,
+        times: TogetherTimes
     ) {
-        let now = Int64(configuration.clock())
+        // The writer's time: every instance notes the same one for the same change, so a
+        // long-poll that heard it on one instance is not answered again by another.
         times.note(list, at: now)
         let clock = Int64(configuration.clock())
         guard let statuses = try? store.shopping(of: list, now: clock, endedSince: clock - shoppingDoneMilliseconds)
@@ -122,7 +126,7 @@ final class TogetherTimes: Sendable {
                 let cut = times.values.sorted()[times.count / 2]
                 times = times.filter { $0.value > cut }
             }
-            times[list] = max(now, (times[list] ?? 0) + 1)
+            times[list] = max(now, times[list] ?? 0)
         }
     }
 

@@ -170,9 +170,9 @@ public final class BasketService: Sendable {
                     of: account, on: list, watchers: watchers, store: store, configuration: configuration)
             case .listDeleted(let list):
                 watchers.dismissAll(list: list, with: HTTPError.notFound("no such list").response)
-            case .shoppingChanged(let list), .inboxChanged(let list):
+            case .shoppingChanged(let list, let at), .inboxChanged(let list, let at):
                 Self.togetherChanged(
-                    list, watchers: watchers, store: store, configuration: configuration, times: together)
+                    list, at: at, watchers: watchers, store: store, configuration: configuration, times: together)
             case .resumed:
                 sessions.forgetAll()
                 // Before anything new is published to them: a removal or revocation made while

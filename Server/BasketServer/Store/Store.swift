@@ -68,10 +68,10 @@ public enum CommitEvent: Sendable, Equatable {
     case membershipChanged(ListID, account: Int64)
     /// The list was deleted.
     case listDeleted(ListID)
-    /// Who is shopping for the list changed.
-    case shoppingChanged(ListID)
-    /// Text was put in the list's inbox.
-    case inboxChanged(ListID)
+    /// Who is shopping for the list changed, at this time of the writer's clock.
+    case shoppingChanged(ListID, at: Int64)
+    /// Text was put in the list's inbox, at this time of the writer's clock.
+    case inboxChanged(ListID, at: Int64)
     /// Reports were lost for a while (the store's connection dropped): any list may have moved.
     case resumed
 }

@@ -36,6 +36,8 @@ enum Serve {
         serviceConfiguration.push = settings.push
         if let frozen = settings.frozenClock { serviceConfiguration.clock = { frozen } }
         let service = BasketService(store: store, configuration: serviceConfiguration)
+        // The Web Push key pair, made on the first start and kept in the store.
+        service.preparePush()
         // /metrics on the public port only when asked (and never beside --metrics-listen).
         let separateMetrics = settings.metricsHost != nil || !settings.publicMetrics
         let web = try webApp(settings)

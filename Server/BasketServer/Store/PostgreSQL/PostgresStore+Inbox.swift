@@ -69,7 +69,8 @@ extension PostgresStore {
                     ).count == 1
                 if put {
                     _ = try db.prepared(
-                        "SELECT pg_notify('\(Self.channel)', 'inbox ' || $1)", [Hex.encode(list.raw.bytes)])
+                        "SELECT pg_notify('\(Self.channel)', 'inbox ' || $1 || ' ' || $2)",
+                        [Hex.encode(list.raw.bytes), "\(now)"])
                 }
                 return put
             }

@@ -123,7 +123,7 @@ extension PostgresStore {
             try db.transaction {
                 _ = try db.prepared(
                     Self.sql(ShoppingSQL.start), [Self.listParameter(list), "\(account)", shop, "\(now)", "\(until)"])
-                try Self.notifyShopping(list, db)
+                try Self.notifyShopping(list, at: now, db)
             }
         }
     }
@@ -136,7 +136,7 @@ extension PostgresStore {
                         Self.sql(ShoppingSQL.stop) + " RETURNING account",
                         [Self.listParameter(list), "\(account)", "\(now)", "\(bought)"]
                     ).count == 1
-                if stopped { try Self.notifyShopping(list, db) }
+                if stopped { try Self.notifyShopping(list, at: now, db) }
                 return stopped
             }
         }
@@ -155,8 +155,9 @@ extension PostgresStore {
         }
     }
 
-    /// Tells every instance, at commit, that who is shopping for `list` changed.
-    static func notifyShopping(_ list: ListID, _ db: PostgresConnection) throws {
-        _ = try db.prepared("SELECT pg_notify('\(channel)', 'shopping ' || $1)", [Hex.encode(list.raw.bytes)])
+    /// Tells every instance, at commit, that who is shopping for `list` changed at `now`.
+    static func notifyShopping(_ list: ListID, at now: Int64, _ db: PostgresConnection) throws {
+        _ = try db.prepared(
+            "SELECT pg_notify('\(channel)', 'shopping ' || $1 || ' ' || $2)", [Hex.encode(list.raw.bytes), "\(now)"])
     }
 }

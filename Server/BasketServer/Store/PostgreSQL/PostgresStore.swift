@@ -249,12 +249,16 @@ final class CommitListener: Sendable {
                             handler(.listDeleted(list))
                             continue
                         }
-                        if parts.count == 2, parts[0] == "shopping", let list = Self.list(parts[1]) {
-                            handler(.shoppingChanged(list))
+                        if parts.count == 3, parts[0] == "shopping", let list = Self.list(parts[1]),
+                            let at = Int64(parts[2])
+                        {
+                            handler(.shoppingChanged(list, at: at))
                             continue
                         }
-                        if parts.count == 2, parts[0] == "inbox", let list = Self.list(parts[1]) {
-                            handler(.inboxChanged(list))
+                        if parts.count == 3, parts[0] == "inbox", let list = Self.list(parts[1]),
+                            let at = Int64(parts[2])
+                        {
+                            handler(.inboxChanged(list, at: at))
                             continue
                         }
                         for (list, head) in CommitNotifier.heads(in: payload) { newest.note(list, head) }
