@@ -56,7 +56,9 @@ struct NewsWatch {
 
 /// An item another member's device added or changed since the list was last shown here.
 public struct NewsEntry: Hashable, Sendable {
+    /// The item.
     public var item: ItemID
+    /// The replica whose write it was.
     public var replica: ReplicaID
     /// Added (or brought back), else changed.
     public var added: Bool
@@ -64,13 +66,19 @@ public struct NewsEntry: Hashable, Sendable {
 
 /// A write of this device that another member's later write replaced (``Replica/takeLostWrites(limit:)``).
 public struct LostWrite: Hashable, Sendable {
+    /// The list.
     public var list: ListID
+    /// The item (`ItemID.list` for the list's own registers).
     public var item: ItemID
+    /// The register.
     public var field: Field
     /// The item's name now (the list's title for the list's own registers).
     public var name: String
+    /// What this device wrote.
     public var mine: Value
+    /// What replaced it.
     public var theirs: Value
+    /// The replica whose write replaced it.
     public var replica: ReplicaID
 }
 

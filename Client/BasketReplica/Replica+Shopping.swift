@@ -8,8 +8,9 @@ import Foundation
 public struct ShoppingNews: Codable, Hashable, Sendable {
     /// The statuses as the server gave them.
     public var statuses: [Wire.ShoppingStatus]
-    /// The server's clock when it gave them, and this device's when they arrived (Unix ms).
+    /// The server's clock when it gave them (Unix ms).
     public var serverTime: UInt64
+    /// This device's clock when they arrived (Unix ms).
     public var receivedAt: UInt64
 
     /// The statuses, when they arrived.

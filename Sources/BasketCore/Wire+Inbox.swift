@@ -2,11 +2,13 @@ extension Wire {
     /// `POST /v1/lists/{id}/keys`: a named key that can only add to the list (a kitchen speaker,
     /// a phone's shortcut, a home automation).
     public struct AddKeyRequest: WireRequest, Hashable {
+        /// What the key is for ("Kitchen speaker").
         public var name: String
 
         /// A key named `name`.
         public init(name: String) { self.name = name }
 
+        /// The JSON keys of the body.
         public enum CodingKeys: String, CodingKey, CaseIterable { case name }
         public static let fields = CodingKeys.allCases.map(\.rawValue)
         /// The longest name, in bytes.
@@ -17,10 +19,13 @@ extension Wire {
 
     /// An add-only key as the list's members see it: never its secret.
     public struct AddKey: Codable, Hashable, Sendable {
+        /// Its id, for revoking it.
         public var id: String
+        /// What it is for.
         public var name: String
         /// The member who made it (it stops working when they leave the list).
         public var createdBy: String
+        /// When it was made, Unix milliseconds.
         public var created: Int64
 
         /// A key as it travels.
@@ -34,9 +39,13 @@ extension Wire {
 
     /// The answer to making a key: the secret, shown once.
     public struct NewAddKey: Codable, Hashable, Sendable {
+        /// The secret (`bk_` and 64 hex digits), shown this once.
         public var key: String
+        /// Its id.
         public var id: String
+        /// What it is for.
         public var name: String
+        /// The one list it adds to.
         public var list: ListID
 
         /// A new key.
@@ -50,6 +59,7 @@ extension Wire {
 
     /// `GET /v1/lists/{id}/keys`.
     public struct AddKeys: Codable, Hashable, Sendable {
+        /// The list's keys, oldest first.
         public var keys: [AddKey]
 
         /// The list's keys.
@@ -59,11 +69,13 @@ extension Wire {
     /// `POST /v1/lists/{id}/inbox` with an add-only key: text for a member's device to file as
     /// items ("2 milk, bread").
     public struct InboxText: WireRequest, Hashable {
+        /// What to add, as a person writes it.
         public var text: String
 
         /// Text to file.
         public init(text: String) { self.text = text }
 
+        /// The JSON keys of the body.
         public enum CodingKeys: String, CodingKey, CaseIterable { case text }
         public static let fields = CodingKeys.allCases.map(\.rawValue)
         /// The longest text, in bytes.
@@ -78,10 +90,13 @@ extension Wire {
 
     /// One text waiting in a list's inbox.
     public struct InboxEntry: Codable, Hashable, Sendable {
+        /// Its id, for taking it.
         public var id: String
+        /// What the key sent.
         public var text: String
         /// The key's name ("Kitchen speaker").
         public var from: String
+        /// When it came, Unix milliseconds.
         public var at: Int64
 
         /// An entry as it travels.
@@ -95,6 +110,7 @@ extension Wire {
 
     /// `GET /v1/lists/{id}/inbox`.
     public struct Inbox: Codable, Hashable, Sendable {
+        /// The texts, oldest first.
         public var entries: [InboxEntry]
 
         /// The entries waiting.

@@ -12,6 +12,7 @@ extension Wire {
     /// `GET /v1/push/key`: the server's VAPID public key (RFC 8292), base64url of the 65-byte
     /// uncompressed point: a browser's `applicationServerKey`.
     public struct PushKey: Codable, Hashable, Sendable {
+        /// The key, base64url.
         public var publicKey: String
 
         /// The key as it travels.
@@ -34,7 +35,9 @@ extension Wire {
 
         /// The browser's `p256dh` (its P-256 public key) and `auth` (its 16-byte secret).
         public struct Keys: Codable, Hashable, Sendable {
+            /// The browser's P-256 public key, base64url.
             public var p256dh: String
+            /// The browser's 16-byte auth secret, base64url.
             public var auth: String
 
             /// Keys as a browser gives them.
@@ -97,6 +100,7 @@ extension Wire {
 
     /// `GET /v1/push/subscriptions`: the account's subscriptions.
     public struct PushSubscriptions: Codable, Hashable, Sendable {
+        /// The subscriptions, oldest first.
         public var subscriptions: [PushSubscription]
 
         /// The account's subscriptions.

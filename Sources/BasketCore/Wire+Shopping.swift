@@ -47,6 +47,7 @@ extension Wire {
     /// `GET`, `PUT` and `DELETE /v1/lists/{id}/shopping`: who is shopping for the list now, and
     /// who finished within the last hour.
     public struct Shopping: Codable, Hashable, Sendable {
+        /// The statuses, oldest first.
         public var shopping: [ShoppingStatus]
         /// The server's clock when it answered (a device with a wrong clock still shows the right
         /// "since" and knows when a status ends).
@@ -61,6 +62,7 @@ extension Wire {
 
     /// `PUT /v1/lists/{id}/shopping`: "I'm going shopping", at `shop` when given.
     public struct ShoppingStart: WireRequest, Hashable {
+        /// The shop, if the member names one.
         public var shop: String?
 
         /// Going shopping, at `shop` when given.

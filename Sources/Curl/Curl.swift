@@ -190,7 +190,7 @@ private func openSocket(
 }
 
 /// Easy handles kept between requests, so that their connections are kept alive: a handle
-/// remembers its connections across `curl_easy_reset`. At most ``maxIdle`` wait unused.
+/// remembers its connections across `curl_easy_reset`. At most `maxIdle` wait unused.
 public final class CurlHandles: Sendable {
     private struct Handle: @unchecked Sendable {
         let pointer: UnsafeMutableRawPointer

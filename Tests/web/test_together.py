@@ -170,3 +170,61 @@ def test_a_speakers_text_is_filed_on_the_open_list_and_a_key_is_made_on_the_phon
     sheet.get_by_label("Add-only key").wait_for()
     assert sheet.get_by_label("Add-only key").inner_text().startswith("bk_")
     assert "Hall shortcut" in owner.run("invites").stdout
+
+
+def two_instances(workspace):
+    """Two basket-server instances on one new PostgreSQL database (BASKET_TEST_POSTGRES, which
+    Scripts/test.sh starts), each on a port of its own; skipped without a database."""
+    import os
+    import subprocess
+    import urllib.parse
+
+    import pytest
+
+    from conftest import Server
+
+    base = os.environ.get("BASKET_TEST_POSTGRES")
+    if not base:
+        pytest.skip("BASKET_TEST_POSTGRES is not set (Scripts/test.sh sets it)")
+    name = unique("basket_web_")
+    subprocess.run(["psql", base, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    url = urllib.parse.urlsplit(base)._replace(path="/" + name).geturl()
+    servers = []
+    for index in range(2):
+        directory = os.path.join(workspace, f"{name}-{index}")
+        os.makedirs(directory, exist_ok=True)
+        servers.append(Server(directory, args=("--store", url, "--connections", "4")))
+    return servers
+
+
+def test_going_shopping_on_one_instance_shows_live_on_a_phone_served_by_another(browser, workspace):
+    from conftest import Client, Device
+
+    first, second = two_instances(workspace)
+    try:
+        owner = Device(f"{workspace}/cli-{unique('olga')}", first)
+        owner.name = unique("olga")
+        owner.run("remote", "set", first.url)
+        owner.run("signup", owner.name)
+        owner.run("list", "new", "Family")
+        owner.run("add", "Milk")
+        code = owner.json("share")["code"]
+        phone = Client(browser, second)
+        try:
+            phone.name = unique("maya")
+            phone.signup(phone.name)
+            phone.join_link(code)
+            phone.page.get_by_role("checkbox", name="Milk").wait_for()
+            phone.wait_status("Synced")
+            # Said on the first instance, seen live on the phone, whose long-poll is on the second.
+            owner.run("shopping", "start", "--at", "Lidl")
+            phone.page.get_by_text(f"{owner.name} is shopping at Lidl · since").wait_for()
+            owner.run("check", "milk")
+            owner.run("shopping", "done")
+            phone.page.get_by_text(f"{owner.name} bought 1 item at Lidl ·").wait_for()
+            assert phone.problems == [], phone.problems
+        finally:
+            phone.close()
+    finally:
+        first.stop()
+        second.stop()

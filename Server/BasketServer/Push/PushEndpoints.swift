@@ -27,10 +27,15 @@ public struct PushEndpoints: Sendable {
 
     /// Why an endpoint is refused.
     public enum Refusal: Error, Equatable, CustomStringConvertible {
+        /// Longer than ``PushEndpoints/maxBytes``.
         case tooLong
+        /// Not a URL with a host.
         case notAURL
+        /// Not `https` (and not under an allowed prefix).
         case notHTTPS
+        /// A host that is an address, but not a public one.
         case privateAddress
+        /// A user name or password in the URL.
         case credentials
 
         public var description: String {

@@ -12,6 +12,7 @@ public enum VAPID {
     /// - Parameters:
     ///   - audience: the origin of the push service (`https://push.example.net`).
     ///   - subject: a contact for the push service's operator (`mailto:` or `https:`).
+    ///   - key: the server's key pair, which signs.
     ///   - now: Unix seconds.
     public static func authorization(audience: String, subject: String, key: P256Key, now: Int64) throws -> String {
         let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"ES256"}"#.utf8))

@@ -10,7 +10,9 @@ public enum WebPushMessage {
     /// What a subscription gives (a browser's `PushSubscription.toJSON().keys`): its public key
     /// (`p256dh`, 65 bytes uncompressed) and its authentication secret (`auth`, 16 bytes).
     public struct Receiver: Sendable {
+        /// The browser's P-256 public key, 65 bytes uncompressed.
         public var publicKey: [UInt8]
+        /// The browser's authentication secret, 16 bytes.
         public var authSecret: [UInt8]
 
         /// A receiver from its raw keys.

@@ -28,12 +28,17 @@ public protocol InboxStore: Sendable {
 
 /// An add-only key as stored (never its secret, only its hash).
 public struct AddKeyRecord: Sendable, Hashable {
+    /// Its public id.
     public var id: String
+    /// The one list it adds to.
     public var list: ListID
+    /// What it is for ("Kitchen speaker").
     public var name: String
     /// Who made it: an account name.
     public var createdBy: String
+    /// Who made it: the account's id.
     public var createdByID: Int64
+    /// When it was made, Unix milliseconds.
     public var created: Int64
 
     /// A key as stored.

@@ -1,7 +1,7 @@
 public import BasketCore
 
 /// Web Push's state: the server's VAPID key pair, each device's subscriptions and the lists they
-/// hear of, and when each list may have its next push (`BasketService+Push.swift`, ``PushNotifier``).
+/// hear of, and when each list may have its next push (`BasketService+Push.swift`, `PushNotifier`).
 ///
 /// A subscription belongs to the device token it was made with and ends with it: signing out,
 /// revocation and account deletion delete the token, and the store deletes its subscriptions in
@@ -65,8 +65,9 @@ public struct PushSubscriptionRecord: Sendable, Hashable {
     public var tokenHash: String
     /// The push service's URL for the browser.
     public var endpoint: String
-    /// The browser's P-256 public key and auth secret, base64url.
+    /// The browser's P-256 public key, base64url.
     public var p256dh: String
+    /// The browser's auth secret, base64url.
     public var auth: String
     /// What it hears of (``PushKinds``).
     public var kinds: PushKinds
@@ -94,12 +95,17 @@ public struct PushSubscriptionRecord: Sendable, Hashable {
 
 /// Where one message for a list goes.
 public struct PushTarget: Sendable, Hashable {
+    /// The subscription's id.
     public var id: String
     /// The subscriber (it hears nothing of what it did itself).
     public var account: Int64
+    /// The push service's URL for the browser.
     public var endpoint: String
+    /// The browser's P-256 public key, base64url.
     public var p256dh: String
+    /// The browser's auth secret, base64url.
     public var auth: String
+    /// What it hears of.
     public var kinds: PushKinds
 
     /// A target.
@@ -113,7 +119,7 @@ public struct PushTarget: Sendable, Hashable {
     }
 }
 
-/// A set of ``Wire/PushKind``s, stored as bits.
+/// A set of `Wire.PushKind`s, stored as bits.
 public struct PushKinds: OptionSet, Sendable, Hashable {
     public let rawValue: Int64
     public init(rawValue: Int64) { self.rawValue = rawValue }
@@ -137,7 +143,7 @@ public struct PushKinds: OptionSet, Sendable, Hashable {
     /// Every kind.
     public static let all = PushKinds(Wire.PushKind.allCases)
 
-    /// The kinds, in ``Wire/PushKind``'s order.
+    /// The kinds, in `Wire.PushKind`'s order.
     public var kinds: [Wire.PushKind] { Wire.PushKind.allCases.filter { contains(PushKinds($0)) } }
 }
 
