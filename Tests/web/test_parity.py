@@ -80,6 +80,7 @@ def test_an_aisle_order_set_on_the_phone_groups_basket_ls(client, device):
     sheet.get_by_role("button", name="Save the order").click()
     phone.wait_status("Synced")
     terminal.run("sync")
+    terminal.run("ls")  # what the phone added is new here once ("… added 3 items"), then no longer
     headings = [line for line in terminal.run("ls").stdout.splitlines()[1:] if not line.startswith(" ")]
     assert headings == ["Bakery", "Fruit & vegetables", "Dairy & eggs"], headings
     # The phone walks the same order.
