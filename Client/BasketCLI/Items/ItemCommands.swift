@@ -59,16 +59,7 @@ enum ItemCommands {
         if context.arguments.value(.from) != nil {
             entries = newItems(names.map { Entry(name: $0, category: given) }, context, list, all)
         } else {
-            let keys = Set(all.map(\.key))
-            // "kaese" adds Käse again when it is on the list (the German spelling without umlauts).
-            entries = newItems(
-                EntryParser.resolvingSpellings(
-                    names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
-                ).map { entry in
-                    var entry = entry
-                    entry.category = entry.category ?? given
-                    return entry
-                }, context, list, all)
+            entries = parsedItems(names, category: given, context, list, all)
         }
         if let note {
             for i in entries.indices { entries[i].note = entries[i].note.map { "\($0); \(note)" } ?? note }
@@ -93,6 +84,23 @@ enum ItemCommands {
         }
         // One line per kind of outcome, as the web client says them (AddResult.phrases).
         for phrase in Phrases.added(results) { context.console.print(Printable.escaped(phrase)) }
+    }
+
+    /// What the typed `names` add to `list` (whose items are `all`): each parsed ("2 milk"), "kaese"
+    /// meaning Käse when it is on the list (the German spelling without umlauts), in `category`
+    /// when it names none. `add` and the filing of an inbox (InboxCommands) read text alike.
+    static func parsedItems(
+        _ names: [String], category given: String? = nil, _ context: Context, _ list: ListInfo, _ all: [Item]
+    ) -> [Replica.NewItem] {
+        let keys = Set(all.map(\.key))
+        return newItems(
+            EntryParser.resolvingSpellings(
+                names.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)
+            ).map { entry in
+                var entry = entry
+                entry.category = entry.category ?? given
+                return entry
+            }, context, list, all)
     }
 
     /// What `entries` add to `list` (whose items are `all`), each in its aisle: an aisle typed

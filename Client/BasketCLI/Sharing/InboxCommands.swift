@@ -74,12 +74,8 @@ enum InboxCommands {
     static func file(_ text: String, from name: String, _ context: Context, _ list: ListInfo) throws -> [AddResult] {
         let replica = try context.replica()
         let all = try replica.items(in: list.id, filter: .all)
-        let keys = Set(all.map(\.key))
         let pieces = text.contains("\n") ? EntryParser.pieces(text) : EntryParser.split(text)
-        var entries = ItemCommands.newItems(
-            EntryParser.resolvingSpellings(
-                pieces.map { EntryParser.parse($0, existingKeys: keys) }, names: all.map(\.name)),
-            context, list, all)
+        var entries = ItemCommands.parsedItems(pieces, context, list, all)
         let credit = "added by \(name)"
         for index in entries.indices { entries[index].note = entries[index].note.map { "\($0); \(credit)" } ?? credit }
         return try replica.add(entries, to: list.id)

@@ -204,13 +204,13 @@ final class PushNotifier: @unchecked Sendable {
                 events: events.map {
                     Wire.PushMessage.Event(kind: $0.kind, who: $0.name, count: $0.count, items: $0.items, shop: $0.shop)
                 })
-            send(message, to: target, urgent: events.contains { $0.kind == .shopping })
+            send(message, to: target)
         }
     }
 
     // MARK: - Posting
 
-    private func send(_ message: Wire.PushMessage, to target: PushTarget, urgent: Bool) {
+    private func send(_ message: Wire.PushMessage, to target: PushTarget) {
         guard let url = try? settings.endpoints.check(target.endpoint), let audience = VAPID.audience(of: url) else {
             // Stored before a policy that refuses it now: it ends.
             try? store.deletePushSubscription(endpoint: target.endpoint)

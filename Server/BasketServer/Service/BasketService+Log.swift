@@ -159,20 +159,23 @@ extension BasketService {
 
     /// `page` with who is shopping for `list`, how many texts wait in its inbox, and when they changed.
     func togetherPage(_ page: LogPage, list: ListID, changed: Int64) throws -> HTTPResponse {
-        var answer = Wire.Page(
-            count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
-            more: page.more, serverTime: configuration.clock(), ops: OperationText(bytes: page.encoded))
-        answer.shopping = try shoppingStatuses(list)
-        answer.inbox = try store.inbox(of: list).count
-        answer.together = changed
-        return .body(answer.jsonBytes(), contentType: "application/json")
+        let news = try Self.togetherNews(list, store: store, configuration: configuration)
+        return Self.pageResponse(page, serverTime: configuration.clock()) {
+            $0.shopping = news.shopping
+            $0.inbox = news.inbox
+            $0.together = changed
+        }
     }
 
-    /// A page as its answer; `role` when the caller's role changed while it waited.
-    static func pageResponse(_ page: LogPage, serverTime: UInt64, role: Role? = nil) -> HTTPResponse {
-        let answer = Wire.Page(
+    /// A page as its answer; `role` when the caller's role changed while it waited, and what
+    /// `adding` adds (who is shopping, the inbox) when a change of those ended the wait.
+    static func pageResponse(
+        _ page: LogPage, serverTime: UInt64, role: Role? = nil, adding: (inout Wire.Page) -> Void = { _ in }
+    ) -> HTTPResponse {
+        var answer = Wire.Page(
             count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
             more: page.more, serverTime: serverTime, ops: OperationText(bytes: page.encoded), role: role)
+        adding(&answer)
         return .body(answer.jsonBytes(), contentType: "application/json")
     }
 }

@@ -62,6 +62,18 @@ extension BasketService {
         answer(Wire.Shopping(shopping: try shoppingStatuses(list), serverTime: configuration.clock()))
     }
 
+    /// What a page says of `list` beside its operations: who is shopping now (and who finished
+    /// lately) and how many texts wait in its inbox.
+    static func togetherNews(_ list: ListID, store: any Store, configuration: Configuration) throws -> (
+        shopping: [Wire.ShoppingStatus], inbox: Int
+    ) {
+        let now = Int64(configuration.clock())
+        return (
+            try store.shopping(of: list, now: now, endedSince: now - shoppingDoneMilliseconds),
+            try store.inbox(of: list).count
+        )
+    }
+
     /// Ends this instance's parked long-polls of `list` with a page carrying its statuses, and
     /// answers the change with them (other instances hear of it from the store).
     func shoppingChanged(_ list: ListID, at now: Int64) throws -> HTTPResponse {
@@ -80,13 +92,10 @@ extension BasketService {
         // The writer's time: every instance notes the same one for the same change, so a
         // long-poll that heard it on one instance is not answered again by another.
         times.note(list, at: now)
-        let clock = Int64(configuration.clock())
-        guard let statuses = try? store.shopping(of: list, now: clock, endedSince: clock - shoppingDoneMilliseconds)
-        else { return }
-        let waiting = (try? store.inbox(of: list).count) ?? 0
+        guard let news = try? togetherNews(list, store: store, configuration: configuration) else { return }
         wake(list, watchers: watchers, store: store, configuration: configuration) {
-            $0.shopping = statuses
-            $0.inbox = waiting
+            $0.shopping = news.shopping
+            $0.inbox = news.inbox
             $0.together = times.time(of: list) ?? now
         }
     }
@@ -100,11 +109,7 @@ extension BasketService {
         watchers.dismissAll(list: list) { after, limit in
             do {
                 let page = try store.page(of: list, after: after, limit: limit, maxBytes: configuration.maxPageBytes)
-                var answer = Wire.Page(
-                    count: page.count, cursor: page.cursor, epoch: page.epoch, historyComplete: page.historyComplete,
-                    more: page.more, serverTime: configuration.clock(), ops: OperationText(bytes: page.encoded))
-                adding(&answer)
-                return .body(answer.jsonBytes(), contentType: "application/json")
+                return pageResponse(page, serverTime: configuration.clock(), adding: adding)
             } catch {
                 return StoreError.unavailable.httpError.response
             }
