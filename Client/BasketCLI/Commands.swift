@@ -139,7 +139,7 @@ enum Commands {
                 Empty names, names over 500 characters or 2,048 bytes, control characters and invalid UTF-8
                 are refused; nothing is written then.
                 """,
-            options: [.from, .category, .addNote], writes: true, run: ItemCommands.add),
+            options: [.from, .category, .addNote, .due], writes: true, run: ItemCommands.add),
         CommandSpec(
             path: ["check"], summary: "Cross items off.", usage: "basket check ITEM…",
             details: itemsArgument, writes: true, arguments: .uncheckedItems,
@@ -168,10 +168,13 @@ enum Commands {
         CommandSpec(
             path: ["set"], summary: "Set or clear an item's quantity, note or category.",
             usage: "basket set ITEM "
-                + Field.settableItemFields.map { "[\(Option.field($0).label)]" }.joined(separator: " "),
+                + Field.settableItemFields.map { "[\(Option.field($0).label)]" }.joined(separator: " ")
+                + " [--shop SHOP,…] [--aisle AISLE [--at-shop SHOP]]",
             details: "An empty value clears the field. Quantities and categories hold up to 256 bytes, notes up to\n"
-                + "4,096; control characters are refused.",
-            options: Field.settableItemFields.map(Option.field),
+                + "4,096; control characters are refused. '--shop Lidl' marks the item for Lidl only (at other\n"
+                + "shops 'ls' hides it; '--shop \"\"' lets it be bought anywhere again); '--aisle frozen' on a trip\n"
+                + "teaches where the item is at that shop (its category elsewhere stays).",
+            options: Field.settableItemFields.map(Option.field) + [.forShop, .aisle, .atShop],
             writes: true, arguments: .items,
             run: ItemCommands.set),
         CommandSpec(
@@ -188,7 +191,8 @@ enum Commands {
         CommandSpec(
             path: ["ls"], summary: "Show the list.",
             usage:
-                "basket ls [--unchecked | --checked | --all] [--flat | --plain | --format text|markdown] [--at TIME]",
+                "basket ls [--unchecked | --checked | --all] [--flat | --plain | --format text|markdown] [--at TIME]"
+                + " [--at-shop SHOP [--all-shops]]",
             details: """
                 Pulls the list first (with --at too) when the last pull is older than 5 s and the server
                 answers within 2 s; otherwise says how old this device's copy is ("As of 12 min ago (why)").
@@ -196,8 +200,11 @@ enum Commands {
                 the other categories, then those without one; then checked ones ([x]), by name. On a terminal
                 the catalogue's icon stands before a name it knows. '--format markdown' (or 'text') writes what
                 is to buy, by aisle, to paste into a chat or a note: 'basket ls --format markdown | wl-copy'.
+                At a shop ('--at-shop Lidl', or on a trip: 'basket shopping start --at Lidl') the list is walked
+                in that shop's aisle order, items without an aisle last ("(unknown aisle)"), and items marked for
+                other shops are left out ('--all-shops' shows them).
                 """,
-            options: [.unchecked, .checked, .all, .flat, .at, .plain, .format], output: .data,
+            options: [.unchecked, .checked, .all, .flat, .at, .plain, .format, .atShop, .allShops], output: .data,
             run: ItemCommands.list),
         CommandSpec(
             path: ["aisles"], summary: "Show or set the order of the shop's aisles (categories) for the list.",
@@ -207,8 +214,35 @@ enum Commands {
                 list in that order; categories not named come after, items without a category last. The order
                 syncs like the list's title. 'basket set milk --category dairy' puts an item in an aisle; the
                 category stays with the item, so adding milk again later puts it there again.
+                With --shop, the order of one of the list's shops ('basket shops'): "\(ShopCommands.shopAislesUsage)".
+                Each trip there ('basket shopping start --at Lidl', check items off, 'basket shopping done') moves its
+                order a quarter of the way towards the order you checked items off in, so two aisles swap after
+                three trips that agree; 'aisles --shop Lidl' says how many trips taught it. A pinned aisle (owners)
+                keeps its place in the order set by hand; setting the order by hand starts the learning anew.
                 """,
-            writes: true, output: .dataWhenBare, run: ListCommands.aisles),
+            options: [.forShop], writes: true, output: .dataWhenBare, run: ListCommands.aisles),
+        CommandSpec(
+            path: ["shops"], summary: "List the list's shops, or add, rename or remove one.",
+            usage: ShopCommands.shopsUsage,
+            details: """
+                A list may have shops, each walked in its own aisle order ('basket aisles --shop Lidl'). Items can be
+                marked for some shops only ('basket set butter --shop Lidl'); at another shop 'ls' hides them. Two
+                devices adding the same shop offline make one shop. Removing a shop lets the items marked for it
+                alone be bought anywhere; adding it again brings it back with its order.
+                """,
+            writes: true, output: .dataWhenBare, run: ShopCommands.shops),
+        CommandSpec(
+            path: ["usuals"], summary: "The items you buy again and again, and when each is due.",
+            usage: ShopCommands.usualsUsage,
+            details: """
+                An item checked off on at least three trips (check-offs within 12 hours are one) is a usual: its
+                interval is the median gap between the last 16 purchases, it is due that long after the last one.
+                Due ones come first: "milk — every week, due since Tuesday". 'basket add --due' adds every due
+                usual not on the list; due usuals lead the suggestions of the interactive mode. 'dismiss' says
+                "not anymore" (the purchases until then stop counting; 'back' undoes it). Computed on this device
+                from the history it holds; nothing new is sent.
+                """,
+            writes: true, output: .dataWhenBare, run: ShopCommands.usuals),
         CommandSpec(
             path: ["search"], summary: "Find items; offers to add what you typed when no item has that name.",
             usage: "basket search QUERY [--limit N]",

@@ -94,7 +94,22 @@ extension Option {
         Says so when compaction left the history incomplete.
         """)
     static let since = Option("--since", value: "TIME", "The changes made since TIME (below: how to write it).")
-    static let shop = Option("--at", value: "SHOP", "The shop you are going to (the others see it).")
+    static let shop = Option(
+        "--at", value: "SHOP",
+        "The shop you are going to: the others see it; one of the list's shops\n('basket shops') is walked in its order, which learns from the trip."
+    )
+    static let forShop = Option(
+        "--shop", value: "SHOP",
+        "The shop (one of 'basket shops'); for 'set', the shops the item is bought at,\nseparated by commas ('' for anywhere)."
+    )
+    static let atShop = Option(
+        "--at-shop", value: "SHOP", "The list as you walk this shop: in its aisle order, items for other shops hidden.")
+    static let allShops = Option("--all-shops", "At a shop, the items marked for other shops too.")
+    static let aisle = Option(
+        "--aisle", value: "AISLE",
+        "Where the item is at the shop you are at (a trip, or --at-shop): taught for\nthat shop, its category elsewhere stays."
+    )
+    static let due = Option("--due", "Add every usual that is due and not on the list ('basket usuals').")
     static let addOnly = Option(
         "--add-only", "A key that can only add to the list (a speaker, a shortcut, a home\nautomation), not an invite.")
     static let keyName = Option("--name", value: "NAME", "With --add-only: what the key is for (\"Kitchen speaker\").")

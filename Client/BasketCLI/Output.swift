@@ -199,6 +199,51 @@ enum Output {
     /// `basket aisles --json`.
     struct Aisles: Encodable { var aisles: [String] }
 
+    /// `basket shops --json`.
+    struct Shops: Encodable { var shops: [ShopJSON] }
+
+    /// A shop in `basket shops --json`, `shops add --json` and `aisles --shop --json`.
+    struct ShopJSON: Encodable {
+        var id: String
+        var name: String
+        /// The order it is walked in (learned, pinned and hand-set together).
+        var aisles: [String]
+        /// The order set by hand (empty: the list's).
+        var order: [String]
+        var pinned: [String]
+        /// Trips that taught the order (0: none yet) and when the last ended (ISO 8601, or null).
+        var trips: Int
+        var lastTrip: String?
+
+        init(_ shop: Shop, listAisles: [String]) {
+            id = shop.id.description
+            name = shop.name
+            aisles = shop.aisles(listAisles: listAisles)
+            order = shop.order
+            pinned = shop.pinned
+            trips = shop.learned?.trips ?? 0
+            lastTrip = shop.learned.map { ItemCommands.isoTime(UInt64(max(0, $0.last))) }
+        }
+    }
+
+    /// `basket usuals --json`.
+    struct Usuals: Encodable {
+        var list: String
+        var usuals: [Entry]
+
+        /// One usual: how often it is bought and when it is due (ISO 8601).
+        struct Entry: Encodable {
+            var id: String
+            var name: String
+            var purchases: Int
+            var intervalDays: Double
+            var last: String
+            var due: String
+            var isDue: Bool
+            var onList: Bool
+        }
+    }
+
     /// `basket export --json`.
     struct Exported: Encodable {
         var file: String

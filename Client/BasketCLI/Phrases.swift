@@ -88,6 +88,10 @@ package enum Phrases {
                 + (mine == .null ? "cleared it" : "set \(quoted(mine))")
         case .aisles, .archived, .language, .typed:
             return "\(who) changed the list's \(field.rawValue) after you did"
+        case .shops: return "\(who) changed the shops of \(name) after you did"
+        case .places: return "\(who) moved \(name) to another aisle after you did"
+        case .dismissed: return "\(who) changed whether \(name) is a usual after you did"
+        case .shop, .shopRemoved, .order, .pinned, .learned: return "\(who) changed a shop after you did"
         }
     }
 }

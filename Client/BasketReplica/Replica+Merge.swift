@@ -28,6 +28,8 @@ extension Replica {
         var historyChanged = false
         /// Whether the file has the row (read by ``load(_:_:)``): it is then updated in place.
         var exists = false
+        /// The check-offs (`checked = true` writes) new to the row, for the `purchases` table.
+        var purchases: [Version] = []
 
         subscript(field: Field) -> Register? {
             get { registers[Int(field.code)] }
@@ -65,6 +67,7 @@ extension Replica {
             }
             Records.append(field: field, register: incoming, to: &history)
             historyChanged = true
+            if field == .checked, incoming.value == .bool(true) { purchases.append(incoming.version) }
             #if DEBUG
                 if PlantedRule.plants(.quantityClearsCheck), field == .quantity, self[field] == incoming {
                     let unchecked = Register(value: .bool(false), version: incoming.version)
@@ -139,6 +142,7 @@ extension Replica {
             }
             guard row.historyChanged else { continue }
             try store(row, at: key, row.exists ? update : write)
+            if !row.purchases.isEmpty { try notePurchases(row.purchases, at: key, db) }
             if row.registersChanged {
                 if let watch, let before, let list = batch.listIDs[key.listNo] {
                     watch.notice(list, key.item, before: before, after: row.registers, into: &outcome)
@@ -300,6 +304,20 @@ extension Replica {
             try write.bind(registers, at: Self.historyParameter - 1)
             try write.bind(row.history, at: Self.historyParameter)
             try write.runToCompletion()
+        }
+    }
+
+    /// Notes a row's new check-offs: when, and by which replica.
+    func notePurchases(_ versions: [Version], at key: RowKey, _ db: Connection) throws {
+        let insert = try db.cached("INSERT OR IGNORE INTO purchases(list, item, at, replica) VALUES (?1, ?2, ?3, ?4)")
+        for version in versions {
+            try withIDBytes(key.item) { idBytes in
+                try insert.bind(key.listNo, at: 1)
+                try insert.bind(idBytes, at: 2)
+                try insert.bind(Int64(version.timestamp.milliseconds), at: 3)
+                try insert.bind(Int64(bitPattern: version.replica.rawValue), at: 4)
+                try insert.runToCompletion()
+            }
         }
     }
 

@@ -38,6 +38,8 @@ struct NewsWatch {
         for field in Field.allCases {
             let code = Int(field.code)
             guard let now = after[code], now != before[code], now.version.replica != me else { continue }
+            // A shop's registers (a trip's lesson above all) are the shop's, not news of an item.
+            if field.isShopField { continue }
             if let was = before[code], was.version.replica == me, was.value != now.value, field != .typed {
                 outcome.lost.append(
                     Lost(

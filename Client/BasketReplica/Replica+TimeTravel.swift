@@ -35,6 +35,11 @@ public struct ListChange: Hashable, Sendable {
         case quantity, note, category
         /// The list's title, aisle order, archive state or aisles' language.
         case title, aisles, archived, unarchived, language
+        /// The item marked for some shops (or for none), taught an aisle at a shop, no longer a
+        /// usual (or one again).
+        case shops, place, dismissed, undismissed
+        /// A shop added or renamed, removed, its order set by hand, pinned aisles, a trip taught.
+        case shop, shopRemoved, shopOrder, pinned, learned
     }
 
     /// One write of the change: its register, its value, the value it replaced (nil: none
@@ -114,7 +119,7 @@ extension Replica {
             for entry in ordered {
                 final[entry.field] = final[entry.field].map { $0.merging(entry.register) } ?? entry.register
             }
-            let name = final[.name]?.value.textValue
+            let name = final[.name]?.value.textValue ?? final[.shop]?.value.textValue
             for entry in ordered {
                 let previous = current[entry.field]
                 current[entry.field] = previous.map { $0.merging(entry.register) } ?? entry.register
@@ -163,6 +168,16 @@ extension Replica {
         case .language: return .language
         // The line an add was typed as is part of the add, not a change of its own.
         case .typed: return nil
+        case .shops: return .shops
+        case .places: return .place
+        case .dismissed: return value == .null ? .undismissed : .dismissed
+        case .shop: return previous == value ? nil : .shop
+        case .shopRemoved:
+            if value == .bool(true) { return .shopRemoved }
+            return previous == .bool(true) ? .shop : nil
+        case .order: return .shopOrder
+        case .pinned: return .pinned
+        case .learned: return .learned
         }
     }
 

@@ -11,6 +11,8 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchList(String)
     /// No item by this name on the list.
     case noSuchItem(String)
+    /// No shop by this name on the list.
+    case noSuchShop(String)
     /// A rename onto the key of another item, whose display name this is.
     case nameTaken(existing: String)
     /// A list by this name already exists on this device.
@@ -44,6 +46,7 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidOperation: "invalid_operation"
         case .noSuchList: "no_such_list"
         case .noSuchItem: "no_such_item"
+        case .noSuchShop: "no_such_shop"
         case .nameTaken: "name_taken"
         case .listExists: "list_exists"
         case .clockSkew: ClockSkewError.code
@@ -65,6 +68,7 @@ public enum ReplicaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidOperation(let message): return "invalid operation: \(message)"
         case .noSuchList(let name): return "no list named '\(name)'"
         case .noSuchItem(let name): return "no item '\(name)' on this list"
+        case .noSuchShop(let name): return "no shop '\(name)' on this list ('basket shops' lists them)"
         case .nameTaken(let existing): return "'\(existing)' is already on the list"
         case .listExists(let name): return "a list named '\(name)' exists already"
         case .clockSkew(let error): return error.description

@@ -120,7 +120,31 @@ enum Schema {
             replica INTEGER NOT NULL
         );
         """,
+        """
+        -- Shops and usuals (Replica+Shops.swift): an item's shop marks, its aisle per shop and
+        -- when it stopped being a usual; every check-off seen (the time of a `checked = true`
+        -- write, by whom), to find the usuals and a trip's order without reading histories; shop
+        -- rows (registers only, no name) found without a scan of the list.
+        ALTER TABLE items ADD COLUMN shops TEXT;
+        ALTER TABLE items ADD COLUMN places TEXT;
+        ALTER TABLE items ADD COLUMN dismissed TEXT;
+        CREATE TABLE purchases(
+            list INTEGER NOT NULL,
+            item BLOB NOT NULL,
+            at INTEGER NOT NULL,
+            replica INTEGER NOT NULL,
+            PRIMARY KEY(list, item, at, replica)
+        ) WITHOUT ROWID;
+        CREATE INDEX purchases_by_replica ON purchases(list, replica, at);
+        CREATE TRIGGER items_purchases_gone AFTER DELETE ON items BEGIN
+            DELETE FROM purchases WHERE list = old.list AND item = old.id;
+        END;
+        CREATE INDEX items_unnamed ON items(list) WHERE name IS NULL;
+        """,
     ]
+
+    /// The migration after which ``fillPurchases(_:)`` runs.
+    static let purchasesMigration = 10
 
     /// The migration after which ``textOutbox(_:)`` runs.
     static let outboxLinesMigration = 6
@@ -129,9 +153,29 @@ enum Schema {
         do {
             try db.migrate(migrations) { version in
                 if version == outboxLinesMigration { try textOutbox(db) }
+                if version == purchasesMigration { try fillPurchases(db) }
             }
         } catch let error as SchemaTooNewError {
             throw ReplicaError.newerSchema(found: error.found, supported: error.supported)
+        }
+    }
+
+    /// Notes every check-off the items' histories hold (a file made before shops and usuals).
+    static func fillPurchases(_ db: Connection) throws {
+        let rows = try db.prepare("SELECT list, id, history FROM items WHERE name IS NOT NULL")
+        let insert = try db.prepare("INSERT OR IGNORE INTO purchases(list, item, at, replica) VALUES (?1, ?2, ?3, ?4)")
+        while let row = try rows.step() {
+            let (list, item) = (row.int64(0), row.blob(1))
+            try row.withBlob(2) { blob in
+                try Records.forEach(in: blob) { field, register in
+                    guard field == .checked, register.value == .bool(true) else { return }
+                    try insert.bind(list, at: 1)
+                    try insert.bind(item, at: 2)
+                    try insert.bind(Int64(register.version.timestamp.milliseconds), at: 3)
+                    try insert.bind(Int64(bitPattern: register.version.replica.rawValue), at: 4)
+                    try insert.runToCompletion()
+                }
+            }
         }
     }
 

@@ -25,6 +25,28 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     /// The line an item was last added with when it said more than the name ("2 onions, chopped"),
     /// as typed: kept so that nothing typed is lost to the parser; written by an add, not set.
     case typed
+    /// The shops an item is marked for: their ids (``ItemID/init(list:shopKey:)``) as hex, separated
+    /// by commas; null (or no id of a shop that exists) when the item is bought anywhere.
+    case shops
+    /// Where the item was found in each shop, taught while shopping there ("wrong aisle?"):
+    /// `SHOPID=aisle` pairs separated by semicolons; null when never taught.
+    case places
+    /// When the item stopped being a usual ("not anymore"): milliseconds since 1970 in decimal;
+    /// purchases until then do not count towards it. Null when never dismissed (or brought back).
+    case dismissed
+    /// A shop's name (written to the shop's id): the shop exists once it has one.
+    case shop
+    /// Whether the shop was removed from the list (an add of the same name brings it back).
+    case shopRemoved
+    /// The shop's aisle order as set by hand: category names separated by commas; null when unset
+    /// (the list's ``aisles`` then).
+    case order
+    /// The aisles of the shop an owner pinned: names separated by commas; each keeps its place in
+    /// the hand-set ``order`` whatever the trips say. Null when none.
+    case pinned
+    /// What the shop's trips taught: `TRIPS LAST-MS aisle=score, aisle=score` (``ShopOrder``);
+    /// null before the first trip and after the order is set by hand.
+    case learned
 
     /// A stable small number for compact storage.
     public var code: UInt8 {
@@ -40,6 +62,14 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case .archived: 8
         case .language: 9
         case .typed: 10
+        case .shops: 11
+        case .places: 12
+        case .dismissed: 13
+        case .shop: 14
+        case .shopRemoved: 15
+        case .order: 16
+        case .pinned: 17
+        case .learned: 18
         }
     }
 
@@ -57,6 +87,14 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
         case 8: self = .archived
         case 9: self = .language
         case 10: self = .typed
+        case 11: self = .shops
+        case 12: self = .places
+        case 13: self = .dismissed
+        case 14: self = .shop
+        case 15: self = .shopRemoved
+        case 16: self = .order
+        case 17: self = .pinned
+        case 18: self = .learned
         default: return nil
         }
     }
@@ -66,20 +104,38 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     public var maxBytes: Int {
         switch self {
         case .title, .name, .typed: 2_048
-        case .quantity, .category: 256
-        case .language: 16
-        case .note, .aisles: 4_096
-        case .checked, .deleted, .archived: 0
+        case .quantity, .category, .shop: 256
+        case .language, .dismissed: 16
+        case .shops: 1_024
+        case .note, .aisles, .places, .order, .pinned, .learned: 4_096
+        case .checked, .deleted, .archived, .shopRemoved: 0
         }
     }
 
-    /// Whether the field belongs to the list rather than to an item.
-    public var isListField: Bool {
+    /// What a register belongs to.
+    public enum Target: Sendable {
+        /// The list (written to ``ItemID/list``).
+        case list
+        /// An item (written to its id, from its name's key).
+        case item
+        /// A shop of the list (written to its id, ``ItemID/init(list:shopKey:)``).
+        case shop
+    }
+
+    /// What the field belongs to.
+    public var target: Target {
         switch self {
-        case .title, .aisles, .archived, .language: true
-        case .name, .checked, .deleted, .quantity, .note, .category, .typed: false
+        case .title, .aisles, .archived, .language: .list
+        case .name, .checked, .deleted, .quantity, .note, .category, .typed, .shops, .places, .dismissed: .item
+        case .shop, .shopRemoved, .order, .pinned, .learned: .shop
         }
     }
+
+    /// Whether the field belongs to the list rather than to an item or a shop.
+    public var isListField: Bool { target == .list }
+
+    /// Whether the field belongs to a shop.
+    public var isShopField: Bool { target == .shop }
 
     /// What a field's register holds (``Op/validate()`` checks a value against it).
     public enum Kind: Sendable {
@@ -94,9 +150,11 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     /// What the field's register holds.
     public var kind: Kind {
         switch self {
-        case .checked, .deleted, .archived: .flag
-        case .title, .name: .text
-        case .quantity, .note, .category, .aisles, .language, .typed: .optionalText
+        case .checked, .deleted, .archived, .shopRemoved: .flag
+        case .title, .name, .shop: .text
+        case .quantity, .note, .category, .aisles, .language, .typed, .shops, .places, .dismissed, .order, .pinned,
+            .learned:
+            .optionalText
         }
     }
 
@@ -105,14 +163,19 @@ public enum Field: String, CaseIterable, Hashable, Comparable, Sendable {
     public var isSettable: Bool {
         switch self {
         case .quantity, .note, .category: true
-        case .title, .name, .checked, .deleted, .aisles, .archived, .language, .typed: false
+        case .title, .name, .checked, .deleted, .aisles, .archived, .language, .typed, .shops, .places, .dismissed,
+            .shop, .shopRemoved, .order, .pinned, .learned:
+            false
         }
     }
 
     /// An item's fields, in wire order: the one list that a rename copies, a `set`, an undo and
     /// time travel walk, the replica's `items` columns are named after, and the clients' JSON and
     /// conformance vectors list. A new field joins it by joining the switches above.
-    public static let itemFields: [Field] = allCases.filter { !$0.isListField }
+    public static let itemFields: [Field] = allCases.filter { $0.target == .item }
+
+    /// A shop's fields, in wire order.
+    public static let shopFields: [Field] = allCases.filter { $0.target == .shop }
 
     /// The item fields a person sets to a text or clears (`basket set`, the phone's item sheet).
     public static let settableItemFields: [Field] = itemFields.filter { $0.kind == .optionalText && $0.isSettable }

@@ -146,6 +146,18 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.raw = ID128(bytes: digest.prefix(16))!
     }
 
+    /// The id of the shop with key `shopKey` (``ItemKey/normalize(_:)`` of its name) in `list`: the
+    /// first 128 bits of SHA-256("basket-shop-v1" 0x00 list-id-bytes key-utf8), so two devices
+    /// adding "Lidl" offline make one shop, and no shop shares an id with an item.
+    public init(list: ListID, shopKey: String) {
+        var input = Array("basket-shop-v1".utf8)
+        input.append(0)
+        input.append(contentsOf: list.raw.bytes)
+        input.append(contentsOf: shopKey.utf8)
+        let digest = SHA256.hash(input)
+        self.raw = ID128(bytes: digest.prefix(16))!
+    }
+
     public var description: String { raw.hex }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.raw < rhs.raw }

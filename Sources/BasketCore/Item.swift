@@ -16,11 +16,18 @@ public struct Item: Hashable, Sendable, Identifiable {
     public var category: String?
     /// The line the item was last added with, when it said more than the name; nil when none.
     public var typed: String?
+    /// The shops it is marked for, as stored (``ShopMarks``); nil when bought anywhere.
+    public var shops: String?
+    /// Its aisle in each shop where one was taught, as stored (``ShopPlaces``); nil when none.
+    public var places: String?
+    /// When it stopped being a usual, in milliseconds as decimal text; nil when it never did.
+    public var dismissed: String?
 
     /// An item with these values.
     public init(
         id: ItemID, name: String, isChecked: Bool = false, isDeleted: Bool = false, quantity: String? = nil,
-        note: String? = nil, category: String? = nil, typed: String? = nil
+        note: String? = nil, category: String? = nil, typed: String? = nil, shops: String? = nil,
+        places: String? = nil, dismissed: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -30,6 +37,9 @@ public struct Item: Hashable, Sendable, Identifiable {
         self.note = note
         self.category = category
         self.typed = typed
+        self.shops = shops
+        self.places = places
+        self.dismissed = dismissed
     }
 
     /// An item whose fields are `values` (a field missing holds its ``Field/initialValue``; an
@@ -56,7 +66,10 @@ public struct Item: Hashable, Sendable, Identifiable {
             case .note: note.map(Value.text) ?? .null
             case .category: category.map(Value.text) ?? .null
             case .typed: typed.map(Value.text) ?? .null
-            case .title, .aisles, .archived, .language: .null
+            case .shops: shops.map(Value.text) ?? .null
+            case .places: places.map(Value.text) ?? .null
+            case .dismissed: dismissed.map(Value.text) ?? .null
+            case .title, .aisles, .archived, .language, .shop, .shopRemoved, .order, .pinned, .learned: .null
             }
         }
         set {
@@ -68,7 +81,10 @@ public struct Item: Hashable, Sendable, Identifiable {
             case .note: note = newValue.textValue
             case .category: category = newValue.textValue
             case .typed: typed = newValue.textValue
-            case .title, .aisles, .archived, .language: break
+            case .shops: shops = newValue.textValue
+            case .places: places = newValue.textValue
+            case .dismissed: dismissed = newValue.textValue
+            case .title, .aisles, .archived, .language, .shop, .shopRemoved, .order, .pinned, .learned: break
             }
         }
     }

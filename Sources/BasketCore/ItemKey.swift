@@ -200,7 +200,7 @@ public enum ItemName {
     /// Names and titles also need a character that gives them a key.
     public static func clean(_ raw: String, for field: Field) throws(Problem) -> String {
         let maxBytes = field.maxBytes
-        let isName = field == .name || field == .title
+        let isName = field == .name || field == .title || field == .shop
         if let name = try cleanASCII(raw, maxBytes: maxBytes, isName: isName) { return name }
         var scalars = String.UnicodeScalarView()
         var pendingSpace = false

@@ -53,13 +53,18 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
         case invalidText(Field, ItemName.Problem)
         /// The replica id 0, which no device has.
         case zeroReplica
+        /// A value of `shops` or `dismissed` not in its format (what is expected, in words).
+        case invalidFormat(Field, String)
 
         public var description: String {
             switch self {
             case .wrongTarget(let field):
-                return field.isListField
-                    ? "field \(field.rawValue) belongs to the list, not to an item"
-                    : "field \(field.rawValue) belongs to an item, not to the list"
+                switch field.target {
+                case .list: return "field \(field.rawValue) belongs to the list, not to an item"
+                case .item: return "field \(field.rawValue) belongs to an item, not to the list"
+                case .shop: return "field \(field.rawValue) belongs to a shop, not to the list"
+                }
+            case .invalidFormat(let field, let expected): return "invalid \(field.rawValue): \(expected)"
             case .wrongType(let field, let value): return "field \(field.rawValue) cannot hold \(value)"
             case .invalidName(let problem): return "invalid name: \(problem)"
             case .invalidText(let field, let problem): return "invalid \(field.rawValue): \(problem)"
@@ -86,8 +91,26 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
             } catch {
                 throw .invalidText(field, error)
             }
+            try Self.checkFormat(text, of: field)
         case (.flag, .null), (.flag, .text), (.text, .null), (.text, .bool), (.optionalText, .bool):
             throw .wrongType(field, value)
+        }
+    }
+
+    /// The formats the clients parse strictly: shop ids in `shops`, a time in `dismissed`.
+    static func checkFormat(_ text: String, of field: Field) throws(Problem) {
+        switch field {
+        case .shops:
+            let ids = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard ids.count <= ShopMarks.maxShops, ids.allSatisfy({ ItemID(hex: $0) != nil }) else {
+                throw .invalidFormat(
+                    field, "at most \(ShopMarks.maxShops) shop ids (32 hex digits) separated by commas")
+            }
+        case .dismissed:
+            guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                throw .invalidFormat(field, "milliseconds since 1970 in decimal digits")
+            }
+        default: return
         }
     }
 

@@ -120,6 +120,19 @@ extension ItemCommands {
             case .archived: return "archived the list"
             case .unarchived: return "brought the list back from the archive"
             case .language: return "named the aisles in \(text(write?.operation.value))" + lost
+            case .shops:
+                return write?.operation.value == .null
+                    ? "let \(name) be bought anywhere" + lost : "marked \(name) for some shops" + lost
+            case .place:
+                let places = ShopPlaces.parse(write?.operation.value.textValue).values.sorted()
+                return "put \(name) in " + (places.isEmpty ? "no taught aisle" : places.joined(separator: ", ")) + lost
+            case .dismissed: return "no longer counts \(name) as a usual" + lost
+            case .undismissed: return "made \(name) a usual again" + lost
+            case .shop: return "added the shop \(name)" + lost
+            case .shopRemoved: return "removed the shop \(name)" + lost
+            case .shopOrder: return "set the aisle order of \(name) to \(text(write?.operation.value))" + lost
+            case .pinned: return "pinned \(text(write?.operation.value)) at \(name)" + lost
+            case .learned: return "walked \(name): its order learned from the trip" + lost
             }
         }
         return parts.joined(separator: ", ")

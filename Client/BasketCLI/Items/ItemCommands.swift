@@ -7,6 +7,7 @@ import Foundation
 /// and history in the files beside this one).
 enum ItemCommands {
     static func add(_ context: Context) throws {
+        if context.arguments.has(.due) { return try ShopCommands.addDue(context) }
         var names: [String] = []
         if let source = context.arguments.value(.from) {
             guard context.arguments.positionals.isEmpty else {
@@ -280,13 +281,14 @@ enum ItemCommands {
         let changes = Field.settableItemFields.compactMap { field in
             context.arguments.value(.field(field)).map { (field, $0) }
         }
-        guard !changes.isEmpty else {
+        let shopping = [Option.forShop, .aisle].contains { context.arguments.value($0) != nil }
+        guard !changes.isEmpty || shopping else {
             throw UsageError(
-                message: "give --quantity, --note or --category",
-                usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C]")
+                message: "give --quantity, --note, --category, --shop or --aisle",
+                usage: "basket set ITEM [--quantity Q] [--note TEXT] [--category C] [--shop SHOP,…] [--aisle AISLE]")
         }
         let (list, item) = try resolveItem(context, includeRemoved: false)
-        var updated = item
+        var updated = shopping ? try ShopCommands.setShops(context, list: list, item: item) : item
         for (field, value) in changes {
             let trimmed = value.trimmingCharacters(in: .whitespaces)
             updated = try context.replica().set(field, to: trimmed.isEmpty ? nil : value, of: item.id, in: list.id)
@@ -342,7 +344,16 @@ enum ItemCommands {
             _ = ShoppingCommands.refresh(context, list.id, within: SyncCommands.refreshSeconds)
         }
         let shown = (try context.replica().lists()).first { $0.id == list.id } ?? list
-        let items = try context.replica().items(in: list.id, filter: filter)
+        var items = try context.replica().items(in: list.id, filter: filter)
+        // At a shop (--at-shop, or a trip): its order, the items for other shops left out.
+        let shop = try ShopCommands.currentShop(context, list.id)
+        var aisles = shown.aisles
+        var hidden = 0
+        if let shop {
+            (items, hidden) = ShopCommands.view(
+                items, at: shop, shops: try context.replica().shops(in: list.id), allShops: args.has(.allShops))
+            aisles = shop.aisles(listAisles: shown.aisles)
+        }
         if context.json {
             return context.console.raw(ListingJSON.bytes(list: ListJSON(shown), items: items, stale: freshness.json))
         }
@@ -350,7 +361,7 @@ enum ItemCommands {
             // For a chat or a note: the text only; how old the copy is, on stderr.
             if let note = freshness.note { context.console.error(note) }
             return context.console.raw(
-                Array(ListText.render(title: shown.title, items: items, aisles: shown.aisles, format: format).utf8))
+                Array(ListText.render(title: shown.title, items: items, aisles: aisles, format: format).utf8))
         }
         if args.has(.plain) {
             // For pipes: names only, as `check -` reads them back; how old the copy is, on stderr.
@@ -361,6 +372,12 @@ enum ItemCommands {
             "\(shown.title) (\(shown.uncheckedCount) to buy, \(shown.itemCount - shown.uncheckedCount) checked)"
                 + (shown.isArchived ? ", archived" : ""))
         if let note = freshness.note { context.console.print(note) }
+        if let shop {
+            context.console.print(
+                "At \(Printable.escaped(shop.name)): its aisle order"
+                    + (hidden > 0
+                        ? "; \(Phrases.items(hidden)) for other shops hidden (--all-shops shows them)" : ""))
+        }
         for line in ShoppingCommands.stored(context, list.id) { context.console.print(line) }
         // What other devices did: writes of this one they replaced (told once), and what is new
         // since the list was last shown here (then no longer new).
@@ -379,8 +396,9 @@ enum ItemCommands {
             for item in items { context.console.print(marked(item, line(for: item, icon: icon(item)))) }
             return
         }
-        for group in AisleGroup.grouping(toBuy, aisles: shown.aisles) {
-            context.console.print(group.category.map { Printable.escaped($0) } ?? "(no category)")
+        for group in AisleGroup.grouping(toBuy, aisles: aisles) {
+            context.console.print(
+                group.category.map { Printable.escaped($0) } ?? (shop == nil ? "(no category)" : "(unknown aisle)"))
             for item in group.items {
                 context.console.print(marked(item, "  " + line(for: item, showingCategory: false, icon: icon(item))))
             }

@@ -154,6 +154,7 @@ enum ListCommands {
 
     /// `basket aisles`: shows or sets the order of the shop's aisles (categories) for the list.
     static func aisles(_ context: Context) throws {
+        if let shop = context.arguments.value(.forShop) { return try ShopCommands.aisles(context, shopName: shop) }
         let args = context.arguments.positionals
         if args.first == "set", EntryParser.split(args.dropFirst().joined(separator: " ")).isEmpty {
             throw UsageError(

@@ -9,9 +9,25 @@ enum ShoppingCommands {
 
     static func shopping(_ context: Context) throws {
         let args = context.arguments.positionals
-        let list = try SharingCommands.sharedList(context)
-        let (transport, config) = try context.transport()
+        let (trip, learned) = try walk(context)
+        guard let list = try context.list(create: false) else {
+            throw CommandError(message: "no list yet: 'basket add NAME' starts one", code: "no_such_list")
+        }
         let replica = try context.replica()
+        let state = try replica.syncState(of: list.id)
+        // A list on this device only: the trip is this device's, nobody is told.
+        if trip != nil || learned != nil, !state.isRegistered || state.noLongerMember {
+            if context.json {
+                return try context.console.json(Output.Shopping(list: list.id.description, shopping: []))
+            }
+            if args.first == "start", let trip { context.console.print(tripLine(trip, list: list)) }
+            if args.first == "done" {
+                context.console.print(learnedLine(learned, list: list, now: try context.wallClock()()))
+            }
+            return
+        }
+        _ = try SharingCommands.sharedList(context)
+        let (transport, config) = try context.transport()
         let listID = list.id
         let answer: Wire.Shopping
         switch args.first {
@@ -58,16 +74,62 @@ enum ShoppingCommands {
                 "You're shopping for \(list.title)\(until?.shop.map { " at \($0)" } ?? ""): the others see it"
                     + (until.map { " until \(clock($0.until, news!))" } ?? "")
                     + ". 'basket shopping done' when you're done.")
+            if let trip { context.console.print(tripLine(trip, list: list)) }
         case "done":
             let mine = news?.done(at: now).first { $0.who == config.account }
             context.console.print(
                 "Done shopping for \(list.title): "
                     + (mine.map { "you bought \(Phrases.items($0.bought ?? 0)); the others are told." }
                         ?? "you were not shopping for it."))
+            if trip != nil { context.console.print(learnedLine(learned, list: list, now: try context.wallClock()())) }
         default:
             let told = news.map { Self.lines($0, me: config.account, now: now) } ?? []
             context.console.print(told.isEmpty ? "Nobody is shopping for \(list.title)." : told.joined(separator: "\n"))
         }
+    }
+
+    /// The trip part of `shopping start --at SHOP` and `shopping done`, on this device whether or
+    /// not the list is shared: a trip begun at one of the list's shops, or the one ended (with
+    /// the shop whose order it taught, nil when it taught nothing).
+    static func walk(_ context: Context) throws -> (started: Shop?, ended: Shop??) {
+        let args = context.arguments.positionals
+        guard args.count == 1, let list = try context.list(create: false) else { return (nil, nil) }
+        let replica = try context.replica()
+        switch args[0] {
+        case "start":
+            guard let name = context.arguments.value(.shop) else { return (nil, nil) }
+            let state = try replica.syncState(of: list.id)
+            let shop: Shop
+            do {
+                shop = try replica.shop(named: name, in: list.id)
+            } catch ReplicaError.noSuchShop where state.isRegistered {
+                // A shared list tells the others any shop's name; only the list's shops learn.
+                return (nil, nil)
+            }
+            _ = try replica.startTrip(at: shop.id, in: list.id)
+            return (shop, nil)
+        case "done":
+            guard let trip = try replica.trip(of: list.id) else { return (nil, nil) }
+            let shop = try replica.shops(in: list.id).first { $0.id == trip.shop }
+            return (shop, .some(try replica.finishTrip(in: list.id)))
+        default: return (nil, nil)
+        }
+    }
+
+    /// "Walking Lidl: its aisle order; what you check off teaches it."
+    static func tripLine(_ shop: Shop, list: ListInfo) -> String {
+        "Walking \(Printable.escaped(shop.name)): 'basket ls' shows \(list.title) in its aisle order; the order you"
+            + " check items off in teaches it."
+    }
+
+    /// What a trip taught: "Lidl's order: learned from 3 trips, …", or why nothing.
+    static func learnedLine(_ learned: Shop??, list: ListInfo, now: UInt64) -> String {
+        guard case .some(.some(let shop)) = learned else {
+            return "The trip taught no order: items from two aisles or more must be checked off on it."
+        }
+        return
+            "\(Printable.escaped(shop.name))'s aisle order, \(ShopCommands.learnedNote(shop, now: now) ?? "learned"): "
+            + shop.aisles(listAisles: list.aisles).map { Printable.escaped($0) }.joined(separator: ", ")
     }
 
     /// "Olga is shopping at Lidl (since 17:05)", "Olga bought 12 items (17:40)": who is shopping
