@@ -15,11 +15,35 @@ const utf8 = new TextEncoder();
  * @returns {string}
  */
 export function itemID(list, key) {
+  return derivedID(itemPrefix, list, key);
+}
+
+const shopPrefix = new TextEncoder().encode("basket-shop-v1\0");
+
+/**
+ * The id of the shop with key `key` in `list` (ItemID(list:shopKey:)): SHA-256 of "basket-shop-v1"
+ * 0x00, the list id's 16 bytes and the key's UTF-8, first 16 bytes, as 32 hex digits.
+ * @param {string} list
+ * @param {string} key
+ * @returns {string}
+ */
+export function shopID(list, key) {
+  return derivedID(shopPrefix, list, key);
+}
+
+/**
+ * The first 16 bytes of SHA-256(prefix, list id bytes, key UTF-8), as hex.
+ * @param {Uint8Array} prefix
+ * @param {string} list
+ * @param {string} key
+ * @returns {string}
+ */
+function derivedID(prefix, list, key) {
   const keyBytes = utf8.encode(key);
-  const input = new Uint8Array(itemPrefix.length + 16 + keyBytes.length);
-  input.set(itemPrefix);
-  input.set(fromHex(list), itemPrefix.length);
-  input.set(keyBytes, itemPrefix.length + 16);
+  const input = new Uint8Array(prefix.length + 16 + keyBytes.length);
+  input.set(prefix);
+  input.set(fromHex(list), prefix.length);
+  input.set(keyBytes, prefix.length + 16);
   return hex(sha256(input).subarray(0, 16));
 }
 

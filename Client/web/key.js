@@ -114,7 +114,7 @@ let segmenter;
  */
 export function clean(raw, field = "name") {
   const maxBytes = fieldInfo(field)?.maxBytes ?? 0;
-  const isName = field === "name" || field === "title";
+  const isName = field === "name" || field === "title" || field === "shop";
   let out = "";
   let pendingSpace = false;
   let bytes = 0;

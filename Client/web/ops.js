@@ -56,6 +56,26 @@ export function validate(op) {
   } catch (error) {
     throw new Error(`invalid ${op.field}: ${/** @type {Error} */ (error).message}`);
   }
+  checkFormat(value, op.field);
+}
+
+/** The most shops one item may be marked for (ShopMarks.maxShops). */
+export const MAX_SHOP_MARKS = 16;
+
+/**
+ * The formats clients parse strictly (Op.checkFormat): shop ids in `shops`, a time in `dismissed`.
+ * @param {string} value
+ * @param {string} field
+ */
+function checkFormat(value, field) {
+  if (field === "shops") {
+    const ids = value.split(",");
+    if (ids.length > MAX_SHOP_MARKS || !ids.every((id) => hex32.test(id))) {
+      throw new Error(`invalid shops: at most ${MAX_SHOP_MARKS} shop ids (32 hex digits) separated by commas`);
+    }
+  } else if (field === "dismissed" && !/^[0-9]*$/.test(value)) {
+    throw new Error("invalid dismissed: milliseconds since 1970 in decimal digits");
+  }
 }
 
 /**

@@ -142,6 +142,18 @@ export function lostWrite(who, name, field, mine, theirs) {
       if (theirs === null) return `${who} cleared the ${what} of ${name} after you set ${quoted(mine)}`;
       return `${who} set the ${what} of ${name} to ${quoted(theirs)} after you ${mine === null ? "cleared it" : `set ${quoted(mine)}`}`;
     }
+    case "shops":
+      return `${who} changed the shops of ${name} after you did`;
+    case "places":
+      return `${who} moved ${name} to another aisle after you did`;
+    case "dismissed":
+      return `${who} changed whether ${name} is a usual after you did`;
+    case "shop":
+    case "shopRemoved":
+    case "order":
+    case "pinned":
+    case "learned":
+      return `${who} changed a shop after you did`;
     default:
       return `${who} changed the list's ${field} after you did`;
   }

@@ -109,21 +109,29 @@ public enum ShopOrder {
         public init?(text: String?) {
             guard let text else { return nil }
             let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count >= 2, let trips = Int(parts[0]), trips >= 0, let last = Int64(parts[1]) else {
+            guard parts.count >= 2, let trips = ShopOrder.number(parts[0]), let last = ShopOrder.number(parts[1]) else {
                 return nil
             }
             var scores: [Score] = []
             var keys: Set<String> = []
             for piece in parts.count == 3 ? parts[2].split(separator: ",") : [] {
-                guard let equals = piece.lastIndex(of: "="), let score = Int(piece[piece.index(after: equals)...])
+                guard let equals = piece.lastIndex(of: "="),
+                    let score = ShopOrder.number(piece[piece.index(after: equals)...])
                 else { continue }
                 let aisle = piece[..<equals].split(separator: " ").joined(separator: " ")
                 guard !aisle.isEmpty, keys.insert(ItemKey.normalize(aisle)).inserted else { continue }
-                scores.append(Score(aisle: aisle, score: score))
+                scores.append(Score(aisle: aisle, score: Int(score)))
                 if scores.count == maxAisles { break }
             }
-            self.init(trips: trips, last: last, scores: ShopOrder.sorted(scores))
+            self.init(trips: Int(trips), last: last, scores: ShopOrder.sorted(scores))
         }
+    }
+
+    /// A number as the learned order writes it: 1 to 15 decimal digits, nothing else (so that a
+    /// value from a hostile peer reads the same in Swift and in JavaScript).
+    static func number(_ text: Substring) -> Int64? {
+        guard (1...15).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int64(text)
     }
 
     /// Scores in order: by score, then as they were.
@@ -232,5 +240,5 @@ public enum Usuals {
     }
 
     /// The time in a stored ``Field/dismissed`` value; nil when none or not a number.
-    public static func dismissedAt(_ text: String?) -> Int64? { text.flatMap { Int64($0) } }
+    public static func dismissedAt(_ text: String?) -> Int64? { text.flatMap { ShopOrder.number(Substring($0)) } }
 }

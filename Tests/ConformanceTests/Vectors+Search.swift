@@ -362,6 +362,8 @@ extension Vectors {
             (.name, .text("Milk"), .text("Oat milk")), (.title, .text("Family"), .text("Home")),
             (.quantity, .text("2"), .text("3")), (.quantity, .null, .text("1 l")), (.note, .text("any"), .null),
             (.category, .text("dairy"), .text("drinks")), (.aisles, .text("a,b"), .text("b,a")),
+            (.shops, .null, .text(String(repeating: "a", count: 32))), (.places, .null, .text("x")),
+            (.dismissed, .null, .text("1")), (.learned, .null, .text("1 1")),
         ]
         return cases.map { field, mine, theirs in
             LostWriteCase(

@@ -46,6 +46,12 @@ struct Vectors: Codable, Equatable {
     var news: [NewsCase]
     /// A write of this device another's replaced, in words (Phrases.lostWrite, phrases.js lostWrite).
     var lostWrites: [LostWriteCase]
+    /// Shops: ids from keys, marks and places as stored, orders learned from trips, usuals
+    /// (Shops.swift, shops.js).
+    var shopIDs: [ShopIDCase]
+    var shopMarks: [MarksCase]
+    var shopOrders: [ShopOrderCase]
+    var usuals: [UsualCase]
 
     struct NewsCase: Codable, Equatable {
         var entries: [NewsEntryValue]
@@ -192,6 +198,7 @@ struct Vectors: Codable, Equatable {
         var name: String
         var code: Int
         var list: Bool
+        var target: String
         var kind: String
         var maxBytes: Int
         var settable: Bool
@@ -200,6 +207,12 @@ struct Vectors: Codable, Equatable {
             name = field.rawValue
             code = Int(field.code)
             list = field.isListField
+            target =
+                switch field.target {
+                case .list: "list"
+                case .item: "item"
+                case .shop: "shop"
+                }
             kind =
                 switch field.kind {
                 case .flag: "flag"
@@ -359,7 +372,8 @@ extension Vectors {
             entries: entryCases(), localWrites: try localWriteCases(), catalogue: catalogueCases(),
             aisleNames: aisleNameCases(), quantitySums: quantitySumCases(),
             aisleLanguages: aisleLanguageCases(), listTexts: listTextCases(), offers: offerCases(),
-            news: newsCases(), lostWrites: lostWriteCases(), searchSets: sets)
+            news: newsCases(), lostWrites: lostWriteCases(), shopIDs: shopIDCases(), shopMarks: marksCases(),
+            shopOrders: shopOrderCases(), usuals: usualCases(), searchSets: sets)
     }
 
     // MARK: Keys

@@ -65,6 +65,15 @@ struct CLIJSONContractTests {
         try run(alice, "history", ["history", "milk"])
         try run(alice, "aisles", ["aisles"])
         try run(alice, "Messages", ["aisles", "set", "Dairy & eggs, Bakery"])
+        try run(alice, "Shop", ["shops", "add", "Lidl"])
+        try run(alice, "shops", ["shops"])
+        try run(alice, "Messages", ["shops", "rename", "Lidl", "Lidl Süd"])
+        try run(alice, "Shop", ["aisles", "--shop", "Lidl Süd", "set", "Bakery, Dairy & eggs"])
+        try run(alice, "Shop", ["aisles", "--shop", "Lidl Süd"])
+        try run(alice, "usuals", ["usuals"])
+        try run(alice, "Messages", ["usuals", "dismiss", "milk"])
+        try run(alice, "add", ["add", "--due"])
+        try run(alice, "Messages", ["shops", "rm", "Lidl Süd"])
         try run(alice, "search", ["search", "egg"])
         try run(alice, "search", ["search", "zzz"], status: 1)
         try run(alice, "suggest", ["suggest"])
@@ -284,6 +293,7 @@ struct JSONContract {
         case ("string", .string): return []
         case ("bool", .bool): return []
         case ("int", .number(let n)): return n == n.rounded() ? [] : wrong
+        case ("number", .number): return []
         case ("id", .string(let text)):
             return !text.isEmpty && text.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) ? [] : wrong
         case ("time", .string(let text)):
@@ -291,7 +301,7 @@ struct JSONContract {
         case (_, .string(let text)) where type.contains("|"):
             return type.split(separator: "|").contains(Substring(text)) ? [] : wrong
         default:
-            return shapes[type] == nil && !["string", "bool", "int", "id", "time"].contains(type) && !type.contains("|")
+            return shapes[type] == nil && !["string", "bool", "int", "number", "id", "time"].contains(type) && !type.contains("|")
                 ? ["\(path): the page names no type '\(type)'"] : wrong
         }
     }

@@ -36,7 +36,7 @@ async ({ vectors, base }) => {
   // The table of registers: the same names, codes, owners, kinds and limits as BasketCore's Field.
   {
     count("fields");
-    const table = fieldModule.FIELD_TABLE.map((f, code) => ({ code, kind: f.kind, list: f.list, maxBytes: f.maxBytes, name: f.name, settable: f.settable }));
+    const table = fieldModule.FIELD_TABLE.map((f, code) => ({ code, kind: f.kind, list: f.list, maxBytes: f.maxBytes, name: f.name, settable: f.settable, target: f.target }));
     if (!same(table, vectors.fields)) fail("fields", "the table of registers", vectors.fields, table);
   }
 
@@ -199,6 +199,41 @@ async ({ vectors, base }) => {
     count("lostWrites");
     const got = phrases.lostWrite(c.who, c.name, c.field, c.mine, c.theirs);
     if (got !== c.line) fail("lostWrites", `${c.field} ${JSON.stringify(c.mine)} → ${JSON.stringify(c.theirs)}`, c.line, got);
+  }
+
+  // Shops and usuals: the same ids, marks, places, learned orders and usuals (shops.js).
+  const shops = await import(base + "shops.js");
+  for (const c of vectors.shopIDs) {
+    count("shopIDs");
+    const id = ids.shopID(vectors.list, c.key);
+    if (id !== c.id) fail("shopIDs", c.key, c.id, id);
+  }
+  for (const c of vectors.shopMarks) {
+    count("shopMarks");
+    const marks = shops.parseMarks(c.stored);
+    const places = shops.parsePlaces(c.places);
+    const got = { ids: marks, formatted: shops.formatMarks(marks), parsedPlaces: Object.fromEntries([...places].sort()), formattedPlaces: shops.formatPlaces(places) };
+    const want = { ids: c.ids, formatted: c.formatted ?? null, parsedPlaces: Object.fromEntries(Object.entries(c.parsedPlaces).sort()), formattedPlaces: c.formattedPlaces ?? null };
+    if (!same(got, want)) fail("shopMarks", JSON.stringify([c.stored, c.places]), want, got);
+  }
+  for (const c of vectors.shopOrders) {
+    count("shopOrders");
+    let learned = shops.parseLearned(c.learned ?? null);
+    const after = [];
+    const orders = [];
+    c.trips.forEach((/** @type {string[]} */ trip, /** @type {number} */ n) => {
+      const next = shops.learn(trip, c.base, c.pinned, learned, c.start + n * 86400000);
+      after.push(shops.learnedText(next));
+      learned = shops.parseLearned(shops.learnedText(next));
+      orders.push(shops.shopOrder(c.base, c.pinned, learned));
+    });
+    if (!same({ after, orders }, { after: c.after, orders: c.orders })) fail("shopOrders", c.about, { after: c.after, orders: c.orders }, { after, orders });
+  }
+  for (const c of vectors.usuals) {
+    count("usuals");
+    const p = shops.usualPattern(c.checks, shops.dismissedAt(c.dismissed ?? null));
+    const got = p === null ? null : [p.purchases, p.interval, p.last, p.due];
+    if (!same(got, c.pattern ?? null)) fail("usuals", JSON.stringify(c.checks), c.pattern ?? null, got);
   }
 
   // Amounts added to an item's: the same sums.

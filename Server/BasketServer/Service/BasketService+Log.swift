@@ -46,6 +46,9 @@ extension BasketService {
         if role != .owner, operations.contains(where: { $0.field == .archived }) {
             throw HTTPError(.ownerOnly, "only an owner can archive or unarchive the list; nothing was stored")
         }
+        if role != .owner, operations.contains(where: { $0.field == .pinned }) {
+            throw HTTPError(.ownerOnly, "only an owner can pin a shop's aisles; nothing was stored")
+        }
         let now = configuration.clock()
         if let latest = operations.map(\.timestamp).max() {
             do throws(ClockSkewError) {
