@@ -301,7 +301,8 @@ struct JSONContract {
         case (_, .string(let text)) where type.contains("|"):
             return type.split(separator: "|").contains(Substring(text)) ? [] : wrong
         default:
-            return shapes[type] == nil && !["string", "bool", "int", "number", "id", "time"].contains(type) && !type.contains("|")
+            return shapes[type] == nil && !["string", "bool", "int", "number", "id", "time"].contains(type)
+                && !type.contains("|")
                 ? ["\(path): the page names no type '\(type)'"] : wrong
         }
     }
