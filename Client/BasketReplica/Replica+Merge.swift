@@ -314,7 +314,7 @@ extension Replica {
             try withIDBytes(key.item) { idBytes in
                 try insert.bind(key.listNo, at: 1)
                 try insert.bind(idBytes, at: 2)
-                try insert.bind(Int64(version.timestamp.milliseconds), at: 3)
+                try insert.bind(Int64(bitPattern: version.timestamp.rawValue), at: 3)
                 try insert.bind(Int64(bitPattern: version.replica.rawValue), at: 4)
                 try insert.runToCompletion()
             }

@@ -289,7 +289,8 @@ extension Replica {
             else { return nil }
             let checks = try writer.db.query(
                 "SELECT item FROM purchases WHERE list = ? AND replica = ? AND at >= ? ORDER BY at",
-                .integer(no), .integer(Int64(bitPattern: writer.replica.rawValue)), .integer(Int64(trip.started)),
+                .integer(no), .integer(Int64(bitPattern: writer.replica.rawValue)),
+                .integer(Int64(bitPattern: HybridTimestamp(milliseconds: trip.started, counter: 0).rawValue)),
                 map: { ItemID(raw: ID128($0.blob128(0))) })
             var visited: [String] = []
             for id in checks {

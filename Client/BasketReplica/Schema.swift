@@ -122,8 +122,9 @@ enum Schema {
         """,
         """
         -- Shops and usuals (Replica+Shops.swift): an item's shop marks, its aisle per shop and
-        -- when it stopped being a usual; every check-off seen (the time of a `checked = true`
-        -- write, by whom), to find the usuals and a trip's order without reading histories; shop
+        -- when it stopped being a usual; every check-off seen (the hybrid timestamp of a
+        -- `checked = true` write, by whom), to find the usuals and a trip's order (in the order of
+        -- the timestamps, the counter included) without reading histories; shop
         -- rows (registers only, no name) found without a scan of the list.
         ALTER TABLE items ADD COLUMN shops TEXT;
         ALTER TABLE items ADD COLUMN places TEXT;
@@ -171,7 +172,7 @@ enum Schema {
                     guard field == .checked, register.value == .bool(true) else { return }
                     try insert.bind(list, at: 1)
                     try insert.bind(item, at: 2)
-                    try insert.bind(Int64(register.version.timestamp.milliseconds), at: 3)
+                    try insert.bind(Int64(bitPattern: register.version.timestamp.rawValue), at: 3)
                     try insert.bind(Int64(bitPattern: register.version.replica.rawValue), at: 4)
                     try insert.runToCompletion()
                 }

@@ -261,6 +261,10 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    /// The refusals of a rebuild's push that send each replica's writes alone, and leave those
+    /// refused again on this device.
+    static let rebuildSplits: Set<Wire.ErrorCode?> = [.replicaTaken, .identityConflict, .ownerOnly]
+
     /// The server lost what it had after a backup: push everything this replica knows of the
     /// list (the server keeps what it has and skips duplicates), then pull from the start.
     private func rebuild(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport, newEpoch: String)
@@ -285,14 +289,16 @@ public final class SyncEngine: Sendable {
                 refused = true  // a viewer: the writers rebuild the server; this replica only pulls
                 state.role = .viewer
                 break
-            } catch let error as SyncError where [.replicaTaken, .identityConflict].contains(error.errorCode) {
+            } catch let error as SyncError where Self.rebuildSplits.contains(error.errorCode) {
                 // After a restore, a replica id belongs to the first account that pushes its writes
                 // again, and an identity to the first value pushed for it: each replica's writes go
                 // alone, and those the server now holds for someone else stay on this device only.
+                // So do an owner's writes only an owner may push (an archive, a pin), pushed again
+                // by an editor: the owner's own device brings them back.
                 for group in Dictionary(grouping: batch, by: \.version.replica).values {
                     do {
                         _ = try await transport.push(group, to: list)
-                    } catch SyncError.server(409, _, _) {
+                    } catch let error as SyncError where Self.rebuildSplits.contains(error.errorCode) {
                         report.notRelayed += group.count
                         if group.contains(where: { pendingIdentities.contains(OperationIdentity($0)) }) {
                             pendingRefused = true

@@ -2,27 +2,43 @@ public import BasketCore
 
 extension ReferenceModel.List {
     /// The list as a replica shows it: its title and its items, removed ones left out.
-    public init(title: String?, shown items: [BasketCore.Item]) {
+    public init(
+        title: String?, shown items: [BasketCore.Item], aisles: [String] = [],
+        shops: [ItemID: ReferenceModel.Shop] = [:]
+    ) {
         var byID: [ItemID: ReferenceModel.Item] = [:]
         for item in items where !item.isDeleted {
             byID[item.id] = ReferenceModel.Item(
                 id: item.id, name: item.name, checked: item.isChecked, quantity: item.quantity, note: item.note,
-                category: item.category)
+                category: item.category, shops: item.shops, places: item.places, dismissed: item.dismissed)
         }
-        self.init(title: title, items: byID)
+        self.init(title: title, items: byID, aisles: aisles, shops: shops)
     }
 
-    /// The ids (`ItemID.list` for the title) where `self` and `other` differ, in id order.
+    /// The ids (`ItemID.list` for the title and the aisles) where `self` and `other` differ, in
+    /// id order.
     public func differences(from other: Self) -> [ItemID] {
-        var ids = Set(items.keys).union(other.items.keys).filter { items[$0] != other.items[$0] }.sorted()
-        if let title, let theirs = other.title, title != theirs { ids.insert(.list, at: 0) }
-        return ids
+        var ids = Set(items.keys).union(other.items.keys).filter { items[$0] != other.items[$0] }
+        ids.formUnion(Set(shops.keys).union(other.shops.keys).filter { shops[$0] != other.shops[$0] })
+        var sorted = ids.sorted()
+        if (title != nil && other.title != nil && title != other.title) || aisles != other.aisles {
+            sorted.insert(.list, at: 0)
+        }
+        return sorted
     }
 
-    /// What the list shows for `id` (the title for `ItemID.list`), in words.
+    /// What the list shows for `id` (the title and aisles for `ItemID.list`), in words.
     public func describe(_ id: ItemID) -> String {
-        if id == .list { return title.map { "the title \"\($0)\"" } ?? "no title" }
-        return items[id].map { "\($0)" } ?? "no such item"
+        if id == .list {
+            return (title.map { "the title \"\($0)\"" } ?? "no title") + (aisles.isEmpty ? "" : ", aisles \(aisles)")
+        }
+        return items[id].map { "\($0)" } ?? shops[id].map { "\($0)" } ?? "no such item"
+    }
+
+    /// Whether the two lists show the same for `id`.
+    func same(_ id: ItemID, as other: Self) -> Bool {
+        if id == .list { return title == other.title && aisles == other.aisles }
+        return items[id] == other.items[id] && shops[id] == other.shops[id]
     }
 }
 
@@ -75,7 +91,7 @@ extension ReferenceModel {
         func differs(_ ops: [Op]) throws -> Bool {
             let model = Self.list(list, from: ops)
             let replica = try replay(ops)
-            return id == .list ? model.title != replica.title : model.items[id] != replica.items[id]
+            return !model.same(id, as: replica)
         }
         var writes = operations.filter { $0.item == id }
         let isSmallest = try differs(writes)

@@ -14,7 +14,9 @@ public import BasketCore
 ///   with two values (only a forged or re-stamped write makes that) are ordered by value: no
 ///   value, then false, then true, then texts by their UTF-8 bytes;
 /// - an item is shown when its `name` is set and it is not deleted; `checked` is false until
-///   written.
+///   written;
+/// - a shop is the registers of an id holding a `shop` name; `shopRemoved` is false until written;
+///   its `order` and `pinned` are aisle names separated by ", ", like the list's `aisles`.
 public enum ReferenceModel {
     /// An item as the model says every device shows it.
     public struct Item: Hashable, Sendable, CustomStringConvertible {
@@ -30,11 +32,18 @@ public enum ReferenceModel {
         public var note: String?
         /// Its category.
         public var category: String?
+        /// The shops it is marked for, its aisles at shops, when it stopped being a usual: each as
+        /// its register holds it.
+        public var shops: String?
+        /// Its aisle at each shop, as stored.
+        public var places: String?
+        /// When it was dismissed as a usual, as stored.
+        public var dismissed: String?
 
         /// An item with these values.
         public init(
             id: ItemID, name: String, checked: Bool, quantity: String? = nil, note: String? = nil,
-            category: String? = nil
+            category: String? = nil, shops: String? = nil, places: String? = nil, dismissed: String? = nil
         ) {
             self.id = id
             self.name = name
@@ -42,13 +51,47 @@ public enum ReferenceModel {
             self.quantity = quantity
             self.note = note
             self.category = category
+            self.shops = shops
+            self.places = places
+            self.dismissed = dismissed
         }
 
         /// The item in one line, for messages.
         public var description: String {
             "\(checked ? "[x]" : "[ ]") \(name)" + (quantity.map { " (\($0))" } ?? "")
                 + (note.map { " note: \($0)" } ?? "")
-                + (category.map { " #\($0)" } ?? "")
+                + (category.map { " #\($0)" } ?? "") + (shops.map { " shops: \($0)" } ?? "")
+                + (places.map { " places: \($0)" } ?? "") + (dismissed.map { " dismissed: \($0)" } ?? "")
+        }
+    }
+
+    /// A shop as the model says every device shows it.
+    public struct Shop: Hashable, Sendable, CustomStringConvertible {
+        /// Its name.
+        public var name: String
+        /// Whether it was removed.
+        public var removed: Bool
+        /// Its hand-set aisle order, the pinned aisles (names, in order) and what trips taught
+        /// (as stored).
+        public var order: [String]
+        /// The aisles pinned.
+        public var pinned: [String]
+        /// The learned order as stored.
+        public var learned: String?
+
+        /// A shop with these values.
+        public init(name: String, removed: Bool, order: [String], pinned: [String], learned: String?) {
+            self.name = name
+            self.removed = removed
+            self.order = order
+            self.pinned = pinned
+            self.learned = learned
+        }
+
+        /// The shop in one line, for messages.
+        public var description: String {
+            "shop \(name)" + (removed ? " (removed)" : "") + (order.isEmpty ? "" : " order: \(order)")
+                + (pinned.isEmpty ? "" : " pinned: \(pinned)") + (learned.map { " learned: \($0)" } ?? "")
         }
     }
 
@@ -58,12 +101,24 @@ public enum ReferenceModel {
         public var title: String?
         /// The items shown (named, not deleted), by id.
         public var items: [ItemID: Item]
+        /// The list's aisle order (names).
+        public var aisles: [String]
+        /// Its shops (removed ones too), by id.
+        public var shops: [ItemID: Shop]
 
-        /// A list with this title and these items.
-        public init(title: String?, items: [ItemID: Item]) {
+        /// A list with this title, these items, aisles and shops.
+        public init(title: String?, items: [ItemID: Item], aisles: [String] = [], shops: [ItemID: Shop] = [:]) {
             self.title = title
             self.items = items
+            self.aisles = aisles
+            self.shops = shops
         }
+    }
+
+    /// Aisle names as a register holds them: separated by commas, spaces around them dropped.
+    static func names(_ value: Value?) -> [String] {
+        guard let text = text(value) else { return [] }
+        return text.split(separator: ",").map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }
     }
 
     /// The state every device must show once it holds `operations` (any order, duplicates
@@ -76,22 +131,31 @@ public enum ReferenceModel {
             winners[key] = op
         }
         var title: String?
+        var aisles: [String] = []
         var fields: [ItemID: [Field: Value]] = [:]
         for (key, op) in winners {
             if key.item == .list {
                 if key.field == .title, case .text(let text) = op.value { title = text }
+                if key.field == .aisles { aisles = names(op.value) }
             } else {
                 fields[key.item, default: [:]][key.field] = op.value
             }
         }
         var items: [ItemID: Item] = [:]
+        var shops: [ItemID: Shop] = [:]
         for (id, values) in fields {
+            if case .text(let name)? = values[.shop] {
+                shops[id] = Shop(
+                    name: name, removed: values[.shopRemoved] == .bool(true), order: names(values[.order]),
+                    pinned: names(values[.pinned]), learned: text(values[.learned]))
+            }
             guard case .text(let name)? = values[.name], values[.deleted] != .bool(true) else { continue }
             items[id] = Item(
                 id: id, name: name, checked: values[.checked] == .bool(true), quantity: text(values[.quantity]),
-                note: text(values[.note]), category: text(values[.category]))
+                note: text(values[.note]), category: text(values[.category]), shops: text(values[.shops]),
+                places: text(values[.places]), dismissed: text(values[.dismissed]))
         }
-        return List(title: title, items: items)
+        return List(title: title, items: items, aisles: aisles, shops: shops)
     }
 
     /// Whether the write `a` beats the write `b` of the same register.

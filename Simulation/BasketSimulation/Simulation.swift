@@ -88,6 +88,14 @@ public enum Simulation {
             case .rename(let old, let new): "maybe rename \(old) to \(new)"
             case .quantity(let item, let quantity): "maybe quantity \(item) = \(quantity)"
             case .title(let title): "title \(title)"
+            case .aisle(let item, let aisle): "maybe aisle \(item) = \(aisle)"
+            case .addShop(let shop): "maybe shop add \(shop)"
+            case .shopOrder(let shop, let aisles): "maybe shop \(shop) order \(aisles.joined(separator: ", "))"
+            case .pin(let shop, let aisle): "maybe shop \(shop) pin \(aisle)"
+            case .mark(let item, let shops):
+                "maybe mark \(item) for \(shops.isEmpty ? "anywhere" : shops.joined(separator: ", "))"
+            case .trip(let shop, let items): "maybe trip \(shop): \(items.joined(separator: ", "))"
+            case .dismiss(let item): "maybe dismiss \(item)"
             }
         }
         var lines = ["# basket-sim --seed \(plan.seed), shrunk to \(plan.steps.count) steps."]
@@ -134,7 +142,20 @@ public enum Simulation {
             }
         }
         var steps: [Step] = []
+        // Shops, marks, trips and dismissals come from a stream of their own: the plans of the
+        // other writes stay what they were before shops existed.
+        var shopRandom = SplitMix64(seed: seed ^ 0x5A0F_5A0F_5A0F_5A0F)
         for _ in 0..<count {
+            if shopRandom.below(100) < 10 {
+                let edit = shopEdit(&shopRandom)
+                // Only the owner (the first device) pins.
+                let device = shopRandom.below(devices)
+                if case .pin = edit {
+                    steps.append(.act(device: 0, edit))
+                } else {
+                    steps.append(.act(device: device, edit))
+                }
+            }
             let device = random.below(devices)
             let roll = random.below(100)
             func name() -> String { names[random.below(names.count)] }
@@ -160,6 +181,27 @@ public enum Simulation {
             }
         }
         return Plan(seed: seed, clockOffsets: offsets, steps: steps)
+    }
+
+    static let shops = ["Lidl", "lidl", "Rewe"]
+    static let aisles = ["Dairy", "Bakery", "Produce", "Frozen"]
+
+    /// A write of shops and usuals: a shop added, an aisle, a mark, a trip, an order, a pin, a
+    /// dismissal.
+    static func shopEdit(_ random: inout SplitMix64) -> Action {
+        func pick(_ names: [String]) -> String { names[random.below(names.count)] }
+        func some(_ names: [String], _ most: Int) -> [String] {
+            (0..<(1 + random.below(most))).map { _ in pick(names) }
+        }
+        switch random.below(100) {
+        case 0..<20: return .addShop(pick(shops))
+        case 20..<38: return .aisle(pick(names), pick(aisles))
+        case 38..<52: return .mark(pick(names), random.below(4) == 0 ? [] : some(["Lidl", "Rewe"], 2))
+        case 52..<74: return .trip(pick(["Lidl", "Rewe"]), some(names, 4))
+        case 74..<86: return .shopOrder(pick(["Lidl", "Rewe"]), some(aisles, 4))
+        case 86..<92: return .pin(pick(["Lidl", "Rewe"]), pick(aisles))
+        default: return .dismiss(pick(names))
+        }
     }
 
     /// What the network and the server did to the runs.

@@ -1,5 +1,5 @@
 import BasketCore
-import BasketModel
+public import BasketModel
 import BasketReplica
 import BasketSearch
 import BasketServer
@@ -28,21 +28,59 @@ extension Lab {
         case quantity(String, String)
         /// Renames the list.
         case title(String)
+        /// Puts an item in an aisle (its category).
+        case aisle(String, String)
+        /// Adds a shop to the list.
+        case addShop(String)
+        /// Sets a shop's aisle order by hand.
+        case shopOrder(String, [String])
+        /// Pins an aisle of a shop (owners).
+        case pin(String, String)
+        /// Marks an item for these shops only (none: anywhere).
+        case mark(String, [String])
+        /// A trip to a shop: checks these items off in this order, then ends, teaching its order.
+        case trip(String, [String])
+        /// Says an item is no usual anymore.
+        case dismiss(String)
+
+        /// Whether the edit adds items or renames the list (which `maybe` does not take).
+        public var isAddOrTitle: Bool {
+            switch self {
+            case .add, .title: true
+            default: false
+            }
+        }
 
         /// Whether the edit is of one item that must be on the list (not an add, not the title).
         public var isOfAnItem: Bool {
             switch self {
-            case .add, .title: false
-            case .check, .uncheck, .toggle, .remove, .rename, .quantity: true
+            case .add, .title, .addShop, .shopOrder, .pin, .trip: false
+            case .check, .uncheck, .toggle, .remove, .rename, .quantity, .aisle, .mark, .dismiss: true
             }
+        }
+
+        /// Whether a device showing `list` makes it: ``applies(onList:)`` for its items, and an
+        /// edit of a shop needs the shop (an add, none of that name; a mark, every shop named).
+        public func applies(to list: ReferenceModel.List) -> Bool {
+            let live = Set(list.shops.values.filter { !$0.removed }.map { ItemKey.normalize($0.name) })
+            switch self {
+            case .addShop(let name): return !live.contains(ItemKey.normalize(name))
+            case .shopOrder(let shop, _), .pin(let shop, _), .trip(let shop, _):
+                return live.contains(ItemKey.normalize(shop))
+            case .mark(_, let shops):
+                guard shops.allSatisfy({ live.contains(ItemKey.normalize($0)) }) else { return false }
+            default: break
+            }
+            return applies(onList: Set(list.items.values.map { ItemKey.normalize($0.name) }))
         }
 
         /// Whether a device whose list holds the items of `keys` (normalized names) makes it: an
         /// item's edit needs the item, a rename also a new name no other item has.
         public func applies(onList keys: Set<String>) -> Bool {
             switch self {
-            case .add, .title: return true
-            case .check(let name), .uncheck(let name), .toggle(let name), .remove(let name), .quantity(let name, _):
+            case .add, .title, .addShop, .shopOrder, .pin, .trip: return true
+            case .check(let name), .uncheck(let name), .toggle(let name), .remove(let name), .quantity(let name, _),
+                .aisle(let name, _), .mark(let name, _), .dismiss(let name):
                 return keys.contains(ItemKey.normalize(name))
             case .rename(let old, let new):
                 let (from, to) = (ItemKey.normalize(old), ItemKey.normalize(new))
@@ -52,17 +90,16 @@ extension Lab {
     }
 
     /// `device` makes `edit`; an edit of an item not on its list (by its key), or a rename to a
-    /// name another item has, is skipped, as a person would: returns whether it was made.
+    /// name another item has, or of a shop it does not have, is skipped, as a person would:
+    /// returns whether it was made.
     /// - Throws: ``Finding`` when the edit's writes do not beat what the device had seen of
     ///   the same registers (the hybrid clock's promise), or the edit failed.
     @discardableResult
     public func edit(_ device: String, _ edit: Edit) throws -> Bool {
-        guard edit.applies(onList: Set(try replica(device).items(in: list).map { ItemKey.normalize($0.name) })) else {
-            return false
-        }
+        guard edit.applies(to: try ScenarioRun.shown(replica(device), list: list)) else { return false }
         do {
             try make(edit, on: device)
-        } catch ReplicaError.noSuchItem, ReplicaError.nameTaken {
+        } catch ReplicaError.noSuchItem, ReplicaError.nameTaken, ReplicaError.noSuchShop, ReplicaError.notOwner {
             return false
         } catch let error as ReplicaError {
             throw Finding(description: "\(device): \(edit) failed: \(error)")
@@ -93,6 +130,24 @@ extension Lab {
             case .rename(let old, let new): _ = try replica.rename(id(old), to: new, in: list)
             case .quantity(let name, let value): _ = try replica.set(.quantity, to: value, of: id(name), in: list)
             case .title(let title): try replica.renameList(list, to: title)
+            case .aisle(let name, let aisle): _ = try replica.set(.category, to: aisle, of: id(name), in: list)
+            case .addShop(let name): try replica.addShop(name, to: list)
+            case .shopOrder(let shop, let aisles):
+                try replica.setShopOrder(aisles, of: try replica.shop(named: shop, in: list).id, in: list)
+            case .pin(let shop, let aisle):
+                let found = try replica.shop(named: shop, in: list)
+                try replica.setPinned(found.pinned + [aisle], of: found.id, in: list)
+            case .mark(let name, let shops):
+                let ids = try shops.map { try replica.shop(named: $0, in: list).id }
+                try replica.markItems([id(name)], for: ids, in: list)
+            case .trip(let shop, let names):
+                _ = try replica.startTrip(at: try replica.shop(named: shop, in: list).id, in: list)
+                // Checked off in this order, those on the list (as `basket check` takes them).
+                for name in names where (try? replica.item(id(name), in: list))?.isDeleted == false {
+                    _ = try replica.check(id(name), in: list)
+                }
+                try replica.finishTrip(in: list)
+            case .dismiss(let name): try replica.dismissUsuals([id(name)], in: list)
             }
         } catch let error as ReplicaError {
             throw error

@@ -41,9 +41,9 @@ public struct Scenario: Sendable {
         /// A sync whose requests meet the faults drawn from this seed (`basket-sim`'s network:
         /// lost, duplicated, delayed, answers lost).
         case syncWithFaults(UInt64)
-        /// An edit of an item made only when the item (by its key) is on the device's list, and
-        /// for a rename when no other item has the new name: otherwise nothing happens, as in
-        /// `basket-sim` (``Lab/Edit/applies(onList:)``).
+        /// An edit made only when the item (by its key) is on the device's list, for a rename when
+        /// no other item has the new name, for a shop's edit when the shop is there (an add: when
+        /// it is not): otherwise nothing happens, as in `basket-sim` (``Lab/Edit/applies(to:)``).
         case maybe(Lab.Edit)
         /// Moves the device's clock by this many milliseconds (cumulative).
         case clock(Int64)
@@ -66,6 +66,14 @@ public struct Scenario: Sendable {
         case itemCount(Int)
         /// The list's title.
         case title(String)
+        /// The list's shops (not removed), by name.
+        case shops([String])
+        /// The order a shop is walked in.
+        case shopOrder(String, [String])
+        /// How many trips taught a shop's order.
+        case trips(String, Int)
+        /// The item is shown (true) or hidden at the shop.
+        case shownAt(String, shop: String, Bool)
         /// Every device shows the same items.
         case same
         /// The device shows what the independent model of the merge rules says for the writes
@@ -206,8 +214,8 @@ public struct Scenario: Sendable {
             return .forge(String(words[1].dropLast(2)))
         case "maybe":
             // "bob: maybe check Milk": only when Milk is on bob's list.
-            guard case .edit(let edit) = try action(rest, fail), edit.isOfAnItem else {
-                throw fail("'maybe' is followed by check, uncheck, toggle, remove, rename or quantity")
+            guard case .edit(let edit) = try action(rest, fail), !edit.isAddOrTitle else {
+                throw fail("'maybe' is followed by an edit of an item or a shop, not add or title")
             }
             return .maybe(edit)
         case "sync" where words.count == 3 && words[1] == "(faults" && words[2].hasSuffix(")"):
@@ -246,9 +254,43 @@ public struct Scenario: Sendable {
         case "title":
             guard !rest.isEmpty else { throw fail("'title' needs the new title") }
             return .edit(.title(rest))
+        case "aisle":
+            // aisle NAME = AISLE
+            let parts = rest.components(separatedBy: " = ")
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw fail("aisle NAME = AISLE") }
+            return .edit(.aisle(parts[0], parts[1]))
+        case "shop":
+            // shop add NAME | shop NAME order A, B | shop NAME pin AISLE
+            if words.count >= 3, words[1] == "add" { return .edit(.addShop(words.dropFirst(2).joined(separator: " "))) }
+            if let range = rest.range(of: " order ") {
+                let aisles = rest[range.upperBound...].split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                return .edit(.shopOrder(String(rest[..<range.lowerBound]), aisles))
+            }
+            if let range = rest.range(of: " pin ") {
+                return .edit(.pin(String(rest[..<range.lowerBound]), String(rest[range.upperBound...])))
+            }
+            throw fail("shop add NAME, shop NAME order A, B, shop NAME pin AISLE")
+        case "mark":
+            // mark NAME for SHOP, SHOP | mark NAME for anywhere
+            guard let range = rest.range(of: " for ") else { throw fail("mark NAME for SHOP[, SHOP] (or anywhere)") }
+            let shops = rest[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return .edit(.mark(String(rest[..<range.lowerBound]), shops == ["anywhere"] ? [] : shops))
+        case "trip":
+            // trip SHOP: a, b, c
+            guard let colon = rest.firstIndex(of: ":") else { throw fail("trip SHOP: ITEM, ITEM") }
+            let names = rest[rest.index(after: colon)...].split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            return .edit(.trip(String(rest[..<colon]), names.filter { !$0.isEmpty }))
+        case "dismiss":
+            guard !rest.isEmpty else { throw fail("dismiss NAME") }
+            return .edit(.dismiss(rest))
         default:
             throw fail(
-                "unknown action '\(verb)': add, check, uncheck, toggle, remove, rename, quantity, title, "
+                "unknown action '\(verb)': add, check, uncheck, toggle, remove, rename, quantity, title, aisle, shop, "
+                    + "mark, trip, dismiss, "
                     + "offline, online, sync, sync (faults N), clock, share DEVICE ROLE, remove member DEVICE, "
                     + "discard refused, forge DEVICE's last write, cannot ACTION, maybe ACTION"
             )
@@ -283,6 +325,26 @@ public struct Scenario: Sendable {
             return .itemCount(count)
         }
         if words.first == "title", words.count > 1 { return .title(words.dropFirst().joined(separator: " ")) }
+        if words.first == "shops" {
+            return .shops(
+                words.dropFirst().joined(separator: " ").split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }.filter { !$0.isEmpty })
+        }
+        if let range = body.range(of: " order ") {
+            let aisles = body[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return .shopOrder(String(body[..<range.lowerBound]), aisles)
+        }
+        if let range = body.range(of: " learned from "), body.hasSuffix(" trips") || body.hasSuffix(" trip"),
+            let count = Int(body[range.upperBound...].split(separator: " ")[0])
+        {
+            return .trips(String(body[..<range.lowerBound]), count)
+        }
+        for (phrase, shown) in [(" hidden at ", false), (" shown at ", true)] {
+            if let range = body.range(of: phrase) {
+                return .shownAt(String(body[..<range.lowerBound]), shop: String(body[range.upperBound...]), shown)
+            }
+        }
         if words.first == "no", words.count > 1 { return .absent(words.dropFirst().joined(separator: " ")) }
         if let last = words.last, words.count > 1 {
             let name = words.dropLast().joined(separator: " ")
@@ -298,7 +360,8 @@ public struct Scenario: Sendable {
             return .quantity(String(body[..<range.lowerBound]), value == "none" ? nil : value)
         }
         throw fail(
-            "expectations: NAME checked|unchecked|present, NAME quantity Q|none, no NAME, N items, title T, same, "
+            "expectations: NAME checked|unchecked|present, NAME quantity Q|none, no NAME, N items, title T, "
+                + "shops A, B, SHOP order A, B, SHOP learned from N trips, NAME hidden|shown at SHOP, same, "
                 + "as the model says")
     }
 }

@@ -128,8 +128,7 @@ public struct ScenarioRun {
             switch action {
             case .edit(let edit): try await world.perform(edit, on: device)
             case .maybe(let edit):
-                let keys = Set(try await world.shown(device).items.values.map { ItemKey.normalize($0.name) })
-                if edit.applies(onList: keys) { try await world.perform(edit, on: device) }
+                if edit.applies(to: try await world.shown(device)) { try await world.perform(edit, on: device) }
             case .refused(let edit): try await world.refuse(edit, on: device)
             case .setRole(let member, let role): try await world.setRole(role, of: member, by: device)
             case .removeMember(let member): try await world.removeMember(member, by: device)
@@ -167,10 +166,25 @@ public struct ScenarioRun {
     struct Shown: Equatable {
         var items: [ReferenceModel.Item]
         var title: String
+        var list: ReferenceModel.List
 
         init(_ list: ReferenceModel.List) {
             items = list.items.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
             title = list.title ?? "?"
+            self.list = list
+        }
+
+        /// The live shop named `name` (by key), with its id.
+        func shop(_ name: String) -> (ItemID, ReferenceModel.Shop)? {
+            list.shops.first { !$0.value.removed && ItemKey.normalize($0.value.name) == ItemKey.normalize(name) }
+                .map { ($0.key, $0.value) }
+        }
+
+        /// The order `shop` is walked in.
+        func order(_ shop: ReferenceModel.Shop) -> [String] {
+            ShopOrder.order(
+                base: shop.order.isEmpty ? list.aisles : shop.order, pinned: shop.pinned,
+                learned: ShopOrder.Learned(text: shop.learned))
         }
 
         func item(_ name: String) -> ReferenceModel.Item? {
@@ -203,6 +217,25 @@ public struct ScenarioRun {
                     ?? "has no \(name)"
             case .itemCount(let count): items.count == count ? nil : "shows \(items.count) items"
             case .title(let title): self.title == title ? nil : "has the title \"\(self.title)\""
+            case .shops(let names):
+                list.shops.values.filter { !$0.removed }.map(\.name).sorted() == names.sorted()
+                    ? nil : "has the shops \(list.shops.values.filter { !$0.removed }.map(\.name).sorted())"
+            case .shopOrder(let name, let aisles):
+                shop(name).map { order($0.1) == aisles ? nil : "walks \(name) in the order \(order($0.1))" }
+                    ?? "has no shop \(name)"
+            case .trips(let name, let count):
+                shop(name).map { shop in
+                    let trips = ShopOrder.Learned(text: shop.1.learned)?.trips ?? 0
+                    return trips == count ? nil : "learned \(name)'s order from \(trips) trips"
+                } ?? "has no shop \(name)"
+            case .shownAt(let name, let shopName, let shown):
+                item(name).map { item in
+                    shop(shopName).map { id, _ in
+                        let live = Set(list.shops.filter { !$0.value.removed }.keys)
+                        let isShown = ShopMarks.isShown(marks: ShopMarks.parse(item.shops), at: id, shops: live)
+                        return isShown == shown ? nil : "\(shown ? "hides" : "shows") \(name) at \(shopName)"
+                    } ?? "has no shop \(shopName)"
+                } ?? "has no \(name)"
             case .same: self == first.1 ? nil : "differs from \(first.0)"
             case .model: nil
             }
@@ -251,8 +284,16 @@ extension ScenarioRun {
 
     /// What `replica` shows of `list`: its title and items (removed ones left out).
     public static func shown(_ replica: Replica, list: ListID) throws -> ReferenceModel.List {
-        ReferenceModel.List(
-            title: try replica.lists().first { $0.id == list }?.title, shown: try replica.items(in: list, filter: .all))
+        let info = try replica.lists().first { $0.id == list }
+        var shops: [ItemID: ReferenceModel.Shop] = [:]
+        for shop in try replica.shops(in: list, removed: true) {
+            shops[shop.id] = ReferenceModel.Shop(
+                name: shop.name, removed: shop.isRemoved, order: shop.order, pinned: shop.pinned,
+                learned: shop.learned?.text)
+        }
+        return ReferenceModel.List(
+            title: info?.title, shown: try replica.items(in: list, filter: .all), aisles: info?.aisles ?? [],
+            shops: shops)
     }
 
     /// Where `replica` shows another state of `list` than the model says for the writes it holds,

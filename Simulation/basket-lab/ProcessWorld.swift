@@ -93,7 +93,16 @@ final class ProcessWorld: ScenarioWorld {
 
     // MARK: Steps
 
-    /// The `basket` command that makes `edit`.
+    /// The `basket` commands that make `edit`, in order.
+    static func commands(_ edit: Lab.Edit) -> [[String]] {
+        switch edit {
+        case .trip(let shop, let names):
+            [["shopping", "start", "--at", shop]] + names.map { ["check", $0] } + [["shopping", "done"]]
+        default: [command(edit)]
+        }
+    }
+
+    /// The `basket` command that makes `edit` (a trip's first).
     static func command(_ edit: Lab.Edit) -> [String] {
         switch edit {
         case .add(let text): ["add", text]
@@ -104,12 +113,25 @@ final class ProcessWorld: ScenarioWorld {
         case .rename(let old, let new): ["rename", old, "--to", new]
         case .quantity(let name, let quantity): ["set", name, "--quantity", quantity]
         case .title(let title): ["list", "rename", title]
+        case .aisle(let name, let aisle): ["set", name, "--category", aisle]
+        case .addShop(let name): ["shops", "add", name]
+        case .shopOrder(let shop, let aisles): ["aisles", "--shop", shop, "set", aisles.joined(separator: ", ")]
+        case .pin(let shop, let aisle): ["aisles", "--shop", shop, "pin", aisle]
+        case .mark(let name, let shops): ["set", name, "--shop", shops.joined(separator: ", ")]
+        case .trip(let shop, _): ["shopping", "start", "--at", shop]
+        case .dismiss(let name): ["usuals", "dismiss", name]
         }
     }
 
     func perform(_ edit: Lab.Edit, on device: String) throws {
         let seen = try operations(of: device)
-        try basket(device, Self.command(edit))
+        var edit = edit
+        if case .trip(let shop, let names) = edit {
+            // Checked off in this order, those on the list (as the lab does).
+            let keys = Set(try shown(device).items.values.map { ItemKey.normalize($0.name) })
+            edit = .trip(shop, names.filter { keys.contains(ItemKey.normalize($0)) })
+        }
+        for command in Self.commands(edit) { try basket(device, command) }
         guard let seen, let now = try operations(of: device) else { return }
         try ScenarioRun.observeEdit(device, seen: seen, now: now, recorder: recorder)
     }
@@ -223,7 +245,7 @@ final class ProcessWorld: ScenarioWorld {
     func shown(_ device: String) throws -> ReferenceModel.List {
         let replica = try open(device)
         guard let list = try replica.lists().first else { return ReferenceModel.List(title: nil, items: [:]) }
-        return ReferenceModel.List(title: list.title, shown: try replica.items(in: list.id, filter: .all))
+        return try ScenarioRun.shown(replica, list: list.id)
     }
 
     func disagreement(_ device: String) throws -> ReferenceModel.Disagreement? {

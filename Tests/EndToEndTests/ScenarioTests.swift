@@ -26,7 +26,7 @@ struct ScenarioTests {
     @Test(arguments: [false, true])
     func everyShippedScenarioPasses(replay: Bool) throws {
         let files = Self.files
-        #expect(files.count == 35)  // docs/reliability.md's count
+        #expect(files.count == 41)  // docs/reliability.md's count
         let result = try run(files, replay: replay)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("\(files.count) passed, 0 failed"), "\(result.stdout)")
