@@ -327,7 +327,8 @@ extension Replica {
             try rows.bind(no, at: 1)
             defer { rows.reset() }
             while let row = try rows.step() {
-                checks[ItemID(raw: ID128(row.blob128(0))), default: []].append(row.int64(1))
+                // The hybrid timestamp's milliseconds.
+                checks[ItemID(raw: ID128(row.blob128(0))), default: []].append(row.int64(1) >> 16)
             }
             var usuals: [Usual] = []
             for (id, times) in checks where times.count >= Usuals.minimumPurchases {

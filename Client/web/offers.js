@@ -2,12 +2,13 @@
 // Offers.swift, rule for rule): the list's closest item ("did you mean …?"), items had before,
 // and the catalogue's names, ranked by how each matches what was typed (the search's tier), the
 // list's item first among equals, then what was had before, then the catalogue; each name once.
-// "choc" offers "+ chocolate" (a prefix) before "did you mean chicken breast?" (a typo).
+// "choc" offers "+ chocolate" (a prefix) before "did you mean chicken breast?" (a typo). A usual
+// that is due and not on the list to buy leads them all, whatever its tier.
 import { normalize } from "./key.js";
 import { Query } from "./query.js";
 import { Index, TIERS } from "./search-index.js";
 
-/** @typedef {"list" | "before" | "catalogue"} Source */
+/** @typedef {"due" | "list" | "before" | "catalogue"} Source */
 /** @typedef {{ name: string, source: Source, tier: string }} Offer */
 /** @typedef {{ item: { name: string }, tier: string }} Match */
 
@@ -29,20 +30,21 @@ export function isCloseEnough(tier) {
  * @param {Match[]} before items had before, best first
  * @param {Match[]} catalogue the catalogue's names, best first
  * @param {number} [limit]
+ * @param {Match[]} [due] due usuals not on the list to buy, best first
  * @returns {Offer[]}
  */
-export function ranked(meant, before, catalogue, limit = LIMIT) {
+export function ranked(meant, before, catalogue, limit = LIMIT, due = []) {
   /** @type {Offer[]} */
-  const candidates = [];
+  const candidates = due.map((m) => ({ name: m.item.name, source: /** @type {Source} */ ("due"), tier: m.tier }));
   if (meant !== null) candidates.push({ name: meant.item.name, source: "list", tier: meant.tier });
   for (const m of before) candidates.push({ name: m.item.name, source: "before", tier: m.tier });
   for (const m of catalogue) candidates.push({ name: m.item.name, source: "catalogue", tier: m.tier });
   const seen = new Set();
   const unique = candidates.filter((o) => !seen.has(normalize(o.name)) && seen.add(normalize(o.name)));
-  // A stable order: by tier, then as listed.
+  // A stable order: due usuals first, then by tier, then as listed.
   return unique
-    .map((offer, index) => ({ offer, index, rank: TIERS.indexOf(offer.tier) }))
-    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map((offer, index) => ({ offer, index, lead: offer.source === "due" ? 0 : 1, rank: TIERS.indexOf(offer.tier) }))
+    .sort((a, b) => a.lead - b.lead || a.rank - b.rank || a.index - b.index)
     .slice(0, limit)
     .map((o) => o.offer);
 }
@@ -58,4 +60,15 @@ export function before(removed, query, limit = 3) {
   const parsed = new Query(query);
   if (!parsed.hasText || removed.length === 0) return [];
   return new Index(removed).search(parsed).matches.filter((m) => isCloseEnough(m.tier)).slice(0, limit);
+}
+
+/**
+ * The due usuals (not on the list to buy) matching `query` close enough, best first (Offers.due).
+ * @template {import("./search-index.js").SearchItem} T
+ * @param {T[]} usuals
+ * @param {string} query
+ * @param {number} [limit]
+ */
+export function due(usuals, query, limit = 2) {
+  return before(usuals, query, limit);
 }

@@ -282,6 +282,8 @@ extension Vectors {
     static func offerCases() -> [OfferCase] {
         let list = ["Milk", "chicken breast", "Bread", "Tomatoes", "Greek yogurt", "Käse", "Brötchen"]
         let removed = ["Chocolate cookies", "Oat milk", "Butter", "Cheddar", "Tortillas"]
+        // Due usuals: one also had before (offered once, as due), one the list does not name.
+        let due = ["Oat milk", "Bananas"]
         let queries = [
             "choc", "mlik", "milk", "but", "ched", "tom", "oat", "zzzz", "yog", "kaes", "bre", "chicken", "cho", "to",
             "apple", "app", "tort", "chese", "bana", "broetchen", "broet", "Milk", "2 milk", "ch",
@@ -293,10 +295,11 @@ extension Vectors {
                 let excluding = Set((list + removed).map(ItemKey.normalize)).union([ItemKey.normalize(query)])
                 let offers = Offers.ranked(
                     meant: result.didYouMean == nil ? nil : result.matches.first,
+                    due: Offers.due(due.map(item), query: query),
                     before: Offers.before(removed.map(item), query: query),
                     catalogue: Catalogue.suggestionMatches(query, language: language, excluding: excluding, limit: 3))
                 return OfferCase(
-                    list: list, removed: removed, language: language, query: query,
+                    list: list, removed: removed, due: due, language: language, query: query,
                     offers: offers.map { OfferValue(name: $0.name, source: $0.source.rawValue, tier: $0.tier.name) })
             }
         }

@@ -79,6 +79,7 @@ struct Vectors: Codable, Equatable {
     struct OfferCase: Codable, Equatable {
         var list: [String]
         var removed: [String]
+        var due: [String]
         var language: String
         var query: String
         var offers: [OfferValue]

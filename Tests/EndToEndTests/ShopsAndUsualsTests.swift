@@ -122,5 +122,59 @@ struct ShopsAndUsualsTests {
         #expect(try usuals(43).isEmpty)
         try alice.ok("usuals", "back", "milk", environment: at(start + 43 * Self.day))
         #expect(try usuals(43).map(\.name) == ["milk"])
+
+        // In a shop without a signal: the trip starts and ends on the device all the same.
+        _ = server.stop()
+        let offline = try bob.ok("shopping", "start", "--at", "Lidl", environment: at(start + 44 * Self.day))
+        #expect(offline.contains("Walking Lidl") && offline.contains("could not be told"), "\(offline)")
+        try bob.ok("add", "milk, apples", environment: at(start + 44 * Self.day))
+        try bob.ok("check", "apples", "--no-sync", environment: at(start + 44 * Self.day + 1_000))
+        try bob.ok("check", "milk", "--no-sync", environment: at(start + 44 * Self.day + 2_000))
+        let ended = try bob.ok("shopping", "done", environment: at(start + 44 * Self.day + 3_000))
+        #expect(ended.contains("learned from 7 trips") && ended.contains("could not be told"), "\(ended)")
+    }
+
+    /// The interactive mode on a trip to Lidl, on a device without a server: the list walks Lidl's
+    /// order, butter (for Rewe) is left out, an item without an aisle is under "(unknown aisle)";
+    /// milk, due again, leads what is offered with nothing typed and while typing "mi".
+    @Test func theInteractiveModeWalksTheShopAndOffersWhatIsDue() throws {
+        let device = Device(root, "solo")
+        let start: UInt64 = 1_796_000_000_000
+        func at(_ ms: UInt64) -> [String: String] { ["BASKET_CLOCK_MS": String(ms), "TZ": "UTC"] }
+        try device.ok(
+            "add", "milk @dairy, cheese @dairy, bread @bakery, butter @dairy, zorbo widget", environment: at(start))
+        try device.ok("shops", "add", "Lidl", environment: at(start))
+        try device.ok("shops", "add", "Rewe", environment: at(start))
+        try device.ok("aisles", "--shop", "Lidl", "set", "Dairy & eggs, Bakery", environment: at(start))
+        try device.ok("set", "butter", "--shop", "Rewe", environment: at(start))
+        for week in 0..<3 {
+            try device.ok("add", "milk", environment: at(start + UInt64(week) * 7 * Self.day))
+            try device.ok("check", "milk", environment: at(start + UInt64(week) * 7 * Self.day + 1_000))
+        }
+        let now = start + 28 * Self.day
+        try device.ok("shopping", "start", "--at", "Lidl", environment: at(now))
+        let pane = try TmuxPane(
+            command: "\(Executables.path("basket")) --db \(device.directory)",
+            environment: at(now).merging(["NO_COLOR": "1", "LANG": "en_GB.UTF-8"]) { a, _ in a })
+        let screen = pane.wait("the walk of Lidl") {
+            $0.contains("+ milk  (due)") && $0.contains("(unknown aisle)") && $0.contains("[ ] zorbo widget")
+        }
+        let lines = screen.split(separator: "\n").map(String.init)
+        #expect(!screen.contains("butter"), "\(screen)")
+        let due = try #require(lines.firstIndex { $0.contains("+ milk  (due)") })
+        let dairy = try #require(lines.firstIndex { $0 == "Dairy & eggs" })
+        let bakery = try #require(lines.firstIndex { $0 == "Bakery" })
+        let unknown = try #require(lines.firstIndex { $0 == "(unknown aisle)" })
+        #expect(due < dairy && dairy < bakery && bakery < unknown, "\(screen)")
+        try pane.type("mi")
+        let typed = pane.wait("the offers for mi") { $0.contains("+ Add ‹mi›") && $0.contains("+ milk  (due)") }
+        let rows = typed.split(separator: "\n").map(String.init)
+        let create = try #require(rows.firstIndex { $0.contains("+ Add ‹mi›") })
+        #expect(rows[create + 1].contains("+ milk  (due)"), "\(typed)")
+        try pane.send("Down")
+        try pane.send("Enter")
+        pane.wait("milk added") { $0.contains("Added milk") }
+        try pane.send("Escape")
+        #expect(try device.listing("--unchecked").items.map(\.name).contains("milk"))
     }
 }

@@ -185,7 +185,7 @@ async ({ vectors, base }) => {
     const result = searchModule.search(c.query, c.list.map(item));
     const meant = searchModule.didYouMean(result) === null ? null : result.matches[0];
     const excluding = new Set([...c.list, ...c.removed, c.query].map((n) => key.normalize(n)));
-    const got = offersModule.ranked(meant, offersModule.before(c.removed.map(item), c.query), catalogueModule.suggestionMatches(own, c.query, excluding, 3));
+    const got = offersModule.ranked(meant, offersModule.before(c.removed.map(item), c.query), catalogueModule.suggestionMatches(own, c.query, excluding, 3), offersModule.LIMIT, offersModule.due(c.due.map(item), c.query));
     if (!same(got, c.offers)) fail("offers", `${c.language}: ${c.query}`, c.offers, got);
   }
 

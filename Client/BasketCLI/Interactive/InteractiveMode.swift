@@ -32,6 +32,9 @@ final class InteractiveMode {
         return folded
     }
     private var cachedKeys: Set<String>?
+    /// The list's shops, and the one it is walked at (a trip, or --at-shop); nil: none.
+    var shops: [Shop] = []
+    var shop: Shop?
     /// The names of every item of the list, removed ones included (for German spellings).
     var names: [String] = []
     /// The index with what typing needs, built on another thread after each reload (the screen
@@ -51,6 +54,10 @@ final class InteractiveMode {
 
     func reload() throws {
         if let fresh = try replica.lists().first(where: { $0.id == list.id }) { list = fresh }
+        shops = try replica.shops(in: list.id)
+        shop = try ShopCommands.currentShop(context, list.id)
+        let now = try context.wallClock()()
+        state.due = try replica.usuals(in: list.id).filter { $0.isDue(at: now) && !$0.isOnList }.map(\.item)
         // One read of every item with its add times (removed ones too: entry parsing, "had it
         // before").
         let added = try replica.addTimes(in: list.id)
@@ -105,7 +112,7 @@ final class InteractiveMode {
     }
 
     /// Beside the offer to add what was typed: the closest item, items had before and the
-    /// catalogue's names, in the order both clients give them (``Offers/ranked(meant:before:catalogue:limit:)``).
+    /// catalogue's names, in the order both clients give them (``Offers/ranked(meant:due:before:catalogue:limit:)``).
     func rankedOffers() -> [Offers.Offer] {
         guard state.offerFirst else { return [] }
         let meant = state.result.didYouMean == nil ? nil : state.result.matches.first
@@ -115,7 +122,8 @@ final class InteractiveMode {
             }
         ) { a, _ in a }
         let before = state.suggestions.compactMap { tiers[$0.id] }.filter { Offers.isCloseEnough($0.tier) }
-        return Offers.ranked(meant: meant, before: before, catalogue: state.catalogue)
+        return Offers.ranked(
+            meant: meant, due: Offers.due(state.due, query: state.query), before: before, catalogue: state.catalogue)
     }
 
     func run() throws {
@@ -268,6 +276,8 @@ final class InteractiveMode {
             try add(item.name, message: "again")
         case .catalogue(let name):
             try add(name, message: nil)
+        case .due(let name):
+            try add(name, message: "(due)")
         case .offer(let offer):
             // Commas, semicolons and newlines separate items, quantities are parsed: as `basket add`.
             let entries = try entries(offer)
@@ -303,8 +313,16 @@ final class InteractiveMode {
         guard toBuy.contains(where: { $0.item.category != nil }) else { return }
         let byID = Dictionary(toBuy.map { ($0.item.id, $0) }) { first, _ in first }
         var ordered: [SearchMatch] = []
-        for group in AisleGroup.grouping(toBuy.map(\.item), aisles: list.aisles) {
-            state.headings[ordered.count] = group.category ?? "(no category)"
+        // At a shop (a trip, or --at-shop): its order, each item in its aisle there, the items
+        // marked for other shops left out.
+        var items = toBuy.map(\.item)
+        var aisles = list.aisles
+        if let shop {
+            items = ShopCommands.view(items, at: shop, shops: shops, allShops: false).items
+            aisles = shop.aisles(listAisles: list.aisles)
+        }
+        for group in AisleGroup.grouping(items, aisles: aisles) {
+            state.headings[ordered.count] = group.category ?? (shop == nil ? "(no category)" : "(unknown aisle)")
             ordered += group.items.compactMap { byID[$0.id] }
         }
         let checked = matches.filter(\.item.isChecked)
@@ -347,6 +365,7 @@ final class InteractiveMode {
             case .suggestion(let item): display.append(("\u{21BA} \(item.name)  (had it before)", i))
             case .offer(let offer): display.append((createRow(offer), i))
             case .catalogue(let name): display.append(("+ \(name)  (suggested)", i))
+            case .due(let name): display.append(("+ \(name)  (due)", i))
             }
         }
         let selected = display.firstIndex { $0.row == state.selection } ?? 0

@@ -39,6 +39,8 @@ struct InteractiveState {
     var result = SearchResult(query: "", offer: nil, matches: [])
     /// Removed items to bring back, ranked by how often and how recently they were added.
     var suggestions: [Item] = []
+    /// Usuals that are due and not on the list to buy: they lead what is offered.
+    var due: [Item] = []
     /// Common groceries from the bundled catalogue that the list does not have, with how each matched.
     var catalogue: [SearchMatch] = []
     /// Beside the create row: the closest item, items had before and the catalogue's names, in
@@ -57,6 +59,7 @@ struct InteractiveState {
         if offerFirst, let offer = result.offer {
             let offered = offers.compactMap { offered -> Row? in
                 switch offered.source {
+                case .due: return .due(offered.name)
                 case .list: return result.matches.first.map(Row.match)
                 case .before:
                     let key = ItemKey.normalize(offered.name)
@@ -67,7 +70,11 @@ struct InteractiveState {
             let meantShown = offers.contains { $0.source == .list }
             return [.offer(offer)] + offered + (meantShown ? Array(matches.dropFirst()) : matches)
         }
-        return matches + suggestions.map(Row.suggestion) + (result.offer.map { [Row.offer($0)] } ?? [])
+        // Nothing typed: the due usuals not on the list lead what is suggested.
+        let leading = query.trimmingCharacters(in: .whitespaces).isEmpty ? due.map { Row.due($0.name) } : []
+        let dueKeys = Set(leading.isEmpty ? [] : due.map(\.key))
+        return leading + matches + suggestions.filter { !dueKeys.contains($0.key) }.map(Row.suggestion)
+            + (result.offer.map { [Row.offer($0)] } ?? [])
             + catalogue.map { Row.catalogue($0.item.name) }
     }
 
@@ -90,6 +97,8 @@ struct InteractiveState {
         case suggestion(Item)
         case offer(String)
         case catalogue(String)
+        /// A usual that is due, not on the list to buy.
+        case due(String)
     }
 
     /// The row at `index` (in ``rows``' order).
@@ -116,7 +125,7 @@ struct InteractiveState {
         switch row(selection) {
         case .match(let match): name = match.item.name
         case .suggestion(let item): name = item.name
-        case .catalogue(let catalogued): name = catalogued
+        case .catalogue(let catalogued), .due(let catalogued): name = catalogued
         // On the create row, the closest item's name ("did you mean?"), else the first suggestion's
         // (history first, then the catalogue).
         case .offer:

@@ -28,6 +28,29 @@ enum ShoppingCommands {
         }
         _ = try SharingCommands.sharedList(context)
         let (transport, config) = try context.transport()
+        let answer: Wire.Shopping
+        do {
+            answer = try tell(context, transport, list, account: config.account)
+        } catch let error as SyncError where trip != nil {
+            // In a shop without a signal: the trip is this device's all the same.
+            if context.json {
+                return try context.console.json(Output.Shopping(list: list.id.description, shopping: []))
+            }
+            let now = try context.wallClock()()
+            context.console.print(
+                args.first == "start" ? tripLine(trip!, list: list) : learnedLine(learned, list: list, now: now))
+            context.console.print("The others could not be told (\(error)); 'basket shopping' again tells them.")
+            return
+        }
+        try show(context, answer, list, account: config.account, trip: trip, learned: learned)
+    }
+
+    /// Tells the server what `shopping` says (or asks it who is shopping), and returns its answer.
+    static func tell(_ context: Context, _ transport: HTTPSyncTransport, _ list: ListInfo, account: String?) throws
+        -> Wire.Shopping
+    {
+        let args = context.arguments.positionals
+        let replica = try context.replica()
         let listID = list.id
         let answer: Wire.Shopping
         switch args.first {
@@ -42,7 +65,7 @@ enum ShoppingCommands {
         case "done" where args.count == 1:
             // What this device checked off since its shopping began (as the server last said).
             let mine = try replica.shoppingNews(of: listID).flatMap { news in
-                news.statuses.first { $0.who == config.account && $0.ended == nil }.map { (news, $0) }
+                news.statuses.first { $0.who == account && $0.ended == nil }.map { (news, $0) }
             }
             let since = mine.map { news, status in
                 UInt64(max(0, status.since - (Int64(news.serverTime) - Int64(news.receivedAt))))
@@ -53,6 +76,16 @@ enum ShoppingCommands {
             throw UsageError(
                 message: args.first.map { "unknown or incomplete shopping command '\($0)'" } ?? "", usage: usage)
         }
+        return answer
+    }
+
+    /// Keeps and shows what the server answered, with the trip begun or ended.
+    static func show(
+        _ context: Context, _ answer: Wire.Shopping, _ list: ListInfo, account: String?, trip: Shop?, learned: Shop??
+    ) throws {
+        let args = context.arguments.positionals
+        let replica = try context.replica()
+        let listID = list.id
         try replica.saveShopping(answer.shopping, of: listID, serverTime: answer.serverTime)
         let news = try replica.shoppingNews(of: listID)
         if context.json, let news {
@@ -69,21 +102,21 @@ enum ShoppingCommands {
         let now = HybridClock.wallClockMilliseconds()
         switch args.first {
         case "start":
-            let until = news?.shopping(at: now).first { $0.who == config.account }
+            let until = news?.shopping(at: now).first { $0.who == account }
             context.console.print(
                 "You're shopping for \(list.title)\(until?.shop.map { " at \($0)" } ?? ""): the others see it"
                     + (until.map { " until \(clock($0.until, news!))" } ?? "")
                     + ". 'basket shopping done' when you're done.")
             if let trip { context.console.print(tripLine(trip, list: list)) }
         case "done":
-            let mine = news?.done(at: now).first { $0.who == config.account }
+            let mine = news?.done(at: now).first { $0.who == account }
             context.console.print(
                 "Done shopping for \(list.title): "
                     + (mine.map { "you bought \(Phrases.items($0.bought ?? 0)); the others are told." }
                         ?? "you were not shopping for it."))
             if trip != nil { context.console.print(learnedLine(learned, list: list, now: try context.wallClock()())) }
         default:
-            let told = news.map { Self.lines($0, me: config.account, now: now) } ?? []
+            let told = news.map { Self.lines($0, me: account, now: now) } ?? []
             context.console.print(told.isEmpty ? "Nobody is shopping for \(list.title)." : told.joined(separator: "\n"))
         }
     }
