@@ -94,4 +94,14 @@ package enum Phrases {
         case .shop, .shopRemoved, .order, .pinned, .learned: return "\(who) changed a shop after you did"
         }
     }
+
+    /// How often a usual is bought (phrases.js `every`): "every day", "every 6 days", "every
+    /// week", "every 2 weeks", from an interval in milliseconds rounded to whole days.
+    package static func every(_ interval: Int64) -> String {
+        let days = max(1, Int((Double(interval) / 86_400_000).rounded()))
+        if days == 1 { return "every day" }
+        if days == 7 { return "every week" }
+        if days % 7 == 0 { return "every \(days / 7) weeks" }
+        return "every \(days) days"
+    }
 }

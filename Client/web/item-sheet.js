@@ -3,6 +3,9 @@
 import { milliseconds } from "./clock.js";
 import { field, h, openDialog, when } from "./ui.js";
 import { SETTABLE_ITEM_FIELDS } from "./field.js";
+import { aisleAt, markItem, shopsOf, teachAisle } from "./replica-shops.js";
+import { parseMarks } from "./shops.js";
+import { walkedShop } from "./shop-walk.js";
 
 /** @typedef {import("./list-screen.js").ListScreen} ListScreen */
 
@@ -20,6 +23,7 @@ export async function editItem(screen, id) {
   const known = new Set([...(screen.replica.state(screen.list)?.info.aisles ?? []), ...screen.current().all.flatMap((i) => (i.category === null ? [] : [i.category])), ...screen.app.cataloguedAisles(screen.list)]);
   const options = h("datalist", { id: "edit-categories" }, ...[...known].map((c) => h("option", { value: c })));
   const error = h("p", { class: "error", role: "alert" });
+  const shops = shopFields(screen, item);
   const form = h(
     "form",
     {
@@ -28,6 +32,7 @@ export async function editItem(screen, id) {
         screen.run(async () => {
           error.textContent = "";
           try {
+            await shops.save();
             await saveItem(screen, id, { name: name.value, quantity: quantity.value, note: note.value, category: category.value });
             dialog.close();
           } catch (e) {
@@ -36,7 +41,7 @@ export async function editItem(screen, id) {
         });
       },
     },
-    nameLabel, name, quantityLabel, quantity, noteLabel, note, categoryLabel, category, options,
+    nameLabel, name, quantityLabel, quantity, noteLabel, note, categoryLabel, category, options, ...shops.elements,
     // The line it was added with, when it said more than the name: nothing typed is lost.
     item.typed === null ? null : h("p", { class: "hint typed" }, `Added as “${item.typed}”`),
     error,
@@ -44,6 +49,38 @@ export async function editItem(screen, id) {
   );
   const dialog = openDialog("edit-title", `Edit ${item.name}`, form, history(screen, id));
   name.focus();
+}
+
+/**
+ * The item's shops in its sheet: which of the list's shops it is bought at (none ticked: any),
+ * and, on a trip, its aisle at that shop ("wrong aisle?"); `save` writes what changed.
+ * @param {ListScreen} screen
+ * @param {import("./state.js").Item} item
+ */
+function shopFields(screen, item) {
+  const shops = shopsOf(screen.replica, screen.list);
+  const marks = new Set(parseMarks(item.shops));
+  const boxes = shops.map((shop) => /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: `buy-at-${shop.id.slice(0, 8)}`, checked: marks.has(shop.id) })));
+  const walked = walkedShop(screen);
+  const [aisleLabel, aisle] = walked === null ? [null, null] : field("edit-aisle-here", `Aisle at ${walked.name}`, { value: aisleAt(walked, item) ?? "", placeholder: "Wrong aisle? Where it is here" });
+  /** @type {HTMLElement[]} */
+  const elements = [];
+  if (shops.length > 0) {
+    elements.push(h("fieldset", { class: "buy-at" }, h("legend", {}, "Buy at (none: any shop)"),
+      ...shops.flatMap((shop, i) => [boxes[i], h("label", { for: boxes[i].id }, shop.name)])));
+  }
+  if (aisleLabel !== null && aisle !== null) elements.push(aisleLabel, aisle);
+  const save = async () => {
+    const wanted = shops.filter((_, i) => boxes[i].checked).map((s) => s.id);
+    if (wanted.length !== [...marks].filter((m) => shops.some((s) => s.id === m)).length || wanted.some((m) => !marks.has(m))) {
+      await markItem(screen.replica, screen.list, item.id, wanted);
+    }
+    if (walked !== null && aisle !== null && aisle.value.trim() !== (aisleAt(walked, item) ?? "")) {
+      await teachAisle(screen.replica, screen.list, item.id, walked.id, aisle.value.trim() === "" ? null : aisle.value);
+      screen.data = null;
+    }
+  };
+  return { elements, save };
 }
 
 /**

@@ -4,7 +4,8 @@
 import { parseAll, resolveSpellingsWith, spellingTable } from "./entry.js";
 import { normalize } from "./key.js";
 import * as catalogue from "./catalogue.js";
-import { before, ranked } from "./offers.js";
+import { LIMIT, before, due as dueOffers, ranked } from "./offers.js";
+import { dueUsuals } from "./usuals-sheet.js";
 
 /** @typedef {import("./list-screen.js").ListScreen} ListScreen */
 /** How many of the list's names the search is warmed up with when the field is focused. */
@@ -73,5 +74,7 @@ export function rankedOffers(screen, text, meant) {
   const had = before(everything.filter((i) => i.deleted), text);
   const own = screen.app.ownCatalogue();
   const excluding = new Set(everything.map((i) => normalize(i.name)).concat([normalize(text)]));
-  return ranked(meant, had, own === null ? [] : catalogue.suggestionMatches(own, text, excluding, 3));
+  // A due usual not on the list to buy leads them all (Offers.due).
+  const due = dueOffers(dueUsuals(screen), text);
+  return ranked(meant, had, own === null ? [] : catalogue.suggestionMatches(own, text, excluding, 3), LIMIT, due);
 }

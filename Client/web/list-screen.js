@@ -3,6 +3,7 @@
 // an item, aisles and their order, clear checked, members and invites, archive, delete or leave.
 import { hearTogether, showTogether } from "./together.js";
 import { fileInbox } from "./inbox.js";
+import { otherShopsButton, showWalk, walk, walkParts, walkedShop } from "./shop-walk.js";
 import { h, Rows, Slots, reconcile, nextPaint, whenIdle } from "./ui.js";
 import { Query } from "./query.js";
 import { Index } from "./search-index.js";
@@ -72,6 +73,19 @@ function searchField() {
  * refused-changes.js) are given it and use its app, list, replica, sync, run, current, itemNow,
  * readOnly and role.
  */
+/**
+ * How a list screen makes, refreshes and compares its rows: an item's name, quantity, note, check,
+ * icon and what other devices did to it (news.js), locked or not.
+ * @param {ListScreen} screen
+ */
+function rowMakers(screen) {
+  const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, screen.locked, screen.app.iconFor(item.name), screen.marks.get(item.id)].join("\u0000");
+  const marked = (/** @type {Item} */ item) => (screen.marks.has(item.id) ? { ...item, mark: screen.marks.get(item.id) } : item);
+  const make = (/** @type {Item} */ item) => makeRow(marked(item), screen.locked, screen.app.iconFor(item.name));
+  const refresh = (/** @type {HTMLElement} */ row, /** @type {Item} */ item) => refreshRow(row, marked(item), screen.locked, screen.app.iconFor(item.name));
+  return { make, refresh, signature };
+}
+
 export class ListScreen {
   /**
    * @param {import("./app.js").App} app
@@ -97,6 +111,8 @@ export class ListScreen {
     this.marks = new Map();
     this.newsLine = h("p", { class: "hint news", role: "status", hidden: true });
     this.together = h("div", { class: "together", role: "status", hidden: true }); // who is shopping (together.js)
+    // "At shop" (shop-walk.js): the trip this phone is on, the items for other shops one tap away, the usuals.
+    this.walk = walkParts(this);
     this.settings = h("button", { class: "link", onclick: () => this.run(() => listSettings(this)) }, "List ⋯");
 
     // What the items are, computed again only when a register of the list changed (not on every
@@ -108,11 +124,7 @@ export class ListScreen {
 
     // Rows: the whole list's kept by item, the matches' by place; each brought up to date when its signature changes.
     this.locked = this.readOnly();
-    const signature = (/** @type {Item} */ item) => [item.name, item.quantity, item.note, item.checked, this.locked, this.app.iconFor(item.name), this.marks.get(item.id)].join("\u0000");
-    const marked = (/** @type {Item} */ item) => (this.marks.has(item.id) ? { ...item, mark: this.marks.get(item.id) } : item);
-    const make = (/** @type {Item} */ item) => makeRow(marked(item), this.locked, this.app.iconFor(item.name));
-    const refresh = (/** @type {HTMLElement} */ row, /** @type {Item} */ item) =>
-      refreshRow(row, marked(item), this.locked, this.app.iconFor(item.name));
+    const { make, refresh, signature } = rowMakers(this);
     this.rows = new Rows(make, refresh, signature);
     this.slots = new Slots(make, refresh, signature);
 
@@ -198,9 +210,11 @@ export class ListScreen {
     const d = this.current();
     if (d.groups === null || d.checked === null) {
       // In sortedForDisplay's order without sorting again: the items by name, to buy then checked.
-      const toBuy = d.byName.filter((i) => !this.placedChecked(i));
-      const aisles = this.replica.state(this.list)?.info.aisles ?? [];
-      const groups = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, aisles, true) : [{ category: null, items: toBuy }];
+      // At a shop: its order, each item in its aisle there, those for other shops left out.
+      const walked = walk(this, d.byName.filter((i) => !this.placedChecked(i)), this.replica.state(this.list)?.info.aisles ?? []);
+      const toBuy = walked.items;
+      this.walk.hidden = walked.hidden;
+      const groups = toBuy.some((i) => i.category !== null) ? groupByAisle(toBuy, walked.aisles, true) : [{ category: null, items: toBuy }];
       d.groups = groups.map((g) => ({ key: g.category === null ? "" : "aisle:" + normalize(g.category), ...g }));
       d.checked = d.byName.filter((item) => this.placedChecked(item));
     }
@@ -380,6 +394,7 @@ export class ListScreen {
     const where = this.replica.syncState(this.list);
     const now = [state?.changes, where?.noLongerMember, where?.role, this.input.value, this.app.catalogueGeneration()].join("\u0000");
     showTogether(this);
+    showWalk(this);
     if (this.replica.meta.news?.[this.list]?.length) this.hearNews();
     if (now === this.drawnFor && state) return this.app.updateStatus();
     this.render();
@@ -450,14 +465,17 @@ export class ListScreen {
     const { groups, checked } = this.grouped();
     if (all.length === 0) children.push(this.empty);
     let room = this.shown;
+    const unknown = walkedShop(this) === null ? "No category" : "Unknown aisle";
     for (const group of groups) {
       if (room <= 0) break;
-      const s = this.section(group.key, group.category ?? "No category", group.category ?? "To buy");
+      const s = this.section(group.key, group.category ?? unknown, group.category ?? "To buy");
       if (groups.length > 1 || group.category !== null) children.push(s.heading);
       this.rows.render(s.list, group.items.slice(0, room));
       room -= group.items.length;
       children.push(s.list);
     }
+    const others = otherShopsButton(this, this.walk.hidden);
+    if (others !== null) children.push(others);
     if (checked.length > 0 && room > 0) {
       const s = this.section("checked", `Checked (${checked.length})`, "Checked");
       this.rows.render(s.list, checked.slice(0, room));
@@ -548,7 +566,7 @@ export class ListScreen {
           ? { className: "offer meant", label: `Did you mean “${o.name}”?`, action: add([{ name: o.name, quantity: e.quantity }]) }
           : {
               className: "offer suggestion",
-              label: o.source === "before" ? `↺ ${o.name} (had it before)` : `+ ${o.name}`,
+              label: o.source === "before" ? `↺ ${o.name} (had it before)` : o.source === "due" ? `+ ${o.name} (due)` : `+ ${o.name}`,
               action: add([{ name: o.name, quantity: e.quantity, category: this.app.aisleFor(this.list, o.name) }]),
             },
       );
@@ -713,12 +731,14 @@ export class ListScreen {
         h("a", { href: "#/", class: "back", "aria-label": "All lists" }, "‹ Lists"),
         h("span", { class: "spacer" }),
         h("button", { class: "link", onclick: () => this.run(() => share(this)) }, "Share"),
+        this.walk.usuals,
         this.settings,
         this.heading,
       ),
       h("div", { class: "search" }, h("label", { for: "query", class: "visually-hidden" }, "Add or find an item"), h("div", { class: "row" }, this.input, this.scope)),
       this.help,
       this.together,
+      this.walk.element,
       this.newsLine,
       this.notice,
       this.items,

@@ -7,6 +7,7 @@ import { normalize } from "./key.js";
 import { field, h, openDialog } from "./ui.js";
 import { notificationSettings } from "./push-settings.js";
 import { makeAddOnlyKey } from "./inbox.js";
+import { editShops } from "./shops-sheet.js";
 
 /** @typedef {import("./list-screen.js").ListScreen} ListScreen */
 
@@ -47,6 +48,7 @@ export function listSettings(screen) {
       { class: "actions column" },
       h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => rename(screen)); } }, "Rename"),
       h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => editAisles(screen)); } }, "Aisle order"),
+      h("button", { disabled: screen.readOnly(), onclick: () => { dialog.close(); screen.run(() => editShops(screen)); } }, "Shops"),
       h("button", { onclick: () => { dialog.close(); screen.run(() => copyList(screen)); } }, "Copy or share the list"),
       h("button", { onclick: () => { dialog.close(); screen.run(() => members(screen)); } }, "Members and invites"),
       h("button", { disabled: screen.replica.syncState(screen.list)?.isRegistered !== true, onclick: () => { dialog.close(); screen.run(() => notificationSettings(screen)); } }, "Notifications"),

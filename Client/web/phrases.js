@@ -158,3 +158,16 @@ export function lostWrite(who, name, field, mine, theirs) {
       return `${who} changed the list's ${field} after you did`;
   }
 }
+
+/**
+ * How often a usual is bought (Phrases.every): "every day", "every 6 days", "every week",
+ * "every 2 weeks", from an interval in milliseconds rounded to whole days.
+ * @param {number} interval
+ */
+export function every(interval) {
+  const days = Math.max(1, Math.round(interval / 86400000));
+  if (days === 1) return "every day";
+  if (days === 7) return "every week";
+  if (days % 7 === 0) return `every ${days / 7} weeks`;
+  return `every ${days} days`;
+}

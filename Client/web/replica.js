@@ -20,7 +20,7 @@ import { didPhrase } from "./phrases.js";
  * @param {string} raw
  * @param {string} field
  */
-function cleaned(raw, field) {
+export function cleaned(raw, field) {
   try {
     return clean(raw, field);
   } catch (error) {
@@ -137,6 +137,7 @@ export class Replica {
     }
     for (const sync of lists) replica.entries.set(sync.id, { state: new ListState(sync.id), sync: upgradeSync(sync) });
     for (const op of registers) replica.entry(op.list).state.merge(op);
+    for (const sync of lists) replica.entry(sync.id).state.noteChecks(await store.checks(sync.id));
     for (const op of outbox) replica.pending(op.list).set(identityOf(op), op);
     return replica;
   }
@@ -189,6 +190,7 @@ export class Replica {
         changed = true;
       } else changed = entry.state.merge(op) || changed;
     });
+    entry.state.noteChecks(message.ops);
     if (typeof message.clock === "string" && message.clock > (this.meta.clock ?? clock.ZERO)) this.meta.clock = message.clock;
     if (message.sync) Object.assign(entry.sync, message.sync);
     if (changed || message.sync) this.notify(message.list);
@@ -357,6 +359,7 @@ export class Replica {
     }
     if (syncChanges) Object.assign(entry.sync, syncChanges);
     for (const op of ops) entry.state.merge(op);
+    entry.state.noteChecks(ops);
     if (entry.state.changes !== changesBefore + winners.length) {
       // Another write reached these registers while this one was stored (a pull, another tab):
       // the registers are stored again as they stand now, the later write in each.
@@ -578,7 +581,7 @@ export class Replica {
       /** @type {AddResult["outcome"]} */
       let outcome;
       /** @type {Item} */
-      let item = { id, name, checked: false, deleted: false, quantity: null, note: null, category: null, typed: null };
+      let item = { id, name, checked: false, deleted: false, quantity: null, note: null, category: null, typed: null, shops: null, places: null, dismissed: null };
       if (existing === undefined) {
         writes.push({ item: id, field: "name", value: name }, { item: id, field: "checked", value: false });
         writes.push({ item: id, field: "deleted", value: false });
@@ -825,6 +828,7 @@ export class Replica {
       if (news !== null) this.notice(news, op, before);
     }
     Object.assign(entry.sync, syncChanges);
+    entry.state.noteChecks(ops);
     this.meta.clock = last;
     if (news !== null) this.meta.news = news;
     await this.persist({ meta: news === null ? { clock: last } : { clock: last, news }, lists: [entry.sync], registers: winners, history: ops });
@@ -840,7 +844,8 @@ export class Replica {
    * @param {{ replica: string, value: import("./ops.js").Value } | undefined} before
    */
   notice(news, op, before) {
-    if (this.isOwnReplica(op.replica) || op.field === "typed") return;
+    // A shop's registers (a trip's lesson above all) are the shop's, not news of an item.
+    if (this.isOwnReplica(op.replica) || op.field === "typed" || fieldInfo(op.field)?.target === "shop") return;
     if (before !== undefined && this.isOwnReplica(before.replica) && before.value !== op.value && this.lost.length < 200) {
       this.lost.push({ list: op.list, item: op.item, field: op.field, mine: before.value, theirs: op.value, replica: op.replica });
     }

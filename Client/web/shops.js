@@ -100,7 +100,7 @@ function number(text) {
 
 /**
  * The learned order in a `learned` value; null when it is not one (ShopOrder.Learned(text:)).
- * @param {string | null | undefined} text
+ * @param {unknown} text
  * @returns {Learned | null}
  */
 export function parseLearned(text) {

@@ -3,11 +3,12 @@
 // times, gives the same state.
 import { LIST_ITEM } from "./ids.js";
 import { ITEM_FIELDS, initialValue } from "./field.js";
+import { parseLearned } from "./shops.js";
 
 /**
  * An item as the merged state shows it (BasketCore's Item): its id and one property per field of
  * ITEM_FIELDS, named as the field.
- * @typedef {{ id: string, name: string, checked: boolean, deleted: boolean, quantity: string | null, note: string | null, category: string | null, typed: string | null }} Item
+ * @typedef {{ id: string, name: string, checked: boolean, deleted: boolean, quantity: string | null, note: string | null, category: string | null, typed: string | null, shops: string | null, places: string | null, dismissed: string | null }} Item
  */
 /** @typedef {import("./ops.js").Value} Value */
 /** @typedef {import("./ops.js").Op} Op */
@@ -64,6 +65,12 @@ export function beats(write, current) {
 /** How many changes `ListState.changedSince` can name: more, and a screen looks at every item. */
 const CHANGE_LOG = 256;
 
+/**
+ * A shop of a list (Replica+Shops.swift's Shop): its name, whether removed, its hand-set order,
+ * pinned aisles and what trips taught.
+ * @typedef {{ id: string, name: string, removed: boolean, order: string[], pinned: string[], learned: import("./shops.js").Learned | null }} Shop
+ */
+
 /** The registers of one list. */
 export class ListState {
   /**
@@ -73,11 +80,49 @@ export class ListState {
     this.list = list;
     /** @type {Map<string, Registers>} item id → its registers */
     this.items = new Map();
+    /** Every check-off seen (a `checked = true` write): item id → stamp → replica; what usuals
+     * and a trip's order are found from (the `purchases` table in Swift).
+     * @type {Map<string, Map<string, string>>} */
+    this.checks = new Map();
     /** How many times a register changed: a screen recomputes what it shows only when it moved. */
     this.changes = 0;
     /** The items of the last changes, oldest first (at most CHANGE_LOG): what `changedSince` reads. */
     /** @type {string[]} */
     this.changeLog = [];
+  }
+
+  /**
+   * Notes the check-offs among `ops` (writes seen, winning or not).
+   * @param {Op[]} ops
+   */
+  noteChecks(ops) {
+    for (const op of ops) {
+      if (op.field !== "checked" || op.value !== true || op.item === LIST_ITEM) continue;
+      let stamps = this.checks.get(op.item);
+      if (stamps === undefined) this.checks.set(op.item, (stamps = new Map()));
+      stamps.set(op.ts, op.replica);
+    }
+  }
+
+  /**
+   * The list's shops, removed ones only with `removed`, by name (Replica.shops(in:removed:)).
+   * @returns {Shop[]}
+   */
+  shops(removed = false) {
+    /** @type {Shop[]} */
+    const out = [];
+    for (const [id, r] of this.items) {
+      const name = r.shop?.value;
+      if (id === LIST_ITEM || typeof name !== "string" || name === "") continue;
+      const shop = {
+        id, name, removed: r.shopRemoved?.value === true,
+        order: typeof r.order?.value === "string" ? aisleNames(r.order.value) : [],
+        pinned: typeof r.pinned?.value === "string" ? aisleNames(r.pinned.value) : [],
+        learned: parseLearned(r.learned?.value),
+      };
+      if (removed || !shop.removed) out.push(shop);
+    }
+    return out.sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : a.id < b.id ? -1 : 1));
   }
 
   /** @param {string} item */

@@ -1,3 +1,4 @@
+import BasketCLI
 import BasketCore
 import TestSupport
 
@@ -29,6 +30,17 @@ extension Vectors {
         var dismissed: String?
         /// purchases, interval, last, due; null when it is no usual.
         var pattern: [Int64]?
+    }
+
+    struct EveryCase: Codable, Equatable {
+        var interval: Int64
+        var phrase: String
+    }
+
+    static func everyCases() -> [EveryCase] {
+        let day: Int64 = 86_400_000
+        return [1, day / 2 - 1, day / 2, day, day * 3 / 2, 6 * day, 7 * day, 7 * day + day / 3, 13 * day, 14 * day, 30 * day]
+            .map { EveryCase(interval: $0, phrase: Phrases.every($0)) }
     }
 
     struct MarksCase: Codable, Equatable {

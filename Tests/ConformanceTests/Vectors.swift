@@ -52,6 +52,8 @@ struct Vectors: Codable, Equatable {
     var shopMarks: [MarksCase]
     var shopOrders: [ShopOrderCase]
     var usuals: [UsualCase]
+    /// How often a usual is bought, in words (Phrases.every, phrases.js every).
+    var usualIntervals: [EveryCase]
 
     struct NewsCase: Codable, Equatable {
         var entries: [NewsEntryValue]
@@ -374,7 +376,7 @@ extension Vectors {
             aisleNames: aisleNameCases(), quantitySums: quantitySumCases(),
             aisleLanguages: aisleLanguageCases(), listTexts: listTextCases(), offers: offerCases(),
             news: newsCases(), lostWrites: lostWriteCases(), shopIDs: shopIDCases(), shopMarks: marksCases(),
-            shopOrders: shopOrderCases(), usuals: usualCases(), searchSets: sets)
+            shopOrders: shopOrderCases(), usuals: usualCases(), usualIntervals: everyCases(), searchSets: sets)
     }
 
     // MARK: Keys

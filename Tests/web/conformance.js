@@ -236,6 +236,12 @@ async ({ vectors, base }) => {
     if (!same(got, c.pattern ?? null)) fail("usuals", JSON.stringify(c.checks), c.pattern ?? null, got);
   }
 
+  for (const c of vectors.usualIntervals) {
+    count("usualIntervals");
+    const got = phrases.every(c.interval);
+    if (got !== c.phrase) fail("usualIntervals", String(c.interval), c.phrase, got);
+  }
+
   // Amounts added to an item's: the same sums.
   const quantity = await import(base + "quantity.js");
   for (const c of vectors.quantitySums) {

@@ -126,15 +126,6 @@ enum ShopCommands {
         }
     }
 
-    /// "every day", "every 6 days", "every week", "every 2 weeks".
-    static func every(_ interval: Int64) -> String {
-        let days = max(1, Int((Double(interval) / 86_400_000).rounded()))
-        if days == 1 { return "every day" }
-        if days == 7 { return "every week" }
-        if days % 7 == 0 { return "every \(days / 7) weeks" }
-        return "every \(days) days"
-    }
-
     /// "milk — every 6 days, due since Tuesday", "bread — every week, due Thursday".
     static func describe(_ usual: Usual, now: UInt64) -> String {
         let due =
@@ -142,7 +133,7 @@ enum ShopCommands {
             ? (usual.pattern.due > Int64(now) - 86_400_000 && day(usual.pattern.due, now: now) == "today"
                 ? "due today" : "due since \(day(usual.pattern.due, now: now))")
             : "due \(day(usual.pattern.due, now: now))"
-        return "\(Printable.escaped(usual.item.name)) — \(every(usual.pattern.interval)), \(due)"
+        return "\(Printable.escaped(usual.item.name)) — \(Phrases.every(usual.pattern.interval)), \(due)"
             + (usual.isOnList ? " (on the list)" : "")
     }
 
