@@ -111,7 +111,8 @@ enum Commands {
     static let all: [CommandSpec] = [
         CommandSpec(
             path: ["add"], summary: "Add items to the list.",
-            usage: "basket add NAME[, NAME…] | basket add - | basket add --from FILE|- [--category C] [--note NOTE]",
+            usage:
+                "basket add NAME[, NAME…] | basket add - | basket add --from FILE|- [--category C] [--note NOTE] | basket add --due",
             details: """
                 ARGUMENTS:
                   NAME             Words are joined; commas, semicolons and newlines separate items:

@@ -22,7 +22,7 @@ extension Replica {
                     dropping[entry.operation.item, default: []].insert(
                         HistoryKey(field: entry.operation.field, version: entry.operation.version))
                 }
-                let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
+                let select = try db.cached(Self.selectRow)
                 let write = try db.cached(Self.writeRow)
                 for (item, drop) in dropping {
                     let key = RowKey(listNo: no, item: item)

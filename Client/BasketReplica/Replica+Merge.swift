@@ -28,8 +28,10 @@ extension Replica {
         var historyChanged = false
         /// Whether the file has the row (read by ``load(_:_:)``): it is then updated in place.
         var exists = false
-        /// The check-offs (`checked = true` writes) new to the row, for the `purchases` table.
-        var purchases: [Version] = []
+        /// Every check-off (`checked = true` write) the row's history holds, as `checks` keeps them
+        /// (Purchases.swift), and how many: the new ones are appended by ``merge(_:_:)``.
+        var checks: [UInt8] = []
+        var purchases: Int64 = 0
 
         subscript(field: Field) -> Register? {
             get { registers[Int(field.code)] }
@@ -67,7 +69,10 @@ extension Replica {
             }
             Records.append(field: field, register: incoming, to: &history)
             historyChanged = true
-            if field == .checked, incoming.value == .bool(true) { purchases.append(incoming.version) }
+            if field == .checked, incoming.value == .bool(true) {
+                Purchases.append(incoming.version, to: &checks)
+                purchases += 1
+            }
             #if DEBUG
                 if PlantedRule.plants(.quantityClearsCheck), field == .quantity, self[field] == incoming {
                     let unchecked = Register(value: .bool(false), version: incoming.version)
@@ -126,7 +131,7 @@ extension Replica {
     func merge(_ operations: [Op], _ db: Connection, noticing watch: NewsWatch? = nil) throws -> MergeOutcome {
         var outcome = MergeOutcome()
         var batch = try group(operations, db)
-        let select = try db.cached("SELECT registers, history FROM items WHERE list = ?1 AND id = ?2")
+        let select = try db.cached(Self.selectRow)
         let write = try db.cached(Self.writeRow)
         let update = try db.cached(Self.updateRow)
         for rowIndex in batch.order {
@@ -142,7 +147,6 @@ extension Replica {
             }
             guard row.historyChanged else { continue }
             try store(row, at: key, row.exists ? update : write)
-            if !row.purchases.isEmpty { try notePurchases(row.purchases, at: key, db) }
             if row.registersChanged {
                 if let watch, let before, let list = batch.listIDs[key.listNo] {
                     watch.notice(list, key.item, before: before, after: row.registers, into: &outcome)
@@ -162,16 +166,21 @@ extension Replica {
         return outcome
     }
 
+    /// Reads one row for the merge (``load(_:_:)``).
+    static let selectRow = "SELECT registers, history, purchases, checks FROM items WHERE list = ?1 AND id = ?2"
+
     /// Writes one row back (``store(_:at:_:)`` binds it).
     static let writeRow = """
-        INSERT OR REPLACE INTO items(list, id, \(ItemColumns.names()), registers, history)
-        VALUES (?1, ?2, \(ItemColumns.parameters(from: 3)), ?\(historyParameter - 1), ?\(historyParameter))
+        INSERT OR REPLACE INTO items(list, id, \(ItemColumns.names()), registers, history, purchases, checks)
+        VALUES (?1, ?2, \(ItemColumns.parameters(from: 3)), ?\(historyParameter - 1), ?\(historyParameter),
+            ?\(historyParameter + 1), ?\(historyParameter + 2))
         """
 
     /// Rewrites a row the file has (``store(_:at:_:)`` binds it as it binds ``writeRow``).
     static let updateRow = """
         UPDATE items SET \(ItemColumns.assignments(from: 3)),
-            registers = ?\(historyParameter - 1), history = ?\(historyParameter)
+            registers = ?\(historyParameter - 1), history = ?\(historyParameter),
+            purchases = ?\(historyParameter + 1), checks = ?\(historyParameter + 2)
         WHERE list = ?1 AND id = ?2
         """
 
@@ -268,6 +277,8 @@ extension Replica {
                     try Records.forEach(in: blob) { field, register in row[field] = register }
                 }
                 row.history = found.blob(1)
+                row.purchases = found.int64(2)
+                row.checks = found.blob(3)
                 row.exists = true
             }
             select.reset()
@@ -303,21 +314,9 @@ extension Replica {
             try ItemColumns.bind({ row[$0]?.value }, isList: key.item == .list, to: write, from: 3)
             try write.bind(registers, at: Self.historyParameter - 1)
             try write.bind(row.history, at: Self.historyParameter)
+            try write.bind(row.purchases, at: Self.historyParameter + 1)
+            try write.bind(row.checks, at: Self.historyParameter + 2)
             try write.runToCompletion()
-        }
-    }
-
-    /// Notes a row's new check-offs: when, and by which replica.
-    func notePurchases(_ versions: [Version], at key: RowKey, _ db: Connection) throws {
-        let insert = try db.cached("INSERT OR IGNORE INTO purchases(list, item, at, replica) VALUES (?1, ?2, ?3, ?4)")
-        for version in versions {
-            try withIDBytes(key.item) { idBytes in
-                try insert.bind(key.listNo, at: 1)
-                try insert.bind(idBytes, at: 2)
-                try insert.bind(Int64(bitPattern: version.timestamp.rawValue), at: 3)
-                try insert.bind(Int64(bitPattern: version.replica.rawValue), at: 4)
-                try insert.runToCompletion()
-            }
         }
     }
 

@@ -287,11 +287,20 @@ extension Replica {
             guard var shop = try Self.loadShops(list, writer.db).first(where: { $0.id == trip.shop && !$0.isRemoved }),
                 let no = try listNo(list, writer.db)
             else { return nil }
-            let checks = try writer.db.query(
-                "SELECT item FROM purchases WHERE list = ? AND replica = ? AND at >= ? ORDER BY at",
-                .integer(no), .integer(Int64(bitPattern: writer.replica.rawValue)),
-                .integer(Int64(bitPattern: HybridTimestamp(milliseconds: trip.started, counter: 0).rawValue)),
-                map: { ItemID(raw: ID128($0.blob128(0))) })
+            // This device's check-offs since the trip began, in the order of their stamps.
+            let since = HybridTimestamp(milliseconds: trip.started, counter: 0)
+            var mine: [(HybridTimestamp, ItemID)] = []
+            let rows = try writer.db.cached("SELECT id, checks FROM items WHERE list = ?1 AND purchases > 0")
+            try rows.bind(no, at: 1)
+            defer { rows.reset() }
+            while let row = try rows.step() {
+                let id = ItemID(raw: ID128(row.blob128(0)))
+                for version in row.withBlob(1, Purchases.decode)
+                where version.replica == writer.replica && version.timestamp >= since {
+                    mine.append((version.timestamp, id))
+                }
+            }
+            let checks = mine.sorted { $0.0 < $1.0 }.map(\.1)
             var visited: [String] = []
             for id in checks {
                 if let item = try writer.item(id, in: list), let aisle = shop.aisle(of: item) { visited.append(aisle) }
@@ -322,19 +331,23 @@ extension Replica {
     public func usuals(in list: ListID) throws -> [Usual] {
         try locked { db -> [Usual] in
             guard let no = try listNo(list, db) else { return [] }
-            var checks: [ItemID: [Int64]] = [:]
-            let rows = try db.cached("SELECT item, at FROM purchases WHERE list = ?1")
+            // The items with three check-offs or more (the index items_usuals holds only those, its
+            // condition written as this one), each read once.
+            let rows = try db.cached(
+                """
+                SELECT id, \(ItemColumns.names()), checks FROM items
+                WHERE list = ?1 AND purchases >= \(Usuals.minimumPurchases) AND name IS NOT NULL
+                """)
             try rows.bind(no, at: 1)
             defer { rows.reset() }
-            while let row = try rows.step() {
-                // The hybrid timestamp's milliseconds.
-                checks[ItemID(raw: ID128(row.blob128(0))), default: []].append(row.int64(1) >> 16)
-            }
+            let checksColumn = Int32(1 + Field.itemFields.count)
             var usuals: [Usual] = []
-            for (id, times) in checks where times.count >= Usuals.minimumPurchases {
-                guard let item = try Self.loadItem(id, in: list, db),
-                    let pattern = Usuals.pattern(checks: times, dismissed: Usuals.dismissedAt(item.dismissed))
-                else { continue }
+            while let row = try rows.step() {
+                let item = ItemColumns.item(from: row)
+                let times = row.withBlob(checksColumn, Purchases.milliseconds).sorted()
+                guard let pattern = Usuals.pattern(checks: times, dismissed: Usuals.dismissedAt(item.dismissed)) else {
+                    continue
+                }
                 usuals.append(Usual(item: item, pattern: pattern))
             }
             return usuals.sorted {

@@ -122,24 +122,16 @@ enum Schema {
         """,
         """
         -- Shops and usuals (Replica+Shops.swift): an item's shop marks, its aisle per shop and
-        -- when it stopped being a usual; every check-off seen (the hybrid timestamp of a
-        -- `checked = true` write, by whom), to find the usuals and a trip's order (in the order of
-        -- the timestamps, the counter included) without reading histories; shop
-        -- rows (registers only, no name) found without a scan of the list.
+        -- when it stopped being a usual; every check-off seen on it (a `checked = true` write: its
+        -- hybrid timestamp and replica, 16 bytes each, in the order seen; Purchases.swift) and how
+        -- many, written with the row by the merge, so the usuals and a trip's order are found
+        -- without reading histories; shop rows (registers only, no name) found without a scan.
         ALTER TABLE items ADD COLUMN shops TEXT;
         ALTER TABLE items ADD COLUMN places TEXT;
         ALTER TABLE items ADD COLUMN dismissed TEXT;
-        CREATE TABLE purchases(
-            list INTEGER NOT NULL,
-            item BLOB NOT NULL,
-            at INTEGER NOT NULL,
-            replica INTEGER NOT NULL,
-            PRIMARY KEY(list, item, at, replica)
-        ) WITHOUT ROWID;
-        CREATE INDEX purchases_by_replica ON purchases(list, replica, at);
-        CREATE TRIGGER items_purchases_gone AFTER DELETE ON items BEGIN
-            DELETE FROM purchases WHERE list = old.list AND item = old.id;
-        END;
+        ALTER TABLE items ADD COLUMN purchases INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE items ADD COLUMN checks BLOB NOT NULL DEFAULT x'';
+        CREATE INDEX items_usuals ON items(list, purchases) WHERE purchases >= 3;
         CREATE INDEX items_unnamed ON items(list) WHERE name IS NULL;
         """,
     ]
@@ -164,19 +156,23 @@ enum Schema {
     /// Notes every check-off the items' histories hold (a file made before shops and usuals).
     static func fillPurchases(_ db: Connection) throws {
         let rows = try db.prepare("SELECT list, id, history FROM items WHERE name IS NOT NULL")
-        let insert = try db.prepare("INSERT OR IGNORE INTO purchases(list, item, at, replica) VALUES (?1, ?2, ?3, ?4)")
+        var found: [(Int64, [UInt8], [Version])] = []
         while let row = try rows.step() {
-            let (list, item) = (row.int64(0), row.blob(1))
+            var versions: [Version] = []
             try row.withBlob(2) { blob in
                 try Records.forEach(in: blob) { field, register in
-                    guard field == .checked, register.value == .bool(true) else { return }
-                    try insert.bind(list, at: 1)
-                    try insert.bind(item, at: 2)
-                    try insert.bind(Int64(bitPattern: register.version.timestamp.rawValue), at: 3)
-                    try insert.bind(Int64(bitPattern: register.version.replica.rawValue), at: 4)
-                    try insert.runToCompletion()
+                    if field == .checked, register.value == .bool(true) { versions.append(register.version) }
                 }
             }
+            if !versions.isEmpty { found.append((row.int64(0), row.blob(1), versions)) }
+        }
+        let update = try db.prepare("UPDATE items SET purchases = ?3, checks = ?4 WHERE list = ?1 AND id = ?2")
+        for (list, item, versions) in found {
+            try update.bind(list, at: 1)
+            try update.bind(item, at: 2)
+            try update.bind(Int64(versions.count), at: 3)
+            try update.bind(Purchases.encode(versions), at: 4)
+            try update.runToCompletion()
         }
     }
 

@@ -239,11 +239,11 @@ export function usualsOf(replica, list) {
   if (!state) return [];
   /** @type {Usual[]} */
   const usuals = [];
-  for (const [id, stamps] of state.checks) {
-    if (stamps.size < 3) continue;
+  for (const [id, times] of state.checkTimes) {
+    if (times.length < 3) continue;
     const item = state.item(id);
     if (item === undefined) continue;
-    const pattern = usualPattern([...stamps.keys()].map(milliseconds), dismissedAt(item.dismissed));
+    const pattern = usualPattern(times, dismissedAt(item.dismissed));
     if (pattern !== null) usuals.push({ item, pattern });
   }
   return usuals.sort((a, b) => a.pattern.due - b.pattern.due || (a.item.name.toLowerCase() < b.item.name.toLowerCase() ? -1 : 1));

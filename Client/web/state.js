@@ -4,6 +4,7 @@
 import { LIST_ITEM } from "./ids.js";
 import { ITEM_FIELDS, initialValue } from "./field.js";
 import { parseLearned } from "./shops.js";
+import { milliseconds } from "./clock.js";
 
 /**
  * An item as the merged state shows it (BasketCore's Item): its id and one property per field of
@@ -84,6 +85,9 @@ export class ListState {
      * and a trip's order are found from (the `purchases` table in Swift).
      * @type {Map<string, Map<string, string>>} */
     this.checks = new Map();
+    /** The same check-offs' milliseconds by item, in the order they were seen (what usuals read).
+     * @type {Map<string, number[]>} */
+    this.checkTimes = new Map();
     /** How many times a register changed: a screen recomputes what it shows only when it moved. */
     this.changes = 0;
     /** The items of the last changes, oldest first (at most CHANGE_LOG): what `changedSince` reads. */
@@ -100,7 +104,11 @@ export class ListState {
       if (op.field !== "checked" || op.value !== true || op.item === LIST_ITEM) continue;
       let stamps = this.checks.get(op.item);
       if (stamps === undefined) this.checks.set(op.item, (stamps = new Map()));
+      if (stamps.has(op.ts) && stamps.get(op.ts) === op.replica) continue;
       stamps.set(op.ts, op.replica);
+      let times = this.checkTimes.get(op.item);
+      if (times === undefined) this.checkTimes.set(op.item, (times = []));
+      times.push(milliseconds(op.ts));
     }
   }
 

@@ -39,8 +39,11 @@ extension Vectors {
 
     static func everyCases() -> [EveryCase] {
         let day: Int64 = 86_400_000
-        return [1, day / 2 - 1, day / 2, day, day * 3 / 2, 6 * day, 7 * day, 7 * day + day / 3, 13 * day, 14 * day, 30 * day]
-            .map { EveryCase(interval: $0, phrase: Phrases.every($0)) }
+        return [
+            1, day / 2 - 1, day / 2, day, day * 3 / 2, 6 * day, 7 * day, 7 * day + day / 3, 13 * day, 14 * day,
+            30 * day,
+        ]
+        .map { EveryCase(interval: $0, phrase: Phrases.every($0)) }
     }
 
     struct MarksCase: Codable, Equatable {

@@ -40,7 +40,7 @@ def test_a_shop_walk_turns_its_order_after_three_trips_and_the_usuals_add_with_o
     # "I'm at Lidl": Lidl's order, butter (for Rewe) hidden, one tap shows it.
     phone.page.get_by_label("At shop").select_option(label="Lidl")
     assert wait_until(lambda: headings(phone) == ["Bakery", "Dairy & eggs", "Fruit & vegetables"]), headings(phone)
-    assert phone.page.get_by_role("checkbox", name="Butter").count() == 0
+    assert wait_until(lambda: phone.page.get_by_role("checkbox", name="Butter").count() == 0)
     phone.page.get_by_role("button", name="Show 1 item for other shops").click()
     phone.page.get_by_role("checkbox", name="Butter").wait_for()
     phone.page.get_by_role("button", name="Hide the items for other shops").click()

@@ -150,7 +150,8 @@ enum ListCommands {
         context.console.print("\(list.title): aisles in \(lower) from now on (\(sample), …)")
     }
 
-    static let aislesUsage = "basket aisles [set \"AISLE, AISLE, …\" | clear]"
+    static let aislesUsage =
+        "basket aisles [set \"AISLE, AISLE, …\" | clear] | basket aisles --shop SHOP [set … | clear | pin … | unpin …]"
 
     /// `basket aisles`: shows or sets the order of the shop's aisles (categories) for the list.
     static func aisles(_ context: Context) throws {
