@@ -8,6 +8,9 @@ import SQLite
 /// extended with the writes it did not know, and written once. So the cost is one read and at most
 /// one write per touched item, however many operations the batch holds for it.
 extension Replica {
+    /// Every field, in code order, made once (`Field.allCases` makes a new array at each use).
+    static let fields = Field.allCases
+
     struct RowKey: Hashable {
         var listNo: Int64
         var item: ItemID
@@ -20,7 +23,7 @@ extension Replica {
 
     /// The state of one row while a batch is merged into it.
     struct RowState {
-        var registers: [Register?] = Array(repeating: nil, count: Field.allCases.count)
+        var registers: [Register?] = Array(repeating: nil, count: Replica.fields.count)
         var history: [UInt8] = []
         /// The identities in `history`; built only when a write loses (a possible duplicate).
         var known: Set<HistoryKey>?
@@ -32,6 +35,9 @@ extension Replica {
         /// (Purchases.swift), and how many: the new ones are appended by ``merge(_:_:)``.
         var checks: [UInt8] = []
         var purchases: Int64 = 0
+        /// Whether ``merge(_:_:)`` added a check-off: only then are the check-off columns (and the
+        /// index of the usuals) written.
+        var checksChanged = false
 
         subscript(field: Field) -> Register? {
             get { registers[Int(field.code)] }
@@ -72,6 +78,7 @@ extension Replica {
             if field == .checked, incoming.value == .bool(true) {
                 Purchases.append(incoming.version, to: &checks)
                 purchases += 1
+                checksChanged = true
             }
             #if DEBUG
                 if PlantedRule.plants(.quantityClearsCheck), field == .quantity, self[field] == incoming {
@@ -134,6 +141,7 @@ extension Replica {
         let select = try db.cached(Self.selectRow)
         let write = try db.cached(Self.writeRow)
         let update = try db.cached(Self.updateRow)
+        let updateChecks = try db.cached(Self.updateRowAndChecks)
         for rowIndex in batch.order {
             let key = batch.rows[rowIndex]
             var row = batch.newLists.contains(key.listNo) ? RowState() : try load(key, select)
@@ -146,7 +154,7 @@ extension Replica {
                 try mergeWrites(UnsafeBufferPointer(rowWrites), into: &row, counting: &outcome.result)
             }
             guard row.historyChanged else { continue }
-            try store(row, at: key, row.exists ? update : write)
+            try store(row, at: key, !row.exists ? write : row.checksChanged ? updateChecks : update)
             if row.registersChanged {
                 if let watch, let before, let list = batch.listIDs[key.listNo] {
                     watch.notice(list, key.item, before: before, after: row.registers, into: &outcome)
@@ -176,8 +184,17 @@ extension Replica {
             ?\(historyParameter + 1), ?\(historyParameter + 2))
         """
 
-    /// Rewrites a row the file has (``store(_:at:_:)`` binds it as it binds ``writeRow``).
+    /// Rewrites a row the file has whose check-offs did not change (``store(_:at:_:)`` binds it as
+    /// it binds ``writeRow``, without the check-offs): an UPDATE naming `purchases` would rewrite
+    /// the usuals' index entry of every usual the merge touches.
     static let updateRow = """
+        UPDATE items SET \(ItemColumns.assignments(from: 3)),
+            registers = ?\(historyParameter - 1), history = ?\(historyParameter)
+        WHERE list = ?1 AND id = ?2
+        """
+
+    /// Rewrites a row the file has, with its check-offs.
+    static let updateRowAndChecks = """
         UPDATE items SET \(ItemColumns.assignments(from: 3)),
             registers = ?\(historyParameter - 1), history = ?\(historyParameter),
             purchases = ?\(historyParameter + 1), checks = ?\(historyParameter + 2)
@@ -304,7 +321,7 @@ extension Replica {
     /// Step 4: writes the row back, its winning values in their columns for reading.
     func store(_ row: RowState, at key: RowKey, _ write: Statement) throws {
         var registers: [UInt8] = []
-        for field in Field.allCases {
+        for field in Self.fields {
             if let register = row[field] { Records.append(field: field, register: register, to: &registers) }
         }
         try withIDBytes(key.item) { idBytes in
@@ -314,8 +331,10 @@ extension Replica {
             try ItemColumns.bind({ row[$0]?.value }, isList: key.item == .list, to: write, from: 3)
             try write.bind(registers, at: Self.historyParameter - 1)
             try write.bind(row.history, at: Self.historyParameter)
-            try write.bind(row.purchases, at: Self.historyParameter + 1)
-            try write.bind(row.checks, at: Self.historyParameter + 2)
+            if write.parameterCount > Self.historyParameter {
+                try write.bind(row.purchases, at: Self.historyParameter + 1)
+                try write.bind(row.checks, at: Self.historyParameter + 2)
+            }
             try write.runToCompletion()
         }
     }

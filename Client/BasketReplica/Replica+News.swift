@@ -35,7 +35,7 @@ struct NewsWatch {
         into outcome: inout Replica.MergeOutcome
     ) {
         var seen: Seen?
-        for field in Field.allCases {
+        for field in Replica.fields {
             let code = Int(field.code)
             guard let now = after[code], now != before[code], now.version.replica != me else { continue }
             // A shop's registers (a trip's lesson above all) are the shop's, not news of an item.

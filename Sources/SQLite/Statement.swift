@@ -53,6 +53,9 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// How many parameters the statement has (its largest `?N`).
+    public var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+
     /// Resets the statement so it can run again, and clears its bindings.
     public func reset() {
         sqlite3_reset(handle)

@@ -32,7 +32,7 @@ final class InteractiveMode {
         return folded
     }
     private var cachedKeys: Set<String>?
-    /// The list's shops, and the one it is walked at (a trip, or --at-shop); nil: none.
+    /// The list's shops, and the one it is walked at (a trip); nil: none.
     var shops: [Shop] = []
     var shop: Shop?
     /// The names of every item of the list, removed ones included (for German spellings).
@@ -313,8 +313,8 @@ final class InteractiveMode {
         guard toBuy.contains(where: { $0.item.category != nil }) else { return }
         let byID = Dictionary(toBuy.map { ($0.item.id, $0) }) { first, _ in first }
         var ordered: [SearchMatch] = []
-        // At a shop (a trip, or --at-shop): its order, each item in its aisle there, the items
-        // marked for other shops left out.
+        // On a trip to a shop: its order, each item in its aisle there, the items marked for other
+        // shops left out.
         var items = toBuy.map(\.item)
         var aisles = list.aisles
         if let shop {
