@@ -33,10 +33,13 @@ export function kept(d, state, placedChecked) {
   if (ids === null) return false;
   /** @type {[Item, Item][]} */
   const updates = [];
+  // A shop's change (its order, what a trip taught, its removal) moves the groups of a walk.
+  let shopChanged = false;
   for (const id of ids) {
     if (id === LIST_ITEM) continue;
     const before = d.byID.get(id);
     const now = state.item(id);
+    if (before === undefined && now === undefined && state.items.get(id)?.shop !== undefined) shopChanged = true;
     if (before === undefined && (now === undefined || now.deleted)) continue;
     if (before === undefined || now === undefined || now.deleted || now.name !== before.name) return false;
     updates.push([before, now]);
@@ -51,8 +54,10 @@ export function kept(d, state, placedChecked) {
   d.changes = state.changes;
   // The groups stand when every changed item stays where it is shown (a tap: it stays in place
   // for a moment) and in its aisle: the new item takes the old one's place.
-  const samePlace = updates.every(([before, now]) => before.category === now.category && placedChecked(before) === placedChecked(now));
-  if (d.groups !== null && d.checked !== null && samePlace && !ids.has(LIST_ITEM)) {
+  // (Its aisle at a shop and the shops it is bought at place it on a walk as its category does.)
+  const samePlace = updates.every(([before, now]) => before.category === now.category && before.places === now.places &&
+    before.shops === now.shops && placedChecked(before) === placedChecked(now));
+  if (d.groups !== null && d.checked !== null && samePlace && !shopChanged && !ids.has(LIST_ITEM)) {
     const checked = d.checked;
     const arrays = [...d.groups.map((g) => g.items), checked];
     for (const [before, now] of updates) {

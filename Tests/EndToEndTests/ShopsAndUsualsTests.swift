@@ -177,4 +177,30 @@ struct ShopsAndUsualsTests {
         try pane.send("Escape")
         #expect(try device.listing("--unchecked").items.map(\.name).contains("milk"))
     }
+
+    /// "Wrong aisle?" in the terminal: on a trip to Lidl, `set milk --aisle Frozen` puts milk under
+    /// Frozen at Lidl, while Rewe (and the list without a shop) keep it in Dairy & eggs; without a
+    /// trip or --at-shop the option is refused and nothing changes.
+    @Test func anAisleTaughtAtAShopStaysThere() throws {
+        let device = Device(root, "aisles")
+        try device.ok("add", "milk @dairy, peas @frozen")
+        try device.ok("shops", "add", "Lidl")
+        try device.ok("shops", "add", "Rewe")
+        let refused = try device.run("set", "milk", "--aisle", "Frozen")
+        #expect(refused.status == 64 && refused.stderr.contains("--aisle"), "\(refused.stderr)")
+        try device.ok("shopping", "start", "--at", "Lidl")
+        try device.ok("set", "milk", "--aisle", "Frozen")
+        func group(_ listing: String, of name: String) -> String? {
+            var heading: String?
+            for line in listing.split(separator: "\n") {
+                if !line.hasPrefix(" ") { heading = String(line) } else if line.hasSuffix(" \(name)") { return heading }
+            }
+            return nil
+        }
+        #expect(group(try device.ok("ls"), of: "milk") == "Frozen")
+        #expect(group(try device.ok("ls", "--at-shop", "Rewe"), of: "milk") == "Dairy & eggs")
+        try device.ok("shopping", "done")
+        #expect(group(try device.ok("ls"), of: "milk") == "Dairy & eggs")
+        #expect(group(try device.ok("ls", "--at-shop", "Lidl"), of: "milk") == "Frozen")
+    }
 }

@@ -68,6 +68,24 @@ def test_a_shop_walk_turns_its_order_after_three_trips_and_the_usuals_add_with_o
     walked = lambda: owner.run("sync") and owner.run("aisles", "--shop", "Lidl").stdout
     assert wait_until(lambda: "Bakery, Fruit & vegetables, Dairy & eggs" in walked() and "Learned from 3 trips" in walked()), walked()
 
+    # An item's sheet at Lidl: bread bought at Rewe only (hidden here), and "wrong aisle?" for cheese.
+    phone.page.get_by_label("At shop").select_option(label="Lidl")
+    phone.page.get_by_role("button", name="Edit bread").click()
+    sheet = phone.page.get_by_role("dialog", name="Edit bread")
+    sheet.get_by_label("Rewe", exact=True).check()
+    sheet.get_by_role("button", name="Save").click()
+    assert wait_until(lambda: phone.page.get_by_role("checkbox", name="bread").count() == 0)
+    phone.page.get_by_role("button", name="Show 2 items for other shops").wait_for()
+    phone.page.get_by_role("button", name="Edit cheese").click()
+    sheet = phone.page.get_by_role("dialog", name="Edit cheese")
+    sheet.get_by_label("Aisle at Lidl").fill("Frozen")
+    sheet.get_by_role("button", name="Save").click()
+    assert wait_until(lambda: "Frozen" in headings(phone)), headings(phone)
+    phone.page.get_by_role("button", name="Done at Lidl").click()
+    # Without a shop the list is as before: bread back, cheese in its own aisle.
+    phone.page.get_by_role("checkbox", name="bread").wait_for()
+    assert wait_until(lambda: "Frozen" not in headings(phone) and "Dairy & eggs" in headings(phone)), headings(phone)
+
     # Milk is due: it leads the offers while typing, and the Usuals view adds it with one tap.
     phone.page.get_by_label("Add or find an item").fill("mi")
     offers = phone.page.locator(".offers button")
