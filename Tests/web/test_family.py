@@ -425,7 +425,8 @@ def test_focus_goes_to_each_new_screen_and_fields_and_buttons_stand_out(client):
 
 def test_a_phone_with_data_of_the_first_version_keeps_it_and_its_registers_start_the_history(client):
     """IndexedDB version 1 (before history and the lasting undo journal): opened by this
-    version, every register is kept and becomes the first entry of its item's history."""
+    version (3: the history's check-offs found by field), every register is kept and becomes the
+    first entry of its item's history."""
     phone = client()
     blank = lambda route: route.fulfill(body="<!doctype html><title>blank</title>", content_type="text/html")
     phone.page.route(phone.server.url + "/", blank)
@@ -459,11 +460,12 @@ def test_a_phone_with_data_of_the_first_version_keeps_it_and_its_registers_start
         const db = request.result;
         const tx = db.transaction(["registers", "history", "journal"], "readonly");
         const count = (name) => new Promise((done) => { const r = tx.objectStore(name).count(); r.onsuccess = () => done(r.result); });
-        Promise.all([db.version, count("registers"), count("history"), count("journal")]).then((v) => { db.close(); resolve(v); });
+        const indexes = [...tx.objectStore("history").indexNames].sort().join(",");
+        Promise.all([db.version, count("registers"), count("history"), count("journal"), indexes]).then((v) => { db.close(); resolve(v); });
       };
       request.onerror = () => reject(request.error);
     })""")
-    assert stores == [2, 2, 2, 0], stores
+    assert stores == [3, 2, 2, 0, "field,item,list"], stores
 
 
 def test_a_tapped_item_stays_in_place_for_a_moment_then_moves(client):
