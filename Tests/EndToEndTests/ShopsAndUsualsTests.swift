@@ -186,6 +186,12 @@ struct ShopsAndUsualsTests {
         try device.ok("add", "milk @dairy, peas @frozen")
         try device.ok("shops", "add", "Lidl")
         try device.ok("shops", "add", "Rewe")
+        // A shop's name is a shop's: said so when taken or empty, and nothing changes.
+        let twice = try device.run("shops", "add", "LIDL")
+        #expect(twice.status == 1 && twice.stderr.contains("'Lidl' is already a shop of"), "\(twice.stderr)")
+        let empty = try device.run("shops", "add", " ")
+        #expect(empty.status == 1 && empty.stderr.contains("a shop's name cannot be empty"), "\(empty.stderr)")
+        #expect(try device.ok("shops").split(separator: "\n").count == 3)
         let refused = try device.run("set", "milk", "--aisle", "Frozen")
         #expect(refused.status == 64 && refused.stderr.contains("--aisle"), "\(refused.stderr)")
         try device.ok("shopping", "start", "--at", "Lidl")

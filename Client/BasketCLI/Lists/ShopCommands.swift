@@ -36,12 +36,12 @@ enum ShopCommands {
                     "  \(Printable.escaped(shop.name))" + (learnedNote(shop, now: now).map { "  (\($0))" } ?? ""))
             }
         case "add" where args.count >= 2:
-            let shop = try replica.addShop(args.dropFirst().joined(separator: " "), to: list.id)
+            let shop = try shopNamed(list) { try replica.addShop(args.dropFirst().joined(separator: " "), to: list.id) }
             if context.json { return try context.console.json(Output.ShopJSON(shop, listAisles: list.aisles)) }
             context.console.print("Added the shop \(Printable.escaped(shop.name)) to \(list.title)")
         case "rename" where args.count == 3:
             let shop = try replica.shop(named: args[1], in: list.id)
-            try replica.renameShop(shop.id, to: args[2], in: list.id)
+            try shopNamed(list) { try replica.renameShop(shop.id, to: args[2], in: list.id) }
             context.console.print("Renamed the shop \(Printable.escaped(shop.name)) to \(Printable.escaped(args[2]))")
         case "rm" where args.count >= 2:
             let shop = try replica.shop(named: args.dropFirst().joined(separator: " "), in: list.id)
@@ -51,6 +51,21 @@ enum ShopCommands {
         default:
             throw UsageError(
                 message: args.first.map { "unknown or incomplete shops command '\($0)'" } ?? "", usage: shopsUsage)
+        }
+    }
+
+    /// Runs a write that names a shop, saying its refusals as a shop's: "a shop's name cannot be
+    /// empty", "'Lidl' is already a shop of Family".
+    static func shopNamed<T>(_ list: ListInfo, _ write: () throws -> T) throws -> T {
+        do {
+            return try write()
+        } catch ReplicaError.nameTaken(let existing) {
+            throw CommandError(
+                message: "'\(Printable.escaped(existing))' is already a shop of \(list.title)", code: "name_taken")
+        } catch ReplicaError.invalidName(let problem) {
+            throw CommandError(
+                message: problem == .empty ? "a shop's name cannot be empty" : "a shop's name: \(problem)",
+                code: "invalid_name")
         }
     }
 
