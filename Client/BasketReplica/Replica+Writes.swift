@@ -152,21 +152,10 @@ extension Replica {
     /// Sets a list's aisle order: category names in the order of the shop (an empty array
     /// clears it). Each name is cleaned like a category; a name holding a comma is refused.
     public func setAisles(_ aisles: [String], of list: ListID) throws {
-        var names: [String] = []
-        for name in aisles {
-            let clean = try Self.cleanName(name, for: .category)
-            guard !clean.contains(",") else { throw ReplicaError.invalidOperation("an aisle name holds no comma") }
-            if !names.contains(where: { ItemKey.normalize($0) == ItemKey.normalize(clean) }) { names.append(clean) }
-        }
-        let text = names.joined(separator: ", ")
-        do throws(ItemName.Problem) {
-            if !names.isEmpty { try ItemName.check(text, for: .aisles) }
-        } catch {
-            throw ReplicaError.invalidName(error)
-        }
+        let text = try Self.aisleText(aisles, for: .aisles)
         try performLocal { writer in
             guard try listNo(list, writer.db) != nil else { throw ReplicaError.noSuchList(list.description) }
-            writer.write(list, .list, .aisles, names.isEmpty ? .null : .text(text))
+            writer.write(list, .list, .aisles, text.map(Value.text) ?? .null)
         }
     }
 

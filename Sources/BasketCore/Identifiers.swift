@@ -138,24 +138,23 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The id of the item with key `key` in `list`: the first 128 bits of
     /// SHA-256("basket-item-v1" 0x00 list-id-bytes key-utf8).
     public init(list: ListID, key: String) {
-        var input = Array("basket-item-v\(ItemKey.version)".utf8)
-        input.append(0)
-        input.append(contentsOf: list.raw.bytes)
-        input.append(contentsOf: key.utf8)
-        let digest = SHA256.hash(input)
-        self.raw = ID128(bytes: digest.prefix(16))!
+        self.init(derivedFrom: "basket-item-v\(ItemKey.version)", list: list, key: key)
     }
 
     /// The id of the shop with key `shopKey` (``ItemKey/normalize(_:)`` of its name) in `list`: the
     /// first 128 bits of SHA-256("basket-shop-v1" 0x00 list-id-bytes key-utf8), so two devices
     /// adding "Lidl" offline make one shop, and no shop shares an id with an item.
     public init(list: ListID, shopKey: String) {
-        var input = Array("basket-shop-v1".utf8)
+        self.init(derivedFrom: "basket-shop-v1", list: list, key: shopKey)
+    }
+
+    /// The first 128 bits of SHA-256(`prefix` 0x00 list-id-bytes key-utf8).
+    private init(derivedFrom prefix: String, list: ListID, key: String) {
+        var input = Array(prefix.utf8)
         input.append(0)
         input.append(contentsOf: list.raw.bytes)
-        input.append(contentsOf: shopKey.utf8)
-        let digest = SHA256.hash(input)
-        self.raw = ID128(bytes: digest.prefix(16))!
+        input.append(contentsOf: key.utf8)
+        self.raw = ID128(bytes: SHA256.hash(input).prefix(16))!
     }
 
     public var description: String { raw.hex }
