@@ -31,7 +31,7 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
-            name: "CCrypto", path: "Server/CCrypto", pkgConfig: "libcrypto",
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", path: "Server/CMicroHTTPD", pkgConfig: "libmicrohttpd",
@@ -56,6 +56,10 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"], path: "Sources/Curl"),
         // Pure Swift: no C library, so an app on any Swift platform can build the client modules.
         .target(name: "BasketCore", path: "Sources/BasketCore"),
+        // The one seam for cryptography: libcrypto on Linux, CryptoKit on Apple platforms.
+        .target(
+            name: "PlatformCrypto", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux]))],
+            path: "Sources/PlatformCrypto"),
 
         // Client.
         .target(
@@ -82,7 +86,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CPostgres"], path: "Server/Postgres"),
         .target(
             name: "BasketServer",
-            dependencies: ["BasketCore", "SQLite", "PrivateFiles", "Postgres", "HTTPServer", "CCrypto", "Curl"],
+            dependencies: ["BasketCore", "SQLite", "PrivateFiles", "Postgres", "HTTPServer", "PlatformCrypto", "Curl"],
             path: "Server/BasketServer"),
         .target(
             name: "BasketServerCLI", dependencies: ["BasketCore", "BasketServer", "HTTPServer", "PrivateFiles"],
@@ -94,7 +98,7 @@ let package = Package(
             name: "basket-bench",
             dependencies: [
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer", "Postgres",
-                "SeededRandom", "Spawn",
+                "PlatformCrypto", "SeededRandom", "Spawn",
             ],
             path: "Benchmarks/basket-bench"),
 
@@ -133,14 +137,15 @@ let package = Package(
         .target(
             name: "TestServers", dependencies: ["Postgres", "SQLite", "Spawn", "TestSupport"], path: "Tests/TestServers"
         ),
+        .testTarget(name: "PlatformCryptoTests", dependencies: ["PlatformCrypto"], path: "Tests/PlatformCryptoTests"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], path: "Tests/HTTPServerTests"),
         .testTarget(
             name: "BasketServerTests",
             dependencies: [
-                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Curl", "Postgres", "SQLite",
-                "TestServers", "TestSupport",
+                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Curl", "PlatformCrypto", "Postgres",
+                "SQLite", "TestServers", "TestSupport",
             ],
             path: "Tests/BasketServerTests"),
         .testTarget(
@@ -168,8 +173,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 // BasketServer and HTTPServer: the push tests' receiver reads messages as a browser does.
-                "BasketCore", "BasketReplica", "BasketSearch", "BasketServer", "HTTPServer", "SQLite", "Spawn",
-                "TestServers", "TestSupport",
+                "BasketCore", "BasketReplica", "BasketSearch", "BasketServer", "HTTPServer", "PlatformCrypto", "SQLite",
+                "Spawn", "TestServers", "TestSupport",
                 "basket",
                 "basket-bench",
                 "basket-lab",

@@ -2,6 +2,7 @@ import BasketCore
 import BasketServer
 import Foundation
 import HTTPServer
+import PlatformCrypto
 import Synchronization
 
 /// `basket-bench server`: the real basket-server (release) as a separate process on loopback,

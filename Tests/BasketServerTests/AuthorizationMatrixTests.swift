@@ -2,6 +2,7 @@ import BasketCore
 import BasketServer
 import Foundation
 import HTTPServer
+import PlatformCrypto
 import Testing
 
 /// Every route × every kind of caller (no token, a bad token, a revoked token, a signed-in

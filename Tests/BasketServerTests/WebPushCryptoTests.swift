@@ -1,4 +1,5 @@
 import Foundation
+import PlatformCrypto
 import Testing
 
 @testable import BasketServer

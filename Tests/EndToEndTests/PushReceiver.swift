@@ -2,6 +2,7 @@ import BasketCore
 import BasketServer
 import Foundation
 import HTTPServer
+import PlatformCrypto
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import BasketCore
 import BasketServer
 import Foundation
+import PlatformCrypto
 import TestServers
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import PlatformCrypto
 import Synchronization
 
 /// The server's VAPID key pair, read from the store (made there on first use) and kept for a

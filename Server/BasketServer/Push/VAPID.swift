@@ -1,4 +1,5 @@
 public import Foundation
+public import PlatformCrypto
 
 /// Voluntary Application Server Identification (RFC 8292): the `Authorization` header that tells
 /// a push service a message comes from the server its subscription was made for. A JWT signed

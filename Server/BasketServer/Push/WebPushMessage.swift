@@ -1,4 +1,5 @@
 import Foundation
+public import PlatformCrypto
 
 /// Message encryption for Web Push (RFC 8291) in the `aes128gcm` content coding (RFC 8188):
 /// what the server sends a subscription, and what a browser does to read it (the tests' push

@@ -1,6 +1,7 @@
 import BasketCore
 import Foundation
 import HTTPServer
+import PlatformCrypto
 
 /// Web Push (RFC 8030, 8291, 8292): the server's public key, each device's subscriptions, and
 /// the events pushes tell of (``PushNotifier``).
