@@ -71,6 +71,8 @@ let package = Package(
             // FoundationNetworking sits on libcurl; naming it lets --static-swift-stdlib builds link.
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         // HTTP over libcurl with answers bounded after gzip, for the CLI on Linux (see its docs).
+        // End-to-end encryption of lists: keys, sealing, envelopes (through PlatformCrypto).
+        .target(name: "BasketSeal", dependencies: ["BasketCore", "PlatformCrypto"], path: "Client/BasketSeal"),
         .target(name: "CurlExchange", dependencies: ["BasketReplica", "Curl"], path: "Client/CurlExchange"),
         .target(
             name: "BasketCLI",
@@ -137,6 +139,9 @@ let package = Package(
         .target(
             name: "TestServers", dependencies: ["Postgres", "SQLite", "Spawn", "TestSupport"], path: "Tests/TestServers"
         ),
+        .testTarget(
+            name: "BasketSealTests", dependencies: ["BasketSeal", "BasketCore", "PlatformCrypto"],
+            path: "Tests/BasketSealTests"),
         .testTarget(name: "PlatformCryptoTests", dependencies: ["PlatformCrypto"], path: "Tests/PlatformCryptoTests"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(

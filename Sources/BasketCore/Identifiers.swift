@@ -150,11 +150,27 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The first 128 bits of SHA-256(`prefix` 0x00 list-id-bytes key-utf8).
     private init(derivedFrom prefix: String, list: ListID, key: String) {
+        self.raw = ID128(bytes: SHA256.hash(Self.derivationInput(prefix, list: list, key: key)).prefix(16))!
+    }
+
+    /// `prefix` 0x00 list-id-bytes key-utf8: what an item's or a shop's id is derived from.
+    private static func derivationInput(_ prefix: String, list: ListID, key: String) -> [UInt8] {
         var input = Array(prefix.utf8)
         input.append(0)
         input.append(contentsOf: list.raw.bytes)
         input.append(contentsOf: key.utf8)
-        self.raw = ID128(bytes: SHA256.hash(input).prefix(16))!
+        return input
+    }
+
+    /// What the id of the item with key `key` in `list` is derived from: hashed with SHA-256 for a
+    /// plain list, with HMAC-SHA-256 under the list's id key for an encrypted one.
+    public static func derivationInput(list: ListID, key: String) -> [UInt8] {
+        derivationInput("basket-item-v\(ItemKey.version)", list: list, key: key)
+    }
+
+    /// What the id of the shop with key `shopKey` in `list` is derived from.
+    public static func derivationInput(list: ListID, shopKey: String) -> [UInt8] {
+        derivationInput("basket-shop-v1", list: list, key: shopKey)
     }
 
     public var description: String { raw.hex }

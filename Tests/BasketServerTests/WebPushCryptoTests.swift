@@ -1,3 +1,4 @@
+import BasketCore
 import Foundation
 import PlatformCrypto
 import Testing

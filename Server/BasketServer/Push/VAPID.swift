@@ -1,3 +1,4 @@
+import BasketCore
 public import Foundation
 public import PlatformCrypto
 

@@ -1,3 +1,4 @@
+import BasketCore
 import Foundation
 public import PlatformCrypto
 
@@ -23,7 +24,7 @@ public enum WebPushMessage {
         }
 
         /// A receiver from the base64url strings a browser hands out.
-        /// - Throws: ``CryptoError/badKey`` when either is not base64url of the right length.
+        /// - Throws: `CryptoError/badKey` when either is not base64url of the right length.
         public init(p256dh: String, auth: String) throws {
             guard let key = Base64URL.decode(p256dh), key.count == 65, let secret = Base64URL.decode(auth),
                 secret.count == 16
@@ -59,7 +60,7 @@ public enum WebPushMessage {
     }
 
     /// The plaintext of `body`, read with the receiver's key pair and authentication secret.
-    /// - Throws: ``CryptoError/badMessage(_:)`` when the body is not one `aes128gcm` record for
+    /// - Throws: `CryptoError/badMessage(_:)` when the body is not one `aes128gcm` record for
     ///   this receiver.
     public static func decrypt(_ body: [UInt8], receiverKey: P256Key, authSecret: [UInt8]) throws -> [UInt8] {
         guard body.count > 21 else { throw CryptoError.badMessage("shorter than its header") }
@@ -96,29 +97,5 @@ public enum WebPushMessage {
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
-    }
-}
-
-/// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5), as Web Push and JWTs write it.
-public enum Base64URL {
-    /// `bytes` in base64url without padding.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    /// The bytes of `text` (padded or not); nil when it is not base64url.
-    public static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ $0.isBase64URL }) else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
-        return Data(base64Encoded: standard).map { Array($0) }
-    }
-}
-
-extension UInt8 {
-    fileprivate var isBase64URL: Bool {
-        (0x41...0x5a).contains(self) || (0x61...0x7a).contains(self) || (0x30...0x39).contains(self) || self == 0x2d
-            || self == 0x5f || self == 0x3d
     }
 }

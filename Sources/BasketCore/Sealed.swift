@@ -1,0 +1,116 @@
+/// The text form of a value sealed for an end-to-end encrypted list, and everything about it that
+/// needs no key: what a server checks, and the bytes a client seals (docs/encryption.md).
+///
+/// A sealed value is `s1.` epoch `.` base64url(nonce ‖ ciphertext ‖ tag): the epoch of the
+/// list's key it was sealed under (decimal), a 12-byte nonce, the AES-256-GCM ciphertext of the
+/// padded plaintext and its 16-byte tag. Every register of an encrypted list holds one, the
+/// flags and cleared values too, so a server sees their sizes in buckets and nothing else.
+public enum Sealed {
+    /// What every sealed value starts with: the version of this format.
+    public static let prefix = "s1."
+    /// The most epochs a list may have (a removal or a departure makes one).
+    public static let maxEpoch: UInt32 = 999_999
+    /// The nonce's and the tag's bytes around the ciphertext.
+    public static let overhead = 12 + 16
+
+    /// The plaintext of `value`: a kind byte (0 null, 1 false, 2 true, 3 text), the text's
+    /// UTF-8, then `0x80` and zeros to ``paddedLength(_:)``, so "milk" and "gluten-free oat
+    /// milk" seal to the same size.
+    public static func plaintext(_ value: Value) -> [UInt8] {
+        var bytes: [UInt8]
+        switch value {
+        case .null: bytes = [0]
+        case .bool(let flag): bytes = [flag ? 2 : 1]
+        case .text(let text): bytes = [3] + Array(text.utf8)
+        }
+        let length = paddedLength(bytes.count)
+        bytes.append(0x80)
+        bytes.append(contentsOf: repeatElement(0, count: length - bytes.count))
+        return bytes
+    }
+
+    /// The value of a plaintext ``plaintext(_:)`` made; nil when it is not one (a kind unknown,
+    /// text that is not UTF-8, padding that is not `0x80` then zeros, or not a padded length).
+    public static func value(ofPlaintext bytes: [UInt8]) -> Value? {
+        guard let end = bytes.lastIndex(where: { $0 != 0 }), bytes[end] == 0x80, end >= 1,
+            paddedLength(end) == bytes.count
+        else { return nil }
+        switch (bytes[0], end) {
+        case (0, 1): return .null
+        case (1, 1): return .bool(false)
+        case (2, 1): return .bool(true)
+        case (3, _):
+            guard let text = String(validating: bytes[1..<end], as: UTF8.self) else { return nil }
+            return .text(text)
+        default: return nil
+        }
+    }
+
+    /// The padded length of a plaintext of `count` bytes (its terminator included): 32 bytes at
+    /// least, then powers of two up to 512, then multiples of 512.
+    public static func paddedLength(_ count: Int) -> Int {
+        let needed = count + 1
+        if needed <= 32 { return 32 }
+        if needed <= 512 {
+            var length = 64
+            while length < needed { length *= 2 }
+            return length
+        }
+        return (needed + 511) / 512 * 512
+    }
+
+    /// The longest sealed text a register of `field` may hold: its longest value, padded and sealed.
+    public static func maxTextBytes(for field: Field) -> Int {
+        let payload = overhead + paddedLength(1 + field.maxBytes)
+        return prefix.utf8.count + String(maxEpoch).utf8.count + 1 + (payload * 4 + 2) / 3
+    }
+
+    /// The text of a sealed `payload` (nonce, ciphertext, tag) under key epoch `epoch`.
+    public static func text(epoch: UInt32, payload: [UInt8]) -> String {
+        prefix + String(epoch) + "." + Base64URL.encode(payload)
+    }
+
+    /// The epoch and payload of a sealed text; nil when it is not one (a server's check, before
+    /// any key).
+    public static func parse(_ text: String) -> (epoch: UInt32, payload: [UInt8])? {
+        guard text.hasPrefix(prefix) else { return nil }
+        let rest = text.utf8.dropFirst(prefix.utf8.count)
+        guard let dot = rest.firstIndex(of: 0x2e) else { return nil }
+        let digits = rest[..<dot]
+        guard (1...6).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
+            digits.first != 0x30 || digits.count == 1,
+            let epoch = UInt32(String(decoding: digits, as: UTF8.self)),
+            let payload = Base64URL.decode(String(decoding: rest[rest.index(after: dot)...], as: UTF8.self)),
+            payload.count >= overhead + 32
+        else { return nil }
+        return (epoch, payload)
+    }
+
+    /// Whether `op` is what an encrypted list's log may hold: its value sealed text within its
+    /// field's bound. What a server checks in place of ``Op/validate()`` for such a list.
+    public static func isWellFormed(_ op: Op) -> Bool {
+        guard case .text(let text) = op.value, text.utf8.count <= maxTextBytes(for: op.field) else { return false }
+        return parse(text) != nil
+    }
+
+    /// The associated data a value is sealed with: what binds it to its place, so that a relay
+    /// cannot move it to another list, item, field, time or writer, or claim another epoch:
+    /// "basket-seal-v1" 0x00, the list's 16 bytes, the item's 16, the field's code, the
+    /// timestamp's and the replica's 8 bytes each (big-endian), and the epoch's 4.
+    public static func associatedData(_ op: Op, epoch: UInt32) -> [UInt8] {
+        var bytes = Array("basket-seal-v1".utf8)
+        bytes.append(0)
+        bytes += op.list.raw.bytes
+        bytes += op.item.raw.bytes
+        bytes.append(op.field.code)
+        bytes += bigEndian(op.timestamp.rawValue)
+        bytes += bigEndian(op.replica.rawValue)
+        bytes += bigEndian(UInt64(epoch)).suffix(4)
+        return bytes
+    }
+
+    /// The 8 bytes of `value`, most significant first.
+    public static func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(value >> (56 - 8 * UInt64($0)) & 0xff) }
+    }
+}

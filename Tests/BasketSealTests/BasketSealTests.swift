@@ -1,0 +1,183 @@
+import BasketCore
+import BasketSeal
+import Foundation
+import PlatformCrypto
+import Testing
+
+/// The keys and seals of encrypted lists: what opens, what does not, and what a server sees.
+struct BasketSealTests {
+    let list = ListID(raw: ID128(high: 0x0123_4567_89ab_cdef, low: 0xfedc_ba98_7654_3210))
+
+    func op(_ field: Field = .name, _ value: Value = .text("Milk"), item: ItemID? = nil, replica: UInt64 = 7) -> Op {
+        Op(
+            list: list, item: item ?? ItemID(list: list, key: "milk"), field: field, value: value,
+            version: Version(
+                timestamp: HybridTimestamp(milliseconds: 1_765_000_000_000, counter: 3),
+                replica: ReplicaID(rawValue: replica)))
+    }
+
+    @Test func equalNamesMeetAndTheIdsAreKeyed() {
+        let keys = ListKeys.generate(list: list)
+        let other = ListKeys.generate(list: list)
+        #expect(keys.itemID(key: "milk") == keys.itemID(key: "milk"))
+        #expect(keys.itemID(key: "milk") != keys.itemID(key: "bread"))
+        // Another key, the plain derivation and the shops' derivation give other ids.
+        #expect(keys.itemID(key: "milk") != other.itemID(key: "milk"))
+        #expect(keys.itemID(key: "milk") != ItemID(list: list, key: "milk"))
+        #expect(keys.itemID(key: "lidl") != keys.shopID(key: "lidl"))
+        // A rotation keeps every id.
+        #expect(keys.rotated().itemID(key: "milk") == keys.itemID(key: "milk"))
+    }
+
+    @Test func everyValueSealsToItsBucketAndOpensWhereItStands() throws {
+        let keys = ListKeys.generate(list: list)
+        for value: Value in [.text("Milk"), .text("gluten-free oat milk"), .bool(true), .bool(false), .null, .text("")]
+        {
+            let sealed = keys.seal(op(.note, value))
+            #expect(Sealed.isWellFormed(sealed))
+            #expect(try keys.open(sealed).value == value)
+            #expect(try keys.open(sealed) == op(.note, value))
+        }
+        // "milk" and "gluten-free oat milk" look alike; a long note does not.
+        let short = keys.seal(op(.name, .text("milk"))).value.textValue!
+        let long = keys.seal(op(.name, .text("gluten-free oat milk"))).value.textValue!
+        #expect(short.utf8.count == long.utf8.count)
+        #expect(
+            keys.seal(op(.note, .text(String(repeating: "x", count: 400)))).value.textValue!.utf8.count
+                > short.utf8.count)
+        // Two seals of one value differ (fresh nonces).
+        #expect(keys.seal(op()).value != keys.seal(op()).value)
+        // The longest value of every field seals within the bound a server checks.
+        for field in Field.allCases where field.kind != .flag {
+            let longest = keys.seal(op(field, .text(String(repeating: "é", count: field.maxBytes / 2))))
+            #expect(Sealed.isWellFormed(longest), "\(field)")
+        }
+    }
+
+    @Test func aValueMovedOrTamperedWithDoesNotOpen() throws {
+        let keys = ListKeys.generate(list: list)
+        let sealed = keys.seal(op())
+        var moved = sealed
+        moved.item = keys.itemID(key: "bread")
+        #expect(throws: SealError.forged) { try keys.open(moved) }
+        var otherField = sealed
+        otherField.field = .note
+        #expect(throws: SealError.forged) { try keys.open(otherField) }
+        var otherTime = sealed
+        otherTime.version.timestamp = HybridTimestamp(milliseconds: 1_765_000_000_001, counter: 3)
+        #expect(throws: SealError.forged) { try keys.open(otherTime) }
+        var otherWriter = sealed
+        otherWriter.version.replica = ReplicaID(rawValue: 8)
+        #expect(throws: SealError.forged) { try keys.open(otherWriter) }
+        var otherList = sealed
+        otherList.list = ListID(raw: ID128(high: 1, low: 2))
+        #expect(throws: SealError.forged) { try keys.open(otherList) }
+        // A claimed epoch it was not sealed under.
+        let rotated = keys.rotated()
+        var claimed = sealed
+        claimed.value = .text(sealed.value.textValue!.replacingFirst("s1.0.", with: "s1.1."))
+        #expect(throws: SealError.forged) { try rotated.open(claimed) }
+        // Another list's keys, an unknown epoch, plain text.
+        #expect(throws: SealError.forged) { try ListKeys.generate(list: list).open(sealed) }
+        #expect(throws: SealError.unknownEpoch(1)) { try keys.open(rotated.seal(op())) }
+        #expect(throws: SealError.notSealed) { try keys.open(op()) }
+        #expect(!Sealed.isWellFormed(op()))
+    }
+
+    @Test func aRotationSealsWithANewKeyAndStillOpensTheHistory() throws {
+        let keys = ListKeys.generate(list: list)
+        let before = keys.seal(op(.name, .text("Milk")))
+        let rotated = keys.rotated()
+        #expect(rotated.current == 1 && rotated.epochs.count == 2)
+        let after = rotated.seal(op(.name, .text("Ring")))
+        #expect(after.value.textValue!.hasPrefix("s1.1."))
+        #expect(try rotated.open(before).value == .text("Milk"))
+        // The keys a removed member held (epoch 0) open nothing sealed after.
+        #expect(throws: SealError.unknownEpoch(1)) { try keys.open(after) }
+    }
+
+    @Test func anInviteSecretCarriesTheNewestEpochAlone() throws {
+        let keys = ListKeys.generate(list: list).rotated()
+        let secret = keys.inviteSecret
+        #expect(secret.hasPrefix("k1.") && secret.utf8.count == 94)
+        let joined = try ListKeys(list: list, inviteSecret: secret)
+        #expect(joined.current == 1 && joined.epochs.count == 1)
+        #expect(joined.itemID(key: "milk") == keys.itemID(key: "milk"))
+        #expect(try joined.open(keys.seal(op())).value == .text("Milk"))
+        for bad in ["", "k1.", "k2." + secret.dropFirst(3), String(secret.dropLast()), secret + "A"] {
+            #expect(throws: SealError.badKey) { try ListKeys(list: list, inviteSecret: bad) }
+        }
+    }
+
+    @Test func anEnvelopeOpensForItsRecipientAndListAlone() throws {
+        let keys = ListKeys.generate(list: list).rotated().rotated()
+        let member = X25519KeyPair.generate()
+        let envelope = try Envelope.seal(keys, to: member.publicKey)
+        #expect(try Envelope.open(envelope, list: list, with: member) == keys)
+        #expect(throws: SealError.forged) { try Envelope.open(envelope, list: list, with: .generate()) }
+        #expect(throws: SealError.forged) {
+            try Envelope.open(envelope, list: ListID(raw: ID128(high: 9, low: 9)), with: member)
+        }
+        #expect(throws: SealError.badKey) { try Envelope.seal(keys, to: [UInt8](repeating: 0, count: 32)) }
+        #expect(throws: SealError.badKey) { try Envelope.open("e1.AAAA", list: list, with: member) }
+    }
+
+    @Test func aPasswordGivesALoginSecretAndAWrappingKeyAndARecoveryCodeReadsBack() throws {
+        let stretched = AccountKeys.stretch(password: "correct horse", account: "olga", iterations: 1_000)
+        #expect(stretched.login != stretched.wrap)
+        #expect(AccountKeys.stretch(password: "correct horse", account: "olga", iterations: 1_000) == stretched)
+        #expect(AccountKeys.stretch(password: "correct horse", account: "olgb", iterations: 1_000) != stretched)
+        let pair = X25519KeyPair.generate()
+        let wrapped = AccountKeys.wrap(pair.privateKey, key: stretched.wrap, purpose: "private-key")
+        #expect(try AccountKeys.unwrap(wrapped, key: stretched.wrap, purpose: "private-key") == pair.privateKey)
+        #expect(throws: SealError.forged) {
+            try AccountKeys.unwrap(wrapped, key: stretched.login, purpose: "private-key")
+        }
+        #expect(throws: SealError.forged) { try AccountKeys.unwrap(wrapped, key: stretched.wrap, purpose: "other") }
+        #expect(throws: SealError.badKey) {
+            try AccountKeys.unwrap("w1.!!", key: stretched.wrap, purpose: "private-key")
+        }
+
+        let code = AccountKeys.newRecoveryCode()
+        #expect(code.count == 26 + 5)
+        let typed = code.uppercased().replacingFirst("-", with: " ")
+        #expect(try AccountKeys.recoveryKey(typed) == AccountKeys.recoveryKey(code))
+        let bytes: [UInt8] = Array(0..<16)
+        #expect(try AccountKeys.recoveryBytes(AccountKeys.recoveryCode(bytes)) == bytes)
+        for bad in ["", "abc", code + "0", String(code.dropLast()), code.replacingFirst("-", with: "u")] {
+            #expect(throws: SealError.badKey) { try AccountKeys.recoveryKey(bad) }
+        }
+    }
+
+    @Test func base64URLAndSealedTextsAreReadStrictly() {
+        for count in 0..<40 {
+            let bytes = (0..<count).map { UInt8(($0 * 37 + count) & 0xff) }
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+        #expect(Base64URL.encode(Array("hello?>".utf8)) == "aGVsbG8_Pg")
+        #expect(Base64URL.decode("aGVsbG8_Pg==") == Array("hello?>".utf8))
+        for bad in ["a", "aGVsbG8/Pg", "aGVsbG8_Ph", "aG===", "a b"] { #expect(Base64URL.decode(bad) == nil, "\(bad)") }
+        let payload = [UInt8](repeating: 1, count: 60)
+        #expect(Sealed.parse(Sealed.text(epoch: 12, payload: payload))?.epoch == 12)
+        for bad in [
+            "s1..AAAA", "s1.01." + Base64URL.encode(payload), "s1.1234567." + Base64URL.encode(payload), "s1.1.AAAA",
+            "s2.1." + Base64URL.encode(payload),
+        ] {
+            #expect(Sealed.parse(bad) == nil, "\(bad)")
+        }
+        #expect(Sealed.paddedLength(3) == 32 && Sealed.paddedLength(31) == 32 && Sealed.paddedLength(32) == 64)
+        #expect(
+            Sealed.paddedLength(511) == 512 && Sealed.paddedLength(512) == 1024 && Sealed.paddedLength(1100) == 1536)
+        #expect(Sealed.value(ofPlaintext: Sealed.plaintext(.text("Milk"))) == .text("Milk"))
+        #expect(Sealed.value(ofPlaintext: [3, 0xff, 0x80] + [UInt8](repeating: 0, count: 29)) == nil)
+        #expect(Sealed.value(ofPlaintext: [9, 0x80] + [UInt8](repeating: 0, count: 30)) == nil)
+        #expect(Sealed.value(ofPlaintext: [3, 0x41, 0x80] + [UInt8](repeating: 0, count: 30)) == nil)
+    }
+}
+
+extension String {
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
+    }
+}
