@@ -12,7 +12,7 @@ if ! command -v tsc >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends node-typescript >/dev/null
 fi
 common=(--noEmit --allowJs --checkJs --strict --noUnusedLocals --noUnusedParameters --target es2022 --module es2022)
-tsc "${common[@]}" --lib es2022,dom,dom.iterable app.js
+tsc "${common[@]}" --lib es2022,dom,dom.iterable app.js seal.js
 tsc "${common[@]}" --lib es2022,webworker sw.js
 # No function over 80 lines (Scripts/web-function-lengths.js, with the checker's own parser).
 typescript=$(dirname "$(dirname "$(readlink -f "$(command -v tsc)")")")

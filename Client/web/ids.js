@@ -39,12 +39,42 @@ export function shopID(list, key) {
  * @returns {string}
  */
 function derivedID(prefix, list, key) {
+  return hex(sha256(derivationInput(prefix, list, key)).subarray(0, 16));
+}
+
+/**
+ * prefix, the list id's 16 bytes and the key's UTF-8: what an id is derived from.
+ * @param {Uint8Array} prefix
+ * @param {string} list
+ * @param {string} key
+ * @returns {Uint8Array}
+ */
+function derivationInput(prefix, list, key) {
   const keyBytes = utf8.encode(key);
   const input = new Uint8Array(prefix.length + 16 + keyBytes.length);
   input.set(prefix);
   input.set(fromHex(list), prefix.length);
   input.set(keyBytes, prefix.length + 16);
-  return hex(sha256(input).subarray(0, 16));
+  return input;
+}
+
+/**
+ * What the id of the item with key `key` is derived from (ItemID.derivationInput(list:key:)):
+ * hashed with SHA-256 for a plain list, with HMAC-SHA-256 under the list's id key for an encrypted one.
+ * @param {string} list
+ * @param {string} key
+ */
+export function itemDerivationInput(list, key) {
+  return derivationInput(itemPrefix, list, key);
+}
+
+/**
+ * What the id of the shop with key `key` is derived from (ItemID.derivationInput(list:shopKey:)).
+ * @param {string} list
+ * @param {string} key
+ */
+export function shopDerivationInput(list, key) {
+  return derivationInput(shopPrefix, list, key);
 }
 
 /**

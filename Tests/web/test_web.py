@@ -10,12 +10,17 @@ import urllib.request
 from conftest import CONTRAST_RATIO, PASSWORD, ROOT, unique, version_of, wait_until
 
 
-def test_the_conformance_vectors_pass_in_the_browser(client):
+def check_vectors(client, vectors_file, script):
+    """Runs Tests/web/`script` in a page with Tests/Vectors/`vectors_file`: the vectors, and what it returned."""
     phone = client()
     phone.open()
-    vectors = json.load(open(os.path.join(ROOT, "Tests", "Vectors", "conformance-v1.json"), encoding="utf-8"))
-    check = open(os.path.join(ROOT, "Tests", "web", "conformance.js"), encoding="utf-8").read()
-    result = phone.page.evaluate(check, {"vectors": vectors, "base": f"/a/{version_of(phone.page)}/"})
+    vectors = json.load(open(os.path.join(ROOT, "Tests", "Vectors", vectors_file), encoding="utf-8"))
+    check = open(os.path.join(ROOT, "Tests", "web", script), encoding="utf-8").read()
+    return vectors, phone.page.evaluate(check, {"vectors": vectors, "base": f"/a/{version_of(phone.page)}/"})
+
+
+def test_the_conformance_vectors_pass_in_the_browser(client):
+    vectors, result = check_vectors(client, "conformance-v1.json", "conformance.js")
     assert result["failures"] == []
     assert result["checked"]["fields"] == 1 and len(vectors["fields"]) >= 9
     assert result["checked"]["errors"] == 1 and len(vectors["errors"]) >= 40
@@ -529,3 +534,13 @@ def test_at_200_percent_zoom_the_field_keeps_its_size_and_the_list_its_room(clie
         ratio = phone.page.evaluate(PLACEHOLDER_CONTRAST, "#query")
         assert ratio >= 4.5, f"{scheme} at 100 %: placeholder contrast {ratio:.2f}"
         assert phone.page.evaluate(COVERED) <= 0.25
+
+
+def test_the_seal_vectors_pass_in_the_browser(client):
+    """The encrypted lists' derivations and seals (docs/encryption.md) made by WebCrypto are the
+    bytes the Swift made, and every refusal of the vectors is refused."""
+    vectors, result = check_vectors(client, "seal-v1.json", "seal-vectors.js")
+    assert result["failures"] == []
+    for kind in ["ids", "plaintexts", "seals", "refused", "accounts", "wraps", "recovery", "badCodes"]:
+        assert result["checked"][kind] == len(vectors[kind]) > 0, kind
+    assert result["checked"]["envelopes"] == 1 and result["checked"]["badInvites"] == len(vectors["badInvites"])
