@@ -72,12 +72,14 @@ let package = Package(
             linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
         // HTTP over libcurl with answers bounded after gzip, for the CLI on Linux (see its docs).
         // End-to-end encryption of lists: keys, sealing, envelopes (through PlatformCrypto).
-        .target(name: "BasketSeal", dependencies: ["BasketCore", "PlatformCrypto"], path: "Client/BasketSeal"),
+        .target(
+            name: "BasketSeal", dependencies: ["BasketCore", "BasketReplica", "PlatformCrypto"],
+            path: "Client/BasketSeal"),
         .target(name: "CurlExchange", dependencies: ["BasketReplica", "Curl"], path: "Client/CurlExchange"),
         .target(
             name: "BasketCLI",
             dependencies: [
-                "BasketCore", "BasketReplica", "BasketSearch", "PrivateFiles",
+                "BasketCore", "BasketReplica", "BasketSearch", "BasketSeal", "PrivateFiles",
                 .target(name: "CurlExchange", condition: .when(platforms: [.linux])),
             ],
             path: "Client/BasketCLI"),
@@ -178,8 +180,9 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 // BasketServer and HTTPServer: the push tests' receiver reads messages as a browser does.
-                "BasketCore", "BasketReplica", "BasketSearch", "BasketServer", "HTTPServer", "PlatformCrypto", "SQLite",
-                "Spawn", "TestServers", "TestSupport",
+                "BasketCore", "BasketReplica", "BasketSearch", "BasketSeal", "BasketServer", "HTTPServer",
+                "PlatformCrypto",
+                "Postgres", "SQLite", "Spawn", "TestServers", "TestSupport",
                 "basket",
                 "basket-bench",
                 "basket-lab",

@@ -1,5 +1,6 @@
 import BasketCore
 package import BasketReplica
+import BasketSeal
 import BasketSearch
 import Foundation
 import PrivateFiles
@@ -199,6 +200,9 @@ final class Context {
     /// How requests travel: nil for HTTP through URLSession (see ``BasketCLI/run(_:environment:console:exchange:)``).
     let exchange: HTTPSyncTransport.Exchange?
     private var openReplica: Replica?
+    /// The keys of this device's encrypted lists: the replica loads them from its file, the
+    /// transport seals and opens with them.
+    let keyring = SealKeyring()
 
     init(
         arguments: Arguments, environment: [String: String], console: Console,
@@ -248,6 +252,10 @@ final class Context {
         }
         var configuration = Replica.Configuration()
         configuration.wallClock = try wallClock()
+        configuration.keyring = keyring
+        // Until the web client opens encrypted lists, a list is encrypted when asked for
+        // (`basket list new NAME --encrypted`).
+        configuration.encryptNewLists = false
         let replica = try Replica(path: path, configuration: configuration)
         openReplica = replica
         return replica

@@ -112,6 +112,10 @@ extension Option {
     static let due = Option("--due", "Add every usual that is due and not on the list ('basket usuals').")
     static let addOnly = Option(
         "--add-only", "A key that can only add to the list (a speaker, a shortcut, a home\nautomation), not an invite.")
+    static let encrypted = Option(
+        "--encrypted",
+        "Encrypted end to end: the server keeps and relays the list's changes but can read\nnone of them (docs/encryption.md)."
+    )
     static let keyName = Option("--name", value: "NAME", "With --add-only: what the key is for (\"Kitchen speaker\").")
     static let limit = Option("--limit", value: "N", short: "-n", "At most N results.")
     /// `basket set`'s option for a field of an item (`--quantity QUANTITY`).

@@ -11,6 +11,9 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     public let baseURL: URL
     /// The bearer token sent with every request; nil before signing in.
     public let token: String?
+    /// The keys of encrypted lists: their operations are sealed as they are pushed and opened as
+    /// they are pulled; nil: every list is plain.
+    public let keyring: (any Keyring)?
     private let exchange: Exchange
 
     /// Sends one request and returns the answer's body and status. URLSession by default; a
@@ -26,12 +29,14 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     ///     beyond its wait) before it gives up as ``SyncError/unreachable(_:)``.
     ///   - unavailableRetryDelays: seconds waited before a request answered 503 (the server's
     ///     store away for a moment) is sent again, once per entry; then it fails as unreachable.
+    ///   - keyring: the keys of encrypted lists (``keyring``).
     public init(
         baseURL: URL, token: String?, answerTimeout: Double = 30, exchange: Exchange? = nil,
-        unavailableRetryDelays: [Double] = [1, 2]
+        unavailableRetryDelays: [Double] = [1, 2], keyring: (any Keyring)? = nil
     ) {
         self.baseURL = baseURL
         self.token = token
+        self.keyring = keyring
         self.answerTimeout = answerTimeout
         self.exchange = exchange ?? Self.urlSession()
         self.unavailableRetryDelays = unavailableRetryDelays
@@ -54,7 +59,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         }
     }
 
-    /// How long a request waits for an answer (see ``init(baseURL:token:answerTimeout:exchange:unavailableRetryDelays:)``).
+    /// How long a request waits for an answer (see ``init(baseURL:token:answerTimeout:exchange:unavailableRetryDelays:keyring:)``).
     public let answerTimeout: Double
 
     /// Seconds waited before a request answered 503 is sent again (``send``).
@@ -159,6 +164,11 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         return (Self.printable(String(answer.name.prefix(64))), answer.serverTime ?? 0)
     }
 
+    /// What an invite code is for, without joining (`POST /v1/invites/preview`).
+    public func preview(code: String) async throws -> Wire.InvitePreview {
+        try await call(.previewInvite, sending: Wire.InviteCode(code: code))
+    }
+
     /// An invite code for a list: `uses` times at most (1 by default), for `expiresIn` seconds
     /// (the server's default when nil); `title`, the list's, is shown to whoever previews it.
     public func invite(
@@ -233,12 +243,32 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     /// Registers a list made on this device (`POST /v1/lists`; idempotent for a member).
+    /// An encrypted list (one the ``keyring`` has keys for) is registered as one.
     public func createList(_ id: ListID) async throws -> RemoteList {
-        try Self.checked(try await call(.createList, sending: Wire.NewList(id: id)))
+        let encrypted = keyring?.sealing(for: id) != nil
+        let answer: Wire.Membership = try await call(.createList, sending: Wire.NewList(id: id, encrypted: encrypted))
+        let remote = try Self.checked(answer)
+        guard (remote.encrypted ?? false) == encrypted else {
+            throw SyncError.badResponse(
+                encrypted
+                    ? "the server registered the list plain, where this device made it encrypted end to end"
+                    : "the list is encrypted end to end and this device has no keys for it (join it with the whole"
+                        + " code, keys included)")
+        }
+        return remote
     }
 
     /// Pushes operations of one list (`POST /v1/lists/{id}/ops`); the answer is checked to account for every one.
+    /// An encrypted list's are sealed first (the outbox keeps them as they were written).
     public func push(_ operations: OperationText, count: Int, to list: ListID) async throws -> PushOutcome {
+        var operations = operations
+        if let sealing = keyring?.sealing(for: list) {
+            do {
+                operations = OperationText(try operations.operations().map(sealing.seal))
+            } catch {
+                throw SyncError.badResponse("the outbox's operations cannot be read to be sealed: \(error)")
+            }
+        }
         let data = try await send(.push, [list.description], body: Wire.Push(ops: operations))
         return try Self.pushOutcome(data, pushed: count)
     }
@@ -276,19 +306,35 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         let answer: Wire.Page = try await call(
             .pull, [list.description], query: "after=\(cursor)&limit=\(limit)&wait=\(wait)" + query,
             timeout: Double(wait) + answerTimeout)
-        return try Self.page(answer, of: list, after: cursor)
+        return try Self.page(answer, of: list, after: cursor, sealing: keyring?.sealing(for: list))
     }
 
-    /// A pulled page, only when it is one of `list`'s pages after `cursor`.
-    static func page(_ answer: Wire.Page, of list: ListID, after cursor: Int64) throws -> PulledPage {
+    /// A pulled page, only when it is one of `list`'s pages after `cursor`. An encrypted list's
+    /// operations (`sealing`) are opened and validated one by one: one that does not open, or
+    /// opens to what breaks the rules, is left out and counted (``PulledPage/unopened``), never
+    /// stopping the page.
+    static func page(
+        _ answer: Wire.Page, of list: ListID, after cursor: Int64, sealing: (any ListSealing)? = nil
+    ) throws -> PulledPage {
         guard !answer.epoch.isEmpty, answer.epoch.utf8.count <= 64 else {
             throw SyncError.badResponse("a page without an epoch of 1 to 64 bytes")
         }
-        let operations: [Op]
+        var operations: [Op]
         do {
-            operations = try answer.ops.operations()
+            operations = try answer.ops.operations(sealed: sealing != nil)
         } catch {
             throw SyncError.badResponse("the page's operations: \(error)")
+        }
+        var unopened = 0
+        if let sealing {
+            operations = operations.compactMap { sealed in
+                guard sealed.list == list, let opened = try? sealing.open(sealed), (try? opened.validate()) != nil
+                else {
+                    unopened += 1
+                    return nil
+                }
+                return opened
+            }
         }
         if let stray = operations.first(where: { $0.list != list }) {
             throw SyncError.badResponse("a page of list \(list) holding an operation of list \(stray.list)")
@@ -302,6 +348,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         page.shopping = answer.shopping.map(Self.checked)
         page.together = answer.together
         page.inbox = answer.inbox.map { min(max($0, 0), 100) }
+        page.unopened = unopened
         // OperationCodec validated each operation as it decoded it.
         page.isValidated = true
         return page

@@ -124,10 +124,10 @@ extension Replica {
                 throw ReplicaError.nameTaken(existing: live.name)
             }
             // The id of the name's key, unless a shop renamed since holds it: then the next free one.
-            var id = ItemID(list: list, shopKey: key)
+            var id = shopID(list, key: key)
             for n in 2...9 {
                 guard let holder = all.first(where: { $0.id == id }), !holder.isRemoved else { break }
-                id = ItemID(list: list, shopKey: "\(key) #\(n)")
+                id = shopID(list, key: "\(key) #\(n)")
             }
             var shop = all.first { $0.id == id } ?? Shop(id: id, name: clean)
             shop.name = clean

@@ -96,15 +96,21 @@ extension Replica {
     /// - Parameters:
     ///   - title: the list's title.
     ///   - language: the language its aisles are named in ("en"; ``setLanguage(_:of:)``).
+    ///   - encrypted: whether it is encrypted end to end (new keys from the configuration's
+    ///     keyring, kept in this file); nil for the configuration's ``Configuration/encryptNewLists``.
+    ///     Without a keyring every list is plain.
     /// - Throws: ``ReplicaError/listExists(_:)`` when a list with the same title key exists.
     @discardableResult
-    public func createList(title: String, language: String? = nil) throws -> ListInfo {
+    public func createList(title: String, language: String? = nil, encrypted: Bool? = nil) throws -> ListInfo {
         let clean = try Self.cleanName(title)
         if try lists().contains(where: { ItemKey.normalize($0.title) == ItemKey.normalize(clean) }) {
             throw ReplicaError.listExists(clean)
         }
         let code = try language.map(Self.checkedLanguage)
         let id = ListID.random()
+        if let keyring = configuration.keyring, encrypted ?? configuration.encryptNewLists {
+            try setSetting(Self.keysSetting + id.description, keyring.makeKeys(for: id))
+        }
         try performLocal { writer in
             writer.write(id, .list, .title, .text(clean))
             if let code { writer.write(id, .list, .language, .text(code)) }
@@ -230,7 +236,7 @@ extension Replica {
             var pending: [ItemID: Item] = [:]
             for new in cleaned {
                 let (name, quantity, category) = (new.name, new.quantity, new.category)
-                let id = ItemID(list: list, key: ItemKey.normalize(name))
+                let id = itemID(list, key: ItemKey.normalize(name))
                 let existing = try pending[id] ?? writer.item(id, in: list)
                 var item = Item(id: id, name: name)
                 let outcome: AddResult.Outcome
@@ -409,7 +415,7 @@ extension Replica {
         let name = try Self.cleanName(newName)
         return try performLocal { writer in
             var item = try Self.require(writer.item(id, in: list), id)
-            let newID = ItemID(list: list, key: ItemKey.normalize(name))
+            let newID = itemID(list, key: ItemKey.normalize(name))
             if newID == id {
                 if item.name != name { writer.write(list, id, .name, .text(name)) }
                 item.name = name

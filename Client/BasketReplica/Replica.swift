@@ -22,6 +22,12 @@ public final class Replica: @unchecked Sendable {
         public var synchronous: Durability = .full
         /// The wall clock in Unix milliseconds. Tests inject their own.
         public var wallClock: @Sendable () -> UInt64 = { HybridClock.wallClockMilliseconds() }
+        /// The keys of encrypted lists (BasketSeal's); nil: every list is plain. The replica loads
+        /// the keys it keeps into it when it opens.
+        public var keyring: (any Keyring)?
+        /// Whether ``Replica/createList(title:language:encrypted:)`` makes lists encrypted end to
+        /// end unless told otherwise (it needs a ``keyring``).
+        public var encryptNewLists = true
 
         /// The defaults: full durability, the system's wall clock.
         public init() {}
@@ -70,6 +76,53 @@ public final class Replica: @unchecked Sendable {
         }
         connection = opened.0
         currentID = Mutex(opened.1)
+        if let keyring = configuration.keyring {
+            for (list, text) in try storedKeys() { try? keyring.load(text, for: list) }
+        }
+    }
+
+    /// The prefix of the settings that keep each encrypted list's keys (`keys.` and the list id).
+    static let keysSetting = "keys."
+
+    /// Every list's keys this file keeps, as text.
+    func storedKeys() throws -> [(ListID, String)] {
+        try locked { db in
+            try db.query(
+                "SELECT key, value FROM settings WHERE key >= ? AND key < ?", .text(Self.keysSetting),
+                .text("keys/")
+            ) { row in (row.string(0) ?? "", row.string(1) ?? "") }
+        }
+        .compactMap { key, value in ListID(hex: key.dropFirst(Self.keysSetting.count)).map { ($0, value) } }
+    }
+
+    /// Keeps `text`, the keys of the encrypted list `list` (made here, or from an invite or an
+    /// envelope), in this file and in the keyring. The file is the device's (0600): the lists'
+    /// contents are in it in clear already.
+    /// - Throws: ``ReplicaError/invalidOperation(_:)`` without a keyring, or when the keyring
+    ///   refuses the text.
+    public func saveKeys(_ text: String, for list: ListID) throws {
+        guard let keyring = configuration.keyring else {
+            throw ReplicaError.invalidOperation("this replica was opened without a keyring: it keeps no keys")
+        }
+        do {
+            try keyring.load(text, for: list)
+        } catch {
+            throw ReplicaError.invalidOperation("not keys of list \(list): \(error)")
+        }
+        try setSetting(Self.keysSetting + list.description, text)
+    }
+
+    /// Whether `list` is encrypted end to end and this device holds its keys.
+    public func isEncrypted(_ list: ListID) -> Bool { configuration.keyring?.sealing(for: list) != nil }
+
+    /// The id of the item with key `key` in `list`: keyed by the list's keys when it is encrypted.
+    func itemID(_ list: ListID, key: String) -> ItemID {
+        configuration.keyring?.sealing(for: list)?.itemID(key: key) ?? ItemID(list: list, key: key)
+    }
+
+    /// The id of the shop with key `key` in `list`: keyed by the list's keys when it is encrypted.
+    func shopID(_ list: ListID, key: String) -> ItemID {
+        configuration.keyring?.sealing(for: list)?.shopID(key: key) ?? ItemID(list: list, shopKey: key)
     }
 
     private static func open(_ path: String, _ configuration: Configuration) throws -> (Connection, ReplicaID) {

@@ -30,6 +30,9 @@ public struct PulledPage: Sendable {
     public var together: Int64?
     /// Texts waiting in the list's inbox, when the server said so (`Wire.Page.inbox`).
     public var inbox: Int?
+    /// Operations of an encrypted list that were left out because they did not open with this
+    /// device's keys, or opened to what breaks the rules (docs/encryption.md).
+    public var unopened = 0
 
     /// A page as pulled.
     public init(

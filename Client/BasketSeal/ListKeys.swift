@@ -48,6 +48,7 @@ public struct ListKeys: Sendable, Equatable {
 
     private let idKey: [UInt8]
     private var valueKeys: [UInt32: [UInt8]]
+    private var nonceKeys: [UInt32: [UInt8]]
 
     /// Keys of `list`: its identity key and the epochs' keys (`current` among them).
     /// - Throws: ``SealError/badKey`` when a key is not 32 bytes or `current` has none.
@@ -61,6 +62,7 @@ public struct ListKeys: Sendable, Equatable {
         self.current = current
         idKey = Self.derive(identity, list: list, info: "basket-ids-v1")
         valueKeys = epochs.mapValues { Self.derive($0, list: list, info: "basket-values-v1") }
+        nonceKeys = epochs.mapValues { Self.derive($0, list: list, info: "basket-nonces-v1") }
     }
 
     /// New keys for a new list: a random identity key and epoch 0.
@@ -99,17 +101,24 @@ public struct ListKeys: Sendable, Equatable {
                 bytes: HMACSHA256.code(ItemID.derivationInput(list: list, shopKey: shopKey), key: idKey).prefix(16))!)
     }
 
-    /// `op` with its value sealed under the current epoch, with a fresh random nonce.
-    public func seal(_ op: Op) -> Op { seal(op, epoch: current, nonce: SecureRandom.bytes(12)) }
+    /// `op` with its value sealed under the current epoch.
+    public func seal(_ op: Op) -> Op { seal(op, epoch: current) }
 
-    /// `op` with its value sealed under `epoch` with `nonce` (12 bytes): for vectors, which need
-    /// the same bytes every time. Anything else calls ``seal(_:)``.
-    public func seal(_ op: Op, epoch: UInt32, nonce: [UInt8]) -> Op {
-        guard let key = valueKeys[epoch] else { preconditionFailure("no key for epoch \(epoch)") }
+    /// `op` with its value sealed under `epoch`. The nonce is derived from what is sealed: the
+    /// first 12 bytes of HMAC-SHA-256, under the epoch's nonce key, of the associated data and the
+    /// padded plaintext. The same operation seals to the same text every time (a push retried after
+    /// a lost answer is a duplicate, not a conflict), and two different plaintexts never share a
+    /// nonce under one key, even from a device restored from a backup that reuses its versions.
+    public func seal(_ op: Op, epoch: UInt32) -> Op {
+        guard let key = valueKeys[epoch], let nonceKey = nonceKeys[epoch] else {
+            preconditionFailure("no key for epoch \(epoch)")
+        }
         var sealed = op
+        let plaintext = Sealed.plaintext(op.value)
+        let associatedData = Sealed.associatedData(op, epoch: epoch)
+        let nonce = Array(HMACSHA256.code(associatedData + plaintext, key: nonceKey).prefix(12))
         // swift-format-ignore: NeverUseForceTry
-        let payload = try! AESGCM.seal(
-            Sealed.plaintext(op.value), key: key, nonce: nonce, associatedData: Sealed.associatedData(op, epoch: epoch))
+        let payload = try! AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
         sealed.value = .text(Sealed.text(epoch: epoch, payload: nonce + payload))
         return sealed
     }
@@ -118,7 +127,7 @@ public struct ListKeys: Sendable, Equatable {
     /// - Throws: ``SealError`` when it is not sealed, its epoch is unknown here, it does not
     ///   verify where it stands (another list, item, field, time, writer or epoch), or opens to
     ///   no value.
-    public func open(_ op: Op) throws(SealError) -> Op {
+    public func open(sealed op: Op) throws(SealError) -> Op {
         guard case .text(let text) = op.value, let (epoch, payload) = Sealed.parse(text) else { throw .notSealed }
         guard let key = valueKeys[epoch] else { throw .unknownEpoch(epoch) }
         guard

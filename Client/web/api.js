@@ -103,6 +103,7 @@ export const ERRORS = Object.freeze({
   signupClosed: { code: "signup_closed", status: 403 },
   inviteRequired: { code: "invite_required", status: 403 },
   invalidInvite: { code: "invalid_invite", status: 403 },
+  encryptionRequired: { code: "encryption_required", status: 403 },
   tooManyLists: { code: "too_many_lists", status: 403 },
   tooManyMembers: { code: "too_many_members", status: 403 },
   tooManyInvites: { code: "too_many_invites", status: 403 },

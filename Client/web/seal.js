@@ -63,6 +63,8 @@ export class ListKeys {
     this.current = current;
     this.idKey = idKey;
     this.valueKeys = valueKeys;
+    /** @type {Map<number, Uint8Array>} */
+    this.nonceKeys = new Map();
   }
 
   /**
@@ -79,7 +81,9 @@ export class ListKeys {
     const idKey = await hkdfSHA256(identity, salt, utf8.encode("basket-ids-v1"), 32);
     const valueKeys = new Map();
     for (const [epoch, key] of epochs) valueKeys.set(epoch, await hkdfSHA256(key, salt, utf8.encode("basket-values-v1"), 32));
-    return new ListKeys(list, identity, epochs, current, idKey, valueKeys);
+    const keys = new ListKeys(list, identity, epochs, current, idKey, valueKeys);
+    for (const [epoch, key] of epochs) keys.nonceKeys.set(epoch, await hkdfSHA256(key, salt, utf8.encode("basket-nonces-v1"), 32));
+    return keys;
   }
 
   /**
@@ -121,16 +125,21 @@ export class ListKeys {
   }
 
   /**
-   * `op` with its value sealed, under the current epoch and a fresh nonce unless given (vectors).
+   * `op` with its value sealed under `epoch` (the current one unless given), with the nonce derived
+   * from what is sealed (ListKeys.seal): HMAC-SHA-256 under the epoch's nonce key of the associated
+   * data and the padded plaintext, first 12 bytes.
    * @param {import("./ops.js").Op} op
    * @param {number} [epoch]
-   * @param {Uint8Array} [nonce]
    * @returns {Promise<import("./ops.js").Op>}
    */
-  async seal(op, epoch = this.current, nonce = randomBytes(12)) {
+  async seal(op, epoch = this.current) {
     const key = this.valueKeys.get(epoch);
-    if (key === undefined) throw new Error(`no key for epoch ${epoch}`);
-    const payload = await aesGCMSeal(plaintext(op.value), key, nonce, associatedData(op, epoch));
+    const nonceKey = this.nonceKeys.get(epoch);
+    if (key === undefined || nonceKey === undefined) throw new Error(`no key for epoch ${epoch}`);
+    const padded = plaintext(op.value);
+    const data = associatedData(op, epoch);
+    const nonce = (await hmacSHA256(concat(data, padded), nonceKey)).subarray(0, 12);
+    const payload = await aesGCMSeal(padded, key, nonce, data);
     return { ...op, value: sealedText(epoch, concat(nonce, payload)) };
   }
 

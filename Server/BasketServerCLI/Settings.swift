@@ -21,6 +21,7 @@ struct Settings {
     var metricsHost: String?
     var metricsPort = 0
     var publicMetrics = false
+    var requireEncryption = false
     var passwordIterations = BasketService.Configuration().passwordIterations
     /// A wall clock that stands still at this Unix time (ms), for replaying scenarios.
     var frozenClock: UInt64?
@@ -177,6 +178,13 @@ struct ServerOption: Sendable {
             --metrics-listen: it tells how many accounts and lists the server holds)
             """
         ) { settings, _, _ in settings.publicMetrics = true },
+        ServerOption(
+            "--require-encryption", env: "BASKET_REQUIRE_ENCRYPTION",
+            """
+            make new lists encrypted end to end only: a client asking for a plain one is refused
+            (encryption_required); lists that exist keep what they are
+            """
+        ) { settings, _, _ in settings.requireEncryption = true },
         quota("--max-lists", "BASKET_MAX_LISTS", "default 200: lists one account may make or join") {
             $0.maxLists = Int(min($1, 1e9))
         },

@@ -55,6 +55,8 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
         case zeroReplica
         /// A value of `shops` or `dismissed` not in its format (what is expected, in words).
         case invalidFormat(Field, String)
+        /// An encrypted list's register holding a value that is not sealed text within its bound.
+        case notSealed(Field)
 
         public var description: String {
             switch self {
@@ -65,6 +67,8 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
                 case .shop: return "field \(field.rawValue) belongs to a shop, not to the list"
                 }
             case .invalidFormat(let field, let expected): return "invalid \(field.rawValue): \(expected)"
+            case .notSealed(let field):
+                return "field \(field.rawValue) of an encrypted list holds sealed values only (\(Sealed.prefix)…)"
             case .wrongType(let field, let value): return "field \(field.rawValue) cannot hold \(value)"
             case .invalidName(let problem): return "invalid name: \(problem)"
             case .invalidText(let field, let problem): return "invalid \(field.rawValue): \(problem)"
@@ -95,6 +99,15 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
         case (.flag, .null), (.flag, .text), (.text, .null), (.text, .bool), (.optionalText, .bool):
             throw .wrongType(field, value)
         }
+    }
+
+    /// Checks what a server can check of an encrypted list's operation: the register's target,
+    /// the replica, and a value that is sealed text within the field's bound (``Sealed``). The
+    /// value's own rules are the members' devices' to check once they open it.
+    public func validateSealed() throws(Problem) {
+        if field.isListField != (item == .list) { throw .wrongTarget(field) }
+        if version.replica.rawValue == 0 { throw .zeroReplica }
+        guard Sealed.isWellFormed(self) else { throw .notSealed(field) }
     }
 
     /// The formats the clients parse strictly: shop ids in `shops`, a time in `dismissed`.

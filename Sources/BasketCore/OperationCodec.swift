@@ -105,16 +105,17 @@ public enum OperationCodec {
         return a.field < b.field
     }
 
-    /// Decodes operations and validates each one (``Op/validate()``).
+    /// Decodes operations and validates each one (``Op/validate()``, or ``Op/validateSealed()``
+    /// for an encrypted list's).
     /// - Throws: ``DecodeError`` naming the first bad line; nothing is returned then.
-    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> [Op] {
+    public static func decode(_ bytes: [UInt8], sealed: Bool = false) throws(DecodeError) -> [Op] {
         guard bytes.starts(with: header.dropLast()) else {
             throw DecodeError(line: 1, message: "not a Basket operations file (expected the header 'basket-ops 1')")
         }
         // Read in place: slices of the array would retain and release its buffer at every field.
         let decoded: Result<[Op], DecodeError> = bytes.withUnsafeBufferPointer { buffer in
             do throws(DecodeError) {
-                return .success(try decode(buffer: buffer))
+                return .success(try decode(buffer: buffer, sealed: sealed))
             } catch {
                 return .failure(error)
             }
@@ -122,7 +123,7 @@ public enum OperationCodec {
         return try decoded.get()
     }
 
-    private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>) throws(DecodeError) -> [Op] {
+    private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>, sealed: Bool) throws(DecodeError) -> [Op] {
         var operations: [Op] = []
         operations.reserveCapacity(bytes.count / 80)
         var list: ListID?
@@ -154,7 +155,7 @@ public enum OperationCodec {
             guard let list else {
                 throw DecodeError(line: lineNumber, message: "an operation before any list line")
             }
-            operations.append(try decodeOperation(line, list: list, lineNumber: lineNumber))
+            operations.append(try decodeOperation(line, list: list, lineNumber: lineNumber, sealed: sealed))
         }
         return operations
     }
@@ -175,7 +176,9 @@ public enum OperationCodec {
         return try decoded.get()
     }
 
-    private static func decodeOperation(_ line: UnsafeBufferPointer<UInt8>, list: ListID, lineNumber: Int)
+    private static func decodeOperation(
+        _ line: UnsafeBufferPointer<UInt8>, list: ListID, lineNumber: Int, sealed: Bool = false
+    )
         throws(DecodeError) -> Op
     {
         func fail(_ message: String) -> DecodeError { DecodeError(line: lineNumber, message: message) }
@@ -241,7 +244,7 @@ public enum OperationCodec {
             list: list, item: item, field: field, value: value,
             version: Version(timestamp: HybridTimestamp(rawValue: timestamp), replica: ReplicaID(rawValue: replica)))
         do throws(Op.Problem) {
-            try op.validate()
+            if sealed { try op.validateSealed() } else { try op.validate() }
         } catch {
             throw fail(error.description)
         }

@@ -122,13 +122,17 @@ extension Wire {
         public var epoch: String
         /// The list's last sequence number.
         public var cursor: Int64
+        /// True when the list is encrypted end to end (its registers hold sealed values only);
+        /// absent for a plain list.
+        public var encrypted: Bool?
 
         /// A list as one member sees it.
-        public init(id: ListID, role: Role, epoch: String, cursor: Int64) {
+        public init(id: ListID, role: Role, epoch: String, cursor: Int64, encrypted: Bool = false) {
             self.id = id
             self.role = role
             self.epoch = epoch
             self.cursor = cursor
+            self.encrypted = encrypted ? true : nil
         }
     }
 
@@ -147,7 +151,9 @@ extension Wire {
             body.reserveCapacity(12 + lists.count * 110)
             for (index, list) in lists.enumerated() {
                 if index > 0 { body.append(UInt8(ascii: ",")) }
-                body.append(contentsOf: #"{"cursor":\#(list.cursor),"epoch":"#.utf8)
+                body.append(contentsOf: #"{"cursor":\#(list.cursor),"#.utf8)
+                if list.encrypted == true { body.append(contentsOf: #""encrypted":true,"#.utf8) }
+                body.append(contentsOf: #""epoch":"#.utf8)
                 JSONText.appendQuoted(list.epoch, to: &body)
                 body.append(contentsOf: #","id":"#.utf8)
                 JSONText.appendQuoted(list.id.description, to: &body)
@@ -236,15 +242,22 @@ extension Wire {
         public var expiresAt: Int64
         /// Whether the caller is a member of the list already (joining changes nothing then).
         public var member: Bool
+        /// True when the list is encrypted end to end: `title` is sealed, and joining is of use
+        /// only with the keys the invite link or code carries. Absent for a plain list.
+        public var encrypted: Bool?
 
         /// What an invite is for.
-        public init(list: ListID, title: String?, role: Role, createdBy: String, expiresAt: Int64, member: Bool) {
+        public init(
+            list: ListID, title: String?, role: Role, createdBy: String, expiresAt: Int64, member: Bool,
+            encrypted: Bool = false
+        ) {
             self.list = list
             self.title = title
             self.role = role
             self.createdBy = createdBy
             self.expiresAt = expiresAt
             self.member = member
+            self.encrypted = encrypted ? true : nil
         }
     }
 

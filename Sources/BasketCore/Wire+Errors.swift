@@ -59,6 +59,8 @@ extension Wire {
         case inviteRequired = "invite_required"
         /// A signup invite that does not work.
         case invalidInvite = "invalid_invite"
+        /// The server keeps encrypted lists only (`--require-encryption`): a plain one was asked for.
+        case encryptionRequired = "encryption_required"
         /// Quotas: nothing of the request was stored.
         case tooManyLists = "too_many_lists"
         /// See ``tooManyLists``.
@@ -117,7 +119,8 @@ extension Wire {
                 .clockSkew:
                 400
             case .unauthorized, .tokenExpired, .invalidCredentials: 401
-            case .forbidden, .ownerOnly, .signupClosed, .inviteRequired, .invalidInvite, .tooManyLists, .tooManyMembers,
+            case .forbidden, .ownerOnly, .signupClosed, .inviteRequired, .invalidInvite, .encryptionRequired,
+                .tooManyLists, .tooManyMembers,
                 .tooManyInvites, .tooManyItems, .listTooLarge, .tooManyReplicas, .memberShareFull:
                 403
             case .notFound: 404

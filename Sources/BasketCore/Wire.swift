@@ -136,12 +136,19 @@ public enum Wire {
     public struct NewList: WireRequest, Hashable {
         /// The list's id as 32 hex digits.
         public var id: String
+        /// True for a list encrypted end to end: the server then takes sealed values only
+        /// (``Sealed``). Absent or false for a plain list, which a server may refuse
+        /// (`encryption_required`).
+        public var encrypted: Bool?
 
-        /// Registers the list with id `id`.
-        public init(id: ListID) { self.id = id.description }
+        /// Registers the list with id `id`, encrypted end to end or not.
+        public init(id: ListID, encrypted: Bool = false) {
+            self.id = id.description
+            self.encrypted = encrypted ? true : nil
+        }
 
         /// The JSON keys of the body.
-        public enum CodingKeys: String, CodingKey, CaseIterable { case id }
+        public enum CodingKeys: String, CodingKey, CaseIterable { case id, encrypted }
         public static let fields = CodingKeys.allCases.map(\.rawValue)
 
         public func check() throws(Refusal) {
@@ -159,7 +166,8 @@ public enum Wire {
         /// Seconds.
         public var expiresIn: Int64?
         /// The list's title as the inviter's device has it, shown to whoever previews the code
-        /// (``InvitePreview``); a title's rules (``ItemName``).
+        /// (``InvitePreview``); a title's rules (``ItemName``), or for an encrypted list the title
+        /// sealed (``Sealed``) as the list's `title` at version zero, which the invite link's key opens.
         public var title: String?
 
         /// An invite request; nil fields take the server's defaults.
@@ -176,7 +184,7 @@ public enum Wire {
 
         public func check() throws(Refusal) {
             try Refusal.text(role, CodingKeys.role, maxBytes: 16)
-            try Refusal.text(title, CodingKeys.title, maxBytes: Field.title.maxBytes)
+            try Refusal.text(title, CodingKeys.title, maxBytes: Sealed.maxTextBytes(for: .title))
         }
     }
 
@@ -253,8 +261,8 @@ public struct OperationText: Codable, Hashable, Sendable {
     /// The encoding of `operations` (``OperationCodec/encode(_:canonicalOrder:)``).
     public init(_ operations: [Op]) { bytes = OperationCodec.encode(operations) }
 
-    /// The operations (``OperationCodec/decode(_:)``).
-    public func operations() throws -> [Op] { try OperationCodec.decode(bytes) }
+    /// The operations (``OperationCodec/decode(_:sealed:)``).
+    public func operations(sealed: Bool = false) throws -> [Op] { try OperationCodec.decode(bytes, sealed: sealed) }
 
     public init(from decoder: any Decoder) throws {
         bytes = Array(try decoder.singleValueContainer().decode(String.self).utf8)

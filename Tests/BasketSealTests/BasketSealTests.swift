@@ -45,8 +45,11 @@ struct BasketSealTests {
         #expect(
             keys.seal(op(.note, .text(String(repeating: "x", count: 400)))).value.textValue!.utf8.count
                 > short.utf8.count)
-        // Two seals of one value differ (fresh nonces).
-        #expect(keys.seal(op()).value != keys.seal(op()).value)
+        // One operation seals to one text (a retried push is a duplicate); another version or
+        // another value to another.
+        #expect(keys.seal(op()).value == keys.seal(op()).value)
+        #expect(keys.seal(op()).value != keys.seal(op(replica: 8)).value)
+        #expect(keys.seal(op(.name, .text("Milk"))).value != keys.seal(op(.name, .text("Milj"))).value)
         // The longest value of every field seals within the bound a server checks.
         for field in Field.allCases where field.kind != .flag {
             let longest = keys.seal(op(field, .text(String(repeating: "é", count: field.maxBytes / 2))))

@@ -156,7 +156,7 @@ struct WireSchemaTests {
                 "PasswordChange", Wire.PasswordChange(password: "a", newPassword: "b"),
                 Wire.PasswordChange(password: "a", newPassword: "b")
             ),
-            ("NewList", Wire.NewList(id: list), Wire.NewList(id: list)),
+            ("NewList", Wire.NewList(id: list, encrypted: true), Wire.NewList(id: list)),
             ("AccountDeletion", Wire.AccountDeletion(password: "a"), Wire.AccountDeletion(password: "a")),
             (
                 "AccountDeleted", Wire.AccountDeleted(deleted: 1, handedOver: 1, left: 1),
@@ -179,7 +179,10 @@ struct WireSchemaTests {
             ("Token", token, token),
             ("Tokens", Wire.Tokens(tokens: [token]), Wire.Tokens(tokens: [])),
             ("Revoked", Wire.Revoked(revoked: 1), Wire.Revoked(revoked: 1)),
-            ("Membership", membership, membership),
+            (
+                "Membership", Wire.Membership(id: list, role: .editor, epoch: "e", cursor: 3, encrypted: true),
+                membership
+            ),
             ("Lists", Wire.Lists(lists: [membership]), Wire.Lists(lists: [])),
             ("Member", member, Wire.Member(account: "bob", role: .viewer)),
             ("Members", Wire.Members(members: [member]), Wire.Members(members: [])),
@@ -192,7 +195,8 @@ struct WireSchemaTests {
             (
                 "InvitePreview",
                 Wire.InvitePreview(
-                    list: list, title: "Family", role: .editor, createdBy: "alice", expiresAt: 1, member: false),
+                    list: list, title: "Family", role: .editor, createdBy: "alice", expiresAt: 1, member: false,
+                    encrypted: true),
                 Wire.InvitePreview(
                     list: list, title: nil, role: .editor, createdBy: "alice", expiresAt: 1, member: true)
             ),
@@ -297,7 +301,8 @@ struct WireSchemaTests {
                 lists: (0..<count).map { i in
                     Wire.Membership(
                         id: ListID.random(), role: Role.allCases[i % Role.allCases.count],
-                        epoch: i == 2 ? "e/\"\\\u{1}é" : "0123456789abcdef", cursor: Int64(i) * 1_000_000_007)
+                        epoch: i == 2 ? "e/\"\\\u{1}é" : "0123456789abcdef", cursor: Int64(i) * 1_000_000_007,
+                        encrypted: i == 1)
                 })
             #expect(lists.jsonBytes() == Array(try encoder.encode(lists)), "\(count) lists")
         }

@@ -210,7 +210,7 @@ final class Harness: Sendable {
             json: ["ops": String(decoding: OperationCodec.encode(ops), as: UTF8.self)])
     }
 
-    func pulled(_ answer: Answer) throws -> [Op] {
-        try OperationCodec.decode(Array((answer.json["ops"] as? String ?? "").utf8))
+    func pulled(_ answer: Answer, sealed: Bool = false) throws -> [Op] {
+        try OperationCodec.decode(Array((answer.json["ops"] as? String ?? "").utf8), sealed: sealed)
     }
 }

@@ -36,7 +36,7 @@ extension StoreTests {
         let migrated = try storage.open()
         defer { migrated.close() }
         let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
-        #expect(applied == (backend == .postgres ? 3..<7 : 5..<9))
+        #expect(applied == (backend == .postgres ? 3..<8 : 5..<10))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -72,9 +72,9 @@ extension StoreTests {
         let storage = try TestStore(backend)
         try storage.open().close()
         try storage.execute(
-            sqlite: "PRAGMA user_version = 10", postgres: "UPDATE basket_schema SET version = 10")
-        #expect(throws: StoreError.newerSchema(found: 10, supported: Self.latest(backend))) { _ = try storage.open() }
-        #expect(try storage.schemaVersion() == 10)
+            sqlite: "PRAGMA user_version = 11", postgres: "UPDATE basket_schema SET version = 11")
+        #expect(throws: StoreError.newerSchema(found: 11, supported: Self.latest(backend))) { _ = try storage.open() }
+        #expect(try storage.schemaVersion() == 11)
     }
 
     /// A store at schema 1 (before `lists.dropped`) is migrated to 2 when opened, by four
@@ -110,10 +110,12 @@ extension StoreTests {
     /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does; PostgreSQL's 6 and
     /// SQLite's 8 index replica ids by account and lists by maker.
     /// PostgreSQL's 7 and SQLite's 9 keep Web Push's key, subscriptions and slots.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 7 : 9 }
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 8 : 10 }
 
-    /// What PostgreSQL's schema 7 and SQLite's 9 added (Web Push), taken away again.
+    /// What PostgreSQL's schemas 7 and 8 and SQLite's 9 and 10 added (Web Push, encrypted lists),
+    /// taken away again.
     static let undoPush = """
+        ALTER TABLE lists DROP COLUMN encrypted;
         DROP TABLE inbox; DROP TABLE add_keys; DROP TABLE shopping; DROP TABLE push_slots; DROP TABLE push_lists; DROP TABLE push_subscriptions;
         DROP TABLE push_key;
 

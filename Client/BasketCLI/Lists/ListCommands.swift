@@ -9,7 +9,8 @@ import PrivateFiles
 enum ListCommands {
     static func new(_ context: Context) throws {
         let name = try title(context, usage: "basket list new NAME")
-        let list = try context.replica().createList(title: name, language: context.language)
+        let list = try context.replica().createList(
+            title: name, language: context.language, encrypted: context.arguments.has(.encrypted) ? true : nil)
         try context.replica().setSetting(Context.currentListSetting, list.id.description)
         if context.json { return try context.console.json(ListJSON(list)) }
         context.console.print("Created \(list.title) (now the current list)")

@@ -1,5 +1,6 @@
 import BasketCore
 import BasketReplica
+import BasketSeal
 import Foundation
 
 /// Sharing a list: invites (share, invites, join), its members, leaving it.
@@ -60,13 +61,18 @@ enum SharingCommands {
         let (transport, _) = try context.transport()
         let listID = list.id
         let (count, seconds) = (uses, expiresIn)
-        // The title goes with the invite, so whoever is invited sees which list before joining.
-        let title = try? ItemName.clean(list.title, for: .title)
+        // The title goes with the invite, so whoever is invited sees which list before joining;
+        // an encrypted list's sealed, and its keys after the code (never sent to the server).
+        let keys = context.keyring.keys(of: listID)
+        var title = try? ItemName.clean(list.title, for: .title)
+        if let keys, let clear = title { title = keys.sealedInviteTitle(clear) }
+        let sentTitle = title
         let invite = try runBlocking {
             _ = try await engine.sync(listID)
-            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds, title: title)
+            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds, title: sentTitle)
         }
-        let code = invite.code ?? ""
+        var code = invite.code ?? ""
+        if let keys { code += "." + keys.inviteSecret }
         if context.json {
             return try context.console.json(
                 Output.NewInvite(
@@ -93,12 +99,35 @@ enum SharingCommands {
         guard context.arguments.positionals.count == 1 else {
             throw UsageError(message: "give the invite code", usage: "basket join CODE")
         }
-        let code = context.arguments.positionals[0].uppercased()
+        // An encrypted list's code carries its keys after a dot: "ABCD-EFGH-JKMN-PQRS.k1.…".
+        let given = context.arguments.positionals[0].trimmingCharacters(in: .whitespaces)
+        let dot = given.firstIndex(of: ".")
+        let code = String(given[..<(dot ?? given.endIndex)]).uppercased()
+        let secret = dot.map { String(given[given.index(after: $0)...]) }
+        if let secret, (try? ListKeys(list: ListID(raw: ID128(high: 0, low: 0)), inviteSecret: secret)) == nil {
+            throw CommandError(
+                message: "the part of the code after the dot is not a list's keys (copy the whole code)",
+                code: "invalid_invite")
+        }
         let engine = try SyncCommands.engine(context)
         let (transport, _) = try context.transport()
         let replica = try context.replica()
         let joined = try runBlocking {
+            // An encrypted list is no use without its keys: say so before the code is spent.
+            if secret == nil, try await transport.preview(code: code).encrypted == true {
+                throw CommandError(
+                    message: "this list is encrypted end to end, and the code lacks its keys (the part after the"
+                        + " dot): ask for the whole code", code: "missing_keys")
+            }
             let remote = try await transport.join(code: code)
+            if remote.encrypted == true {
+                guard let secret else {
+                    throw CommandError(
+                        message: "this list is encrypted end to end, and the code lacks its keys (the part after the"
+                            + " dot): ask for the whole code", code: "missing_keys")
+                }
+                try replica.saveKeys(secret, for: remote.id)
+            }
             _ = try await engine.adopt(remote.id, role: remote.role)
             return remote
         }

@@ -56,9 +56,12 @@ extension Context {
             throw CommandError(
                 message: "not signed in: 'basket login NAME' (or 'basket signup NAME') first", code: "not_signed_in")
         }
+        // The replica first: it loads the keys of encrypted lists into the keyring.
+        _ = try replica()
         return (
             HTTPSyncTransport(
-                baseURL: url, token: config.token, answerTimeout: try short ?? answerTimeout(), exchange: exchange),
+                baseURL: url, token: config.token, answerTimeout: try short ?? answerTimeout(), exchange: exchange,
+                keyring: keyring),
             config
         )
     }

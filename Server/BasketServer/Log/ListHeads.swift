@@ -9,6 +9,8 @@ struct ListHead: Sendable, Equatable {
     var cursor: Int64
     var epoch: String
     var compactedThrough: Int64
+    /// Whether the list is encrypted end to end (set when it is made, never changed).
+    var encrypted = false
 }
 
 /// The heads of lists, the roles of members who asked, and which lists an account has, as the

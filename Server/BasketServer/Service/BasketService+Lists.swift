@@ -20,7 +20,7 @@ extension BasketService {
     }
 
     static func wire(_ m: MembershipRecord) -> Wire.Membership {
-        Wire.Membership(id: m.list, role: m.role, epoch: m.epoch, cursor: m.cursor)
+        Wire.Membership(id: m.list, role: m.role, epoch: m.epoch, cursor: m.cursor, encrypted: m.encrypted)
     }
 
     /// Refuses a new list (made or joined) for an account that has ``Configuration/maxListsPerAccount``
@@ -45,9 +45,15 @@ extension BasketService {
         if let existing = memberships.first(where: { $0.list == list }) {
             return answer(Self.wire(existing))  // creating twice is harmless
         }
+        let encrypted = body.encrypted ?? false
+        if configuration.requireEncryption && !encrypted {
+            throw HTTPError(
+                .encryptionRequired,
+                "this server keeps lists encrypted end to end only; make the list with 'encrypted': true")
+        }
         try checkListQuota(try store.listCount(of: account.id))
         do {
-            return answer(Self.wire(try store.createList(list, owner: account.id)), status: 201)
+            return answer(Self.wire(try store.createList(list, owner: account.id, encrypted: encrypted)), status: 201)
         } catch StoreError.listExists {
             throw HTTPError(.listExists, "a list with this id exists; join it with an invite")
         }
@@ -149,7 +155,10 @@ extension BasketService {
     /// ``Configuration/inviteSeconds``, at most ``Configuration/maxInviteSeconds``). The code is
     /// shown once; the store keeps its hash.
     func createInvite(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (account, list, role) = try membership(request)
+        let account = try authenticate(request)
+        let list = try listID(request)
+        guard let access = try store.access(of: account.id, in: list) else { throw HTTPError.notFound("no such list") }
+        let role = access.role
         let body = try JSONBody.decode(Wire.InviteRequest.self, from: request)
         guard let invited = Role(rawValue: body.role ?? Role.editor.rawValue) else {
             throw HTTPError.badRequest("'role' is owner, editor or viewer", code: .invalidRole)
@@ -172,10 +181,20 @@ extension BasketService {
             throw HTTPError(.forbidden, "a \(role.rawValue) cannot invite as \(invited.rawValue)")
         }
         let title: String?
-        do throws(ItemName.Problem) {
-            title = try body.title.map { raw throws(ItemName.Problem) in try ItemName.clean(raw, for: .title) }
-        } catch {
-            throw HTTPError.badRequest("'title' is not a list title: \(error)", code: .invalidTitle)
+        if access.encrypted {
+            // An encrypted list's title travels sealed; its text is for the link's holder alone.
+            if let sealed = body.title, Sealed.parse(sealed) == nil {
+                throw HTTPError.badRequest(
+                    "'title' of an encrypted list's invite is the title sealed (\(Sealed.prefix)…)", code: .invalidTitle
+                )
+            }
+            title = body.title
+        } else {
+            do throws(ItemName.Problem) {
+                title = try body.title.map { raw throws(ItemName.Problem) in try ItemName.clean(raw, for: .title) }
+            } catch {
+                throw HTTPError.badRequest("'title' is not a list title: \(error)", code: .invalidTitle)
+            }
         }
         let code = Passwords.inviteCode()
         let id = Secrets.randomHex(bytes: 8)

@@ -21,7 +21,10 @@ extension BasketService {
     }
 
     func push(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (account, list, role) = try membership(request)
+        let account = try authenticate(request)
+        let list = try listID(request)
+        guard let access = try store.access(of: account.id, in: list) else { throw HTTPError.notFound("no such list") }
+        let role = access.role
         guard role.canPush else { throw HTTPError(.forbidden, "a viewer cannot change the list") }
         let encoded: [UInt8]
         try JSONBody.requireJSONContentType(request)
@@ -32,7 +35,7 @@ extension BasketService {
         }
         let operations: [Op]
         do {
-            operations = try OperationCodec.decode(encoded)
+            operations = try OperationCodec.decode(encoded, sealed: access.encrypted)
         } catch {
             throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: .invalidOps)
         }

@@ -54,6 +54,9 @@ public final class BasketService: Sendable {
         public var tokenIdleSeconds = 90 * 24 * 3600
         /// A token this old expires, used or not.
         public var tokenLifetimeSeconds = 365 * 24 * 3600
+        /// Whether new lists must be encrypted end to end (`--require-encryption`): a request for
+        /// a plain one is refused (`encryption_required`). Lists that exist keep what they are.
+        public var requireEncryption = false
         /// Lists one account may have (made or joined), and members one list may have.
         public var maxListsPerAccount = 200
         /// The most members one list may have.

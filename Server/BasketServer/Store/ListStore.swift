@@ -4,11 +4,14 @@ public import BasketCore
 /// need of a store, invites aside (``InviteStore``).
 public protocol ListStore: Sendable {
     /// Creates a list owned by `owner` with a new epoch.
-    func createList(_ list: ListID, owner: Int64) throws -> MembershipRecord
+    func createList(_ list: ListID, owner: Int64, encrypted: Bool) throws -> MembershipRecord
     /// The lists the account is a member of, with its role and where each log stands.
     func memberships(of account: Int64) throws -> [MembershipRecord]
     /// The account's role in the list; nil when it is not a member (or there is no such list).
     func role(of account: Int64, in list: ListID) throws -> Role?
+    /// The account's role in the list and whether the list is encrypted end to end; nil when it
+    /// is not a member (or there is no such list).
+    func access(of account: Int64, in list: ListID) throws -> ListAccess?
     /// The list's members, with the replica ids each has written with.
     func members(of list: ListID) throws -> [MemberRecord]
     /// Removes a member, and the invites it made to the list (it may no longer invite); the last
@@ -40,6 +43,17 @@ public struct MembershipRecord: Hashable, Sendable {
     public var epoch: String
     /// The list's last sequence number.
     public var cursor: Int64
+    /// Whether the list is encrypted end to end.
+    public var encrypted = false
+}
+
+/// What a push needs to know of its list before it reads the operations: the pusher's role, and
+/// whether the list takes sealed values only.
+public struct ListAccess: Hashable, Sendable {
+    /// The member's role.
+    public var role: Role
+    /// Whether the list is encrypted end to end.
+    public var encrypted: Bool
 }
 
 /// A member of a list, as the other members see it.
@@ -59,6 +73,11 @@ public struct MemberRecord: Hashable, Sendable {
 }
 
 extension ListStore {
+    /// Makes a plain list (``createList(_:owner:encrypted:)``).
+    public func createList(_ list: ListID, owner: Int64) throws -> MembershipRecord {
+        try createList(list, owner: owner, encrypted: false)
+    }
+
     /// Removes a member who leaves (``removeMember(_:from:withdrawingInvitesItUsed:)``): the
     /// invites it joined with stay for the others they were meant for.
     @discardableResult

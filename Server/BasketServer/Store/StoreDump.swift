@@ -12,17 +12,17 @@ public enum StoreDump {
     public static let format = "basket-store"
     /// 2: tokens with id, device and last use; invites by hash with uses; signup invites.
     /// 3: lists with their maker and the start of their epoch; replica ids' owners per list;
-    /// invites with a title.
-    /// Version 1 and 2 dumps are still read: version 1's tokens get a new id, its plain-text
+    /// invites with a title. 4: whether each list is encrypted end to end.
+    /// Version 1, 2 and 3 dumps are still read (their lists are plain): version 1's tokens get a new id, its plain-text
     /// invites are left out (as the schema 3 migration drops them); lists of both get their maker
     /// as the migrations do (an owner), and no replica id has an owner yet.
-    public static let version = 3
+    public static let version = 4
 
     /// The tables and their columns, in the order rows are written and read back.
     public static let tables: [(name: String, columns: [String])] = [
         ("accounts", ["id", "name", "password"]),
         ("tokens", ["hash", "id", "account", "device", "created", "last_used"]),
-        ("lists", ["no", "id", "epoch", "last_seq", "compacted_through", "created_by", "epoch_started"]),
+        ("lists", ["no", "id", "epoch", "last_seq", "compacted_through", "created_by", "epoch_started", "encrypted"]),
         ("members", ["list", "account", "role"]),
         ("invites", ["hash", "id", "list", "role", "created_by", "created", "expires", "uses_left", "title"]),
         ("invite_uses", ["hash", "account"]),
@@ -39,18 +39,20 @@ public enum StoreDump {
         case (1, "tokens"): return 3
         case (1, "invites"): return 5
         case (1, "lists"), (2, "lists"): return 5
+        case (3, "lists"): return 7
         case (2, "invites"): return 8
         default: return current
         }
     }
 
-    /// A row of a version 1 or 2 dump as version 3 has it; nil for rows it leaves out. A list's
+    /// A row of a version 1, 2 or 3 dump as version 4 has it; nil for rows it leaves out. A list's
     /// maker is filled in after the members are read (``makersFromOwners``).
     static func upgrade(_ table: String, _ row: [DumpValue], from version: Int) -> [DumpValue]? {
         switch (version, table) {
         case (1, "tokens"): [row[0], .text(Secrets.randomHex(bytes: 8)), row[1], .text(""), row[2], row[2]]
         case (1, "invites"): nil
-        case (_, "lists"): row + [.null, .integer(0)]
+        case (3, "lists"): row + [.integer(0)]
+        case (_, "lists"): row + [.null, .integer(0), .integer(0)]
         case (2, "invites"): row + [.null]
         default: row
         }

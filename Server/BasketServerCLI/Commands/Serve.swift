@@ -28,6 +28,7 @@ enum Serve {
         serviceConfiguration.trustForwardedFor = settings.trustProxy
         serviceConfiguration.passwordIterations = settings.passwordIterations
         serviceConfiguration.maxListsPerAccount = settings.maxLists
+        serviceConfiguration.requireEncryption = settings.requireEncryption
         serviceConfiguration.maxMembersPerList = settings.maxMembers
         serviceConfiguration.maxItemsPerList = settings.maxItems
         serviceConfiguration.maxBytesPerList = Int64(settings.maxListMB * 1_048_576)

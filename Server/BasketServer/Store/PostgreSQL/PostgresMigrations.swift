@@ -344,6 +344,10 @@ enum PostgresMigrations {
         );
         CREATE INDEX inbox_by_list ON inbox(list, at);
         """,
+        // Lists encrypted end to end (docs/encryption.md): their registers hold sealed values only.
+        """
+        ALTER TABLE lists ADD COLUMN encrypted boolean NOT NULL DEFAULT false;
+        """,
     ]
 
     /// Sets every list's items and bytes from its log (migration 3, on the log of then).

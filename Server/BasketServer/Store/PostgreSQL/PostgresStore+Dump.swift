@@ -4,10 +4,11 @@ import Postgres
 /// The PostgreSQL backend's rows in the dump's columns (``StoreDump``), read in one repeatable-read
 /// snapshot through a cursor, written in one transaction.
 extension PostgresStore: DumpableStore {
-    /// Per dump column: how PostgreSQL keeps it ("i" bigint, "t" text, "b" bytea, "v" the two value columns).
+    /// Per dump column: how PostgreSQL keeps it ("i" bigint, "t" text, "b" bytea, "f" boolean, "v"
+    /// the two value columns).
     static let dumpKinds: [String: [Character]] = [
         "accounts": ["i", "t", "t"], "tokens": ["t", "t", "i", "t", "i", "i"],
-        "lists": ["i", "b", "t", "i", "i", "i", "i"], "members": ["i", "i", "t"],
+        "lists": ["i", "b", "t", "i", "i", "i", "i", "f"], "members": ["i", "i", "t"],
         "invites": ["t", "t", "i", "t", "i", "i", "i", "i", "t"], "invite_uses": ["t", "i"],
         "signup_invites": ["t", "i", "i", "i"], "replicas": ["i", "i", "i"],
     ]
@@ -50,6 +51,8 @@ extension PostgresStore: DumpableStore {
                                 row.append(.null)
                             } else if kind == "i" {
                                 row.append(.integer(rows.int64(index, column)))
+                            } else if kind == "f" {
+                                row.append(.integer(rows.bool(index, column) == true ? 1 : 0))
                             } else if kind == "b" {
                                 row.append(.blob(rows.bytes(index, column) ?? []))
                             } else {
@@ -125,6 +128,7 @@ extension PostgresStore: DumpableStore {
                         case ("v", .integer(let n)) where n == 0 || n == 1: parameters += [nil, n == 1 ? "t" : "f"]
                         case ("v", .text(let text)): parameters += [text, nil]
                         case ("i", .integer(let n)): parameters.append(String(n))
+                        case ("f", .integer(let n)) where n == 0 || n == 1: parameters.append(n == 1 ? "t" : "f")
                         case ("t", .text(let text)): parameters.append(text)
                         case ("b", .blob(let bytes)): parameters.append(PostgresConnection.bytea(bytes))
                         default:

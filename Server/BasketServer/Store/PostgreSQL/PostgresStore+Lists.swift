@@ -5,17 +5,18 @@ import Synchronization
 
 // PostgresStore: lists, members, invites.
 extension PostgresStore {
-    public func createList(_ list: ListID, owner: Int64) throws -> MembershipRecord {
+    public func createList(_ list: ListID, owner: Int64, encrypted: Bool) throws -> MembershipRecord {
         try connected { db in
             let epoch = StoredOps.newEpoch()
             let rows = try db.prepared(
                 """
                 WITH list AS (
-                    INSERT INTO lists(id, epoch, created_by) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING no)
+                    INSERT INTO lists(id, epoch, created_by, encrypted) VALUES ($1, $2, $3, $4)
+                    ON CONFLICT (id) DO NOTHING RETURNING no)
                 INSERT INTO members(list, account, role) SELECT no, $3, 'owner' FROM list RETURNING list
-                """, [Self.listParameter(list), epoch, "\(owner)"])
+                """, [Self.listParameter(list), epoch, "\(owner)", encrypted ? "true" : "false"])
             guard rows.count == 1 else { throw StoreError.listExists }
-            return MembershipRecord(list: list, role: .owner, epoch: epoch, cursor: 0)
+            return MembershipRecord(list: list, role: .owner, epoch: epoch, cursor: 0, encrypted: encrypted)
         }
     }
 
@@ -23,15 +24,27 @@ extension PostgresStore {
         try connected { db in
             let rows = try db.prepared(
                 """
-                SELECT l.id, m.role, l.epoch, l.last_seq FROM members m JOIN lists l ON l.no = m.list
+                SELECT l.id, m.role, l.epoch, l.last_seq, l.encrypted FROM members m JOIN lists l ON l.no = m.list
                 WHERE m.account = $1 ORDER BY l.no
                 """, ["\(account)"])
             return (0..<rows.count).map { row in
                 MembershipRecord(
                     list: ListID(raw: ID128(bytes: rows.bytes(row, 0)!)!),
                     role: Role(rawValue: rows.string(row, 1) ?? "") ?? .viewer, epoch: rows.string(row, 2) ?? "",
-                    cursor: rows.int64(row, 3))
+                    cursor: rows.int64(row, 3), encrypted: rows.string(row, 4) == "t")
             }
+        }
+    }
+
+    public func access(of account: Int64, in list: ListID) throws -> ListAccess? {
+        try connected { db in
+            let rows = try db.prepared(
+                """
+                SELECT m.role, l.encrypted FROM members m JOIN lists l ON l.no = m.list
+                WHERE l.id = $1 AND m.account = $2
+                """, [Self.listParameter(list), "\(account)"])
+            guard rows.count == 1, let role = rows.string(0, 0).flatMap(Role.init(rawValue:)) else { return nil }
+            return ListAccess(role: role, encrypted: rows.string(0, 1) == "t")
         }
     }
 
@@ -247,7 +260,7 @@ extension PostgresStore {
             try db.transaction {
                 let rows = try db.prepared(
                     """
-                    SELECT i.list, i.role, l.id, l.epoch, l.last_seq, m.role FROM invites i
+                    SELECT i.list, i.role, l.id, l.epoch, l.last_seq, m.role, l.encrypted FROM invites i
                     JOIN lists l ON l.no = i.list LEFT JOIN members m ON m.list = i.list AND m.account = $3
                     WHERE i.hash = $1 AND i.expires > $2 AND i.uses_left > 0 FOR UPDATE OF l, i
                     """, [hash, "\(now)", "\(account)"])
@@ -263,14 +276,16 @@ extension PostgresStore {
                     guard let current else { throw StoreError.noSuchInvite }
                     return MembershipRecord(
                         list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: current,
-                        epoch: rows.string(0, 3) ?? "", cursor: rows.int64(0, 4))
+                        epoch: rows.string(0, 3) ?? "", cursor: rows.int64(0, 4),
+                        encrypted: rows.string(0, 6) == "t")
                 }
                 if let current {
                     // A member already: its role changes only through the members route, and the
                     // invite stays for whom it was meant.
                     return MembershipRecord(
                         list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: current,
-                        epoch: rows.string(0, 3) ?? "", cursor: rows.int64(0, 4))
+                        epoch: rows.string(0, 3) ?? "", cursor: rows.int64(0, 4),
+                        encrypted: rows.string(0, 6) == "t")
                 }
                 let members = try db.prepared("SELECT count(*) FROM members WHERE list = $1", [rows.string(0, 0)])
                 if members.int64(0, 0) >= Int64(maxMembers) { throw StoreError.tooManyMembers }
@@ -285,7 +300,7 @@ extension PostgresStore {
                 _ = try db.prepared("DELETE FROM invites WHERE hash = $1 AND uses_left <= 0", [hash])
                 return MembershipRecord(
                     list: ListID(raw: ID128(bytes: rows.bytes(0, 2)!)!), role: role, epoch: rows.string(0, 3) ?? "",
-                    cursor: rows.int64(0, 4))
+                    cursor: rows.int64(0, 4), encrypted: rows.string(0, 6) == "t")
             }
         }
     }
@@ -304,7 +319,7 @@ extension PostgresStore {
             let rows = try db.prepared(
                 """
                 SELECT l.id, i.title, i.role, coalesce(a.name, ''), i.expires,
-                    EXISTS (SELECT 1 FROM members m WHERE m.list = i.list AND m.account = $3)
+                    EXISTS (SELECT 1 FROM members m WHERE m.list = i.list AND m.account = $3), l.encrypted
                 FROM invites i JOIN lists l ON l.no = i.list LEFT JOIN accounts a ON a.id = i.created_by
                 WHERE i.hash = $1 AND i.expires > $2 AND i.uses_left > 0
                 """, [hash, "\(now)", "\(account)"])
@@ -312,7 +327,8 @@ extension PostgresStore {
             return Wire.InvitePreview(
                 list: ListID(raw: id), title: rows.string(0, 1),
                 role: Role(rawValue: rows.string(0, 2) ?? "") ?? .viewer,
-                createdBy: rows.string(0, 3) ?? "", expiresAt: rows.int64(0, 4), member: rows.string(0, 5) == "t")
+                createdBy: rows.string(0, 3) ?? "", expiresAt: rows.int64(0, 4), member: rows.string(0, 5) == "t",
+                encrypted: rows.string(0, 6) == "t")
         }
     }
 

@@ -9,19 +9,19 @@ extension SQLiteStore {
         try db.scalar("SELECT no FROM lists WHERE id = ?", .blob(list.raw.bytes))?.integerValue
     }
 
-    public func createList(_ list: ListID, owner: Int64) throws -> MembershipRecord {
+    public func createList(_ list: ListID, owner: Int64, encrypted: Bool) throws -> MembershipRecord {
         defer { heads.invalidateMemberships(of: owner) }  // once committed
         return try locked { db in
             try db.transaction {
                 if try listNo(list, db) != nil { throw StoreError.listExists }
                 let epoch = StoredOps.newEpoch()
                 try db.run(
-                    "INSERT INTO lists(id, epoch, created_by) VALUES (?, ?, ?)", .blob(list.raw.bytes), .text(epoch),
-                    .integer(owner))
+                    "INSERT INTO lists(id, epoch, created_by, encrypted) VALUES (?, ?, ?, ?)", .blob(list.raw.bytes),
+                    .text(epoch), .integer(owner), .integer(encrypted ? 1 : 0))
                 let no = db.lastInsertRowID
                 try db.run(
                     "INSERT INTO members(list, account, role) VALUES (?, ?, 'owner')", .integer(no), .integer(owner))
-                return MembershipRecord(list: list, role: .owner, epoch: epoch, cursor: 0)
+                return MembershipRecord(list: list, role: .owner, epoch: epoch, cursor: 0, encrypted: encrypted)
             }
         }
     }
@@ -33,7 +33,7 @@ extension SQLiteStore {
             ?? reading { db in
                 try db.query(
                     """
-                    SELECT l.id, m.role, l.no, l.last_seq, l.epoch, l.compacted_through
+                    SELECT l.id, m.role, l.no, l.last_seq, l.epoch, l.compacted_through, l.encrypted
                     FROM members m JOIN lists l ON l.no = m.list WHERE m.account = ? ORDER BY l.no
                     """, .integer(account)
                 ) { row in
@@ -41,14 +41,25 @@ extension SQLiteStore {
                         list: ListID(raw: ID128(row.blob128(0))),
                         head: ListHead(
                             no: row.int64(2), cursor: row.int64(3), epoch: row.string(4) ?? "",
-                            compactedThrough: row.int64(5)),
+                            compactedThrough: row.int64(5), encrypted: row.int64(6) != 0),
                         role: Role(rawValue: row.string(1) ?? "") ?? .viewer
                     )
                 }
             }
         if found == nil { heads.insertMemberships(of: account, lists, ifUnchangedSince: generation) }
         return lists.map {
-            MembershipRecord(list: $0.list, role: $0.role, epoch: $0.head.epoch, cursor: $0.head.cursor)
+            MembershipRecord(
+                list: $0.list, role: $0.role, epoch: $0.head.epoch, cursor: $0.head.cursor, encrypted: $0.head.encrypted
+            )
+        }
+    }
+
+    public func access(of account: Int64, in list: ListID) throws -> ListAccess? {
+        do {
+            let (head, role) = try memberHead(list, account)
+            return ListAccess(role: role, encrypted: head.encrypted)
+        } catch StoreError.noSuchList {
+            return nil
         }
     }
 
@@ -251,16 +262,19 @@ extension SQLiteStore {
             try db.transaction {
                 let rows = try db.query(
                     """
-                    SELECT i.list, i.role, l.id, l.epoch, l.last_seq FROM invites i JOIN lists l ON l.no = i.list
+                    SELECT i.list, i.role, l.id, l.epoch, l.last_seq, l.encrypted FROM invites i
+                    JOIN lists l ON l.no = i.list
                     WHERE i.hash = ? AND i.expires > ? AND i.uses_left > 0
                     """, .text(hash), .integer(now)
                 ) { row in
                     (
                         row.int64(0), Role(rawValue: row.string(1) ?? "") ?? .viewer, row.blob(2), row.string(3) ?? "",
-                        row.int64(4)
+                        row.int64(4), row.int64(5) != 0
                     )
                 }
-                guard let (no, invited, id, epoch, cursor) = rows.first else { throw StoreError.noSuchInvite }
+                guard let (no, invited, id, epoch, cursor, encrypted) = rows.first else {
+                    throw StoreError.noSuchInvite
+                }
                 let current = try db.scalar(
                     "SELECT role FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account)
                 )?.textValue.flatMap(Role.init(rawValue:))
@@ -273,13 +287,15 @@ extension SQLiteStore {
                     // an account that was removed or left since.
                     guard let current else { throw StoreError.noSuchInvite }
                     return MembershipRecord(
-                        list: ListID(raw: ID128(bytes: id)!), role: current, epoch: epoch, cursor: cursor)
+                        list: ListID(raw: ID128(bytes: id)!), role: current, epoch: epoch, cursor: cursor,
+                        encrypted: encrypted)
                 }
                 if let current {
                     // A member already: its role changes only through the members route, and the
                     // invite stays for whom it was meant.
                     return MembershipRecord(
-                        list: ListID(raw: ID128(bytes: id)!), role: current, epoch: epoch, cursor: cursor)
+                        list: ListID(raw: ID128(bytes: id)!), role: current, epoch: epoch, cursor: cursor,
+                        encrypted: encrypted)
                 }
                 let members =
                     try db.scalar("SELECT count(*) FROM members WHERE list = ?", .integer(no))?.integerValue ?? 0
@@ -291,7 +307,9 @@ extension SQLiteStore {
                 try db.run("UPDATE invites SET uses_left = uses_left - 1 WHERE hash = ?", .text(hash))
                 try db.run("INSERT INTO invite_uses(hash, account) VALUES (?, ?)", .text(hash), .integer(account))
                 try db.run("DELETE FROM invites WHERE hash = ? AND uses_left <= 0", .text(hash))
-                return MembershipRecord(list: ListID(raw: ID128(bytes: id)!), role: role, epoch: epoch, cursor: cursor)
+                return MembershipRecord(
+                    list: ListID(raw: ID128(bytes: id)!), role: role, epoch: epoch, cursor: cursor, encrypted: encrypted
+                )
             }
         }
     }
@@ -301,7 +319,7 @@ extension SQLiteStore {
             try db.query(
                 """
                 SELECT l.id, i.title, i.role, coalesce(a.name, ''), i.expires,
-                    EXISTS (SELECT 1 FROM members m WHERE m.list = i.list AND m.account = ?3)
+                    EXISTS (SELECT 1 FROM members m WHERE m.list = i.list AND m.account = ?3), l.encrypted
                 FROM invites i JOIN lists l ON l.no = i.list LEFT JOIN accounts a ON a.id = i.created_by
                 WHERE i.hash = ?1 AND i.expires > ?2 AND i.uses_left > 0
                 """, .text(hash), .integer(now), .integer(account)
@@ -309,7 +327,7 @@ extension SQLiteStore {
                 Wire.InvitePreview(
                     list: ListID(raw: ID128(row.blob128(0))), title: row.string(1),
                     role: Role(rawValue: row.string(2) ?? "") ?? .viewer, createdBy: row.string(3) ?? "",
-                    expiresAt: row.int64(4), member: row.int64(5) != 0)
+                    expiresAt: row.int64(4), member: row.int64(5) != 0, encrypted: row.int64(6) != 0)
             }.first
         }
     }

@@ -264,14 +264,14 @@ extension SQLiteStore {
         guard
             let row = try db.query(
                 """
-                SELECT l.no, l.last_seq, l.epoch, l.compacted_through, m.role FROM lists l
+                SELECT l.no, l.last_seq, l.epoch, l.compacted_through, m.role, l.encrypted FROM lists l
                 LEFT JOIN members m ON m.list = l.no AND m.account = ?2 WHERE l.id = ?1
                 """, .blob(list.raw.bytes), member.map { .integer($0) } ?? .null,
                 map: {
                     (
                         ListHead(
                             no: $0.int64(0), cursor: $0.int64(1), epoch: $0.string(2) ?? "",
-                            compactedThrough: $0.int64(3)),
+                            compactedThrough: $0.int64(3), encrypted: $0.int64(5) != 0),
                         $0.string(4).flatMap(Role.init(rawValue:))
                     )
                 }

@@ -271,6 +271,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             DELETE FROM inbox WHERE list = OLD.no;
         END;
         """,
+        // 10: lists encrypted end to end (docs/encryption.md): their registers hold sealed values only.
+        """
+        ALTER TABLE lists ADD COLUMN encrypted INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Migration 6's work in code: the operations of `ops` as rows of `pushes`, list by list

@@ -1,0 +1,30 @@
+public import BasketCore
+
+/// What an end-to-end encrypted list's keys do for the replica and its sync. A protocol, so that
+/// the client library stays free of cryptography: BasketSeal's `ListKeys` is the implementation
+/// (on the platform's libraries), wired in by whoever opens the replica (docs/encryption.md).
+public protocol ListSealing: Sendable {
+    /// The id of the item with key `key` (`ItemKey.normalize(_:)` of its name): equal names
+    /// give equal ids on every member's device, and the server learns a keyed tag.
+    func itemID(key: String) -> ItemID
+    /// The id of the shop with key `key`.
+    func shopID(key: String) -> ItemID
+    /// `op` with its value sealed: what is pushed. The same operation seals to the same text.
+    func seal(_ op: Op) -> Op
+    /// `op` with its value opened, as its writer wrote it; throws when it does not open where it
+    /// stands (another key, another place, tampered with).
+    func open(_ op: Op) throws -> Op
+}
+
+/// The keys a device holds, list by list: which lists are encrypted, and their keys. One object
+/// serves the replica (item ids) and the transport (sealing, opening); the replica keeps each
+/// list's keys as text in its file (``Replica/saveKeys(_:for:)``) and hands them back at open.
+public protocol Keyring: AnyObject, Sendable {
+    /// The keys of `list`; nil for a plain list, or one this device has no keys for.
+    func sealing(for list: ListID) -> (any ListSealing)?
+    /// Takes the keys `text` (as ``makeKeys(for:)`` or an invite gave them) for `list`.
+    /// - Throws: when `text` is not keys of `list`.
+    func load(_ text: String, for list: ListID) throws
+    /// Makes keys for a new list, takes them, and returns their text for the replica to keep.
+    func makeKeys(for list: ListID) -> String
+}

@@ -1,0 +1,89 @@
+public import BasketCore
+public import BasketReplica
+import Synchronization
+
+extension ListKeys: ListSealing {
+    /// `ListSealing`'s opening: ``open(_:)`` with its error as it is.
+    public func open(_ op: Op) throws -> Op {
+        let opened: Result<Op, SealError> = Result { () throws(SealError) in try open(sealed: op) }
+        return try opened.get()
+    }
+
+    /// How a device keeps a list's keys: `K1.` base64url(identity key ‖ each epoch (4 bytes) with
+    /// its key), every epoch it holds.
+    public var storageText: String {
+        var bytes = identity
+        for epoch in epochs.keys.sorted() { bytes += Sealed.bigEndian(UInt64(epoch)).suffix(4) + epochs[epoch]! }
+        return "K1." + Base64URL.encode(bytes)
+    }
+
+    /// The keys ``storageText`` kept.
+    /// - Throws: ``SealError/badKey`` when it is not such a text.
+    public init(list: ListID, storageText text: String) throws(SealError) {
+        guard text.utf8.count <= 64 * 1_024, text.hasPrefix("K1."), let bytes = Base64URL.decode(text.dropFirst(3)),
+            bytes.count > 32, (bytes.count - 32) % 36 == 0
+        else { throw .badKey }
+        var epochs: [UInt32: [UInt8]] = [:]
+        var index = 32
+        while index < bytes.count {
+            epochs[bytes[index..<index + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }] = Array(
+                bytes[index + 4..<index + 36])
+            index += 36
+        }
+        try self.init(list: list, identity: Array(bytes.prefix(32)), epochs: epochs, current: epochs.keys.max()!)
+    }
+}
+
+/// A device's keys of encrypted lists in memory (the replica keeps their text in its file and
+/// loads them at open): the `Keyring` the CLI gives its replica and its transport.
+public final class SealKeyring: Keyring {
+    private let keys = Mutex<[ListID: ListKeys]>([:])
+
+    /// An empty keyring.
+    public init() {}
+
+    public func sealing(for list: ListID) -> (any ListSealing)? { keys.withLock { $0[list] } }
+
+    /// The keys of `list`, when this keyring holds them.
+    public func keys(of list: ListID) -> ListKeys? { keys.withLock { $0[list] } }
+
+    /// Takes the keys of `list`: a kept text (`K1.`) or an invite secret (`k1.`); epochs it held
+    /// already stay.
+    public func load(_ text: String, for list: ListID) throws {
+        let loaded =
+            text.hasPrefix("k1.")
+            ? try ListKeys(list: list, inviteSecret: text) : try ListKeys(list: list, storageText: text)
+        keys.withLock { held in
+            var merged = loaded
+            for (epoch, key) in held[list]?.epochs ?? [:] where merged.epochs[epoch] == nil {
+                merged = merged.adding(epoch: epoch, key: key)
+            }
+            held[list] = merged
+        }
+    }
+
+    public func makeKeys(for list: ListID) -> String {
+        let made = ListKeys.generate(list: list)
+        keys.withLock { $0[list] = made }
+        return made.storageText
+    }
+}
+
+extension ListKeys {
+    /// `title` sealed for an invite's preview: the list's `title` register at version zero, which
+    /// the invite's keys open (`Wire.InviteRequest.title`).
+    public func sealedInviteTitle(_ title: String) -> String {
+        let op = Op(
+            list: list, item: .list, field: .title, value: .text(title),
+            version: Version(timestamp: .zero, replica: ReplicaID(rawValue: 0)))
+        return seal(op).value.textValue ?? ""
+    }
+
+    /// The title an invite's preview carries sealed; nil when it does not open.
+    public func openInviteTitle(_ sealed: String) -> String? {
+        let op = Op(
+            list: list, item: .list, field: .title, value: .text(sealed),
+            version: Version(timestamp: .zero, replica: ReplicaID(rawValue: 0)))
+        return (try? open(sealed: op))?.value.textValue
+    }
+}

@@ -1,0 +1,159 @@
+import BasketCore
+import BasketReplica
+import BasketSeal
+import Foundation
+import Postgres
+import TestServers
+import TestSupport
+import Testing
+
+/// Lists encrypted end to end against a real server (SQLite, or two instances on PostgreSQL with
+/// BASKET_TEST_STORE=postgres), through real `basket` processes and the client library:
+/// a thousand random names, notes and quantities and ten titles go through the server, a member
+/// of another account joins with the code and reads them, two offline adds of "Milk" meet, and
+/// every byte the server wrote (its store files with their write-ahead logs, a backup, an export,
+/// its log and its metrics) holds none of them. The same search on a plain list finds its words,
+/// so the search would have found a leak.
+@Suite(.serialized)
+struct EncryptionTests {
+    let root = TemporaryDirectory("encryption")
+
+    /// `count` words no other test and no dictionary has, 14 lowercase letters each.
+    static func words(_ count: Int, _ random: inout some RandomNumberGenerator) -> [String] {
+        (0..<count).map { _ in String((0..<14).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement(using: &random)! })
+        }
+    }
+
+    /// Every file under `path` (a folder or one file), as bytes.
+    static func files(under path: String) -> [(String, Data)] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
+        guard isDirectory.boolValue else {
+            return (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [(path, $0)] } ?? []
+        }
+        let names = (FileManager.default.enumerator(atPath: path)?.allObjects as? [String]) ?? []
+        return names.compactMap { name in
+            let file = (path as NSString).appendingPathComponent(name)
+            return (try? Data(contentsOf: URL(fileURLWithPath: file))).map { (file, $0) }
+        }
+    }
+
+    /// The words of `words` (14 lowercase letters each) found anywhere in `haystack`, in one pass
+    /// over each file: every 14-letter window of a run of lowercase letters is looked up.
+    static func found(_ words: [String], in haystack: [(String, Data)]) -> Set<String> {
+        func code(_ letters: some Collection<UInt8>) -> UInt64 {
+            letters.prefix(12).reduce(UInt64(0)) { $0 << 5 | UInt64($1 - 0x61) }
+        }
+        var byCode: [UInt64: [String]] = [:]
+        for word in words { byCode[code(word.utf8), default: []].append(word) }
+        var found = Set<String>()
+        for (_, data) in haystack {
+            data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                var run = 0
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    run = (0x61...0x7a).contains(byte) ? run + 1 : 0
+                    guard run >= 14 else { continue }
+                    let start = index - 13
+                    guard let candidates = byCode[code(bytes[start..<start + 12])] else { continue }
+                    let window = Array(bytes[start...index])
+                    for word in candidates where Array(word.utf8) == window { found.insert(word) }
+                }
+            }
+        }
+        return found
+    }
+
+    @Test func theServerKeepsNoneOfAnEncryptedListsWords() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        var random = SystemRandomNumberGenerator()
+        let secretNames = Self.words(1_000, &random)
+        let secretNotes = Self.words(1_000, &random)
+        let secretQuantities = Self.words(1_000, &random)
+        let secretTitles = Self.words(10, &random)
+        let plainWords = Self.words(50, &random)
+
+        // Alice makes ten encrypted lists and one plain one; the bulk goes through the client
+        // library on her device's file, the sync through her `basket`.
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        for title in secretTitles { try alice.ok("list", "new", title, "--encrypted") }
+        try alice.ok("list", "new", "Plain \(plainWords[0])")
+        do {
+            let keyring = SealKeyring()
+            var configuration = Replica.Configuration()
+            configuration.keyring = keyring
+            configuration.synchronous = .off
+            let replica = try Replica(path: alice.directory + "/basket.sqlite", configuration: configuration)
+            let lists = try replica.lists()
+            for (index, title) in secretTitles.enumerated() {
+                let list = try #require(lists.first { $0.title == title })
+                #expect(replica.isEncrypted(list.id))
+                let items = (0..<100).map { n in
+                    let at = index * 100 + n
+                    return Replica.NewItem(name: secretNames[at], quantity: secretQuantities[at], note: secretNotes[at])
+                }
+                _ = try replica.add(items, to: list.id)
+            }
+            let plain = try #require(lists.first { $0.title.hasPrefix("Plain ") })
+            #expect(!replica.isEncrypted(plain.id))
+            _ = try replica.add(
+                plainWords.dropFirst().map { Replica.NewItem(name: $0, note: "note " + $0) }, to: plain.id)
+        }
+        try alice.ok("sync")
+
+        // Bob, another account, joins the first list with the whole code and reads every item.
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try alice.ok("list", "use", secretTitles[0])
+        let shared = try alice.ok("share", "--json")
+        let code = try #require(
+            (try JSONSerialization.jsonObject(with: Data(shared.utf8)) as? [String: Any])?["code"] as? String)
+        #expect(code.contains(".k1."), "the terminal's code carries the keys after a dot")
+        let withoutKeys = try bob.run("join", String(code.prefix { $0 != "." }))
+        #expect(withoutKeys.status != 0 && withoutKeys.stderr.contains("encrypted end to end"))
+        try bob.ok("join", code)
+        let read = try bob.listing()
+        #expect(read.list?.title == secretTitles[0])
+        #expect(Set(read.items.map(\.name)) == Set(secretNames.prefix(100)))
+
+        // Both add Milk offline; after both sync, one Milk on both.
+        try alice.ok("--no-sync", "add", "Milk")
+        try bob.ok("--no-sync", "add", "milk")
+        try alice.ok("sync")
+        try bob.ok("sync")
+        try alice.ok("sync")
+        for device in [alice, bob] {
+            let milks = try device.listing().items.filter { ItemKey.normalize($0.name) == "milk" }
+            #expect(milks.count == 1, "\(device.directory)")
+        }
+
+        // Every byte the server wrote.
+        let backup = root.file("backup.db")
+        #expect(try server.backup(to: backup).status == 0)
+        let dump = root.file("export.jsonl")
+        #expect(try server.command("export", dump).status == 0)
+        var written = Self.files(under: server.dataDirectory) + Self.files(under: backup) + Self.files(under: dump)
+        written.append(("log", Data(server.log.utf8)))
+        let metrics = try Executables.runShell("curl -s http://127.0.0.1:\(server.port)/metrics").stdout
+        written.append(("metrics", Data(metrics.utf8)))
+        if let database = server.database {
+            let plainDump = root.file("plain.sql")
+            #expect(
+                try Executables.runShell("pg_dump --format=plain --file='\(plainDump)' '\(database.url)'").status == 0)
+            written += Self.files(under: plainDump)
+            // The cluster's files, write-ahead log included: these words are in no other test's data.
+            let folder = try PostgresConnection(url: database.url).query("SHOW data_directory").string(0, 0) ?? ""
+            written += Self.files(under: folder)
+        }
+        #expect(written.count >= 3)
+        let leaked = Self.found(secretNames + secretNotes + secretQuantities + secretTitles, in: written)
+        #expect(leaked.isEmpty, "the server wrote \(leaked.count) words of encrypted lists, e.g. \(leaked.prefix(3))")
+        // The control: the plain list's words are found in what the server wrote, in its export,
+        // and in the store's own files (SQLite's folder; PostgreSQL's cluster, whose pg_dump writes
+        // the log's bytes in hex).
+        #expect(Self.found(plainWords, in: written).count == plainWords.count)
+        #expect(Self.found(plainWords, in: Self.files(under: dump)).count == plainWords.count)
+        let store = written.filter { $0.0 != "log" && $0.0 != "metrics" && $0.0 != dump && $0.0 != backup }
+        #expect(Self.found(plainWords, in: store).count == plainWords.count)
+        #expect(server.stop() == 0)
+    }
+}
