@@ -102,7 +102,7 @@ let package = Package(
             name: "basket-bench",
             dependencies: [
                 "BasketCore", "BasketReplica", "BasketSearch", "SQLite", "HTTPServer", "BasketServer", "Postgres",
-                "PlatformCrypto", "SeededRandom", "Spawn",
+                "BasketSeal", "PlatformCrypto", "SeededRandom", "Spawn",
             ],
             path: "Benchmarks/basket-bench"),
 

@@ -2,7 +2,7 @@
 # Builds in release mode and runs the benchmarks; prints tables (see docs/performance.md).
 #   Scripts/bench.sh                 every benchmark
 #   Scripts/bench.sh backends        one of them (replica, server, http, devices, curves, search, quality,
-#                                    interactive, backends, fleet, web), with its options
+#                                    interactive, shops, seal, backends, fleet, web), with its options
 #   Scripts/bench.sh web             the web client in Chromium, 2,000 items, CPU 1× and 4× (Benchmarks/web)
 #   Scripts/bench.sh web-shops       usuals and a shop's learned order in Chromium, 10,000 items, CPU 1× and 4×
 # The full run also draws the curves (docs/images/curves.png) with matplotlib from PyPI.
@@ -60,6 +60,8 @@ else
     .build/release/basket-bench search
     .build/release/basket-bench quality
     .build/release/basket-bench interactive
+    .build/release/basket-bench shops
+    .build/release/basket-bench seal
     .build/release/basket-bench backends
     .build/release/basket-bench fleet
     web

@@ -20,6 +20,7 @@ let usage = """
            basket-bench backends [--clients N] [--batches N] [--watchers N]   (needs BASKET_BENCH_POSTGRES)
            basket-bench interactive [--items N] [--runs N]   (the release basket next to it)
            basket-bench shops [--items N] [--days N] [--runs N]
+           basket-bench seal [--ops N] [--runs N]
            basket-bench fleet [--devices N] [--instances N] [--generators N] [--rounds N] [--burst N]
                               [--first-rate N] [--max-rate N] [--step-seconds N] [--churn-seconds N]
                               [--rest-seconds N]
@@ -53,6 +54,7 @@ case "http": run { try HTTPBenchmark(arguments: rest).run() }
 case "backends": run { try BackendBenchmark(arguments: rest).run() }
 case "interactive": run { try InteractiveBenchmark(arguments: rest).run() }
 case "shops": run { try ShopsBenchmark(arguments: rest).run() }
+case "seal": run { try SealBenchmark(arguments: rest).run() }
 case "fleet": run { try FleetBenchmark(arguments: rest).run() }
 case "fleet-generator": run { try FleetGenerator(arguments: rest).run() }
 default:

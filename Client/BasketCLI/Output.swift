@@ -194,6 +194,7 @@ enum Output {
         var role: Role?
         var shared: Bool
         var noLongerMember: Bool
+        var encrypted: Bool
     }
 
     /// `basket aisles --json`.

@@ -38,6 +38,9 @@ public struct ListSyncReport: Hashable, Sendable {
     /// Writes of other devices (or of this one before a restore) that a restored server now holds
     /// for another account or with another value: kept on this device, not sent again.
     public var notRelayed = 0
+    /// Operations of an encrypted list pulled and left out: they did not open with this device's
+    /// keys, or opened to what breaks the rules (``PulledPage/unopened``).
+    public var unopened = 0
     /// Why this list could not be synced, when the server refused it or answered what cannot be
     /// read (``SyncEngine/syncAll()`` goes on with the other lists); nil when it was.
     public var failure: SyncError?
@@ -366,6 +369,7 @@ public final class SyncEngine: Sendable {
         }
         report.pulled += result.new
         report.changedItems += result.changedItems
+        report.unopened += page.unopened
         state = next
     }
 }

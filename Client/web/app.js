@@ -265,7 +265,8 @@ function go(hash, said = null) {
 
 function route() {
   const hash = location.hash;
-  const join = /^#join=([A-Za-z0-9 -]{1,64})$/.exec(hash);
+  // An encrypted list's code carries its keys after a dot (never sent: the fragment stays here).
+  const join = /^#join=([A-Za-z0-9 -]{1,64}(?:\.k1\.[A-Za-z0-9_-]{91})?)$/.exec(hash);
   if (join) {
     sessionStorage.setItem("basket-join", join[1]);
     history.replaceState(null, "", "/#/");

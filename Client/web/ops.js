@@ -4,6 +4,7 @@
 import { check as checkText } from "./key.js";
 import { LIST_ITEM } from "./ids.js";
 import { fieldCode, fieldInfo } from "./field.js";
+import { isWellFormed } from "./sealed.js";
 
 export const HEADER = "basket-ops 1";
 
@@ -89,11 +90,13 @@ const hex16 = /^[0-9a-fA-F]{16}$/;
 const hex32 = /^[0-9a-fA-F]{32}$/;
 
 /**
- * Decodes and validates an encoding (a string). Throws DecodeError naming the first bad line.
+ * Decodes and validates an encoding (a string): each operation by its field's rules, or for an
+ * encrypted list's (`sealed`) by validateSealed. Throws DecodeError naming the first bad line.
  * @param {string} text
+ * @param {boolean} [sealed]
  * @returns {Op[]}
  */
-export function decode(text) {
+export function decode(text, sealed = false) {
   const lines = text.split("\n");
   if (!lines[0].startsWith(HEADER)) {
     throw new DecodeError(1, "not a Basket operations file (expected the header 'basket-ops 1')");
@@ -135,13 +138,27 @@ export function decode(text) {
     } else throw new DecodeError(number, "bad value");
     const op = { list, item, field: fields[1], ts: fields[2].toLowerCase(), replica: fields[3].toLowerCase(), value };
     try {
-      validate(op);
+      if (sealed) validateSealed(op);
+      else validate(op);
     } catch (error) {
       throw new DecodeError(number, /** @type {Error} */ (error).message);
     }
     ops.push(op);
   }
   return ops;
+}
+
+/**
+ * Throws an Error unless `op` is what an encrypted list's log may hold (Op.validateSealed): its
+ * register's target, a replica, and sealed text within the field's bound.
+ * @param {Op} op
+ */
+export function validateSealed(op) {
+  const info = fieldInfo(op.field);
+  if (info === undefined) throw new Error(`unknown field '${op.field}'`);
+  if (info.list !== (op.item === LIST_ITEM)) throw new Error(`field ${op.field} is in the wrong place`);
+  if (op.replica === "0000000000000000") throw new Error("replica id 0 is reserved");
+  if (!isWellFormed(op)) throw new Error(`field ${op.field} of an encrypted list holds sealed values only (s1.…)`);
 }
 
 /**

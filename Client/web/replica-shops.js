@@ -2,7 +2,6 @@
 // (BasketReplica's Replica+Shops.swift, rule for rule): the writes go through the replica's
 // performLocal like any other; what a trip taught and the usuals are computed here from the
 // check-offs the replica keeps (ListState.checks).
-import { shopID } from "./ids.js";
 import { normalize } from "./key.js";
 import { milliseconds } from "./clock.js";
 import { ReplicaError } from "./replica-types.js";
@@ -86,11 +85,11 @@ export async function addShop(replica, list, name) {
   const live = all.find((s) => !s.removed && normalize(s.name) === key);
   if (live) throw new ReplicaError("name_taken", `'${live.name}' is already a shop of the list`);
   // The id of the name's key, unless a shop renamed since holds it: then the next free one.
-  let id = shopID(list, key);
+  let id = await replica.shopIDOf(list, key);
   for (let n = 2; n <= 9; n++) {
     const holder = all.find((s) => s.id === id);
     if (!holder || holder.removed) break;
-    id = shopID(list, `${key} #${n}`);
+    id = await replica.shopIDOf(list, `${key} #${n}`);
   }
   await replica.performLocal(list, [{ item: id, field: "shop", value: clean }, { item: id, field: "shopRemoved", value: false }]);
   return id;

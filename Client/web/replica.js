@@ -7,13 +7,14 @@
 // Replica+Undo.swift), sync bookkeeping (Replica+Sync.swift, Replica+Membership.swift).
 import { adding } from "./quantity.js";
 import { ListState, beats } from "./state.js";
-import { LIST_ITEM, itemID, randomListID, randomReplicaID } from "./ids.js";
+import { LIST_ITEM, itemID, shopID as plainShopID, randomListID, randomReplicaID } from "./ids.js";
 import { normalize, clean } from "./key.js";
 import * as clock from "./clock.js";
 import { validate, identity as identityOf } from "./ops.js";
 import { ITEM_FIELDS, SETTABLE_ITEM_FIELDS, fieldCode, fieldInfo, initialValue } from "./field.js";
 import { CannotUndo, MAX_CLOCK_CORRECTION, MAX_UNDOABLE_WRITES, ReplicaError, UNDO_DEPTH } from "./replica-types.js";
 import { didPhrase } from "./phrases.js";
+import { SealKeyring } from "./keyring.js";
 
 /**
  * `raw` cleaned as a value of `field`; a refused value throws ReplicaError("invalid_name").
@@ -110,6 +111,48 @@ export class Replica {
      * @type {LostWrite[]}
      */
     this.lost = [];
+    /** The keys of this device's encrypted lists (kept in `meta.keys`, loaded at open). */
+    this.keyring = new SealKeyring();
+  }
+
+  /**
+   * Keeps `text`, the keys of the encrypted list `list` (made here, or from an invite), in the
+   * keyring and in this device's storage (Replica.saveKeys). Throws a SealError for text that is
+   * not keys of `list`.
+   * @param {string} text
+   * @param {string} list
+   */
+  async saveKeys(text, list) {
+    await this.keyring.load(text, list);
+    const keys = { ...(this.meta.keys ?? {}), [list]: text };
+    this.meta.keys = keys;
+    await this.persist({ meta: { keys } });
+  }
+
+  /**
+   * Whether `list` is encrypted end to end and this device holds its keys.
+   * @param {string} list
+   */
+  isEncrypted(list) {
+    return this.keyring.sealing(list) !== undefined;
+  }
+
+  /**
+   * The id of the item with key `key` in `list`: keyed by the list's keys when it is encrypted.
+   * @param {string} list
+   * @param {string} key
+   */
+  async itemIDOf(list, key) {
+    return (await this.keyring.sealing(list)?.itemID(key)) ?? itemID(list, key);
+  }
+
+  /**
+   * The id of the shop with key `key` in `list`: keyed by the list's keys when it is encrypted.
+   * @param {string} list
+   * @param {string} key
+   */
+  async shopIDOf(list, key) {
+    return (await this.keyring.sealing(list)?.shopID(key)) ?? plainShopID(list, key);
   }
 
   /**
@@ -120,6 +163,13 @@ export class Replica {
     const replica = new Replica(store);
     const { meta, lists, registers, outbox, journal } = await store.loadAll();
     replica.meta = meta;
+    for (const [list, text] of Object.entries(meta.keys ?? {})) {
+      try {
+        await replica.keyring.load(text, list);
+      } catch {
+        // Keys that are not keys: the list stays unreadable here, the others open.
+      }
+    }
     replica.journal = journal.sort((a, b) => a.seq - b.seq);
     if (!meta.clock) {
       replica.meta.clock = clock.ZERO;
@@ -483,11 +533,17 @@ export class Replica {
    * A new list on this device; the server learns of it at the next sync.
    * @param {string} title
    * @param {string | null} [language] the language its aisles are named in ("en"; Replica.createList)
+   * @param {boolean} [encrypted] encrypted end to end: new keys, kept on this device
    */
-  async createList(title, language = null) {
+  async createList(title, language = null, encrypted = false) {
     const value = cleaned(title, "title");
     const code = language === null ? null : checkedLanguage(language);
     const id = randomListID();
+    if (encrypted) {
+      const keys = { ...(this.meta.keys ?? {}), [id]: await this.keyring.makeKeys(id) };
+      this.meta.keys = keys;
+      await this.persist({ meta: { keys } });
+    }
     this.entry(id);
     /** @type {{ item: string, field: import("./field.js").Field, value: string }[]} */
     const writes = [{ item: LIST_ITEM, field: "title", value }];
@@ -576,7 +632,7 @@ export class Replica {
     /** @type {Map<string, Item>} */
     const pending = new Map();
     for (const { name, quantity, category, note, typed } of values) {
-      const id = itemID(list, normalize(name));
+      const id = await this.itemIDOf(list, normalize(name));
       const existing = pending.get(id) ?? state.item(id);
       /** @type {AddResult["outcome"]} */
       let outcome;
@@ -745,7 +801,7 @@ export class Replica {
   async rename(list, id, newName) {
     const name = cleaned(newName, "name");
     const item = this.require(list, id);
-    const newID = itemID(list, normalize(name));
+    const newID = await this.itemIDOf(list, normalize(name));
     /** @type {Did} */
     const label = { did: "renamed", from: item.name, to: name };
     if (newID === id) {

@@ -161,6 +161,48 @@ export class ListKeys {
     return { ...op, value };
   }
 
+  /** How a device keeps the keys (ListKeys.storageText): "K1." base64url(identity, each epoch with its key). */
+  get storageText() {
+    const entries = [...this.epochs.keys()].sort((a, b) => a - b).flatMap((e) => [uint32(e), /** @type {Uint8Array} */ (this.epochs.get(e))]);
+    return "K1." + toBase64URL(concat(this.identity, ...entries));
+  }
+
+  /**
+   * The keys a kept text holds (ListKeys(list:storageText:)).
+   * @param {string} list
+   * @param {string} text
+   */
+  static fromStorageText(list, text) {
+    const bytes = text.length <= 65536 && text.startsWith("K1.") ? fromBase64URL(text.slice(3)) : null;
+    if (bytes === null || bytes.length <= 32 || (bytes.length - 32) % 36 !== 0) throw new SealError("badKey", "not a key of Basket's");
+    const epochs = new Map();
+    for (let at = 32; at < bytes.length; at += 36) epochs.set(new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0), bytes.slice(at + 4, at + 36));
+    return ListKeys.make(list, bytes.slice(0, 32), epochs, Math.max(...epochs.keys()));
+  }
+
+  /**
+   * A title sealed for an invite's preview (ListKeys.sealedInviteTitle): the list's title register
+   * at version zero.
+   * @param {string} title
+   */
+  async sealedInviteTitle(title) {
+    const sealed = await this.seal({ list: this.list, item: "-", field: "title", ts: "0000000000000000", replica: "0000000000000000", value: title });
+    return /** @type {string} */ (sealed.value);
+  }
+
+  /**
+   * The title an invite's preview carries sealed; null when it does not open.
+   * @param {string} sealed
+   */
+  async openInviteTitle(sealed) {
+    try {
+      const opened = await this.open({ list: this.list, item: "-", field: "title", ts: "0000000000000000", replica: "0000000000000000", value: sealed });
+      return typeof opened.value === "string" ? opened.value : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** What an invite link carries after its "#": k1. base64url(identity, epoch, its key). */
   get inviteSecret() {
     return "k1." + toBase64URL(concat(this.identity, uint32(this.current), /** @type {Uint8Array} */ (this.epochs.get(this.current))));

@@ -216,15 +216,20 @@ export async function share(screen) {
     try {
       await screen.sync.sync(screen.list);
       const title = screen.replica.state(screen.list)?.info.title;
-      const invitation = { role: roleSelect.value, uses: Number(usesSelect.value), expiresIn: Number(expirySelect.value), ...(title ? { title } : {}) };
+      // An encrypted list's title goes sealed, and its keys after the link's "#" and the code's
+      // dot: never in a request.
+      const keys = screen.replica.keyring.sealing(screen.list);
+      const sentTitle = title && keys ? await keys.sealedInviteTitle(title) : title;
+      const invitation = { role: roleSelect.value, uses: Number(usesSelect.value), expiresIn: Number(expirySelect.value), ...(sentTitle ? { title: sentTitle } : {}) };
       const invite = await request(ROUTES.invite, [screen.list], { body: invitation, token: screen.replica.meta.account?.token });
       if (typeof invite.code !== "string") throw new Error("the server's answer has no code");
-      const link = `${location.origin}/#join=${invite.code}`;
+      const code = keys ? `${invite.code}.${keys.inviteSecret}` : invite.code;
+      const link = `${location.origin}/#join=${code}`;
       const people = Number(invite.usesLeft) === 1 ? "one person" : `${invite.usesLeft} people`;
       result.replaceChildren(
         h("p", {}, `Anyone with this link or code can join as ${invite.role === "editor" ? "an editor" : invite.role === "owner" ? "an owner" : "a viewer"}: ${people}, until ${when(Number(invite.expiresAt))}.`),
         h("input", { class: "link-text", readonly: true, value: link, "aria-label": "Invite link", onfocus: (/** @type {FocusEvent} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }),
-        h("p", { class: "code", id: "invite-code", "aria-label": "Invite code" }, invite.code),
+        h("p", { class: "code", id: "invite-code", "aria-label": "Invite code" }, code),
         h("div", { class: "actions" },
           h("button", { type: "button", class: "primary", onclick: () => screen.run(async () => {
             await navigator.clipboard.writeText(link);

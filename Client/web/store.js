@@ -27,11 +27,11 @@
  */
 /**
  * The device's settings: its clock, the replica ids its pages wrote under, the correction of its
- * wall clock, and the account signed in.
+ * wall clock, the account signed in, and the keys of its encrypted lists (text by list id).
  * @typedef {{ clock?: string, replicas?: string[], clockOffset?: number,
  *   account?: { name: string, token: string | null, tokenID?: string },
  *   push?: PushChoice, news?: Record<string, [string, string, boolean][]>,
- *   trips?: Record<string, { shop: string, started: number }> }} Meta
+ *   trips?: Record<string, { shop: string, started: number }>, keys?: Record<string, string> }} Meta
  */
 /**
  * What one `write` changes (see there).

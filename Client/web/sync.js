@@ -5,7 +5,7 @@
 // not), and at once when the browser says the network is back or the page comes into view;
 // nothing is lost meanwhile.
 import { request, ApiError, ERRORS, ROUTES, Unreachable } from "./api.js";
-import { decode, encode } from "./ops.js";
+import { decode, encode, validate } from "./ops.js";
 import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
 
@@ -76,6 +76,8 @@ export class Sync {
     /** @type {SyncStatus} */
     this.state = "idle";
     this.message = "";
+    /** Operations of encrypted lists left out because they did not open here (see `opened`). */
+    this.unopened = 0;
     /** @type {Map<string, Promise<unknown>>} each list's lock: the last body queued on it */
     this.locks = new Map();
     /** @type {AbortController | null} */
@@ -321,7 +323,7 @@ export class Sync {
    */
   async relay(list, batch) {
     try {
-      await this.call(ROUTES.push, [list], { body: { ops: encode(batch) } });
+      await this.call(ROUTES.push, [list], { body: { ops: encode(await this.sealed(list, batch)) } });
     } catch (error) {
       if (error instanceof ApiError && error.is(ERRORS.forbidden)) return;
       if (!(error instanceof ApiError && error.is(ERRORS.replicaTaken, ERRORS.identityConflict))) throw error;
@@ -330,7 +332,7 @@ export class Sync {
       for (const op of batch) byReplica.set(op.replica, [...(byReplica.get(op.replica) ?? []), op]);
       for (const group of byReplica.values()) {
         try {
-          await this.call(ROUTES.push, [list], { body: { ops: encode(group) } });
+          await this.call(ROUTES.push, [list], { body: { ops: encode(await this.sealed(list, group)) } });
         } catch (refusal) {
           if (!(refusal instanceof ApiError && refusal.is(ERRORS.replicaTaken, ERRORS.identityConflict))) throw refusal;
         }
@@ -356,7 +358,11 @@ export class Sync {
     const sync = this.replica.syncState(list);
     if (!sync) return false;
     if (!sync.isRegistered) {
-      const m = await this.call(ROUTES.createList, [], { body: { id: list } });
+      const encrypted = this.replica.isEncrypted(list);
+      const m = await this.call(ROUTES.createList, [], { body: encrypted ? { id: list, encrypted } : { id: list } });
+      if ((m.encrypted === true) !== encrypted) {
+        throw new Error(encrypted ? "the server registered the list plain" : "the list is encrypted end to end and this device has no keys for it");
+      }
       await this.replica.saveSyncState(list, { isRegistered: true, role: m.role, epoch: m.epoch ?? null });
     }
     await this.pushPending(list);
@@ -374,7 +380,7 @@ export class Sync {
       if (pending.length === 0) return;
       const batch = pending.slice(0, BATCH_SIZE);
       try {
-        const answer = await this.call(ROUTES.push, [list], { body: { ops: encode(batch) } });
+        const answer = await this.call(ROUTES.push, [list], { body: { ops: encode(await this.sealed(list, batch)) } });
         // Nothing leaves the outbox unless the answer accounts for every operation sent.
         if (!Number.isInteger(answer.accepted) || !Number.isInteger(answer.duplicates) ||
             answer.accepted + answer.duplicates !== batch.length) {
@@ -436,6 +442,43 @@ export class Sync {
   }
 
   /**
+   * The operations as the server takes them: an encrypted list's sealed (HTTPSyncTransport.push's
+   * twin); the outbox keeps them as they were written.
+   * @param {string} list
+   * @param {import("./ops.js").Op[]} ops
+   */
+  async sealed(list, ops) {
+    const keys = this.replica.keyring.sealing(list);
+    return keys ? Promise.all(ops.map((op) => keys.seal(op))) : ops;
+  }
+
+  /**
+   * A page's operations: decoded, and an encrypted list's opened and validated one by one (those
+   * that do not open with this device's keys, or open to what breaks the rules, are left out and
+   * counted in `unopened`, never stopping the page: HTTPSyncTransport.page's twin).
+   * @param {string} list
+   * @param {string} text
+   */
+  async opened(list, text) {
+    const keys = this.replica.keyring.sealing(list);
+    const ops = decode(text, keys !== undefined);
+    if (keys === undefined) return ops;
+    /** @type {import("./ops.js").Op[]} */
+    const out = [];
+    for (const op of ops) {
+      try {
+        if (op.list !== list) throw new Error("another list's");
+        const opened = await keys.open(op);
+        validate(opened);
+        out.push(opened);
+      } catch {
+        this.unopened += 1;
+      }
+    }
+    return out;
+  }
+
+  /**
    * Merges one pulled page; returns false when the list had to start over (a new epoch).
    * @param {string} list
    * @param {PulledPage} page
@@ -450,7 +493,7 @@ export class Sync {
       await this.replica.saveSyncState(list, await this.epochChanged(list));
       return false;
     }
-    const ops = decode(page.ops);
+    const ops = await this.opened(list, page.ops);
     if (ops.some((op) => op.list !== list)) throw new Error("the server sent operations of another list");
     // The server ended the wait because this account's role changed (an owner made it a viewer):
     // the open screen follows at once (SyncEngine.mergePage's twin).

@@ -32,26 +32,63 @@ public enum Base64URL {
         }
     }
 
+    /// Each byte's value in the alphabet; 255 for a byte that is not in it.
+    private static let values: [UInt8] = (0...255).map { UInt8(sextet(UInt8($0)) ?? 255) }
+
     /// The bytes of `text` (padded with `=` or not); nil when it is not base64url, or has bits
     /// left over that a canonical encoder would not write.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var characters = Array(text.utf8)
-        for _ in 0..<2 where characters.last == 0x3d { characters.removeLast() }
-        guard characters.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(characters.count * 3 / 4)
-        var group: UInt32 = 0
-        var bits = 0
-        for character in characters {
-            guard let value = sextet(character) else { return nil }
-            group = group << 6 | value
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(group >> UInt32(bits) & 0xff))
+        var text = String(text)
+        return text.withUTF8 { decode(buffer: $0) }
+    }
+
+    /// How many bytes `buffer` decodes to, without decoding it; nil when ``decode(buffer:)``
+    /// would refuse it.
+    public static func decodedCount(buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        var count = buffer.count
+        for _ in 0..<2 where count > 0 && buffer[count - 1] == 0x3d { count -= 1 }
+        guard count % 4 != 1 else { return nil }
+        return values.withUnsafeBufferPointer { table -> Int? in
+            var last: UInt8 = 0
+            for index in 0..<count {
+                last = table[Int(buffer[index])]
+                if last == 255 { return nil }
             }
+            // The bits the last character carries past the final byte must be zero.
+            let spare: UInt8 = count % 4 == 2 ? 0x0f : count % 4 == 3 ? 0x03 : 0
+            guard last & spare == 0 else { return nil }
+            return count * 3 / 4
         }
-        guard group & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return out
+    }
+
+    /// ``decode(_:)`` of UTF-8 bytes, read in place.
+    public static func decode(buffer: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var count = buffer.count
+        for _ in 0..<2 where count > 0 && buffer[count - 1] == 0x3d { count -= 1 }
+        guard count % 4 != 1 else { return nil }
+        return values.withUnsafeBufferPointer { table -> [UInt8]? in
+            var failed = false
+            var group: UInt32 = 0
+            var bits = 0
+            let out = [UInt8](unsafeUninitializedCapacity: count * 3 / 4) { output, written in
+                written = 0
+                for index in 0..<count {
+                    let value = table[Int(buffer[index])]
+                    if value == 255 {
+                        failed = true
+                        return
+                    }
+                    group = group << 6 | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        output[written] = UInt8(truncatingIfNeeded: group >> UInt32(bits))
+                        written += 1
+                    }
+                }
+            }
+            guard !failed, group & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+            return out
+        }
     }
 }

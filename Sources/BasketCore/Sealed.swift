@@ -73,24 +73,44 @@ public enum Sealed {
     /// The epoch and payload of a sealed text; nil when it is not one (a server's check, before
     /// any key).
     public static func parse(_ text: String) -> (epoch: UInt32, payload: [UInt8])? {
-        guard text.hasPrefix(prefix) else { return nil }
-        let rest = text.utf8.dropFirst(prefix.utf8.count)
-        guard let dot = rest.firstIndex(of: 0x2e) else { return nil }
-        let digits = rest[..<dot]
-        guard (1...6).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
-            digits.first != 0x30 || digits.count == 1,
-            let epoch = UInt32(String(decoding: digits, as: UTF8.self)),
-            let payload = Base64URL.decode(String(decoding: rest[rest.index(after: dot)...], as: UTF8.self)),
-            payload.count >= overhead + 32
-        else { return nil }
-        return (epoch, payload)
+        var text = text
+        return text.withUTF8 { bytes -> (UInt32, [UInt8])? in
+            guard let (epoch, start) = header(bytes),
+                let payload = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[start...])),
+                payload.count >= overhead + 32
+            else { return nil }
+            return (epoch, payload)
+        }
+    }
+
+    /// The epoch of "s1." and 1 to 6 digits without a leading zero and ".", and where the
+    /// base64url after it starts; nil when `bytes` do not start so.
+    private static func header(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt32, Int)? {
+        guard bytes.count > 4, bytes[0] == 0x73, bytes[1] == 0x31, bytes[2] == 0x2e else { return nil }
+        var index = 3
+        var epoch: UInt32 = 0
+        while index < bytes.count, (0x30...0x39).contains(bytes[index]), index < 9 {
+            epoch = epoch * 10 + UInt32(bytes[index] - 0x30)
+            index += 1
+        }
+        let digits = index - 3
+        guard digits >= 1, index < bytes.count, bytes[index] == 0x2e, bytes[3] != 0x30 || digits == 1 else {
+            return nil
+        }
+        return (epoch, index + 1)
     }
 
     /// Whether `op` is what an encrypted list's log may hold: its value sealed text within its
     /// field's bound. What a server checks in place of ``Op/validate()`` for such a list.
     public static func isWellFormed(_ op: Op) -> Bool {
-        guard case .text(let text) = op.value, text.utf8.count <= maxTextBytes(for: op.field) else { return false }
-        return parse(text) != nil
+        guard case .text(var text) = op.value, text.utf8.count <= maxTextBytes(for: op.field) else { return false }
+        // What parse(_:) accepts, checked in place: a server and a pull check every operation.
+        return text.withUTF8 { bytes in
+            guard let (_, start) = header(bytes),
+                let count = Base64URL.decodedCount(buffer: UnsafeBufferPointer(rebasing: bytes[start...]))
+            else { return false }
+            return count >= overhead + 32
+        }
     }
 
     /// The associated data a value is sealed with: what binds it to its place, so that a relay

@@ -71,8 +71,25 @@
             return output
         }
 
+        /// The ciphers, fetched once: OpenSSL 3 looks an algorithm up by name, under a lock, at every
+        /// use of the `EVP_aes_256_gcm()` form (a large part of the cost of opening a short value).
+        final class Ciphers: @unchecked Sendable {
+            let aes128GCM: OpaquePointer
+            let aes256GCM: OpaquePointer
+
+            static let shared = Ciphers()
+
+            private init() {
+                guard let aes128 = EVP_CIPHER_fetch(nil, "AES-128-GCM", nil),
+                    let aes256 = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+                else { preconditionFailure("libcrypto has no AES-GCM") }
+                aes128GCM = aes128
+                aes256GCM = aes256
+            }
+        }
+
         private static func gcm(_ key: [UInt8]) -> OpaquePointer? {
-            key.count == 32 ? EVP_aes_256_gcm() : EVP_aes_128_gcm()
+            key.count == 32 ? Ciphers.shared.aes256GCM : Ciphers.shared.aes128GCM
         }
 
         static func aesGCMSeal(

@@ -193,6 +193,53 @@ struct SyncEngineTests {
         #expect(throws: SyncError.self) { try HTTPSyncTransport.page(bad, of: Self.list, after: 0) }
     }
 
+    /// A stand-in for an encrypted list's keys: "sealing" reverses the text behind a marker, and
+    /// opening refuses what it did not seal (the real keys are BasketSeal's, tested there).
+    struct ReversingSealing: ListSealing {
+        func itemID(key: String) -> ItemID { ItemID(list: SyncEngineTests.list, key: "keyed " + key) }
+        func shopID(key: String) -> ItemID { ItemID(list: SyncEngineTests.list, shopKey: "keyed " + key) }
+        func seal(_ op: Op) -> Op {
+            var sealed = op
+            let text =
+                op.value.textValue.map { "t" + String($0.reversed()) } ?? (op.value.boolValue == true ? "T" : "F")
+            // As long as a real seal's smallest: 60 bytes (a flag's bound leaves no room for more).
+            let body = Array(("stand-in " + text).utf8)
+            let payload = body + [UInt8](repeating: 1, count: max(1, 60 - body.count))
+            sealed.value = .text(Sealed.text(epoch: 0, payload: payload))
+            return sealed
+        }
+        func open(_ op: Op) throws -> Op {
+            guard case .text(let text) = op.value, let (_, payload) = Sealed.parse(text),
+                let body = String(validating: payload.prefix { $0 != 1 }, as: UTF8.self), body.hasPrefix("stand-in ")
+            else { throw SyncError.badResponse("not sealed here") }
+            var opened = op
+            let inner = String(body.dropFirst("stand-in ".count))
+            opened.value = inner.first == "t" ? .text(String(inner.dropFirst().reversed())) : .bool(inner == "T")
+            return opened
+        }
+    }
+
+    /// An encrypted list's page: what opens and keeps the rules is taken, what does not (another
+    /// key, or a value its field cannot hold) is left out and counted, never failing the page.
+    @Test func anEncryptedListsPageLeavesOutWhatDoesNotOpen() throws {
+        let sealing = ReversingSealing()
+        let milk = Self.op("Milk", ms: 5)
+        var foreign = Self.op("Tea", ms: 6)
+        foreign.value = .text(Sealed.text(epoch: 0, payload: [UInt8](repeating: 2, count: 70)))
+        var wrongKind = sealing.seal(Self.op("Bread", ms: 7))
+        wrongKind.field = .checked  // opens to text, which a flag cannot hold
+        let wire = Wire.Page(
+            count: 3, cursor: 3, epoch: "e", historyComplete: true, more: false, serverTime: 0,
+            ops: OperationText([sealing.seal(milk), foreign, wrongKind]))
+        let page = try HTTPSyncTransport.page(wire, of: Self.list, after: 0, sealing: sealing)
+        #expect(page.operations == [milk] && page.unopened == 2 && page.isValidated)
+        // A plain value in an encrypted list's page is no page: the server never sends one.
+        let plain = Wire.Page(
+            count: 1, cursor: 1, epoch: "e", historyComplete: true, more: false, serverTime: 0,
+            ops: OperationText([milk]))
+        #expect(throws: SyncError.self) { try HTTPSyncTransport.page(plain, of: Self.list, after: 0, sealing: sealing) }
+    }
+
     @Test func pushedWritesAreAcknowledgedAndPagesAppliedWithTheirCursor() async throws {
         let replica = MemoryReplica(pending: [Self.op("Milk", ms: 10), Self.op("Tea", ms: 11)])
         let server = ScriptedServer(log: [Self.op("Eggs", ms: 5)])

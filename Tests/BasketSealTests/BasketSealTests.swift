@@ -152,6 +152,31 @@ struct BasketSealTests {
         }
     }
 
+    /// The server's check reads in place what the clients parse: the two agree on valid texts
+    /// and on every kind of damage.
+    @Test func theFormCheckAgreesWithTheParse() {
+        let keys = ListKeys.generate(list: list)
+        let valid = keys.seal(op()).value.textValue!
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("s1.0-_=AZaz09!é ".utf8)
+        for round in 0..<2_000 {
+            var bytes = Array(valid.utf8)
+            for _ in 0..<(round % 4) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[at] = alphabet.randomElement(using: &random)!
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(alphabet.randomElement(using: &random)!, at: at)
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            var candidate = op()
+            candidate.value = .text(text)
+            let parsed = Sealed.parse(text) != nil && text.utf8.count <= Sealed.maxTextBytes(for: .name)
+            #expect(Sealed.isWellFormed(candidate) == parsed, "\(text)")
+        }
+    }
+
     @Test func base64URLAndSealedTextsAreReadStrictly() {
         for count in 0..<40 {
             let bytes = (0..<count).map { UInt8(($0 * 37 + count) & 0xff) }

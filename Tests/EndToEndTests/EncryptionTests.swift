@@ -100,6 +100,9 @@ struct EncryptionTests {
                 plainWords.dropFirst().map { Replica.NewItem(name: $0, note: "note " + $0) }, to: plain.id)
         }
         try alice.ok("sync")
+        let listed = try alice.ok("lists")
+        #expect(listed.contains("\(secretTitles[0])  (100 to buy, 100 items; owner, encrypted)"))
+        #expect(listed.contains("Plain \(plainWords[0])  (49 to buy, 49 items; owner)"))
 
         // Bob, another account, joins the first list with the whole code and reads every item.
         let bob = try Device.signedUp("bob", on: server, in: root)

@@ -74,7 +74,8 @@ enum ListCommands {
                             id: $0.id.description, title: $0.title, items: $0.itemCount,
                             unchecked: $0.uncheckedCount, current: $0.id == current, archived: $0.isArchived,
                             role: states[$0.id]?.role, shared: states[$0.id]?.isRegistered ?? false,
-                            noLongerMember: states[$0.id]?.noLongerMember ?? false)
+                            noLongerMember: states[$0.id]?.noLongerMember ?? false,
+                            encrypted: replica.isEncrypted($0.id))
                     }))
         }
         if all.isEmpty {
@@ -87,7 +88,8 @@ enum ListCommands {
             let mark = list.id == current ? "*" : " "
             context.console.print(
                 "\(mark) \(list.title)  (\(list.uncheckedCount) to buy, \(list.itemCount) items; \(sharing(list))"
-                    + (list.isArchived ? ", archived" : "") + ")  \(list.id)")
+                    + (replica.isEncrypted(list.id) ? ", encrypted" : "") + (list.isArchived ? ", archived" : "")
+                    + ")  \(list.id)")
         }
         let hidden = all.count - lists.count
         if hidden > 0 {

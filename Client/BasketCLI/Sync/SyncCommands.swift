@@ -196,6 +196,12 @@ enum SyncCommands {
                             + " 'basket sync --discard-refused' drops them)" : "")
                     + "; 'basket list rm \(title)' removes it, a new invite shares it again.")
         }
+        for report in reports where report.unopened > 0 {
+            context.console.error(
+                "\(Phrases.changes(report.unopened)) to \(lists[report.list] ?? report.list.description)"
+                    + " did not open with this device's keys and \(report.unopened == 1 ? "was" : "were") left out"
+                    + " (sealed with a key it lacks, or changed on the way)")
+        }
         for report in reports where report.failure != nil {
             let title = lists[report.list] ?? report.list.description
             // The server's words are escaped (SyncError bounds and escapes them already).

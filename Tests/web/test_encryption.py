@@ -1,0 +1,91 @@
+"""Lists encrypted end to end across the terminal and the phone (docs/encryption.md): a list made
+encrypted in the terminal, joined by its link in Chromium (the title opened on the phone from the
+keys after the link's "#"), edited offline on both, converging; and one made encrypted on the
+phone, shared back to a terminal. The server's files hold none of their words."""
+import glob
+import os
+
+from conftest import unique, wait_until
+
+
+def server_bytes(server):
+    """Every byte in the server's data folder (its SQLite file and write-ahead log)."""
+    data = b""
+    for path in glob.glob(os.path.join(server.directory, "data", "*")):
+        with open(path, "rb") as f:
+            data += f.read()
+    return data
+
+
+def milks(items):
+    return [name for name in items if name.lower() == "milk"]
+
+
+def test_a_terminal_list_joined_by_link_on_the_phone_converges_after_both_were_offline(client, device, server):
+    title, ring, bubbly = unique("Secretsurprise"), unique("Ringbox"), unique("Bubbly")
+    alice = device(unique("alice"))
+    alice.run("list", "new", title, "--encrypted")
+    alice.run("add", f"{ring}, {bubbly}")
+    code = alice.json("share")["code"]
+    assert ".k1." in code and len(code) == 114
+
+    phone = client()
+    phone.signup(unique("bob"))
+    # The link's keys stay in the page: the server's preview carries the title sealed, and the
+    # question names it.
+    question = phone.join_link(code)
+    assert title in question
+    phone.page.wait_for_selector("#query")
+    phone.wait_items({ring: False, bubbly: False})
+    phone.page.get_by_role("heading", name=title).wait_for()
+
+    # Both offline: the phone adds Milk and flowers, the terminal adds milk and checks the bubbly.
+    phone.context.set_offline(True)
+    phone.add("Milk")
+    phone.add("Flowers")
+    alice.run("--no-sync", "add", "milk")
+    alice.run("--no-sync", "check", bubbly)
+    phone.context.set_offline(False)
+    phone.wait_status("Synced")
+    alice.run("sync")
+    wait_until(lambda: len(phone.items()) == 4 and phone.items().get(bubbly) is True)
+    alice.run("sync")
+    on_phone, in_terminal = phone.items(), alice.items()
+    assert len(milks(on_phone)) == 1 and len(milks(in_terminal)) == 1
+    assert on_phone == in_terminal
+    assert set(on_phone) == {ring, bubbly, "Flowers", milks(on_phone)[0]}
+
+    # What the server wrote holds none of it.
+    stored = server_bytes(server)
+    for word in (title, ring, bubbly):
+        assert word.encode() not in stored, f"{word} is in the server's files"
+    assert phone.problems == []
+
+
+def test_a_list_made_encrypted_on_the_phone_is_shared_with_a_terminal(client, device, server):
+    title, item = unique("Giftlist"), unique("Necklace")
+    phone = client()
+    phone.signup(unique("carol"))
+    phone.page.get_by_label("New list").fill(title)
+    phone.page.get_by_label("Encrypted end to end (the server reads none of it)").check()
+    phone.page.get_by_role("button", name="Create").click()
+    phone.page.wait_for_selector("#query")
+    phone.wait_status("Synced")
+    phone.add(item)
+    phone.wait_items({item: False})
+    phone.wait_status("Synced")
+    code = phone.share_code()
+    assert ".k1." in code
+    dave = device(unique("dave"))
+    # Without its keys the code is refused before it is spent; with them the list reads.
+    refused = dave.run("join", code.split(".")[0], check=False)
+    assert refused.returncode != 0 and "encrypted end to end" in refused.stderr
+    dave.run("join", code)
+    assert dave.items() == {item: False}
+    dave.run("check", item)
+    wait_until(lambda: phone.items() == {item: True})
+    stored = server_bytes(server)
+    assert title.encode() not in stored and item.encode() not in stored
+    phone.page.goto(server.url + "/#/")
+    phone.page.get_by_role("link", name=f"{title} · encrypted").wait_for()
+    assert phone.problems == []
