@@ -46,8 +46,13 @@ public struct ListKeys: Sendable, Equatable {
     /// The newest epoch: values are sealed under it.
     public private(set) var current: UInt32
 
+    /// Keys are equal when they are the same keys of the same list (the derived ones follow).
+    public static func == (lhs: ListKeys, rhs: ListKeys) -> Bool {
+        lhs.list == rhs.list && lhs.identity == rhs.identity && lhs.epochs == rhs.epochs && lhs.current == rhs.current
+    }
+
     private let idKey: [UInt8]
-    private var valueKeys: [UInt32: [UInt8]]
+    private var valueKeys: [UInt32: AESGCMKey]
     private var nonceKeys: [UInt32: [UInt8]]
 
     /// Keys of `list`: its identity key and the epochs' keys (`current` among them).
@@ -61,7 +66,7 @@ public struct ListKeys: Sendable, Equatable {
         self.epochs = epochs
         self.current = current
         idKey = Self.derive(identity, list: list, info: "basket-ids-v1")
-        valueKeys = epochs.mapValues { Self.derive($0, list: list, info: "basket-values-v1") }
+        valueKeys = epochs.mapValues { AESGCMKey(Self.derive($0, list: list, info: "basket-values-v1")) }
         nonceKeys = epochs.mapValues { Self.derive($0, list: list, info: "basket-nonces-v1") }
     }
 
@@ -118,7 +123,7 @@ public struct ListKeys: Sendable, Equatable {
         let associatedData = Sealed.associatedData(op, epoch: epoch)
         let nonce = Array(HMACSHA256.code(associatedData + plaintext, key: nonceKey).prefix(12))
         // swift-format-ignore: NeverUseForceTry
-        let payload = try! AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
+        let payload = try! key.seal(plaintext, nonce: nonce, associatedData: associatedData)
         sealed.value = .text(Sealed.text(epoch: epoch, payload: nonce + payload))
         return sealed
     }
@@ -131,8 +136,8 @@ public struct ListKeys: Sendable, Equatable {
         guard case .text(let text) = op.value, let (epoch, payload) = Sealed.parse(text) else { throw .notSealed }
         guard let key = valueKeys[epoch] else { throw .unknownEpoch(epoch) }
         guard
-            let plaintext = try? AESGCM.open(
-                Array(payload.dropFirst(12)), key: key, nonce: Array(payload.prefix(12)),
+            let plaintext = try? key.open(
+                payload.dropFirst(12), nonce: payload.prefix(12),
                 associatedData: Sealed.associatedData(op, epoch: epoch))
         else { throw .forged }
         guard let value = Sealed.value(ofPlaintext: plaintext) else { throw .malformed }

@@ -61,6 +61,16 @@
             }
         }
 
+        /// CryptoKit keeps no context to reuse: `AESGCMKey` calls the one-shot functions.
+        final class GCMContexts: Sendable {
+            init?(key: [UInt8]) { return nil }
+            func seal(_ plaintext: [UInt8], nonce: [UInt8], associatedData: [UInt8]) throws -> [UInt8] { [] }
+            func open(_ sealed: ArraySlice<UInt8>, nonce: ArraySlice<UInt8>, associatedData: [UInt8]) throws -> [UInt8]
+            {
+                []
+            }
+        }
+
         static func x25519PublicKey(_ privateKey: [UInt8]) throws -> [UInt8] {
             guard let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey) else {
                 throw CryptoError.badKey

@@ -1,5 +1,6 @@
 #if canImport(CCrypto)
     internal import CCrypto
+    import Foundation
 
     /// The seam's functions on libcrypto (OpenSSL 3's EVP interfaces): Linux.
     enum Platform {
@@ -88,56 +89,106 @@
             }
         }
 
+        /// One key's cipher contexts (`AESGCMKey`), made with the key once; a message sets its nonce.
+        final class GCMContexts: @unchecked Sendable {
+            // `@unchecked Sendable`: the contexts are used only under `lock`.
+            private let encrypt: OpaquePointer
+            private let decrypt: OpaquePointer
+            private let lock = NSLock()
+
+            init?(key: [UInt8]) {
+                guard let encrypt = EVP_CIPHER_CTX_new() else { return nil }
+                guard let decrypt = EVP_CIPHER_CTX_new() else {
+                    EVP_CIPHER_CTX_free(encrypt)
+                    return nil
+                }
+                self.encrypt = encrypt
+                self.decrypt = decrypt
+                guard EVP_EncryptInit_ex(encrypt, gcm(key), nil, key, nil) == 1,
+                    EVP_DecryptInit_ex(decrypt, gcm(key), nil, key, nil) == 1
+                else { return nil }
+            }
+
+            deinit {
+                EVP_CIPHER_CTX_free(encrypt)
+                EVP_CIPHER_CTX_free(decrypt)
+            }
+
+            func seal(_ plaintext: [UInt8], nonce: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+                lock.lock()
+                defer { lock.unlock() }
+                var output = [UInt8](repeating: 0, count: plaintext.count + 16)
+                var written: Int32 = 0
+                var finished: Int32 = 0
+                var ignored: Int32 = 0
+                let context = encrypt
+                let ok = output.withUnsafeMutableBufferPointer { out in
+                    EVP_EncryptInit_ex(context, nil, nil, nil, nonce) == 1
+                        && (associatedData.isEmpty
+                            || EVP_EncryptUpdate(context, nil, &ignored, associatedData, Int32(associatedData.count))
+                                == 1)
+                        && EVP_EncryptUpdate(context, out.baseAddress, &written, plaintext, Int32(plaintext.count)) == 1
+                        && EVP_EncryptFinal_ex(context, out.baseAddress! + Int(written), &finished) == 1
+                        && EVP_CIPHER_CTX_ctrl(
+                            context, EVP_CTRL_GCM_GET_TAG, 16, out.baseAddress! + Int(written + finished)) == 1
+                }
+                guard ok, Int(written + finished) == plaintext.count else {
+                    throw CryptoError.library("AES-GCM sealing")
+                }
+                return output
+            }
+
+            func open(_ sealed: ArraySlice<UInt8>, nonce: ArraySlice<UInt8>, associatedData: [UInt8]) throws -> [UInt8]
+            {
+                lock.lock()
+                defer { lock.unlock() }
+                let length = sealed.count - 16
+                var tag = Array(sealed.suffix(16))
+                var output = [UInt8](repeating: 0, count: max(length, 1))
+                var written: Int32 = 0
+                var finished: Int32 = 0
+                var ignored: Int32 = 0
+                let context = decrypt
+                let ok = output.withUnsafeMutableBufferPointer { out in
+                    sealed.withUnsafeBufferPointer { input in
+                        nonce.withUnsafeBufferPointer { iv in
+                            EVP_DecryptInit_ex(context, nil, nil, nil, iv.baseAddress) == 1
+                                && (associatedData.isEmpty
+                                    || EVP_DecryptUpdate(
+                                        context, nil, &ignored, associatedData, Int32(associatedData.count)) == 1)
+                                && EVP_DecryptUpdate(
+                                    context, out.baseAddress, &written, input.baseAddress, Int32(length))
+                                    == 1
+                                && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1
+                                && EVP_DecryptFinal_ex(context, out.baseAddress! + Int(written), &finished) == 1
+                        }
+                    }
+                }
+                guard ok else {
+                    ERR_clear_error()
+                    throw CryptoError.badMessage("its tag does not verify")
+                }
+                return Array(output.prefix(Int(written + finished)))
+            }
+        }
+
         private static func gcm(_ key: [UInt8]) -> OpaquePointer? {
             key.count == 32 ? Ciphers.shared.aes256GCM : Ciphers.shared.aes128GCM
         }
 
+        // The one-shot calls (Web Push, envelopes, wrapped keys): a key's contexts for one message.
         static func aesGCMSeal(
             _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8]
         ) throws -> [UInt8] {
-            guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.library("cipher context") }
-            defer { EVP_CIPHER_CTX_free(context) }
-            var output = [UInt8](repeating: 0, count: plaintext.count + 16)
-            var written: Int32 = 0
-            var finished: Int32 = 0
-            var ignored: Int32 = 0
-            let ok = output.withUnsafeMutableBufferPointer { out in
-                EVP_EncryptInit_ex(context, gcm(key), nil, key, nonce) == 1
-                    && (associatedData.isEmpty
-                        || EVP_EncryptUpdate(context, nil, &ignored, associatedData, Int32(associatedData.count)) == 1)
-                    && EVP_EncryptUpdate(context, out.baseAddress, &written, plaintext, Int32(plaintext.count)) == 1
-                    && EVP_EncryptFinal_ex(context, out.baseAddress! + Int(written), &finished) == 1
-                    && EVP_CIPHER_CTX_ctrl(
-                        context, EVP_CTRL_GCM_GET_TAG, 16, out.baseAddress! + Int(written + finished)) == 1
-            }
-            guard ok, Int(written + finished) == plaintext.count else { throw CryptoError.library("AES-GCM sealing") }
-            return output
+            guard let contexts = GCMContexts(key: key) else { throw CryptoError.library("cipher context") }
+            return try contexts.seal(plaintext, nonce: nonce, associatedData: associatedData)
         }
 
         static func aesGCMOpen(
             _ sealed: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8]
         ) throws -> [UInt8] {
-            guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.library("cipher context") }
-            defer { EVP_CIPHER_CTX_free(context) }
-            let ciphertext = Array(sealed.dropLast(16))
-            var tag = Array(sealed.suffix(16))
-            var output = [UInt8](repeating: 0, count: max(ciphertext.count, 1))
-            var written: Int32 = 0
-            var finished: Int32 = 0
-            var ignored: Int32 = 0
-            let ok = output.withUnsafeMutableBufferPointer { out in
-                EVP_DecryptInit_ex(context, gcm(key), nil, key, nonce) == 1
-                    && (associatedData.isEmpty
-                        || EVP_DecryptUpdate(context, nil, &ignored, associatedData, Int32(associatedData.count)) == 1)
-                    && EVP_DecryptUpdate(context, out.baseAddress, &written, ciphertext, Int32(ciphertext.count)) == 1
-                    && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1
-                    && EVP_DecryptFinal_ex(context, out.baseAddress! + Int(written), &finished) == 1
-            }
-            guard ok else {
-                ERR_clear_error()
-                throw CryptoError.badMessage("its tag does not verify")
-            }
-            return Array(output.prefix(Int(written + finished)))
+            guard let contexts = GCMContexts(key: key) else { throw CryptoError.library("cipher context") }
+            return try contexts.open(sealed[...], nonce: nonce[...], associatedData: associatedData)
         }
 
         private static func x25519Key(privateKey: [UInt8]) throws -> OpaquePointer {

@@ -1,4 +1,6 @@
+import Dispatch
 import PlatformCrypto
+import Synchronization
 import Testing
 
 /// The seam gives the bytes the standards fix: known-answer vectors from the RFCs and from the
@@ -83,6 +85,27 @@ struct PlatformCryptoTests {
         let empty = try AESGCM.seal([], key: key, nonce: nonce)
         #expect(empty.count == 16)
         #expect(try AESGCM.open(empty, key: key, nonce: nonce) == [])
+    }
+
+    @Test func aKeyForManyMessagesGivesTheOneShotsBytesFromManyThreads() throws {
+        let key = Self.bytes("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308")
+        let reused = AESGCMKey(key)
+        let messages = (0..<200).map { n in (0..<(n % 70)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) } }
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: messages.count) { n in
+            let nonce = (0..<12).map { UInt8(truncatingIfNeeded: $0 &+ n) }
+            let data = [UInt8(n % 5)]
+            guard let sealed = try? reused.seal(messages[n], nonce: nonce, associatedData: data),
+                sealed == (try? AESGCM.seal(messages[n], key: key, nonce: nonce, associatedData: data)),
+                (try? reused.open(sealed[...], nonce: nonce[...], associatedData: data)) == messages[n],
+                (try? reused.open(sealed[...], nonce: nonce[...], associatedData: [9])) == nil
+            else {
+                failures.withLock { $0 += 1 }
+                return
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(throws: CryptoError.self) { try reused.open([1, 2], nonce: [UInt8](repeating: 0, count: 12)[...]) }
     }
 
     @Test func x25519MatchesRFC7748() throws {
