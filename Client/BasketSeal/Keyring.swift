@@ -4,10 +4,7 @@ import Synchronization
 
 extension ListKeys: ListSealing {
     /// `ListSealing`'s opening: ``open(_:)`` with its error as it is.
-    public func open(_ op: Op) throws -> Op {
-        let opened: Result<Op, SealError> = Result { () throws(SealError) in try open(sealed: op) }
-        return try opened.get()
-    }
+    public func open(_ op: Op) throws -> Op { try open(sealed: op) }
 
     /// How a device keeps a list's keys: `K1.` base64url(identity key ‖ each epoch (4 bytes) with
     /// its key), every epoch it holds.

@@ -539,11 +539,7 @@ export class Replica {
     const value = cleaned(title, "title");
     const code = language === null ? null : checkedLanguage(language);
     const id = randomListID();
-    if (encrypted) {
-      const keys = { ...(this.meta.keys ?? {}), [id]: await this.keyring.makeKeys(id) };
-      this.meta.keys = keys;
-      await this.persist({ meta: { keys } });
-    }
+    if (encrypted) await this.saveKeys(await this.keyring.makeKeys(id), id);
     this.entry(id);
     /** @type {{ item: string, field: import("./field.js").Field, value: string }[]} */
     const writes = [{ item: LIST_ITEM, field: "title", value }];
