@@ -271,7 +271,9 @@ extension Lab {
     public func backupServer() throws {
         backups += 1
         guard state.withLock({ $0.service }) != nil else { return }
-        try SQLiteStore(path: storePath, fsyncEveryCommit: false).backup(to: folder + "/backup-\(backups).sqlite")
+        let store = try SQLiteStore(path: storePath, fsyncEveryCommit: false)
+        defer { store.close() }
+        try store.backup(to: folder + "/backup-\(backups).sqlite")
         recorder?.record(.serverBackedUp)
     }
 

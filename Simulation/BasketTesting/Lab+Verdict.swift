@@ -192,6 +192,7 @@ extension Lab {
     /// Every operation of the list on the server, and how many entries its log has.
     func serverOperations() throws -> (operations: Set<Op>, entries: Int) {
         let store = try SQLiteStore(path: storePath, fsyncEveryCommit: false)
+        defer { store.close() }
         var operations = Set<Op>()
         var entries = 0
         var cursor: Int64 = 0

@@ -46,6 +46,7 @@ public final class Lab: @unchecked Sendable {
     struct NetworkState {
         var router: Router?
         var service: BasketService?
+        var store: SQLiteStore?
         var partitioned: Set<Int> = []
         var counters = Counters()
     }
@@ -114,18 +115,23 @@ public final class Lab: @unchecked Sendable {
         state.withLock {
             $0.service = service
             $0.router = router
+            $0.store = store
         }
     }
 
+    /// Stops the server and closes its store before anything touches the store's files: a
+    /// store released instead would close its connections later, on its writer's thread.
     func closeServer() {
-        let service = state.withLock { state in
+        let (service, store) = state.withLock { state in
             defer {
                 state.service = nil
                 state.router = nil
+                state.store = nil
             }
-            return state.service
+            return (state.service, state.store)
         }
         service?.shutdown()
+        store?.close()
     }
 
     /// Every device signs up; the first makes the list and invites the others. No faults yet.

@@ -48,10 +48,18 @@ public final class Connection {
         sqlite3_busy_timeout(db, 5_000)
     }
 
-    deinit {
+    private var isClosed = false
+
+    /// Closes the connection now, its cached statements first, instead of when it is released
+    /// (a store that stops before its file is replaced). Nothing may use it afterwards.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
         cache.removeAll()
         sqlite3_close_v2(handle)
     }
+
+    deinit { close() }
 
     /// Runs one or more statements that take no parameters and return no rows of interest.
     public func execute(_ sql: String) throws {

@@ -236,4 +236,36 @@ struct SQLiteWriterTests {
         #expect(cursors.withLock { $0.sorted() } != [] && cursors.withLock { $0.allSatisfy { $0 > 1 } })
         #expect(try store.head(of: list).cursor == 9)
     }
+
+    /// `close()` ends the writer thread and closes every connection before it returns (the WAL
+    /// checkpointed into the file), refuses what comes later as a 503 would, and leaves the file
+    /// to be replaced: a push to the store restored in its place is kept, as the simulation's
+    /// server data losses need (a store released instead closed on its writer's thread, later).
+    @Test func aClosedStoreStopsNowAndItsFileCanBeReplaced() throws {
+        let directory = TemporaryDirectory("close")
+        let path = directory.file("store.sqlite")
+        let first = try SQLiteStore(path: path, fsyncEveryCommit: false)
+        let alice = try first.createAccount(name: "alice", passwordHash: "a").id
+        let list = ListID.random()
+        _ = try first.createList(list, owner: alice)
+        try first.backup(to: directory.file("backup.sqlite"))
+        _ = try first.append([StoreTests.op(list, "Milk", ms: 1_000)], to: list, receivedAt: 1)
+        #expect(first.queue.withLock { $0.writerRunning })
+        first.close()
+        #expect(!first.queue.withLock { $0.writerRunning })
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(throws: StoreError.unavailable) {
+            try first.append([StoreTests.op(list, "Bread", ms: 2_000)], to: list, receivedAt: 2)
+        }
+        #expect(throws: StoreError.unavailable) { try first.head(of: list) }
+
+        #expect(try SQLiteStore.restore(from: directory.file("backup.sqlite"), into: path) == 1)
+        let second = try SQLiteStore(path: path, fsyncEveryCommit: false)
+        #expect(try second.head(of: list).cursor == 0)
+        _ = try second.append([StoreTests.op(list, "Bread", ms: 2_000)], to: list, receivedAt: 2)
+        second.close()
+        let third = try SQLiteStore(path: path, fsyncEveryCommit: false)
+        defer { third.close() }
+        #expect(try third.head(of: list).cursor == 1)
+    }
 }

@@ -19,14 +19,19 @@ extension SQLiteStore {
     ) throws -> AppendResult {
         let request = PendingAppend(
             operations: operations, list: list, receivedAt: receivedAt, limits: limits, pusher: pusher)
-        let start: Bool = queue.withLock { queue in
+        let start: Bool = try queue.withLock { queue in
+            guard !isClosed.load(ordering: .acquiring) else { throw StoreError.unavailable }
             queue.pending.append(request)
             if queue.writerRunning { return false }
             queue.writerRunning = true
+            writerThreads.enter()
             return true
         }
         if start {
-            let writer = Thread { [self] in writePushes() }
+            let writer = Thread { [self] in
+                writePushes()
+                writerThreads.leave()
+            }
             writer.name = "basket-sqlite-writer"
             writer.start()
         } else {
@@ -45,7 +50,7 @@ extension SQLiteStore {
                 write(batch)
                 continue
             }
-            if writerWake.wait(timeout: .now() + 1) == .success { continue }
+            if !isClosed.load(ordering: .acquiring), writerWake.wait(timeout: .now() + 1) == .success { continue }
             // Stop, unless a push came meanwhile (it saw the writer running and only signalled).
             let stop: Bool = queue.withLock { queue in
                 guard queue.pending.isEmpty else { return false }
@@ -81,40 +86,45 @@ extension SQLiteStore {
 
     /// Writes one batch of pushes in one transaction and answers them.
     private func write(_ batch: [PendingAppend]) {
-        // The body keeps every failure in the requests' results, so `locked` has none to throw.
-        try? locked { db in
-            do {
-                try db.transaction {
-                    // Another connection wrote the file since this one last did (a second
-                    // server on it, or a subcommand run by hand): what `logs` holds may be old.
-                    let version = try db.scalar("PRAGMA data_version")?.integerValue
-                    if version != dataVersion {
-                        logs.forget()
-                        dataVersion = version
-                    }
-                    for pending in batch {
-                        try db.execute("SAVEPOINT push")
-                        // The list's log in `logs`, out of it while the push is written.
-                        var push: ListLogs.Push?
-                        var kept = false
-                        do {
-                            pending.result = .success(try appendLocked(pending, db, push: &push))
-                            try db.execute("RELEASE push")
-                            kept = true
-                        } catch {
-                            pending.result = .failure(error)
-                            if let push { logs.close(push, kept: false) }
-                            try db.execute("ROLLBACK TO push; RELEASE push")
+        // The body keeps every failure in the requests' results: `locked` throws only when the
+        // store is closed, and then nothing of the batch was written.
+        do {
+            try locked { db in
+                do {
+                    try db.transaction {
+                        // Another connection wrote the file since this one last did (a second
+                        // server on it, or a subcommand run by hand): what `logs` holds may be old.
+                        let version = try db.scalar("PRAGMA data_version")?.integerValue
+                        if version != dataVersion {
+                            logs.forget()
+                            dataVersion = version
                         }
-                        if kept, let push { logs.close(push, kept: true) }
+                        for pending in batch {
+                            try db.execute("SAVEPOINT push")
+                            // The list's log in `logs`, out of it while the push is written.
+                            var push: ListLogs.Push?
+                            var kept = false
+                            do {
+                                pending.result = .success(try appendLocked(pending, db, push: &push))
+                                try db.execute("RELEASE push")
+                                kept = true
+                            } catch {
+                                pending.result = .failure(error)
+                                if let push { logs.close(push, kept: false) }
+                                try db.execute("ROLLBACK TO push; RELEASE push")
+                            }
+                            if kept, let push { logs.close(push, kept: true) }
+                        }
                     }
+                    logs.trim()
+                } catch {
+                    for pending in batch { pending.result = .failure(error) }
+                    // The logs hold operations of the commit that failed.
+                    logs.forget()
                 }
-                logs.trim()
-            } catch {
-                for pending in batch { pending.result = .failure(error) }
-                // The logs hold operations of the commit that failed.
-                logs.forget()
             }
+        } catch {
+            for pending in batch { if case .none = pending.result { pending.result = .failure(error) } }
         }
         // Committed: pulls answered from memory see the new heads before any push is answered.
         for pending in batch {

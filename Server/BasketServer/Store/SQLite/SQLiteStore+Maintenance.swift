@@ -16,11 +16,13 @@ extension SQLiteStore {
     /// Replaces the store at `path` (stopped) with the backup at `source` and gives every list a
     /// new epoch, so clients push again what the backup does not hold. Returns the lists renewed.
     public static func restore(from source: String, into path: String) throws -> Int {
-        _ = try SQLiteStore(path: source)  // refuses what is not a store
+        try SQLiteStore(path: source).close()  // refuses what is not a store
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: source, toPath: path)
         try PrivateFile.prepare(path)
-        return try SQLiteStore(path: path).renewEpochs()
+        let restored = try SQLiteStore(path: path)
+        defer { restored.close() }
+        return try restored.renewEpochs()
     }
 
     /// Gives every list a new epoch: clients then see that this store forgot what they had

@@ -33,6 +33,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     let queue = Mutex(AppendQueue())
     /// Signalled for every push queued while the writer thread runs.
     let writerWake = DispatchSemaphore(value: 0)
+    /// Entered while a writer thread runs: ``close()`` waits for it.
+    let writerThreads = DispatchGroup()
+    /// Set by ``close()``: every later use of the store is refused (``StoreError/unavailable``).
+    let isClosed = Atomic(false)
 
     static let migrations: [String] = [
         """
@@ -390,7 +394,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// transaction (for more than one statement: they see one state, and take the lock once).
     func reading<T>(snapshot: Bool = false, _ body: (Connection) throws -> T) throws -> T {
         func run(_ db: Connection) throws -> T {
-            try Self.translatingErrors { snapshot ? try db.reading { try body(db) } : try body(db) }
+            guard !isClosed.load(ordering: .acquiring) else { throw StoreError.unavailable }
+            return try Self.translatingErrors { snapshot ? try db.reading { try body(db) } : try body(db) }
         }
         guard !readers.isEmpty else { return try lock.withLock { try run(db) } }
         let start = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -406,7 +411,23 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Runs `body` with the connection, under the store's lock.
     func locked<T>(_ body: (Connection) throws -> T) throws -> T {
-        try lock.withLock { try Self.translatingErrors { try body(db) } }
+        try lock.withLock {
+            guard !isClosed.load(ordering: .acquiring) else { throw StoreError.unavailable }
+            return try Self.translatingErrors { try body(db) }
+        }
+    }
+
+    /// Stops the store now rather than when it is released: the writer thread ends once what it
+    /// holds is written (pushes queued later are refused), then every connection closes (the
+    /// last one checkpoints the WAL into the file). Afterwards every call is refused with
+    /// ``StoreError/unavailable``. What a process that replaces the file, or opens it again,
+    /// does first: a connection left open would close later, on whichever thread let it go.
+    public func close() {
+        isClosed.store(true, ordering: .releasing)
+        writerWake.signal()
+        writerThreads.wait()
+        lock.withLock { db.close() }
+        for reader in readers { reader.lock.withLock { reader.db.close() } }
     }
 
     /// SQLite's errors as the store's: SQLITE_FULL (the disk or the file system is full) is
