@@ -175,13 +175,45 @@ extension Wire {
         /// The replica ids (16 hex digits) the member's devices wrote to the list with, at most
         /// 100: who made each write of an item's history. In `GET /v1/lists/{id}/members` only.
         public var replicas: [String]?
+        /// The member's public key (base64url), when its account has a key pair: what a list's
+        /// keys are sealed to for it (``Wire/EnvelopeDelivery``). In `GET /v1/lists/{id}/members` only.
+        public var publicKey: String?
 
         /// A member and its role.
-        public init(account: String, role: Role, replicas: [String]? = nil) {
+        public init(account: String, role: Role, replicas: [String]? = nil, publicKey: String? = nil) {
             self.account = account
             self.role = role
             self.replicas = replicas
+            self.publicKey = publicKey
         }
+    }
+
+    /// `GET /v1/account/keys`, and a recovery's first answer: the account's key pair as the
+    /// server keeps it, the private key wrapped (under the password's key, or the recovery code's).
+    public struct AccountKeys: Codable, Hashable, Sendable {
+        /// The public key, base64url of 32 bytes.
+        public var publicKey: String
+        /// The private key wrapped under the password's wrapping key (`GET /v1/account/keys`).
+        public var wrappedKey: String?
+        /// The private key wrapped under the recovery code's key (a recovery's answer).
+        public var recoveryKey: String?
+
+        /// An account's keys as one answer carries them.
+        public init(publicKey: String, wrappedKey: String? = nil, recoveryKey: String? = nil) {
+            self.publicKey = publicKey
+            self.wrappedKey = wrappedKey
+            self.recoveryKey = recoveryKey
+        }
+    }
+
+    /// `GET /v1/lists/{id}/envelope`: the list's keys sealed to the asking account's public key,
+    /// when a member's device left them there.
+    public struct ListEnvelope: Codable, Hashable, Sendable {
+        /// The envelope (`e1.…`); absent when there is none.
+        public var envelope: String?
+
+        /// An answer with `envelope`, or none.
+        public init(envelope: String?) { self.envelope = envelope }
     }
 
     /// `GET /v1/lists/{id}/members`.

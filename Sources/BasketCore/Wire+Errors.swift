@@ -41,8 +41,11 @@ extension Wire {
         case clockSkew = "clock_skew"
         /// A push subscription's endpoint the server will not post to (not https, not public).
         case invalidEndpoint = "invalid_endpoint"
-        /// A push subscription's keys that are not a P-256 key and a 16-byte secret.
+        /// A push subscription's keys that are not a P-256 key and a 16-byte secret, or an
+        /// account's key pair, wrapped key or recovery secret not in their form (docs/encryption.md).
         case invalidKeys = "invalid_keys"
+        /// A list's keys sealed to a member (`e1.…`) not in their form, or to a member without a key pair.
+        case invalidEnvelope = "invalid_envelope"
         /// No token, or an unknown or revoked one.
         case unauthorized
         /// A token idle for 90 days or older than a year.
@@ -89,6 +92,12 @@ extension Wire {
         case identityConflict = "identity_conflict"
         /// A new operation's replica id belongs to another account on this list.
         case replicaTaken = "replica_taken"
+        /// The account has another key pair already: a key pair is made once, then only wrapped again.
+        case keysExist = "keys_exist"
+        /// A password change of an account with a key pair that does not wrap its private key again.
+        case rewrapRequired = "rewrap_required"
+        /// Keys sealed to members of a list that is not encrypted end to end.
+        case notEncrypted = "not_encrypted"
         /// A body over the route's limit.
         case bodyTooLarge = "body_too_large"
         /// A body sent with another `Content-Type` than `application/json`.
@@ -116,7 +125,7 @@ extension Wire {
                 .invalidName,
                 .invalidTitle, .weakPassword, .invalidID, .invalidRole, .invalidOps, .wrongList, .batchTooLarge,
                 .invalidParameter,
-                .clockSkew:
+                .clockSkew, .invalidEnvelope:
                 400
             case .unauthorized, .tokenExpired, .invalidCredentials: 401
             case .forbidden, .ownerOnly, .signupClosed, .inviteRequired, .invalidInvite, .encryptionRequired,
@@ -125,7 +134,9 @@ extension Wire {
                 403
             case .notFound: 404
             case .methodNotAllowed: 405
-            case .accountExists, .listExists, .lastOwner, .identityConflict, .replicaTaken: 409
+            case .accountExists, .listExists, .lastOwner, .identityConflict, .replicaTaken, .keysExist, .rewrapRequired,
+                .notEncrypted:
+                409
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
             case .rateLimited, .tooManyWatches: 429

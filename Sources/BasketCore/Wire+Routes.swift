@@ -74,6 +74,12 @@ extension Wire {
         public static let deleteAccount = Route("deleteAccount", "DELETE", "/v1/account")
         /// Changes the password (every other device signed out).
         public static let changePassword = Route("changePassword", "POST", "/v1/account/password")
+        /// The account's key pair, its private key wrapped (for a new device).
+        public static let accountKeys = Route("accountKeys", "GET", "/v1/account/keys")
+        /// Keeps the account's key pair, made on a device (confirmed with the password).
+        public static let setAccountKeys = Route("setAccountKeys", "PUT", "/v1/account/keys")
+        /// A forgotten password's way back, with the recovery code (no token).
+        public static let recover = Route("recover", "POST", "/v1/account/recovery")
         /// Registers a list made on a device.
         public static let createList = Route("createList", "POST", "/v1/lists")
         /// The account's lists, with roles.
@@ -86,6 +92,10 @@ extension Wire {
         public static let setRole = Route("setRole", "PUT", "/v1/lists/{id}/members/{account}")
         /// Removes a member (owners), or leaves (oneself).
         public static let removeMember = Route("removeMember", "DELETE", "/v1/lists/{id}/members/{account}")
+        /// The list's keys sealed to the asking member.
+        public static let envelope = Route("envelope", "GET", "/v1/lists/{id}/envelope")
+        /// Leaves the list's keys sealed to members.
+        public static let deliverEnvelopes = Route("deliverEnvelopes", "PUT", "/v1/lists/{id}/envelopes")
         /// Makes an invite code.
         public static let invite = Route("invite", "POST", "/v1/lists/{id}/invites")
         /// A list's invites that still work.
@@ -130,7 +140,8 @@ extension Wire {
         /// Every route, in the order docs/api.md lists them.
         public static let all: [Route] = [
             health, metrics, time, signUp, login, devices, logoutEverywhere, logout, revokeDevice, account,
-            deleteAccount, changePassword, createList, lists, deleteList, members, setRole, removeMember, invite,
+            deleteAccount, changePassword, accountKeys, setAccountKeys, recover, createList, lists, deleteList, members,
+            setRole, removeMember, envelope, deliverEnvelopes, invite,
             invites, revokeInvite, join, previewInvite, push, pull, shopping, startShopping, stopShopping, makeAddKey,
             addKeys, revokeAddKey, putInInbox, inbox, takeFromInbox, pushKey,
             subscribePush, pushSubscriptions,

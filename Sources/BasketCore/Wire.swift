@@ -114,20 +114,195 @@ public enum Wire {
         public var password: String
         /// The new password: at least 8 characters.
         public var newPassword: String
+        /// For an account with a key pair: its private key wrapped under the new password's
+        /// wrapping key (`w1.…`, docs/encryption.md), stored with the new password in one step.
+        public var wrappedKey: String?
 
         /// A password change from `password` to `newPassword`.
-        public init(password: String, newPassword: String) {
+        public init(password: String, newPassword: String, wrappedKey: String? = nil) {
             self.password = password
             self.newPassword = newPassword
+            self.wrappedKey = wrappedKey
         }
 
         /// The JSON keys of the body.
-        public enum CodingKeys: String, CodingKey, CaseIterable { case password, newPassword }
+        public enum CodingKeys: String, CodingKey, CaseIterable { case password, newPassword, wrappedKey }
         public static let fields = CodingKeys.allCases.map(\.rawValue)
 
         public func check() throws(Refusal) {
             try Refusal.text(password, CodingKeys.password, maxBytes: 1024)
             try Refusal.text(newPassword, CodingKeys.newPassword, maxBytes: 1024)
+            try KeyForm.check(wrappedKey, CodingKeys.wrappedKey, KeyForm.isWrapped)
+        }
+    }
+
+    /// `PUT /v1/account/keys`: the account's X25519 key pair for lists encrypted end to end, made
+    /// on a device (docs/encryption.md), confirmed with the password. The private key comes
+    /// wrapped twice, under the password's wrapping key and under the recovery code's key: the
+    /// server can open neither. Made once: sent again, the public key must be the same, and the
+    /// wraps and the recovery secret are replaced.
+    public struct KeySetup: WireRequest, Hashable {
+        /// The account's password, checked as at sign-in.
+        public var password: String
+        /// The public key, base64url of 32 bytes.
+        public var publicKey: String
+        /// The private key wrapped under the password's wrapping key (`w1.…`).
+        public var wrappedKey: String
+        /// The private key wrapped under the recovery code's key (`w1.…`).
+        public var recoveryKey: String
+        /// What the recovery code gives to sign in with (base64url of 32 bytes); stored hashed.
+        public var recoverySecret: String
+
+        /// A key pair's setup.
+        public init(
+            password: String, publicKey: String, wrappedKey: String, recoveryKey: String, recoverySecret: String
+        ) {
+            self.password = password
+            self.publicKey = publicKey
+            self.wrappedKey = wrappedKey
+            self.recoveryKey = recoveryKey
+            self.recoverySecret = recoverySecret
+        }
+
+        /// The JSON keys of the body.
+        public enum CodingKeys: String, CodingKey, CaseIterable {
+            case password, publicKey, wrappedKey, recoveryKey, recoverySecret
+        }
+        public static let fields = CodingKeys.allCases.map(\.rawValue)
+
+        public func check() throws(Refusal) {
+            try Refusal.text(password, CodingKeys.password, maxBytes: 1024)
+            try KeyForm.check(publicKey, CodingKeys.publicKey, KeyForm.isKey)
+            try KeyForm.check(wrappedKey, CodingKeys.wrappedKey, KeyForm.isWrapped)
+            try KeyForm.check(recoveryKey, CodingKeys.recoveryKey, KeyForm.isWrapped)
+            try KeyForm.check(recoverySecret, CodingKeys.recoverySecret, KeyForm.isKey)
+        }
+    }
+
+    /// `POST /v1/account/recovery`: the way back from a forgotten password, with what the
+    /// recovery code gives to sign in with. Without `newPassword`, the answer is the account's
+    /// public key and its private key wrapped under the recovery code's key (``AccountKeys``);
+    /// with `newPassword` and `wrappedKey` (the private key wrapped under the new password's
+    /// key), the password is replaced, every device signed out, and this one signed in
+    /// (``NewToken``).
+    public struct Recovery: WireRequest, Hashable {
+        /// The account name.
+        public var name: String
+        /// What the recovery code gives to sign in with (base64url of 32 bytes).
+        public var recoverySecret: String
+        /// The new password.
+        public var newPassword: String?
+        /// The private key wrapped under the new password's wrapping key (`w1.…`).
+        public var wrappedKey: String?
+        /// How the new sign-in appears in the devices list.
+        public var device: String?
+
+        /// A recovery: the keys first (no new password), then the new password with its wrap.
+        public init(
+            name: String, recoverySecret: String, newPassword: String? = nil, wrappedKey: String? = nil,
+            device: String? = nil
+        ) {
+            self.name = name
+            self.recoverySecret = recoverySecret
+            self.newPassword = newPassword
+            self.wrappedKey = wrappedKey
+            self.device = device
+        }
+
+        /// The JSON keys of the body.
+        public enum CodingKeys: String, CodingKey, CaseIterable {
+            case name, recoverySecret, newPassword, wrappedKey, device
+        }
+        public static let fields = CodingKeys.allCases.map(\.rawValue)
+
+        public func check() throws(Refusal) {
+            try Refusal.text(name, CodingKeys.name, maxBytes: 64)
+            try KeyForm.check(recoverySecret, CodingKeys.recoverySecret, KeyForm.isKey)
+            try Refusal.text(newPassword, CodingKeys.newPassword, maxBytes: 1024)
+            try KeyForm.check(wrappedKey, CodingKeys.wrappedKey, KeyForm.isWrapped)
+            try Refusal.text(device, CodingKeys.device, maxBytes: 64)
+            if (newPassword == nil) != (wrappedKey == nil) {
+                throw Refusal(code: .missingField, message: "'newPassword' and 'wrappedKey' go together")
+            }
+        }
+    }
+
+    /// `PUT /v1/lists/{id}/envelopes`: a list's keys sealed to members' public keys (`e1.…`,
+    /// docs/encryption.md), one per member, each replacing the member's last.
+    public struct EnvelopeDelivery: WireRequest, Hashable {
+        /// The envelopes, at most ``maxCount``.
+        public var envelopes: [Envelope]
+
+        /// One member's envelope.
+        public struct Envelope: Codable, Hashable, Sendable {
+            /// The member's account name.
+            public var account: String
+            /// The list's keys sealed to its public key.
+            public var envelope: String
+
+            /// `envelope` for `account`.
+            public init(account: String, envelope: String) {
+                self.account = account
+                self.envelope = envelope
+            }
+        }
+
+        /// The most envelopes one request carries (a list's most members).
+        public static let maxCount = 100
+
+        /// These envelopes.
+        public init(envelopes: [Envelope]) { self.envelopes = envelopes }
+
+        /// The JSON keys of the body.
+        public enum CodingKeys: String, CodingKey, CaseIterable { case envelopes }
+        public static let fields = CodingKeys.allCases.map(\.rawValue)
+
+        public func check() throws(Refusal) {
+            guard envelopes.count <= Self.maxCount else {
+                throw Refusal(code: .invalidParameter, message: "at most \(Self.maxCount) envelopes at once")
+            }
+            for envelope in envelopes {
+                try Refusal.text(envelope.account, CodingKeys.envelopes, maxBytes: 64)
+                guard KeyForm.isEnvelope(envelope.envelope) else {
+                    throw Refusal(
+                        code: .invalidEnvelope,
+                        message: "an envelope is e1. and base64url, at most \(KeyForm.maxEnvelopeBytes) bytes")
+                }
+            }
+        }
+    }
+
+    /// The forms of the keys and sealed keys the server keeps for lists encrypted end to end
+    /// (docs/encryption.md): checked by form and size only, never opened.
+    public enum KeyForm {
+        /// The most bytes of one envelope: the identity key and about 330 epochs.
+        public static let maxEnvelopeBytes = 16 << 10
+
+        /// A key or secret: base64url of 32 bytes, without padding.
+        public static func isKey(_ text: String) -> Bool {
+            text.utf8.count == 43 && Base64URL.decode(text)?.count == 32
+        }
+
+        /// A wrapped private key: `w1.` and base64url of a nonce, 32 bytes sealed and a tag.
+        public static func isWrapped(_ text: String) -> Bool {
+            text.utf8.count == 83 && text.hasPrefix("w1.") && Base64URL.decode(text.dropFirst(3))?.count == 60
+        }
+
+        /// An envelope: `e1.` and base64url of an ephemeral key, a nonce, at least one epoch's
+        /// keys sealed and a tag; at most ``maxEnvelopeBytes``.
+        public static func isEnvelope(_ text: String) -> Bool {
+            guard text.utf8.count <= maxEnvelopeBytes, text.hasPrefix("e1."),
+                let bytes = Base64URL.decode(text.dropFirst(3))
+            else { return false }
+            return bytes.count >= 32 + 12 + 32 + 36 + 16
+        }
+
+        static func check(_ text: String?, _ key: some CodingKey, _ form: (String) -> Bool) throws(Refusal) {
+            guard let text else { return }
+            guard form(text) else {
+                throw Refusal(
+                    code: .invalidKeys, message: "'\(key.stringValue)' is not in its form (docs/encryption.md)")
+            }
         }
     }
 

@@ -26,7 +26,10 @@ struct AuthorizationMatrixTests {
 
     @Test func everyRouteAnswersEveryKindOfCallerAsDocumented() async throws {
         // The owner makes an invite for each caller of three routes: more than the 20 a member may have out.
-        let harness = try Harness { $0.maxInvitesPerMember = 100 }
+        let harness = try Harness {
+            $0.maxInvitesPerMember = 100
+            $0.failedLoginsPerAddress = 1_000
+        }
         var tokens: [Caller: String] = [:]
         for caller in [Caller.revoked, .stranger, .viewer, .editor, .owner] {
             tokens[caller] = try await harness.signUp(caller.rawValue)
@@ -42,6 +45,14 @@ struct AuthorizationMatrixTests {
         try await harness.join(list, owner: owner, member: target, role: "editor")
         let promoted = try await harness.signUp("promoted")
         try await harness.join(list, owner: owner, member: promoted, role: "viewer")
+        // An encrypted list with the same members, for the keys sealed to them.
+        let sealed = ListID.random()
+        _ = try await harness.call(
+            "POST", "/v1/lists", token: owner, json: ["id": sealed.description, "encrypted": true])
+        try await harness.join(sealed, owner: owner, member: tokens[.viewer]!, role: "viewer")
+        try await harness.join(sealed, owner: owner, member: tokens[.editor]!, role: "editor")
+        // Each signed-in caller's key pair (made by the case below), sent again with the same public key.
+        let publicKeys = Dictionary(uniqueKeysWithValues: Caller.allCases.map { ($0, AccountKeysTests.key()) })
         // A second list with the same members, for the owner to delete.
         let doomed = try await harness.newList(owner)
         try await harness.join(doomed, owner: owner, member: tokens[.viewer]!, role: "viewer")
@@ -91,6 +102,31 @@ struct AuthorizationMatrixTests {
             },
             Case(route: "GET /v1/account", expected: signedIn(200)) { _, token in
                 try await harness.call("GET", "/v1/account", token: token)
+            },
+            // Keys of encrypted lists: each signed-in account keeps a key pair of its own, reads it
+            // back, and leaves its envelope of the encrypted list where it is a member.
+            Case(route: "PUT /v1/account/keys", expected: signedIn(200)) { caller, token in
+                try await harness.call(
+                    "PUT", "/v1/account/keys", token: token,
+                    json: AccountKeysTests.setup(
+                        caller.rawValue, publicKey: publicKeys[caller]!, secret: AccountKeysTests.key()))
+            },
+            Case(route: "GET /v1/account/keys", expected: signedIn(200)) { _, token in
+                try await harness.call("GET", "/v1/account/keys", token: token)
+            },
+            // No token is needed, and none helps: a wrong code is refused whoever asks.
+            Case(route: "POST /v1/account/recovery", expected: anyone(401)) { caller, token in
+                try await harness.call(
+                    "POST", "/v1/account/recovery", token: token,
+                    json: ["name": caller.rawValue, "recoverySecret": AccountKeysTests.key()])
+            },
+            Case(route: "PUT /v1/lists/{id}/envelopes", expected: member(204, 204, 204)) { caller, token in
+                try await harness.call(
+                    "PUT", "/v1/lists/\(sealed)/envelopes", token: token,
+                    json: ["envelopes": [["account": caller.rawValue, "envelope": AccountKeysTests.envelope()]]])
+            },
+            Case(route: "GET /v1/lists/{id}/envelope", expected: member(200, 200, 200)) { _, token in
+                try await harness.call("GET", "/v1/lists/\(sealed)/envelope", token: token)
             },
             Case(route: "POST /v1/lists", expected: signedIn(201)) { _, token in
                 try await harness.call("POST", "/v1/lists", token: token, json: ["id": ListID.random().description])
@@ -254,7 +290,10 @@ struct AuthorizationMatrixTests {
             Case(route: "POST /v1/account/password", expected: signedIn(200)) { caller, token in
                 try await harness.call(
                     "POST", "/v1/account/password", token: token,
-                    json: ["password": "\(caller.rawValue)-password", "newPassword": "\(caller.rawValue)-password"])
+                    json: [
+                        "password": "\(caller.rawValue)-password", "newPassword": "\(caller.rawValue)-password",
+                        "wrappedKey": AccountKeysTests.wrapped(),
+                    ])
             },
             // Nobody deletes an account without its password (a signed-in caller's wrong one is
             // invalid_credentials, 401): the deletion itself is AccountTests'.
@@ -280,7 +319,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 38)  // docs/reliability.md's count
+        #expect(served.count == 43)  // docs/reliability.md's count
 
         for entry in cases {
             for caller in Caller.allCases {

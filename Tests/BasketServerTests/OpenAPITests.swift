@@ -123,7 +123,7 @@ struct WireSchemaTests {
         let list = ListID(hex: "0123456789abcdef0123456789abcdef")!
         let token = Wire.Token(id: "1f", device: "phone", created: 1, lastUsed: 2, current: true)
         let membership = Wire.Membership(id: list, role: .editor, epoch: "e", cursor: 3)
-        let member = Wire.Member(account: "bob", role: .viewer, replicas: ["fcdf935eef1eb5be"])
+        let member = Wire.Member(account: "bob", role: .viewer, replicas: ["fcdf935eef1eb5be"], publicKey: "k")
         let invite = Wire.Invite(id: "2e", role: .viewer, createdBy: "alice", created: 1, expiresAt: 2, usesLeft: 1)
         let page = Wire.Page(
             count: 0, cursor: 0, epoch: "e", historyComplete: true, more: false, serverTime: 1,
@@ -153,9 +153,32 @@ struct WireSchemaTests {
                 Wire.Credentials(name: "alice", password: "p")
             ),
             (
-                "PasswordChange", Wire.PasswordChange(password: "a", newPassword: "b"),
+                "PasswordChange", Wire.PasswordChange(password: "a", newPassword: "b", wrappedKey: "w1."),
                 Wire.PasswordChange(password: "a", newPassword: "b")
             ),
+            (
+                "KeySetup",
+                Wire.KeySetup(password: "p", publicKey: "k", wrappedKey: "w", recoveryKey: "r", recoverySecret: "s"),
+                Wire.KeySetup(password: "p", publicKey: "k", wrappedKey: "w", recoveryKey: "r", recoverySecret: "s")
+            ),
+            (
+                "Recovery",
+                Wire.Recovery(name: "a", recoverySecret: "s", newPassword: "n", wrappedKey: "w", device: "d"),
+                Wire.Recovery(name: "a", recoverySecret: "s")
+            ),
+            (
+                "AccountKeys", Wire.AccountKeys(publicKey: "k", wrappedKey: "w", recoveryKey: "r"),
+                Wire.AccountKeys(publicKey: "k")
+            ),
+            (
+                "EnvelopeDelivery", Wire.EnvelopeDelivery(envelopes: [.init(account: "a", envelope: "e1.")]),
+                Wire.EnvelopeDelivery(envelopes: [])
+            ),
+            (
+                "Envelope", Wire.EnvelopeDelivery.Envelope(account: "a", envelope: "e1."),
+                Wire.EnvelopeDelivery.Envelope(account: "a", envelope: "e1.")
+            ),
+            ("ListEnvelope", Wire.ListEnvelope(envelope: "e1."), Wire.ListEnvelope(envelope: nil)),
             ("NewList", Wire.NewList(id: list, encrypted: true), Wire.NewList(id: list)),
             ("AccountDeletion", Wire.AccountDeletion(password: "a"), Wire.AccountDeletion(password: "a")),
             (

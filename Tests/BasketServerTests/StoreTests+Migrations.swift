@@ -36,7 +36,7 @@ extension StoreTests {
         let migrated = try storage.open()
         defer { migrated.close() }
         let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
-        #expect(applied == (backend == .postgres ? 3..<8 : 5..<10))
+        #expect(applied == (backend == .postgres ? 3..<9 : 5..<11))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -72,9 +72,9 @@ extension StoreTests {
         let storage = try TestStore(backend)
         try storage.open().close()
         try storage.execute(
-            sqlite: "PRAGMA user_version = 11", postgres: "UPDATE basket_schema SET version = 11")
-        #expect(throws: StoreError.newerSchema(found: 11, supported: Self.latest(backend))) { _ = try storage.open() }
-        #expect(try storage.schemaVersion() == 11)
+            sqlite: "PRAGMA user_version = 12", postgres: "UPDATE basket_schema SET version = 12")
+        #expect(throws: StoreError.newerSchema(found: 12, supported: Self.latest(backend))) { _ = try storage.open() }
+        #expect(try storage.schemaVersion() == 12)
     }
 
     /// A store at schema 1 (before `lists.dropped`) is migrated to 2 when opened, by four
@@ -110,11 +110,14 @@ extension StoreTests {
     /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does; PostgreSQL's 6 and
     /// SQLite's 8 index replica ids by account and lists by maker.
     /// PostgreSQL's 7 and SQLite's 9 keep Web Push's key, subscriptions and slots.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 8 : 10 }
+    /// PostgreSQL's 9 and SQLite's 11 keep accounts' key pairs and members' envelopes.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 9 : 11 }
 
     /// What PostgreSQL's schemas 7 and 8 and SQLite's 9 and 10 added (Web Push, encrypted lists),
     /// taken away again.
     static let undoPush = """
+        DROP TABLE envelopes; ALTER TABLE accounts DROP COLUMN public_key; ALTER TABLE accounts DROP COLUMN wrapped_key;
+        ALTER TABLE accounts DROP COLUMN recovery_key; ALTER TABLE accounts DROP COLUMN recovery_hash;
         ALTER TABLE lists DROP COLUMN encrypted;
         DROP TABLE inbox; DROP TABLE add_keys; DROP TABLE shopping; DROP TABLE push_slots; DROP TABLE push_lists; DROP TABLE push_subscriptions;
         DROP TABLE push_key;
@@ -137,9 +140,10 @@ extension StoreTests {
         try storage.execute(
             sqlite: "DROP TRIGGER push_ends_with_token; DROP TRIGGER push_ends_with_membership;"
                 + " DROP TRIGGER push_ends_with_list; DROP TRIGGER shopping_ends_with_membership;"
-                + " DROP TRIGGER inbox_ends_with_list;\n" + undoPush
+                + " DROP TRIGGER inbox_ends_with_list; DROP TRIGGER envelope_ends_with_membership;"
+                + " DROP TRIGGER envelopes_end_with_list;\n" + undoPush
                 + undoReplicaOwners,
-            postgres: undoPush
+            postgres: "DROP FUNCTION envelope_ends_with_membership CASCADE;\n" + undoPush
                 + "DROP FUNCTION push_ends_with_membership CASCADE; DROP FUNCTION shopping_ends_with_membership CASCADE;\n"
                 + undoReplicaOwners)
         guard storage.backend == .sqlite else {
@@ -283,6 +287,9 @@ extension StoreTests {
                 return nil
             }
             if object["table"] as? String == "replicas" { return nil }
+            if object["table"] as? String == "accounts", let row = object["row"] as? [Any] {
+                object["row"] = Array(row.prefix(3))
+            }
             if object["table"] as? String == "lists", let row = object["row"] as? [Any] {
                 object["row"] = Array(row.prefix(5))
             }
@@ -321,6 +328,12 @@ extension StoreTests {
             uses: 2, limits: Self.inviteLimits, title: nil)
         _ = try source.redeemInvite(hash: "inv", account: bob.id, now: 1, maxMembers: 50)
         try source.saveSignupInvite(hash: "signup", createdAt: 1, expiresAt: 2, uses: 3)
+        // An encrypted list's envelope and the key pair it is sealed to.
+        let keys = StoredAccountKeys(publicKey: "p", wrappedKey: "w", recoveryKey: "r", recoveryHash: "h")
+        try source.setAccountKeys(keys, of: alice.id)
+        let sealed = ListID.random()
+        _ = try source.createList(sealed, owner: alice.id, encrypted: true)
+        try source.deliverEnvelopes([.init(account: "alice", envelope: "e1.x")], to: sealed, by: alice.id)
         let ops =
             (0..<500).map { Self.op(list, "Item \($0)", counter: UInt16($0)) } + [
                 Self.op(list, "Item 1", field: .checked, value: .bool(true), counter: 600),
@@ -337,8 +350,8 @@ extension StoreTests {
         let counts = try source.export(to: dump)
         #expect(
             counts == [
-                "accounts": 2, "tokens": 1, "lists": 1, "members": 2, "invites": 1, "invite_uses": 1,
-                "signup_invites": 1, "replicas": 1, "ops": 503,
+                "accounts": 2, "tokens": 1, "lists": 2, "members": 3, "envelopes": 1, "invites": 1,
+                "invite_uses": 1, "signup_invites": 1, "replicas": 1, "ops": 503,
             ])
 
         let targetStorage = try TestStore(to)
@@ -357,6 +370,8 @@ extension StoreTests {
             try target.tokens(of: alice.id) == [TokenRecord(id: "t-id", device: "phone \"1\"", created: 5, lastUsed: 5)]
         )
         #expect(try target.invites(of: list, now: 2).map(\.usesLeft) == [1])
+        #expect(try target.accountKeys(of: alice.id) == keys && target.accountKeys(of: bob.id) == nil)
+        #expect(try target.envelope(of: sealed, for: alice.id) == "e1.x")
         #expect(try target.statistics().operations == 503)
         #expect(try !target.page(of: list, after: 0, limit: 10).historyComplete)
         // New rows continue after the imported ones.

@@ -297,8 +297,17 @@ extension BasketService {
         let name = current.account.name
         try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
             let account = try verify(password, of: current.account, name: name, address: address)
-            try store.setPasswordHash(
-                Passwords.hash(newPassword, iterations: configuration.passwordIterations), of: account.id)
+            // A key pair's private key is wrapped under the password's key: the new password
+            // comes with the new wrap, stored in the same step, or not at all.
+            let hasKeys = try store.accountKeys(of: account.id) != nil
+            if hasKeys && body.wrappedKey == nil {
+                throw HTTPError(
+                    .rewrapRequired,
+                    "this account has a key pair: a new password comes with its private key wrapped again")
+            }
+            try store.setPassword(
+                hash: Passwords.hash(newPassword, iterations: configuration.passwordIterations),
+                wrappedKey: hasKeys ? body.wrappedKey : nil, of: account.id)
             let revoked = try store.revokeTokens(of: account.id, keeping: current.tokenHash)
             sessions.forget(account: account.id)
             Self.dismissRevoked(account.id, watchers: watchers, store: store)

@@ -70,7 +70,9 @@ extension BasketService {
         return answer(
             Wire.Members(
                 members: try store.members(of: list).map {
-                    Wire.Member(account: $0.account, role: $0.role, replicas: $0.replicas.map(\.description))
+                    Wire.Member(
+                        account: $0.account, role: $0.role, replicas: $0.replicas.map(\.description),
+                        publicKey: $0.publicKey)
                 }))
     }
 

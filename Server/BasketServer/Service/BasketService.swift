@@ -283,6 +283,11 @@ public final class BasketService: Sendable {
             r.on(.account, answer: whoAmI)
             r.on(.deleteAccount, deleteAccount)
             r.on(.changePassword, changePassword)
+            r.on(.accountKeys, answer: accountKeys)
+            r.on(.setAccountKeys, setAccountKeys)
+            r.on(.recover, recover)
+            r.on(.envelope, answer: listEnvelope)
+            r.on(.deliverEnvelopes, answer: deliverEnvelopes)
             r.on(.createList, answer: createList)
             r.on(.lists, answer: listLists)
             r.on(.members, answer: listMembers)
@@ -337,7 +342,8 @@ public final class BasketService: Sendable {
     /// share of the body budget too (`maxBufferedBodyBytesPerShare`), so one account's devices
     /// on many addresses cannot hold the whole budget.
     @Sendable public func checkHead(_ head: RequestHead) -> HeadVerdict {
-        if [Wire.Route.signUp, .login].contains(where: { $0.method == head.method && $0.pattern == head.path }) {
+        if [Wire.Route.signUp, .login, .recover].contains(where: { $0.method == head.method && $0.pattern == head.path }
+        ) {
             return .read(maxBodyBytes: Self.maxUnauthenticatedBodyBytes)
         }
         guard (head.contentLength ?? .max) > Self.maxBodyBeforeAuthentication else {

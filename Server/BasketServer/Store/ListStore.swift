@@ -65,6 +65,8 @@ public struct MemberRecord: Hashable, Sendable {
     /// The replica ids this member's devices wrote to the list with (the first to push each
     /// one owns it), its first ``maxReplicas``: a history names who made each write.
     public var replicas: [ReplicaID] = []
+    /// The member's public key (base64url), when its account has a key pair (``KeyStore``).
+    public var publicKey: String?
 
     /// The most replica ids told per member (a device has one; an account a few). The server
     /// lets an account bind no more to a list (`BasketService.Configuration.maxReplicasPerMember`),

@@ -57,7 +57,7 @@ enum SharedSQL {
 
     /// The members of the list whose id is {1}, by name, with their account ids and the list's row.
     static let members = """
-        SELECT a.name, m.role, m.account, l.no FROM members m JOIN lists l ON l.no = m.list
+        SELECT a.name, m.role, m.account, l.no, a.public_key FROM members m JOIN lists l ON l.no = m.list
         JOIN accounts a ON a.id = m.account WHERE l.id = {1} ORDER BY a.name
         """
 

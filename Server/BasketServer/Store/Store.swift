@@ -9,7 +9,7 @@ public import BasketCore
 /// ``LogStore`` (each list's operation log) and ``StoreMaintenance`` (watching other instances,
 /// compaction, statistics, epochs). Each backend implements them in files named alike
 /// (`SQLiteStore+Accounts.swift`, …).
-public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, ShoppingStore, InboxStore,
+public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, ShoppingStore, InboxStore, KeyStore,
     StoreMaintenance
 {}
 
@@ -45,6 +45,12 @@ public enum StoreError: Error, Equatable, Sendable {
     case tooManyItems
     /// A push would take the list past its byte quota.
     case listTooLarge
+    /// The account has another key pair: a key pair is made once (``KeyStore``).
+    case keysExist
+    /// Keys sealed to members of a list that is not encrypted end to end.
+    case notEncrypted
+    /// An envelope for a member whose account has no key pair.
+    case noPublicKey
     /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
     case storageFull
     /// The store was written by a later build (its schema version is newer than this one knows).

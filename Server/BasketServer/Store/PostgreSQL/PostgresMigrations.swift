@@ -348,6 +348,26 @@ enum PostgresMigrations {
         """
         ALTER TABLE lists ADD COLUMN encrypted boolean NOT NULL DEFAULT false;
         """,
+        // 9: each account's key pair for encrypted lists, its private key wrapped on a device
+        // (under the password's key and the recovery code's), the hash of what the recovery code
+        // signs in with; each member's envelope of a list's keys, gone with the membership.
+        """
+        ALTER TABLE accounts ADD COLUMN public_key text, ADD COLUMN wrapped_key text,
+            ADD COLUMN recovery_key text, ADD COLUMN recovery_hash text;
+        CREATE TABLE envelopes(
+            list bigint NOT NULL REFERENCES lists(no) ON DELETE CASCADE,
+            account bigint NOT NULL,
+            envelope text NOT NULL,
+            PRIMARY KEY(list, account)
+        );
+        CREATE FUNCTION envelope_ends_with_membership() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM envelopes WHERE list = OLD.list AND account = OLD.account;
+            RETURN OLD;
+        END $$;
+        CREATE TRIGGER envelope_ends_with_membership AFTER DELETE ON members
+            FOR EACH ROW EXECUTE FUNCTION envelope_ends_with_membership();
+        """,
     ]
 
     /// Sets every list's items and bytes from its log (migration 3, on the log of then).

@@ -7,7 +7,8 @@ extension PostgresStore: DumpableStore {
     /// Per dump column: how PostgreSQL keeps it ("i" bigint, "t" text, "b" bytea, "f" boolean, "v"
     /// the two value columns).
     static let dumpKinds: [String: [Character]] = [
-        "accounts": ["i", "t", "t"], "tokens": ["t", "t", "i", "t", "i", "i"],
+        "accounts": ["i", "t", "t", "t", "t", "t", "t"], "envelopes": ["i", "i", "t"],
+        "tokens": ["t", "t", "i", "t", "i", "i"],
         "lists": ["i", "b", "t", "i", "i", "i", "i", "f"], "members": ["i", "i", "t"],
         "invites": ["t", "t", "i", "t", "i", "i", "i", "i", "t"], "invite_uses": ["t", "i"],
         "signup_invites": ["t", "i", "i", "i"], "replicas": ["i", "i", "i"],

@@ -71,7 +71,8 @@ extension PostgresStore {
                     Self.memberReplicasSQL, [rows.string(row, 3), rows.string(row, 2)])
                 return MemberRecord(
                     account: rows.string(row, 0) ?? "", role: Role(rawValue: rows.string(row, 1) ?? "") ?? .viewer,
-                    replicas: (0..<replicas.count).map { StoredOps.replica(replicas.int64($0, 0)) })
+                    replicas: (0..<replicas.count).map { StoredOps.replica(replicas.int64($0, 0)) },
+                    publicKey: rows.string(row, 4))
             }
         }
     }

@@ -93,14 +93,17 @@ extension SQLiteStore {
     public func members(of list: ListID) throws -> [MemberRecord] {
         try reading(snapshot: true) { db in
             let rows = try db.query(Self.membersSQL, .blob(list.raw.bytes)) {
-                (name: $0.string(0) ?? "", role: $0.string(1) ?? "", account: $0.int64(2), no: $0.int64(3))
+                (
+                    name: $0.string(0) ?? "", role: $0.string(1) ?? "", account: $0.int64(2), no: $0.int64(3),
+                    publicKey: $0.string(4)
+                )
             }
             return try rows.map { row in
                 MemberRecord(
                     account: row.name, role: Role(rawValue: row.role) ?? .viewer,
                     replicas: try db.query(Self.memberReplicasSQL, .integer(row.no), .integer(row.account)) {
                         StoredOps.replica($0.int64(0))
-                    })
+                    }, publicKey: row.publicKey)
             }
         }
     }

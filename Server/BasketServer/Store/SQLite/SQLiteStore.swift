@@ -279,6 +279,27 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         """
         ALTER TABLE lists ADD COLUMN encrypted INTEGER NOT NULL DEFAULT 0;
         """,
+        // 11: each account's key pair for encrypted lists, its private key wrapped on a device
+        // (under the password's key and the recovery code's), the hash of what the recovery code
+        // signs in with; each member's envelope of a list's keys, gone with the membership.
+        """
+        ALTER TABLE accounts ADD COLUMN public_key TEXT;
+        ALTER TABLE accounts ADD COLUMN wrapped_key TEXT;
+        ALTER TABLE accounts ADD COLUMN recovery_key TEXT;
+        ALTER TABLE accounts ADD COLUMN recovery_hash TEXT;
+        CREATE TABLE envelopes(
+            list INTEGER NOT NULL,
+            account INTEGER NOT NULL,
+            envelope TEXT NOT NULL,
+            PRIMARY KEY(list, account)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER envelope_ends_with_membership AFTER DELETE ON members BEGIN
+            DELETE FROM envelopes WHERE list = OLD.list AND account = OLD.account;
+        END;
+        CREATE TRIGGER envelopes_end_with_list AFTER DELETE ON lists BEGIN
+            DELETE FROM envelopes WHERE list = OLD.no;
+        END;
+        """,
     ]
 
     /// Migration 6's work in code: the operations of `ops` as rows of `pushes`, list by list

@@ -1,0 +1,115 @@
+import BasketCore
+import HTTPServer
+
+/// Keys of lists encrypted end to end (docs/encryption.md), kept and handed on, never opened:
+/// each account's key pair (its private key wrapped on a device), the recovery code's way back
+/// from a forgotten password, and members' envelopes of a list's keys.
+extension BasketService {
+    /// `GET /v1/account/keys`: the account's public key and its private key wrapped under the
+    /// password's key, for a device that just signed in. 404 when the account has none yet.
+    func accountKeys(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        guard let keys = try store.accountKeys(of: account.id) else {
+            throw HTTPError.notFound("this account has no key pair yet")
+        }
+        return answer(Wire.AccountKeys(publicKey: keys.publicKey, wrappedKey: keys.wrappedKey))
+    }
+
+    /// `PUT /v1/account/keys`: keeps the key pair a device made, confirmed with the password (a
+    /// stolen token alone cannot give an account keys its owner cannot open). Made once: sent
+    /// again, the public key must be the same (409 `keys_exist` otherwise).
+    func setAccountKeys(_ request: HTTPRequest, _ responder: Responder) throws {
+        let current = try session(request)
+        let body = try JSONBody.decode(Wire.KeySetup.self, from: request)
+        let address = clientAddress(request)
+        let name = current.account.name
+        try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
+            let account = try verify(body.password, of: current.account, name: name, address: address)
+            do {
+                try store.setAccountKeys(
+                    StoredAccountKeys(
+                        publicKey: body.publicKey, wrappedKey: body.wrappedKey, recoveryKey: body.recoveryKey,
+                        recoveryHash: Hex.encode(Secrets.sha256(body.recoverySecret))),
+                    of: account.id)
+            } catch StoreError.keysExist {
+                throw HTTPError(.keysExist, "this account has another key pair: it is made once")
+            }
+            return answer(Wire.AccountKeys(publicKey: body.publicKey))
+        }
+    }
+
+    /// `POST /v1/account/recovery` (no token): what the recovery code signs in with, checked as
+    /// a password is (counted against the address and the name). Without a new password, the
+    /// answer is the public key and the private key wrapped under the recovery code's key; with
+    /// one and its wrap, the password is replaced, every device signed out, and this one signed
+    /// in. An unknown name, an account without keys and a wrong code are the same 401.
+    func recover(_ request: HTTPRequest, _ responder: Responder) throws {
+        try JSONBody.requireJSONContentType(request, stated: true)
+        let body = try JSONBody.decode(Wire.Recovery.self, from: request)
+        let name = body.name.lowercased()
+        if let newPassword = body.newPassword { try Self.checkNewPassword(newPassword) }
+        let address = clientAddress(request)
+        try signInAttempt(responder, name: name, address: address, { try store.account(named: name) }) {
+            [self] found in
+            let keys = try found.flatMap { try store.accountKeys(of: $0.id) }
+            let expected = keys.flatMap { Hex.bytes($0.recoveryHash) } ?? Array(repeating: 0, count: 32)
+            let matches = Secrets.constantTimeEqual(Secrets.sha256(body.recoverySecret), expected)
+            guard let account = found, let keys, matches else {
+                logins.failed(name, address, now: configuration.monotonicClock())
+                throw HTTPError(.invalidCredentials, "wrong account name or recovery code")
+            }
+            logins.succeeded(name, address)
+            guard let newPassword = body.newPassword, let wrappedKey = body.wrappedKey else {
+                return answer(Wire.AccountKeys(publicKey: keys.publicKey, recoveryKey: keys.recoveryKey))
+            }
+            try store.setPassword(
+                hash: Passwords.hash(newPassword, iterations: configuration.passwordIterations), wrappedKey: wrappedKey,
+                of: account.id)
+            _ = try store.revokeTokens(of: account.id, keeping: nil)
+            sessions.forget(account: account.id)
+            Self.dismissRevoked(account.id, watchers: watchers, store: store)
+            let token = Passwords.newToken()
+            let id = Secrets.randomHex(bytes: 8)
+            try store.saveToken(
+                hash: Passwords.tokenHash(token), id: id, account: account.id,
+                device: body.device.flatMap { $0.isEmpty ? nil : $0 } ?? "unnamed device",
+                createdAt: Int64(configuration.clock()))
+            return answer(Wire.NewToken(token: token, account: account.name, id: id), status: 201)
+        }
+    }
+
+    /// `GET /v1/lists/{id}/envelope`: the list's keys sealed to the asking member's public key.
+    func listEnvelope(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let list = try listID(request)
+        do {
+            return answer(Wire.ListEnvelope(envelope: try store.envelope(of: list, for: account.id)))
+        } catch StoreError.noSuchList {
+            throw HTTPError.notFound("no such list")
+        }
+    }
+
+    /// `PUT /v1/lists/{id}/envelopes`: a member's device leaves the list's keys sealed to members'
+    /// public keys: its own account's (any member), anyone's (owners and editors). All or none.
+    func deliverEnvelopes(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let list = try listID(request)
+        let body = try JSONBody.decode(Wire.EnvelopeDelivery.self, from: request)
+        let envelopes = body.envelopes.map {
+            Wire.EnvelopeDelivery.Envelope(account: $0.account.lowercased(), envelope: $0.envelope)
+        }
+        do {
+            try store.deliverEnvelopes(envelopes, to: list, by: account.id)
+        } catch StoreError.noSuchList {
+            throw HTTPError.notFound("no such list")
+        } catch StoreError.notEncrypted {
+            throw HTTPError(.notEncrypted, "this list is not encrypted end to end: it has no keys to hand on")
+        } catch StoreError.noSuchMember {
+            throw HTTPError(
+                .forbidden, "an envelope goes to a member of the list; a viewer leaves its own only")
+        } catch StoreError.noPublicKey {
+            throw HTTPError(.invalidEnvelope, "a member this envelope is for has no key pair yet")
+        }
+        return HTTPResponse(status: 204)
+    }
+}
