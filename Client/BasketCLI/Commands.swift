@@ -351,11 +351,19 @@ enum Commands {
         CommandSpec(
             path: ["signup"], summary: "Create an account on the server and sign in.",
             usage: "basket signup NAME [--password-stdin] [--device NAME] [--invite CODE]",
+            details: """
+                The password never leaves this device: the server gets a secret derived from it. The account
+                gets a key pair for encrypted lists, and a recovery code is shown once: write it down.
+                """,
             options: [.passwordStdin, .device, .invite],
             run: { try AccountCommands.account($0, signUp: true) }),
         CommandSpec(
             path: ["login"], summary: "Sign in to the server.",
             usage: "basket login NAME [--password-stdin] [--device NAME]",
+            details: """
+                The account's lists come along, its encrypted lists opened with the keys another device of the
+                account left (sealed to the account's key pair, which the password opens).
+                """,
             options: [.passwordStdin, .device],
             run: { try AccountCommands.account($0, signUp: false) }),
         CommandSpec(
@@ -385,6 +393,17 @@ enum Commands {
                     "Two lines on stdin: the current password, then the new one (else prompts).")
             ],
             run: AccountCommands.password),
+        CommandSpec(
+            path: ["recover"], summary: "Forgot your password? Set a new one with your recovery code.",
+            usage: "basket recover NAME [--password-stdin] [--device NAME]",
+            details: """
+                The recovery code shown at signup opens the account's key pair again: the encrypted lists stay
+                readable. Every other device is signed out; this one is signed in.
+                """,
+            options: [
+                Option.passwordStdin.saying("Two lines on stdin: the recovery code, then the new password."), .device,
+            ],
+            run: AccountCommands.recover),
         CommandSpec(
             path: ["delete-account"], summary: "Delete your account on the server, for good.",
             usage: AccountCommands.deleteAccountUsage,

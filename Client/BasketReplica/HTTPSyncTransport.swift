@@ -114,6 +114,13 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             .signUp, sending: Wire.Signup(name: name, password: password, invite: invite))
     }
 
+    /// The same server, network and keys, signed in with `token`.
+    public func with(token: String) -> HTTPSyncTransport {
+        HTTPSyncTransport(
+            baseURL: baseURL, token: token, answerTimeout: answerTimeout, exchange: exchange,
+            unavailableRetryDelays: unavailableRetryDelays, keyring: keyring)
+    }
+
     /// Signs in; returns a new bearer token. `device` names this device in the account's devices list.
     public func login(name: String, password: String, device: String? = nil) async throws -> String {
         let answer: Wire.NewToken = try await call(
@@ -147,10 +154,66 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     /// Changes the password; every other device is signed out. Returns how many were.
-    public func changePassword(from old: String, to new: String) async throws -> Int {
+    public func changePassword(from old: String, to new: String, wrappedKey: String? = nil) async throws -> Int {
         let answer: Wire.Revoked = try await call(
-            .changePassword, sending: Wire.PasswordChange(password: old, newPassword: new))
+            .changePassword, sending: Wire.PasswordChange(password: old, newPassword: new, wrappedKey: wrappedKey))
         return answer.revoked
+    }
+
+    /// The account's key pair as the server keeps it (`GET /v1/account/keys`): the public key and
+    /// the private key wrapped under the password's key; nil when the account has none yet. What
+    /// does not have the key forms (docs/encryption.md) is a bad answer.
+    public func accountKeys() async throws -> (publicKey: String, wrappedKey: String)? {
+        let answer: Wire.AccountKeys
+        do {
+            answer = try await call(.accountKeys)
+        } catch let error as SyncError where error.errorCode == .notFound {
+            return nil
+        }
+        guard Wire.KeyForm.isKey(answer.publicKey), let wrapped = answer.wrappedKey, Wire.KeyForm.isWrapped(wrapped)
+        else { throw SyncError.badResponse("the account's keys are not in their form") }
+        return (answer.publicKey, wrapped)
+    }
+
+    /// Keeps the account's key pair on the server (`PUT /v1/account/keys`).
+    public func setAccountKeys(_ setup: Wire.KeySetup) async throws {
+        let _: Wire.AccountKeys = try await call(.setAccountKeys, sending: setup)
+    }
+
+    /// A forgotten password's first step (`POST /v1/account/recovery`, no token): the public key
+    /// and the private key wrapped under the recovery code's key.
+    public func recoveryKeys(name: String, secret: String) async throws -> (publicKey: String, recoveryKey: String) {
+        let answer: Wire.AccountKeys = try await call(
+            .recover, sending: Wire.Recovery(name: name, recoverySecret: secret))
+        guard Wire.KeyForm.isKey(answer.publicKey), let wrapped = answer.recoveryKey, Wire.KeyForm.isWrapped(wrapped)
+        else { throw SyncError.badResponse("the account's keys are not in their form") }
+        return (answer.publicKey, wrapped)
+    }
+
+    /// A forgotten password's second step: the new password with the private key wrapped under
+    /// its key; every device is signed out and this one signed in (the new token).
+    public func recover(
+        name: String, secret: String, newPassword: String, wrappedKey: String, device: String? = nil
+    ) async throws -> String {
+        let answer: Wire.NewToken = try await call(
+            .recover,
+            sending: Wire.Recovery(
+                name: name, recoverySecret: secret, newPassword: newPassword, wrappedKey: wrappedKey, device: device))
+        guard answer.token.utf8.count <= 256 else { throw SyncError.badResponse("no token in the answer") }
+        return answer.token
+    }
+
+    /// The list's keys sealed to this account (`GET /v1/lists/{id}/envelope`); nil when no
+    /// member's device left them, or when they are over the envelope's bound.
+    public func envelope(of list: ListID) async throws -> String? {
+        let answer: Wire.ListEnvelope = try await call(.envelope, [list.description])
+        return answer.envelope.flatMap { Wire.KeyForm.isEnvelope($0) ? $0 : nil }
+    }
+
+    /// Leaves the list's keys sealed to members (`PUT /v1/lists/{id}/envelopes`).
+    public func deliverEnvelopes(_ envelopes: [Wire.EnvelopeDelivery.Envelope], to list: ListID) async throws {
+        _ = try await send(
+            .deliverEnvelopes, [list.description], body: Wire.EnvelopeDelivery(envelopes: envelopes))
     }
 
     /// Deletes the signed-in account, its password checked as at sign-in: what became of its lists.
@@ -206,7 +269,8 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             // Replica ids are 16 hex digits; anything else from the server is dropped.
             let replicas = ($0.replicas ?? []).prefix(100).filter { $0.utf8.count == 16 && ReplicaID(hex: $0) != nil }
             return Wire.Member(
-                account: Self.printable(String($0.account.prefix(64))), role: $0.role, replicas: Array(replicas))
+                account: Self.printable(String($0.account.prefix(64))), role: $0.role, replicas: Array(replicas),
+                publicKey: $0.publicKey.flatMap { Wire.KeyForm.isKey($0) ? $0 : nil })
         }
     }
 

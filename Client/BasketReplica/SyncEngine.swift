@@ -41,6 +41,10 @@ public struct ListSyncReport: Hashable, Sendable {
     /// Operations of an encrypted list pulled and left out: they did not open with this device's
     /// keys, or opened to what breaks the rules (``PulledPage/unopened``).
     public var unopened = 0
+    /// The list is encrypted end to end and this device holds no keys for it: nothing was pulled
+    /// (its sealed values would be read as text). Its keys come with an invite code or an
+    /// envelope of the account's.
+    public var keysMissing = false
     /// Why this list could not be synced, when the server refused it or answered what cannot be
     /// read (``SyncEngine/syncAll()`` goes on with the other lists); nil when it was.
     public var failure: SyncError?
@@ -110,6 +114,12 @@ public final class SyncEngine: Sendable {
             reports.append(try await syncAlone(list))
         }
         for list in remote {
+            if list.encrypted == true && !replica.isEncrypted(list.id) {
+                var report = ListSyncReport(list: list.id)
+                report.keysMissing = true
+                reports.append(report)
+                continue
+            }
             var state = try replica.syncState(of: list.id)
             if state.role != list.role || state.noLongerMember {
                 // The server's word on this account's role (promoted, demoted, joined again).

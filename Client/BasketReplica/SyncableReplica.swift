@@ -8,6 +8,8 @@ import BasketCore
 protocol SyncableReplica: Sendable {
     /// The ids of the lists on this device.
     func listIDs() throws -> [ListID]
+    /// Whether `list` is encrypted end to end and this device holds its keys.
+    func isEncrypted(_ list: ListID) -> Bool
     func syncState(of list: ListID) throws -> SyncState
     func saveSyncState(_ state: SyncState) throws
     /// Local writes of `list` not yet acknowledged, oldest first, at most `limit`.

@@ -16,6 +16,9 @@ public enum AccountKeys {
         public let login: [UInt8]
         /// Wraps the account's private key; never sent.
         public let wrap: [UInt8]
+
+        /// The login secret as the server gets it in place of the password: base64url.
+        public var loginText: String { Base64URL.encode(login) }
     }
 
     /// The login secret and the wrapping key of `password` for the account `account`.
@@ -123,4 +126,15 @@ public enum AccountKeys {
     public static func recoveryKey(_ code: String) throws(SealError) -> [UInt8] {
         derive(try recoveryBytes(code), "basket-recovery-v1")
     }
+
+    /// What a recovery code signs in with when the password is forgotten (base64url of 32
+    /// bytes): the server keeps its SHA-256. Another derivation of the code than its wrapping
+    /// key, so the server that saw this learns nothing of that.
+    public static func recoverySecret(_ code: String) throws(SealError) -> String {
+        Base64URL.encode(derive(try recoveryBytes(code), "basket-recovery-login-v1"))
+    }
+
+    /// What wraps the private key: its purpose in the wrap's associated data, under the
+    /// password's key and under the recovery code's alike.
+    public static let privateKeyPurpose = "private-key"
 }

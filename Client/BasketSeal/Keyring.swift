@@ -46,11 +46,14 @@ public final class SealKeyring: Keyring {
 
     /// Takes the keys of `list`: a kept text (`K1.`) or an invite secret (`k1.`); epochs it held
     /// already stay.
+    /// - Throws: ``SealError/forged`` for keys of another identity than the ones it holds (a
+    ///   list's identity key never changes: another is a mistake or a forgery, never a rotation).
     public func load(_ text: String, for list: ListID) throws {
         let loaded =
             text.hasPrefix("k1.")
             ? try ListKeys(list: list, inviteSecret: text) : try ListKeys(list: list, storageText: text)
-        keys.withLock { held in
+        try keys.withLock { held throws(SealError) in
+            if let identity = held[list]?.identity, identity != loaded.identity { throw .forged }
             var merged = loaded
             for (epoch, key) in held[list]?.epochs ?? [:] where merged.epochs[epoch] == nil {
                 merged = merged.adding(epoch: epoch, key: key)

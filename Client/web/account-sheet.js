@@ -1,6 +1,7 @@
 // The account sheet (BasketCLI's `basket devices`, `basket password`, `basket logout`): the
 // devices signed in, the password, signing out with or without this device's lists.
 import { ROUTES, Unreachable, request } from "./api.js";
+import { changePassword, loginSecret } from "./account-session.js";
 import { field, h, openDialog, when, messageOf } from "./ui.js";
 import { changes } from "./phrases.js";
 
@@ -32,7 +33,7 @@ export async function accountSheet(app) {
             message.textContent = "";
             message.className = "error";
             try {
-              const answer = await request(ROUTES.changePassword, [], { body: { password: current.value, newPassword: fresh.value }, token });
+              const answer = await changePassword(app.replica.meta.account?.name ?? "", current.value, fresh.value, token);
               current.value = fresh.value = "";
               message.className = "";
               message.textContent = `The password is changed; ${answer?.revoked ?? 0} other device(s) signed out.`;
@@ -96,7 +97,8 @@ async function deleteAccount(app, password, message) {
   message.textContent = "";
   let answer;
   try {
-    answer = await request(ROUTES.deleteAccount, [], { body: { password: password.value }, token: app.replica.meta.account?.token });
+    const secret = await loginSecret(app.replica.meta.account?.name ?? "", password.value);
+    answer = await request(ROUTES.deleteAccount, [], { body: { password: secret }, token: app.replica.meta.account?.token });
   } catch (e) {
     message.textContent = e instanceof Unreachable ? "Deleting the account needs the server." : messageOf(e);
     return;

@@ -314,6 +314,15 @@ export function recoveryKey(code) {
 }
 
 /**
+ * What a recovery code signs in with when the password is forgotten (base64url of 32 bytes):
+ * the server keeps its SHA-256 (AccountKeys.recoverySecret in Swift).
+ * @param {string} code
+ */
+export async function recoverySecret(code) {
+  return toBase64URL(await hkdfSHA256(recoveryBytes(code), empty, utf8.encode("basket-recovery-login-v1"), 32));
+}
+
+/**
  * @param {string} list
  */
 const envelopeData = (list) => concat(utf8.encode("basket-envelope-v1\0"), fromHex(list));

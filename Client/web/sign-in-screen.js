@@ -1,6 +1,7 @@
 // The account screen (BasketCLI's `basket signup` and `basket login`): sign in or create an
 // account, each mode with its own heading, button and Enter. `app` is what app.js shares.
-import { ROUTES, Unreachable, request } from "./api.js";
+import { Unreachable } from "./api.js";
+import { signIn, signUp } from "./account-session.js";
 import { h, messageOf } from "./ui.js";
 import { changes } from "./phrases.js";
 
@@ -53,13 +54,10 @@ export function showSignIn(app, message = "", mode = "signIn") {
     const typed = name.value.trim();
     try {
       if (!(await makeRoomFor(typed))) return;
-      if (creating) {
-        /** @type {{ name: string, password: string, invite?: string }} */
-        const body = { name: typed, password: password.value };
-        if (invite.value.trim()) body.invite = invite.value.trim();
-        await request(ROUTES.signUp, [], { body });
-      }
-      const answer = await request(ROUTES.login, [], { body: { name: typed, password: password.value, device: "web" } });
+      // The password never leaves the device: the server gets the login secret it gives.
+      const answer = creating
+        ? await signUp(typed, password.value, invite.value.trim() || undefined)
+        : await signIn(typed, password.value);
       if (typeof answer.token !== "string") throw new Error("the server's answer has no token");
       await app.replica.setMeta({ account: { name: answer.account ?? typed, token: answer.token, tokenID: answer.id } });
       password.value = "";

@@ -37,6 +37,7 @@ struct SyncEngineTests {
         }
 
         func listIDs() throws -> [ListID] { [SyncEngineTests.list] }
+        func isEncrypted(_ list: ListID) -> Bool { false }
         func syncState(of list: ListID) throws -> SyncState {
             state.withLock { $0.states[list] } ?? SyncState(list: list, epoch: nil, cursor: 0, isRegistered: false)
         }

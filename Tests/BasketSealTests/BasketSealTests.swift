@@ -112,6 +112,19 @@ struct BasketSealTests {
         }
     }
 
+    /// A keyring adds the epochs an envelope or a code brings to the ones it holds, and refuses
+    /// keys of another identity (another list's, or a forgery) instead of trading its own for them.
+    @Test func aKeyringKeepsItsIdentityAndGainsEpochs() throws {
+        let keys = ListKeys.generate(list: list)
+        let keyring = SealKeyring()
+        try keyring.load(keys.storageText, for: list)
+        let later = keys.rotated()
+        try keyring.load(later.inviteSecret, for: list)
+        #expect(keyring.keys(of: list)?.epochs.count == 2 && keyring.keys(of: list)?.current == 1)
+        #expect(throws: SealError.forged) { try keyring.load(ListKeys.generate(list: list).storageText, for: list) }
+        #expect(keyring.keys(of: list)?.identity == keys.identity)
+    }
+
     @Test func anEnvelopeOpensForItsRecipientAndListAlone() throws {
         let keys = ListKeys.generate(list: list).rotated().rotated()
         let member = X25519KeyPair.generate()

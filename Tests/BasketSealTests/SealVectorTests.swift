@@ -97,6 +97,7 @@ struct SealVectorTests {
         var code: String
         var typed: [String]
         var key: String
+        var secret: String
     }
     struct EnvelopeCase: Codable, Equatable {
         var recipient: String
@@ -236,7 +237,9 @@ struct SealVectorTests {
                 code.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "1", with: "l")
                     .replacingOccurrences(of: "0", with: "O"),
             ]
-            return RecoveryCase(bytes: hex(raw), code: code, typed: typed, key: hex(try AccountKeys.recoveryKey(code)))
+            return RecoveryCase(
+                bytes: hex(raw), code: code, typed: typed, key: hex(try AccountKeys.recoveryKey(code)),
+                secret: try AccountKeys.recoverySecret(code))
         }
         let recipient = try X25519KeyPair(privateKey: bytes(80, 32))
         let ephemeral = try X25519KeyPair(privateKey: bytes(81, 32))

@@ -64,6 +64,74 @@ struct EncryptionTests {
         return found
     }
 
+    /// A new device of the account opens its encrypted lists after sign-in, its own and one it
+    /// joined, with the keys another device left sealed to the account's key pair; a new password
+    /// keeps them open (the private key wrapped again); the recovery code sets a third and opens
+    /// them too. The server never holds the password or the code.
+    @Test func aNewDeviceOfTheAccountOpensItsEncryptedListsAfterSignIn() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let phone = Device(root, "phone")
+        try phone.ok("remote", "set", server.url)
+        let signedUp = try phone.ok("signup", "alice", "--password-stdin", stdin: "alice-password\n")
+        let code = try #require(
+            signedUp.split(separator: "\n").first { $0.hasPrefix("Your recovery code: ") }?
+                .dropFirst("Your recovery code: ".count).split(separator: " ").first.map(String.init))
+        try phone.ok("list", "new", "Family", "--encrypted")
+        try phone.ok("add", "Milk")
+        try phone.ok("add", "Engagement ring")
+        try phone.ok("sync")
+        // Bob's encrypted list, joined on the phone with its whole code.
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try bob.ok("list", "new", "Bob's", "--encrypted")
+        try bob.ok("add", "Eggs")
+        try bob.ok("sync")
+        let shared = try bob.ok("share", "--json")
+        let invite = try #require(
+            (try JSONSerialization.jsonObject(with: Data(shared.utf8)) as? [String: Any])?["code"] as? String)
+        try phone.ok("join", invite)
+
+        func names(_ device: Device, _ list: String) throws -> Set<String> {
+            try device.ok("list", "use", list)
+            return Set(try device.listing().items.map(\.name))
+        }
+        // A laptop signs in: both lists come with their keys.
+        let laptop = Device(root, "laptop")
+        try laptop.ok("remote", "set", server.url)
+        let signedIn = try laptop.ok("login", "alice", "--password-stdin", stdin: "alice-password\n")
+        #expect(!signedIn.contains("recovery code"), "a key pair is made once")
+        #expect(try names(laptop, "Family") == ["Milk", "Engagement ring"])
+        #expect(try names(laptop, "Bob's") == ["Eggs"])
+        #expect(try laptop.ok("lists").contains("Family  (2 to buy, 2 items; owner, encrypted)"))
+
+        // A new password: the laptop is signed out, a tablet signs in with it and reads the lists.
+        try phone.ok("password", "--password-stdin", stdin: "alice-password\nalice-password-2\n")
+        #expect(try laptop.run("sync").status != 0)
+        let tablet = Device(root, "tablet")
+        try tablet.ok("remote", "set", server.url)
+        #expect(try tablet.run("login", "alice", "--password-stdin", stdin: "alice-password\n").status != 0)
+        try tablet.ok("login", "alice", "--password-stdin", stdin: "alice-password-2\n")
+        #expect(try names(tablet, "Family") == ["Milk", "Engagement ring"])
+
+        // The password forgotten: the recovery code sets a third, and the lists open on a new device.
+        let spare = Device(root, "spare")
+        try spare.ok("remote", "set", server.url)
+        let wrong = try spare.run(
+            "recover", "alice", "--password-stdin", stdin: "\(String(code.reversed()))\nx-password-3\n")
+        #expect(wrong.status != 0)
+        try spare.ok("recover", "alice", "--password-stdin", stdin: "\(code)\nalice-password-3\n")
+        try spare.ok("sync")
+        #expect(try names(spare, "Family") == ["Milk", "Engagement ring"])
+        #expect(try names(spare, "Bob's") == ["Eggs"])
+        #expect(try tablet.run("sync").status != 0, "every other device is signed out")
+
+        // What the server wrote holds neither a password nor the code, nor the lists' words.
+        let written = Self.files(under: root.file("server"))
+        let secrets = ["alice-password", code, "Engagement ring", "Eggs"]
+        for secret in secrets {
+            #expect(!written.contains { $0.1.range(of: Data(secret.utf8)) != nil }, "\(secret) is on the server")
+        }
+    }
+
     @Test func theServerKeepsNoneOfAnEncryptedListsWords() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         var random = SystemRandomNumberGenerator()

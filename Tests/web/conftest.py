@@ -77,7 +77,7 @@ class Device:
     def run(self, *args, stdin=None, check=True, env=None):
         result = subprocess.run(
             [os.path.join(BUILD, "basket"), "--db", self.home, *args], input=stdin, capture_output=True, text=True,
-            timeout=60, env=dict(os.environ, NO_COLOR="1", BASKET_PASSWORD=PASSWORD, **(env or {})))
+            timeout=60, env={**os.environ, "NO_COLOR": "1", "BASKET_PASSWORD": PASSWORD, **(env or {})})
         if check and result.returncode != 0:
             raise AssertionError(f"basket {' '.join(args)} failed ({result.returncode}): {result.stderr}")
         return result
@@ -176,6 +176,16 @@ class Client:
         self.page.get_by_label("Account name").fill(name)
         self.page.get_by_label("Password").fill(PASSWORD)
         self.page.get_by_role("button", name="Sign in", exact=True).click()
+
+    def change_password(self, name, current, new):
+        """Changes the password in the account sheet, as a person does; returns the sheet."""
+        self.page.get_by_role("button", name=f"Account {name}").click()
+        sheet = self.page.get_by_role("dialog", name=f"Account {name}")
+        sheet.get_by_label("Current password").fill(current)
+        sheet.get_by_label("New password").fill(new)
+        sheet.get_by_role("button", name="Change the password").click()
+        sheet.get_by_text("other device(s) signed out").wait_for()
+        return sheet
 
     def create_list(self, title):
         self.page.fill("#new-list", title)

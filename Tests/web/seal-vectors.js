@@ -70,6 +70,8 @@ async ({ vectors, base }) => {
     for (const typed of [c.code, ...c.typed]) {
       const key = hex(await seal.recoveryKey(typed));
       if (key !== c.key) fail("recovery", typed, c.key, key);
+      const secret = await seal.recoverySecret(typed);
+      if (secret !== c.secret) fail("recovery secret", typed, c.secret, secret);
     }
   }
   for (const bad of vectors.badCodes) {

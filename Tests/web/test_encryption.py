@@ -5,7 +5,7 @@ phone, shared back to a terminal. The server's files hold none of their words.""
 import glob
 import os
 
-from conftest import unique, wait_until
+from conftest import PASSWORD, Device, unique, wait_until
 
 
 def server_bytes(server):
@@ -89,3 +89,30 @@ def test_a_list_made_encrypted_on_the_phone_is_shared_with_a_terminal(client, de
     phone.page.goto(server.url + "/#/")
     phone.page.get_by_role("link", name=f"{title} · encrypted").wait_for()
     assert phone.problems == []
+
+
+def test_a_password_changed_on_the_phone_keeps_the_accounts_encrypted_lists_open(client, device, workspace, server):
+    """The terminal's signup gave the account a key pair (its private key wrapped under the
+    password's key): the phone signs in, changes the password, and a new terminal signed in with
+    the new one opens the encrypted list with the keys the first left for the account."""
+    name, title, ring = unique("nora"), unique("Giftlist"), unique("Ringbox")
+    terminal = device(name)
+    terminal.run("list", "new", title, "--encrypted")
+    terminal.run("add", ring)
+    terminal.run("sync")
+
+    phone = client()
+    phone.open()
+    phone.signin(name)
+    phone.page.get_by_role("heading", name="Your lists").wait_for()
+    phone.change_password(name, PASSWORD, "another long password")
+
+    laptop = Device(os.path.join(workspace, f"cli-laptop-{unique('l')}"), server)
+    laptop.run("remote", "set", server.url)
+    assert laptop.run("login", name, check=False).returncode != 0, "the old password no longer signs in"
+    laptop.run("login", name, env={"BASKET_PASSWORD": "another long password"})
+    laptop.run("list", "use", title)
+    assert laptop.items() == {ring: False}
+    # The server never held either password.
+    stored = server_bytes(server)
+    assert PASSWORD.encode() not in stored and b"another long password" not in stored

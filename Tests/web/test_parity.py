@@ -232,10 +232,8 @@ def test_devices_and_password_on_the_phone(client):
     devices = sheet.get_by_role("list", name="Devices")
     devices.locator("li").nth(1).wait_for()
     assert devices.locator("li").count() == 2 and "(this one)" in devices.inner_text()
-    sheet.get_by_label("Current password").fill(PASSWORD)
-    sheet.get_by_label("New password").fill("a new long password")
-    sheet.get_by_role("button", name="Change the password").click()
-    sheet.get_by_text("other device(s) signed out").wait_for()
+    sheet.get_by_role("button", name="Close").click()
+    phone.change_password(name, PASSWORD, "a new long password")
     # The other browser is signed out at its next request.
     other.page.reload()
     other.page.wait_for_selector("html[data-ready=true]")

@@ -1,5 +1,6 @@
 import BasketCore
 import BasketReplica
+import BasketSeal
 import Foundation
 
 /// The account: signup, login, logout, its devices (tokens) and its password.
@@ -42,34 +43,15 @@ enum AccountCommands {
     /// `basket password`: the current password, then the new one twice (or two lines on stdin with
     /// --password-stdin: current, new). Every other device is signed out.
     static func password(_ context: Context) throws {
-        let (transport, _) = try context.transport()
-        let old: String
-        let new: String
-        if context.arguments.has(.passwordStdin) {
-            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            let lines = text.split(whereSeparator: \.isNewline).map(String.init)
-            guard lines.count >= 2 else {
-                throw UsageError(
-                    message: "--password-stdin takes two lines: the current password, then the new one",
-                    usage: "basket password [--password-stdin]")
-            }
-            (old, new) = (lines[0], lines[1])
-        } else {
-            guard isatty(0) == 1, let current = getpass("Current password: ") else {
-                throw CommandError(
-                    message: "no terminal to ask for passwords: use --password-stdin", code: "no_password")
-            }
-            old = String(cString: current)
-            guard let first = getpass("New password: ") else {
-                throw CommandError(message: "no new password given", code: "no_password")
-            }
-            let entered = String(cString: first)
-            guard let second = getpass("New password again: "), String(cString: second) == entered else {
-                throw CommandError(message: "the two new passwords differ; nothing changed", code: "no_password")
-            }
-            new = entered
+        let (transport, config) = try context.transport()
+        let (old, new) = try secretThenNewPassword(
+            context, "the current password", prompt: "Current password: ", usage: "basket password [--password-stdin]")
+        let account = config.account ?? ""
+        // The password never leaves the device: the server gets the login secrets, and the
+        // account's private key wrapped again under the new password's key.
+        let revoked = try runBlocking {
+            try await AccountSession.changePassword(name: account, from: old, to: new, at: transport)
         }
-        let revoked = try runBlocking { try await transport.changePassword(from: old, to: new) }
         context.console.print(
             "Password changed; \(revoked) other device\(revoked == 1 ? " was" : "s were") signed out")
     }
@@ -84,10 +66,13 @@ enum AccountCommands {
         let password = try context.password(confirming: signUp)
         let device = context.arguments.value(.device) ?? Self.deviceName()
         let invite = context.arguments.value(.invite)
-        let token = try runBlocking {
-            if signUp { try await transport.signUp(name: name, password: password, invite: invite) }
-            return try await transport.login(name: name, password: password, device: device)
+        let session = try runBlocking {
+            signUp
+                ? try await AccountSession.signUp(
+                    name: name, password: password, invite: invite, device: device, at: transport)
+                : try await AccountSession.signIn(name: name, password: password, device: device, at: transport)
         }
+        let token = session.token
         var updated = config
         if let before = config.replicaAccount ?? config.account, before != name.lowercased() {
             // Another account on this device: writes from now on under a new replica id, or the
@@ -98,20 +83,33 @@ enum AccountCommands {
         updated.replicaAccount = name.lowercased()
         updated.token = token
         try context.saveConfig(updated)
+        try Envelopes.keep(session.keyPair, in: context.replica())
         context.console.print(
             signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
+        if let code = session.recoveryCode { Self.show(recoveryCode: code, context) }
+        if session.keyPair == nil {
+            context.console.error(
+                "This account's key pair did not open with this password: its encrypted lists stay closed here.")
+        }
         guard !signUp else { return }
         // The account's lists come along at once: 'basket lists' on a new device shows them.
         do {
             let engine = try SyncCommands.engine(context)
             let (signedIn, _) = try context.transport()
-            let fetched = try runBlocking {
+            let replica = try context.replica()
+            let keyring = context.keyring
+            let account = name.lowercased()
+            let (fetched, missing) = try runBlocking {
+                let memberships = try await signedIn.lists()
+                // An encrypted list's keys come from the envelope another device of the account left.
+                let exchanged = try await Envelopes.exchange(
+                    memberships, account: account, replica: replica, keyring: keyring, transport: signedIn)
                 var titles: [ListID] = []
-                for list in try await signedIn.lists() {
+                for list in memberships where !exchanged.missing.contains(list.id) {
                     _ = try await engine.adopt(list.id, role: list.role)
                     titles.append(list.id)
                 }
-                return titles
+                return (titles, exchanged.missing.count)
             }
             let lists = try context.replica().lists()
             let names = fetched.compactMap { id in lists.first { $0.id == id }?.title }
@@ -120,9 +118,90 @@ enum AccountCommands {
                     "Fetched \(names.count) list\(names.count == 1 ? "" : "s"): "
                         + names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : ""))
             }
+            if missing > 0 {
+                context.console.print(
+                    "\(missing) encrypted list\(missing == 1 ? " has" : "s have") no keys on this device yet: join "
+                        + "\(missing == 1 ? "it" : "them") with an invite code, or sync on a device that has them first."
+                )
+            }
         } catch {
             context.console.error("Your lists were not fetched yet (\(error)); 'basket sync' fetches them.")
         }
+    }
+
+    /// A secret (`what`: the current password, a recovery code) and a new password: two lines on
+    /// stdin with --password-stdin, else asked on the terminal, the new password twice.
+    static func secretThenNewPassword(_ context: Context, _ what: String, prompt: String, usage: String) throws -> (
+        String, String
+    ) {
+        if context.arguments.has(.passwordStdin) {
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+            guard lines.count >= 2 else {
+                throw UsageError(
+                    message: "--password-stdin takes two lines: \(what), then the new password", usage: usage)
+            }
+            return (lines[0], lines[1])
+        }
+        guard isatty(0) == 1, let secret = getpass(prompt) else {
+            throw CommandError(message: "no terminal to ask for \(what): use --password-stdin", code: "no_password")
+        }
+        let given = String(cString: secret)
+        guard let first = getpass("New password: ") else {
+            throw CommandError(message: "no new password given", code: "no_password")
+        }
+        let entered = String(cString: first)
+        guard let second = getpass("New password again: "), String(cString: second) == entered else {
+            throw CommandError(message: "the two new passwords differ; nothing changed", code: "no_password")
+        }
+        return (given, entered)
+    }
+
+    /// A recovery code, shown once: the only way back into encrypted lists without the password.
+    static func show(recoveryCode code: String, _ context: Context) {
+        context.console.print(
+            """
+            Your recovery code: \(code)
+            Write it down and keep it apart from this device. With it, a forgotten password still
+            opens your encrypted lists ('basket recover NAME'); without the password or this code,
+            nobody can read them, the server included. It is shown this once.
+            """)
+    }
+
+    /// `basket recover NAME`: a forgotten password's way back. The recovery code and a new password
+    /// (asked, or two lines on stdin with --password-stdin: the code, then the new password); every
+    /// other device of the account is signed out, this one signed in, and the encrypted lists open.
+    static func recover(_ context: Context) throws {
+        guard context.arguments.positionals.count == 1 else {
+            throw UsageError(message: "name the account", usage: "basket recover NAME [--password-stdin]")
+        }
+        let name = context.arguments.positionals[0]
+        let (transport, config) = try context.transport(requireToken: false)
+        let (code, new) = try secretThenNewPassword(
+            context, "the recovery code", prompt: "Recovery code: ", usage: "basket recover NAME [--password-stdin]")
+        guard (try? AccountKeys.recoveryBytes(code)) != nil else {
+            throw CommandError(
+                message: "that is not a recovery code (26 letters and digits, dashes optional)", code: "bad_code")
+        }
+        guard new.count >= 8 else {
+            throw CommandError(message: "a password has at least 8 characters", code: "weak_password")
+        }
+        let device = context.arguments.value(.device) ?? Self.deviceName()
+        let session = try runBlocking {
+            try await AccountSession.recover(name: name, code: code, newPassword: new, device: device, at: transport)
+        }
+        var updated = config
+        if let before = config.replicaAccount ?? config.account, before != name.lowercased() {
+            try context.replica().startAsNewDevice()
+        }
+        updated.account = name.lowercased()
+        updated.replicaAccount = name.lowercased()
+        updated.token = session.token
+        try context.saveConfig(updated)
+        try Envelopes.keep(session.keyPair, in: context.replica())
+        context.console.print(
+            "New password set for \(name.lowercased()); every other device was signed out. 'basket sync' brings"
+                + " your lists.")
     }
 
     /// This machine's name, as the devices list shows a new sign-in by default.
@@ -148,6 +227,7 @@ enum AccountCommands {
         updated.token = nil
         updated.account = nil
         try context.saveConfig(updated)
+        try Envelopes.keep(nil, in: context.replica())
         context.console.print(
             context.arguments.has(.everywhere)
                 ? "Signed out everywhere (\(everywhere) device\(everywhere == 1 ? "" : "s"))" : "Signed out")
@@ -167,7 +247,8 @@ enum AccountCommands {
             "Delete the account \(account) for good? Lists only you are in are deleted from the server; a shared"
                 + " list you are the last owner of passes to another member; every device is signed out.")
         let password = try context.password()
-        let done = try runBlocking { try await transport.deleteAccount(password: password) }
+        let secret = AccountKeys.stretch(password: password, account: account).loginText
+        let done = try runBlocking { try await transport.deleteAccount(password: secret) }
         let replica = try context.replica()
         for state in try replica.syncStates() where state.isRegistered { try replica.markNoLongerMember(state.list) }
         var updated = config

@@ -110,8 +110,9 @@ enum SharingCommands {
                 code: "invalid_invite")
         }
         let engine = try SyncCommands.engine(context)
-        let (transport, _) = try context.transport()
+        let (transport, config) = try context.transport()
         let replica = try context.replica()
+        let keyring = context.keyring
         let joined = try runBlocking {
             // An encrypted list is no use without its keys: say so before the code is spent.
             if secret == nil, try await transport.preview(code: code).encrypted == true {
@@ -127,6 +128,12 @@ enum SharingCommands {
                             + " dot): ask for the whole code", code: "missing_keys")
                 }
                 try replica.saveKeys(secret, for: remote.id)
+                // The account's other devices open it too: its keys sealed to the account's key pair.
+                if let pair = Envelopes.keyPair(replica), let account = config.account {
+                    try? await Envelopes.deliver(
+                        [remote.id], account: account, pair: pair, replica: replica, keyring: keyring,
+                        transport: transport)
+                }
             }
             _ = try await engine.adopt(remote.id, role: remote.role)
             return remote

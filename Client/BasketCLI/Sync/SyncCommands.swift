@@ -1,5 +1,6 @@
 import BasketCore
 import BasketReplica
+import BasketSeal
 import Foundation
 import PrivateFiles
 import Synchronization
@@ -140,7 +141,24 @@ enum SyncCommands {
         let waitingBefore = Dictionary(
             try context.replica().lists().map { ($0.id, (try? outbox.changes(in: $0.id)) ?? 0) }
         ) { a, _ in a }
-        let reports = try runBlocking { try await engine.syncAll() }
+        // Encrypted lists' keys to and from the account's other devices (sealed to its key pair),
+        // before the lists are synced: a list whose keys came in syncs with them.
+        let (transport, config) = try context.transport()
+        let replica = try context.replica()
+        let keyring = context.keyring
+        let account = config.account ?? ""
+        let reports = try runBlocking {
+            _ = try await Envelopes.exchange(
+                try await transport.lists(), account: account, replica: replica, keyring: keyring, transport: transport)
+            let reports = try await engine.syncAll()
+            // Lists registered by this sync leave their keys for the account's other devices too.
+            if let pair = Envelopes.keyPair(replica) {
+                try await Envelopes.deliver(
+                    reports.map(\.list), account: account, pair: pair, replica: replica, keyring: keyring,
+                    transport: transport)
+            }
+            return reports
+        }
         let lists = Dictionary(try context.replica().lists().map { ($0.id, $0.title) }) { a, _ in a }
         // Changes the server will not take (a viewer's, a former member's): dropped on request,
         // after the sync has learnt every list's role, so each copy ends as the server has it.
@@ -196,6 +214,11 @@ enum SyncCommands {
                             + " 'basket sync --discard-refused' drops them)" : "")
                     + "; 'basket list rm \(title)' removes it, a new invite shares it again.")
         }
+        for report in reports where report.keysMissing {
+            context.console.error(
+                "An encrypted list of your account has no keys on this device yet: join it with its invite code,"
+                    + " or sync a device that has them (it leaves them for your account)")
+        }
         for report in reports where report.unopened > 0 {
             context.console.error(
                 "\(Phrases.changes(report.unopened)) to \(lists[report.list] ?? report.list.description)"
@@ -212,7 +235,7 @@ enum SyncCommands {
                         : "")
                     + ". The other lists were synced.")
         }
-        for report in reports where !report.noLongerMember && report.failure == nil {
+        for report in reports where !report.noLongerMember && report.failure == nil && !report.keysMissing {
             // Counted as a person counts them: changes sent (items and the list's own fields), and
             // items another device changed; the operations are in --json (pushed, pulled).
             let left = (try? context.replica().outbox.changes(in: report.list)) ?? 0
