@@ -2,8 +2,9 @@
 // the password never leaves the device, the server gets the login secret it gives; a new
 // password wraps the account's private key again (it rekeys nothing).
 import { ERRORS, ApiError, ROUTES, request } from "./api.js";
-import { stretch, unwrap, wrap } from "./seal.js";
-import { toBase64URL } from "./sealed.js";
+import { generateX25519KeyPair, x25519KeyPair } from "./platform-crypto.js";
+import { newRecoveryCode, recoveryKey, recoverySecret, stretch, unwrap, wrap } from "./seal.js";
+import { fromBase64URL, toBase64URL } from "./sealed.js";
 
 /** What wraps the private key, under the password's key and the recovery code's alike. */
 export const PRIVATE_KEY_PURPOSE = "private-key";
@@ -20,18 +21,75 @@ async function stretched(name, password) {
 }
 
 /**
- * Creates the account and signs it in: the new token's answer.
+ * What signing in gave (AccountSession.SignedIn): the new token's answer, the account's key pair
+ * kept as text ("X1." base64url of the private key; null when the server's does not open with
+ * this password) and, when the key pair was made just now, its recovery code to show once.
+ * @typedef {{ answer: Record<string, any>, accountKey: string | null, recoveryCode: string | null }} SignedIn
+ */
+
+/**
+ * Creates the account, signs it in and makes its key pair.
  * @param {string} name
  * @param {string} password
  * @param {string} [invite]
+ * @returns {Promise<SignedIn>}
  */
 export async function signUp(name, password, invite) {
-  const { loginText } = await stretched(name, password);
+  const keys = await stretched(name, password);
   /** @type {{ name: string, password: string, invite?: string }} */
-  const body = { name, password: loginText };
+  const body = { name, password: keys.loginText };
   if (invite) body.invite = invite;
   await request(ROUTES.signUp, [], { body });
-  return request(ROUTES.login, [], { body: { name, password: loginText, device: "web" } });
+  const answer = await request(ROUTES.login, [], { body: { name, password: keys.loginText, device: "web" } });
+  return withKeys(answer, keys);
+}
+
+/**
+ * The account's key pair from the server, unwrapped with the password's key; made and kept
+ * there when the account has none (AccountSession.withKeys).
+ * @param {Record<string, any>} answer the sign-in's
+ * @param {{ loginText: string, wrap: Uint8Array }} keys
+ * @returns {Promise<SignedIn>}
+ */
+async function withKeys(answer, keys) {
+  const token = answer.token;
+  let stored = null;
+  try {
+    stored = await request(ROUTES.accountKeys, [], { token });
+  } catch (error) {
+    if (!(error instanceof ApiError && error.is(ERRORS.notFound))) throw error;
+  }
+  if (stored !== null) {
+    try {
+      const pair = await x25519KeyPair(await unwrap(String(stored.wrappedKey), keys.wrap, PRIVATE_KEY_PURPOSE));
+      if (toBase64URL(pair.publicKey) !== stored.publicKey) throw new Error("another key pair");
+      return { answer, accountKey: "X1." + toBase64URL(pair.privateKey), recoveryCode: null };
+    } catch {
+      return { answer, accountKey: null, recoveryCode: null };
+    }
+  }
+  const pair = await generateX25519KeyPair();
+  const code = newRecoveryCode();
+  await request(ROUTES.setAccountKeys, [], {
+    token,
+    body: {
+      password: keys.loginText,
+      publicKey: toBase64URL(pair.publicKey),
+      wrappedKey: await wrap(pair.privateKey, keys.wrap, PRIVATE_KEY_PURPOSE),
+      recoveryKey: await wrap(pair.privateKey, await recoveryKey(code), PRIVATE_KEY_PURPOSE),
+      recoverySecret: await recoverySecret(code),
+    },
+  });
+  return { answer, accountKey: "X1." + toBase64URL(pair.privateKey), recoveryCode: code };
+}
+
+/**
+ * The key pair a kept "X1." text holds; null when it holds none.
+ * @param {string | undefined} text
+ */
+export async function accountKeyPair(text) {
+  const bytes = text?.startsWith("X1.") ? fromBase64URL(text.slice(3)) : null;
+  return bytes !== null && bytes.length === 32 ? x25519KeyPair(bytes) : null;
 }
 
 /**
@@ -39,11 +97,13 @@ export async function signUp(name, password, invite) {
  * password once and moved to the login secret (AccountSession.signIn).
  * @param {string} name
  * @param {string} password
+ * @returns {Promise<SignedIn>}
  */
 export async function signIn(name, password) {
-  const { loginText } = await stretched(name, password);
+  const keys = await stretched(name, password);
+  const { loginText } = keys;
   try {
-    return await request(ROUTES.login, [], { body: { name, password: loginText, device: "web" } });
+    return await withKeys(await request(ROUTES.login, [], { body: { name, password: loginText, device: "web" } }), keys);
   } catch (error) {
     if (!(error instanceof ApiError && error.is(ERRORS.invalidCredentials))) throw error;
     let old;
@@ -53,7 +113,7 @@ export async function signIn(name, password) {
       throw error;
     }
     await request(ROUTES.changePassword, [], { body: { password, newPassword: loginText }, token: old.token });
-    return old;
+    return withKeys(old, keys);
   }
 }
 

@@ -2,7 +2,7 @@
 // account, each mode with its own heading, button and Enter. `app` is what app.js shares.
 import { Unreachable } from "./api.js";
 import { signIn, signUp } from "./account-session.js";
-import { h, messageOf } from "./ui.js";
+import { h, messageOf, openDialog } from "./ui.js";
 import { changes } from "./phrases.js";
 
 /** @typedef {import("./app.js").App} App */
@@ -55,14 +55,19 @@ export function showSignIn(app, message = "", mode = "signIn") {
     try {
       if (!(await makeRoomFor(typed))) return;
       // The password never leaves the device: the server gets the login secret it gives.
-      const answer = creating
+      const signed = creating
         ? await signUp(typed, password.value, invite.value.trim() || undefined)
         : await signIn(typed, password.value);
+      const answer = signed.answer;
       if (typeof answer.token !== "string") throw new Error("the server's answer has no token");
-      await app.replica.setMeta({ account: { name: answer.account ?? typed, token: answer.token, tokenID: answer.id } });
+      await app.replica.setMeta({
+        account: { name: answer.account ?? typed, token: answer.token, tokenID: answer.id },
+        accountKey: signed.accountKey ?? undefined,
+      });
       password.value = "";
       app.go("#/");
       app.sync.syncAll();
+      if (signed.recoveryCode !== null) showRecoveryCode(signed.recoveryCode);
     } catch (e) {
       error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : messageOf(e);
     }
@@ -70,6 +75,20 @@ export function showSignIn(app, message = "", mode = "signIn") {
   const fields = { name, password, invite, error };
   const form = accountForm(app, mode, fields, waiting > 0 && stored ? stored : "", () => submit());
   app.mount({ name: creating ? "create" : "signIn", update() {}, focus: stored && !creating ? password : name }, form);
+}
+
+/**
+ * A recovery code, shown once (the terminal's "Your recovery code"): the only way back into the
+ * encrypted lists when the password is forgotten.
+ * @param {string} code
+ */
+function showRecoveryCode(code) {
+  openDialog(
+    "recovery-title",
+    "Your recovery code",
+    h("p", { class: "recovery-code", "aria-label": "Recovery code" }, code),
+    h("p", {}, "Write it down and keep it apart from this phone. With it, a forgotten password still opens your encrypted lists; without the password or this code nobody can read them, the server included. It is shown this once."),
+  );
 }
 
 /**

@@ -31,7 +31,8 @@
  * @typedef {{ clock?: string, replicas?: string[], clockOffset?: number,
  *   account?: { name: string, token: string | null, tokenID?: string },
  *   push?: PushChoice, news?: Record<string, [string, string, boolean][]>,
- *   trips?: Record<string, { shop: string, started: number }>, keys?: Record<string, string> }} Meta
+ *   trips?: Record<string, { shop: string, started: number }>, keys?: Record<string, string>,
+ *   accountKey?: string, delivered?: Record<string, number> }} Meta
  */
 /**
  * What one `write` changes (see there).

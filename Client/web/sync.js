@@ -8,6 +8,8 @@ import { request, ApiError, ERRORS, ROUTES, Unreachable } from "./api.js";
 import { decode, encode, validate } from "./ops.js";
 import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
+import { accountKeyPair } from "./account-session.js";
+import { openEnvelope, sealEnvelope } from "./seal.js";
 
 /**
  * A pulled page as the server sent it: untrusted, each field checked where it is read.
@@ -283,6 +285,9 @@ export class Sync {
     for (const m of answer.lists.slice(0, 1000)) {
       if (!isID128(m?.id) || typeof m.role !== "string") continue;
       seen.add(m.id);
+      // An encrypted list this device has no keys for: from the envelope another device of the
+      // account left, or not at all yet (its sealed values are never read as text).
+      if (m.encrypted === true && !this.replica.isEncrypted(m.id) && !(await this.openEnvelope(m.id))) continue;
       const sync = this.replica.entry(m.id).sync;
       /** @type {import("./replica.js").SyncChanges} */
       const changes = { isRegistered: true, role: m.role, noLongerMember: false };
@@ -297,6 +302,43 @@ export class Sync {
     for (const list of this.replica.lists()) {
       if (list.sync.isRegistered && !seen.has(list.id) && !list.sync.noLongerMember) await this.replica.saveSyncState(list.id, { noLongerMember: true });
     }
+  }
+
+  /**
+   * An encrypted list's keys from the envelope another device of the account left, opened with
+   * the account's key pair (Envelopes.exchange); false when none is there or it does not open.
+   * @param {string} list
+   */
+  async openEnvelope(list) {
+    const pair = await accountKeyPair(this.replica.meta.accountKey);
+    if (pair === null) return false;
+    try {
+      const answer = await this.call(ROUTES.envelope, [list]);
+      if (typeof answer?.envelope !== "string" || answer.envelope.length > 16384) return false;
+      const keys = await openEnvelope(answer.envelope, list, pair);
+      await this.replica.saveKeys(keys.storageText, list);
+      await this.replica.setMeta({ delivered: { ...(this.replica.meta.delivered ?? {}), [list]: keys.epochs.size } });
+      return true;
+    } catch (error) {
+      if (error instanceof Unreachable || isAbort(error)) throw error;
+      return false;
+    }
+  }
+
+  /**
+   * Leaves this device's keys of `list` sealed to its account, when the account's envelope may
+   * lack one of their epochs (Envelopes.deliver): the account's other devices open the list.
+   * @param {string} list
+   */
+  async deliverEnvelope(list) {
+    const keys = this.replica.keyring.sealing(list);
+    const name = this.replica.meta.account?.name;
+    if (keys === undefined || !name || (this.replica.meta.delivered ?? {})[list] === keys.epochs.size) return;
+    const pair = await accountKeyPair(this.replica.meta.accountKey);
+    if (pair === null) return;
+    const envelope = await sealEnvelope(keys, pair.publicKey);
+    await this.call(ROUTES.deliverEnvelopes, [list], { body: { envelopes: [{ account: name, envelope }] } });
+    await this.replica.setMeta({ delivered: { ...(this.replica.meta.delivered ?? {}), [list]: keys.epochs.size } });
   }
 
   /**
@@ -365,6 +407,8 @@ export class Sync {
       }
       await this.replica.saveSyncState(list, { isRegistered: true, role: m.role, epoch: m.epoch ?? null });
     }
+    // The account's other devices open an encrypted list with the keys this one leaves them.
+    await this.deliverEnvelope(list);
     await this.pushPending(list);
     return true;
   }

@@ -168,6 +168,10 @@ class Client:
         self.page.get_by_label("Account name").fill(name)
         self.page.get_by_label("Choose a password").fill(PASSWORD)
         self.page.get_by_label("Choose a password").press("Enter")
+        # The account's recovery code, shown once: kept (`recovery_code`), then closed.
+        dialog = self.page.get_by_role("dialog", name="Your recovery code")
+        self.recovery_code = dialog.get_by_label("Recovery code").inner_text()
+        dialog.get_by_role("button", name="Close").click()
         self.page.wait_for_selector("#new-list")
 
     def signin(self, name):

@@ -116,3 +116,46 @@ def test_a_password_changed_on_the_phone_keeps_the_accounts_encrypted_lists_open
     # The server never held either password.
     stored = server_bytes(server)
     assert PASSWORD.encode() not in stored and b"another long password" not in stored
+
+
+def test_the_accounts_encrypted_lists_open_on_its_other_devices_after_sign_in(client, device, workspace, server):
+    """No link, no code: a terminal's encrypted list opens on the phone signed in to the same
+    account (its keys sealed to the account's key pair), and the phone's on a new terminal. A
+    phone's signup shows the recovery code once, which the terminal's recover takes."""
+    name, title, ring = unique("olive"), unique("Giftlist"), unique("Ringbox")
+    terminal = device(name)
+    terminal.run("list", "new", title, "--encrypted")
+    terminal.run("add", ring)
+    terminal.run("sync")
+
+    phone = client()
+    phone.open()
+    phone.signin(name)
+    phone.page.get_by_role("link", name=f"{title} · encrypted").click()
+    phone.wait_items({ring: False})
+    phone.page.get_by_role("link", name="All lists").click()
+    phone.page.get_by_role("heading", name="Your lists").wait_for()
+    phone.page.get_by_label("New list").fill("Party")
+    phone.page.get_by_label("Encrypted end to end (the server reads none of it)").check()
+    phone.page.get_by_role("button", name="Create").click()
+    phone.page.wait_for_selector("#query")
+    phone.add("Cake")
+    phone.wait_items({"Cake": False})
+    phone.wait_status("Synced")
+
+    laptop = Device(os.path.join(workspace, f"cli-laptop-{unique('l')}"), server)
+    laptop.run("remote", "set", server.url)
+    laptop.run("login", name)
+    laptop.run("list", "use", "Party")
+    assert laptop.items() == {"Cake": False}
+    assert "encrypted" in laptop.run("lists").stdout
+
+    # A phone's signup gives its account a key pair and shows the recovery code once.
+    other = client()
+    newcomer = unique("pia")
+    other.signup(newcomer)
+    assert len(other.recovery_code.replace("-", "")) == 26
+    spare = Device(os.path.join(workspace, f"cli-spare-{unique('s')}"), server)
+    spare.run("remote", "set", server.url)
+    spare.run("recover", newcomer, "--password-stdin", stdin=f"{other.recovery_code}\nthird long password\n")
+    spare.run("login", newcomer, env={"BASKET_PASSWORD": "third long password"})
