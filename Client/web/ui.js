@@ -35,7 +35,7 @@ export function messageOf(error) {
 
 /**
  * Opens a modal dialog titled `title` with `children` and a Close button; it is removed when
- * closed, and focus goes back where it was. Returns the dialog.
+ * closed, and focus goes back where it was (or to the screen's heading). Returns the dialog.
  * @param {string} id the id of its heading
  * @param {string} title
  * @param {...any} children
@@ -55,7 +55,10 @@ export function openDialog(id, title, ...children) {
   document.body.append(dialog);
   dialog.addEventListener("close", () => {
     dialog.remove();
-    before?.focus?.();
+    // Back where focus was; when that is gone (the screen changed behind the dialog), to the
+    // heading the screen gave focus to.
+    if (before?.isConnected) before.focus?.();
+    else /** @type {HTMLElement | null} */ (document.querySelector("h1[tabindex]"))?.focus();
   });
   dialog.showModal();
   return dialog;

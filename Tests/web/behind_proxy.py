@@ -29,7 +29,8 @@ with sync_playwright() as p:
     page.get_by_label("Choose a password").fill("correct horse battery")
     page.get_by_role("button", name="Create account").click()
     # The recovery code, shown once, closed as a person does once it is written down.
-    page.get_by_role("dialog", name="Your recovery code").get_by_role("button", name="Close").click()
+    recovery = page.get_by_role("dialog", name="Your recovery code")
+    recovery.get_by_role("button", name="Close").click()
     page.fill("#new-list", "Through nginx")
     page.press("#new-list", "Enter")
     page.fill("#query", "Milk over TLS")

@@ -172,6 +172,9 @@ class Client:
         dialog = self.page.get_by_role("dialog", name="Your recovery code")
         self.recovery_code = dialog.get_by_label("Recovery code").inner_text()
         dialog.get_by_role("button", name="Close").click()
+        # Gone from the page (its role goes at once; the element, and the focus back to the
+        # screen, with the close event).
+        self.page.wait_for_function("() => document.querySelector('dialog') === null")
         self.page.wait_for_selector("#new-list")
 
     def signin(self, name):
