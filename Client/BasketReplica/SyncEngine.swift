@@ -91,9 +91,11 @@ public final class SyncEngine: Sendable {
     /// has on the server (joined from another device included). A list the server refuses (a
     /// full list, a conflict it keeps answering) or answers with what cannot be read gets a
     /// report with its ``ListSyncReport/failure``, and the other lists are synced all the same;
-    /// a server that cannot be reached ends the whole sync.
-    public func syncAll() async throws -> [ListSyncReport] {
-        let remote = try await transport.lists()
+    /// a server that cannot be reached ends the whole sync. `known`: the account's lists as the
+    /// server just said (nil: asked here).
+    public func syncAll(_ known: [RemoteList]? = nil) async throws -> [ListSyncReport] {
+        var remote = known ?? []
+        if known == nil { remote = try await transport.lists() }
         let remoteIDs = Set(remote.map(\.id))
         var reports: [ListSyncReport] = []
         for list in try replica.listIDs() where !remoteIDs.contains(list) {

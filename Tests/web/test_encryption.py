@@ -91,19 +91,25 @@ def test_a_list_made_encrypted_on_the_phone_is_shared_with_a_terminal(client, de
     assert phone.problems == []
 
 
-def test_a_password_changed_on_the_phone_keeps_the_accounts_encrypted_lists_open(client, device, workspace, server):
-    """The terminal's signup gave the account a key pair (its private key wrapped under the
-    password's key): the phone signs in, changes the password, and a new terminal signed in with
-    the new one opens the encrypted list with the keys the first left for the account."""
-    name, title, ring = unique("nora"), unique("Giftlist"), unique("Ringbox")
+def signed_in_twice(client, device, prefix):
+    """An account made in the terminal, with an encrypted list of one item synced, and a phone
+    signed in to the same account: (name, title, item, phone)."""
+    name, title, ring = unique(prefix), unique("Giftlist"), unique("Ringbox")
     terminal = device(name)
     terminal.run("list", "new", title, "--encrypted")
     terminal.run("add", ring)
     terminal.run("sync")
-
     phone = client()
     phone.open()
     phone.signin(name)
+    return name, title, ring, phone
+
+
+def test_a_password_changed_on_the_phone_keeps_the_accounts_encrypted_lists_open(client, device, workspace, server):
+    """The terminal's signup gave the account a key pair (its private key wrapped under the
+    password's key): the phone signs in, changes the password, and a new terminal signed in with
+    the new one opens the encrypted list with the keys the first left for the account."""
+    name, title, ring, phone = signed_in_twice(client, device, "nora")
     phone.page.get_by_role("heading", name="Your lists").wait_for()
     phone.change_password(name, PASSWORD, "another long password")
 
@@ -122,15 +128,7 @@ def test_the_accounts_encrypted_lists_open_on_its_other_devices_after_sign_in(cl
     """No link, no code: a terminal's encrypted list opens on the phone signed in to the same
     account (its keys sealed to the account's key pair), and the phone's on a new terminal. A
     phone's signup shows the recovery code once, which the terminal's recover takes."""
-    name, title, ring = unique("olive"), unique("Giftlist"), unique("Ringbox")
-    terminal = device(name)
-    terminal.run("list", "new", title, "--encrypted")
-    terminal.run("add", ring)
-    terminal.run("sync")
-
-    phone = client()
-    phone.open()
-    phone.signin(name)
+    name, title, ring, phone = signed_in_twice(client, device, "olive")
     phone.page.get_by_role("link", name=f"{title} · encrypted").click()
     phone.wait_items({ring: False})
     phone.page.get_by_role("link", name="All lists").click()

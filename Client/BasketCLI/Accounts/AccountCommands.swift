@@ -72,18 +72,7 @@ enum AccountCommands {
                     name: name, password: password, invite: invite, device: device, at: transport)
                 : try await AccountSession.signIn(name: name, password: password, device: device, at: transport)
         }
-        let token = session.token
-        var updated = config
-        if let before = config.replicaAccount ?? config.account, before != name.lowercased() {
-            // Another account on this device: writes from now on under a new replica id, or the
-            // members answer of a list both share would show one device under both accounts.
-            try context.replica().startAsNewDevice()
-        }
-        updated.account = name.lowercased()
-        updated.replicaAccount = name.lowercased()
-        updated.token = token
-        try context.saveConfig(updated)
-        try Envelopes.keep(session.keyPair, in: context.replica())
+        try keep(session, of: name, config: config, context)
         context.console.print(
             signUp ? "Created account \(name.lowercased()) and signed in" : "Signed in as \(name.lowercased())")
         if let code = session.recoveryCode { Self.show(recoveryCode: code, context) }
@@ -157,6 +146,23 @@ enum AccountCommands {
         return (given, entered)
     }
 
+    /// This device signed in as `name` with `session`: its token and the account's key pair kept.
+    static func keep(
+        _ session: AccountSession.SignedIn, of name: String, config: RemoteConfig, _ context: Context
+    ) throws {
+        var updated = config
+        if let before = config.replicaAccount ?? config.account, before != name.lowercased() {
+            // Another account on this device: writes from now on under a new replica id, or the
+            // members answer of a list both share would show one device under both accounts.
+            try context.replica().startAsNewDevice()
+        }
+        updated.account = name.lowercased()
+        updated.replicaAccount = name.lowercased()
+        updated.token = session.token
+        try context.saveConfig(updated)
+        try Envelopes.keep(session.keyPair, in: context.replica())
+    }
+
     /// A recovery code, shown once: the only way back into encrypted lists without the password.
     static func show(recoveryCode code: String, _ context: Context) {
         context.console.print(
@@ -190,15 +196,7 @@ enum AccountCommands {
         let session = try runBlocking {
             try await AccountSession.recover(name: name, code: code, newPassword: new, device: device, at: transport)
         }
-        var updated = config
-        if let before = config.replicaAccount ?? config.account, before != name.lowercased() {
-            try context.replica().startAsNewDevice()
-        }
-        updated.account = name.lowercased()
-        updated.replicaAccount = name.lowercased()
-        updated.token = session.token
-        try context.saveConfig(updated)
-        try Envelopes.keep(session.keyPair, in: context.replica())
+        try keep(session, of: name, config: config, context)
         context.console.print(
             "New password set for \(name.lowercased()); every other device was signed out. 'basket sync' brings"
                 + " your lists.")

@@ -148,9 +148,10 @@ enum SyncCommands {
         let keyring = context.keyring
         let account = config.account ?? ""
         let reports = try runBlocking {
+            let memberships = try await transport.lists()
             _ = try await Envelopes.exchange(
-                try await transport.lists(), account: account, replica: replica, keyring: keyring, transport: transport)
-            let reports = try await engine.syncAll()
+                memberships, account: account, replica: replica, keyring: keyring, transport: transport)
+            let reports = try await engine.syncAll(memberships)
             // Lists registered by this sync leave their keys for the account's other devices too.
             if let pair = Envelopes.keyPair(replica) {
                 try await Envelopes.deliver(

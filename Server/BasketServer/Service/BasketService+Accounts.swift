@@ -287,27 +287,40 @@ extension BasketService {
         return answer(Wire.Revoked(revoked: revoked))
     }
 
+    /// A signed-in request confirmed with the account's password, checked as at sign-in (counted
+    /// against the name and address, on the password threads): `work` runs with the session, the
+    /// body (checked first by `checking`, before any hashing) and the account the password proved.
+    func confirmedWithPassword<Body: WireRequest>(
+        _ request: HTTPRequest, _ responder: Responder, _: Body.Type, password: KeyPath<Body, String>,
+        checking check: (Body) throws -> Void = { _ in },
+        _ work: @escaping @Sendable (Session, Body, AccountRecord) throws -> HTTPResponse
+    ) throws {
+        let current = try session(request)
+        let body = try JSONBody.decode(Body.self, from: request)
+        try check(body)
+        let (address, name, password) = (clientAddress(request), current.account.name, body[keyPath: password])
+        try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
+            try work(current, body, try verify(password, of: current.account, name: name, address: address))
+        }
+    }
+
     /// Changes the password (the current one is checked, as at sign-in) and signs out every other device.
     func changePassword(_ request: HTTPRequest, _ responder: Responder) throws {
-        let current = try session(request)
-        let body = try JSONBody.decode(Wire.PasswordChange.self, from: request)
-        let (password, newPassword) = (body.password, body.newPassword)
-        try Self.checkNewPassword(newPassword)
-        let address = clientAddress(request)
-        let name = current.account.name
-        try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
-            let account = try verify(password, of: current.account, name: name, address: address)
+        try confirmedWithPassword(
+            request, responder, Wire.PasswordChange.self, password: \.password,
+            checking: { try Self.checkNewPassword($0.newPassword) }
+        ) { [self] current, body, account in
             // A key pair's private key is wrapped under the password's key: the new password
-            // comes with the new wrap, stored in the same step, or not at all.
-            let hasKeys = try store.accountKeys(of: account.id) != nil
-            if hasKeys && body.wrappedKey == nil {
+            // comes with the new wrap, stored in the same statement, or not at all.
+            guard
+                try store.setPassword(
+                    hash: Passwords.hash(body.newPassword, iterations: configuration.passwordIterations),
+                    wrappedKey: body.wrappedKey, of: account.id)
+            else {
                 throw HTTPError(
                     .rewrapRequired,
                     "this account has a key pair: a new password comes with its private key wrapped again")
             }
-            try store.setPassword(
-                hash: Passwords.hash(newPassword, iterations: configuration.passwordIterations),
-                wrappedKey: hasKeys ? body.wrappedKey : nil, of: account.id)
             let revoked = try store.revokeTokens(of: account.id, keeping: current.tokenHash)
             sessions.forget(account: account.id)
             Self.dismissRevoked(account.id, watchers: watchers, store: store)
@@ -319,12 +332,8 @@ extension BasketService {
     /// its lists go as ``AccountStore/deleteAccount(_:)`` says; every device is signed out and its
     /// parked long-polls are answered (on every instance: the store tells them).
     func deleteAccount(_ request: HTTPRequest, _ responder: Responder) throws {
-        let current = try session(request)
-        let body = try JSONBody.decode(Wire.AccountDeletion.self, from: request)
-        let address = clientAddress(request)
-        let name = current.account.name
-        try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
-            let account = try verify(body.password, of: current.account, name: name, address: address)
+        try confirmedWithPassword(request, responder, Wire.AccountDeletion.self, password: \.password) {
+            [self] _, _, account in
             let done = try store.deleteAccount(account.id)
             sessions.forget(account: account.id)
             for list in done.deleted {

@@ -19,12 +19,8 @@ extension BasketService {
     /// stolen token alone cannot give an account keys its owner cannot open). Made once: sent
     /// again, the public key must be the same (409 `keys_exist` otherwise).
     func setAccountKeys(_ request: HTTPRequest, _ responder: Responder) throws {
-        let current = try session(request)
-        let body = try JSONBody.decode(Wire.KeySetup.self, from: request)
-        let address = clientAddress(request)
-        let name = current.account.name
-        try signInAttempt(responder, name: name, address: address, {}) { [self] _ in
-            let account = try verify(body.password, of: current.account, name: name, address: address)
+        try confirmedWithPassword(request, responder, Wire.KeySetup.self, password: \.password) {
+            [self] _, body, account in
             do {
                 try store.setAccountKeys(
                     StoredAccountKeys(
@@ -62,7 +58,7 @@ extension BasketService {
             guard let newPassword = body.newPassword, let wrappedKey = body.wrappedKey else {
                 return answer(Wire.AccountKeys(publicKey: keys.publicKey, recoveryKey: keys.recoveryKey))
             }
-            try store.setPassword(
+            _ = try store.setPassword(
                 hash: Passwords.hash(newPassword, iterations: configuration.passwordIterations), wrappedKey: wrappedKey,
                 of: account.id)
             _ = try store.revokeTokens(of: account.id, keeping: nil)

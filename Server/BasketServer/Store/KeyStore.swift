@@ -12,8 +12,10 @@ public protocol KeyStore: Sendable {
     /// wraps and recovery hash are replaced.
     /// - Throws: ``StoreError/keysExist`` for another public key.
     func setAccountKeys(_ keys: StoredAccountKeys, of account: Int64) throws
-    /// Replaces the password's hash and, when given, the private key's wrap, in one transaction.
-    func setPassword(hash: String, wrappedKey: String?, of account: Int64) throws
+    /// Replaces the password's hash and, when given, the private key's wrap, in one statement;
+    /// false (nothing changed) when the account has a key pair and no wrap is given: its private
+    /// key would stay wrapped under the old password.
+    func setPassword(hash: String, wrappedKey: String?, of account: Int64) throws -> Bool
     /// Keeps `envelopes` of `list`, each replacing its member's, sent by `account`: a member may
     /// leave its own; an owner or editor, anyone's. One transaction: all or none.
     /// - Throws: ``StoreError/noSuchList`` (the sender is not a member), ``StoreError/notEncrypted``,
@@ -57,7 +59,9 @@ enum KeySQL {
         WHERE id = {1} AND (public_key IS NULL OR public_key = {2})
         """
     static let setPassword = """
-        UPDATE accounts SET password = {2}, wrapped_key = coalesce({3}, wrapped_key) WHERE id = {1}
+        UPDATE accounts SET password = {2},
+            wrapped_key = CASE WHEN public_key IS NULL THEN NULL ELSE coalesce(CAST({3} AS TEXT), wrapped_key) END
+        WHERE id = {1} AND (public_key IS NULL OR CAST({3} AS TEXT) IS NOT NULL)
         """
     /// The sender's ({2}) role on list {1} (its id), the list's row number and whether it is encrypted.
     static let sender = """

@@ -24,12 +24,13 @@ extension PostgresStore {
         }
     }
 
-    public func setPassword(hash: String, wrappedKey: String?, of account: Int64) throws {
+    public func setPassword(hash: String, wrappedKey: String?, of account: Int64) throws -> Bool {
         try connected {
             // Other instances forget the account's cached sessions, as after any password change.
-            _ = try $0.prepared(
+            try $0.prepared(
                 Self.notifyingAccounts(Self.sql(KeySQL.setPassword) + " RETURNING id AS account"),
-                ["\(account)", hash, wrappedKey])
+                ["\(account)", hash, wrappedKey]
+            ).count == 1
         }
     }
 

@@ -24,10 +24,11 @@ extension SQLiteStore {
         }
     }
 
-    public func setPassword(hash: String, wrappedKey: String?, of account: Int64) throws {
+    public func setPassword(hash: String, wrappedKey: String?, of account: Int64) throws -> Bool {
         try locked { db in
             try db.run(
                 Self.sql(KeySQL.setPassword), .integer(account), .text(hash), wrappedKey.map { .text($0) } ?? .null)
+            return db.changes == 1
         }
     }
 
