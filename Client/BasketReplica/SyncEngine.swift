@@ -46,7 +46,7 @@ public struct ListSyncReport: Hashable, Sendable {
     /// envelope of the account's.
     public var keysMissing = false
     /// Why this list could not be synced, when the server refused it or answered what cannot be
-    /// read (``SyncEngine/syncAll()`` goes on with the other lists); nil when it was.
+    /// read (``SyncEngine/syncAll(_:)`` goes on with the other lists); nil when it was.
     public var failure: SyncError?
 }
 
