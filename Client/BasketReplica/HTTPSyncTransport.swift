@@ -206,14 +206,26 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// The list's keys sealed to this account (`GET /v1/lists/{id}/envelope`); nil when no
     /// member's device left them, or when they are over the envelope's bound.
     public func envelope(of list: ListID) async throws -> String? {
-        let answer: Wire.ListEnvelope = try await call(.envelope, [list.description])
-        return answer.envelope.flatMap { Wire.KeyForm.isEnvelope($0) ? $0 : nil }
+        try await listEnvelope(of: list).envelope
     }
 
-    /// Leaves the list's keys sealed to members (`PUT /v1/lists/{id}/envelopes`).
-    public func deliverEnvelopes(_ envelopes: [Wire.EnvelopeDelivery.Envelope], to list: ListID) async throws {
+    /// The envelope of the list's keys left for this account, with the list's key epochs (an
+    /// envelope that is not one is left out; epochs are bounded).
+    public func listEnvelope(of list: ListID) async throws -> Wire.ListEnvelope {
+        let answer: Wire.ListEnvelope = try await call(.envelope, [list.description])
+        return Wire.ListEnvelope(
+            envelope: answer.envelope.flatMap { Wire.KeyForm.isEnvelope($0) ? $0 : nil },
+            keyEpoch: answer.keyEpoch.map { min(max($0, 0), Int64(Sealed.maxEpoch)) },
+            rotationDue: answer.rotationDue)
+    }
+
+    /// Leaves the list's keys sealed to members (`PUT /v1/lists/{id}/envelopes`); with `epoch`,
+    /// a rotation to that key epoch (every member with a key pair gets one).
+    public func deliverEnvelopes(
+        _ envelopes: [Wire.EnvelopeDelivery.Envelope], to list: ListID, epoch: Int64? = nil
+    ) async throws {
         _ = try await send(
-            .deliverEnvelopes, [list.description], body: Wire.EnvelopeDelivery(envelopes: envelopes))
+            .deliverEnvelopes, [list.description], body: Wire.EnvelopeDelivery(envelopes: envelopes, epoch: epoch))
     }
 
     /// Deletes the signed-in account, its password checked as at sign-in: what became of its lists.
@@ -390,10 +402,16 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
             throw SyncError.badResponse("the page's operations: \(error)")
         }
         var unopened = 0
+        var keysBehind = false
         if let sealing {
+            let newest = sealing.newestEpoch
             operations = operations.compactMap { sealed in
                 guard sealed.list == list, let opened = try? sealing.open(sealed), (try? opened.validate()) != nil
                 else {
+                    // Sealed under a key newer than this device's: another member rotated it.
+                    if case .text(let text) = sealed.value, let epoch = Sealed.epoch(of: text), epoch > newest {
+                        keysBehind = true
+                    }
                     unopened += 1
                     return nil
                 }
@@ -413,6 +431,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         page.together = answer.together
         page.inbox = answer.inbox.map { min(max($0, 0), 100) }
         page.unopened = unopened
+        page.keysBehind = keysBehind
         // OperationCodec validated each operation as it decoded it.
         page.isValidated = true
         return page

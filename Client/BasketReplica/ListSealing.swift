@@ -14,6 +14,22 @@ public protocol ListSealing: Sendable {
     /// `op` with its value opened, as its writer wrote it; throws when it does not open where it
     /// stands (another key, another place, tampered with).
     func open(_ op: Op) throws -> Op
+    /// The newest key epoch held: values are sealed under it. A pulled value under a newer one
+    /// means another member rotated the list's key (``ListKeyRenewal``).
+    var newestEpoch: UInt32 { get }
+}
+
+/// How a device brings its keys of an encrypted list up to the server's (docs/encryption.md):
+/// from its account's envelope when another member rotated the key, or by rotating itself when
+/// the list awaits a rotation (a member left or was removed) and this account may make one. A
+/// protocol, so that the client library stays free of cryptography: BasketSeal's
+/// `EnvelopeRenewal` is the implementation. ``SyncEngine`` calls it when the server refuses a
+/// push for its key (`409 stale_key`, `409 rotation_required`) or a page holds values under a
+/// newer epoch than this device holds, then tries once more.
+public protocol ListKeyRenewal: Sendable {
+    /// Brings this device's keys of `list` up to the server's; true when they changed (a newer
+    /// epoch from an envelope, or a rotation this device made).
+    func renewKeys(of list: ListID) async throws -> Bool
 }
 
 /// The keys a device holds, list by list: which lists are encrypted, and their keys. One object

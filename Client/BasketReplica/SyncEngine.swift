@@ -45,6 +45,11 @@ public struct ListSyncReport: Hashable, Sendable {
     /// (its sealed values would be read as text). Its keys come with an invite code or an
     /// envelope of the account's.
     public var keysMissing = false
+    /// This device took a newer key of the encrypted list from its envelope, or rotated the key
+    /// itself (a member had left or was removed), during the sync (``ListKeyRenewal``).
+    public var keysRenewed = false
+    /// Whether the sync asked for the keys to be renewed already (once a sync).
+    var renewalTried = false
     /// Why this list could not be synced, when the server refused it or answered what cannot be
     /// read (``SyncEngine/syncAll(_:)`` goes on with the other lists); nil when it was.
     public var failure: SyncError?
@@ -63,6 +68,8 @@ public final class SyncEngine: Sendable {
     let replica: any SyncableReplica
     /// The server the engine talks to.
     public let transport: any SyncTransport
+    /// How the engine brings an encrypted list's keys up to the server's (nil: it does not).
+    public let keyRenewal: (any ListKeyRenewal)?
     /// Operations per push.
     public let batchSize: Int
     /// Pages one sync pulls at most, and epoch changes it follows at most: a server that always
@@ -76,15 +83,33 @@ public final class SyncEngine: Sendable {
     let togetherHeard = Mutex<[ListID: Int64]>([:])
 
     /// An engine that syncs `replica` through `transport`, pushing `batchSize` operations at a time.
-    public convenience init(replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000) {
-        self.init(syncing: replica, transport: transport, batchSize: batchSize)
+    /// With `keyRenewal`, an encrypted list whose key another member rotated, or that awaits a
+    /// rotation, is brought up to date and synced on.
+    public convenience init(
+        replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000, keyRenewal: (any ListKeyRenewal)? = nil
+    ) {
+        self.init(syncing: replica, transport: transport, batchSize: batchSize, keyRenewal: keyRenewal)
     }
 
     /// An engine over any ``SyncableReplica`` (tests use an in-memory one).
-    init(syncing replica: any SyncableReplica, transport: any SyncTransport, batchSize: Int = 1_000) {
+    init(
+        syncing replica: any SyncableReplica, transport: any SyncTransport, batchSize: Int = 1_000,
+        keyRenewal: (any ListKeyRenewal)? = nil
+    ) {
         self.replica = replica
         self.transport = transport
         self.batchSize = batchSize
+        self.keyRenewal = keyRenewal
+    }
+
+    /// Whether this device's keys of `list` came up to the server's (``ListKeyRenewal``): asked at
+    /// most once a sync, so a server that keeps refusing cannot loop it.
+    private func renewedKeys(_ list: ListID, _ report: inout ListSyncReport) async throws -> Bool {
+        guard !report.renewalTried, let keyRenewal else { return false }
+        report.renewalTried = true
+        let renewed = try await keyRenewal.renewKeys(of: list)
+        if renewed { report.keysRenewed = true }
+        return renewed
     }
 
     /// Registers the local lists the server does not know, then syncs every list the account
@@ -217,7 +242,14 @@ public final class SyncEngine: Sendable {
         let heard = togetherHeard.withLock { $0[list] } ?? 0
         let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: wait, together: heard)
         if let together = page.together { togetherHeard.withLock { $0[list] = together } }
-        if let epoch = state.epoch, epoch != page.epoch {
+        if page.keysBehind {
+            // Another member rotated the key: with it, the same page again; without, nothing moves.
+            if try await renewedKeys(list, &report) {
+                try await pullAll(list, &state, &report)
+            } else {
+                report.keysMissing = true
+            }
+        } else if let epoch = state.epoch, epoch != page.epoch {
             try await rebuild(list, &state, &report, newEpoch: page.epoch)
             try await pullAll(list, &state, &report)
         } else {
@@ -255,6 +287,11 @@ public final class SyncEngine: Sendable {
                 let restamped = try replica.restampPending(in: list, renewingReplica: error.errorCode == .replicaTaken)
                 if reclaimed.isEmpty { report.reclaimed += restamped }
                 if let code = error.errorCode { reclaimed.insert(code) }
+                continue
+            } catch let error as SyncError where [.staleKey, .rotationRequired].contains(error.errorCode) {
+                // Sealed under a key the list no longer takes, or it awaits a new one (a member
+                // left): with the list's newest key (taken, or made here), the same writes again.
+                guard try await renewedKeys(list, &report) else { throw error }
                 continue
             } catch let error as SyncError where error.errorCode == .forbidden {
                 // A viewer: the changes stay here (listed by `basket status`, dropped on request);
@@ -338,6 +375,13 @@ public final class SyncEngine: Sendable {
     private func pullAll(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport) async throws {
         for _ in 0..<Self.maxPagesPerSync {
             let page = try await transport.pull(list, after: state.cursor, limit: 5_000, wait: 0)
+            if page.keysBehind {
+                // Another member rotated the key: with it, the same page again; without, the cursor
+                // stays where it is (nothing is skipped for good) and the report says why.
+                if try await renewedKeys(list, &report) { continue }
+                report.keysMissing = true
+                return
+            }
             if let epoch = state.epoch, epoch != page.epoch {
                 try await rebuild(list, &state, &report, newEpoch: page.epoch)
                 continue

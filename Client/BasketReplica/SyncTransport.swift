@@ -33,6 +33,10 @@ public struct PulledPage: Sendable {
     /// Operations of an encrypted list that were left out because they did not open with this
     /// device's keys, or opened to what breaks the rules (docs/encryption.md).
     public var unopened = 0
+    /// Whether the page holds values sealed under a newer key epoch than this device holds
+    /// (another member rotated the list's key): it is not merged and the cursor stays, until the
+    /// device has the key (``ListKeyRenewal``).
+    public var keysBehind = false
 
     /// A page as pulled.
     public init(

@@ -78,3 +78,86 @@ public enum Envelopes {
         }
     }
 }
+
+/// The keys of an encrypted list brought up to the server's (docs/encryption.md), what
+/// `SyncEngine` asks for when a push is refused for its key or a page holds values under a newer
+/// one: the newer epochs another member's rotation left in this account's envelope are taken;
+/// and when the list awaits a rotation (a member left or was removed) and this account is an owner
+/// or editor, this device makes the next epoch and leaves it to every member with a key pair in
+/// one request, which the server takes only if no one rotated first.
+public final class EnvelopeRenewal: ListKeyRenewal {
+    let replica: Replica
+    let keyring: SealKeyring
+    let transport: HTTPSyncTransport
+
+    /// Renewal for `replica`'s lists, whose keys `keyring` holds, through `transport`.
+    public init(replica: Replica, keyring: SealKeyring, transport: HTTPSyncTransport) {
+        self.replica = replica
+        self.keyring = keyring
+        self.transport = transport
+    }
+
+    /// Rounds of one renewal: a rotation refused because another device rotated first is
+    /// followed by taking that one's key.
+    static let maxRounds = 3
+
+    public func renewKeys(of list: ListID) async throws -> Bool {
+        guard let pair = Envelopes.keyPair(replica), keyring.keys(of: list) != nil else { return false }
+        var renewed = false
+        for _ in 0..<Self.maxRounds {
+            let answer = try await transport.listEnvelope(of: list)
+            if let text = answer.envelope, let sent = try? Envelope.open(text, list: list, with: pair),
+                try take(sent, of: list)
+            {
+                renewed = true
+            }
+            guard let held = keyring.keys(of: list) else { return renewed }
+            let keyEpoch = answer.keyEpoch ?? 0
+            let next: ListKeys
+            if Int64(held.current) > keyEpoch {
+                // This device holds a newer key than the server knows (the server was restored from
+                // a backup made before a rotation): handed on again, as it is.
+                next = held
+            } else if answer.rotationDue == true, Int64(held.current) == keyEpoch {
+                next = held.rotated()
+            } else {
+                return renewed
+            }
+            do {
+                try await rotate(list, to: next)
+                return true
+            } catch let error as SyncError where error.errorCode == .staleKey {
+                continue  // another device rotated first (or the members changed): take its key
+            } catch let error as SyncError where error.errorCode == .forbidden {
+                return renewed  // a viewer, or an editor when no rotation is due
+            }
+        }
+        return renewed
+    }
+
+    /// Takes the epochs of `sent` this device lacks (the same identity key only); true when there were any.
+    func take(_ sent: ListKeys, of list: ListID) throws -> Bool {
+        guard let held = keyring.keys(of: list), held.identity == sent.identity else { return false }
+        let merged = sent.epochs.reduce(held) { keys, epoch in
+            keys.epochs[epoch.key] == nil ? keys.adding(epoch: epoch.key, key: epoch.value) : keys
+        }
+        guard merged != held else { return false }
+        try replica.saveKeys(merged.storageText, for: list)
+        return true
+    }
+
+    /// Leaves `keys` (a new epoch) sealed to every member of `list` with a key pair, as a rotation
+    /// to its newest epoch; kept here once the server took it.
+    func rotate(_ list: ListID, to keys: ListKeys) async throws {
+        let members = try await transport.members(of: list)
+        var envelopes: [Wire.EnvelopeDelivery.Envelope] = []
+        for member in members {
+            guard let text = member.publicKey, let publicKey = Base64URL.decode(text) else { continue }
+            envelopes.append(.init(account: member.account, envelope: try Envelope.seal(keys, to: publicKey)))
+        }
+        try await transport.deliverEnvelopes(envelopes, to: list, epoch: Int64(keys.current))
+        try replica.saveKeys(keys.storageText, for: list)
+        // This account's envelope holds every epoch now.
+        try replica.setSetting(Envelopes.deliveredPrefix + list.description, String(keys.epochs.count))
+    }
+}

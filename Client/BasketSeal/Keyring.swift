@@ -6,6 +6,9 @@ extension ListKeys: ListSealing {
     /// `ListSealing`'s opening: ``open(_:)`` with its error as it is.
     public func open(_ op: Op) throws -> Op { try open(sealed: op) }
 
+    /// `ListSealing`'s newest epoch: ``current``.
+    public var newestEpoch: UInt32 { current }
+
     /// How a device keeps a list's keys: `K1.` base64url(identity key ‖ each epoch (4 bytes) with
     /// its key), every epoch it holds.
     public var storageText: String {

@@ -127,6 +127,8 @@ export const ERRORS = Object.freeze({
   keysExist: { code: "keys_exist", status: 409 },
   rewrapRequired: { code: "rewrap_required", status: 409 },
   notEncrypted: { code: "not_encrypted", status: 409 },
+  rotationRequired: { code: "rotation_required", status: 409 },
+  staleKey: { code: "stale_key", status: 409 },
   bodyTooLarge: { code: "body_too_large", status: 413 },
   unsupportedMediaType: { code: "unsupported_media_type", status: 415 },
   rateLimited: { code: "rate_limited", status: 429 },

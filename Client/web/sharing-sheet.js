@@ -131,9 +131,13 @@ function askRemoval(sheet, account) {
  * @param {number | null} since with a time, the items they added since then go too (one undo step)
  */
 async function removeMember({ screen, token, body }, account, since) {
+  const encrypted = screen.replica.isEncrypted(screen.list);
   if (since === null) {
     await request(ROUTES.removeMember, [screen.list, account], { token });
-    screen.app.showToast(`Removed ${account} from the list`, null);
+    // An encrypted list takes no write until it has a new key, which this device makes now and
+    // leaves to the other members: what is written from now on, the removed member cannot read.
+    const renewed = encrypted && (await screen.sync.renewKeys(screen.list));
+    screen.app.showToast(`Removed ${account} from the list` + (renewed ? "; the list has a new key" : ""), null);
   } else {
     // Their latest writes first, and their devices' ids (each write carries one).
     await screen.sync.sync(screen.list);
@@ -143,6 +147,7 @@ async function removeMember({ screen, token, body }, account, since) {
     const replicas = (Array.isArray(member.replicas) ? member.replicas : [])
       .slice(0, 100).filter((/** @type {unknown} */ r) => typeof r === "string" && /^[0-9a-f]{16}$/.test(r));
     await request(ROUTES.removeMember, [screen.list, account], { token });
+    if (encrypted) await screen.sync.renewKeys(screen.list);
     const n = await screen.replica.removeAddedBy(screen.list, replicas, since);
     screen.sync.send(screen.list);
     screen.app.showToast(`Removed ${account} and the ${n} item${n === 1 ? "" : "s"} they added since ${when(since)}`, n > 0 ? screen.list : null);
@@ -215,6 +220,8 @@ export async function share(screen) {
     result.replaceChildren(h("p", {}, "Making a link…"));
     try {
       await screen.sync.sync(screen.list);
+      // An encrypted list's link carries its newest key: taken first (or made, when a member left).
+      if (screen.replica.isEncrypted(screen.list)) await screen.sync.renewKeys(screen.list);
       const title = screen.replica.state(screen.list)?.info.title;
       // An encrypted list's title goes sealed, and its keys after the link's "#" and the code's
       // dot: never in a request.

@@ -10,6 +10,7 @@ import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
 import { accountKeyPair } from "./account-session.js";
 import { openEnvelope, sealEnvelope } from "./seal.js";
+import { parse as parseSealed, fromBase64URL } from "./sealed.js";
 
 /**
  * A pulled page as the server sent it: untrusted, each field checked where it is read.
@@ -342,6 +343,83 @@ export class Sync {
   }
 
   /**
+   * Brings this device's keys of `list` up to the server's (EnvelopeRenewal's twin): the newer
+   * epochs another member's rotation left in this account's envelope are taken; when the list
+   * awaits a rotation (a member left or was removed) and this account may make one, this device
+   * makes the next epoch and leaves it to every member with a key pair. True when they changed.
+   * @param {string} list
+   */
+  async renewKeys(list) {
+    const pair = await accountKeyPair(this.replica.meta.accountKey);
+    if (pair === null || !this.replica.keyring.sealing(list)) return false;
+    let renewed = false;
+    for (let round = 0; round < 3; round++) {
+      const answer = await this.call(ROUTES.envelope, [list]);
+      if (typeof answer?.envelope === "string" && answer.envelope.length <= 16384) {
+        try {
+          if (await this.takeKeys(list, await openEnvelope(answer.envelope, list, pair))) renewed = true;
+        } catch (error) {
+          if (error instanceof Unreachable || isAbort(error)) throw error;
+        }
+      }
+      const held = this.replica.keyring.sealing(list);
+      if (held === undefined) return renewed;
+      const keyEpoch = Number.isInteger(answer?.keyEpoch) ? Math.min(Math.max(answer.keyEpoch, 0), 999999) : 0;
+      /** @type {import("./seal.js").ListKeys} */
+      let next;
+      if (held.current > keyEpoch) {
+        next = held; // a newer key than a restored server knows: handed on again, as it is
+      } else if (answer?.rotationDue === true && held.current === keyEpoch) {
+        next = await held.rotated();
+      } else return renewed;
+      try {
+        await this.rotate(list, next);
+        return true;
+      } catch (error) {
+        if (error instanceof ApiError && error.is(ERRORS.staleKey)) continue; // another device rotated first
+        if (error instanceof ApiError && error.is(ERRORS.forbidden)) return renewed;
+        throw error;
+      }
+    }
+    return renewed;
+  }
+
+  /**
+   * Takes the epochs of `sent` this device lacks (the same identity key only); true when there were any.
+   * @param {string} list
+   * @param {import("./seal.js").ListKeys} sent
+   */
+  async takeKeys(list, sent) {
+    const held = this.replica.keyring.sealing(list);
+    if (held === undefined || held.identity.some((byte, i) => byte !== sent.identity[i])) return false;
+    let merged = held;
+    for (const [epoch, key] of sent.epochs) if (!merged.epochs.has(epoch)) merged = await merged.adding(epoch, key);
+    if (merged === held) return false;
+    await this.replica.saveKeys(merged.storageText, list);
+    return true;
+  }
+
+  /**
+   * Leaves `keys` (a new epoch) sealed to every member of `list` with a key pair, as a rotation to
+   * its newest epoch; kept here once the server took it.
+   * @param {string} list
+   * @param {import("./seal.js").ListKeys} keys
+   */
+  async rotate(list, keys) {
+    const answer = await this.call(ROUTES.members, [list]);
+    const members = Array.isArray(answer?.members) ? answer.members.slice(0, 10000) : [];
+    const envelopes = [];
+    for (const member of members) {
+      const key = typeof member?.publicKey === "string" ? fromBase64URL(member.publicKey) : null;
+      if (key === null || key.length !== 32 || typeof member.account !== "string") continue;
+      envelopes.push({ account: member.account, envelope: await sealEnvelope(keys, key) });
+    }
+    await this.call(ROUTES.deliverEnvelopes, [list], { body: { envelopes, epoch: keys.current } });
+    await this.replica.saveKeys(keys.storageText, list);
+    await this.replica.setMeta({ delivered: { ...(this.replica.meta.delivered ?? {}), [list]: keys.epochs.size } });
+  }
+
+  /**
    * The server was restored from a backup: push the whole state again, pull from the start.
    * @param {string} list
    * @returns {Promise<import("./replica.js").SyncChanges>}
@@ -419,6 +497,7 @@ export class Sync {
   async pushPending(list) {
     // Each refusal that stamping anew answers is taken once per push (SyncEngine.pushPending's twin).
     const reclaimed = new Set();
+    let renewalTried = false;
     for (let attempt = 0; attempt < 4; attempt++) {
       const pending = [...(this.replica.outbox.get(list)?.values() ?? [])];
       if (pending.length === 0) return;
@@ -444,6 +523,15 @@ export class Sync {
           reclaimed.add(error.code);
           await this.replica.restampPending(list, error.is(ERRORS.replicaTaken));
           continue;
+        }
+        // Sealed under a key the list no longer takes, or it awaits a new one (a member left): with
+        // the list's newest key (taken, or made here), the same writes again.
+        if (error instanceof ApiError && error.is(ERRORS.staleKey, ERRORS.rotationRequired) && !renewalTried) {
+          renewalTried = true;
+          if (await this.renewKeys(list)) {
+            attempt -= 1;
+            continue;
+          }
         }
         if (error instanceof ApiError && error.is(ERRORS.notFound)) {
           await this.replica.saveSyncState(list, { noLongerMember: true });
@@ -504,9 +592,19 @@ export class Sync {
    * @param {string} text
    */
   async opened(list, text) {
-    const keys = this.replica.keyring.sealing(list);
+    let keys = this.replica.keyring.sealing(list);
     const ops = decode(text, keys !== undefined);
     if (keys === undefined) return ops;
+    // Sealed under a newer key than this device holds: another member rotated it. With the new
+    // key, the page opens; without, nothing of it is merged and the cursor stays.
+    const newest = ops.reduce((most, op) => Math.max(most, typeof op.value === "string" ? parseSealed(op.value)?.epoch ?? -1 : -1), -1);
+    if (newest > keys.current) {
+      await this.renewKeys(list);
+      keys = this.replica.keyring.sealing(list);
+      if (keys === undefined || newest > keys.current) {
+        throw new Error("another member gave this list a new key, which has not reached this device yet");
+      }
+    }
     /** @type {import("./ops.js").Op[]} */
     const out = [];
     for (const op of ops) {

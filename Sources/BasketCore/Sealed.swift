@@ -83,6 +83,13 @@ public enum Sealed {
         }
     }
 
+    /// The key epoch a sealed text names, read from its header alone (a server's check of which
+    /// keys a push is sealed under); nil when it does not start as one.
+    public static func epoch(of text: String) -> UInt32? {
+        var text = text
+        return text.withUTF8 { header($0)?.0 }
+    }
+
     /// The epoch of "s1." and 1 to 6 digits without a leading zero and ".", and where the
     /// base64url after it starts; nil when `bytes` do not start so.
     private static func header(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt32, Int)? {

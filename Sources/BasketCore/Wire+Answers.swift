@@ -211,9 +211,18 @@ extension Wire {
     public struct ListEnvelope: Codable, Hashable, Sendable {
         /// The envelope (`e1.…`); absent when there is none.
         public var envelope: String?
+        /// The list's newest key epoch: a device holding an older one takes the newer from the envelope.
+        public var keyEpoch: Int64?
+        /// Whether the list awaits a rotation (a member left or was removed): an owner's or editor's
+        /// device makes the next epoch.
+        public var rotationDue: Bool?
 
-        /// An answer with `envelope`, or none.
-        public init(envelope: String?) { self.envelope = envelope }
+        /// An answer with `envelope`, or none, and the list's key epochs.
+        public init(envelope: String?, keyEpoch: Int64? = nil, rotationDue: Bool? = nil) {
+            self.envelope = envelope
+            self.keyEpoch = keyEpoch
+            self.rotationDue = rotationDue
+        }
     }
 
     /// `GET /v1/lists/{id}/members`.

@@ -98,6 +98,12 @@ extension Wire {
         case rewrapRequired = "rewrap_required"
         /// Keys sealed to members of a list that is not encrypted end to end.
         case notEncrypted = "not_encrypted"
+        /// An encrypted list awaits a new key (a member left or was removed): a remaining owner's or
+        /// editor's device rotates it, then pushes go again.
+        case rotationRequired = "rotation_required"
+        /// Sealed under a key epoch the list does not take (the device lacks its newest key), or a
+        /// rotation to an epoch that is not the newest, or leaving a member out.
+        case staleKey = "stale_key"
         /// A body over the route's limit.
         case bodyTooLarge = "body_too_large"
         /// A body sent with another `Content-Type` than `application/json`.
@@ -135,7 +141,7 @@ extension Wire {
             case .notFound: 404
             case .methodNotAllowed: 405
             case .accountExists, .listExists, .lastOwner, .identityConflict, .replicaTaken, .keysExist, .rewrapRequired,
-                .notEncrypted:
+                .notEncrypted, .rotationRequired, .staleKey:
                 409
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415

@@ -232,6 +232,9 @@ public enum Wire {
     public struct EnvelopeDelivery: WireRequest, Hashable {
         /// The envelopes, at most ``maxCount``.
         public var envelopes: [Envelope]
+        /// A rotation's new key epoch, newer than the list's: then every member with a key pair gets
+        /// an envelope holding it, and the list takes pushes sealed under it only.
+        public var epoch: Int64?
 
         /// One member's envelope.
         public struct Envelope: Codable, Hashable, Sendable {
@@ -250,16 +253,22 @@ public enum Wire {
         /// The most envelopes one request carries (a list's most members).
         public static let maxCount = 100
 
-        /// These envelopes.
-        public init(envelopes: [Envelope]) { self.envelopes = envelopes }
+        /// These envelopes, handing on key epoch `epoch` when given (a rotation).
+        public init(envelopes: [Envelope], epoch: Int64? = nil) {
+            self.envelopes = envelopes
+            self.epoch = epoch
+        }
 
         /// The JSON keys of the body.
-        public enum CodingKeys: String, CodingKey, CaseIterable { case envelopes }
+        public enum CodingKeys: String, CodingKey, CaseIterable { case envelopes, epoch }
         public static let fields = CodingKeys.allCases.map(\.rawValue)
 
         public func check() throws(Refusal) {
             guard envelopes.count <= Self.maxCount else {
                 throw Refusal(code: .invalidParameter, message: "at most \(Self.maxCount) envelopes at once")
+            }
+            if let epoch, !(1...Int64(Sealed.maxEpoch)).contains(epoch) {
+                throw Refusal(code: .invalidParameter, message: "'epoch' is a key epoch, 1 to \(Sealed.maxEpoch)")
             }
             for envelope in envelopes {
                 try Refusal.text(envelope.account, CodingKeys.envelopes, maxBytes: 64)

@@ -199,6 +199,7 @@ struct SyncEngineTests {
     struct ReversingSealing: ListSealing {
         func itemID(key: String) -> ItemID { ItemID(list: SyncEngineTests.list, key: "keyed " + key) }
         func shopID(key: String) -> ItemID { ItemID(list: SyncEngineTests.list, shopKey: "keyed " + key) }
+        var newestEpoch: UInt32 { 0 }
         func seal(_ op: Op) -> Op {
             var sealed = op
             let text =

@@ -180,8 +180,10 @@ struct AccountKeysTests {
         let stranger = try await deliver([("bob", Self.envelope()), ("eve", Self.envelope())], to: list, as: olga)
         #expect(stranger.status == 403 && stranger.error == "forbidden")
         #expect(try await envelope(of: list, as: bob).json["envelope"] as? String == forBob)
-        // A viewer leaves its own envelope only.
+        // A viewer leaves its own envelope only, and so does an editor (outside a rotation).
         #expect(try await deliver([("bob", Self.envelope())], to: list, as: dave).status == 403)
+        #expect(try await deliver([("olga", Self.envelope())], to: list, as: bob).status == 403)
+        #expect(try await envelope(of: list, as: olga).json["envelope"] as? String == forOlga)
         let forDave = Self.envelope()
         #expect(try await deliver([("dave", forDave)], to: list, as: dave).status == 204)
         #expect(try await envelope(of: list, as: dave).json["envelope"] as? String == forDave)
@@ -194,9 +196,17 @@ struct AccountKeysTests {
         let many = try await deliver(Array(repeating: ("bob", forBob), count: 101), to: list, as: olga)
         #expect(many.status == 400 && many.error == "invalid_parameter")
 
-        // A member removed takes no envelope back when it returns.
+        // A member removed takes no envelope back when it returns (after the key's rotation, which
+        // the removal made due: KeyRotationTests).
         #expect(try await harness.call("DELETE", "/v1/lists/\(list)/members/bob", token: olga).status == 204)
         #expect(try await envelope(of: list, as: bob).status == 404)
+        let rotation = try await harness.call(
+            "PUT", "/v1/lists/\(list)/envelopes", token: olga,
+            json: [
+                "epoch": 1,
+                "envelopes": ["olga", "dave"].map { ["account": $0, "envelope": Self.envelope()] },
+            ])
+        #expect(rotation.status == 204)
         try await harness.join(list, owner: olga, member: bob, role: "editor")
         #expect(try await envelope(of: list, as: bob).json["envelope"] == nil)
     }

@@ -171,14 +171,17 @@ struct WireSchemaTests {
                 Wire.AccountKeys(publicKey: "k")
             ),
             (
-                "EnvelopeDelivery", Wire.EnvelopeDelivery(envelopes: [.init(account: "a", envelope: "e1.")]),
+                "EnvelopeDelivery", Wire.EnvelopeDelivery(envelopes: [.init(account: "a", envelope: "e1.")], epoch: 2),
                 Wire.EnvelopeDelivery(envelopes: [])
             ),
             (
                 "Envelope", Wire.EnvelopeDelivery.Envelope(account: "a", envelope: "e1."),
                 Wire.EnvelopeDelivery.Envelope(account: "a", envelope: "e1.")
             ),
-            ("ListEnvelope", Wire.ListEnvelope(envelope: "e1."), Wire.ListEnvelope(envelope: nil)),
+            (
+                "ListEnvelope", Wire.ListEnvelope(envelope: "e1.", keyEpoch: 1, rotationDue: false),
+                Wire.ListEnvelope(envelope: nil)
+            ),
             ("NewList", Wire.NewList(id: list, encrypted: true), Wire.NewList(id: list)),
             ("AccountDeletion", Wire.AccountDeletion(password: "a"), Wire.AccountDeletion(password: "a")),
             (

@@ -36,7 +36,7 @@ extension StoreTests {
         let migrated = try storage.open()
         defer { migrated.close() }
         let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
-        #expect(applied == (backend == .postgres ? 3..<9 : 5..<11))
+        #expect(applied == (backend == .postgres ? 3..<10 : 5..<12))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -72,9 +72,9 @@ extension StoreTests {
         let storage = try TestStore(backend)
         try storage.open().close()
         try storage.execute(
-            sqlite: "PRAGMA user_version = 12", postgres: "UPDATE basket_schema SET version = 12")
-        #expect(throws: StoreError.newerSchema(found: 12, supported: Self.latest(backend))) { _ = try storage.open() }
-        #expect(try storage.schemaVersion() == 12)
+            sqlite: "PRAGMA user_version = 13", postgres: "UPDATE basket_schema SET version = 13")
+        #expect(throws: StoreError.newerSchema(found: 13, supported: Self.latest(backend))) { _ = try storage.open() }
+        #expect(try storage.schemaVersion() == 13)
     }
 
     /// A store at schema 1 (before `lists.dropped`) is migrated to 2 when opened, by four
@@ -110,12 +110,14 @@ extension StoreTests {
     /// the identity index, its 6 keeps a row per push, as PostgreSQL's 4 does; PostgreSQL's 6 and
     /// SQLite's 8 index replica ids by account and lists by maker.
     /// PostgreSQL's 7 and SQLite's 9 keep Web Push's key, subscriptions and slots.
-    /// PostgreSQL's 9 and SQLite's 11 keep accounts' key pairs and members' envelopes.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 9 : 11 }
+    /// PostgreSQL's 9 and SQLite's 11 keep accounts' key pairs and members' envelopes; PostgreSQL's
+    /// 10 and SQLite's 12 each list's key epochs.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 10 : 12 }
 
     /// What PostgreSQL's schemas 7 and 8 and SQLite's 9 and 10 added (Web Push, encrypted lists),
     /// taken away again.
     static let undoPush = """
+        ALTER TABLE lists DROP COLUMN key_epoch; ALTER TABLE lists DROP COLUMN push_epoch;
         DROP TABLE envelopes; ALTER TABLE accounts DROP COLUMN public_key; ALTER TABLE accounts DROP COLUMN wrapped_key;
         ALTER TABLE accounts DROP COLUMN recovery_key; ALTER TABLE accounts DROP COLUMN recovery_hash;
         ALTER TABLE lists DROP COLUMN encrypted;
@@ -333,7 +335,8 @@ extension StoreTests {
         try source.setAccountKeys(keys, of: alice.id)
         let sealed = ListID.random()
         _ = try source.createList(sealed, owner: alice.id, encrypted: true)
-        try source.deliverEnvelopes([.init(account: "alice", envelope: "e1.x")], to: sealed, by: alice.id)
+        try source.deliverEnvelopes(
+            [.init(account: "alice", envelope: "e1.x")], to: sealed, by: alice.id, rotatingTo: 2)
         let ops =
             (0..<500).map { Self.op(list, "Item \($0)", counter: UInt16($0)) } + [
                 Self.op(list, "Item 1", field: .checked, value: .bool(true), counter: 600),
@@ -371,7 +374,9 @@ extension StoreTests {
         )
         #expect(try target.invites(of: list, now: 2).map(\.usesLeft) == [1])
         #expect(try target.accountKeys(of: alice.id) == keys && target.accountKeys(of: bob.id) == nil)
-        #expect(try target.envelope(of: sealed, for: alice.id) == "e1.x")
+        #expect(
+            try target.envelope(of: sealed, for: alice.id)
+                == StoredEnvelope(envelope: "e1.x", keyEpoch: 2, rotationDue: false))
         #expect(try target.statistics().operations == 503)
         #expect(try !target.page(of: list, after: 0, limit: 10).historyComplete)
         // New rows continue after the imported ones.

@@ -132,6 +132,58 @@ struct EncryptionTests {
         }
     }
 
+    /// A member removed, and a member leaving: the list takes no write until a remaining device made
+    /// a new key and left it to the others (the remover's at once; after a departure, the next
+    /// device that writes), and every other device takes it when the server refuses its old one.
+    @Test func removingOrLosingAMemberRenewsTheListsKeyAndTheOthersFollow() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Family", "--encrypted")
+        try alice.ok("add", "Milk")
+        try alice.ok("sync")
+        func join(_ name: String) throws -> Device {
+            let device = try Device.signedUp(name, on: server, in: root)
+            let shared = try alice.ok("share", "--json")
+            let code = try #require(
+                (try JSONSerialization.jsonObject(with: Data(shared.utf8)) as? [String: Any])?["code"] as? String)
+            try device.ok("join", code)
+            return device
+        }
+        let bob = try join("bob")
+        let carol = try join("carol")
+        let dan = try join("dan")
+
+        // Alice removes Carol: her device makes the next key at once.
+        let removed = try alice.ok("members", "rm", "carol", "--yes")
+        #expect(removed.contains("The list has a new key, left to the other members"), "\(removed)")
+        // Bob's device still holds the old key: its push is refused, it takes the new one, and sends.
+        try bob.ok("add", "Bread")
+        try bob.ok("sync")
+        try alice.ok("sync")
+        #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread"])
+        #expect(Set(try dan.listing().items.map(\.name)) == ["Milk"])
+        try dan.ok("sync")
+        #expect(Set(try dan.listing().items.map(\.name)) == ["Milk", "Bread"])
+        // Carol's copy stays hers, read-only, and learns nothing new.
+        let carolSync = try carol.run("sync")
+        #expect(Set(try carol.listing().items.map(\.name)) == ["Milk"], "\(carolSync.stdout)")
+
+        // Dan leaves: the list awaits a key; Bob's next write makes it (an editor may, then), and
+        // Alice's device follows.
+        try dan.ok("leave", "--yes")
+        try bob.ok("add", "Jam")
+        try bob.ok("sync")
+        try alice.ok("add", "Tea")
+        try alice.ok("sync")
+        try bob.ok("sync")
+        #expect(Set(try bob.listing().items.map(\.name)) == ["Milk", "Bread", "Jam", "Tea"])
+        #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread", "Jam", "Tea"])
+        // A new member joins with the newest key, and reads what was written under it.
+        let erin = try join("erin")
+        try erin.ok("sync")
+        #expect(Set(try erin.listing().items.map(\.name)).isSuperset(of: ["Jam", "Tea"]))
+    }
+
     @Test func theServerKeepsNoneOfAnEncryptedListsWords() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         var random = SystemRandomNumberGenerator()

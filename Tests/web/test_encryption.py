@@ -157,3 +157,38 @@ def test_the_accounts_encrypted_lists_open_on_its_other_devices_after_sign_in(cl
     spare.run("remote", "set", server.url)
     spare.run("recover", newcomer, "--password-stdin", stdin=f"{other.recovery_code}\nthird long password\n")
     spare.run("login", newcomer, env={"BASKET_PASSWORD": "third long password"})
+
+
+def test_a_member_removed_or_leaving_renews_the_key_and_the_phone_follows(client, device, server):
+    """The terminal's owner removes a member: its device makes the list's next key. The phone,
+    holding the old one, has its next change refused, takes the new key from its envelope and
+    sends again. Then a member leaves: the phone's next change finds the list awaiting a key,
+    makes it (an editor may, then) and leaves it to the others, and the terminal follows."""
+    title, bread, jam = unique("Familylist"), unique("Bread"), unique("Jam")
+    alice = device(unique("alice"))
+    alice.run("list", "new", title, "--encrypted")
+    alice.run("add", "Milk")
+    phone = client()
+    phone.signup(unique("bob"))
+    phone.join_link(alice.json("share")["code"])
+    phone.page.wait_for_selector("#query")
+    phone.wait_items({"Milk": False})
+    carol, dan = device(unique("carol")), device(unique("dan"))
+    for member in (carol, dan):
+        member.run("join", alice.json("share")["code"])
+
+    removed = alice.run("members", "rm", carol.name, "--yes").stdout
+    assert "The list has a new key" in removed
+    phone.add(bread)
+    phone.wait_status("Synced")
+    alice.run("sync")
+    assert alice.items() == {"Milk": False, bread: False}
+
+    dan.run("leave", "--yes")
+    phone.add(jam)
+    phone.wait_status("Synced")
+    alice.run("sync")
+    assert alice.items() == {"Milk": False, bread: False, jam: False}
+    alice.run("add", "Tea")
+    wait_until(lambda: "Tea" in phone.items())
+    assert phone.problems == []

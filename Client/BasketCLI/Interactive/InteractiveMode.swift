@@ -449,7 +449,7 @@ final class InteractiveMode {
     /// within a second; other devices' changes flag a reload), unless auto-sync is off.
     func startSyncing() {
         guard let (transport, config) = try? context.transport() else { return }
-        let engine = SyncEngine(replica: replica, transport: transport)
+        let engine = SyncCommands.engine(context, replica: replica, transport: transport)
         let (remote, status) = (remoteChanged, statusChanged)
         let sends = config.autoSync != false && !context.arguments.has(.noSync)
         let (replica, listID) = (replica, list.id)

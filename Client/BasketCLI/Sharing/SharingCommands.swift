@@ -61,6 +61,13 @@ enum SharingCommands {
         let (transport, _) = try context.transport()
         let listID = list.id
         let (count, seconds) = (uses, expiresIn)
+        let encrypted = context.keyring.keys(of: listID) != nil
+        try runBlocking {
+            _ = try await engine.sync(listID)
+            // An encrypted list's code carries its newest key: taken first (or made, when a member
+            // left and the list awaits one), so the invite does not hand on a key that is no more.
+            if encrypted { _ = try await engine.keyRenewal?.renewKeys(of: listID) }
+        }
         // The title goes with the invite, so whoever is invited sees which list before joining;
         // an encrypted list's sealed, and its keys after the code (never sent to the server).
         let keys = context.keyring.keys(of: listID)
@@ -68,8 +75,7 @@ enum SharingCommands {
         if let keys, let clear = title { title = keys.sealedInviteTitle(clear) }
         let sentTitle = title
         let invite = try runBlocking {
-            _ = try await engine.sync(listID)
-            return try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds, title: sentTitle)
+            try await transport.invite(to: listID, role: role, uses: count, expiresIn: seconds, title: sentTitle)
         }
         var code = invite.code ?? ""
         if let keys { code += "." + keys.inviteSecret }
@@ -193,7 +199,9 @@ enum SharingCommands {
             }
             try context.confirm("Remove \(name) from \(list.title)? Their copy stays with them, read-only.")
             try runBlocking { try await transport.removeMember(name, from: listID) }
-            context.console.print("Removed \(name) from \(list.title); their next sync tells them")
+            context.console.print(
+                "Removed \(name) from \(list.title); their next sync tells them"
+                    + (try renewKey(context, listID, removed: name)))
         case "role" where args.count == 3:
             let name = args[1].lowercased()
             guard let role = Role(rawValue: args[2]) else {
@@ -228,6 +236,7 @@ enum SharingCommands {
         }
         let theirs = Set((member.replicas ?? []).compactMap(ReplicaID.init(hex:)))
         try runBlocking { try await transport.removeMember(name, from: listID) }
+        let renewed = try renewKey(context, listID, removed: name)
         let replica = try context.replica()
         let (changes, _) = try replica.changes(in: listID, since: since)
         let onList = Set(try replica.items(in: listID).map(\.id))
@@ -241,7 +250,20 @@ enum SharingCommands {
         context.console.print(
             "Removed \(name) from \(list.title), and the \(removed.count) item\(removed.count == 1 ? "" : "s") they"
                 + " added since \(SharingCommands.date(Int64(since))) ('basket undo' brings \(removed.count == 1 ? "it" : "them") back)"
-        )
+                + renewed)
+    }
+
+    /// After a removal from an encrypted list: this device makes the list's next key and leaves it
+    /// to the remaining members (the server takes no write until one of them did). What to add to
+    /// the message: how it went ("" for a plain list).
+    static func renewKey(_ context: Context, _ list: ListID, removed name: String) throws -> String {
+        guard context.keyring.keys(of: list) != nil else { return "" }
+        let engine = try SyncCommands.engine(context)
+        let renewed = (try? runBlocking { try await engine.keyRenewal?.renewKeys(of: list) }) ?? nil
+        return renewed == true
+            ? ". The list has a new key, left to the other members: what is written from now on, \(name) cannot read"
+            : ". The list needs a new key before anyone writes to it: the next sync of an owner's or editor's"
+                + " device makes it"
     }
 
     /// `basket leave`: sends what waits, leaves the list on the server; the copy here stays, read-only.

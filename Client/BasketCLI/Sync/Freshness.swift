@@ -56,7 +56,7 @@ extension SyncCommands {
         guard let (transport, _) = try? context.transport(answerTimeout: refreshSeconds) else {
             return .stale(lastSync: state.lastSync, why: "no server", now: now)
         }
-        let engine = SyncEngine(replica: replica, transport: transport)
+        let engine = SyncCommands.engine(context, replica: replica, transport: transport)
         switch runBlocking(within: refreshSeconds, { try await engine.sync(list) }) {
         case .some(.success): return .current
         case .some(.failure(let error)):

@@ -122,7 +122,15 @@ enum SyncCommands {
 
     static func engine(_ context: Context) throws -> SyncEngine {
         let (transport, _) = try context.transport()
-        return SyncEngine(replica: try context.replica(), transport: transport)
+        return engine(context, replica: try context.replica(), transport: transport)
+    }
+
+    /// An engine for `replica` through `transport` that brings encrypted lists' keys up to the
+    /// server's (a member's rotation, or one this device makes after a member left).
+    static func engine(_ context: Context, replica: Replica, transport: HTTPSyncTransport) -> SyncEngine {
+        SyncEngine(
+            replica: replica, transport: transport,
+            keyRenewal: EnvelopeRenewal(replica: replica, keyring: context.keyring, transport: transport))
     }
 
     static func sync(_ context: Context) throws {

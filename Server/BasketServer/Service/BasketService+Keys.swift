@@ -79,14 +79,19 @@ extension BasketService {
         let account = try authenticate(request)
         let list = try listID(request)
         do {
-            return answer(Wire.ListEnvelope(envelope: try store.envelope(of: list, for: account.id)))
+            let stored = try store.envelope(of: list, for: account.id)
+            return answer(
+                Wire.ListEnvelope(
+                    envelope: stored.envelope, keyEpoch: stored.keyEpoch, rotationDue: stored.rotationDue))
         } catch StoreError.noSuchList {
             throw HTTPError.notFound("no such list")
         }
     }
 
     /// `PUT /v1/lists/{id}/envelopes`: a member's device leaves the list's keys sealed to members'
-    /// public keys: its own account's (any member), anyone's (owners and editors). All or none.
+    /// public keys: its own account's (any member), anyone's (owners). All or none.
+    /// With `epoch`, a rotation (an owner, or an editor while one is due): every member with a key
+    /// pair gets the new epoch, which the list then takes alone (``KeyStore``).
     func deliverEnvelopes(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
         let list = try listID(request)
@@ -95,14 +100,22 @@ extension BasketService {
             Wire.EnvelopeDelivery.Envelope(account: $0.account.lowercased(), envelope: $0.envelope)
         }
         do {
-            try store.deliverEnvelopes(envelopes, to: list, by: account.id)
+            try store.deliverEnvelopes(envelopes, to: list, by: account.id, rotatingTo: body.epoch)
         } catch StoreError.noSuchList {
             throw HTTPError.notFound("no such list")
         } catch StoreError.notEncrypted {
             throw HTTPError(.notEncrypted, "this list is not encrypted end to end: it has no keys to hand on")
         } catch StoreError.noSuchMember {
             throw HTTPError(
-                .forbidden, "an envelope goes to a member of the list; a viewer leaves its own only")
+                .forbidden,
+                body.epoch == nil
+                    ? "an envelope goes to a member of the list; a member who is not an owner leaves its own only"
+                    : "a new key is made by an owner, or by an editor after a member left; envelopes go to members")
+        } catch StoreError.staleKey(let keyEpoch) {
+            throw HTTPError(
+                .staleKey,
+                "the list's newest key is \(keyEpoch): a rotation makes a newer one and leaves it to every member"
+                    + " with a key pair (the members may have changed: ask them again)")
         } catch StoreError.noPublicKey {
             throw HTTPError(.invalidEnvelope, "a member this envelope is for has no key pair yet")
         }

@@ -183,12 +183,17 @@ extension BasketService {
             throw HTTPError(.forbidden, "a \(role.rawValue) cannot invite as \(invited.rawValue)")
         }
         let title: String?
+        var keyEpoch: Int64?
         if access.encrypted {
-            // An encrypted list's title travels sealed; its text is for the link's holder alone.
-            if let sealed = body.title, Sealed.parse(sealed) == nil {
-                throw HTTPError.badRequest(
-                    "'title' of an encrypted list's invite is the title sealed (\(Sealed.prefix)…)", code: .invalidTitle
-                )
+            // An encrypted list's title travels sealed, under the keys the code carries; its text
+            // is for the link's holder alone. Its epoch must be the list's newest (the store checks).
+            if let sealed = body.title {
+                guard let parsed = Sealed.parse(sealed) else {
+                    throw HTTPError.badRequest(
+                        "'title' of an encrypted list's invite is the title sealed (\(Sealed.prefix)…) under the keys"
+                            + " the code carries", code: .invalidTitle)
+                }
+                keyEpoch = Int64(parsed.epoch)
             }
             title = body.title
         } else {
@@ -208,10 +213,19 @@ extension BasketService {
                 createdAt: now, expiresAt: expires, uses: Int(uses),
                 limits: InviteLimits(
                     perList: configuration.maxInvitesPerList, perMember: configuration.maxInvitesPerMember),
-                title: title)
+                title: title, keyEpoch: keyEpoch)
         } catch StoreError.noSuchMember, StoreError.noSuchList {
             // Removed or demoted since the role was read above.
             throw HTTPError(.forbidden, "this account may no longer invite to the list as \(invited.rawValue)")
+        } catch StoreError.rotationDue {
+            throw HTTPError(
+                .rotationRequired,
+                "a member left this encrypted list or was removed: it needs a new key before anyone is invited")
+        } catch StoreError.staleKey(let keyEpoch) {
+            throw HTTPError(
+                .staleKey,
+                "this invite carries a key the list no longer uses (its newest is \(keyEpoch)): take the new key"
+                    + " from the account's envelope, then invite")
         } catch StoreError.tooManyInvites {
             throw HTTPError(
                 .tooManyInvites,

@@ -63,6 +63,9 @@ extension BasketService {
                         offsetMilliseconds: error.offsetMilliseconds), status: 400)
             }
         }
+        // An encrypted list's values name the key epoch each is sealed under (OperationCodec checked
+        // the form): the store takes them only within the list's epochs, under its lock.
+        let keyEpochs = access.encrypted ? Self.keyEpochs(of: operations) : nil
         let result: AppendResult
         do {
             result = try store.append(
@@ -73,13 +76,23 @@ extension BasketService {
                     maxReplicasPerList: configuration.maxReplicasPerList,
                     // A member who is not an owner adds at most half of the list's quotas.
                     pusherItems: role == .owner ? .max : configuration.maxItemsPerList / 2,
-                    pusherBytes: role == .owner ? .max : configuration.maxBytesPerList / 2),
+                    pusherBytes: role == .owner ? .max : configuration.maxBytesPerList / 2, keyEpochs: keyEpochs),
                 pusher: account.id)
         } catch StoreError.identityConflict(let count) {
             throw HTTPError(
                 .identityConflict,
                 "\(count) operation(s) of this push have the identity (item, field, timestamp, replica) of stored "
                     + "operations with other values; nothing of this push was stored. Stamp them anew and push again.")
+        } catch StoreError.rotationDue {
+            throw HTTPError(
+                .rotationRequired,
+                "a member left this encrypted list or was removed: it takes no change until a remaining owner's or"
+                    + " editor's device gives it a new key; nothing of this push was stored")
+        } catch StoreError.staleKey(let keyEpoch) {
+            throw HTTPError(
+                .staleKey,
+                "this push is sealed under a key this list no longer takes (its newest is \(keyEpoch)): take the new"
+                    + " key from the account's envelope and seal again; nothing of this push was stored")
         } catch StoreError.replicaTaken {
             throw HTTPError(
                 .replicaTaken,
@@ -118,6 +131,18 @@ extension BasketService {
             Wire.PushResult(
                 accepted: result.accepted, duplicates: result.duplicates, cursor: result.cursor, epoch: result.epoch,
                 serverTime: now))
+    }
+
+    /// The lowest and highest key epoch `operations`' sealed values name (nil when none does).
+    static func keyEpochs(of operations: [Op]) -> ClosedRange<Int64>? {
+        var low = Int64.max
+        var high = Int64.min
+        for op in operations {
+            guard case .text(let text) = op.value, let epoch = Sealed.epoch(of: text) else { continue }
+            low = min(low, Int64(epoch))
+            high = max(high, Int64(epoch))
+        }
+        return low <= high ? low...high : nil
     }
 
     func pull(_ request: HTTPRequest, _ responder: Responder) throws {

@@ -8,11 +8,14 @@ public protocol InviteStore: Sendable {
     /// for an editor's or a viewer's invite) and that the list and the maker have fewer working
     /// invites than `limits` allow: an invite made while its maker is removed or demoted is
     /// either refused or withdrawn with the maker's others.
+    /// An encrypted list's invite carries its keys in the code (`keyEpoch`: the newest epoch it
+    /// carries): it is stored only while that is the list's newest and no rotation is due, under the
+    /// list's lock, so no invite outlives a rotation with a key a removed member held.
     /// - Throws: ``StoreError/noSuchList``, ``StoreError/noSuchMember`` (the maker may not make
-    ///   it), ``StoreError/tooManyInvites``.
+    ///   it), ``StoreError/tooManyInvites``, ``StoreError/rotationDue``, ``StoreError/staleKey(keyEpoch:)``.
     func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int, limits: InviteLimits, title: String?) throws
+        uses: Int, limits: InviteLimits, title: String?, keyEpoch: Int64?) throws
     /// What the working invite hashed `hash` is for, as `account` may see it before joining
     /// (nil when there is no such invite at `now`).
     func invitePreview(hash: String, now: Int64, for account: Int64) throws -> Wire.InvitePreview?
@@ -54,5 +57,17 @@ public struct InviteLimits: Sendable, Hashable {
     public init(perList: Int, perMember: Int) {
         self.perList = perList
         self.perMember = perMember
+    }
+}
+
+extension InviteStore {
+    /// A plain list's invite (``saveInvite(hash:id:list:role:createdBy:createdAt:expiresAt:uses:limits:title:keyEpoch:)``).
+    public func saveInvite(
+        hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
+        uses: Int, limits: InviteLimits, title: String?
+    ) throws {
+        try saveInvite(
+            hash: hash, id: id, list: list, role: role, createdBy: createdBy, createdAt: createdAt,
+            expiresAt: expiresAt, uses: uses, limits: limits, title: title, keyEpoch: nil)
     }
 }

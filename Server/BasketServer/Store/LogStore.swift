@@ -127,11 +127,16 @@ public struct ListLimits: Sendable, Hashable {
     public var pusherItems: Int64
     /// The most bytes the pusher may have added (see ``pusherItems``).
     public var pusherBytes: Int64
+    /// The key epochs an encrypted list's push is sealed under, lowest to highest (nil for a plain
+    /// list's): refused with ``StoreError/rotationDue`` while the list awaits a new key, and with
+    /// ``StoreError/staleKey(keyEpoch:)`` outside the epochs it takes, in the push's own transaction
+    /// (under the list's lock, so no push slips in between a removal and the rotation).
+    public var keyEpochs: ClosedRange<Int64>?
 
     /// Limits of `maxItems` items and `maxBytes` bytes, of replica ids, and of the pusher's share.
     public init(
         maxItems: Int64, maxBytes: Int64, maxReplicasPerMember: Int64 = .max, maxReplicasPerList: Int64 = .max,
-        pusherItems: Int64 = .max, pusherBytes: Int64 = .max
+        pusherItems: Int64 = .max, pusherBytes: Int64 = .max, keyEpochs: ClosedRange<Int64>? = nil
     ) {
         self.maxItems = maxItems
         self.maxBytes = maxBytes
@@ -139,6 +144,17 @@ public struct ListLimits: Sendable, Hashable {
         self.maxReplicasPerList = maxReplicasPerList
         self.pusherItems = pusherItems
         self.pusherBytes = pusherBytes
+        self.keyEpochs = keyEpochs
+    }
+
+    /// Checks the push's key epochs (``keyEpochs``) against the list's: the newest its members
+    /// hold, and the oldest it takes (past the newest while a rotation is due).
+    func checkKeys(keyEpoch: Int64, pushEpoch: Int64) throws {
+        guard let keyEpochs else { return }
+        if pushEpoch > keyEpoch { throw StoreError.rotationDue }
+        if keyEpochs.lowerBound < pushEpoch || keyEpochs.upperBound > keyEpoch {
+            throw StoreError.staleKey(keyEpoch: keyEpoch)
+        }
     }
 
     /// Whether the pusher has a share to keep within (not an owner): its pushes are counted.

@@ -51,6 +51,12 @@ public enum StoreError: Error, Equatable, Sendable {
     case notEncrypted
     /// An envelope for a member whose account has no key pair.
     case noPublicKey
+    /// An encrypted list awaits a new key (a member left or was removed): it takes no push until
+    /// a remaining member's device rotated it (``KeyStore/deliverEnvelopes(_:to:by:rotatingTo:)``).
+    case rotationDue
+    /// A push sealed under another key epoch than the list takes, or a rotation to an epoch that
+    /// is not newer than the list's (`keyEpoch`), or that leaves a member with a key pair out.
+    case staleKey(keyEpoch: Int64)
     /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
     case storageFull
     /// The store was written by a later build (its schema version is newer than this one knows).

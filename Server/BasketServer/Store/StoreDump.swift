@@ -13,17 +13,23 @@ public enum StoreDump {
     /// 2: tokens with id, device and last use; invites by hash with uses; signup invites.
     /// 3: lists with their maker and the start of their epoch; replica ids' owners per list;
     /// invites with a title. 4: whether each list is encrypted end to end. 5: accounts' key pairs
-    /// (wrapped) and members' envelopes of lists' keys.
-    /// Version 1 to 4 dumps are still read (their lists are plain, their accounts without keys): version 1's tokens get a new id, its plain-text
+    /// (wrapped) and members' envelopes of lists' keys. 6: each list's key epochs.
+    /// Version 1 to 5 dumps are still read (their lists are plain, their accounts without keys): version 1's tokens get a new id, its plain-text
     /// invites are left out (as the schema 3 migration drops them); lists of both get their maker
     /// as the migrations do (an owner), and no replica id has an owner yet.
-    public static let version = 5
+    public static let version = 6
 
     /// The tables and their columns, in the order rows are written and read back.
     public static let tables: [(name: String, columns: [String])] = [
         ("accounts", ["id", "name", "password", "public_key", "wrapped_key", "recovery_key", "recovery_hash"]),
         ("tokens", ["hash", "id", "account", "device", "created", "last_used"]),
-        ("lists", ["no", "id", "epoch", "last_seq", "compacted_through", "created_by", "epoch_started", "encrypted"]),
+        (
+            "lists",
+            [
+                "no", "id", "epoch", "last_seq", "compacted_through", "created_by", "epoch_started", "encrypted",
+                "key_epoch", "push_epoch",
+            ]
+        ),
         ("members", ["list", "account", "role"]),
         ("envelopes", ["list", "account", "envelope"]),
         ("invites", ["hash", "id", "list", "role", "created_by", "created", "expires", "uses_left", "title"]),
@@ -44,21 +50,22 @@ public enum StoreDump {
         case (1, "invites"): return 5
         case (1, "lists"), (2, "lists"): return 5
         case (3, "lists"): return 7
+        case (4, "lists"), (5, "lists"): return 8
         case (2, "invites"): return 8
         default: return current
         }
     }
 
-    /// A row of a version 1 to 4 dump as version 5 has it; nil for rows it leaves out. A list's
+    /// A row of a version 1 to 5 dump as version 6 has it; nil for rows it leaves out. A list's
     /// maker is filled in after the members are read (``makersFromOwners``).
     static func upgrade(_ table: String, _ row: [DumpValue], from version: Int) -> [DumpValue]? {
         switch (version, table) {
         case (1, "tokens"): [row[0], .text(Secrets.randomHex(bytes: 8)), row[1], .text(""), row[2], row[2]]
         case (1, "invites"): nil
-        case (_, "accounts"): row + [.null, .null, .null, .null]
-        case (4, "lists"): row
-        case (3, "lists"): row + [.integer(0)]
-        case (_, "lists"): row + [.null, .integer(0), .integer(0)]
+        case (..<5, "accounts"): row + [.null, .null, .null, .null]
+        case (4, "lists"), (5, "lists"): row + [.integer(0), .integer(0)]
+        case (3, "lists"): row + [.integer(0), .integer(0), .integer(0)]
+        case (_, "lists"): row + [.null, .integer(0), .integer(0), .integer(0), .integer(0)]
         case (2, "invites"): row + [.null]
         default: row
         }

@@ -367,6 +367,10 @@ enum PostgresMigrations {
         END $$;
         CREATE TRIGGER envelope_ends_with_membership AFTER DELETE ON members
             FOR EACH ROW EXECUTE FUNCTION envelope_ends_with_membership();
+        """,  // 10: an encrypted list's key epochs: the newest its members hold (`key_epoch`) and the
+        // oldest a push may seal under (`push_epoch`; past `key_epoch` while a rotation is due).
+        """
+        ALTER TABLE lists ADD COLUMN key_epoch bigint NOT NULL DEFAULT 0, ADD COLUMN push_epoch bigint NOT NULL DEFAULT 0;
         """,
     ]
 

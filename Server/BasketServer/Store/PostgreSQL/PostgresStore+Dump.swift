@@ -9,7 +9,7 @@ extension PostgresStore: DumpableStore {
     static let dumpKinds: [String: [Character]] = [
         "accounts": ["i", "t", "t", "t", "t", "t", "t"], "envelopes": ["i", "i", "t"],
         "tokens": ["t", "t", "i", "t", "i", "i"],
-        "lists": ["i", "b", "t", "i", "i", "i", "i", "f"], "members": ["i", "i", "t"],
+        "lists": ["i", "b", "t", "i", "i", "i", "i", "f", "i", "i"], "members": ["i", "i", "t"],
         "invites": ["t", "t", "i", "t", "i", "i", "i", "i", "t"], "invite_uses": ["t", "i"],
         "signup_invites": ["t", "i", "i", "i"], "replicas": ["i", "i", "i"],
     ]

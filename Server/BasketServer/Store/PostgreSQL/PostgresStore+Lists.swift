@@ -93,6 +93,7 @@ extension PostgresStore {
                 try Self.notifyMembershipChanged(list, account, db)
                 // Who may no longer invite has no invites out.
                 _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
+                try Self.rotationDue(no, db)
                 if withdrawingInvitesItUsed {
                     _ = try db.prepared(Self.dropInvitesUsedBySQL, [no, "\(account)"])
                 }
@@ -194,6 +195,7 @@ extension PostgresStore {
                     _ = try db.prepared("DELETE FROM members WHERE list = $1 AND account = $2", [no, "\(account)"])
                     _ = try db.prepared("DELETE FROM invites WHERE list = $1 AND created_by = $2", [no, "\(account)"])
                     try Self.notifyMembershipChanged(list, account, db)
+                    try Self.rotationDue(no, db)
                 }
                 _ = try db.prepared(
                     Self.notifyingAccounts("DELETE FROM tokens WHERE account = $1 RETURNING account"), ["\(account)"])
@@ -228,10 +230,11 @@ extension PostgresStore {
 
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int, limits: InviteLimits, title: String?
+        uses: Int, limits: InviteLimits, title: String?, keyEpoch: Int64?
     ) throws {
         try connected { db in
             try db.transaction {
+                try Self.checkInviteKeys(keyEpoch, of: list, db)
                 // Expired invites go first: they count against nothing, and the table stays bounded.
                 _ = try db.prepared(
                     "DELETE FROM invites WHERE list = (SELECT no FROM lists WHERE id = $1) AND expires <= $2",

@@ -110,7 +110,7 @@ extension PostgresStore {
                 WITH head AS (
                     SELECT no, epoch FROM lists
                     WHERE no = $1 AND id = $9 AND last_seq = $10 AND epoch_started = $11
-                        AND items + $7 <= $12 AND bytes + $8 <= $13
+                        AND items + $7 <= $12 AND bytes + $8 <= $13 AND push_epoch <= $14 AND key_epoch >= $15
                     FOR UPDATE),
                 stored AS (
                     INSERT INTO pushes(list, last_seq, first_seq, count, received, ops)
@@ -131,6 +131,10 @@ extension PostgresStore {
                     .text(
                         "\(admitted.shrinkingBytes == admitted.bytes ? limits.maxBytes &+ limits.reserveBytes : limits.maxBytes)"
                     ),
+                    // Key epochs the list takes (a plain list's are 0): one it does not goes the locked
+                    // way, which says why. A rotation commits on the row this locks, so a push waiting
+                    // on it reads the new epochs.
+                    .text("\(limits.keyEpochs?.lowerBound ?? 0)"), .text("\(limits.keyEpochs?.upperBound ?? 0)"),
                 ])
         }
         guard rows.count == 1 else {
@@ -150,9 +154,12 @@ extension PostgresStore {
         _ pusher: Int64?, _ db: PostgresConnection, _ push: inout ListLogs.Push?
     ) throws -> AppendResult {
         let head = try db.prepared(
-            "SELECT no, last_seq, epoch, items, bytes, epoch_started FROM lists WHERE id = $1 FOR UPDATE",
-            [Self.listParameter(list)])
+            """
+            SELECT no, last_seq, epoch, items, bytes, epoch_started, key_epoch, push_epoch FROM lists
+            WHERE id = $1 FOR UPDATE
+            """, [Self.listParameter(list)])
         guard head.count == 1 else { throw StoreError.noSuchList }
+        try limits.checkKeys(keyEpoch: head.int64(0, 6), pushEpoch: head.int64(0, 7))
         let no = head.int64(0, 0)
         let lastSeq = head.int64(0, 1)
         let epoch = head.string(0, 2) ?? ""

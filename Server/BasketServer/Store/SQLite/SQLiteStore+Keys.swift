@@ -32,40 +32,74 @@ extension SQLiteStore {
         }
     }
 
-    public func deliverEnvelopes(_ envelopes: [Wire.EnvelopeDelivery.Envelope], to list: ListID, by account: Int64)
-        throws
-    {
+    public func deliverEnvelopes(
+        _ envelopes: [Wire.EnvelopeDelivery.Envelope], to list: ListID, by account: Int64, rotatingTo epoch: Int64?
+    ) throws {
         try locked { db in
+            // BEGIN IMMEDIATE: the store's write lock is held from the first read, so a push (on the
+            // writer thread) or a removal waits for the rotation, or the rotation sees it.
             try db.transaction {
                 guard
-                    let (role, no, encrypted) = try db.query(
+                    let (role, no, encrypted, keyEpoch, pushEpoch) = try db.query(
                         Self.sql(KeySQL.sender), .blob(list.raw.bytes), .integer(account),
-                        map: { ($0.string(0) ?? "", $0.int64(1), $0.int64(2) != 0) }
+                        map: { ($0.string(0) ?? "", $0.int64(1), $0.int64(2) != 0, $0.int64(3), $0.int64(4)) }
                     ).first
                 else { throw StoreError.noSuchList }
                 guard encrypted else { throw StoreError.notEncrypted }
+                if let epoch {
+                    let keyed = try db.query(Self.sql(KeySQL.keyedMembers), .integer(no)) { $0.string(0) ?? "" }
+                    try KeySQL.checkRotation(
+                        to: epoch, role: role, keyEpoch: keyEpoch, pushEpoch: pushEpoch, keyed: keyed,
+                        envelopes: envelopes)
+                }
                 for envelope in envelopes {
                     guard
                         let (recipient, publicKey) = try db.query(
                             Self.sql(KeySQL.recipient), .integer(no), .text(envelope.account),
                             map: { ($0.int64(0), $0.string(1)) }
                         ).first
-                    else { throw StoreError.noSuchMember }
-                    if recipient != account && role == Role.viewer.rawValue { throw StoreError.noSuchMember }
+                    else {
+                        // A rotation's members changed since its device asked: it asks again.
+                        throw epoch == nil ? StoreError.noSuchMember : StoreError.staleKey(keyEpoch: keyEpoch)
+                    }
+                    if recipient != account && role != Role.owner.rawValue && epoch == nil {
+                        throw StoreError.noSuchMember
+                    }
                     guard publicKey != nil else { throw StoreError.noPublicKey }
                     try db.run(Self.sql(KeySQL.upsert), .integer(no), .integer(recipient), .text(envelope.envelope))
+                }
+                if let epoch {
+                    try db.run(Self.sql(KeySQL.rotated), .integer(no), .integer(epoch))
+                    try db.run(Self.sql(KeySQL.dropInvites), .integer(no))
                 }
             }
         }
     }
 
-    public func envelope(of list: ListID, for account: Int64) throws -> String? {
+    public func envelope(of list: ListID, for account: Int64) throws -> StoredEnvelope {
         try reading { db in
             let rows = try db.query(Self.sql(KeySQL.envelope), .blob(list.raw.bytes), .integer(account)) {
-                $0.string(0)
+                StoredEnvelope(envelope: $0.string(0), keyEpoch: $0.int64(1), rotationDue: $0.int64(2) > $0.int64(1))
             }
             guard let row = rows.first else { throw StoreError.noSuchList }
             return row
         }
+    }
+
+    /// A member left list `no` or was removed: an encrypted one awaits rotation
+    /// (``KeySQL/rotationDue``). Call inside the removal's transaction.
+    func rotationDue(_ no: Int64, _ db: Connection) throws {
+        for sql in KeySQL.rotationDue { try db.run(Self.sql(sql), .integer(no)) }
+    }
+
+    /// Checks an invite's key epoch against list `no`'s (``KeySQL/checkInvite(_:keyEpoch:pushEpoch:encrypted:)``).
+    /// Call inside the invite's transaction.
+    func checkInviteKeys(_ epoch: Int64?, of no: Int64, _ db: Connection) throws {
+        guard
+            let (keyEpoch, pushEpoch, encrypted) = try db.query(
+                Self.sql(KeySQL.keyEpochs), .integer(no), map: { ($0.int64(0), $0.int64(1), $0.int64(2) != 0) }
+            ).first
+        else { throw StoreError.noSuchList }
+        try KeySQL.checkInvite(epoch, keyEpoch: keyEpoch, pushEpoch: pushEpoch, encrypted: encrypted)
     }
 }

@@ -140,6 +140,7 @@ extension SQLiteStore {
                 try db.run("DELETE FROM members WHERE list = ? AND account = ?", .integer(no), .integer(account))
                 // Who may no longer invite has no invites out.
                 try db.run("DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(no), .integer(account))
+                try rotationDue(no, db)
                 if withdrawingInvitesItUsed {
                     try db.run(Self.dropInvitesUsedBySQL, .integer(no), .integer(account))
                 }
@@ -207,6 +208,7 @@ extension SQLiteStore {
                         "DELETE FROM members WHERE list = ? AND account = ?", .integer(list.no), .integer(account))
                     try db.run(
                         "DELETE FROM invites WHERE list = ? AND created_by = ?", .integer(list.no), .integer(account))
+                    try rotationDue(list.no, db)
                 }
                 try db.run("DELETE FROM tokens WHERE account = ?", .integer(account))
                 for sql in Self.deleteAccountSQL { try db.run(sql, .integer(account)) }
@@ -236,11 +238,12 @@ extension SQLiteStore {
 
     public func saveInvite(
         hash: String, id: String, list: ListID, role: Role, createdBy: Int64, createdAt: Int64, expiresAt: Int64,
-        uses: Int, limits: InviteLimits, title: String?
+        uses: Int, limits: InviteLimits, title: String?, keyEpoch: Int64?
     ) throws {
         try locked { db in
             try db.transaction {
                 guard let no = try listNo(list, db) else { throw StoreError.noSuchList }
+                try checkInviteKeys(keyEpoch, of: no, db)
                 // Expired invites go first: they count against nothing, and the table stays bounded.
                 try db.run("DELETE FROM invites WHERE list = ? AND expires <= ?", .integer(no), .integer(createdAt))
                 let stored = try db.query(

@@ -299,6 +299,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         CREATE TRIGGER envelopes_end_with_list AFTER DELETE ON lists BEGIN
             DELETE FROM envelopes WHERE list = OLD.no;
         END;
+        """,  // 12: an encrypted list's key epochs: the newest its members hold (`key_epoch`) and the
+        // oldest a push may seal under (`push_epoch`; past `key_epoch` while a rotation is due,
+        // after a member left or was removed).
+        """
+        ALTER TABLE lists ADD COLUMN key_epoch INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE lists ADD COLUMN push_epoch INTEGER NOT NULL DEFAULT 0;
         """,
     ]
 
