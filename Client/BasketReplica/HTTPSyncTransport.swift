@@ -427,7 +427,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         var page = PulledPage(
             operations: operations, cursor: answer.cursor, epoch: answer.epoch, more: answer.more,
             historyComplete: answer.historyComplete, serverTime: answer.serverTime, role: answer.role)
-        page.shopping = answer.shopping.map(Self.checked)
+        page.shopping = answer.shopping.map { Self.checked($0, of: list, sealing: sealing) }
         page.together = answer.together
         page.inbox = answer.inbox.map { min(max($0, 0), 100) }
         page.unopened = unopened
@@ -441,26 +441,48 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
 
     /// Who is shopping for the list, and who finished lately (`GET /v1/lists/{id}/shopping`).
     public func shopping(of list: ListID) async throws -> Wire.Shopping {
-        Self.checked(try await call(.shopping, [list.description]) as Wire.Shopping)
+        Self.checked(
+            try await call(.shopping, [list.description]) as Wire.Shopping, of: list,
+            sealing: keyring?.sealing(for: list))
     }
 
-    /// "I'm going shopping" for the list, at `shop` when given; everyone's statuses after it.
+    /// "I'm going shopping" for the list, at `shop` when given; everyone's statuses after it. An
+    /// encrypted list's shop name goes sealed (``Sealed/shopPlace(of:shop:)``).
     public func startShopping(_ list: ListID, at shop: String?) async throws -> Wire.Shopping {
-        Self.checked(
-            try await call(.startShopping, [list.description], sending: Wire.ShoppingStart(shop: shop)) as Wire.Shopping
-        )
+        let sealing = keyring?.sealing(for: list)
+        let sent = shop.map { name in
+            sealing.flatMap { $0.seal(Sealed.shopPlace(of: list, shop: name)).value.textValue } ?? name
+        }
+        return Self.checked(
+            try await call(.startShopping, [list.description], sending: Wire.ShoppingStart(shop: sent))
+                as Wire.Shopping, of: list, sealing: sealing)
     }
 
     /// "Done shopping", having bought `bought` items; everyone's statuses after it.
     public func stopShopping(_ list: ListID, bought: Int) async throws -> Wire.Shopping {
-        Self.checked(try await call(.stopShopping, [list.description], query: "bought=\(bought)") as Wire.Shopping)
+        Self.checked(
+            try await call(.stopShopping, [list.description], query: "bought=\(bought)") as Wire.Shopping, of: list,
+            sealing: keyring?.sealing(for: list))
     }
 
     /// Statuses as a person may be shown them: at most 50, names and shops cut to their limits
-    /// and made printable (a hostile server's text reaches a terminal).
-    static func checked(_ statuses: [Wire.ShoppingStatus]) -> [Wire.ShoppingStatus] {
+    /// and made printable (a hostile server's text reaches a terminal). An encrypted list's shop
+    /// names are opened first (`sealing`): one that does not open, or opens to no shop's name, is
+    /// left out of its status.
+    static func checked(
+        _ statuses: [Wire.ShoppingStatus], of list: ListID? = nil, sealing: (any ListSealing)? = nil
+    ) -> [Wire.ShoppingStatus] {
         statuses.prefix(50).map { status in
             var status = status
+            if let sealing, let list {
+                status.shop = status.shop.flatMap { sealed in
+                    (try? sealing.open(Sealed.shopPlace(of: list, shop: sealed)))?.value.textValue
+                }.flatMap {
+                    (try? ItemName.clean($0, for: .title)).flatMap {
+                        $0.utf8.count <= Wire.ShoppingStart.maxShopBytes ? $0 : nil
+                    }
+                }
+            }
             status.who = printable(String(decoding: status.who.utf8.prefix(64), as: UTF8.self))
             status.shop = status.shop.map {
                 printable(String(decoding: $0.utf8.prefix(Wire.ShoppingStart.maxShopBytes), as: UTF8.self))
@@ -470,8 +492,10 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         }
     }
 
-    static func checked(_ answer: Wire.Shopping) -> Wire.Shopping {
-        Wire.Shopping(shopping: checked(answer.shopping), serverTime: answer.serverTime)
+    static func checked(_ answer: Wire.Shopping, of list: ListID? = nil, sealing: (any ListSealing)? = nil)
+        -> Wire.Shopping
+    {
+        Wire.Shopping(shopping: checked(answer.shopping, of: list, sealing: sealing), serverTime: answer.serverTime)
     }
 
     // MARK: Add-only keys and the inbox

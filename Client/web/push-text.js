@@ -5,6 +5,7 @@
  * text the server wrote: "Family — anna added milk, eggs and 3 more", "olga is shopping at
  * Lidl", "olga bought 12 items". The CLI says the same of a list's news (ShoppingCommands.swift).
  */
+import { parse, shopPlace } from "./sealed.js";
 
 /**
  * One event of a push message (Wire.PushMessage.Event).
@@ -49,7 +50,8 @@ export function pushMessage(data) {
       who: event.who.slice(0, 64),
       count,
       items: ids.slice(0, 40),
-      ...(typeof event.shop === "string" ? { shop: event.shop.slice(0, 100) } : {}),
+      // An encrypted list's is sealed: kept whole for the service worker to open (openedShops).
+      ...(typeof event.shop === "string" ? { shop: event.shop.slice(0, 1024) } : {}),
     });
   }
   if (events.length === 0) return null;
@@ -84,4 +86,34 @@ export function pushText(message, title, names) {
   const events = [...message.events].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   const body = events.map((event) => eventText(event, names).slice(0, MAX_TEXT)).join("\n");
   return { title: (title ?? "Basket").slice(0, MAX_TEXT), body };
+}
+
+/**
+ * The statuses with their shop names as a person reads them: an encrypted list's opened with its
+ * keys (one that does not open, or is no shop's name, is left out), every one cut to 100 bytes'
+ * worth (HTTPSyncTransport.checked's twin).
+ * @template {{ shop: string | null }} T
+ * @param {T[]} statuses
+ * @param {string} list
+ * @param {import("./seal.js").ListKeys | undefined} keys
+ * @returns {Promise<T[]>}
+ */
+export async function openedShops(statuses, list, keys) {
+  const out = [];
+  for (const status of statuses) {
+    let shop = status.shop;
+    if (shop !== null && keys !== undefined) {
+      try {
+        const opened = await keys.open(shopPlace(list, shop));
+        shop = typeof opened.value === "string" ? opened.value : null;
+      } catch {
+        shop = null;
+      }
+    }
+    // Sealed text without the keys to open it (a phone without its copy of the list) says nothing.
+    if (shop !== null && keys === undefined) shop = parse(shop) !== null ? null : shop.slice(0, 100);
+    else if (shop !== null && new TextEncoder().encode(shop).length > 100) shop = null;
+    out.push({ ...status, shop });
+  }
+  return out;
 }

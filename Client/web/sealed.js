@@ -153,3 +153,14 @@ export function associatedData(op, epoch) {
   new DataView(bytes.buffer).setUint32(at + 17, epoch);
   return bytes;
 }
+
+/**
+ * Where a shopping status's shop name is sealed (Sealed.shopPlace): the list's `shop` register at
+ * version zero, a place no operation of the log takes.
+ * @param {string} list
+ * @param {string} shop
+ * @returns {import("./ops.js").Op}
+ */
+export function shopPlace(list, shop) {
+  return { list, item: LIST_ITEM, field: "shop", ts: "0000000000000000", replica: "0000000000000000", value: shop };
+}

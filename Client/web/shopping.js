@@ -7,7 +7,8 @@
  */
 import { ROUTES, request } from "./api.js";
 import { milliseconds } from "./clock.js";
-import { items } from "./push-text.js";
+import { items, openedShops } from "./push-text.js";
+import { shopPlace } from "./sealed.js";
 
 /**
  * One member's status (Wire.ShoppingStatus).
@@ -35,7 +36,8 @@ export function checkedStatuses(raw) {
     if (!Number.isFinite(s.since) || !Number.isFinite(s.until)) continue;
     statuses.push({
       who: s.who.slice(0, 64),
-      shop: typeof s.shop === "string" ? s.shop.slice(0, 100) : null,
+      // An encrypted list's is sealed, and cut once opened (openedShops).
+      shop: typeof s.shop === "string" ? s.shop.slice(0, 1024) : null,
       since: s.since,
       until: s.until,
       ended: Number.isFinite(s.ended) ? s.ended : null,
@@ -63,9 +65,10 @@ export class Shopping {
    * @param {unknown} statuses
    * @param {unknown} serverTime
    */
-  heard(list, statuses, serverTime) {
+  async heard(list, statuses, serverTime) {
     const now = Date.now();
-    this.news.set(list, { statuses: checkedStatuses(statuses), serverTime: typeof serverTime === "number" ? serverTime : now, receivedAt: now });
+    const opened = await openedShops(checkedStatuses(statuses), list, this.replica.keyring.sealing(list));
+    this.news.set(list, { statuses: opened, serverTime: typeof serverTime === "number" ? serverTime : now, receivedAt: now });
     this.changed();
   }
 
@@ -126,7 +129,7 @@ export class Shopping {
    */
   async refresh(list) {
     const answer = await request(ROUTES.shopping, [list], { token: this.replica.meta.account?.token });
-    this.heard(list, answer?.shopping, answer?.serverTime);
+    await this.heard(list, answer?.shopping, answer?.serverTime);
   }
 
   /**
@@ -135,9 +138,13 @@ export class Shopping {
    * @param {string} shop
    */
   async start(list, shop) {
-    const body = shop.trim() === "" ? {} : { shop: shop.trim() };
+    // An encrypted list's shop name goes sealed, as its values do.
+    const keys = this.replica.keyring.sealing(list);
+    const name = shop.trim();
+    const sent = name !== "" && keys !== undefined ? /** @type {string} */ ((await keys.seal(shopPlace(list, name))).value) : name;
+    const body = name === "" ? {} : { shop: sent };
     const answer = await request(ROUTES.startShopping, [list], { token: this.replica.meta.account?.token, body });
-    this.heard(list, answer?.shopping, answer?.serverTime);
+    await this.heard(list, answer?.shopping, answer?.serverTime);
   }
 
   /**
@@ -152,7 +159,7 @@ export class Shopping {
     const since = mine && news ? mine.since - (news.serverTime - news.receivedAt) : null;
     const bought = since === null ? 0 : this.checkedByThisDevice(list, since);
     const answer = await request(ROUTES.stopShopping, [list], { token: this.replica.meta.account?.token, query: `bought=${bought}` });
-    this.heard(list, answer?.shopping, answer?.serverTime);
+    await this.heard(list, answer?.shopping, answer?.serverTime);
     return bought;
   }
 

@@ -137,23 +137,26 @@ export class Store {
   }
 
   /**
-   * The names of `items` of `list` this device has, and the list's title: what a push
-   * notification names (the service worker reads them; it keeps nothing of its own).
+   * The names of `items` of `list` this device has, the list's title, and its keys when it is
+   * encrypted: what a push notification names and opens (the service worker reads them; it keeps
+   * nothing of its own).
    * @param {string} list
    * @param {string[]} items
-   * @returns {Promise<{ title: string | null, names: Map<string, string> }>}
+   * @returns {Promise<{ title: string | null, names: Map<string, string>, keys: string | null }>}
    */
   async names(list, items) {
-    const tx = this.db.transaction(["registers"], "readonly");
+    const tx = this.db.transaction(["registers", "meta"], "readonly");
     const registers = tx.objectStore("registers");
     const title = await done(registers.get([list, LIST_ITEM, "title"]));
+    const keys = await done(tx.objectStore("meta").get("keys"));
     /** @type {Map<string, string>} */
     const names = new Map();
     for (const item of items) {
       const op = await done(registers.get([list, item, "name"]));
       if (op && typeof op.value === "string") names.set(item, op.value);
     }
-    return { title: title && typeof title.value === "string" ? title.value : null, names };
+    const text = keys && typeof keys === "object" ? keys[list] : undefined;
+    return { title: title && typeof title.value === "string" ? title.value : null, names, keys: typeof text === "string" ? text : null };
   }
 
   /**

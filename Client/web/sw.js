@@ -3,8 +3,9 @@
 // writes from the message and this phone's copy of the list. The API (/v1/…) is never cached:
 // the app keeps its data itself. The server serves it as one script with what it imports
 // (WebBundler), as it serves app.js.
-import { pushMessage, pushText } from "./push-text.js";
+import { openedShops, pushMessage, pushText } from "./push-text.js";
 import { open } from "./store.js";
+import { ListKeys } from "./seal.js";
 
 const VERSION = "__BASKET_VERSION__";
 const CACHE = "basket-" + VERSION;
@@ -72,14 +73,30 @@ worker.addEventListener("push", (event) => {
       }
       const message = pushMessage(data);
       if (message === null) return;
-      /** @type {{ title: string | null, names: Map<string, string> }} */
-      let known = { title: null, names: new Map() };
+      /** @type {{ title: string | null, names: Map<string, string>, keys: string | null }} */
+      let known = { title: null, names: new Map(), keys: null };
       try {
         const store = await open();
         known = await store.names(message.list, message.events.flatMap((e) => e.items));
         store.db.close();
       } catch {
         // No copy of the list on this phone (or it cannot be read): the counts still say it.
+      }
+      // An encrypted list's shop names come sealed: opened here with the phone's keys, or left out.
+      let keys;
+      try {
+        keys = known.keys === null ? undefined : await ListKeys.fromStorageText(message.list, known.keys);
+      } catch {
+        keys = undefined;
+      }
+      if (keys !== undefined || message.events.some((e) => e.shop !== undefined)) {
+        const statuses = message.events.map((e) => ({ who: e.who, shop: e.shop ?? null, since: 0, until: 0, ended: null, bought: null }));
+        const opened = await openedShops(statuses, message.list, keys);
+        message.events.forEach((e, i) => {
+          const shop = opened[i].shop;
+          if (shop === null) delete e.shop;
+          else e.shop = shop;
+        });
       }
       const { title, body } = pushText(message, known.title, known.names);
       await worker.registration.showNotification(title, {

@@ -641,7 +641,7 @@ export class Sync {
     // the open screen follows at once (SyncEngine.mergePage's twin).
     if (ROLES.includes(page.role) && page.role !== sync.role) await this.replica.saveSyncState(list, { role: page.role });
     // Or because someone went shopping or finished.
-    if (page.shopping !== undefined) this.shopping?.heard(list, page.shopping, page.serverTime);
+    if (page.shopping !== undefined) void this.shopping?.heard(list, page.shopping, page.serverTime);
     if (typeof page.together === "number") this.togetherHeard.set(list, page.together);
     // Or because text came to its inbox: the open list files it.
     if (typeof page.inbox === "number" && page.inbox > 0) this.onInbox(list);

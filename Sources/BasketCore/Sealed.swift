@@ -83,6 +83,15 @@ public enum Sealed {
         }
     }
 
+    /// Where a shopping status's shop name is sealed (docs/encryption.md): the list's `shop`
+    /// register at version zero, a place no operation of the log takes (the list has no `shop`
+    /// register), so a status cannot be replayed as a write, nor a write as a status.
+    public static func shopPlace(of list: ListID, shop: String) -> Op {
+        Op(
+            list: list, item: .list, field: .shop, value: .text(shop),
+            version: Version(timestamp: .zero, replica: ReplicaID(rawValue: 0)))
+    }
+
     /// The key epoch a sealed text names, read from its header alone (a server's check of which
     /// keys a push is sealed under); nil when it does not start as one.
     public static func epoch(of text: String) -> UInt32? {

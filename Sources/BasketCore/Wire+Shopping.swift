@@ -74,6 +74,10 @@ extension Wire {
         /// The longest shop name, in bytes.
         public static let maxShopBytes = 100
 
-        public func check() throws(Refusal) { try Refusal.text(shop, CodingKeys.shop, maxBytes: Self.maxShopBytes) }
+        /// Within the longest an encrypted list's sealed shop name may be (``Sealed/shopPlace(of:shop:)``);
+        /// a plain list's is held to ``maxShopBytes`` by the server.
+        public func check() throws(Refusal) {
+            try Refusal.text(shop, CodingKeys.shop, maxBytes: Sealed.maxTextBytes(for: .shop))
+        }
     }
 }

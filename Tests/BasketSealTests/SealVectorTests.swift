@@ -170,6 +170,8 @@ struct SealVectorTests {
                     list: list, item: keys.shopID(key: "lidl"), field: .shop, value: .text("Lidl"),
                     version: op(.name, .null, counter: 6).version), 1
             ),
+            // What web/sealed.js shopPlace must make of the same list and name.
+            ("a shopping status's shop (Sealed.shopPlace)", Sealed.shopPlace(of: list, shop: "Lidl am Markt"), 1),
         ]
         var seals: [SealCase] = []
         for (about, op, epoch) in plain {

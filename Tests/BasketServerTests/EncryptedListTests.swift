@@ -67,6 +67,30 @@ struct EncryptedListTests {
                 == 3)
     }
 
+    /// A shopping status's shop name is sealed on an encrypted list (the server relays it as it
+    /// came); a plain list's is a shop's name of at most 100 bytes.
+    @Test func anEncryptedListsShoppingStatusCarriesItsShopSealed() async throws {
+        let harness = try Harness()
+        let owner = try await harness.signUp("olga")
+        let list = ListID.random()
+        _ = try await harness.call(
+            "POST", "/v1/lists", token: owner, json: ["id": list.description, "encrypted": true])
+        let plain = try await harness.newList(owner)
+        let clear = try await harness.call("PUT", "/v1/lists/\(list)/shopping", token: owner, json: ["shop": "Lidl"])
+        #expect(clear.status == 400 && clear.error == "invalid_title")
+        let sealed = Sealed.text(epoch: 0, payload: [UInt8](repeating: 5, count: Sealed.overhead + 128))
+        let started = try await harness.call("PUT", "/v1/lists/\(list)/shopping", token: owner, json: ["shop": sealed])
+        #expect(started.status == 200)
+        let statuses = try await harness.call("GET", "/v1/lists/\(list)/shopping", token: owner)
+        #expect((statuses.json["shopping"] as? [[String: Any]])?.first?["shop"] as? String == sealed)
+        let long = try await harness.call(
+            "PUT", "/v1/lists/\(plain)/shopping", token: owner, json: ["shop": String(repeating: "L", count: 101)])
+        #expect(long.status == 400)
+        #expect(
+            try await harness.call("PUT", "/v1/lists/\(plain)/shopping", token: owner, json: ["shop": "Lidl"]).status
+                == 200)
+    }
+
     @Test func anEncryptedListsInviteCarriesItsTitleSealed() async throws {
         let harness = try Harness()
         let owner = try await harness.signUp("olga")

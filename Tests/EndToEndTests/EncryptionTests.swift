@@ -249,6 +249,12 @@ struct EncryptionTests {
             #expect(milks.count == 1, "\(device.directory)")
         }
 
+        // Going shopping at a shop with a secret name: the other member reads it, the server cannot.
+        let secretShop = secretTitles[1] + " market"
+        try alice.ok("shopping", "start", "--at", secretShop)
+        let together = try bob.ok("shopping")
+        #expect(together.contains("alice is shopping at \(secretShop)"), "\(together)")
+
         // Every byte the server wrote.
         let backup = root.file("backup.db")
         #expect(try server.backup(to: backup).status == 0)
@@ -268,7 +274,8 @@ struct EncryptionTests {
             written += Self.files(under: folder)
         }
         #expect(written.count >= 3)
-        let leaked = Self.found(secretNames + secretNotes + secretQuantities + secretTitles, in: written)
+        let leaked = Self.found(
+            secretNames + secretNotes + secretQuantities + secretTitles + [secretShop], in: written)
         #expect(leaked.isEmpty, "the server wrote \(leaked.count) words of encrypted lists, e.g. \(leaked.prefix(3))")
         // The control: the plain list's words are found in what the server wrote, in its export,
         // and in the store's own files (SQLite's folder; PostgreSQL's cluster, whose pg_dump writes

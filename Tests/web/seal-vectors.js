@@ -30,6 +30,9 @@ async ({ vectors, base }) => {
   }
   for (const c of vectors.seals) {
     count("seals");
+    if (c.about.includes("Sealed.shopPlace") && !same(sealed.shopPlace(c.op.list, c.op.value), c.op)) {
+      fail("seals", c.about + ": the place", c.op, sealed.shopPlace(c.op.list, c.op.value));
+    }
     const made = await keys.seal(c.op, c.epoch);
     if (!same(made, c.sealed)) fail("seals", c.about, c.sealed, made);
     if (!sealed.isWellFormed(c.sealed)) fail("seals", c.about + ": well formed", true, false);

@@ -16,14 +16,30 @@ extension BasketService {
     }
 
     func startShopping(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (account, list, role) = try membership(request)
-        guard role.canPush else { throw HTTPError(.forbidden, "a viewer cannot go shopping for the list") }
+        let account = try authenticate(request)
+        let list = try listID(request)
+        guard let access = try store.access(of: account.id, in: list) else { throw HTTPError.notFound("no such list") }
+        guard access.role.canPush else { throw HTTPError(.forbidden, "a viewer cannot go shopping for the list") }
         let body = try JSONBody.decode(Wire.ShoppingStart.self, from: request)
         let shop: String?
-        do throws(ItemName.Problem) {
-            shop = try body.shop.map { raw throws(ItemName.Problem) in try ItemName.clean(raw, for: .title) }
-        } catch {
-            throw HTTPError.badRequest("'shop' is not a shop's name: \(error)", code: .invalidTitle)
+        if access.encrypted {
+            // An encrypted list's shop name travels sealed, as its values do: the server keeps and
+            // relays it (in the status, the pages, the push messages) without reading it.
+            if let sealed = body.shop, Sealed.parse(sealed) == nil {
+                throw HTTPError.badRequest(
+                    "'shop' of an encrypted list is the shop's name sealed (\(Sealed.prefix)…)", code: .invalidTitle)
+            }
+            shop = body.shop
+        } else {
+            do throws(ItemName.Problem) {
+                shop = try body.shop.map { raw throws(ItemName.Problem) in try ItemName.clean(raw, for: .title) }
+            } catch {
+                throw HTTPError.badRequest("'shop' is not a shop's name: \(error)", code: .invalidTitle)
+            }
+            if let shop, shop.utf8.count > Wire.ShoppingStart.maxShopBytes {
+                throw HTTPError.badRequest(
+                    "'shop' is at most \(Wire.ShoppingStart.maxShopBytes) bytes", code: .tooLong)
+            }
         }
         let now = Int64(configuration.clock())
         try store.startShopping(
