@@ -30,8 +30,9 @@ async ({ vectors, base }) => {
   }
   for (const c of vectors.seals) {
     count("seals");
-    if (c.about.includes("Sealed.shopPlace") && !same(sealed.shopPlace(c.op.list, c.op.value), c.op)) {
-      fail("seals", c.about + ": the place", c.op, sealed.shopPlace(c.op.list, c.op.value));
+    const place = sealed.shopPlace(c.op.list, c.op.value);
+    if (c.about.includes("Sealed.shopPlace") && !Object.keys(c.op).every((key) => same(place[key], c.op[key]))) {
+      fail("seals", c.about + ": the place", c.op, place);
     }
     const made = await keys.seal(c.op, c.epoch);
     if (!same(made, c.sealed)) fail("seals", c.about, c.sealed, made);

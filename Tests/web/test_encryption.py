@@ -159,6 +159,12 @@ def test_the_accounts_encrypted_lists_open_on_its_other_devices_after_sign_in(cl
     spare.run("login", newcomer, env={"BASKET_PASSWORD": "third long password"})
 
 
+def synced_with(device, name):
+    """Whether `name` is on the device's current list after a sync."""
+    device.run("sync")
+    return name in device.items()
+
+
 def test_a_member_removed_or_leaving_renews_the_key_and_the_phone_follows(client, device, server):
     """The terminal's owner removes a member: its device makes the list's next key. The phone,
     holding the old one, has its next change refused, takes the new key from its envelope and
@@ -180,15 +186,27 @@ def test_a_member_removed_or_leaving_renews_the_key_and_the_phone_follows(client
     removed = alice.run("members", "rm", carol.name, "--yes").stdout
     assert "The list has a new key" in removed
     phone.add(bread)
-    phone.wait_status("Synced")
-    alice.run("sync")
+    assert wait_until(lambda: synced_with(alice, bread)), phone.page.inner_text("body")[:500]
     assert alice.items() == {"Milk": False, bread: False}
 
     dan.run("leave", "--yes")
     phone.add(jam)
-    phone.wait_status("Synced")
-    alice.run("sync")
+    assert wait_until(lambda: synced_with(alice, jam)), phone.page.inner_text("body")[:500]
     assert alice.items() == {"Milk": False, bread: False, jam: False}
     alice.run("add", "Tea")
     wait_until(lambda: "Tea" in phone.items())
+
+    # Going shopping: the shop's name travels sealed, each side reads the other's.
+    market, corner = unique("Secretmarket"), unique("Cornershop")
+    alice.run("shopping", "start", "--at", market)
+    phone.page.get_by_text(f"{alice.name} is shopping at {market} · since").wait_for()
+    phone.page.get_by_role("button", name="I'm going shopping").click()
+    dialog = phone.page.get_by_role("dialog", name="Going shopping")
+    dialog.get_by_label("Shop (if you like)").fill(corner)
+    dialog.get_by_role("button", name="Tell the others").click()
+    phone.page.get_by_text(f"You are shopping at {corner} · since").wait_for()
+    assert wait_until(lambda: f"is shopping at {corner}" in alice.run("shopping").stdout), alice.run("shopping").stdout
+    stored = server_bytes(server)
+    for word in (market, corner, bread, jam):
+        assert word.encode() not in stored, f"{word} is in the server's files"
     assert phone.problems == []
