@@ -144,6 +144,28 @@ export async function changePassword(name, current, fresh, token) {
 }
 
 /**
+ * A forgotten password (AccountSession.recover): the recovery code's secret gets the private key
+ * wrapped under the code's key; it is opened here, wrapped again under the new password's key
+ * and sent with it. Every other device is signed out; this one is signed in.
+ * @param {string} name
+ * @param {string} code the recovery code, as written down
+ * @param {string} fresh the new password
+ * @returns {Promise<SignedIn>}
+ */
+export async function recover(name, code, fresh) {
+  const secret = await recoverySecret(code);
+  const stored = await request(ROUTES.recover, [], { body: { name, recoverySecret: secret } });
+  const privateKey = await unwrap(String(stored.recoveryKey), await recoveryKey(code), PRIVATE_KEY_PURPOSE);
+  const pair = await x25519KeyPair(privateKey);
+  if (toBase64URL(pair.publicKey) !== stored.publicKey) throw new Error("the recovery code opens another key pair than the account's");
+  const after = await stretched(name, fresh);
+  const answer = await request(ROUTES.recover, [], {
+    body: { name, recoverySecret: secret, newPassword: after.loginText, wrappedKey: await wrap(privateKey, after.wrap, PRIVATE_KEY_PURPOSE), device: "web" },
+  });
+  return { answer, accountKey: "X1." + toBase64URL(privateKey), recoveryCode: null };
+}
+
+/**
  * The login secret of `password`, which deleting the account is confirmed with.
  * @param {string} name
  * @param {string} password

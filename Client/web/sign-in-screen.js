@@ -1,7 +1,7 @@
 // The account screen (BasketCLI's `basket signup` and `basket login`): sign in or create an
 // account, each mode with its own heading, button and Enter. `app` is what app.js shares.
 import { Unreachable } from "./api.js";
-import { signIn, signUp } from "./account-session.js";
+import { recover, signIn, signUp } from "./account-session.js";
 import { h, messageOf, openDialog } from "./ui.js";
 import { changes } from "./phrases.js";
 
@@ -68,6 +68,7 @@ export function showSignIn(app, message = "", mode = "signIn") {
       app.go("#/");
       app.sync.syncAll();
       if (signed.recoveryCode !== null) showRecoveryCode(signed.recoveryCode);
+      else if (signed.accountKey === null) showKeysClosed(app);
     } catch (e) {
       error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : messageOf(e);
     }
@@ -75,6 +76,69 @@ export function showSignIn(app, message = "", mode = "signIn") {
   const fields = { name, password, invite, error };
   const form = accountForm(app, mode, fields, waiting > 0 && stored ? stored : "", () => submit());
   app.mount({ name: creating ? "create" : "signIn", update() {}, focus: stored && !creating ? password : name }, form);
+}
+
+/**
+ * Signed in, but the account's key pair did not open with this password (the server holds a wrap
+ * this password does not open): the encrypted lists stay closed here, and the person is told so.
+ * @param {App} app
+ */
+function showKeysClosed(app) {
+  openDialog(
+    "keys-closed-title",
+    "Your encrypted lists stay closed",
+    h("p", {}, "You are signed in, but this password does not open the keys of your encrypted lists, so this phone cannot read them. Your recovery code opens them: sign out, then \"Forgot your password?\"."),
+    h("div", { class: "actions" }, h("button", { type: "button", class: "primary", onclick: () => app.go("#/") }, "OK")),
+  );
+}
+
+/**
+ * A forgotten password (the terminal's `basket recover`): the recovery code shown when the
+ * account was made sets a new one and opens the encrypted lists; every other device is signed out.
+ * @param {App} app
+ */
+export function showRecovery(app) {
+  const name = h("input", { id: "name", name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" });
+  const code = h("input", { id: "recovery-code", autocomplete: "off", autocapitalize: "characters", spellcheck: "false", required: true, placeholder: "ABCD-EFGH-…" });
+  const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 8 });
+  const error = h("p", { class: "error", role: "alert" });
+  name.value = app.replica.meta.account?.name ?? "";
+  async function submit() {
+    error.textContent = "";
+    const typed = name.value.trim();
+    try {
+      const stored = app.replica.meta.account?.name ?? "";
+      if (stored && stored.toLowerCase() !== typed.toLowerCase()) await app.replica.forgetEverything();
+      const signed = await recover(typed, code.value, password.value);
+      const answer = signed.answer;
+      if (typeof answer.token !== "string") throw new Error("the server's answer has no token");
+      await app.replica.setMeta({ account: { name: answer.account ?? typed, token: answer.token, tokenID: answer.id }, accountKey: signed.accountKey ?? undefined });
+      password.value = "";
+      code.value = "";
+      app.go("#/");
+      app.sync.syncAll();
+      app.showToast("Your new password is set; your other devices are signed out", null);
+    } catch (e) {
+      error.textContent = e instanceof Unreachable ? "Can't reach the server. Try again when online." : messageOf(e);
+    }
+  }
+  const form = h(
+    "form",
+    { class: "card", "aria-labelledby": "account-title", onsubmit: (/** @type {SubmitEvent} */ event) => { event.preventDefault(); submit(); } },
+    h("p", { class: "brand" }, "Basket"),
+    h("h1", { id: "account-title" }, "Forgot your password?"),
+    h("p", { class: "hint" }, "The recovery code you wrote down when the account was made sets a new password and opens your encrypted lists. Your other devices are signed out."),
+    h("label", { for: "name" }, "Account name"),
+    name,
+    h("label", { for: "recovery-code" }, "Recovery code"),
+    code,
+    h("label", { for: "password" }, "New password (8 characters or more)"),
+    password,
+    error,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Set the new password")),
+    h("p", { class: "switch" }, "Remember it after all? ", h("button", { type: "button", class: "link", onclick: () => showSignIn(app) }, "Sign in")),
+  );
+  app.mount({ name: "recover", update() {}, focus: name.value ? code : name }, form);
 }
 
 /**
@@ -130,5 +194,6 @@ function accountForm(app, mode, { name, password, invite, error }, waitingFor, s
       creating ? "Have an account already? " : "New to Basket? ",
       h("button", { type: "button", class: "link", onclick: () => showSignIn(app, "", creating ? "signIn" : "create") }, creating ? "Sign in" : "Create an account"),
     ),
+    creating ? null : h("p", { class: "switch" }, h("button", { type: "button", class: "link", onclick: () => showRecovery(app) }, "Forgot your password?")),
   );
 }

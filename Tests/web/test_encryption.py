@@ -210,3 +210,42 @@ def test_a_member_removed_or_leaving_renews_the_key_and_the_phone_follows(client
     for word in (market, corner, bread, jam):
         assert word.encode() not in stored, f"{word} is in the server's files"
     assert phone.problems == []
+
+
+def test_a_forgotten_password_is_set_anew_on_the_phone_with_the_recovery_code(client, workspace, server):
+    """The terminal's signup showed the recovery code; the password is forgotten. On a phone,
+    "Forgot your password?" takes the code and a new password: the encrypted list opens, the
+    terminal is signed out, and the new password signs in elsewhere. A wrong code changes nothing."""
+    name, title, ring = unique("rosa"), unique("Giftlist"), unique("Ringbox")
+    terminal = Device(os.path.join(workspace, f"cli-{name}"), server)
+    terminal.run("remote", "set", server.url)
+    signed_up = terminal.run("signup", name).stdout
+    code = next(line for line in signed_up.splitlines() if line.startswith("Your recovery code: "))
+    code = code[len("Your recovery code: "):].split(" ")[0]
+    terminal.run("list", "new", title, "--encrypted")
+    terminal.run("add", ring)
+    terminal.run("sync")
+
+    phone = client()
+    phone.open()
+    phone.page.get_by_role("button", name="Forgot your password?").click()
+    phone.page.get_by_role("heading", name="Forgot your password?").wait_for()
+    phone.page.get_by_label("Account name").fill(name)
+    phone.page.get_by_label("Recovery code").fill(code[::-1])
+    phone.page.get_by_label("New password (8 characters or more)").fill("a brand new password")
+    phone.page.get_by_role("button", name="Set the new password").click()
+    phone.page.get_by_role("alert").filter(has_text="recovery code").wait_for()
+    assert terminal.run("sync", check=False).returncode == 0, "a wrong code changes nothing"
+
+    phone.page.get_by_label("Recovery code").fill(code.lower())
+    phone.page.get_by_role("button", name="Set the new password").click()
+    phone.page.get_by_role("heading", name="Your lists").wait_for()
+    phone.page.get_by_role("link", name=f"{title} · encrypted").click()
+    phone.wait_items({ring: False})
+    assert terminal.run("sync", check=False).returncode != 0, "every other device is signed out"
+    laptop = Device(os.path.join(workspace, f"cli-laptop-{unique('l')}"), server)
+    laptop.run("remote", "set", server.url)
+    laptop.run("login", name, env={"BASKET_PASSWORD": "a brand new password"})
+    laptop.run("list", "use", title)
+    assert laptop.items() == {ring: False}
+    assert phone.problems == []
