@@ -64,17 +64,31 @@ extension ListKeys {
     /// invite code after its dot: `k1.` base64url(identity key ‖ epoch (4 bytes) ‖ its key), the
     /// newest epoch only (a member removed later never gets the next).
     public var inviteSecret: String {
-        "k1." + Base64URL.encode(identity + Sealed.bigEndian(UInt64(current)).suffix(4) + epochs[current]!)
+        var bytes = identity
+        for epoch in epochs.keys.sorted().suffix(Self.maxInviteEpochs) {
+            bytes += Sealed.bigEndian(UInt64(epoch)).suffix(4) + epochs[epoch]!
+        }
+        return "k1." + Base64URL.encode(bytes)
     }
+
+    /// The most epochs an invite secret carries, the newest: with the list's history, a member who
+    /// joins reads what was written under earlier keys too. One epoch is 94 characters, each
+    /// earlier one 48 more; 16 make at most 814.
+    public static let maxInviteEpochs = 16
 
     /// The keys of `list` an invite secret carries.
     /// - Throws: ``SealError/badKey`` when it is not one.
     public init(list: ListID, inviteSecret text: String) throws(SealError) {
-        guard text.utf8.count == 3 + 91, text.hasPrefix("k1."), let bytes = Base64URL.decode(text.dropFirst(3)),
-            bytes.count == 68
+        guard text.utf8.count <= 3 + (32 + 36 * Self.maxInviteEpochs) * 4 / 3 + 2, text.hasPrefix("k1."),
+            let bytes = Base64URL.decode(text.dropFirst(3)), bytes.count >= 68, (bytes.count - 32) % 36 == 0
         else { throw .badKey }
-        let epoch = bytes[32..<36].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        try self.init(
-            list: list, identity: Array(bytes.prefix(32)), epochs: [epoch: Array(bytes.suffix(32))], current: epoch)
+        var epochs: [UInt32: [UInt8]] = [:]
+        var index = 32
+        while index < bytes.count {
+            epochs[bytes[index..<index + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }] = Array(
+                bytes[index + 4..<index + 36])
+            index += 36
+        }
+        try self.init(list: list, identity: Array(bytes.prefix(32)), epochs: epochs, current: epochs.keys.max()!)
     }
 }

@@ -266,7 +266,7 @@ function go(hash, said = null) {
 function route() {
   const hash = location.hash;
   // An encrypted list's code carries its keys after a dot (never sent: the fragment stays here).
-  const join = /^#join=([A-Za-z0-9 -]{1,64}(?:\.k1\.[A-Za-z0-9_-]{91})?)$/.exec(hash);
+  const join = /^#join=([A-Za-z0-9 -]{1,64}(?:\.k1\.[A-Za-z0-9_-]{91,811})?)$/.exec(hash);
   if (join) {
     sessionStorage.setItem("basket-join", join[1]);
     history.replaceState(null, "", "/#/");

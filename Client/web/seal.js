@@ -205,21 +205,29 @@ export class ListKeys {
 
   /** What an invite link carries after its "#": k1. base64url(identity, epoch, its key). */
   get inviteSecret() {
-    return "k1." + toBase64URL(concat(this.identity, uint32(this.current), /** @type {Uint8Array} */ (this.epochs.get(this.current))));
+    const newest = [...this.epochs.keys()].sort((a, b) => a - b).slice(-MAX_INVITE_EPOCHS);
+    const parts = newest.flatMap((epoch) => [uint32(epoch), /** @type {Uint8Array} */ (this.epochs.get(epoch))]);
+    return "k1." + toBase64URL(concat(this.identity, ...parts));
   }
 
   /**
-   * The keys an invite secret carries.
+   * The keys an invite secret carries: the identity key and up to 16 epochs, the newest last.
    * @param {string} list
    * @param {string} text
    */
   static fromInviteSecret(list, text) {
-    const bytes = text.length === 94 && text.startsWith("k1.") ? fromBase64URL(text.slice(3)) : null;
-    if (bytes === null || bytes.length !== 68) throw new SealError("badKey", "not a key of Basket's");
-    const epoch = new DataView(bytes.buffer).getUint32(32);
-    return ListKeys.make(list, bytes.slice(0, 32), new Map([[epoch, bytes.slice(36)]]), epoch);
+    const bytes = text.length <= 3 + Math.floor(((32 + 36 * MAX_INVITE_EPOCHS) * 4) / 3) + 2 && text.startsWith("k1.") ? fromBase64URL(text.slice(3)) : null;
+    if (bytes === null || bytes.length < 68 || (bytes.length - 32) % 36 !== 0) throw new SealError("badKey", "not a key of Basket's");
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    /** @type {Map<number, Uint8Array>} */
+    const epochs = new Map();
+    for (let at = 32; at < bytes.length; at += 36) epochs.set(view.getUint32(at), bytes.slice(at + 4, at + 36));
+    return ListKeys.make(list, bytes.slice(0, 32), epochs, Math.max(...epochs.keys()));
   }
 }
+
+/** The most epochs an invite secret carries, the newest (ListKeys.maxInviteEpochs). */
+export const MAX_INVITE_EPOCHS = 16;
 
 /** PBKDF2's rounds (AccountKeys.iterations): OWASP's figure for PBKDF2-HMAC-SHA-256. */
 export const ITERATIONS = 600000;

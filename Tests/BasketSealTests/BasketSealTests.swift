@@ -99,17 +99,29 @@ struct BasketSealTests {
         #expect(throws: SealError.unknownEpoch(1)) { try keys.open(after) }
     }
 
-    @Test func anInviteSecretCarriesTheNewestEpochAlone() throws {
-        let keys = ListKeys.generate(list: list).rotated()
+    /// An invite secret carries the identity key and the newest epochs, up to 16: a member who joins
+    /// after rotations reads what was written under earlier keys too.
+    @Test func anInviteSecretCarriesTheNewestEpochsWithTheHistory() throws {
+        let first = ListKeys.generate(list: list)
+        #expect(first.inviteSecret.hasPrefix("k1.") && first.inviteSecret.utf8.count == 94)
+        let keys = first.rotated()
         let secret = keys.inviteSecret
-        #expect(secret.hasPrefix("k1.") && secret.utf8.count == 94)
+        #expect(secret.utf8.count == 94 + 48)
         let joined = try ListKeys(list: list, inviteSecret: secret)
-        #expect(joined.current == 1 && joined.epochs.count == 1)
+        #expect(joined.current == 1 && joined.epochs == keys.epochs)
         #expect(joined.itemID(key: "milk") == keys.itemID(key: "milk"))
         #expect(try joined.open(keys.seal(op())).value == .text("Milk"))
+        #expect(try joined.open(first.seal(op())).value == .text("Milk"), "the history, under epoch 0")
         for bad in ["", "k1.", "k2." + secret.dropFirst(3), String(secret.dropLast()), secret + "A"] {
             #expect(throws: SealError.badKey) { try ListKeys(list: list, inviteSecret: bad) }
         }
+        // Past 16 epochs, the newest 16 travel; the secret stays within its bound.
+        var many = keys
+        for _ in 0..<20 { many = many.rotated() }
+        let long = try ListKeys(list: list, inviteSecret: many.inviteSecret)
+        #expect(long.epochs.count == ListKeys.maxInviteEpochs && long.current == many.current)
+        #expect(many.inviteSecret.utf8.count == 3 + (32 + 36 * ListKeys.maxInviteEpochs) * 4 / 3 + 1)
+        #expect(throws: SealError.badKey) { try ListKeys(list: list, inviteSecret: many.inviteSecret + "AAAAAAAA") }
     }
 
     /// A keyring adds the epochs an envelope or a code brings to the ones it holds, and refuses

@@ -211,6 +211,16 @@ def test_a_member_removed_or_leaving_renews_the_key_and_the_phone_follows(client
         assert word.encode() not in stored, f"{word} is in the server's files"
     assert phone.problems == []
 
+    # A phone that joins now by link takes the earlier keys with the newest, and reads it all.
+    code = alice.json("share")["code"]
+    assert len(code) == 114 + 2 * 48, "two renewals: three epochs travel"
+    newcomer = client()
+    newcomer.signup(unique("erin"))
+    newcomer.join_link(code)
+    newcomer.page.wait_for_selector("#query")
+    newcomer.wait_items({"Milk": False, bread: False, jam: False, "Tea": False})
+    assert newcomer.problems == []
+
 
 def test_a_forgotten_password_is_set_anew_on_the_phone_with_the_recovery_code(client, workspace, server):
     """The terminal's signup showed the recovery code; the password is forgotten. On a phone,
