@@ -80,8 +80,16 @@ extension ListKeys {
     /// - Throws: ``SealError/badKey`` when it is not one.
     public init(list: ListID, inviteSecret text: String) throws(SealError) {
         guard text.utf8.count <= 3 + (32 + 36 * Self.maxInviteEpochs) * 4 / 3 + 2, text.hasPrefix("k1."),
-            let bytes = Base64URL.decode(text.dropFirst(3)), bytes.count >= 68, (bytes.count - 32) % 36 == 0
+            let bytes = Base64URL.decode(text.dropFirst(3))
         else { throw .badKey }
+        try self.init(list: list, keyBytes: bytes)
+    }
+
+    /// Keys from the bytes both texts carry (an invite's secret, a device's kept keys): the
+    /// identity key, then each epoch (4 bytes) with its key.
+    /// - Throws: ``SealError/badKey`` when they are not such bytes.
+    init(list: ListID, keyBytes bytes: [UInt8]) throws(SealError) {
+        guard bytes.count >= 68, (bytes.count - 32) % 36 == 0 else { throw .badKey }
         var epochs: [UInt32: [UInt8]] = [:]
         var index = 32
         while index < bytes.count {

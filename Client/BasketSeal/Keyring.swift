@@ -20,17 +20,9 @@ extension ListKeys: ListSealing {
     /// The keys ``storageText`` kept.
     /// - Throws: ``SealError/badKey`` when it is not such a text.
     public init(list: ListID, storageText text: String) throws(SealError) {
-        guard text.utf8.count <= 64 * 1_024, text.hasPrefix("K1."), let bytes = Base64URL.decode(text.dropFirst(3)),
-            bytes.count > 32, (bytes.count - 32) % 36 == 0
+        guard text.utf8.count <= 64 * 1_024, text.hasPrefix("K1."), let bytes = Base64URL.decode(text.dropFirst(3))
         else { throw .badKey }
-        var epochs: [UInt32: [UInt8]] = [:]
-        var index = 32
-        while index < bytes.count {
-            epochs[bytes[index..<index + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }] = Array(
-                bytes[index + 4..<index + 36])
-            index += 36
-        }
-        try self.init(list: list, identity: Array(bytes.prefix(32)), epochs: epochs, current: epochs.keys.max()!)
+        try self.init(list: list, keyBytes: bytes)
     }
 }
 
