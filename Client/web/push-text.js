@@ -6,10 +6,11 @@
  * Lidl", "olga bought 12 items". The CLI says the same of a list's news (ShoppingCommands.swift).
  */
 import { parse, shopPlace } from "./sealed.js";
+import { decode, validate } from "./ops.js";
 
 /**
  * One event of a push message (Wire.PushMessage.Event).
- * @typedef {{ kind: string, who: string, count: number, items: string[], shop?: string }} PushEvent
+ * @typedef {{ kind: string, who: string, count: number, items: string[], shop?: string, ops?: string }} PushEvent
  */
 /**
  * A push message as the server sends it (Wire.PushMessage), checked where it is read.
@@ -52,6 +53,8 @@ export function pushMessage(data) {
       items: ids.slice(0, 40),
       // An encrypted list's is sealed: kept whole for the service worker to open (openedShops).
       ...(typeof event.shop === "string" ? { shop: event.shop.slice(0, 1024) } : {}),
+      // An encrypted list's added names, sealed as pushed (openedNames opens them).
+      ...(typeof event.ops === "string" && event.ops.length <= 4096 ? { ops: event.ops } : {}),
     });
   }
   if (events.length === 0) return null;
@@ -116,4 +119,39 @@ export async function openedShops(statuses, list, keys) {
     out.push({ ...status, shop });
   }
   return out;
+}
+
+/**
+ * The names an encrypted list's push message carries sealed (Wire.PushMessage.Event.ops), opened
+ * with the phone's keys of the list: item id → name, for the items its copy does not have yet. An
+ * operation that is not a name of the list, does not open or breaks the rules is left out.
+ * @param {PushEvent[]} events
+ * @param {string} list
+ * @param {import("./seal.js").ListKeys | undefined} keys
+ * @returns {Promise<Map<string, string>>}
+ */
+export async function openedNames(events, list, keys) {
+  /** @type {Map<string, string>} */
+  const names = new Map();
+  if (keys === undefined) return names;
+  for (const event of events) {
+    if (event.ops === undefined) continue;
+    let ops;
+    try {
+      ops = decode(event.ops, true).slice(0, 40);
+    } catch {
+      continue;
+    }
+    for (const op of ops) {
+      try {
+        if (op.list !== list || op.field !== "name") continue;
+        const opened = await keys.open(op);
+        validate(opened);
+        if (typeof opened.value === "string") names.set(op.item, opened.value);
+      } catch {
+        // Left out: the notification counts the item without its name.
+      }
+    }
+  }
+  return names;
 }

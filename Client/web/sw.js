@@ -3,7 +3,7 @@
 // writes from the message and this phone's copy of the list. The API (/v1/…) is never cached:
 // the app keeps its data itself. The server serves it as one script with what it imports
 // (WebBundler), as it serves app.js.
-import { openedShops, pushMessage, pushText } from "./push-text.js";
+import { openedNames, openedShops, pushMessage, pushText } from "./push-text.js";
 import { open } from "./store.js";
 import { ListKeys } from "./seal.js";
 
@@ -85,7 +85,9 @@ worker.addEventListener("push", (event) => {
       // An encrypted list's shop names come sealed: opened here with the phone's keys, or left out.
       let keys;
       try {
-        keys = known.keys === null ? undefined : await ListKeys.fromStorageText(message.list, known.keys);
+        // Kept as the invite's secret (k1.) or as keys (K1.), as the keyring takes them.
+        const text = known.keys;
+        keys = text === null ? undefined : text.startsWith("k1.") ? await ListKeys.fromInviteSecret(message.list, text) : await ListKeys.fromStorageText(message.list, text);
       } catch {
         keys = undefined;
       }
@@ -97,6 +99,10 @@ worker.addEventListener("push", (event) => {
           if (shop === null) delete e.shop;
           else e.shop = shop;
         });
+      }
+      // Items the phone's copy lacks yet are named from the message's sealed names.
+      for (const [item, name] of await openedNames(message.events, message.list, keys)) {
+        if (!known.names.has(item)) known.names.set(item, name);
       }
       const { title, body } = pushText(message, known.title, known.names);
       await worker.registration.showNotification(title, {

@@ -131,16 +131,22 @@ extension Wire {
             public var count: Int
             /// The first items' ids (added), for the service worker to name from its replica.
             public var items: [ItemID]
-            /// The shop (`shopping`), if one was named.
+            /// The shop (`shopping`), if one was named (an encrypted list's sealed).
             public var shop: String?
+            /// An encrypted list's first added items' `name` operations, sealed as pushed, in the
+            /// operations' text encoding: the service worker opens them to name what its copy lacks.
+            public var ops: String?
 
             /// An event.
-            public init(kind: PushKind, who: String, count: Int, items: [ItemID] = [], shop: String? = nil) {
+            public init(
+                kind: PushKind, who: String, count: Int, items: [ItemID] = [], shop: String? = nil, ops: String? = nil
+            ) {
                 self.kind = kind
                 self.who = who
                 self.count = count
                 self.items = items
                 self.shop = shop
+                self.ops = ops
             }
         }
 

@@ -1,4 +1,6 @@
 import BasketCore
+import BasketReplica
+import BasketSeal
 import BasketServer
 import Foundation
 import PlatformCrypto
@@ -104,6 +106,44 @@ struct PushTests {
             port: server.port, "GET", "/v1/push/subscriptions",
             headers: ["Authorization": "Bearer \(try carol.token())"])
         #expect((listed.json["subscriptions"] as? [[String: Any]])?.first?["lists"] as? [String] == [])
+    }
+
+    /// An encrypted list: the server cannot read an add, yet tells of it (an item whose name and
+    /// `deleted` came in one push), and the message carries the name sealed as pushed, which the
+    /// list's keys open on the phone and nothing else does.
+    @Test func anEncryptedListsAddIsPushedWithItsNameSealed() throws {
+        let receiver = try PushReceiver()
+        let server = try ServerProcess(
+            dataDirectory: root.file("server"), arguments: ["--push-allow-endpoint", receiver.allowedPrefix])
+        let anna = try Device.signedUp("anna", on: server, in: root)
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try anna.ok("list", "new", "Family", "--encrypted")
+        try anna.share(with: bob)
+        let list = try #require(try anna.listing().list?.id)
+        let key = try RawHTTP.request(
+            port: server.port, "GET", "/v1/push/key", headers: ["Authorization": "Bearer \(try anna.token())"])
+        let serverKey = try #require(Base64URL.decode(key.json["publicKey"] as? String ?? ""))
+        let phone = try PushReceiver.Browser("anna-phone")
+        #expect(try subscribe(anna, phone, on: server, receiver: receiver, lists: [list]).status == 201)
+
+        try bob.ok("add", "Secret cake")
+        let cake = try #require(try bob.listing().items.first { $0.name == "Secret cake" }?.id)
+        let got = try receiver.waitFor(1, for: phone.name)
+        let message = try receiver.read(got[0], as: phone, serverKey: serverKey)
+        let event = try #require(message.events.first)
+        #expect(event.kind == .added && event.who == "bob" && event.count == 1 && event.items == [ItemID(hex: cake)!])
+        let text = try #require(event.ops)
+        #expect(!text.contains("Secret cake"))
+        let sealed = try OperationCodec.decode(Array(text.utf8), sealed: true)
+        #expect(sealed.count == 1 && sealed[0].field == .name && sealed[0].item == ItemID(hex: cake)!)
+        let keyring = SealKeyring()
+        var configuration = Replica.Configuration()
+        configuration.keyring = keyring
+        let replica = try Replica(path: anna.directory + "/basket.sqlite", configuration: configuration)
+        let listID = try #require(ListID(hex: list))
+        let keys = try #require(keyring.keys(of: listID))
+        #expect(try keys.open(sealed: sealed[0]).value == .text("Secret cake"))
+        _ = replica
     }
 
     /// Endpoints the server will not post to are refused when subscribing, and nothing is sent

@@ -3,7 +3,10 @@ encrypted in the terminal, joined by its link in Chromium (the title opened on t
 keys after the link's "#"), edited offline on both, converging; and one made encrypted on the
 phone, shared back to a terminal. The server's files hold none of their words."""
 import glob
+import json
 import os
+import time
+import urllib.request
 
 from conftest import PASSWORD, Device, unique, wait_until
 
@@ -259,3 +262,44 @@ def test_a_forgotten_password_is_set_anew_on_the_phone_with_the_recovery_code(cl
     laptop.run("list", "use", title)
     assert laptop.items() == {ring: False}
     assert phone.problems == []
+
+
+def test_a_push_names_an_encrypted_lists_new_item_from_its_sealed_name(client, device, server):
+    """The server cannot read an encrypted list's add, yet its push message carries the name
+    sealed as it was pushed: the phone's service worker opens it with the list's keys and names an
+    item its copy does not have yet (the phone is offline)."""
+    from test_together import notifications, service_worker_registration
+
+    title, cake = unique("Familylist"), unique("Secretcake")
+    alice = device(unique("alice"))
+    alice.run("list", "new", title, "--encrypted")
+    alice.run("add", "Milk")
+    phone = client()
+    phone.signup(unique("bob"))
+    phone.join_link(alice.json("share")["code"])
+    phone.page.wait_for_selector("#query")
+    phone.wait_items({"Milk": False})
+    phone.context.grant_permissions(["notifications"], origin=server.url)
+    cdp = phone.context.new_cdp_session(phone.page)
+    registration = service_worker_registration(phone, cdp)
+    phone.context.set_offline(True)
+
+    alice.run("add", cake)
+    listing = alice.json("ls")
+    list_id = listing["list"]["id"]
+    item = next(i["id"] for i in listing["items"] if i["name"] == cake)
+    with open(os.path.join(alice.home, "config.json")) as f:
+        token = json.load(f)["token"]
+    request = urllib.request.Request(f"{server.url}/v1/lists/{list_id}/ops?after=0", headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        ops = json.load(answer)["ops"]
+    # What the server put in the message: the item's name operation as pushed, sealed.
+    lines = ops.split("\n")
+    name = next(line for line in lines if line.startswith(item + "\tname\t"))
+    assert cake not in ops
+    message = {"v": 1, "list": list_id, "at": int(time.time() * 1000), "events": [
+        {"kind": "added", "who": alice.name, "count": 1, "items": [item], "ops": f"{lines[0]}\n{lines[1]}\n{name}\n"}]}
+    cdp.send("ServiceWorker.deliverPushMessage",
+             {"origin": server.url, "registrationId": registration, "data": json.dumps(message)})
+    shown = wait_until(lambda: notifications(phone), timeout=15)
+    assert shown and shown[0]["body"] == f"{alice.name} added 1 item: {cake}", shown

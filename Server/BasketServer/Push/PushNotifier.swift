@@ -46,7 +46,14 @@ final class PushNotifier: @unchecked Sendable {
         var count: Int
         var items: [ItemID] = []
         var shop: String? = nil
+        /// An encrypted list's added items' `name` operations, sealed as pushed: the service
+        /// worker opens them with the phone's keys to name items its copy does not have yet.
+        var sealedNames: [Op] = []
     }
+
+    /// Sealed names one event carries at most (``Event/sealedNames``): with the ids, a message
+    /// stays well within the 4 KiB a push service takes.
+    static let maxSealedNames = 6
 
     /// What is waiting for one list.
     struct Waiting {
@@ -117,6 +124,7 @@ final class PushNotifier: @unchecked Sendable {
         let now = Int64(clock())
         var event = event
         event.items = Array(event.items.prefix(settings.maxItemsPerEvent))
+        event.sealedNames = Array(event.sealedNames.prefix(Self.maxSealedNames))
         let accepted = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             if state.waiting[event.list] == nil {
@@ -202,7 +210,10 @@ final class PushNotifier: @unchecked Sendable {
             let message = Wire.PushMessage(
                 list: list, at: waiting.first,
                 events: events.map {
-                    Wire.PushMessage.Event(kind: $0.kind, who: $0.name, count: $0.count, items: $0.items, shop: $0.shop)
+                    Wire.PushMessage.Event(
+                        kind: $0.kind, who: $0.name, count: $0.count, items: $0.items, shop: $0.shop,
+                        ops: $0.sealedNames.isEmpty
+                            ? nil : String(decoding: OperationCodec.encode($0.sealedNames), as: UTF8.self))
                 })
             send(message, to: target)
         }
@@ -227,9 +238,14 @@ final class PushNotifier: @unchecked Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             var plaintext = Array(try encoder.encode(message))
+            var smaller = message
+            if plaintext.count > WebPushMessage.maxPlaintext {
+                // Too many sealed names: the ids still name what the phone's copy has.
+                for index in smaller.events.indices { smaller.events[index].ops = nil }
+                plaintext = Array(try encoder.encode(smaller))
+            }
             if plaintext.count > WebPushMessage.maxPlaintext {
                 // Too many ids: the counts alone still say it.
-                var smaller = message
                 for index in smaller.events.indices { smaller.events[index].items = [] }
                 plaintext = Array(try encoder.encode(smaller))
             }
@@ -275,6 +291,8 @@ extension PushNotifier.Waiting {
             case .added, .done:
                 events[index].count += event.count
                 events[index].items = Array((events[index].items + event.items).prefix(maxItems))
+                events[index].sealedNames = Array(
+                    (events[index].sealedNames + event.sealedNames).prefix(PushNotifier.maxSealedNames))
             case .shopping:
                 events[index] = event
             }

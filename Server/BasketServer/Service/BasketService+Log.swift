@@ -122,7 +122,7 @@ extension BasketService {
         }
         if result.accepted > 0 {
             metrics.countAccepted(result.accepted)
-            notePushed(operations, to: list, by: account)
+            notePushed(operations, to: list, by: account, encrypted: access.encrypted)
         }
         // A push of duplicates wakes too: it may be the retry of a push whose instance died before
         // it told anyone (publishing wakes only watchers behind the head, so it costs nothing else).

@@ -109,16 +109,31 @@ extension BasketService {
 
     /// Tells the push notifier what an accepted push did that people may hear of: the items it
     /// added (or brought back), by whom.
-    func notePushed(_ operations: [Op], to list: ListID, by account: AccountRecord) {
+    func notePushed(_ operations: [Op], to list: ListID, by account: AccountRecord, encrypted: Bool = false) {
         guard let notifier = pushNotifier else { return }
         var added: [ItemID] = []
         var seen = Set<ItemID>()
-        for op in operations where op.field == .deleted && op.value == .bool(false) {
-            if seen.insert(op.item).inserted { added.append(op.item) }
+        var sealedNames: [Op] = []
+        if encrypted {
+            // The server cannot read an encrypted list's values: an item whose name and `deleted`
+            // register are written in one push is an add (a device writes both when it adds; a
+            // removal writes `deleted` alone, a rename the name alone). Its sealed name goes with
+            // the event, for the service worker to open.
+            let deletes = Set(operations.lazy.filter { $0.field == .deleted && $0.item != .list }.map(\.item))
+            for op in operations where op.field == .name && deletes.contains(op.item) {
+                guard seen.insert(op.item).inserted else { continue }
+                added.append(op.item)
+                if sealedNames.count < PushNotifier.maxSealedNames { sealedNames.append(op) }
+            }
+        } else {
+            for op in operations where op.field == .deleted && op.value == .bool(false) {
+                if seen.insert(op.item).inserted { added.append(op.item) }
+            }
         }
         guard !added.isEmpty else { return }
         notifier.record(
             PushNotifier.Event(
-                list: list, kind: .added, account: account.id, name: account.name, count: added.count, items: added))
+                list: list, kind: .added, account: account.id, name: account.name, count: added.count, items: added,
+                sealedNames: sealedNames))
     }
 }
