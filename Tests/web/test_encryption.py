@@ -162,6 +162,19 @@ def test_the_accounts_encrypted_lists_open_on_its_other_devices_after_sign_in(cl
     spare.run("login", newcomer, env={"BASKET_PASSWORD": "third long password"})
 
 
+def encrypted_with_a_phone(client, device, title):
+    """A terminal's encrypted list holding Milk, and a phone that joined it by link: (alice, phone)."""
+    alice = device(unique("alice"))
+    alice.run("list", "new", title, "--encrypted")
+    alice.run("add", "Milk")
+    phone = client()
+    phone.signup(unique("bob"))
+    phone.join_link(alice.json("share")["code"])
+    phone.page.wait_for_selector("#query")
+    phone.wait_items({"Milk": False})
+    return alice, phone
+
+
 def synced_with(device, name):
     """Whether `name` is on the device's current list after a sync."""
     device.run("sync")
@@ -174,14 +187,7 @@ def test_a_member_removed_or_leaving_renews_the_key_and_the_phone_follows(client
     sends again. Then a member leaves: the phone's next change finds the list awaiting a key,
     makes it (an editor may, then) and leaves it to the others, and the terminal follows."""
     title, bread, jam = unique("Familylist"), unique("Bread"), unique("Jam")
-    alice = device(unique("alice"))
-    alice.run("list", "new", title, "--encrypted")
-    alice.run("add", "Milk")
-    phone = client()
-    phone.signup(unique("bob"))
-    phone.join_link(alice.json("share")["code"])
-    phone.page.wait_for_selector("#query")
-    phone.wait_items({"Milk": False})
+    alice, phone = encrypted_with_a_phone(client, device, title)
     carol, dan = device(unique("carol")), device(unique("dan"))
     for member in (carol, dan):
         member.run("join", alice.json("share")["code"])
@@ -271,14 +277,7 @@ def test_a_push_names_an_encrypted_lists_new_item_from_its_sealed_name(client, d
     from test_together import notifications, service_worker_registration
 
     title, cake = unique("Familylist"), unique("Secretcake")
-    alice = device(unique("alice"))
-    alice.run("list", "new", title, "--encrypted")
-    alice.run("add", "Milk")
-    phone = client()
-    phone.signup(unique("bob"))
-    phone.join_link(alice.json("share")["code"])
-    phone.page.wait_for_selector("#query")
-    phone.wait_items({"Milk": False})
+    alice, phone = encrypted_with_a_phone(client, device, title)
     phone.context.grant_permissions(["notifications"], origin=server.url)
     cdp = phone.context.new_cdp_session(phone.page)
     registration = service_worker_registration(phone, cdp)
