@@ -3,7 +3,8 @@
 #   Scripts/bench.sh                 every benchmark
 #   Scripts/bench.sh backends        one of them (replica, server, http, devices, curves, search, quality,
 #                                    interactive, shops, seal, backends, fleet, web), with its options
-#   Scripts/bench.sh web             the web client in Chromium, 2,000 items, CPU 1× and 4× (Benchmarks/web)
+#   Scripts/bench.sh web [--encrypted]  the web client in Chromium, 2,000 items (encrypted end to end),
+#                                    CPU 1× and 4× (Benchmarks/web)
 #   Scripts/bench.sh web-shops       usuals and a shop's learned order in Chromium, 10,000 items, CPU 1× and 4×
 # The full run also draws the curves (docs/images/curves.png) with matplotlib from PyPI.
 # The backends, fleet and curves (its fleet curves) benchmarks need PostgreSQL: unless BASKET_BENCH_POSTGRES names one, a throwaway
@@ -42,10 +43,10 @@ web() {
         python3 -m venv "$venv"
         "$venv/bin/pip" install --quiet --disable-pip-version-check 'playwright>=1.50,<2' 'pytest>=8,<10'
     fi
-    "$venv/bin/python" Benchmarks/web/"${1:-bench_web.py}"
+    "$venv/bin/python" Benchmarks/web/"${1:-bench_web.py}" "${@:2}"
 }
 if [ "${1:-}" = web ]; then
-    web
+    web bench_web.py "${@:2}"
 elif [ "${1:-}" = web-shops ]; then
     web bench_shops.py
 elif [ $# -gt 0 ]; then

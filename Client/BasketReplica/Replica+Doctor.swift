@@ -96,7 +96,8 @@ public enum ReplicaFile {
 
 extension Replica {
     /// Puts salvaged state into this (new) replica: every operation, the unsynced ones back in the
-    /// outbox (they reach the server at the next sync), and the settings.
+    /// outbox (they reach the server at the next sync), and the settings, encrypted lists' keys
+    /// taken into the keyring.
     public func restore(_ salvage: Salvage) throws {
         func isValid(_ op: Op) -> Bool { (try? op.validate()) != nil }
         let pending = salvage.pending.filter(isValid)
@@ -111,6 +112,15 @@ extension Replica {
                 try saveClock(HybridClock(last: latest), db)
             }
         }
-        for (key, value) in salvage.settings { try setSetting(key, value) }
+        for (key, value) in salvage.settings {
+            // An encrypted list's keys go back into the keyring too, so the rebuilt replica seals,
+            // opens and names items with them (kept text that no longer loads stays as it was).
+            if key.hasPrefix(Self.keysSetting), let list = ListID(hex: String(key.dropFirst(Self.keysSetting.count))),
+                configuration.keyring != nil, (try? saveKeys(value, for: list)) != nil
+            {
+                continue
+            }
+            try setSetting(key, value)
+        }
     }
 }

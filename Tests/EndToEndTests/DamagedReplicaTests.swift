@@ -20,10 +20,14 @@ struct DamagedReplicaTests {
     }
 
     /// A server, and alice with the list "Family" holding `names`, synced.
-    func synced(_ names: String) throws -> (ServerProcess, Device) {
+    func synced(_ names: String, encrypted: Bool = false) throws -> (ServerProcess, Device) {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         let alice = try Device.signedUp("alice", on: server, in: root)
-        try alice.ok("list", "new", "Family")
+        if encrypted {
+            try alice.ok("list", "new", "Family", "--encrypted")
+        } else {
+            try alice.ok("list", "new", "Family")
+        }
         try alice.ok("add", names)
         try alice.ok("sync")
         return (server, alice)
@@ -75,6 +79,31 @@ struct DamagedReplicaTests {
         #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread"])
         try alice.ok("add", "Eggs")
         try alice.ok("sync")
+    }
+
+    /// An encrypted list's keys live in the replica file. A damaged items table leaves them
+    /// readable: the rebuilt replica takes them back and reads the list at once. A file that is no
+    /// longer a database loses them with the account's key pair: the doctor says so, reads none of
+    /// the list's sealed values as text, and signing in again opens it from the account's envelope.
+    @Test func anEncryptedListsKeysComeBackAfterADamagedFileIsRebuilt() throws {
+        let (server, alice) = try synced("Milk, Bread", encrypted: true)
+        defer { withExtendedLifetime(server) {} }
+        let path = alice.directory + "/basket.sqlite"
+        try smash(page: try rootPage(of: "items", in: path), of: path)
+        let repaired = try alice.ok("doctor")
+        #expect(repaired.contains("Rebuilt from") && !repaired.contains("no keys"), "\(repaired)")
+        #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread"])
+        try alice.ok("add", "Eggs")
+        try alice.ok("sync")
+
+        try smash(page: 1, of: path)
+        let rebuilt = try alice.ok("doctor")
+        #expect(rebuilt.contains("1 encrypted list has no keys on this device now"), "\(rebuilt)")
+        #expect(!(try alice.ok("lists")).contains("s1."), "no sealed value was read as text")
+        try alice.ok("login", "alice", "--password-stdin", stdin: "alice-password\n")
+        try alice.ok("sync")
+        try alice.ok("list", "use", "Family")
+        #expect(Set(try alice.listing().items.map(\.name)) == ["Milk", "Bread", "Eggs"])
     }
 
     @Test func aTruncatedFileIsNamedAndRebuiltFromTheServer() throws {

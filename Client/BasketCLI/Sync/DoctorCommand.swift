@@ -1,5 +1,6 @@
 import BasketCore
 import BasketReplica
+import BasketSeal
 import Foundation
 
 /// `basket doctor`: checks the replica file and rebuilds a damaged one from what can still be
@@ -26,7 +27,11 @@ enum DoctorCommand {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        let aside = path + ".damaged-" + formatter.string(from: Date())
+        // A name no earlier rebuild took (two within a second would share the time).
+        var aside = path + ".damaged-" + formatter.string(from: Date())
+        for n in 2...1_000 where FileManager.default.fileExists(atPath: aside) {
+            aside = path + ".damaged-" + formatter.string(from: Date()) + "-\(n)"
+        }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             do {
                 try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
@@ -46,20 +51,31 @@ enum DoctorCommand {
         if let server = config.server, config.token != nil {
             let engine = try SyncCommands.engine(context)
             let (transport, _) = try context.transport()
-            let (lists, pushed, pulled) = try runBlocking {
+            let keyring = context.keyring
+            let (lists, pushed, pulled, closed) = try runBlocking {
                 let remote = try await transport.lists()
+                // Encrypted lists' keys the file lost come back from the account's envelopes (when
+                // its key pair was salvaged); a list still without keys is not read as plain text.
+                let exchanged = try await Envelopes.exchange(
+                    remote, account: config.account ?? "", replica: replica, keyring: keyring, transport: transport)
                 var pushed = 0
                 var pulled = 0
-                for list in remote {
+                for list in remote where !exchanged.missing.contains(list.id) {
                     let report = try await engine.adopt(list.id, role: list.role)
                     pushed += report.pushed
                     pulled += report.pulled
                 }
-                return (remote.count, pushed, pulled)
+                return (remote.count, pushed, pulled, exchanged.missing.count)
             }
             console.print(
                 "Rebuilt from \(server): \(lists) list\(lists == 1 ? "" : "s"), \(pulled) operations pulled, "
                     + "\(pushed) unsynced changes pushed.")
+            if closed > 0 {
+                console.print(
+                    "\(closed) encrypted list\(closed == 1 ? " has" : "s have") no keys on this device now: sign in"
+                        + " again ('basket login \(config.account ?? "NAME")') to open \(closed == 1 ? "it" : "them")"
+                        + " from your account, or join with a whole invite code.")
+            }
         } else {
             console.print("No server is configured: the replica holds what could be read; the rest is lost.")
         }
