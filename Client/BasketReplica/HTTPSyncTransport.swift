@@ -447,7 +447,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     }
 
     /// "I'm going shopping" for the list, at `shop` when given; everyone's statuses after it. An
-    /// encrypted list's shop name goes sealed (``Sealed/shopPlace(of:shop:)``).
+    /// encrypted list's shop name goes sealed (`Sealed.shopPlace(of:shop:)`).
     public func startShopping(_ list: ListID, at shop: String?) async throws -> Wire.Shopping {
         let sealing = keyring?.sealing(for: list)
         let sent = shop.map { name in
