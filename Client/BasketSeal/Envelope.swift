@@ -63,12 +63,16 @@ extension ListKeys {
     /// What an invite link carries after its `#` (never sent to a server) and the terminal's
     /// invite code after its dot: `k1.` base64url(identity key ‖ epoch (4 bytes) ‖ its key), the
     /// newest epoch only (a member removed later never gets the next).
-    public var inviteSecret: String {
+    public var inviteSecret: String { "k1." + Base64URL.encode(keyBytes(newest: Self.maxInviteEpochs)) }
+
+    /// The bytes both key texts carry (``init(list:keyBytes:)`` reads them): the identity key, then
+    /// the `newest` epochs, oldest first, each (4 bytes) with its key.
+    func keyBytes(newest: Int) -> [UInt8] {
         var bytes = identity
-        for epoch in epochs.keys.sorted().suffix(Self.maxInviteEpochs) {
+        for epoch in epochs.keys.sorted().suffix(newest) {
             bytes += Sealed.bigEndian(UInt64(epoch)).suffix(4) + epochs[epoch]!
         }
-        return "k1." + Base64URL.encode(bytes)
+        return bytes
     }
 
     /// The most epochs an invite secret carries, the newest: with the list's history, a member who

@@ -11,11 +11,7 @@ extension ListKeys: ListSealing {
 
     /// How a device keeps a list's keys: `K1.` base64url(identity key ‖ each epoch (4 bytes) with
     /// its key), every epoch it holds.
-    public var storageText: String {
-        var bytes = identity
-        for epoch in epochs.keys.sorted() { bytes += Sealed.bigEndian(UInt64(epoch)).suffix(4) + epochs[epoch]! }
-        return "K1." + Base64URL.encode(bytes)
-    }
+    public var storageText: String { "K1." + Base64URL.encode(keyBytes(newest: epochs.count)) }
 
     /// The keys ``storageText`` kept.
     /// - Throws: ``SealError/badKey`` when it is not such a text.

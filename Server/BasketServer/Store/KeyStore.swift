@@ -149,10 +149,14 @@ enum KeySQL {
         }
     }
 
-    /// Checks an encrypted list's invite carrying keys of `epoch` against the list's epochs.
-    static func checkInvite(_ epoch: Int64?, keyEpoch: Int64, pushEpoch: Int64, encrypted: Bool) throws {
-        guard encrypted else { return }
+    /// Checks what is sealed under `epochs` (a push's values, an invite's keys; nil: none named)
+    /// against a list's newest key epoch and the oldest it takes (past the newest while a rotation
+    /// is due, when it takes nothing). A plain list's are both 0, and never due.
+    /// - Throws: ``StoreError/rotationDue``, ``StoreError/staleKey(keyEpoch:)``.
+    static func checkEpochs(_ epochs: ClosedRange<Int64>?, keyEpoch: Int64, pushEpoch: Int64) throws {
         if pushEpoch > keyEpoch { throw StoreError.rotationDue }
-        if let epoch, epoch != keyEpoch { throw StoreError.staleKey(keyEpoch: keyEpoch) }
+        if let epochs, epochs.lowerBound < pushEpoch || epochs.upperBound > keyEpoch {
+            throw StoreError.staleKey(keyEpoch: keyEpoch)
+        }
     }
 }

@@ -151,10 +151,7 @@ public struct ListLimits: Sendable, Hashable {
     /// hold, and the oldest it takes (past the newest while a rotation is due).
     func checkKeys(keyEpoch: Int64, pushEpoch: Int64) throws {
         guard let keyEpochs else { return }
-        if pushEpoch > keyEpoch { throw StoreError.rotationDue }
-        if keyEpochs.lowerBound < pushEpoch || keyEpochs.upperBound > keyEpoch {
-            throw StoreError.staleKey(keyEpoch: keyEpoch)
-        }
+        try KeySQL.checkEpochs(keyEpochs, keyEpoch: keyEpoch, pushEpoch: pushEpoch)
     }
 
     /// Whether the pusher has a share to keep within (not an owner): its pushes are counted.

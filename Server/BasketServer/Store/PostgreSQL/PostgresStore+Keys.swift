@@ -95,14 +95,14 @@ extension PostgresStore {
         for sql in KeySQL.rotationDue { _ = try db.prepared(Self.sql(sql), [no]) }
     }
 
-    /// Checks an invite's key epoch against list `list`'s (``KeySQL/checkInvite(_:keyEpoch:pushEpoch:encrypted:)``),
+    /// Checks an invite's key epoch against list `list`'s (``KeySQL/checkEpochs(_:keyEpoch:pushEpoch:)``),
     /// holding its row so a rotation waits for the invite, or the invite sees the rotation. Call inside
     /// the invite's transaction.
     static func checkInviteKeys(_ epoch: Int64?, of list: ListID, _ db: PostgresConnection) throws {
         let rows = try db.prepared(
             "SELECT key_epoch, push_epoch, encrypted FROM lists WHERE id = $1 FOR SHARE", [listParameter(list)])
         guard rows.count == 1 else { throw StoreError.noSuchList }
-        try KeySQL.checkInvite(
-            epoch, keyEpoch: rows.int64(0, 0), pushEpoch: rows.int64(0, 1), encrypted: rows.bool(0, 2) == true)
+        guard rows.bool(0, 2) == true else { return }
+        try KeySQL.checkEpochs(epoch.map { $0...$0 }, keyEpoch: rows.int64(0, 0), pushEpoch: rows.int64(0, 1))
     }
 }

@@ -92,7 +92,7 @@ extension SQLiteStore {
         for sql in KeySQL.rotationDue { try db.run(Self.sql(sql), .integer(no)) }
     }
 
-    /// Checks an invite's key epoch against list `no`'s (``KeySQL/checkInvite(_:keyEpoch:pushEpoch:encrypted:)``).
+    /// Checks an invite's key epoch against list `no`'s (``KeySQL/checkEpochs(_:keyEpoch:pushEpoch:)``).
     /// Call inside the invite's transaction.
     func checkInviteKeys(_ epoch: Int64?, of no: Int64, _ db: Connection) throws {
         guard
@@ -100,6 +100,7 @@ extension SQLiteStore {
                 Self.sql(KeySQL.keyEpochs), .integer(no), map: { ($0.int64(0), $0.int64(1), $0.int64(2) != 0) }
             ).first
         else { throw StoreError.noSuchList }
-        try KeySQL.checkInvite(epoch, keyEpoch: keyEpoch, pushEpoch: pushEpoch, encrypted: encrypted)
+        guard encrypted else { return }
+        try KeySQL.checkEpochs(epoch.map { $0...$0 }, keyEpoch: keyEpoch, pushEpoch: pushEpoch)
     }
 }
