@@ -107,7 +107,7 @@ public final class EnvelopeRenewal: ListKeyRenewal {
         for _ in 0..<Self.maxRounds {
             let answer = try await transport.listEnvelope(of: list)
             if let text = answer.envelope, let sent = try? Envelope.open(text, list: list, with: pair),
-                try take(sent, of: list)
+                try takeKeys(sent, of: list)
             {
                 renewed = true
             }
@@ -136,7 +136,7 @@ public final class EnvelopeRenewal: ListKeyRenewal {
     }
 
     /// Takes the epochs of `sent` this device lacks (the same identity key only); true when there were any.
-    func take(_ sent: ListKeys, of list: ListID) throws -> Bool {
+    func takeKeys(_ sent: ListKeys, of list: ListID) throws -> Bool {
         guard let held = keyring.keys(of: list), held.identity == sent.identity else { return false }
         let merged = sent.epochs.reduce(held) { keys, epoch in
             keys.epochs[epoch.key] == nil ? keys.adding(epoch: epoch.key, key: epoch.value) : keys
