@@ -38,7 +38,7 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(
             name: "CPostgres", path: "Server/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(name: "CZlib", path: "Server/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
             name: "CBrotli", path: "Server/CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(
@@ -54,6 +54,8 @@ let package = Package(
         .target(name: "Spawn", path: "Sources/Spawn"),
         // One bounded HTTP request over libcurl: the CLI's transport and the server's Web Push sender.
         .target(name: "Curl", dependencies: ["CCurl"], path: "Sources/Curl"),
+        // gzip through zlib: the server's answers, and encrypted lists' snapshots (BasketSeal).
+        .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Gzip"),
         // Pure Swift: no C library, so an app on any Swift platform can build the client modules.
         .target(name: "BasketCore", path: "Sources/BasketCore"),
         // The one seam for cryptography: libcrypto on Linux, CryptoKit on Apple platforms.
@@ -86,11 +88,13 @@ let package = Package(
         .executableTarget(name: "basket", dependencies: ["BasketCLI"], path: "Client/basket"),
 
         // Server.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CBrotli"], path: "Server/HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Gzip", "CBrotli"], path: "Server/HTTPServer"),
         .target(name: "Postgres", dependencies: ["CPostgres"], path: "Server/Postgres"),
         .target(
             name: "BasketServer",
-            dependencies: ["BasketCore", "SQLite", "PrivateFiles", "Postgres", "HTTPServer", "PlatformCrypto", "Curl"],
+            dependencies: [
+                "BasketCore", "SQLite", "PrivateFiles", "Postgres", "HTTPServer", "PlatformCrypto", "Curl", "Gzip",
+            ],
             path: "Server/BasketServer"),
         .target(
             name: "BasketServerCLI", dependencies: ["BasketCore", "BasketServer", "HTTPServer", "PrivateFiles"],
@@ -147,12 +151,12 @@ let package = Package(
         .testTarget(name: "PlatformCryptoTests", dependencies: ["PlatformCrypto"], path: "Tests/PlatformCryptoTests"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], path: "Tests/SQLiteTests"),
         .testTarget(
-            name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], path: "Tests/HTTPServerTests"),
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "Gzip", "TestSupport"], path: "Tests/HTTPServerTests"),
         .testTarget(
             name: "BasketServerTests",
             dependencies: [
-                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Curl", "PlatformCrypto", "Postgres",
-                "SQLite", "TestServers", "TestSupport",
+                "BasketServer", "BasketServerCLI", "HTTPServer", "BasketCore", "Curl", "Gzip", "PlatformCrypto",
+                "Postgres", "SQLite", "TestServers", "TestSupport",
             ],
             path: "Tests/BasketServerTests"),
         .testTarget(

@@ -253,9 +253,8 @@ final class Context {
         var configuration = Replica.Configuration()
         configuration.wallClock = try wallClock()
         configuration.keyring = keyring
-        // Until the web client opens encrypted lists, a list is encrypted when asked for
-        // (`basket list new NAME --encrypted`).
-        configuration.encryptNewLists = false
+        // New lists are encrypted end to end unless asked otherwise (`basket list new NAME
+        // --unencrypted`); the configuration's default.
         let replica = try Replica(path: path, configuration: configuration)
         openReplica = replica
         return replica

@@ -289,7 +289,9 @@ enum Commands {
             options: [.since], output: .data, run: ItemCommands.changes),
         CommandSpec(
             path: ["list", "new"], summary: "Create a list and make it the current one.",
-            usage: "basket list new NAME [--encrypted]", options: [.encrypted], writes: true, run: ListCommands.new),
+            usage: "basket list new NAME [--unencrypted | --encrypted]", options: [.unencrypted, .encrypted],
+            writes: true,
+            run: ListCommands.new),
         CommandSpec(
             path: ["list", "use"], summary: "Make a list the current one.", usage: "basket list use NAME",
             arguments: .lists, run: ListCommands.use),

@@ -114,7 +114,11 @@ extension Option {
         "--add-only", "A key that can only add to the list (a speaker, a shortcut, a home\nautomation), not an invite.")
     static let encrypted = Option(
         "--encrypted",
-        "Encrypted end to end: the server keeps and relays the list's changes but can read\nnone of them (docs/encryption.md)."
+        "Encrypted end to end, as every new list is unless --unencrypted: the server keeps\nand relays the list's changes but can read none of them (docs/encryption.md)."
+    )
+    static let unencrypted = Option(
+        "--unencrypted",
+        "Not encrypted end to end: the server can read the list (a server set to require\nencryption refuses it)."
     )
     static let keyName = Option("--name", value: "NAME", "With --add-only: what the key is for (\"Kitchen speaker\").")
     static let limit = Option("--limit", value: "N", short: "-n", "At most N results.")

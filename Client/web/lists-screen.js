@@ -82,7 +82,8 @@ export function showLists(app) {
  */
 function newListForm(app) {
   const title = h("input", { id: "new-list", placeholder: "New list, e.g. Groceries", autocomplete: "off", enterkeyhint: "done" });
-  const encrypt = h("input", { type: "checkbox", id: "new-list-encrypted" });
+  // Encrypted by default, as the terminal's `basket list new`; unticked for a list the server may read.
+  const encrypt = h("input", { type: "checkbox", id: "new-list-encrypted", checked: true });
   return h(
     "form",
     {

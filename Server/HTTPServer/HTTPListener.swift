@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import Gzip
 import Synchronization
 
 /// A generic HTTP/1.1 server over libmicrohttpd: epoll, a small thread pool, keep-alive,

@@ -9,7 +9,7 @@
 ///
 /// A value is `-` (null), `t` / `f` (booleans) or `=` followed by the text with `\\`, `\t`, `\n`
 /// and `\r` escaped. The same operations in the same order always encode to the same bytes;
-/// ``encode(_:canonicalOrder:)`` with `canonicalOrder` sorts them first, so a set of operations
+/// ``encode(_:canonicalOrder:keys:)`` with `canonicalOrder` sorts them first, so a set of operations
 /// has exactly one encoding.
 public enum OperationCodec {
     /// The format version, written in the header line.
@@ -27,10 +27,23 @@ public enum OperationCodec {
     }
 
     /// Encodes operations; with `canonicalOrder` they are sorted by list, version, item and field.
-    public static func encode(_ operations: [Op], canonicalOrder: Bool = false) -> [UInt8] {
+    /// `keys` (an export file's only, never the network's) are the keys of encrypted lists, as
+    /// the device keeps them: a `K` line each, after the header, in list order.
+    public static func encode(_ operations: [Op], canonicalOrder: Bool = false, keys: [ListID: String] = [:])
+        -> [UInt8]
+    {
         let ops = canonicalOrder ? operations.sorted(by: canonicalLess) : operations
         var out = header
         out.reserveCapacity(header.count + ops.count * 90)
+        for (list, text) in keys.sorted(by: { $0.key < $1.key }) {
+            precondition(isKeysText(text.utf8), "keys text must be printable ASCII without spaces")
+            out.append(contentsOf: Array("K ".utf8))
+            appendHex(list.raw.high, to: &out)
+            appendHex(list.raw.low, to: &out)
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\n"))
+        }
         var currentList: ListID?
         for op in ops {
             if op.list != currentList {
@@ -105,25 +118,53 @@ public enum OperationCodec {
         return a.field < b.field
     }
 
+    /// The longest keys text a `K` line may hold, in bytes.
+    public static let maxKeysBytes = 64 * 1_024
+
+    /// Whether `text` may stand in a `K` line: 1 to ``maxKeysBytes`` bytes of printable ASCII
+    /// without spaces.
+    static func isKeysText(_ text: some Collection<UInt8>) -> Bool {
+        !text.isEmpty && text.count <= maxKeysBytes && text.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
     /// Decodes operations and validates each one (``Op/validate()``, or ``Op/validateSealed()``
-    /// for an encrypted list's).
+    /// for an encrypted list's). A `K` line is refused: keys travel in export files only.
     /// - Throws: ``DecodeError`` naming the first bad line; nothing is returned then.
     public static func decode(_ bytes: [UInt8], sealed: Bool = false) throws(DecodeError) -> [Op] {
+        try decodeAll(bytes, sealed: sealed, keys: false).operations
+    }
+
+    /// Decodes an export file: its operations, validated as ``decode(_:sealed:)`` does, and the
+    /// keys of its encrypted lists (the `K` lines' texts, by list; one per list at most).
+    /// - Throws: ``DecodeError`` naming the first bad line; nothing is returned then.
+    public static func decodeFile(_ bytes: [UInt8]) throws(DecodeError) -> (
+        operations: [Op], keys: [ListID: String]
+    ) {
+        try decodeAll(bytes, sealed: false, keys: true)
+    }
+
+    private static func decodeAll(_ bytes: [UInt8], sealed: Bool, keys: Bool) throws(DecodeError) -> (
+        operations: [Op], keys: [ListID: String]
+    ) {
         guard bytes.starts(with: header.dropLast()) else {
             throw DecodeError(line: 1, message: "not a Basket operations file (expected the header 'basket-ops 1')")
         }
         // Read in place: slices of the array would retain and release its buffer at every field.
-        let decoded: Result<[Op], DecodeError> = bytes.withUnsafeBufferPointer { buffer in
+        let decoded: Result<([Op], [ListID: String]), DecodeError> = bytes.withUnsafeBufferPointer { buffer in
             do throws(DecodeError) {
-                return .success(try decode(buffer: buffer, sealed: sealed))
+                return .success(try decode(buffer: buffer, sealed: sealed, keys: keys))
             } catch {
                 return .failure(error)
             }
         }
-        return try decoded.get()
+        let (operations, found) = try decoded.get()
+        return (operations, found)
     }
 
-    private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>, sealed: Bool) throws(DecodeError) -> [Op] {
+    private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>, sealed: Bool, keys readKeys: Bool)
+        throws(DecodeError) -> ([Op], [ListID: String])
+    {
+        var keys: [ListID: String] = [:]
         var operations: [Op] = []
         operations.reserveCapacity(bytes.count / 80)
         var list: ListID?
@@ -152,12 +193,32 @@ public enum OperationCodec {
                 list = ListID(raw: ID128(high: high, low: low))
                 continue
             }
+            if line[0] == UInt8(ascii: "K") {
+                guard readKeys else {
+                    throw DecodeError(line: lineNumber, message: "a keys line belongs in an export file only")
+                }
+                guard line.count > 35, line[1] == UInt8(ascii: " "), line[34] == UInt8(ascii: " "),
+                    let high = Hex.decode(buffer: UnsafeBufferPointer(rebasing: line[2..<18])),
+                    let low = Hex.decode(buffer: UnsafeBufferPointer(rebasing: line[18..<34])),
+                    isKeysText(UnsafeBufferPointer(rebasing: line[35...]))
+                else {
+                    throw DecodeError(
+                        line: lineNumber,
+                        message: "a keys line is 'K', 32 hex digits, a space and the keys (printable, at most 64 KiB)")
+                }
+                let owner = ListID(raw: ID128(high: high, low: low))
+                guard keys[owner] == nil else {
+                    throw DecodeError(line: lineNumber, message: "a second keys line for list \(owner)")
+                }
+                keys[owner] = String(decoding: UnsafeBufferPointer(rebasing: line[35...]), as: UTF8.self)
+                continue
+            }
             guard let list else {
                 throw DecodeError(line: lineNumber, message: "an operation before any list line")
             }
             operations.append(try decodeOperation(line, list: list, lineNumber: lineNumber, sealed: sealed))
         }
-        return operations
+        return (operations, keys)
     }
 
     /// Decodes and validates one operation's line of `list` (as ``appendLine(_:to:)`` wrote it;

@@ -442,7 +442,7 @@ public struct OperationText: Codable, Hashable, Sendable {
     /// Operations already encoded.
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
-    /// The encoding of `operations` (``OperationCodec/encode(_:canonicalOrder:)``).
+    /// The encoding of `operations` (``OperationCodec/encode(_:canonicalOrder:keys:)``).
     public init(_ operations: [Op]) { bytes = OperationCodec.encode(operations) }
 
     /// The operations (``OperationCodec/decode(_:sealed:)``).

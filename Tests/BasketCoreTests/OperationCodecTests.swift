@@ -128,6 +128,40 @@ struct OperationCodecTests {
         #expect(try OperationCodec.decode(Array((good + "\n\n").utf8)).count == 6)
     }
 
+    @Test func anExportFileCarriesKeysTheNetworksEncodingRefuses() throws {
+        let other = ListID(raw: ID128(high: 1, low: 2))
+        let keys = [list: "K1.abc_-", other: "K1.xyz"]
+        let bytes = OperationCodec.encode(sample(), canonicalOrder: true, keys: keys)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // After the header, in list order, whatever order the dictionary keeps.
+        #expect(text.hasPrefix("basket-ops 1\nK \(other) K1.xyz\nK \(list) K1.abc_-\nL \(list)\n"))
+        let file = try OperationCodec.decodeFile(bytes)
+        #expect(file.keys == keys)
+        #expect(file.operations == sample().sorted(by: OperationCodec.canonicalLess))
+        // The network's decoding (pages, pushes) never takes keys.
+        #expect {
+            try OperationCodec.decode(bytes)
+        } throws: { error in
+            (error as? OperationCodec.DecodeError).map { $0.line == 2 && $0.message.contains("export file only") }
+                == true
+        }
+        func fileError(_ line: String) -> String? {
+            do {
+                _ = try OperationCodec.decodeFile(Array("basket-ops 1\n\(line)\n".utf8))
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(fileError("K \(list) K1.ok") == nil)
+        #expect(fileError("K \(list)") != nil)
+        #expect(fileError("K \(list) has space") != nil)
+        #expect(fileError("K \(list) caf\u{E9}") != nil)
+        #expect(fileError("K 0123 K1.short-id") != nil)
+        #expect(fileError("K \(list) " + String(repeating: "a", count: OperationCodec.maxKeysBytes + 1)) != nil)
+        #expect(fileError("K \(list) K1.a\nK \(list) K1.b")?.contains("second keys line") == true)
+    }
+
     @Test func invalidUTF8InATextValueIsRefused() {
         var bytes = OperationCodec.encode(sample())
         let index = bytes.firstIndex(of: UInt8(ascii: "G"))!  // "Groceries"

@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import HTTPServer
 import TestSupport
 import Testing

@@ -19,9 +19,9 @@ struct CLIStalenessTests {
         try alice.share(with: bob)
         try alice.ok("list", "new", "Mine")
         try alice.ok("list", "use", "weekly")  // a word of the title is enough, as for items
-        #expect(try alice.ok("lists").contains("* Weekly shop  (1 to buy, 1 items; owner)"))
-        #expect(try alice.ok("lists").contains("Mine  (0 to buy, 0 items; owner)"))
-        #expect(try bob.ok("lists").contains("Weekly shop  (1 to buy, 1 items; editor)"))
+        #expect(try alice.ok("lists").contains("* Weekly shop  (1 to buy, 1 items; owner, encrypted)"))
+        #expect(try alice.ok("lists").contains("Mine  (0 to buy, 0 items; owner, encrypted)"))
+        #expect(try bob.ok("lists").contains("Weekly shop  (1 to buy, 1 items; editor, encrypted)"))
         let local = Device(root, "local")
         try local.ok("add", "Soap")
         #expect(try local.ok("lists").contains("this device only"))

@@ -14,7 +14,7 @@ struct CompactionTests {
     /// writes once the last one wins), and Bread.
     func aliceWithHistory(_ server: ServerProcess) throws -> Device {
         let alice = try Device.signedUp("alice", on: server, in: root)
-        try alice.ok("list", "new", "Family")
+        try alice.ok("list", "new", "Family", "--unencrypted")  // read here by a replica without keys
         try alice.ok("add", "Milk, Bread")
         try alice.ok("check", "milk")
         try alice.ok("uncheck", "milk")

@@ -26,7 +26,7 @@ struct DamagedReplicaTests {
         if encrypted {
             try alice.ok("list", "new", "Family", "--encrypted")
         } else {
-            try alice.ok("list", "new", "Family")
+            try alice.ok("list", "new", "Family", "--unencrypted")
         }
         try alice.ok("add", names)
         try alice.ok("sync")

@@ -196,8 +196,9 @@ struct EncryptionTests {
         // Alice makes ten encrypted lists and one plain one; the bulk goes through the client
         // library on her device's file, the sync through her `basket`.
         let alice = try Device.signedUp("alice", on: server, in: root)
-        for title in secretTitles { try alice.ok("list", "new", title, "--encrypted") }
-        try alice.ok("list", "new", "Plain \(plainWords[0])")
+        // Encrypted by default; the plain list is asked for.
+        for title in secretTitles { try alice.ok("list", "new", title) }
+        try alice.ok("list", "new", "Plain \(plainWords[0])", "--unencrypted")
         do {
             let keyring = SealKeyring()
             var configuration = Replica.Configuration()

@@ -48,6 +48,8 @@ struct HostileServerTests {
     /// A device with two unsent items, pointed at `server` with a token, as `basket login` leaves it.
     func device(_ name: String, server: Hostile) throws -> Device {
         let device = Device(root, name)
+        // Plain: the hostile server answers with plain operations.
+        try device.ok("list", "new", "Shopping", "--unencrypted")
         // Two names the catalogue does not have: eight writes (the title and language, three per item).
         try device.ok("add", "Garden hose, Balloons")
         let config = #"{"account": "alice", "server": "http://127.0.0.1:\#(server.port)", "token": "t0k3n"}"#

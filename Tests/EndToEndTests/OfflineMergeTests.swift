@@ -1,4 +1,5 @@
 import Foundation
+import TestServers
 import TestSupport
 import Testing
 
@@ -30,6 +31,38 @@ struct OfflineMergeTests {
         }
         #expect(try a.listing().items.first?.id == b.listing().items.first?.id)
         #expect(try a.exported() == b.exported())
+        // The list is encrypted (every new list is): its keys went with the file, so B's "milk"
+        // took the same keyed id as A's, and B could share and sync it.
+        #expect(try b.ok("lists").contains("encrypted"))
+        #expect(try a.exported().split(separator: "\n").contains { $0.hasPrefix("K ") })
+    }
+
+    /// A file whose keys are not the list's this device holds is refused whole: nothing imported.
+    @Test func aFileWithOtherKeysForAListIsRefusedAndChangesNothing() throws {
+        let (a, b) = try sharedPair()
+        try a.ok("add", "Milk")
+        let file = root.file("forged.ops")
+        try a.ok("export", file)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        // Keys of another list of C's, put in place of the Family's.
+        let c = Device(root, "c")
+        try c.ok("list", "new", "Other")
+        let others = try #require(try c.exported().split(separator: "\n").first { $0.hasPrefix("K ") })
+        let ours = try #require(text.split(separator: "\n").first { $0.hasPrefix("K ") })
+        let forged = text.replacingOccurrences(of: String(ours), with: String(ours.prefix(35)) + others.dropFirst(35))
+        try Data(forged.utf8).write(to: URL(fileURLWithPath: file))
+        let before = try b.exported()
+        let refused = try b.run("import", file)
+        #expect(refused.status != 0)
+        #expect(
+            refused.stderr.contains("not the ones this device holds") && refused.stderr.contains("nothing was imported")
+        )
+        #expect(try b.exported() == before)
+        // Keys that do not read are refused the same way.
+        try Data(text.replacingOccurrences(of: String(ours), with: String(ours.prefix(35)) + "K1.x").utf8)
+            .write(to: URL(fileURLWithPath: file))
+        #expect(try b.run("import", file).stderr.contains("do not read; nothing was imported"))
+        #expect(try b.exported() == before)
     }
 
     @Test func concurrentCheckAndUncheckResolveToTheLaterWrite() throws {

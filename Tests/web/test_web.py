@@ -358,7 +358,7 @@ def test_a_forged_write_does_not_erase_the_phones_change(client, device):
     first with another value. The phone's push is refused (409), it stamps its write anew under a
     new replica id, and its change stands on every device."""
     owner = device(unique("rita"))
-    owner.run("list", "new", "Family")
+    owner.run("list", "new", "Family", "--unencrypted")  # Mallory forges a value in clear
     owner.run("add", "Milk")
     mallory = device(unique("mallory"))
     owner.run("share", "--role", "editor")
@@ -467,7 +467,7 @@ def test_a_refused_list_is_marked_and_the_others_still_sync(browser, workspace):
         phone.wait_status("Not synced")
         phone.page.get_by_role("link", name="All lists").click()
         phone.page.get_by_role("heading", name="Your lists").wait_for()
-        phone.page.get_by_role("link", name="Big · not synced").wait_for()
+        phone.page.get_by_role("link", name="Big · encrypted · not synced").wait_for()
         # Not create_list: the status line stays "Not synced" while Big is refused.
         phone.page.fill("#new-list", "Small")
         phone.page.press("#new-list", "Enter")
@@ -477,7 +477,7 @@ def test_a_refused_list_is_marked_and_the_others_still_sync(browser, workspace):
         phone.page.get_by_role("link", name="All lists").click()
         phone.page.get_by_role("heading", name="Your lists").wait_for()
         # Small synced (its row unmarked) while Big is still refused.
-        phone.page.get_by_role("link", name="Big · not synced").wait_for()
+        phone.page.get_by_role("link", name="Big · encrypted · not synced").wait_for()
         small = phone.page.get_by_role("link", name="Small")
         small.wait_for()
         assert "not synced" not in small.inner_text(), small.inner_text()

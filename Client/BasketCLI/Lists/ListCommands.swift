@@ -1,5 +1,6 @@
 import BasketCore
 import BasketReplica
+import BasketSeal
 import BasketSearch
 import Foundation
 import PrivateFiles
@@ -9,11 +10,18 @@ import PrivateFiles
 enum ListCommands {
     static func new(_ context: Context) throws {
         let name = try title(context, usage: "basket list new NAME")
+        if context.arguments.has(.encrypted) && context.arguments.has(.unencrypted) {
+            throw UsageError(
+                message: "--encrypted and --unencrypted contradict each other",
+                usage: "basket list new NAME [--unencrypted]")
+        }
         let list = try context.replica().createList(
-            title: name, language: context.language, encrypted: context.arguments.has(.encrypted) ? true : nil)
+            title: name, language: context.language, encrypted: !context.arguments.has(.unencrypted))
         try context.replica().setSetting(Context.currentListSetting, list.id.description)
         if context.json { return try context.console.json(ListJSON(list)) }
-        context.console.print("Created \(list.title) (now the current list)")
+        context.console.print(
+            "Created \(list.title) (\(try context.replica().isEncrypted(list.id) ? "encrypted end to end" : "not encrypted"); "
+                + "now the current list)")
     }
 
     static func use(_ context: Context) throws {
@@ -198,7 +206,15 @@ enum ListCommands {
         let replica = try context.replica()
         let scope = context.arguments.value(.list) != nil ? try context.list(create: false)?.id : nil
         let ops = try replica.operations(in: scope)
-        let bytes = OperationCodec.encode(ops, canonicalOrder: true)
+        // An encrypted list's keys go with it: a device that imports the file adds "Milk" as the
+        // same item, and can share and sync the list.
+        var keys: [ListID: String] = [:]
+        // As the keyring holds them (every epoch this device has, one spelling), so two devices
+        // holding the same keys export the same bytes.
+        for list in Set(ops.map(\.list)) {
+            if let held = context.keyring.keys(of: list) { keys[list] = held.storageText }
+        }
+        let bytes = OperationCodec.encode(ops, canonicalOrder: true, keys: keys)
         if target == "-" {
             context.console.flush()
             FileHandle.standardOutput.write(Data(bytes))
@@ -222,13 +238,28 @@ enum ListCommands {
         let source = context.arguments.positionals[0]
         let data = try context.readInput(source)
         let ops: [Op]
+        let keys: [ListID: String]
         do {
-            ops = try OperationCodec.decode(Array(data))
+            (ops, keys) = try OperationCodec.decodeFile(Array(data))
         } catch {
             throw CommandError(
                 message: "\(source) is not a valid export: \(error); nothing was imported", code: "invalid_file")
         }
         let replica = try context.replica()
+        // Every list's keys are checked before anything is kept: keys that are not a list's, or
+        // another identity than the one this device holds, leave the replica as it was.
+        for (list, text) in keys.sorted(by: { $0.key < $1.key }) {
+            let problem = "\(source) holds keys of list \(list) that"
+            guard let loaded = try? ListKeys(list: list, storageText: text) else {
+                throw CommandError(message: "\(problem) do not read; nothing was imported", code: "invalid_file")
+            }
+            if let held = context.keyring.keys(of: list), held.identity != loaded.identity {
+                throw CommandError(
+                    message: "\(problem) are not the ones this device holds for it; nothing was imported",
+                    code: "invalid_file")
+            }
+        }
+        for (list, text) in keys.sorted(by: { $0.key < $1.key }) { try replica.saveKeys(text, for: list) }
         let hadLists = try !replica.lists().isEmpty
         let result = try replica.merge(ops)
         let lists = Set(ops.map(\.list))

@@ -105,6 +105,19 @@ enum SyncCommands {
         else { return }
         let waiting = (try? replica.outbox.lists()) ?? []
         let outcome = (try? runBlocking { await engine.sendPending(within: sendSeconds) }) ?? SendOutcome()
+        // An encrypted list this send registered leaves its keys for the account's other devices
+        // (sealed to its key pair), as a sync does: a phone signing in next opens it.
+        let encrypted = waiting.filter { replica.isEncrypted($0) }
+        if outcome.waiting == 0, !encrypted.isEmpty, let pair = Envelopes.keyPair(replica),
+            let (transport, _) = try? context.transport()
+        {
+            let keyring = context.keyring
+            try? runBlocking {
+                try await Envelopes.deliver(
+                    encrypted, account: config.account ?? "", pair: pair, replica: replica, keyring: keyring,
+                    transport: transport)
+            }
+        }
         guard outcome.waiting > 0 else {
             try? replica.release()  // what was kept with --no-sync went with it
             // 'basket status' says when each list last went to the server, a pull or not.

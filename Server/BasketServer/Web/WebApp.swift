@@ -1,5 +1,6 @@
 import BasketCore
 import Foundation
+import Gzip
 public import HTTPServer
 import Synchronization
 

@@ -1,6 +1,6 @@
 internal import CZlib
 
-/// gzip through zlib.
+/// gzip through zlib: the server's compressed answers, and the snapshots of encrypted lists (BasketSeal).
 public enum Gzip {
     /// The gzip encoding of `bytes`, or nil when zlib fails.
     public static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8]? {
