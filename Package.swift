@@ -75,7 +75,7 @@ let package = Package(
         // HTTP over libcurl with answers bounded after gzip, for the CLI on Linux (see its docs).
         // End-to-end encryption of lists: keys, sealing, envelopes (through PlatformCrypto).
         .target(
-            name: "BasketSeal", dependencies: ["BasketCore", "BasketReplica", "PlatformCrypto"],
+            name: "BasketSeal", dependencies: ["BasketCore", "BasketReplica", "PlatformCrypto", "Gzip"],
             path: "Client/BasketSeal"),
         .target(name: "CurlExchange", dependencies: ["BasketReplica", "Curl"], path: "Client/CurlExchange"),
         .target(

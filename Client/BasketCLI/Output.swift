@@ -334,6 +334,8 @@ enum Output {
         var noLongerMember: Bool
         var unsent: Int
         var discarded: Int
+        /// An encrypted list new to this device started from its snapshot (docs/encryption.md).
+        var fromSnapshot: Bool
         /// Why the list was not synced (the other lists were); absent when it was.
         var error: String?
     }

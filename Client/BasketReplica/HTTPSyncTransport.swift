@@ -437,6 +437,36 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         return page
     }
 
+    // MARK: Snapshots
+
+    /// The newest snapshot of an encrypted list, opened (`GET /v1/lists/{id}/snapshot`); nil when
+    /// the server has none, this device holds no keys of the list, or it does not open here (a
+    /// device then pulls the whole log, as before any snapshot was made).
+    public func snapshot(of list: ListID) async throws -> OpenedSnapshot? {
+        guard let sealing = keyring?.sealing(for: list) else { return nil }
+        let data = try await send(.snapshot, [list.description])
+        guard !data.isEmpty else { return nil }
+        let answer: Wire.ListSnapshot
+        do {
+            answer = try JSONDecoder().decode(Wire.ListSnapshot.self, from: data)
+        } catch {
+            throw SyncError.badResponse("\(Wire.Route.snapshot) answered without a snapshot")
+        }
+        guard answer.cursor >= 0, !answer.epoch.isEmpty, answer.epoch.utf8.count <= 64,
+            let operations = try? sealing.openSnapshot(answer.snapshot, at: answer.cursor)
+        else { return nil }
+        return OpenedSnapshot(operations: operations, cursor: answer.cursor, epoch: answer.epoch)
+    }
+
+    /// Seals `operations`, the list's state at `cursor`, and leaves them on the server
+    /// (`PUT /v1/lists/{id}/snapshot`); nothing for a list this device holds no keys of.
+    public func putSnapshot(_ operations: [Op], at cursor: Int64, of list: ListID) async throws {
+        guard let sealing = keyring?.sealing(for: list) else { return }
+        let text = sealing.sealSnapshot(operations, at: cursor)
+        guard text.utf8.count <= Sealed.maxSnapshotBytes else { return }  // the list is too large for one
+        _ = try await send(.putSnapshot, [list.description], body: Wire.SnapshotRequest(cursor: cursor, snapshot: text))
+    }
+
     // MARK: Shopping
 
     /// Who is shopping for the list, and who finished lately (`GET /v1/lists/{id}/shopping`).

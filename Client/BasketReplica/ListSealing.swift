@@ -17,6 +17,12 @@ public protocol ListSealing: Sendable {
     /// The newest key epoch held: values are sealed under it. A pulled value under a newer one
     /// means another member rotated the list's key (``ListKeyRenewal``).
     var newestEpoch: UInt32 { get }
+    /// The list's state (`operations`, as the replica holds it) at `cursor` of the server's log,
+    /// sealed as one text under the newest epoch (docs/encryption.md, "Snapshots").
+    func sealSnapshot(_ operations: [Op], at cursor: Int64) -> String
+    /// The operations of a snapshot of the list at `cursor`, each validated; throws when it does
+    /// not open for this list at this cursor, or opens to what is not its operations.
+    func openSnapshot(_ text: String, at cursor: Int64) throws -> [Op]
 }
 
 /// How a device brings its keys of an encrypted list up to the server's (docs/encryption.md):

@@ -134,6 +134,17 @@ extension Replica {
     /// Every operation this replica knows (history included), of one list or of all, in the
     /// canonical order of `OperationCodec`. Exports and full re-pushes use it.
     public func operations(in list: ListID? = nil) throws -> [Op] {
+        try operations(in: list, column: "history")
+    }
+
+    /// The newest write of each register of `list`'s items and of the list itself: its state,
+    /// what a snapshot holds (docs/encryption.md, "Snapshots").
+    public func currentOperations(in list: ListID) throws -> [Op] {
+        try operations(in: list, column: "registers")
+    }
+
+    /// The writes kept in `column` (`history` or `registers`) of the items of `list`, or of every list.
+    private func operations(in list: ListID?, column: String) throws -> [Op] {
         let ops = try locked { db -> [Op] in
             var ops: [Op] = []
             var condition = ""
@@ -144,7 +155,7 @@ extension Replica {
                 values.append(.integer(no))
             }
             let statement = try db.prepare(
-                "SELECT l.id, i.id, i.history FROM items i JOIN lists l ON l.no = i.list \(condition)")
+                "SELECT l.id, i.id, i.\(column) FROM items i JOIN lists l ON l.no = i.list \(condition)")
             try statement.bind(values)
             while let row = try statement.step() {
                 let listID = ListID(raw: ID128(row.blob128(0)))

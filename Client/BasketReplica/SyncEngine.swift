@@ -48,6 +48,11 @@ public struct ListSyncReport: Hashable, Sendable {
     /// This device took a newer key of the encrypted list from its envelope, or rotated the key
     /// itself (a member had left or was removed), during the sync (``ListKeyRenewal``).
     public var keysRenewed = false
+    /// The list's state came from its snapshot (an encrypted list new to this device,
+    /// docs/encryption.md): the log was pulled after it, not from the start.
+    public var fromSnapshot = false
+    /// This device left a new snapshot of the list on the server (an owner's, of an encrypted list).
+    public var snapshotMade = false
     /// Whether the sync asked for the keys to be renewed already (once a sync).
     var renewalTried = false
     /// Why this list could not be synced, when the server refused it or answered what cannot be
@@ -72,6 +77,9 @@ public final class SyncEngine: Sendable {
     public let keyRenewal: (any ListKeyRenewal)?
     /// Operations per push.
     public let batchSize: Int
+    /// An owner's device leaves a new snapshot of an encrypted list when its log has grown by this
+    /// many operations since the last one this device made or started from (docs/encryption.md).
+    public let snapshotEvery: Int64
     /// Pages one sync pulls at most, and epoch changes it follows at most: a server that always
     /// answers `more`, or a new epoch, cannot keep a sync going forever.
     public static let maxPagesPerSync = 10_000
@@ -86,20 +94,24 @@ public final class SyncEngine: Sendable {
     /// With `keyRenewal`, an encrypted list whose key another member rotated, or that awaits a
     /// rotation, is brought up to date and synced on.
     public convenience init(
-        replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000, keyRenewal: (any ListKeyRenewal)? = nil
+        replica: Replica, transport: any SyncTransport, batchSize: Int = 1_000, keyRenewal: (any ListKeyRenewal)? = nil,
+        snapshotEvery: Int64 = 2_000
     ) {
-        self.init(syncing: replica, transport: transport, batchSize: batchSize, keyRenewal: keyRenewal)
+        self.init(
+            syncing: replica, transport: transport, batchSize: batchSize, keyRenewal: keyRenewal,
+            snapshotEvery: snapshotEvery)
     }
 
     /// An engine over any ``SyncableReplica`` (tests use an in-memory one).
     init(
         syncing replica: any SyncableReplica, transport: any SyncTransport, batchSize: Int = 1_000,
-        keyRenewal: (any ListKeyRenewal)? = nil
+        keyRenewal: (any ListKeyRenewal)? = nil, snapshotEvery: Int64 = 2_000
     ) {
         self.replica = replica
         self.transport = transport
         self.batchSize = batchSize
         self.keyRenewal = keyRenewal
+        self.snapshotEvery = max(1, snapshotEvery)
     }
 
     /// Whether this device's keys of `list` came up to the server's (``ListKeyRenewal``): asked at
@@ -194,11 +206,61 @@ public final class SyncEngine: Sendable {
         var state = try replica.syncState(of: list)
         try await register(list, &state)
         try await pushPending(list, &state, &report)
+        try await startFromSnapshot(list, &state, &report)
         try await pullAll(list, &state, &report)
         state.lastSync = HybridClock.wallClockMilliseconds()
         try replica.saveSyncState(state)
         report.clockOffset = try replica.clockOffset()
+        try await leaveSnapshot(list, state, &report)
         return report
+    }
+
+    /// An encrypted list this device has not pulled yet starts from its snapshot, when the server
+    /// has one that opens here: its state at a position of the log, merged as a page would be
+    /// (history before it is incomplete here), then the log after it. A snapshot of another epoch
+    /// of the server's log (it was restored), one that does not open, or one ahead of this
+    /// device's clock is passed over: the log from the start, as before any snapshot was made.
+    private func startFromSnapshot(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport)
+        async throws
+    {
+        guard state.cursor == 0, replica.isEncrypted(list), let snapshot = try await transport.snapshot(of: list),
+            snapshot.cursor > 0, state.epoch == nil || state.epoch == snapshot.epoch
+        else { return }
+        var next = state
+        next.epoch = snapshot.epoch
+        next.cursor = snapshot.cursor
+        next.historyIncomplete = true
+        let result: MergeResult
+        do {
+            result = try replica.merge(snapshot.operations, saving: next, isValidated: true)
+        } catch ReplicaError.clockSkew {
+            return  // the log's pages carry the server's time, which corrects the clock
+        }
+        try replica.saveSnapshotCursor(snapshot.cursor, of: list)
+        report.pulled += result.new
+        report.changedItems += result.changedItems
+        report.fromSnapshot = true
+        state = next
+    }
+
+    /// An owner's device of an encrypted list leaves a new snapshot once the log has grown by
+    /// ``snapshotEvery`` operations since the last it made or started from: only when this
+    /// device is even with the server (nothing waits to be sent, nothing was refused or left
+    /// out), so the snapshot holds exactly the log's state at the cursor. A refusal (another
+    /// owner's newer snapshot, a rotation under way) is not this sync's failure.
+    private func leaveSnapshot(_ list: ListID, _ state: SyncState, _ report: inout ListSyncReport) async throws {
+        guard replica.isEncrypted(list), state.role == .owner, !state.noLongerMember, report.unopened == 0,
+            report.notRelayed == 0, report.refusedPending == 0, !report.keysMissing,
+            state.cursor >= (try replica.snapshotCursor(of: list)) + snapshotEvery,
+            try replica.pendingCount(in: list) == 0
+        else { return }
+        do {
+            try await transport.putSnapshot(try replica.currentOperations(in: list), at: state.cursor, of: list)
+        } catch SyncError.server {
+            return
+        }
+        try replica.saveSnapshotCursor(state.cursor, of: list)
+        report.snapshotMade = true
     }
 
     /// Sends a list's local changes without pulling: registers the list on the server when it is

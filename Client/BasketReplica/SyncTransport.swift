@@ -68,9 +68,38 @@ public protocol SyncTransport: Sendable {
     /// The same, saying when the caller last heard who is shopping or of the inbox (`together`):
     /// the server answers at once when either changed since.
     func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int, together: Int64) async throws -> PulledPage
+    /// The newest snapshot of an encrypted list, opened (docs/encryption.md, "Snapshots"); nil
+    /// when the server has none, the list is plain here, or it does not open with this device's keys.
+    func snapshot(of list: ListID) async throws -> OpenedSnapshot?
+    /// Seals the list's state (`operations`) at `cursor` of the server's log on this device and
+    /// leaves it on the server (an owner's device of an encrypted list).
+    func putSnapshot(_ operations: [Op], at cursor: Int64, of list: ListID) async throws
+}
+
+/// An encrypted list's snapshot, opened: its state at a position of the server's log.
+public struct OpenedSnapshot: Sendable {
+    /// The list's operations at `cursor` (a register's newest write each), validated.
+    public var operations: [Op]
+    /// The position in the server's log the state is at: the device pulls after it.
+    public var cursor: Int64
+    /// The server's epoch of the list's log.
+    public var epoch: String
+
+    /// A snapshot opened.
+    public init(operations: [Op], cursor: Int64, epoch: String) {
+        self.operations = operations
+        self.cursor = cursor
+        self.epoch = epoch
+    }
 }
 
 extension SyncTransport {
+    /// A transport without snapshots has none.
+    public func snapshot(of list: ListID) async throws -> OpenedSnapshot? { nil }
+
+    /// A transport without snapshots keeps none.
+    public func putSnapshot(_ operations: [Op], at cursor: Int64, of list: ListID) async throws {}
+
     /// A transport without shopping or an inbox pulls as it always does.
     public func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int, together: Int64) async throws
         -> PulledPage

@@ -40,11 +40,28 @@ protocol SyncableReplica: Sendable {
     func restampPending(in list: ListID, renewingReplica: Bool) throws -> Int
     /// Keeps what the server said about who is shopping for `list`.
     func saveShopping(_ statuses: [Wire.ShoppingStatus], of list: ListID, serverTime: UInt64) throws
+    /// The state of `list`: the newest write of each register (what a snapshot holds).
+    func currentOperations(in list: ListID) throws -> [Op]
+    /// The cursor of the newest snapshot of `list` this device made or started from; 0 when none.
+    func snapshotCursor(of list: ListID) throws -> Int64
+    /// Keeps ``snapshotCursor(of:)``.
+    func saveSnapshotCursor(_ cursor: Int64, of list: ListID) throws
 }
 
 extension Replica: SyncableReplica {
     func listIDs() throws -> [ListID] { try lists().map(\.id) }
     func allOperations(in list: ListID) throws -> [Op] { try operations(in: list) }
+
+    /// The prefix of the settings that keep each list's snapshot cursor (`snapshot.` and its id).
+    static let snapshotSetting = "snapshot."
+
+    func snapshotCursor(of list: ListID) throws -> Int64 {
+        try setting(Self.snapshotSetting + list.description).flatMap { Int64($0) } ?? 0
+    }
+
+    func saveSnapshotCursor(_ cursor: Int64, of list: ListID) throws {
+        try setSetting(Self.snapshotSetting + list.description, String(cursor))
+    }
 }
 
 extension SyncableReplica {

@@ -9,6 +9,14 @@ extension ListKeys: ListSealing {
     /// `ListSealing`'s newest epoch: ``current``.
     public var newestEpoch: UInt32 { current }
 
+    /// `ListSealing`'s snapshot: ``sealSnapshot(_:cursor:nonce:)`` with a random nonce.
+    public func sealSnapshot(_ operations: [Op], at cursor: Int64) -> String {
+        sealSnapshot(operations, cursor: cursor)
+    }
+
+    /// `ListSealing`'s opening of a snapshot: ``openSnapshot(_:cursor:)`` with its error as it is.
+    public func openSnapshot(_ text: String, at cursor: Int64) throws -> [Op] { try openSnapshot(text, cursor: cursor) }
+
     /// How a device keeps a list's keys: `K1.` base64url(identity key ‖ each epoch (4 bytes) with
     /// its key), every epoch it holds.
     public var storageText: String { "K1." + Base64URL.encode(keyBytes(newest: epochs.count)) }

@@ -1,5 +1,6 @@
 // The sync API on this origin (docs/api.md). Answers are untrusted: bodies are read up to a
 // bound, JSON is checked for the fields used, and errors carry the server's code.
+import { readAtMost } from "./bounded.js";
 
 /**
  * @typedef {{ method: string, pattern: string }} Route
@@ -37,6 +38,8 @@ export const ROUTES = Object.freeze({
   removeMember: { method: "DELETE", pattern: "/v1/lists/{id}/members/{account}" },
   envelope: { method: "GET", pattern: "/v1/lists/{id}/envelope" },
   deliverEnvelopes: { method: "PUT", pattern: "/v1/lists/{id}/envelopes" },
+  snapshot: { method: "GET", pattern: "/v1/lists/{id}/snapshot" },
+  putSnapshot: { method: "PUT", pattern: "/v1/lists/{id}/snapshot" },
   invite: { method: "POST", pattern: "/v1/lists/{id}/invites" },
   invites: { method: "GET", pattern: "/v1/lists/{id}/invites" },
   revokeInvite: { method: "DELETE", pattern: "/v1/lists/{id}/invites/{invite}" },
@@ -101,6 +104,7 @@ export const ERRORS = Object.freeze({
   invalidEndpoint: { code: "invalid_endpoint", status: 400 },
   invalidKeys: { code: "invalid_keys", status: 400 },
   invalidEnvelope: { code: "invalid_envelope", status: 400 },
+  invalidSnapshot: { code: "invalid_snapshot", status: 400 },
   unauthorized: { code: "unauthorized", status: 401 },
   tokenExpired: { code: "token_expired", status: 401 },
   invalidCredentials: { code: "invalid_credentials", status: 401 },
@@ -184,25 +188,8 @@ async function readBounded(response) {
   const length = Number(response.headers.get("content-length") ?? "0");
   if (length > MAX_ANSWER_BYTES) throw new ApiError(response.status, "answer_too_large", "the server's answer is too large");
   if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new ApiError(response.status, "answer_too_large", "the server's answer is too large");
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
+  const bytes = await readAtMost(response.body, MAX_ANSWER_BYTES);
+  if (bytes === null) throw new ApiError(response.status, "answer_too_large", "the server's answer is too large");
   return new TextDecoder().decode(bytes);
 }
 

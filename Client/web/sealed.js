@@ -124,6 +124,24 @@ export function parse(text) {
   return { epoch: Number(match[1]), payload };
 }
 
+/** The longest snapshot text a server keeps (Sealed.maxSnapshotBytes): 3 MiB. */
+export const MAX_SNAPSHOT_BYTES = 3 << 20;
+
+/**
+ * The key epoch and payload of a snapshot's text (Sealed.parseSnapshot): "n1.", the epoch, "."
+ * and base64url of the nonce, ciphertext and tag; null when it is not one.
+ * @param {string} text
+ * @returns {{ epoch: number, payload: Uint8Array } | null}
+ */
+export function parseSnapshot(text) {
+  if (text.length > MAX_SNAPSHOT_BYTES) return null;
+  const match = /^n1\.(0|[1-9][0-9]{0,5})\.(.*)$/s.exec(text);
+  if (match === null) return null;
+  const payload = fromBase64URL(match[2]);
+  if (payload === null || payload.length < OVERHEAD + 4) return null;
+  return { epoch: Number(match[1]), payload };
+}
+
 /**
  * Whether `op` is what an encrypted list's log may hold: sealed text within its field's bound.
  * @param {import("./ops.js").Op} op

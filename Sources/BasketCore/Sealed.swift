@@ -99,10 +99,31 @@ public enum Sealed {
         return text.withUTF8 { header($0)?.0 }
     }
 
-    /// The epoch of "s1." and 1 to 6 digits without a leading zero and ".", and where the
-    /// base64url after it starts; nil when `bytes` do not start so.
-    private static func header(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt32, Int)? {
-        guard bytes.count > 4, bytes[0] == 0x73, bytes[1] == 0x31, bytes[2] == 0x2e else { return nil }
+    /// What a snapshot's text starts with (docs/encryption.md, "Snapshots"): `n1.`, its key
+    /// epoch, `.` and base64url of a nonce, the ciphertext and its tag.
+    public static let snapshotPrefix = "n1."
+    /// The longest snapshot text a server keeps: 3 MiB, which a request body of 4 MiB holds in
+    /// JSON (a snapshot is gzipped before it is sealed: a list of 20,000 items takes about 1 MB).
+    public static let maxSnapshotBytes = 3 << 20
+
+    /// The key epoch and the payload (nonce, ciphertext, tag) of a snapshot's text; nil when it
+    /// is not one (what a server checks, before any key).
+    public static func parseSnapshot(_ text: String) -> (epoch: UInt32, payload: [UInt8])? {
+        guard text.utf8.count <= maxSnapshotBytes else { return nil }
+        var text = text
+        return text.withUTF8 { bytes -> (UInt32, [UInt8])? in
+            guard let (epoch, start) = header(bytes, letter: 0x6E),
+                let payload = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[start...])),
+                payload.count >= overhead + 4
+            else { return nil }
+            return (epoch, payload)
+        }
+    }
+
+    /// The epoch of "s1." (or `letter` and "1.") and 1 to 6 digits without a leading zero and
+    /// ".", and where the base64url after it starts; nil when `bytes` do not start so.
+    private static func header(_ bytes: UnsafeBufferPointer<UInt8>, letter: UInt8 = 0x73) -> (UInt32, Int)? {
+        guard bytes.count > 4, bytes[0] == letter, bytes[1] == 0x31, bytes[2] == 0x2e else { return nil }
         var index = 3
         var epoch: UInt32 = 0
         while index < bytes.count, (0x30...0x39).contains(bytes[index]), index < 9 {

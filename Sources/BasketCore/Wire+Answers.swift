@@ -225,6 +225,28 @@ extension Wire {
         }
     }
 
+    /// `GET /v1/lists/{id}/snapshot`: an encrypted list's state at `cursor` of the server's log,
+    /// sealed on an owner's device as one text (docs/encryption.md, "Snapshots").
+    public struct ListSnapshot: Codable, Hashable, Sendable {
+        /// The position in the list's log the snapshot holds the state at: a device pulls after it.
+        public var cursor: Int64
+        /// The sealed text (`n1.EPOCH.…`, ``Sealed/parseSnapshot(_:)``).
+        public var snapshot: String
+        /// The server's epoch of the list's log: a page of another means the server was restored
+        /// since.
+        public var epoch: String
+        /// When the server took it, Unix ms.
+        public var made: Int64
+
+        /// A snapshot at `cursor` of the log of `epoch`, taken at `made`.
+        public init(cursor: Int64, snapshot: String, epoch: String, made: Int64) {
+            self.cursor = cursor
+            self.snapshot = snapshot
+            self.epoch = epoch
+            self.made = made
+        }
+    }
+
     /// `GET /v1/lists/{id}/members`.
     public struct Members: Codable, Hashable, Sendable {
         /// The list's members.

@@ -46,6 +46,8 @@ extension Wire {
         case invalidKeys = "invalid_keys"
         /// A list's keys sealed to a member (`e1.…`) not in their form, or to a member without a key pair.
         case invalidEnvelope = "invalid_envelope"
+        /// A list's snapshot (`n1.…`) not in its form, or over 3 MiB (docs/encryption.md).
+        case invalidSnapshot = "invalid_snapshot"
         /// No token, or an unknown or revoked one.
         case unauthorized
         /// A token idle for 90 days or older than a year.
@@ -131,7 +133,7 @@ extension Wire {
                 .invalidName,
                 .invalidTitle, .weakPassword, .invalidID, .invalidRole, .invalidOps, .wrongList, .batchTooLarge,
                 .invalidParameter,
-                .clockSkew, .invalidEnvelope:
+                .clockSkew, .invalidEnvelope, .invalidSnapshot:
                 400
             case .unauthorized, .tokenExpired, .invalidCredentials: 401
             case .forbidden, .ownerOnly, .signupClosed, .inviteRequired, .invalidInvite, .encryptionRequired,

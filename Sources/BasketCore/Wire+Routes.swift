@@ -96,6 +96,10 @@ extension Wire {
         public static let envelope = Route("envelope", "GET", "/v1/lists/{id}/envelope")
         /// Leaves the list's keys sealed to members.
         public static let deliverEnvelopes = Route("deliverEnvelopes", "PUT", "/v1/lists/{id}/envelopes")
+        /// The newest snapshot of an encrypted list (members): a joining device's start.
+        public static let snapshot = Route("snapshot", "GET", "/v1/lists/{id}/snapshot")
+        /// Keeps a snapshot of an encrypted list, sealed on an owner's device.
+        public static let putSnapshot = Route("putSnapshot", "PUT", "/v1/lists/{id}/snapshot")
         /// Makes an invite code.
         public static let invite = Route("invite", "POST", "/v1/lists/{id}/invites")
         /// A list's invites that still work.
@@ -141,7 +145,7 @@ extension Wire {
         public static let all: [Route] = [
             health, metrics, time, signUp, login, devices, logoutEverywhere, logout, revokeDevice, account,
             deleteAccount, changePassword, accountKeys, setAccountKeys, recover, createList, lists, deleteList, members,
-            setRole, removeMember, envelope, deliverEnvelopes, invite,
+            setRole, removeMember, envelope, deliverEnvelopes, snapshot, putSnapshot, invite,
             invites, revokeInvite, join, previewInvite, push, pull, shopping, startShopping, stopShopping, makeAddKey,
             addKeys, revokeAddKey, putInInbox, inbox, takeFromInbox, pushKey,
             subscribePush, pushSubscriptions,

@@ -229,6 +229,35 @@ public enum Wire {
 
     /// `PUT /v1/lists/{id}/envelopes`: a list's keys sealed to members' public keys (`e1.…`,
     /// docs/encryption.md), one per member, each replacing the member's last.
+    /// `PUT /v1/lists/{id}/snapshot`: an encrypted list's state at `cursor` of its log, sealed on
+    /// an owner's device as one text (docs/encryption.md, "Snapshots").
+    public struct SnapshotRequest: WireRequest, Hashable {
+        /// The position in the list's log the snapshot holds the state at.
+        public var cursor: Int64
+        /// The sealed text (`n1.EPOCH.…`, at most ``Sealed/maxSnapshotBytes``).
+        public var snapshot: String
+
+        /// A snapshot at `cursor`.
+        public init(cursor: Int64, snapshot: String) {
+            self.cursor = cursor
+            self.snapshot = snapshot
+        }
+
+        /// The JSON keys of the body.
+        public enum CodingKeys: String, CodingKey, CaseIterable { case cursor, snapshot }
+        public static let fields = CodingKeys.allCases.map(\.rawValue)
+
+        public func check() throws(Refusal) {
+            guard cursor >= 0 else { throw Refusal(code: .invalidParameter, message: "'cursor' is 0 or more") }
+            guard Sealed.parseSnapshot(snapshot) != nil else {
+                throw Refusal(
+                    code: .invalidSnapshot,
+                    message: "a snapshot is 'n1.', its key epoch, '.' and base64url of at least 32 bytes, at most 3 MiB"
+                )
+            }
+        }
+    }
+
     public struct EnvelopeDelivery: WireRequest, Hashable {
         /// The envelopes, at most ``maxCount``.
         public var envelopes: [Envelope]

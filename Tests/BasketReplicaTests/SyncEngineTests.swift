@@ -27,6 +27,9 @@ struct SyncEngineTests {
             var restamps = 0
             /// Remote timestamps after this (ms) are refused as clock skew until a correction.
             var clockLimit: UInt64?
+            /// Whether the list is encrypted here, and the cursor of its last snapshot.
+            var encrypted = false
+            var snapshotCursor: Int64 = 0
         }
         let state = Mutex(State())
 
@@ -37,7 +40,12 @@ struct SyncEngineTests {
         }
 
         func listIDs() throws -> [ListID] { [SyncEngineTests.list] }
-        func isEncrypted(_ list: ListID) -> Bool { false }
+        func isEncrypted(_ list: ListID) -> Bool { state.withLock { $0.encrypted } }
+        func currentOperations(in list: ListID) throws -> [Op] { state.withLock { $0.applied } }
+        func snapshotCursor(of list: ListID) throws -> Int64 { state.withLock { $0.snapshotCursor } }
+        func saveSnapshotCursor(_ cursor: Int64, of list: ListID) throws {
+            state.withLock { $0.snapshotCursor = cursor }
+        }
         func syncState(of list: ListID) throws -> SyncState {
             state.withLock { $0.states[list] } ?? SyncState(list: list, epoch: nil, cursor: 0, isRegistered: false)
         }
@@ -111,6 +119,9 @@ struct SyncEngineTests {
             var offline = false
             /// Pushes tried, answered or not.
             var pushAttempts = 0
+            /// The list's snapshot, and the snapshots devices left (their operations and cursor).
+            var snapshot: OpenedSnapshot?
+            var snapshotsLeft: [(operations: [Op], cursor: Int64)] = []
         }
         let state: Mutex<State>
 
@@ -151,6 +162,12 @@ struct SyncEngineTests {
                     serverTime: 1)
             }
         }
+        func snapshot(of list: ListID) async throws -> OpenedSnapshot? { state.withLock { $0.snapshot } }
+
+        func putSnapshot(_ operations: [Op], at cursor: Int64, of list: ListID) async throws {
+            state.withLock { $0.snapshotsLeft.append((operations, cursor)) }
+        }
+
         func pull(_ list: ListID, after cursor: Int64, limit: Int, wait: Int) async throws -> PulledPage {
             // A long-poll with nothing new waits until something arrives or `wait` seconds pass.
             for _ in 0..<(wait * 50) {
@@ -200,6 +217,12 @@ struct SyncEngineTests {
         func itemID(key: String) -> ItemID { ItemID(list: SyncEngineTests.list, key: "keyed " + key) }
         func shopID(key: String) -> ItemID { ItemID(list: SyncEngineTests.list, shopKey: "keyed " + key) }
         var newestEpoch: UInt32 { 0 }
+        func sealSnapshot(_ operations: [Op], at cursor: Int64) -> String {
+            "n1.0." + Base64URL.encode(OperationCodec.encode(operations))
+        }
+        func openSnapshot(_ text: String, at cursor: Int64) throws -> [Op] {
+            try OperationCodec.decode(Base64URL.decode(text.dropFirst(5)) ?? [])
+        }
         func seal(_ op: Op) -> Op {
             var sealed = op
             let text =
@@ -240,6 +263,49 @@ struct SyncEngineTests {
             count: 1, cursor: 1, epoch: "e", historyComplete: true, more: false, serverTime: 0,
             ops: OperationText([milk]))
         #expect(throws: SyncError.self) { try HTTPSyncTransport.page(plain, of: Self.list, after: 0, sealing: sealing) }
+    }
+
+    /// An encrypted list new to a device starts from the server's snapshot and pulls after it; a
+    /// snapshot of another epoch of the server's log is passed over. An owner's device even with
+    /// the server leaves a new snapshot once the log has grown by `snapshotEvery` operations.
+    @Test func anEncryptedListStartsFromItsSnapshotAndAnOwnerLeavesOne() async throws {
+        let log = (0..<10).map { Self.op("Item \($0)", ms: UInt64(10 + $0)) }
+        let replica = MemoryReplica(pending: [])
+        replica.state.withLock { $0.encrypted = true }
+        let server = ScriptedServer(log: log)
+        server.state.withLock {
+            $0.snapshot = OpenedSnapshot(operations: Array(log.prefix(7)), cursor: 7, epoch: "e1")
+        }
+        let engine = SyncEngine(syncing: replica, transport: server, snapshotEvery: 5)
+        var report = try await engine.sync(Self.list)
+        #expect(report.fromSnapshot && report.pulled == 10)
+        #expect(server.state.withLock { $0.pulls } == [7])  // the log after the snapshot only
+        #expect(try replica.syncState(of: Self.list).historyIncomplete)
+        #expect(replica.state.withLock { $0.applied } == log)
+        // Not an owner: no snapshot left. An owner, 5 more operations: one, at the cursor.
+        #expect(!report.snapshotMade && server.state.withLock { $0.snapshotsLeft.isEmpty })
+        var state = try replica.syncState(of: Self.list)
+        state.role = .owner
+        try replica.saveSyncState(state)
+        server.state.withLock { $0.log.append(Self.op("Item 10", ms: 20)) }
+        report = try await engine.sync(Self.list)
+        #expect(!report.snapshotMade)  // 11 < 7 + 5
+        server.state.withLock { $0.log.append(Self.op("Item 11", ms: 21)) }
+        report = try await engine.sync(Self.list)
+        #expect(report.snapshotMade)
+        #expect(server.state.withLock { $0.snapshotsLeft.map(\.cursor) } == [12])
+        #expect(server.state.withLock { $0.snapshotsLeft.first?.operations.count } == 12)
+
+        // Another device, after the server was restored (another epoch): the log from the start.
+        let other = MemoryReplica(pending: [])
+        other.state.withLock {
+            $0.encrypted = true
+            $0.states[Self.list] = SyncState(list: Self.list, epoch: "e0", cursor: 0, isRegistered: true)
+        }
+        server.state.withLock { $0.pulls = [] }
+        let otherReport = try await SyncEngine(syncing: other, transport: server).sync(Self.list)
+        #expect(!otherReport.fromSnapshot)
+        #expect(server.state.withLock { $0.pulls.first } == 0)
     }
 
     @Test func pushedWritesAreAcknowledgedAndPagesAppliedWithTheirCursor() async throws {

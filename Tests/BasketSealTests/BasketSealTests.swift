@@ -234,3 +234,58 @@ extension String {
         return replacingCharacters(in: range, with: replacement)
     }
 }
+
+/// Snapshots of encrypted lists (docs/encryption.md, "Snapshots").
+struct SnapshotSealTests {
+    let list = ListID.random()
+
+    func state(_ keys: ListKeys, items: Int) -> [Op] {
+        (0..<items).flatMap { n -> [Op] in
+            let item = keys.itemID(key: "item \(n)")
+            let version = Version(
+                timestamp: HybridTimestamp(milliseconds: 1_765_000_000_000 + UInt64(n), counter: 0),
+                replica: ReplicaID(rawValue: 7))
+            return [
+                Op(list: list, item: item, field: .name, value: .text("Item \(n)"), version: version),
+                Op(list: list, item: item, field: .checked, value: .bool(n % 2 == 0), version: version),
+            ]
+        }
+    }
+
+    @Test func aSnapshotOpensForItsListAtItsCursorOnly() throws {
+        let keys = ListKeys.generate(list: list)
+        let ops = state(keys, items: 50)
+        let text = keys.sealSnapshot(ops, cursor: 120)
+        #expect(try keys.openSnapshot(text, cursor: 120) == ops.sorted(by: OperationCodec.canonicalLess))
+        #expect(throws: SealError.forged) { try keys.openSnapshot(text, cursor: 121) }
+        // Another list's keys (or a copy moved to another list) open nothing.
+        #expect(throws: SealError.forged) { try ListKeys.generate(list: list).openSnapshot(text, cursor: 120) }
+        // A flipped byte anywhere in the sealed part.
+        var bytes = Array(text.utf8)
+        bytes[bytes.count / 2] = bytes[bytes.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(throws: SealError.self) { try keys.openSnapshot(String(decoding: bytes, as: UTF8.self), cursor: 120) }
+        // After a rotation: sealed under the new epoch, and the older snapshot still opens.
+        let rotated = keys.rotated()
+        #expect(rotated.sealSnapshot(ops, cursor: 130).hasPrefix("n1.1."))
+        #expect(try rotated.openSnapshot(text, cursor: 120).count == ops.count)
+        #expect(throws: SealError.unknownEpoch(1)) {
+            try keys.openSnapshot(rotated.sealSnapshot(ops, cursor: 130), cursor: 130)
+        }
+        // Two snapshots of the same state are two texts (a random nonce each).
+        #expect(keys.sealSnapshot(ops, cursor: 120) != text)
+    }
+
+    /// Sizes come in 4 KiB buckets of the gzipped state: one item more or less is not seen.
+    @Test func aSnapshotsSizeIsPaddedAndCompressed() throws {
+        let keys = ListKeys.generate(list: list)
+        let small = keys.sealSnapshot(state(keys, items: 10), cursor: 1)
+        let smaller = keys.sealSnapshot(state(keys, items: 9), cursor: 1)
+        #expect(small.utf8.count == smaller.utf8.count)
+        let payload = try #require(Sealed.parseSnapshot(small)).payload
+        #expect((payload.count - 12 - 16) % ListKeys.snapshotBucket == 0)
+        // 10,000 items: the plain encoding is about 1.7 MB; sealed, well within a request.
+        let large = keys.sealSnapshot(state(keys, items: 10_000), cursor: 1)
+        #expect(large.utf8.count < Sealed.maxSnapshotBytes / 2, "\(large.utf8.count) bytes")
+        #expect(try keys.openSnapshot(large, cursor: 1).count == 20_000)
+    }
+}

@@ -107,6 +107,14 @@ struct SealVectorTests {
         var nonce: String
         var envelope: String
     }
+    /// A snapshot's text at a cursor: what it opens to, or the error it is refused with.
+    struct SnapshotCase: Codable, Equatable {
+        var about: String
+        var cursor: Int64
+        var snapshot: String
+        var ops: [WebOp]?
+        var error: String?
+    }
     struct File: Codable, Equatable {
         var about: String
         var list: String
@@ -123,6 +131,18 @@ struct SealVectorTests {
         var envelopes: [EnvelopeCase]
         var invite: String
         var badInvites: [String]
+        var snapshots: [SnapshotCase]
+    }
+
+    /// An error's name as the vectors write it (the web client's `SealError.code`).
+    static func kind(_ error: SealError) -> String {
+        switch error {
+        case .forged: "forged"
+        case .unknownEpoch: "unknownEpoch"
+        case .notSealed: "notSealed"
+        case .malformed: "malformed"
+        case .badKey: "badKey"
+        }
     }
 
     static func bytes(_ seed: UInt8, _ count: Int) -> [UInt8] {
@@ -247,6 +267,24 @@ struct SealVectorTests {
         let ephemeral = try X25519KeyPair(privateKey: bytes(81, 32))
         let envelope = try Envelope.seal(keys, to: recipient.publicKey, ephemeral: ephemeral, nonce: bytes(82, 12))
         let invite = keys.inviteSecret
+        let state = [op(.title, .text("Family")), op(.name, .text("Milk")), op(.checked, .bool(true), counter: 2)]
+        let atEpochZero = try ListKeys(list: list, identity: keys.identity, epochs: [0: bytes(3, 32)], current: 0)
+        let snapshot = keys.sealSnapshot(state, cursor: 42, nonce: bytes(90, 12))
+        let snapshotZero = atEpochZero.sealSnapshot(state, cursor: 7, nonce: bytes(91, 12))
+        let ordered = state.sorted(by: OperationCodec.canonicalLess).map(web)
+        let snapshots = [
+            SnapshotCase(about: "the state at cursor 42, under epoch 1", cursor: 42, snapshot: snapshot, ops: ordered),
+            SnapshotCase(
+                about: "under epoch 0, which the keys still hold", cursor: 7, snapshot: snapshotZero, ops: ordered),
+            SnapshotCase(about: "moved to another cursor", cursor: 43, snapshot: snapshot, error: "forged"),
+            SnapshotCase(
+                about: "claiming another epoch", cursor: 42, snapshot: "n1.0." + snapshot.dropFirst(5), error: "forged"),
+            SnapshotCase(
+                about: "under an epoch the keys lack", cursor: 42, snapshot: "n1.9." + snapshot.dropFirst(5),
+                error: "unknownEpoch"),
+            SnapshotCase(
+                about: "not a snapshot", cursor: 42, snapshot: "s1." + snapshot.dropFirst(3), error: "notSealed"),
+        ]
         return File(
             about: "docs/encryption.md, made by Client/BasketSeal; checked by Tests/web/seal-vectors.js",
             list: list.description, identity: hex(keys.identity),
@@ -265,7 +303,8 @@ struct SealVectorTests {
                     ephemeralPublic: hex(ephemeral.publicKey), nonce: hex(bytes(82, 12)), envelope: envelope)
             ],
             invite: invite,
-            badInvites: ["", "k1.", "k2." + invite.dropFirst(3), String(invite.dropLast()), invite + "A"])
+            badInvites: ["", "k1.", "k2." + invite.dropFirst(3), String(invite.dropLast()), invite + "A"],
+            snapshots: snapshots)
     }
 
     @Test func theFileIsWhatTheSwiftImplementationComputes() throws {
@@ -318,15 +357,16 @@ struct SealVectorTests {
                 _ = try keys.open(sealed: sealed)
                 Issue.record("\(refusal.about) opened")
             } catch {
-                let kind: String =
-                    switch error {
-                    case .forged: "forged"
-                    case .unknownEpoch: "unknownEpoch"
-                    case .notSealed: "notSealed"
-                    case .malformed: "malformed"
-                    case .badKey: "badKey"
-                    }
-                #expect(kind == refusal.error, "\(refusal.about)")
+                #expect(Self.kind(error) == refusal.error, "\(refusal.about)")
+            }
+        }
+        for snapshot in file.snapshots {
+            let expected = try (snapshot.ops ?? []).map(op)
+            do {
+                let opened = try keys.openSnapshot(snapshot.snapshot, cursor: snapshot.cursor)
+                #expect(opened == expected && snapshot.error == nil, "\(snapshot.about)")
+            } catch {
+                #expect(Self.kind(error) == snapshot.error, "\(snapshot.about)")
             }
         }
         for bad in file.badCodes { #expect(throws: SealError.badKey) { try AccountKeys.recoveryBytes(bad) } }

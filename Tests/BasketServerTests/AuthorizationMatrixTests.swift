@@ -128,6 +128,15 @@ struct AuthorizationMatrixTests {
             Case(route: "GET /v1/lists/{id}/envelope", expected: member(200, 200, 200)) { _, token in
                 try await harness.call("GET", "/v1/lists/\(sealed)/envelope", token: token)
             },
+            // Snapshots: any member reads one (none yet: 204); only an owner's device leaves one.
+            Case(route: "GET /v1/lists/{id}/snapshot", expected: member(204, 204, 204)) { _, token in
+                try await harness.call("GET", "/v1/lists/\(sealed)/snapshot", token: token)
+            },
+            Case(route: "PUT /v1/lists/{id}/snapshot", expected: member(403, 403, 204)) { _, token in
+                try await harness.call(
+                    "PUT", "/v1/lists/\(sealed)/snapshot", token: token,
+                    json: ["cursor": 0, "snapshot": "n1.0." + Base64URL.encode([UInt8](repeating: 7, count: 64))])
+            },
             Case(route: "POST /v1/lists", expected: signedIn(201)) { _, token in
                 try await harness.call("POST", "/v1/lists", token: token, json: ["id": ListID.random().description])
             },
@@ -319,7 +328,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 43)  // docs/reliability.md's count
+        #expect(served.count == 45)  // docs/reliability.md's count
 
         for entry in cases {
             for caller in Caller.allCases {

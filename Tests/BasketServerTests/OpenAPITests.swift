@@ -182,6 +182,14 @@ struct WireSchemaTests {
                 "ListEnvelope", Wire.ListEnvelope(envelope: "e1.", keyEpoch: 1, rotationDue: false),
                 Wire.ListEnvelope(envelope: nil)
             ),
+            (
+                "ListSnapshot", Wire.ListSnapshot(cursor: 1, snapshot: "n1.", epoch: "e", made: 1),
+                Wire.ListSnapshot(cursor: 1, snapshot: "n1.", epoch: "e", made: 1)
+            ),
+            (
+                "SnapshotRequest", Wire.SnapshotRequest(cursor: 1, snapshot: "n1."),
+                Wire.SnapshotRequest(cursor: 1, snapshot: "n1.")
+            ),
             ("NewList", Wire.NewList(id: list, encrypted: true), Wire.NewList(id: list)),
             ("AccountDeletion", Wire.AccountDeletion(password: "a"), Wire.AccountDeletion(password: "a")),
             (

@@ -36,7 +36,7 @@ extension StoreTests {
         let migrated = try storage.open()
         defer { migrated.close() }
         let applied = (migrated as? PostgresStore)?.appliedMigrations ?? (migrated as? SQLiteStore)?.appliedMigrations
-        #expect(applied == (backend == .postgres ? 3..<10 : 5..<12))
+        #expect(applied == (backend == .postgres ? 3..<11 : 5..<13))
         let after = try migrated.page(of: list, after: 0, limit: 10_000)
         #expect(after.encoded == before.encoded && after.count == 2_504 && after.cursor == 2_504)
         #expect(try migrated.usage(of: list) == usage)
@@ -72,9 +72,9 @@ extension StoreTests {
         let storage = try TestStore(backend)
         try storage.open().close()
         try storage.execute(
-            sqlite: "PRAGMA user_version = 13", postgres: "UPDATE basket_schema SET version = 13")
-        #expect(throws: StoreError.newerSchema(found: 13, supported: Self.latest(backend))) { _ = try storage.open() }
-        #expect(try storage.schemaVersion() == 13)
+            sqlite: "PRAGMA user_version = 14", postgres: "UPDATE basket_schema SET version = 14")
+        #expect(throws: StoreError.newerSchema(found: 14, supported: Self.latest(backend))) { _ = try storage.open() }
+        #expect(try storage.schemaVersion() == 14)
     }
 
     /// A store at schema 1 (before `lists.dropped`) is migrated to 2 when opened, by four
@@ -111,13 +111,14 @@ extension StoreTests {
     /// SQLite's 8 index replica ids by account and lists by maker.
     /// PostgreSQL's 7 and SQLite's 9 keep Web Push's key, subscriptions and slots.
     /// PostgreSQL's 9 and SQLite's 11 keep accounts' key pairs and members' envelopes; PostgreSQL's
-    /// 10 and SQLite's 12 each list's key epochs.
-    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 10 : 12 }
+    /// 10 and SQLite's 12 each list's key epochs; PostgreSQL's 11 and SQLite's 13 the snapshots of
+    /// encrypted lists.
+    static func latest(_ backend: Backend) -> Int { backend == .postgres ? 11 : 13 }
 
     /// What PostgreSQL's schemas 7 and 8 and SQLite's 9 and 10 added (Web Push, encrypted lists),
     /// taken away again.
     static let undoPush = """
-        ALTER TABLE lists DROP COLUMN key_epoch; ALTER TABLE lists DROP COLUMN push_epoch;
+        DROP TABLE snapshots; ALTER TABLE lists DROP COLUMN key_epoch; ALTER TABLE lists DROP COLUMN push_epoch;
         DROP TABLE envelopes; ALTER TABLE accounts DROP COLUMN public_key; ALTER TABLE accounts DROP COLUMN wrapped_key;
         ALTER TABLE accounts DROP COLUMN recovery_key; ALTER TABLE accounts DROP COLUMN recovery_hash;
         ALTER TABLE lists DROP COLUMN encrypted;
@@ -143,7 +144,7 @@ extension StoreTests {
             sqlite: "DROP TRIGGER push_ends_with_token; DROP TRIGGER push_ends_with_membership;"
                 + " DROP TRIGGER push_ends_with_list; DROP TRIGGER shopping_ends_with_membership;"
                 + " DROP TRIGGER inbox_ends_with_list; DROP TRIGGER envelope_ends_with_membership;"
-                + " DROP TRIGGER envelopes_end_with_list;\n" + undoPush
+                + " DROP TRIGGER envelopes_end_with_list; DROP TRIGGER snapshot_ends_with_list;\n" + undoPush
                 + undoReplicaOwners,
             postgres: "DROP FUNCTION envelope_ends_with_membership CASCADE;\n" + undoPush
                 + "DROP FUNCTION push_ends_with_membership CASCADE; DROP FUNCTION shopping_ends_with_membership CASCADE;\n"

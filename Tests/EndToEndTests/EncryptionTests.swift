@@ -132,6 +132,45 @@ struct EncryptionTests {
         }
     }
 
+    /// A long-lived encrypted list: the owner's device leaves a snapshot on the server once the log
+    /// has grown (every 2,000 operations); a member who joins after starts from it and pulls only
+    /// the tail after it, and reads every item; the snapshot holds none of the names in clear.
+    @Test func aNewMemberStartsFromTheOwnersSnapshotThenTheTail() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Family")
+        for batch in 0..<3 {
+            try alice.ok("add", (0..<300).map { "Secret item \(batch * 300 + $0)" }.joined(separator: ", "))
+        }
+        let synced = try JSONSerialization.jsonObject(with: Data(try alice.ok("sync", "--json").utf8))
+        let list = try #require(try alice.listing().list?.id)
+        // 900 items, three registers each: past 2,000 operations, so the sync left a snapshot.
+        let answer = try Executables.runShell(
+            "curl -s -H 'Authorization: Bearer \(try alice.token())' '\(server.url)/v1/lists/\(list)/snapshot'")
+        let snapshot = try #require(
+            try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any], "\(synced)")
+        let cursor = try #require(snapshot["cursor"] as? Int)
+        #expect(cursor >= 2_700)
+        let text = try #require(snapshot["snapshot"] as? String)
+        #expect(text.hasPrefix("n1.0.") && !text.contains("Secret"))
+        // Written after the snapshot: the tail a new member pulls.
+        try alice.ok("add", "Tail one, Tail two")
+        try alice.ok("check", "Secret item 5")
+
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try alice.share(with: bob)
+        let items = try bob.listing().items
+        #expect(items.count == 902)
+        #expect(items.first { $0.name == "Secret item 5" }?.checked == true)
+        #expect(Set(items.map(\.name)).isSuperset(of: ["Tail one", "Tail two", "Secret item 899"]))
+        // Bob's copy began at the snapshot: its history before it is not here (a pull of the whole
+        // log would have it all), and the server's log after it is what Bob pulled.
+        let state = try Replica(path: bob.directory + "/basket.sqlite").syncState(of: try #require(ListID(hex: list)))
+        #expect(state.historyIncomplete && state.cursor > cursor)
+        #expect(try bob.ok("history", "Secret item 5").contains("incomplete"))
+        #expect(try alice.exported().contains("Secret item 899") && bob.exported().contains("Secret item 899"))
+    }
+
     /// A member removed, and a member leaving: the list takes no write until a remaining device made
     /// a new key and left it to the others (the remover's at once; after a departure, the next
     /// device that writes), and every other device takes it when the server refuses its old one.

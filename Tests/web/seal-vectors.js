@@ -4,6 +4,7 @@
 // kind checked and every failure.
 async ({ vectors, base }) => {
   const seal = await import(base + "seal.js");
+  const snapshots = await import(base + "snapshot.js");
   const sealed = await import(base + "sealed.js");
   const platform = await import(base + "platform-crypto.js");
   const { hex, fromHex } = await import(base + "sha256.js");
@@ -12,6 +13,8 @@ async ({ vectors, base }) => {
   const count = (kind) => (checked[kind] = (checked[kind] ?? 0) + 1);
   const fail = (kind, about, expected, got) => failures.push({ kind, about, expected, got });
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  /** Operations alike whatever the order of their keys. */
+  const sameOps = (a, b) => Array.isArray(a) && Array.isArray(b) && same(a.map((op) => Object.entries(op).sort()), b.map((op) => Object.entries(op).sort()));
   const epochs = new Map(Object.entries(vectors.epochs).map(([e, k]) => [Number(e), fromHex(k)]));
   const keys = await seal.ListKeys.make(vectors.list, fromHex(vectors.identity), epochs, 1);
 
@@ -122,6 +125,25 @@ async ({ vectors, base }) => {
         if (error.code !== "badKey") fail("badInvites", bad, "badKey", String(error));
       }
     }
+  }
+  for (const c of vectors.snapshots) {
+    count("snapshots");
+    try {
+      const opened = await snapshots.openSnapshot(keys, c.snapshot, c.cursor);
+      if (c.error !== undefined || !sameOps(opened, c.ops)) fail("snapshots", c.about, c.ops ?? c.error, opened);
+    } catch (error) {
+      if (error.code !== c.error) fail("snapshots", c.about, c.error, String(error.code ?? error));
+    }
+  }
+  {
+    // Sealed here (gzip's bytes are the browser's own: opened, not compared), opened here and padded.
+    count("snapshotRoundTrip");
+    const state = vectors.snapshots[0].ops;
+    const text = await snapshots.sealSnapshot(keys, state, 42);
+    const back = await snapshots.openSnapshot(keys, text, 42);
+    if (!sameOps(back, state)) fail("snapshotRoundTrip", "opened", state, back);
+    const payload = sealed.parseSnapshot(text)?.payload;
+    if (payload === undefined || (payload.length - 28) % snapshots.SNAPSHOT_BUCKET !== 0) fail("snapshotRoundTrip", "padded", 0, payload?.length);
   }
   return { checked, failures };
 };

@@ -544,3 +544,5 @@ def test_the_seal_vectors_pass_in_the_browser(client):
     for kind in ["ids", "plaintexts", "seals", "refused", "accounts", "wraps", "recovery", "badCodes"]:
         assert result["checked"][kind] == len(vectors[kind]) > 0, kind
     assert result["checked"]["envelopes"] == 1 and result["checked"]["badInvites"] == len(vectors["badInvites"])
+    assert result["checked"]["snapshots"] == len(vectors["snapshots"]) > 0
+    assert result["checked"]["snapshotRoundTrip"] == 1

@@ -216,7 +216,7 @@ enum SyncCommands {
                             pulled: $0.pulled,
                             epochChanged: $0.epochChanged, restamped: $0.restamped, reclaimed: $0.reclaimed,
                             refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
-                            unsent: max(0, $0.unsent - dropped), discarded: dropped,
+                            unsent: max(0, $0.unsent - dropped), discarded: dropped, fromSnapshot: $0.fromSnapshot,
                             error: $0.failure.map { Printable.escaped($0.description) })
                     }))
             if refusedLeft { throw ExitStatus(code: 1) }
@@ -267,6 +267,9 @@ enum SyncCommands {
                 + " received \(Phrases.changes(report.changedItems))"
             if report.epochChanged {
                 line += "; the server had lost data (restored from a backup): sent everything again"
+            }
+            if report.fromSnapshot {
+                line += " (from the list's snapshot: its history before it is not on this device)"
             }
             context.console.print(line)
             if report.restamped > 0 {

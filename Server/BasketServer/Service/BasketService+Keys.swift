@@ -121,4 +121,49 @@ extension BasketService {
         }
         return HTTPResponse(status: 204)
     }
+
+    /// `GET /v1/lists/{id}/snapshot`: the newest snapshot of an encrypted list, for a member; 204
+    /// when none was made.
+    func listSnapshot(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let list = try listID(request)
+        do {
+            guard let snapshot = try store.snapshot(of: list, for: account.id) else { return HTTPResponse(status: 204) }
+            return answer(snapshot)
+        } catch StoreError.noSuchList {
+            throw HTTPError.notFound("no such list")
+        }
+    }
+
+    /// `PUT /v1/lists/{id}/snapshot`: an owner's device keeps the state of an encrypted list at a
+    /// position of its log, sealed (docs/encryption.md, "Snapshots"); the server checks its form,
+    /// its key epoch and its position, and keeps the newest.
+    func putSnapshot(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let list = try listID(request)
+        let body = try JSONBody.decode(Wire.SnapshotRequest.self, from: request)
+        guard let (keyEpoch, _) = Sealed.parseSnapshot(body.snapshot) else {
+            throw HTTPError(
+                .invalidSnapshot,
+                "a snapshot is 'n1.', its key epoch, '.' and base64url of at least 32 bytes, at most 3 MiB")
+        }
+        do {
+            try store.putSnapshot(
+                body.snapshot, keyEpoch: Int64(keyEpoch), at: body.cursor, of: list, by: account.id,
+                time: Int64(configuration.clock()))
+        } catch StoreError.noSuchList {
+            throw HTTPError.notFound("no such list")
+        } catch StoreError.noSuchMember {
+            throw HTTPError(.ownerOnly, "only an owner's device makes a list's snapshot")
+        } catch StoreError.notEncrypted {
+            throw HTTPError(.notEncrypted, "this list is not encrypted end to end: a device pulls its log")
+        } catch StoreError.rotationDue {
+            throw HTTPError(.rotationRequired, "a member left: the list's key is renewed before a snapshot")
+        } catch StoreError.staleKey(let keyEpoch) {
+            throw HTTPError(.staleKey, "a snapshot is sealed under the list's newest key, \(keyEpoch)")
+        } catch StoreError.beyondLog(let lastSeq) {
+            throw HTTPError(.invalidParameter, "the list's log ends at \(lastSeq): a snapshot's cursor is within it")
+        }
+        return HTTPResponse(status: 204)
+    }
 }

@@ -288,6 +288,8 @@ public final class BasketService: Sendable {
             r.on(.recover, recover)
             r.on(.envelope, answer: listEnvelope)
             r.on(.deliverEnvelopes, answer: deliverEnvelopes)
+            r.on(.snapshot, answer: listSnapshot)
+            r.on(.putSnapshot, answer: putSnapshot)
             r.on(.createList, answer: createList)
             r.on(.lists, answer: listLists)
             r.on(.members, answer: listMembers)

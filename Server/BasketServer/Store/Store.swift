@@ -10,7 +10,7 @@ public import BasketCore
 /// compaction, statistics, epochs). Each backend implements them in files named alike
 /// (`SQLiteStore+Accounts.swift`, …).
 public protocol Store: AccountStore, ListStore, InviteStore, LogStore, PushStore, ShoppingStore, InboxStore, KeyStore,
-    StoreMaintenance
+    SnapshotStore, StoreMaintenance
 {}
 
 /// Errors of the store, each with a stable code.
@@ -57,6 +57,8 @@ public enum StoreError: Error, Equatable, Sendable {
     /// A push sealed under another key epoch than the list takes, or a rotation to an epoch that
     /// is not newer than the list's (`keyEpoch`), or that leaves a member with a key pair out.
     case staleKey(keyEpoch: Int64)
+    /// A snapshot names a position its list's log has not reached (the last is `lastSeq`).
+    case beyondLog(lastSeq: Int64)
     /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
     case storageFull
     /// The store was written by a later build (its schema version is newer than this one knows).

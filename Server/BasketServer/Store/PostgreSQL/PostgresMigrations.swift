@@ -372,6 +372,15 @@ enum PostgresMigrations {
         """
         ALTER TABLE lists ADD COLUMN key_epoch bigint NOT NULL DEFAULT 0, ADD COLUMN push_epoch bigint NOT NULL DEFAULT 0;
         """,
+        // 11: each encrypted list's newest snapshot, sealed on an owner's device (SnapshotStore).
+        """
+        CREATE TABLE snapshots(
+            list bigint PRIMARY KEY REFERENCES lists(no) ON DELETE CASCADE,
+            at_seq bigint NOT NULL,
+            snapshot text NOT NULL,
+            made bigint NOT NULL
+        );
+        """,
     ]
 
     /// Sets every list's items and bytes from its log (migration 3, on the log of then).

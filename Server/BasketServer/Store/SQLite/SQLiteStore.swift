@@ -306,6 +306,18 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         ALTER TABLE lists ADD COLUMN key_epoch INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE lists ADD COLUMN push_epoch INTEGER NOT NULL DEFAULT 0;
         """,
+        // 13: each encrypted list's newest snapshot, sealed on an owner's device (SnapshotStore).
+        """
+        CREATE TABLE snapshots(
+            list INTEGER PRIMARY KEY,
+            at_seq INTEGER NOT NULL,
+            snapshot TEXT NOT NULL,
+            made INTEGER NOT NULL
+        );
+        CREATE TRIGGER snapshot_ends_with_list AFTER DELETE ON lists BEGIN
+            DELETE FROM snapshots WHERE list = OLD.no;
+        END;
+        """,
     ]
 
     /// Migration 6's work in code: the operations of `ops` as rows of `pushes`, list by list
