@@ -10,6 +10,17 @@ import { ListKeys, SealError } from "./seal.js";
 
 const utf8 = new TextEncoder();
 
+/**
+ * A byte stream's transform, as CompressionStream and DecompressionStream are (the type checker's
+ * library here predates them).
+ * @typedef {{ readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array> }} ByteTransform
+ */
+/** @type {{ Compression: new (format: string) => ByteTransform, Decompression: new (format: string) => ByteTransform }} */
+const streams = {
+  Compression: /** @type {any} */ (globalThis).CompressionStream,
+  Decompression: /** @type {any} */ (globalThis).DecompressionStream,
+};
+
 /** A snapshot's padded plaintext is a multiple of this many bytes (ListKeys.snapshotBucket). */
 export const SNAPSHOT_BUCKET = 4096;
 /** The most bytes a snapshot's operations may take uncompressed (ListKeys.maxSnapshotBytes). */
@@ -46,7 +57,7 @@ async function snapshotKey(keys, epoch) {
 /**
  * `bytes` through a CompressionStream or DecompressionStream, at most `limit` bytes out (null past it).
  * @param {Uint8Array} bytes
- * @param {CompressionStream | DecompressionStream} stream
+ * @param {ByteTransform} stream
  * @param {number} limit
  */
 async function through(bytes, stream, limit) {
@@ -65,7 +76,7 @@ async function through(bytes, stream, limit) {
  * @param {Uint8Array} [nonce]
  */
 export async function sealSnapshot(keys, ops, cursor, nonce = randomBytes(12)) {
-  const zipped = /** @type {Uint8Array} */ (await through(utf8.encode(encode(ops, true)), new CompressionStream("gzip"), Infinity));
+  const zipped = /** @type {Uint8Array} */ (await through(utf8.encode(encode(ops, true)), new streams.Compression("gzip"), Infinity));
   const length = Math.ceil((4 + zipped.length) / SNAPSHOT_BUCKET) * SNAPSHOT_BUCKET;
   const padded = new Uint8Array(length);
   new DataView(padded.buffer).setUint32(0, zipped.length);
@@ -97,7 +108,7 @@ export async function openSnapshot(keys, text, cursor) {
   if (length < 0 || length > padded.length - 4) throw new SealError("malformed", "opens to no snapshot");
   let encoding;
   try {
-    encoding = await through(padded.subarray(4, 4 + length), new DecompressionStream("gzip"), MAX_SNAPSHOT_OPS_BYTES);
+    encoding = await through(padded.subarray(4, 4 + length), new streams.Decompression("gzip"), MAX_SNAPSHOT_OPS_BYTES);
   } catch {
     encoding = null;
   }

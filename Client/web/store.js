@@ -8,7 +8,8 @@
  * last page pulled, whether the server knows the list, this account's role, whether it is no
  * longer a member, whether the history kept here lacks what a compaction dropped.
  * @typedef {{ id: string, role: string | null, epoch: string | null, cursor: number,
- *   isRegistered: boolean, noLongerMember: boolean, historyIncomplete: boolean }} SyncRecord
+ *   isRegistered: boolean, noLongerMember: boolean, historyIncomplete: boolean,
+ *   snapshotCursor?: number }} SyncRecord
  */
 /**
  * One register a command's write replaced: the item and field, whether the item existed before,

@@ -10,7 +10,8 @@ import { ClockSkew } from "./clock.js";
 import { isID128 } from "./ids.js";
 import { accountKeyPair } from "./account-session.js";
 import { openEnvelope, sealEnvelope } from "./seal.js";
-import { parse as parseSealed, fromBase64URL } from "./sealed.js";
+import { parse as parseSealed, fromBase64URL, MAX_SNAPSHOT_BYTES } from "./sealed.js";
+import { openSnapshot, sealSnapshot } from "./snapshot.js";
 
 /**
  * A pulled page as the server sent it: untrusted, each field checked where it is read.
@@ -33,6 +34,8 @@ function decodedCount(page) {
 const ROLES = ["owner", "editor", "viewer"];
 /** Operations per push at most, as `SyncEngine.batchSize` (the server takes 10,000). */
 const BATCH_SIZE = 1000;
+/** An owner's device leaves a new snapshot once the log grew by this many operations (SyncEngine.snapshotEvery). */
+const SNAPSHOT_EVERY = 2000;
 /** Seconds a long-poll asks the server to wait. */
 const WAIT = 25;
 /** Milliseconds before the first retry after a failure. */
@@ -466,8 +469,60 @@ export class Sync {
    */
   async sync(list) {
     await this.locked(list, async () => {
-      if (await this.registerAndPush(list)) await this.pullAll(list, false);
+      if (!(await this.registerAndPush(list))) return;
+      await this.startFromSnapshot(list);
+      await this.pullAll(list, false);
+      await this.leaveSnapshot(list);
     });
+  }
+
+  /**
+   * An encrypted list this phone has not pulled yet starts from its snapshot when the server has
+   * one that opens here, then pulls the log after it (SyncEngine.startFromSnapshot's twin). One
+   * that does not open, of another epoch of the server's log, or ahead of this clock is passed
+   * over: the log from the start.
+   * @param {string} list
+   */
+  async startFromSnapshot(list) {
+    const sync = this.replica.syncState(list);
+    const keys = this.replica.keyring.sealing(list);
+    if (!sync || sync.cursor !== 0 || keys === undefined) return;
+    const answer = await this.call(ROUTES.snapshot, [list]);
+    if (answer === null || !Number.isSafeInteger(answer.cursor) || answer.cursor <= 0 || typeof answer.snapshot !== "string" ||
+        typeof answer.epoch !== "string" || (sync.epoch !== null && sync.epoch !== answer.epoch)) return;
+    let ops;
+    try {
+      ops = await openSnapshot(keys, answer.snapshot, answer.cursor);
+    } catch {
+      return;
+    }
+    try {
+      await this.replica.merge(list, ops, { cursor: answer.cursor, epoch: answer.epoch, historyIncomplete: true, snapshotCursor: answer.cursor });
+    } catch (error) {
+      if (!(error instanceof ClockSkew)) throw error;
+    }
+  }
+
+  /**
+   * An owner's phone leaves a new snapshot of an encrypted list once the log grew by
+   * SNAPSHOT_EVERY operations since the last it made or started from, when it is even with the
+   * server (SyncEngine.leaveSnapshot's twin). A refusal is not the sync's failure.
+   * @param {string} list
+   */
+  async leaveSnapshot(list) {
+    const sync = this.replica.syncState(list);
+    const keys = this.replica.keyring.sealing(list);
+    if (!sync || keys === undefined || sync.role !== "owner" || sync.noLongerMember || this.unopened > 0) return;
+    if ((this.replica.outbox.get(list)?.size ?? 0) > 0 || sync.cursor < (sync.snapshotCursor ?? 0) + SNAPSHOT_EVERY) return;
+    const text = await sealSnapshot(keys, this.replica.registersAsOps(list), sync.cursor);
+    if (text.length > MAX_SNAPSHOT_BYTES) return;
+    try {
+      await this.call(ROUTES.putSnapshot, [list], { body: { cursor: sync.cursor, snapshot: text } });
+    } catch (error) {
+      if (error instanceof ApiError) return;
+      throw error;
+    }
+    await this.replica.saveSyncState(list, { snapshotCursor: sync.cursor });
   }
 
   /**
@@ -670,7 +725,11 @@ export class Sync {
     if (!this.token) return this.onStatus(this.status());
     this.onStatus(this.status());
     try {
-      await this.locked(list, () => this.registerAndPush(list));
+      await this.locked(list, async () => {
+        // Sent, and nothing waits: an owner's list whose log grew leaves its snapshot (the watch
+        // loop may have pulled the last page before this push was answered).
+        if (await this.registerAndPush(list)) await this.leaveSnapshot(list);
+      });
       this.failures.delete(list);
       if (this.needsRetry()) {
         this.settled();
@@ -733,6 +792,8 @@ export class Sync {
           await this.locked(list, async () => {
             if (await this.mergePage(list, page)) {
               if (page.more) await this.pullAll(list, false);
+              // An owner's open list leaves its snapshot as the log grows, not only at a full sync.
+              await this.leaveSnapshot(list);
             }
           });
           if (this.state !== "synced") this.settled();

@@ -227,8 +227,6 @@ public enum Wire {
         }
     }
 
-    /// `PUT /v1/lists/{id}/envelopes`: a list's keys sealed to members' public keys (`e1.…`,
-    /// docs/encryption.md), one per member, each replacing the member's last.
     /// `PUT /v1/lists/{id}/snapshot`: an encrypted list's state at `cursor` of its log, sealed on
     /// an owner's device as one text (docs/encryption.md, "Snapshots").
     public struct SnapshotRequest: WireRequest, Hashable {
@@ -258,6 +256,8 @@ public enum Wire {
         }
     }
 
+    /// `PUT /v1/lists/{id}/envelopes`: a list's keys sealed to members' public keys (`e1.…`,
+    /// docs/encryption.md), one per member, each replacing the member's last.
     public struct EnvelopeDelivery: WireRequest, Hashable {
         /// The envelopes, at most ``maxCount``.
         public var envelopes: [Envelope]

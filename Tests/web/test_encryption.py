@@ -302,3 +302,56 @@ def test_a_push_names_an_encrypted_lists_new_item_from_its_sealed_name(client, d
              {"origin": server.url, "registrationId": registration, "data": json.dumps(message)})
     shown = wait_until(lambda: notifications(phone), timeout=15)
     assert shown and shown[0]["body"] == f"{alice.name} added 1 item: {cake}", shown
+
+
+def test_a_phone_joining_a_long_list_starts_from_its_snapshot_and_an_owners_phone_leaves_one(client, device, server):
+    """A terminal's encrypted list past 2,000 operations: the owner's sync left a snapshot, and a
+    phone joining by link opens it and pulls only the log after it (its requests show it), with
+    every item there. Then a list the phone owns grows past 2,000 operations: the phone leaves a
+    snapshot at its next sync, and a terminal joining it starts from it."""
+    alice = device(unique("alice"))
+    alice.run("list", "new", "Family")
+    alice.run("add", ", ".join(f"Secret item {n}" for n in range(700)))
+    alice.run("sync")
+    list_id = alice.json("ls")["list"]["id"]
+    alice.run("add", "Tail one")
+    code = alice.json("share")["code"]
+
+    phone = client()
+    asked = []
+    phone.page.on("request", lambda request: asked.append(request.url) if f"/v1/lists/{list_id}/" in request.url else None)
+    phone.signup(unique("bob"))
+    phone.join_link(code)
+    phone.wait_status("Synced")
+    # A long list draws its rows as they scroll in: found as a person finds one, by typing.
+    for name in ["Tail one", "Secret item 699"]:
+        phone.page.get_by_label("Add or find an item").fill(name)
+        phone.page.get_by_role("list", name="Matches").get_by_role("checkbox", name=name).wait_for()
+    phone.page.get_by_label("Add or find an item").fill("")
+    pulls = [url for url in asked if "/ops?" in url]
+    assert any(url.endswith("/snapshot") for url in asked), asked
+    assert pulls and not any("after=0&" in url or url.endswith("after=0") for url in pulls), pulls
+
+    # The phone's own list: 700 items, three registers each: its sync leaves a snapshot.
+    put = []
+    phone.page.on("request", lambda request: put.append(request.url) if request.method == "PUT" and request.url.endswith("/snapshot") else None)
+    phone.page.get_by_role("link", name="All lists").click()
+    phone.create_list("Party")
+    phone.add(", ".join(f"Guest {n}" for n in range(700)))
+    phone.page.get_by_label("Add or find an item").fill("Guest 699")
+    phone.page.get_by_role("list", name="Matches").get_by_role("checkbox", name="Guest 699").wait_for()
+    phone.page.get_by_label("Add or find an item").fill("")
+    phone.wait_status("Synced")
+    # The open list pulls its own writes back at its next long-poll; opening the app again syncs
+    # every list at once.
+    phone.page.reload()
+    phone.page.wait_for_selector("html[data-ready=true]")
+    assert wait_until(lambda: put, timeout=60), "the owner's phone left no snapshot"
+    wait_until(lambda: phone.status().startswith("Synced"), timeout=15)
+    party = put[0].split("/v1/lists/")[1].split("/")[0]
+    terminal = device(unique("carol"))
+    terminal.run("join", phone.share_code())
+    assert "incomplete" in terminal.run("--list", "Party", "history", "Guest 5").stdout
+    assert len(terminal.json("--list", "Party", "ls")["items"]) == 700
+    assert party in terminal.run("lists").stdout
+    assert phone.problems == []
