@@ -11,15 +11,22 @@ import SeededRandom
 /// (an encrypted list's pull, ``HTTPSyncTransport``'s page). Also what a push of them costs:
 /// encoding alone, and sealing then encoding. Medians of `--runs`, ratios against the baseline
 /// of the same run.
+///
+/// Then a cold start: a device new to an encrypted list of `--items` items whose log holds
+/// four writes of each item and four check-offs more (every check-off but the last superseded):
+/// the whole log pulled, opened one by one and merged (the baseline), against the owner's
+/// snapshot of its state opened in one piece and merged (docs/encryption.md, "Snapshots").
 struct SealBenchmark {
     var ops = 100_000
     var runs = 5
+    var items = 10_000
 
     init(arguments: [String]) throws {
         try parseNumericOptions(arguments) { name, value in
             switch name {
             case "--ops": ops = value
             case "--runs": runs = value
+            case "--items": items = value
             default: return false
             }
             return true
@@ -111,6 +118,88 @@ struct SealBenchmark {
         row("apply a pulled page, encrypted (decode, open, validate, merge)", sealedApply, plainApply)
         row("push: encode, plain (baseline)", encode, encode)
         row("push: seal and encode, encrypted", sealEncode, encode)
+        print(table.render())
+        try coldStart(directory, configuration: configuration)
+    }
+
+    /// The log of a list of ``items`` items: four writes each, then four check-offs each.
+    func makeLog(_ list: ListID, keys: ListKeys) -> [Op] {
+        let replica = ReplicaID(rawValue: 0xB0B)
+        var out: [Op] = []
+        out.reserveCapacity(items * 8)
+        for round in 0..<5 {
+            for n in 0..<items {
+                let name = "Item \(n)"
+                let id = keys.itemID(key: ItemKey.normalize(name))
+                let writes: [(Field, Value)] =
+                    round == 0
+                    ? [
+                        (.name, .text(name)), (.quantity, .text("2")), (.note, .text("the usual one")),
+                        (.checked, .bool(false)),
+                    ]
+                    : [(.checked, .bool(round % 2 == 1))]
+                for (index, (field, value)) in writes.enumerated() {
+                    out.append(
+                        Op(
+                            list: list, item: id, field: field, value: value,
+                            version: Version(
+                                timestamp: HybridTimestamp(
+                                    milliseconds: 1_765_000_000_000 + UInt64(round * items + n), counter: UInt16(index)),
+                                replica: replica)))
+                }
+            }
+        }
+        return out
+    }
+
+    func coldStart(_ directory: URL, configuration: Replica.Configuration) throws {
+        let list = ListID.random()
+        let keys = ListKeys.generate(list: list)
+        let log = makeLog(list, keys: keys)
+        let sealedLog = OperationCodec.encode(log.map(keys.seal))
+        // The owner's state: the newest write of each register, as its replica holds it.
+        let owner = try Replica(
+            path: directory.appendingPathComponent("owner.sqlite").path, configuration: configuration)
+        _ = try owner.merge(log)
+        let state = try owner.currentOperations(in: list)
+        let snapshot = keys.sealSnapshot(state, cursor: Int64(log.count))
+        print(
+            "Cold start: \(items) items, a log of \(log.count) operations (\(sealedLog.count) bytes sealed);"
+                + " a snapshot of \(state.count) registers, \(snapshot.utf8.count) bytes")
+        var fromLog: [Double] = []
+        var fromSnapshot: [Double] = []
+        for run in 0..<runs {
+            let logReplica = try Replica(
+                path: directory.appendingPathComponent("log-\(run).sqlite").path, configuration: configuration)
+            fromLog.append(
+                try seconds {
+                    let opened = try OperationCodec.decode(sealedLog, sealed: true).map { op in
+                        let opened = try keys.open(sealed: op)
+                        try opened.validate()
+                        return opened
+                    }
+                    _ = try logReplica.merge(opened)
+                })
+            let snapshotReplica = try Replica(
+                path: directory.appendingPathComponent("snapshot-\(run).sqlite").path, configuration: configuration)
+            fromSnapshot.append(
+                try seconds {
+                    _ = try snapshotReplica.merge(try keys.openSnapshot(snapshot, cursor: Int64(log.count)))
+                })
+            guard try snapshotReplica.lists().first?.itemCount == items,
+                try snapshotReplica.currentOperations(in: list).count == state.count
+            else { throw BenchError("the replica started from the snapshot does not hold the list") }
+        }
+        var table = Table(
+            title: "Cold start of an encrypted list of \(items) items", header: ["start", "median", "vs the log"])
+        let base = median(fromLog)
+        table.add(
+            "the whole log: \(log.count) operations opened one by one, merged (baseline)",
+            String(format: "%.0f ms", base * 1000), "1.00x")
+        table.add(
+            "the snapshot: one text opened (gzip, \(state.count) registers), merged",
+            String(format: "%.0f ms", median(fromSnapshot) * 1000), String(format: "%.2fx", base / median(fromSnapshot))
+        )
         print(table.render())
     }
 

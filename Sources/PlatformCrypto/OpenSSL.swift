@@ -143,14 +143,15 @@
                 lock.lock()
                 defer { lock.unlock() }
                 let length = sealed.count - 16
-                var tag = Array(sealed.suffix(16))
-                var output = [UInt8](repeating: 0, count: max(length, 1))
                 var written: Int32 = 0
                 var finished: Int32 = 0
                 var ignored: Int32 = 0
                 let context = decrypt
-                let ok = output.withUnsafeMutableBufferPointer { out in
-                    sealed.withUnsafeBufferPointer { input in
+                // The plaintext is as long as the ciphertext: written in place, no copy after. The
+                // tag is read where it lies (OpenSSL copies it).
+                var ok = false
+                let output = [UInt8](unsafeUninitializedCapacity: max(length, 1)) { out, count in
+                    ok = sealed.withUnsafeBufferPointer { input in
                         nonce.withUnsafeBufferPointer { iv in
                             EVP_DecryptInit_ex(context, nil, nil, nil, iv.baseAddress) == 1
                                 && (associatedData.isEmpty
@@ -159,16 +160,19 @@
                                 && EVP_DecryptUpdate(
                                     context, out.baseAddress, &written, input.baseAddress, Int32(length))
                                     == 1
-                                && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1
+                                && EVP_CIPHER_CTX_ctrl(
+                                    context, EVP_CTRL_GCM_SET_TAG, 16,
+                                    UnsafeMutableRawPointer(mutating: input.baseAddress! + length)) == 1
                                 && EVP_DecryptFinal_ex(context, out.baseAddress! + Int(written), &finished) == 1
                         }
                     }
+                    count = ok ? Int(written + finished) : 0
                 }
                 guard ok else {
                     ERR_clear_error()
                     throw CryptoError.badMessage("its tag does not verify")
                 }
-                return Array(output.prefix(Int(written + finished)))
+                return output
             }
         }
 

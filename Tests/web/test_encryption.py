@@ -70,7 +70,8 @@ def test_a_list_made_encrypted_on_the_phone_is_shared_with_a_terminal(client, de
     phone = client()
     phone.signup(unique("carol"))
     phone.page.get_by_label("New list").fill(title)
-    phone.page.get_by_label("Encrypted end to end (the server reads none of it)").check()
+    # Ticked before anyone ticks it: every new list is encrypted unless unticked.
+    assert phone.page.get_by_label("Encrypted end to end (the server reads none of it)").is_checked()
     phone.page.get_by_role("button", name="Create").click()
     phone.page.wait_for_selector("#query")
     phone.wait_status("Synced")
@@ -137,7 +138,7 @@ def test_the_accounts_encrypted_lists_open_on_its_other_devices_after_sign_in(cl
     phone.page.get_by_role("link", name="All lists").click()
     phone.page.get_by_role("heading", name="Your lists").wait_for()
     phone.page.get_by_label("New list").fill("Party")
-    phone.page.get_by_label("Encrypted end to end (the server reads none of it)").check()
+    phone.page.get_by_label("Encrypted end to end (the server reads none of it)").check()  # as it was
     phone.page.get_by_role("button", name="Create").click()
     phone.page.wait_for_selector("#query")
     phone.add("Cake")
