@@ -15,7 +15,7 @@ extension ListKeys {
     /// A snapshot's padded plaintext is a multiple of this many bytes.
     public static let snapshotBucket = 4_096
     /// The most bytes a snapshot's operations may take once uncompressed: more is refused
-    /// (a list of 20,000 items takes about 6 MB).
+    /// (10,000 items with a quantity and a note each take about 4 MB).
     public static let maxSnapshotBytes = 64 << 20
 
     /// The associated data of a snapshot of `list` at `cursor` under `epoch`:

@@ -103,7 +103,7 @@ public enum Sealed {
     /// epoch, `.` and base64url of a nonce, the ciphertext and its tag.
     public static let snapshotPrefix = "n1."
     /// The longest snapshot text a server keeps: 3 MiB, which a request body of 4 MiB holds in
-    /// JSON (a snapshot is gzipped before it is sealed: a list of 20,000 items takes about 1 MB).
+    /// JSON (a snapshot is gzipped before it is sealed: 10,000 items with a note each take 0.84 MB).
     public static let maxSnapshotBytes = 3 << 20
 
     /// The key epoch and the payload (nonce, ciphertext, tag) of a snapshot's text; nil when it
