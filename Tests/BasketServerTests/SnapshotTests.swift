@@ -7,8 +7,8 @@ import Testing
 /// one, what the server checks of it without a key, and that the newest stays.
 struct SnapshotTests {
     /// A stand-in snapshot under key epoch `epoch` (the server checks its form only).
-    static func snapshot(epoch: Int64, fill: UInt8 = 7) -> String {
-        "n1.\(epoch)." + Base64URL.encode([UInt8](repeating: fill, count: 4_096 + 28))
+    static func snapshot(epoch: Int64, fill: UInt8 = 7, bytes: Int = 4_096) -> String {
+        "n1.\(epoch)." + Base64URL.encode([UInt8](repeating: fill, count: bytes + 28))
     }
 
     @Test(arguments: Backend.available)
@@ -36,6 +36,10 @@ struct SnapshotTests {
         }
         let tooLong = "n1.0." + String(repeating: "A", count: Sealed.maxSnapshotBytes)
         #expect([400, 413].contains(try await put("olga", ["cursor": 3, "snapshot": tooLong]).status))
+        // A snapshot holds part of the log: one much larger than the log (three operations) is
+        // garbage that would cost the server more than the list's quota allows.
+        let bloated = try await put("olga", ["cursor": 3, "snapshot": Self.snapshot(epoch: 0, bytes: 200_000)])
+        #expect(bloated.status == 400 && bloated.error == "invalid_snapshot", "\(bloated.json)")
         #expect(try await get("dave").status == 204, "nothing refused was kept")
 
         #expect(try await put("olga", ["cursor": 2, "snapshot": first]).status == 204)

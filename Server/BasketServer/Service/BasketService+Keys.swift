@@ -161,6 +161,10 @@ extension BasketService {
             throw HTTPError(.rotationRequired, "a member left: the list's key is renewed before a snapshot")
         } catch StoreError.staleKey(let keyEpoch) {
             throw HTTPError(.staleKey, "a snapshot is sealed under the list's newest key, \(keyEpoch)")
+        } catch StoreError.snapshotTooLarge(let limit) {
+            throw HTTPError(
+                .invalidSnapshot,
+                "a snapshot holds part of the list's log: at most \(limit) bytes here (the log's and 64 KiB)")
         } catch StoreError.beyondLog(let lastSeq) {
             throw HTTPError(.invalidParameter, "the list's log ends at \(lastSeq): a snapshot's cursor is within it")
         }

@@ -59,6 +59,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case staleKey(keyEpoch: Int64)
     /// A snapshot names a position its list's log has not reached (the last is `lastSeq`).
     case beyondLog(lastSeq: Int64)
+    /// A snapshot larger than its list's log allows (`limit` bytes: the log's and 64 KiB).
+    case snapshotTooLarge(limit: Int64)
     /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
     case storageFull
     /// The store was written by a later build (its schema version is newer than this one knows).

@@ -18,7 +18,7 @@ extension PostgresStore {
                 try SnapshotSQL.check(
                     role: sender.string(0, 0) ?? "", encrypted: sender.bool(0, 2) == true, keyEpoch: keyEpoch,
                     listKeyEpoch: sender.int64(0, 3), pushEpoch: sender.int64(0, 4), cursor: cursor,
-                    lastSeq: sender.int64(0, 5))
+                    lastSeq: sender.int64(0, 5), bytes: snapshot.utf8.count, logBytes: sender.int64(0, 6))
                 _ = try db.prepared(
                     Self.sql(SnapshotSQL.upsert), ["\(sender.int64(0, 1))", "\(cursor)", snapshot, "\(time)"])
             }

@@ -13,16 +13,20 @@ extension SQLiteStore {
             // a removal waits for the snapshot, or the snapshot sees it.
             try db.transaction {
                 guard
-                    let (role, no, encrypted, listKeyEpoch, pushEpoch, lastSeq) = try db.query(
+                    let (role, no, encrypted, listKeyEpoch, pushEpoch, lastSeq, logBytes) = try db.query(
                         Self.sql(SnapshotSQL.sender), .blob(list.raw.bytes), .integer(account),
                         map: {
-                            ($0.string(0) ?? "", $0.int64(1), $0.int64(2) != 0, $0.int64(3), $0.int64(4), $0.int64(5))
+                            (
+                                $0.string(0) ?? "", $0.int64(1), $0.int64(2) != 0, $0.int64(3), $0.int64(4),
+                                $0.int64(5), $0.int64(6)
+                            )
                         }
                     ).first
                 else { throw StoreError.noSuchList }
                 try SnapshotSQL.check(
                     role: role, encrypted: encrypted, keyEpoch: keyEpoch, listKeyEpoch: listKeyEpoch,
-                    pushEpoch: pushEpoch, cursor: cursor, lastSeq: lastSeq)
+                    pushEpoch: pushEpoch, cursor: cursor, lastSeq: lastSeq, bytes: snapshot.utf8.count,
+                    logBytes: logBytes)
                 try db.run(
                     Self.sql(SnapshotSQL.upsert), .integer(no), .integer(cursor), .text(snapshot), .integer(time))
             }
