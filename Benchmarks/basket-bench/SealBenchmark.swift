@@ -93,11 +93,7 @@ struct SealBenchmark {
                 path: directory.appendingPathComponent("sealed-\(run).sqlite").path, configuration: configuration)
             sealedApply.append(
                 try seconds {
-                    let opened = try OperationCodec.decode(sealedText, sealed: true).map { op in
-                        let opened = try keys.open(sealed: op)
-                        try opened.validate()
-                        return opened
-                    }
+                    let opened = try Self.opened(sealedText, keys: keys)
                     _ = try sealedReplica.merge(opened)
                 })
             guard try sealedReplica.operations(in: list).count == plain.count else {
@@ -173,11 +169,7 @@ struct SealBenchmark {
                 path: directory.appendingPathComponent("log-\(run).sqlite").path, configuration: configuration)
             fromLog.append(
                 try seconds {
-                    let opened = try OperationCodec.decode(sealedLog, sealed: true).map { op in
-                        let opened = try keys.open(sealed: op)
-                        try opened.validate()
-                        return opened
-                    }
+                    let opened = try Self.opened(sealedLog, keys: keys)
                     _ = try logReplica.merge(opened)
                 })
             let snapshotReplica = try Replica(
@@ -201,6 +193,15 @@ struct SealBenchmark {
             String(format: "%.0f ms", median(fromSnapshot) * 1000), String(format: "%.2fx", base / median(fromSnapshot))
         )
         print(table.render())
+    }
+
+    /// A sealed page as a pull takes it: decoded, each operation opened and validated.
+    static func opened(_ sealed: [UInt8], keys: ListKeys) throws -> [Op] {
+        try OperationCodec.decode(sealed, sealed: true).map { op in
+            let opened = try keys.open(sealed: op)
+            try opened.validate()
+            return opened
+        }
     }
 
     func ratio(_ a: Int, _ b: Int) -> String { String(format: "%.2fx", Double(a) / Double(b)) }

@@ -157,8 +157,7 @@ public enum OperationCodec {
                 return .failure(error)
             }
         }
-        let (operations, found) = try decoded.get()
-        return (operations, found)
+        return try decoded.get()
     }
 
     private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>, sealed: Bool, keys readKeys: Bool)

@@ -120,6 +120,14 @@ public enum Sealed {
         }
     }
 
+    /// The key epoch a snapshot's text names, read from its header alone (what the server checks
+    /// against the list's, once ``parseSnapshot(_:)`` took the whole text); nil when it does not
+    /// start as one.
+    public static func snapshotEpoch(of text: String) -> UInt32? {
+        var text = text
+        return text.withUTF8 { header($0, letter: 0x6E)?.0 }
+    }
+
     /// The epoch of "s1." (or `letter` and "1.") and 1 to 6 digits without a leading zero and
     /// ".", and where the base64url after it starts; nil when `bytes` do not start so.
     private static func header(_ bytes: UnsafeBufferPointer<UInt8>, letter: UInt8 = 0x73) -> (UInt32, Int)? {

@@ -141,11 +141,11 @@ extension BasketService {
     func putSnapshot(_ request: HTTPRequest) throws -> HTTPResponse {
         let account = try authenticate(request)
         let list = try listID(request)
+        // Its form was checked as it was decoded (`Wire.SnapshotRequest.check()`): its epoch is read
+        // from the header, not by decoding up to 3 MiB again.
         let body = try JSONBody.decode(Wire.SnapshotRequest.self, from: request)
-        guard let (keyEpoch, _) = Sealed.parseSnapshot(body.snapshot) else {
-            throw HTTPError(
-                .invalidSnapshot,
-                "a snapshot is 'n1.', its key epoch, '.' and base64url of at least 32 bytes, at most 3 MiB")
+        guard let keyEpoch = Sealed.snapshotEpoch(of: body.snapshot) else {
+            throw HTTPError(.invalidSnapshot, "a snapshot is 'n1.', its key epoch, '.' and base64url")
         }
         do {
             try store.putSnapshot(
