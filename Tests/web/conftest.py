@@ -11,6 +11,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -246,6 +247,14 @@ class Client:
         question = dialog.locator("#join-question").inner_text()
         dialog.get_by_role("button", name=answer).click()
         return question
+
+    def sent(self):
+        """Wraps an action that writes: the block ends once a push of the list's operations was
+        answered. The status line still says "Synced" from before until the action's handler has
+        stored its write, so waiting for "Synced" alone can return before the write left."""
+        return self.page.expect_response(
+            lambda r: r.request.method == "POST" and urlparse(r.url).path.endswith("/ops")
+            and urlparse(r.url).path.startswith("/v1/lists/"))
 
     def status(self):
         return self.page.inner_text("#status")

@@ -546,7 +546,8 @@ def test_a_list_saved_with_the_old_names_of_its_sync_fields_is_read_into_the_new
     phone = client()
     phone.signup(unique("uma"))
     phone.create_list("Old names")
-    phone.add("Milk")
+    with phone.sent():
+        phone.add("Milk")
     phone.wait_status("Synced")
     saved = [s for s in read_store(phone.page, "lists") if s.get("isRegistered")]
     assert len(saved) == 1, saved

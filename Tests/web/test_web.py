@@ -37,8 +37,10 @@ def test_two_phones_and_a_terminal_converge_after_one_phone_was_offline(client, 
     alice = client()
     alice.signup(unique("alice"))
     alice.create_list("Family")
-    alice.add("Milk")
-    alice.add("2 bread, eggs")
+    with alice.sent():
+        alice.add("Milk")
+    with alice.sent():
+        alice.add("2 bread, eggs")
     alice.wait_status("Synced")
     code_for_bob = alice.share_code()
     code_for_cli = alice.share_code()
@@ -91,7 +93,8 @@ def test_a_change_made_in_the_terminal_shows_in_the_browser_within_two_seconds(c
     phone = client()
     phone.signup(unique("dana"))
     phone.create_list("Weekend")
-    phone.add("Coffee")
+    with phone.sent():
+        phone.add("Coffee")
     phone.wait_status("Synced")
     code = phone.share_code()
     terminal = device(unique("erin"))
@@ -305,7 +308,8 @@ def test_two_tabs_of_one_phone_see_each_others_changes_even_offline(client):
     phone = client()
     phone.signup(unique("olga"))
     phone.create_list("Tabs")
-    phone.add("Butter")
+    with phone.sent():
+        phone.add("Butter")
     phone.wait_status("Synced")
     second = phone.context.new_page()
     second.on("pageerror", lambda e: phone.problems.append(f"second tab: {e}"))
