@@ -106,6 +106,15 @@ extension Wire {
         /// Sealed under a key epoch the list does not take (the device lacks its newest key), or a
         /// rotation to an epoch that is not the newest, or leaving a member out.
         case staleKey = "stale_key"
+        /// The list is encrypted end to end: a conversion of it, or a plain push to it (it was
+        /// converted since the device last heard: it takes the keys from its envelope, changes its
+        /// copy and seals its writes).
+        case listEncrypted = "list_encrypted"
+        /// A conversion made at a position the list's log has moved past: the device pulls and
+        /// converts again.
+        case logMoved = "log_moved"
+        /// A conversion while a member has no key pair yet: no envelope could reach it.
+        case memberWithoutKeys = "member_without_keys"
         /// A body over the route's limit.
         case bodyTooLarge = "body_too_large"
         /// A body sent with another `Content-Type` than `application/json`.
@@ -143,7 +152,7 @@ extension Wire {
             case .notFound: 404
             case .methodNotAllowed: 405
             case .accountExists, .listExists, .lastOwner, .identityConflict, .replicaTaken, .keysExist, .rewrapRequired,
-                .notEncrypted, .rotationRequired, .staleKey:
+                .notEncrypted, .rotationRequired, .staleKey, .listEncrypted, .logMoved, .memberWithoutKeys:
                 409
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415

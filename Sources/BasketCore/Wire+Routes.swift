@@ -100,6 +100,9 @@ extension Wire {
         public static let snapshot = Route("snapshot", "GET", "/v1/lists/{id}/snapshot")
         /// Keeps a snapshot of an encrypted list, sealed on an owner's device.
         public static let putSnapshot = Route("putSnapshot", "PUT", "/v1/lists/{id}/snapshot")
+        /// Makes a plain list encrypted end to end (an owner): its keys to every member, its
+        /// state as a snapshot, its plain log dropped.
+        public static let encrypt = Route("encrypt", "POST", "/v1/lists/{id}/encryption")
         /// Makes an invite code.
         public static let invite = Route("invite", "POST", "/v1/lists/{id}/invites")
         /// A list's invites that still work.
@@ -145,7 +148,7 @@ extension Wire {
         public static let all: [Route] = [
             health, metrics, time, signUp, login, devices, logoutEverywhere, logout, revokeDevice, account,
             deleteAccount, changePassword, accountKeys, setAccountKeys, recover, createList, lists, deleteList, members,
-            setRole, removeMember, envelope, deliverEnvelopes, snapshot, putSnapshot, invite,
+            setRole, removeMember, envelope, deliverEnvelopes, snapshot, putSnapshot, encrypt, invite,
             invites, revokeInvite, join, previewInvite, push, pull, shopping, startShopping, stopShopping, makeAddKey,
             addKeys, revokeAddKey, putInInbox, inbox, takeFromInbox, pushKey,
             subscribePush, pushSubscriptions,

@@ -256,6 +256,44 @@ public enum Wire {
         }
     }
 
+    /// `POST /v1/lists/{id}/encryption`: an owner's device makes a plain list encrypted end to end
+    /// (docs/encryption.md, "Converting a plain list"): the keys it made, sealed to every member,
+    /// and the list's state at `cursor`, the end of its log, sealed under them as a snapshot.
+    public struct Conversion: WireRequest, Hashable {
+        /// The end of the list's log the device was even with.
+        public var cursor: Int64
+        /// The list's state at `cursor`, sealed under key epoch 0 (`n1.0.…`).
+        public var snapshot: String
+        /// The keys sealed to each member with a key pair (at most ``EnvelopeDelivery/maxCount``).
+        public var envelopes: [EnvelopeDelivery.Envelope]
+
+        /// A conversion at `cursor`.
+        public init(cursor: Int64, snapshot: String, envelopes: [EnvelopeDelivery.Envelope]) {
+            self.cursor = cursor
+            self.snapshot = snapshot
+            self.envelopes = envelopes
+        }
+
+        /// The JSON keys of the body.
+        public enum CodingKeys: String, CodingKey, CaseIterable { case cursor, snapshot, envelopes }
+        public static let fields = CodingKeys.allCases.map(\.rawValue)
+
+        public func check() throws(Refusal) {
+            try SnapshotRequest(cursor: cursor, snapshot: snapshot).check()
+            try EnvelopeDelivery(envelopes: envelopes).check()
+        }
+
+        /// What the server answers: the log's new epoch (a device that converted its copy pulls
+        /// from the snapshot under it).
+        public struct Answer: Codable, Hashable, Sendable {
+            /// The list's log epoch from now on.
+            public var epoch: String
+
+            /// An answer naming `epoch`.
+            public init(epoch: String) { self.epoch = epoch }
+        }
+    }
+
     /// `PUT /v1/lists/{id}/envelopes`: a list's keys sealed to members' public keys (`e1.…`,
     /// docs/encryption.md), one per member, each replacing the member's last.
     public struct EnvelopeDelivery: WireRequest, Hashable {

@@ -51,6 +51,10 @@ struct AuthorizationMatrixTests {
             "POST", "/v1/lists", token: owner, json: ["id": sealed.description, "encrypted": true])
         try await harness.join(sealed, owner: owner, member: tokens[.viewer]!, role: "viewer")
         try await harness.join(sealed, owner: owner, member: tokens[.editor]!, role: "editor")
+        // A plain list with the same members, for the owner to encrypt.
+        let converted = try await harness.newList(owner)
+        try await harness.join(converted, owner: owner, member: tokens[.viewer]!, role: "viewer")
+        try await harness.join(converted, owner: owner, member: tokens[.editor]!, role: "editor")
         // Each signed-in caller's key pair (made by the case below), sent again with the same public key.
         let publicKeys = Dictionary(uniqueKeysWithValues: Caller.allCases.map { ($0, AccountKeysTests.key()) })
         // A second list with the same members, for the owner to delete.
@@ -136,6 +140,17 @@ struct AuthorizationMatrixTests {
                 try await harness.call(
                     "PUT", "/v1/lists/\(sealed)/snapshot", token: token,
                     json: ["cursor": 0, "snapshot": "n1.0." + Base64URL.encode([UInt8](repeating: 7, count: 64))])
+            },
+            // Encrypting a plain list: owners only, with keys for every member.
+            Case(route: "POST /v1/lists/{id}/encryption", expected: member(403, 403, 200)) { _, token in
+                try await harness.call(
+                    "POST", "/v1/lists/\(converted)/encryption", token: token,
+                    json: [
+                        "cursor": 0, "snapshot": "n1.0." + Base64URL.encode([UInt8](repeating: 7, count: 64)),
+                        "envelopes": [Caller.owner, .viewer, .editor].map {
+                            ["account": $0.rawValue, "envelope": AccountKeysTests.envelope()]
+                        },
+                    ])
             },
             Case(route: "POST /v1/lists", expected: signedIn(201)) { _, token in
                 try await harness.call("POST", "/v1/lists", token: token, json: ["id": ListID.random().description])
@@ -328,7 +343,7 @@ struct AuthorizationMatrixTests {
         // The table covers every route the server serves.
         let served = Set(harness.service.router().routes.map { "\($0.method) \($0.pattern)" })
         #expect(Set(cases.map(\.route)) == served)
-        #expect(served.count == 45)  // docs/reliability.md's count
+        #expect(served.count == 46)  // docs/reliability.md's count
 
         for entry in cases {
             for caller in Caller.allCases {

@@ -36,15 +36,20 @@ struct EncryptedListTests {
         #expect(flags.contains { $0.0 == list.description && $0.1 == true })
         #expect(flags.contains { $0.0 == plain.description && $0.1 == nil })
 
-        // Plain values, flags included, are refused and change nothing; sealed ones are kept.
+        // Plain values, flags included, are refused and change nothing (409: a device that pushes
+        // them holds the list as plain, and changes its copy); sealed ones are kept.
         let names = harness.operations(list, names: ["Milk", "Bread"])
         let refused = try await harness.push(names, to: list, token: owner)
-        #expect(refused.status == 400 && refused.error == "invalid_ops")
-        #expect((refused.json["message"] as? String ?? "").contains("sealed values only"))
+        #expect(refused.status == 409 && refused.error == "list_encrypted")
+        #expect((refused.json["message"] as? String ?? "").contains("seals its writes"))
         var checked = names[0]
         checked.field = .checked
         checked.value = .bool(true)
-        #expect(try await harness.push([checked], to: list, token: owner).status == 400)
+        #expect(try await harness.push([checked], to: list, token: owner).error == "list_encrypted")
+        // Neither plain nor sealed: not an operation encoding at all.
+        let garbled = try await harness.call(
+            "POST", "/v1/lists/\(list)/ops", token: owner, json: ["ops": "not operations"])
+        #expect(garbled.status == 400 && garbled.error == "invalid_ops")
         let sealed = Self.sealed(names + [checked])
         let pushed = try await harness.push(sealed, to: list, token: owner)
         #expect(pushed.status == 200 && pushed.json["accepted"] as? Int == 3)

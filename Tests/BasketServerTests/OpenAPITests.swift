@@ -190,6 +190,13 @@ struct WireSchemaTests {
                 "SnapshotRequest", Wire.SnapshotRequest(cursor: 1, snapshot: "n1."),
                 Wire.SnapshotRequest(cursor: 1, snapshot: "n1.")
             ),
+            (
+                "Conversion",
+                Wire.Conversion(
+                    cursor: 1, snapshot: "n1.", envelopes: [.init(account: "a", envelope: "e1.")]),
+                Wire.Conversion(cursor: 0, snapshot: "n1.", envelopes: [])
+            ),
+            ("ConversionAnswer", Wire.Conversion.Answer(epoch: "e"), Wire.Conversion.Answer(epoch: "e")),
             ("NewList", Wire.NewList(id: list, encrypted: true), Wire.NewList(id: list)),
             ("AccountDeletion", Wire.AccountDeletion(password: "a"), Wire.AccountDeletion(password: "a")),
             (

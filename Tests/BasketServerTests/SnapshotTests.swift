@@ -74,3 +74,85 @@ struct SnapshotTests {
         #expect(try await get("olga").status == 404)
     }
 }
+
+/// Converting a plain list on both stores (docs/encryption.md, "Converting a plain list"): who may,
+/// what the server checks, and that afterwards the plain log is gone, every device learns it from
+/// a new epoch, and only sealed pushes are taken.
+struct ConversionTests {
+    @Test(arguments: Backend.available)
+    func anOwnerConvertsAPlainListAndItsPlainLogGoes(_ backend: Backend) async throws {
+        let harness = try Harness(backend: backend)
+        var tokens = try await KeyRotationTests.Family.accounts(["olga", "bob"], on: harness)
+        tokens["carl"] = try await harness.signUp("carl")  // no key pair yet
+        let list = try await harness.newList(tokens["olga"]!)
+        try await harness.join(list, owner: tokens["olga"]!, member: tokens["bob"]!, role: "editor")
+        try await harness.join(list, owner: tokens["olga"]!, member: tokens["carl"]!, role: "viewer")
+        let plain = harness.operations(list, names: ["Engagement ring"], replica: Harness.replica("bob"))
+        #expect(try await harness.push(plain, to: list, token: tokens["bob"]!).status == 200)
+        let before = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0", token: tokens["olga"]!)
+        let cursor = before.json["cursor"] as? Int ?? -1
+        let epochBefore = before.json["epoch"] as? String
+        #expect(cursor == plain.count)
+        let invite = try await harness.call("POST", "/v1/lists/\(list)/invites", token: tokens["olga"]!, json: [:])
+        #expect(invite.status == 201)
+
+        let envelope = KeyRotationTests.envelope(epoch: 0)
+        func convert(_ name: String, cursor: Int, epoch: Int64 = 0, to recipients: [String]) async throws
+            -> Harness.Answer
+        {
+            try await harness.call(
+                "POST", "/v1/lists/\(list)/encryption", token: tokens[name]!,
+                json: [
+                    "cursor": cursor, "snapshot": SnapshotTests.snapshot(epoch: epoch, bytes: 64),
+                    "envelopes": recipients.map { ["account": $0, "envelope": envelope] },
+                ])
+        }
+        // An owner only; at the end of the log; under epoch 0; everyone reached; everyone with keys.
+        #expect(try await convert("bob", cursor: cursor, to: ["olga", "bob"]).error == "owner_only")
+        let moved = try await convert("olga", cursor: cursor - 1, to: ["olga", "bob"])
+        #expect(moved.status == 409 && moved.error == "log_moved", "\(moved.json)")
+        #expect(try await convert("olga", cursor: cursor, epoch: 1, to: ["olga", "bob"]).error == "stale_key")
+        let keyless = try await convert("olga", cursor: cursor, to: ["olga", "bob"])
+        #expect(keyless.status == 409 && keyless.error == "member_without_keys", "\(keyless.json)")
+        #expect((keyless.json["message"] as? String)?.contains("carl") == true)
+        #expect(
+            try await harness.call("DELETE", "/v1/lists/\(list)/members/carl", token: tokens["olga"]!).status == 204)
+        #expect(try await convert("olga", cursor: cursor, to: ["olga"]).error == "stale_key", "bob left out")
+        #expect(try await convert("olga", cursor: cursor, to: ["olga", "bob", "eve"]).error == "owner_only")
+        let stranger = try await harness.signUp("eve")
+        #expect(
+            try await harness.call(
+                "POST", "/v1/lists/\(list)/encryption", token: stranger,
+                json: ["cursor": cursor, "snapshot": SnapshotTests.snapshot(epoch: 0), "envelopes": []]
+            ).status == 404)
+        // Nothing refused changed the list.
+        let still = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0", token: tokens["olga"]!)
+        #expect(still.json["epoch"] as? String == epochBefore && still.json["count"] as? Int == plain.count)
+
+        let done = try await convert("olga", cursor: cursor, to: ["olga", "bob"])
+        #expect(done.status == 200, "\(done.json)")
+        let epoch = try #require(done.json["epoch"] as? String)
+        #expect(epoch != epochBefore)
+        // Every device learns it from the epoch; the plain log is gone, the snapshot stands in.
+        let after = try await harness.call("GET", "/v1/lists/\(list)/ops?after=0", token: tokens["bob"]!)
+        #expect(after.json["epoch"] as? String == epoch && after.json["count"] as? Int == 0)
+        #expect(after.json["historyComplete"] as? Bool == false)
+        let kept = try await harness.call("GET", "/v1/lists/\(list)/snapshot", token: tokens["bob"]!)
+        #expect(kept.json["cursor"] as? Int == cursor && kept.json["epoch"] as? String == epoch)
+        let left = try await harness.call("GET", "/v1/lists/\(list)/envelope", token: tokens["bob"]!)
+        #expect(left.json["envelope"] as? String == envelope)
+        let lists = try await harness.call("GET", "/v1/lists", token: tokens["bob"]!)
+        let entry = (lists.json["lists"] as? [[String: Any]])?.first { $0["id"] as? String == list.description }
+        #expect(entry?["encrypted"] as? Bool == true)
+        // A plain push is refused with what to do; a sealed one is taken; a second conversion is not.
+        let late = harness.operations(list, names: ["Milk"], replica: Harness.replica("bob"))
+        let refused = try await harness.push(late, to: list, token: tokens["bob"]!)
+        #expect(refused.status == 409 && refused.error == "list_encrypted", "\(refused.json)")
+        let sealed = try await harness.push(EncryptedListTests.sealed(late, epoch: 0), to: list, token: tokens["bob"]!)
+        #expect(sealed.status == 200 && sealed.json["epoch"] as? String == epoch, "\(sealed.json)")
+        #expect(try await convert("olga", cursor: cursor + 1, to: ["olga", "bob"]).error == "list_encrypted")
+        // The invite made before (its code carries no key) is withdrawn.
+        let invites = try await harness.call("GET", "/v1/lists/\(list)/invites", token: tokens["olga"]!)
+        #expect((invites.json["invites"] as? [Any])?.isEmpty == true, "\(invites.json)")
+    }
+}

@@ -144,12 +144,10 @@ extension BasketService {
         // Its form was checked as it was decoded (`Wire.SnapshotRequest.check()`): its epoch is read
         // from the header, not by decoding up to 3 MiB again.
         let body = try JSONBody.decode(Wire.SnapshotRequest.self, from: request)
-        guard let keyEpoch = Sealed.snapshotEpoch(of: body.snapshot) else {
-            throw HTTPError(.invalidSnapshot, "a snapshot is 'n1.', its key epoch, '.' and base64url")
-        }
+        let keyEpoch = try Self.keyEpoch(ofSnapshot: body.snapshot)
         do {
             try store.putSnapshot(
-                body.snapshot, keyEpoch: Int64(keyEpoch), at: body.cursor, of: list, by: account.id,
+                body.snapshot, keyEpoch: keyEpoch, at: body.cursor, of: list, by: account.id,
                 time: Int64(configuration.clock()))
         } catch StoreError.noSuchList {
             throw HTTPError.notFound("no such list")
@@ -169,5 +167,54 @@ extension BasketService {
             throw HTTPError(.invalidParameter, "the list's log ends at \(lastSeq): a snapshot's cursor is within it")
         }
         return HTTPResponse(status: 204)
+    }
+
+    /// `POST /v1/lists/{id}/encryption`: an owner's device makes a plain list encrypted end to end
+    /// (docs/encryption.md, "Converting a plain list"): the keys it made reach every member, the
+    /// list's state at the end of its log stays as a snapshot, and the plain log goes. Answers the
+    /// log's new epoch.
+    func encryptList(_ request: HTTPRequest) throws -> HTTPResponse {
+        let account = try authenticate(request)
+        let list = try listID(request)
+        let body = try JSONBody.decode(Wire.Conversion.self, from: request)
+        let keyEpoch = try Self.keyEpoch(ofSnapshot: body.snapshot)
+        let envelopes = body.envelopes.map {
+            Wire.EnvelopeDelivery.Envelope(account: $0.account.lowercased(), envelope: $0.envelope)
+        }
+        let epoch: String
+        do {
+            epoch = try store.convert(
+                list, by: account.id, at: body.cursor, snapshot: body.snapshot, keyEpoch: keyEpoch,
+                envelopes: envelopes, time: Int64(configuration.clock()))
+        } catch StoreError.noSuchList {
+            throw HTTPError.notFound("no such list")
+        } catch StoreError.noSuchMember {
+            throw HTTPError(.ownerOnly, "only an owner encrypts a list; envelopes go to its members")
+        } catch StoreError.listEncrypted {
+            throw HTTPError(.listEncrypted, "this list is already encrypted end to end")
+        } catch StoreError.logMoved(let lastSeq) {
+            throw HTTPError(
+                .logMoved, "the list's log has moved on to \(lastSeq): pull, then encrypt the list as it is now")
+        } catch StoreError.membersWithoutKeys(let names) {
+            throw HTTPError(
+                .memberWithoutKeys,
+                "\(names.count) member(s) have no key pair yet (\(names.prefix(5).joined(separator: ", "))): each signs"
+                    + " in again on a current version, or leaves the list, before it is encrypted")
+        } catch StoreError.staleKey {
+            throw HTTPError(
+                .staleKey, "a conversion's keys are epoch 0, with an envelope for every member (ask them again)")
+        } catch StoreError.snapshotTooLarge(let limit) {
+            throw HTTPError(
+                .invalidSnapshot, "the list's state is at most \(limit) bytes here (its log's and 64 KiB)")
+        }
+        return answer(Wire.Conversion.Answer(epoch: epoch))
+    }
+
+    /// The key epoch a snapshot names in its header (its form was checked as it was decoded).
+    static func keyEpoch(ofSnapshot snapshot: String) throws -> Int64 {
+        guard let keyEpoch = Sealed.snapshotEpoch(of: snapshot) else {
+            throw HTTPError(.invalidSnapshot, "a snapshot is 'n1.', its key epoch, '.' and base64url")
+        }
+        return Int64(keyEpoch)
     }
 }

@@ -37,6 +37,9 @@ extension BasketService {
         do {
             operations = try OperationCodec.decode(encoded, sealed: access.encrypted)
         } catch {
+            if access.encrypted, (try? OperationCodec.decode(encoded, sealed: false)) != nil {
+                throw Self.listEncrypted
+            }
             throw HTTPError.badRequest("'ops' is not a valid operation encoding: \(error)", code: .invalidOps)
         }
         guard operations.count <= configuration.maxBatch else {
@@ -76,8 +79,11 @@ extension BasketService {
                     maxReplicasPerList: configuration.maxReplicasPerList,
                     // A member who is not an owner adds at most half of the list's quotas.
                     pusherItems: role == .owner ? .max : configuration.maxItemsPerList / 2,
-                    pusherBytes: role == .owner ? .max : configuration.maxBytesPerList / 2, keyEpochs: keyEpochs),
+                    pusherBytes: role == .owner ? .max : configuration.maxBytesPerList / 2, keyEpochs: keyEpochs,
+                    sealed: access.encrypted),
                 pusher: account.id)
+        } catch StoreError.listEncrypted {
+            throw Self.listEncrypted
         } catch StoreError.identityConflict(let count) {
             throw HTTPError(
                 .identityConflict,
@@ -132,6 +138,12 @@ extension BasketService {
                 accepted: result.accepted, duplicates: result.duplicates, cursor: result.cursor, epoch: result.epoch,
                 serverTime: now))
     }
+
+    /// A plain push to an encrypted list: it was converted since the device last heard.
+    static let listEncrypted = HTTPError(
+        .listEncrypted,
+        "this list is encrypted end to end now: a device takes its keys from the account's envelope, changes its"
+            + " copy and seals its writes; nothing of this push was stored")
 
     /// The lowest and highest key epoch `operations`' sealed values name (nil when none does).
     static func keyEpochs(of operations: [Op]) -> ClosedRange<Int64>? {

@@ -290,6 +290,7 @@ public final class BasketService: Sendable {
             r.on(.deliverEnvelopes, answer: deliverEnvelopes)
             r.on(.snapshot, answer: listSnapshot)
             r.on(.putSnapshot, answer: putSnapshot)
+            r.on(.encrypt, answer: encryptList)
             r.on(.createList, answer: createList)
             r.on(.lists, answer: listLists)
             r.on(.members, answer: listMembers)

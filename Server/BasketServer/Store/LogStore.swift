@@ -132,12 +132,18 @@ public struct ListLimits: Sendable, Hashable {
     /// ``StoreError/staleKey(keyEpoch:)`` outside the epochs it takes, in the push's own transaction
     /// (under the list's lock, so no push slips in between a removal and the rotation).
     public var keyEpochs: ClosedRange<Int64>?
+    /// Whether the push was read as an encrypted list's (its values sealed): a plain push to a
+    /// list converted since it was read is refused (``StoreError/listEncrypted``), in the push's
+    /// own transaction.
+    public var sealed: Bool
 
     /// Limits of `maxItems` items and `maxBytes` bytes, of replica ids, and of the pusher's share.
     public init(
         maxItems: Int64, maxBytes: Int64, maxReplicasPerMember: Int64 = .max, maxReplicasPerList: Int64 = .max,
-        pusherItems: Int64 = .max, pusherBytes: Int64 = .max, keyEpochs: ClosedRange<Int64>? = nil
+        pusherItems: Int64 = .max, pusherBytes: Int64 = .max, keyEpochs: ClosedRange<Int64>? = nil,
+        sealed: Bool? = nil
     ) {
+        self.sealed = sealed ?? (keyEpochs != nil)
         self.maxItems = maxItems
         self.maxBytes = maxBytes
         self.maxReplicasPerMember = maxReplicasPerMember
@@ -148,8 +154,10 @@ public struct ListLimits: Sendable, Hashable {
     }
 
     /// Checks the push's key epochs (``keyEpochs``) against the list's: the newest its members
-    /// hold, and the oldest it takes (past the newest while a rotation is due).
-    func checkKeys(keyEpoch: Int64, pushEpoch: Int64) throws {
+    /// hold, and the oldest it takes (past the newest while a rotation is due); and a plain push
+    /// against an encrypted list (converted since the push was read).
+    func checkKeys(keyEpoch: Int64, pushEpoch: Int64, encrypted: Bool) throws {
+        if encrypted && !sealed { throw StoreError.listEncrypted }
         guard let keyEpochs else { return }
         try KeySQL.checkEpochs(keyEpochs, keyEpoch: keyEpoch, pushEpoch: pushEpoch)
     }

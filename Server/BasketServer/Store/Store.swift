@@ -61,6 +61,12 @@ public enum StoreError: Error, Equatable, Sendable {
     case beyondLog(lastSeq: Int64)
     /// A snapshot larger than its list's log allows (`limit` bytes: the log's and 64 KiB).
     case snapshotTooLarge(limit: Int64)
+    /// The list is encrypted end to end: it cannot be converted again, and takes no plain push.
+    case listEncrypted
+    /// A conversion at a cursor the list's log has moved past (`lastSeq`).
+    case logMoved(lastSeq: Int64)
+    /// Members with no key pair, whom a conversion's envelopes cannot reach (their names).
+    case membersWithoutKeys([String])
     /// The disk (or the store's quota) is full: the write was rolled back, nothing was stored.
     case storageFull
     /// The store was written by a later build (its schema version is newer than this one knows).

@@ -111,6 +111,7 @@ extension PostgresStore {
                     SELECT no, epoch FROM lists
                     WHERE no = $1 AND id = $9 AND last_seq = $10 AND epoch_started = $11
                         AND items + $7 <= $12 AND bytes + $8 <= $13 AND push_epoch <= $14 AND key_epoch >= $15
+                        AND encrypted = $16
                     FOR UPDATE),
                 stored AS (
                     INSERT INTO pushes(list, last_seq, first_seq, count, received, ops)
@@ -135,6 +136,8 @@ extension PostgresStore {
                     // way, which says why. A rotation commits on the row this locks, so a push waiting
                     // on it reads the new epochs.
                     .text("\(limits.keyEpochs?.lowerBound ?? 0)"), .text("\(limits.keyEpochs?.upperBound ?? 0)"),
+                    // A plain push to a list converted since it was read goes the locked way too.
+                    .text(limits.sealed ? "true" : "false"),
                 ])
         }
         guard rows.count == 1 else {
@@ -155,11 +158,12 @@ extension PostgresStore {
     ) throws -> AppendResult {
         let head = try db.prepared(
             """
-            SELECT no, last_seq, epoch, items, bytes, epoch_started, key_epoch, push_epoch FROM lists
+            SELECT no, last_seq, epoch, items, bytes, epoch_started, key_epoch, push_epoch, encrypted FROM lists
             WHERE id = $1 FOR UPDATE
             """, [Self.listParameter(list)])
         guard head.count == 1 else { throw StoreError.noSuchList }
-        try limits.checkKeys(keyEpoch: head.int64(0, 6), pushEpoch: head.int64(0, 7))
+        try limits.checkKeys(
+            keyEpoch: head.int64(0, 6), pushEpoch: head.int64(0, 7), encrypted: head.bool(0, 8) == true)
         let no = head.int64(0, 0)
         let lastSeq = head.int64(0, 1)
         let epoch = head.string(0, 2) ?? ""

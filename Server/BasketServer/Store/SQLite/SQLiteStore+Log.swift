@@ -141,20 +141,20 @@ extension SQLiteStore {
         guard
             let row = try db.query(
                 """
-                SELECT no, last_seq, epoch, items, bytes, dropped, epoch_started, key_epoch, push_epoch FROM lists
-                WHERE id = ?
+                SELECT no, last_seq, epoch, items, bytes, dropped, epoch_started, key_epoch, push_epoch, encrypted
+                FROM lists WHERE id = ?
                 """,
                 .blob(request.list.raw.bytes),
                 map: {
                     (
                         $0.int64(0), $0.int64(1), $0.string(2) ?? "", $0.int64(3), $0.int64(4), $0.int64(5),
-                        $0.int64(6), $0.int64(7), $0.int64(8)
+                        $0.int64(6), $0.int64(7), $0.int64(8), $0.int64(9) != 0
                     )
                 }
             ).first
         else { throw StoreError.noSuchList }
-        let (no, lastSeq, epoch, items, bytes, dropped, epochStarted, keyEpoch, pushEpoch) = row
-        try request.limits.checkKeys(keyEpoch: keyEpoch, pushEpoch: pushEpoch)
+        let (no, lastSeq, epoch, items, bytes, dropped, epochStarted, keyEpoch, pushEpoch, encrypted) = row
+        try request.limits.checkKeys(keyEpoch: keyEpoch, pushEpoch: pushEpoch, encrypted: encrypted)
         push = try logs.open(no, expected: Int(clamping: lastSeq - dropped)) { visit in
             let scan = try db.prepare("SELECT ops FROM pushes WHERE list = ?")
             try scan.bind(no, at: 1)

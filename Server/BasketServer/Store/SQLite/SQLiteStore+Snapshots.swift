@@ -46,3 +46,53 @@ extension SQLiteStore {
         }
     }
 }
+
+// SQLiteStore: converting a plain list (``SnapshotStore/convert(_:by:at:snapshot:keyEpoch:envelopes:time:)``).
+extension SQLiteStore {
+    public func convert(
+        _ list: ListID, by account: Int64, at cursor: Int64, snapshot: String, keyEpoch: Int64,
+        envelopes: [Wire.EnvelopeDelivery.Envelope], time: Int64
+    ) throws -> String {
+        defer { heads.invalidate(list) }  // once committed
+        let sql = { (template: String) in SharedSQL.sql(template) { "?\($0)" } }
+        return try locked { db in
+            // BEGIN IMMEDIATE: the store's one writer, so no push lands between the check of the
+            // log's end and the drop of the plain log.
+            let (no, epoch) = try db.transaction { () throws -> (Int64, String) in
+                guard
+                    let (role, no, encrypted, _, _, lastSeq, logBytes) = try db.query(
+                        sql(SnapshotSQL.sender), .blob(list.raw.bytes), .integer(account),
+                        map: {
+                            (
+                                $0.string(0) ?? "", $0.int64(1), $0.int64(2) != 0, $0.int64(3), $0.int64(4),
+                                $0.int64(5), $0.int64(6)
+                            )
+                        }
+                    ).first
+                else { throw StoreError.noSuchList }
+                let keyed = try db.query(sql(KeySQL.keyedMembers), .integer(no)) { $0.string(0) ?? "" }
+                let keyless = try db.query(sql(SnapshotSQL.keylessMembers), .integer(no)) { $0.string(0) ?? "" }
+                try SnapshotSQL.checkConversion(
+                    role: role, encrypted: encrypted, keyEpoch: keyEpoch, cursor: cursor, lastSeq: lastSeq,
+                    bytes: snapshot.utf8.count, logBytes: logBytes, keyed: keyed, keyless: keyless,
+                    envelopes: envelopes)
+                for envelope in envelopes {
+                    guard
+                        let recipient = try db.query(
+                            sql(KeySQL.recipient), .integer(no), .text(envelope.account), map: { $0.int64(0) }
+                        ).first
+                    else { throw StoreError.noSuchMember }
+                    try db.run(sql(KeySQL.upsert), .integer(no), .integer(recipient), .text(envelope.envelope))
+                }
+                let epoch = StoredOps.newEpoch()
+                try db.run(sql(SnapshotSQL.converted), .integer(no), .text(epoch))
+                for statement in SnapshotSQL.droppedByConversion { try db.run(sql(statement), .integer(no)) }
+                try db.run(sql(SnapshotSQL.upsert), .integer(no), .integer(cursor), .text(snapshot), .integer(time))
+                return (no, epoch)
+            }
+            // The writer's table of the list's items and operations is read again: the log is gone.
+            logs.forget(no)
+            return epoch
+        }
+    }
+}
