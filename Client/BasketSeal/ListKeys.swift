@@ -106,6 +106,16 @@ public struct ListKeys: Sendable, Equatable {
                 bytes: HMACSHA256.code(ItemID.derivationInput(list: list, shopKey: shopKey), key: idKey).prefix(16))!)
     }
 
+    /// A plain list's operations moved to the ids they take under these keys when the list is
+    /// encrypted (`ListConversion`, docs/encryption.md, "Converting a plain list"); the items'
+    /// names are read from `known` as well (a device's whole copy, when it converts its unsent
+    /// writes).
+    public func converted(_ operations: [Op], known: [Op] = []) -> [Op] {
+        let (items, shops) = ListConversion.keys(of: known + operations)
+        return ListConversion.rekey(
+            operations, items: items.mapValues(itemID(key:)), shops: shops.mapValues(shopID(key:)))
+    }
+
     /// `op` with its value sealed under the current epoch.
     public func seal(_ op: Op) -> Op { seal(op, epoch: current) }
 

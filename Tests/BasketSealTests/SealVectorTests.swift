@@ -132,6 +132,14 @@ struct SealVectorTests {
         var invite: String
         var badInvites: [String]
         var snapshots: [SnapshotCase]
+        var conversions: [ConversionCase]
+    }
+    struct ConversionCase: Codable, Equatable {
+        var about: String
+        /// The device's copy, whose names give the items' keys.
+        var known: [WebOp]
+        var ops: [WebOp]
+        var converted: [WebOp]
     }
 
     /// An error's name as the vectors write it (the web client's `SealError.code`).
@@ -285,6 +293,36 @@ struct SealVectorTests {
             SnapshotCase(
                 about: "not a snapshot", cursor: 42, snapshot: "s1." + snapshot.dropFirst(3), error: "notSealed"),
         ]
+        // A plain list's writes, as a device that holds it as plain has them.
+        func plainOp(_ item: ItemID, _ field: Field, _ value: Value, counter: UInt16) -> Op {
+            Op(list: list, item: item, field: field, value: value, version: op(.name, .null, counter: counter).version)
+        }
+        let (plainMilk, plainOat) = (ItemID(list: list, key: "milk"), ItemID(list: list, key: "oat milk"))
+        let (lidl, rewe) = (ItemID(list: list, shopKey: "lidl"), ItemID(list: list, shopKey: "rewe"))
+        let unnamed = ItemID(list: list, key: "cheese")
+        let writes = [
+            plainOp(.list, .title, .text("Family"), counter: 1),
+            plainOp(plainMilk, .name, .text("milk"), counter: 2),
+            plainOp(plainMilk, .name, .text("Milk"), counter: 3),
+            plainOp(plainMilk, .checked, .bool(true), counter: 4),
+            plainOp(plainMilk, .shops, .text("\(rewe),\(lidl)"), counter: 5),
+            plainOp(plainMilk, .places, .text("\(lidl)=Dairy;\(rewe)=Chilled"), counter: 6),
+            plainOp(plainOat, .name, .text("Oat milk"), counter: 7),
+            plainOp(plainOat, .places, .null, counter: 8),
+            plainOp(lidl, .shop, .text("Lidl am Markt"), counter: 9),
+            plainOp(lidl, .order, .text("Dairy\nBakery"), counter: 10),
+            plainOp(unnamed, .checked, .bool(false), counter: 11),
+        ]
+        let unsent = [writes[3], writes[10]]
+        let conversions = [
+            ConversionCase(
+                about: "items by their names' keys, shops by their old ids, the marks and places that name them",
+                known: [], ops: writes.map(web), converted: keys.converted(writes).map(web)),
+            ConversionCase(
+                about:
+                    "unsent writes, named by the device's copy; an item named nowhere keeps its old id's hex as its key",
+                known: writes.map(web), ops: unsent.map(web), converted: keys.converted(unsent, known: writes).map(web)),
+        ]
         return File(
             about: "docs/encryption.md, made by Client/BasketSeal; checked by Tests/web/seal-vectors.js",
             list: list.description, identity: hex(keys.identity),
@@ -304,7 +342,7 @@ struct SealVectorTests {
             ],
             invite: invite,
             badInvites: ["", "k1.", "k2." + invite.dropFirst(3), String(invite.dropLast()), invite + "A"],
-            snapshots: snapshots)
+            snapshots: snapshots, conversions: conversions)
     }
 
     @Test func theFileIsWhatTheSwiftImplementationComputes() throws {

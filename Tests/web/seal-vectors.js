@@ -5,6 +5,7 @@
 async ({ vectors, base }) => {
   const seal = await import(base + "seal.js");
   const snapshots = await import(base + "snapshot.js");
+  const conversion = await import(base + "conversion.js");
   const sealed = await import(base + "sealed.js");
   const platform = await import(base + "platform-crypto.js");
   const { hex, fromHex } = await import(base + "sha256.js");
@@ -144,6 +145,11 @@ async ({ vectors, base }) => {
     if (!sameOps(back, state)) fail("snapshotRoundTrip", "opened", state, back);
     const payload = sealed.parseSnapshot(text)?.payload;
     if (payload === undefined || (payload.length - 28) % snapshots.SNAPSHOT_BUCKET !== 0) fail("snapshotRoundTrip", "padded", 0, payload?.length);
+  }
+  for (const c of vectors.conversions) {
+    count("conversions");
+    const made = await conversion.converted(keys, c.ops, c.known);
+    if (!sameOps(made, c.converted)) fail("conversions", c.about, c.converted, made);
   }
   return { checked, failures };
 };

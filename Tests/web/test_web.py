@@ -550,3 +550,4 @@ def test_the_seal_vectors_pass_in_the_browser(client):
     assert result["checked"]["envelopes"] == 1 and result["checked"]["badInvites"] == len(vectors["badInvites"])
     assert result["checked"]["snapshots"] == len(vectors["snapshots"]) > 0
     assert result["checked"]["snapshotRoundTrip"] == 1
+    assert result["checked"]["conversions"] == len(vectors["conversions"]) > 0
