@@ -309,6 +309,17 @@ enum Commands {
                 """,
             options: [.yes], arguments: .lists, run: ListCommands.removeList),
         CommandSpec(
+            path: ["list", "encrypt"], summary: "Encrypt a plain list end to end (owners).",
+            usage: "basket list encrypt [NAME]",
+            details: """
+                Makes the list's keys here, hands them to every member sealed to their account, and leaves the
+                server the list's state sealed: from then on it keeps and relays the list's changes without
+                being able to read them, and what it kept in clear goes from its store (not from backups made
+                before). Every member's device takes the keys at its next sync; a member whose account has no
+                key pair yet must sign in again (or leave) first. A list not shared yet is encrypted here.
+                """,
+            writes: true, arguments: .lists, run: ListCommands.encrypt),
+        CommandSpec(
             path: ["list", "archive"], summary: "Archive a list: read-only on every device, out of the way (owners).",
             usage: "basket list archive [NAME]", writes: true, arguments: .lists,
             run: { try ListCommands.archive($0, true) }),

@@ -336,6 +336,8 @@ enum Output {
         var discarded: Int
         /// An encrypted list new to this device started from its snapshot (docs/encryption.md).
         var fromSnapshot: Bool
+        /// An owner encrypted the list end to end: this device's copy took its keys.
+        var converted: Bool
         /// Why the list was not synced (the other lists were); absent when it was.
         var error: String?
     }

@@ -389,6 +389,47 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
     /// operations (`sealing`) are opened and validated one by one: one that does not open, or
     /// opens to what breaks the rules, is left out and counted (``PulledPage/unopened``), never
     /// stopping the page.
+    /// A page's sealed operations opened and validated, in order, on every core for a long page;
+    /// with how many did not open or validate (each skipped), and whether one of those is sealed
+    /// under a key newer than `sealing` holds (another member rotated it).
+    public static func opened(_ sealed: [Op], of list: ListID, sealing: any ListSealing) -> (
+        opened: [Op], unopened: Int, keysBehind: Bool
+    ) {
+        let newest = sealing.newestEpoch
+        let opened = onEveryCore(sealed) { op -> Op? in
+            guard op.list == list, let opened = try? sealing.open(op), (try? opened.validate()) != nil else {
+                return nil
+            }
+            return opened
+        }
+        var unopened = 0
+        var keysBehind = false
+        for (op, opened) in zip(sealed, opened) where opened == nil {
+            if case .text(let text) = op.value, let epoch = Sealed.epoch(of: text), epoch > newest { keysBehind = true }
+            unopened += 1
+        }
+        return (opened.compactMap { $0 }, unopened, keysBehind)
+    }
+
+    /// `transform` of each of `operations`, in order: a long page's on every core (opening a
+    /// sealed value is most of what applying an encrypted list's page costs), a short one's here.
+    static func onEveryCore(_ operations: [Op], _ transform: @Sendable (Op) -> Op?) -> [Op?] {
+        let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard cores > 1, operations.count >= 512 else { return operations.map(transform) }
+        var results = [Op?](repeating: nil, count: operations.count)
+        let share = (operations.count + cores - 1) / cores
+        results.withUnsafeMutableBufferPointer { buffer in
+            // Each chunk writes its own range of the buffer, and concurrentPerform returns when all did.
+            nonisolated(unsafe) let out = buffer
+            DispatchQueue.concurrentPerform(iterations: cores) { chunk in
+                for index in (chunk * share)..<min((chunk + 1) * share, operations.count) {
+                    out[index] = transform(operations[index])
+                }
+            }
+        }
+        return results
+    }
+
     static func page(
         _ answer: Wire.Page, of list: ListID, after cursor: Int64, sealing: (any ListSealing)? = nil
     ) throws -> PulledPage {
@@ -404,19 +445,7 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         var unopened = 0
         var keysBehind = false
         if let sealing {
-            let newest = sealing.newestEpoch
-            operations = operations.compactMap { sealed in
-                guard sealed.list == list, let opened = try? sealing.open(sealed), (try? opened.validate()) != nil
-                else {
-                    // Sealed under a key newer than this device's: another member rotated it.
-                    if case .text(let text) = sealed.value, let epoch = Sealed.epoch(of: text), epoch > newest {
-                        keysBehind = true
-                    }
-                    unopened += 1
-                    return nil
-                }
-                return opened
-            }
+            (operations, unopened, keysBehind) = Self.opened(operations, of: list, sealing: sealing)
         }
         if let stray = operations.first(where: { $0.list != list }) {
             throw SyncError.badResponse("a page of list \(list) holding an operation of list \(stray.list)")
@@ -465,6 +494,16 @@ public final class HTTPSyncTransport: SyncTransport, Sendable {
         let text = sealing.sealSnapshot(operations, at: cursor)
         guard text.utf8.count <= Sealed.maxSnapshotBytes else { return }  // the list is too large for one
         _ = try await send(.putSnapshot, [list.description], body: Wire.SnapshotRequest(cursor: cursor, snapshot: text))
+    }
+
+    /// Makes a plain list encrypted end to end (`POST /v1/lists/{id}/encryption`, owners): the
+    /// log's new epoch.
+    public func encrypt(_ list: ListID, _ conversion: Wire.Conversion) async throws -> String {
+        let answer: Wire.Conversion.Answer = try await call(.encrypt, [list.description], sending: conversion)
+        guard answer.epoch.utf8.count <= 64 else {
+            throw SyncError.badResponse("an epoch of \(answer.epoch.utf8.count) bytes")
+        }
+        return answer.epoch
     }
 
     // MARK: Shopping

@@ -36,6 +36,17 @@ public protocol ListKeyRenewal: Sendable {
     /// Brings this device's keys of `list` up to the server's; true when they changed (a newer
     /// epoch from an envelope, or a rotation this device made).
     func renewKeys(of list: ListID) async throws -> Bool
+    /// Moves this device's copy of `list`, which it holds as plain, to the list's keys when an
+    /// owner encrypted it (its log's epoch changed, or a push was refused as plain): true when it
+    /// did, and the list then starts again from its snapshot. False when the list is still plain
+    /// (the server was restored: the epoch changed for that).
+    /// - Throws: when the list is encrypted now but no key for it reached this account.
+    func adoptConversion(of list: ListID) async throws -> Bool
+}
+
+extension ListKeyRenewal {
+    /// No conversion is taken: the device has no keys to take.
+    public func adoptConversion(of list: ListID) async throws -> Bool { false }
 }
 
 /// The keys a device holds, list by list: which lists are encrypted, and their keys. One object

@@ -145,7 +145,12 @@ extension Replica {
 
     /// The writes kept in `column` (`history` or `registers`) of the items of `list`, or of every list.
     private func operations(in list: ListID?, column: String) throws -> [Op] {
-        let ops = try locked { db -> [Op] in
+        try locked { db in try operations(in: list, column: column, db) }
+    }
+
+    /// ``operations(in:column:)`` inside a transaction of the caller's.
+    func operations(in list: ListID?, column: String, _ db: Connection) throws -> [Op] {
+        do {
             var ops: [Op] = []
             var condition = ""
             var values: [SQLValue] = []
@@ -169,9 +174,8 @@ extension Replica {
                     }
                 }
             }
-            return ops
+            return ops.sorted(by: OperationCodec.canonicalLess)
         }
-        return ops.sorted(by: OperationCodec.canonicalLess)
     }
 
     /// Local writes not yet acknowledged, oldest first.

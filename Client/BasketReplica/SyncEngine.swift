@@ -13,6 +13,9 @@ public struct ListSyncReport: Hashable, Sendable {
     public var changedItems = 0
     /// The server's epoch changed (it was restored from a backup): everything was pushed again.
     public var epochChanged = false
+    /// An owner encrypted the list end to end: this device's copy moved to its keys and started
+    /// again from its snapshot (docs/encryption.md, "Converting a plain list").
+    public var converted = false
     /// Whether this account's role on the list changed (the server said so in a page).
     public var roleChanged = false
     /// Whether the server said who is shopping for the list (``Replica/shoppingNews(of:)``).
@@ -153,7 +156,11 @@ public final class SyncEngine: Sendable {
             reports.append(try await syncAlone(list))
         }
         for list in remote {
-            if list.encrypted == true && !replica.isEncrypted(list.id) {
+            // An encrypted list without keys here is left out, unless this device pulled it as
+            // plain: an owner encrypted it since, and its sync moves the copy to the keys.
+            if try list.encrypted == true && !replica.isEncrypted(list.id)
+                && replica.syncState(of: list.id).epoch == nil
+            {
                 var report = ListSyncReport(list: list.id)
                 report.keysMissing = true
                 reports.append(report)
@@ -355,6 +362,11 @@ public final class SyncEngine: Sendable {
                 // left): with the list's newest key (taken, or made here), the same writes again.
                 guard try await renewedKeys(list, &report) else { throw error }
                 continue
+            } catch let error as SyncError where error.errorCode == .listEncrypted {
+                // An owner encrypted the list since this device last heard: its copy (and these
+                // writes) move to the list's keys, then the same writes go sealed.
+                guard try await adoptedConversion(list, &state, &report) else { throw error }
+                continue
             } catch let error as SyncError where error.errorCode == .forbidden {
                 // A viewer: the changes stay here (listed by `basket status`, dropped on request);
                 // later writes are refused before they are made. (Other 403s, a full list, are
@@ -375,6 +387,22 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    /// Whether an owner encrypted `list`, which this device holds as plain (its log's epoch
+    /// changed, or a push was refused as plain): then this device's copy moved to the keys from
+    /// its account's envelope (``ListKeyRenewal/adoptConversion(of:)``) and starts again from
+    /// the list's snapshot; its unsent writes go sealed with the next push.
+    private func adoptedConversion(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport)
+        async throws -> Bool
+    {
+        guard !report.converted, !replica.isEncrypted(list), let keyRenewal,
+            try await keyRenewal.adoptConversion(of: list)
+        else { return false }
+        report.converted = true
+        state = try replica.syncState(of: list)
+        try await startFromSnapshot(list, &state, &report)
+        return true
+    }
+
     /// The refusals of a rebuild's push that send each replica's writes alone, and leave those
     /// refused again on this device.
     static let rebuildSplits: Set<Wire.ErrorCode?> = [.replicaTaken, .identityConflict, .ownerOnly]
@@ -384,6 +412,7 @@ public final class SyncEngine: Sendable {
     private func rebuild(_ list: ListID, _ state: inout SyncState, _ report: inout ListSyncReport, newEpoch: String)
         async throws
     {
+        if try await adoptedConversion(list, &state, &report) { return }
         report.rebuilds += 1
         guard report.rebuilds <= Self.maxRebuildsPerSync else {
             throw SyncError.badResponse("the list's epoch changed \(report.rebuilds) times in one sync")

@@ -46,6 +46,9 @@ public enum Envelopes {
             return done
         }
         for membership in memberships where membership.encrypted == true && !replica.isEncrypted(membership.id) {
+            // A list this device pulled as plain was encrypted by an owner since: its copy moves to
+            // the keys as a whole when its sync finds out (`adoptConversion`), never keys alone.
+            if try replica.syncState(of: membership.id).epoch != nil { continue }
             guard let text = try await transport.envelope(of: membership.id),
                 let keys = try? Envelope.open(text, list: membership.id, with: pair)
             else {

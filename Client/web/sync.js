@@ -290,8 +290,14 @@ export class Sync {
       if (!isID128(m?.id) || typeof m.role !== "string") continue;
       seen.add(m.id);
       // An encrypted list this device has no keys for: from the envelope another device of the
-      // account left, or not at all yet (its sealed values are never read as text).
-      if (m.encrypted === true && !this.replica.isEncrypted(m.id) && !(await this.openEnvelope(m.id))) continue;
+      // account left, or not at all yet (its sealed values are never read as text). Never for a
+      // list this phone pulled as plain, which an owner encrypted since: its copy would keep its
+      // plain ids under the new keys. The phone does not take a conversion yet (the terminal
+      // does); the server refuses its plain writes, and the status line says so.
+      if (m.encrypted === true && !this.replica.isEncrypted(m.id)) {
+        if ((this.replica.entries.get(m.id)?.sync.epoch ?? null) !== null) continue;
+        if (!(await this.openEnvelope(m.id))) continue;
+      }
       const sync = this.replica.entry(m.id).sync;
       /** @type {import("./replica.js").SyncChanges} */
       const changes = { isRegistered: true, role: m.role, noLongerMember: false };

@@ -90,28 +90,51 @@
         }
 
         /// One key's cipher contexts (`AESGCMKey`), made with the key once; a message sets its nonce.
+        /// Opening has ``openers`` contexts, each under its own lock, so a page's values open on
+        /// every core at once (a pull opens thousands; sealing is one write at a time).
         final class GCMContexts: @unchecked Sendable {
-            // `@unchecked Sendable`: the contexts are used only under `lock`.
+            // `@unchecked Sendable`: each context is used only under its lock.
             private let encrypt: OpaquePointer
-            private let decrypt: OpaquePointer
             private let lock = NSLock()
+            private let key: [UInt8]
+            private let openers = (0..<4).map { _ in Opener() }
+
+            /// An opening context, made when two threads first open at once, used under `lock`.
+            private final class Opener {
+                let lock = NSLock()
+                var context: OpaquePointer?
+            }
 
             init?(key: [UInt8]) {
                 guard let encrypt = EVP_CIPHER_CTX_new() else { return nil }
-                guard let decrypt = EVP_CIPHER_CTX_new() else {
-                    EVP_CIPHER_CTX_free(encrypt)
-                    return nil
-                }
                 self.encrypt = encrypt
-                self.decrypt = decrypt
-                guard EVP_EncryptInit_ex(encrypt, gcm(key), nil, key, nil) == 1,
-                    EVP_DecryptInit_ex(decrypt, gcm(key), nil, key, nil) == 1
-                else { return nil }
+                self.key = key
+                guard EVP_EncryptInit_ex(encrypt, gcm(key), nil, key, nil) == 1 else { return nil }
             }
 
             deinit {
                 EVP_CIPHER_CTX_free(encrypt)
-                EVP_CIPHER_CTX_free(decrypt)
+                for opener in openers { EVP_CIPHER_CTX_free(opener.context) }
+            }
+
+            /// Runs `body` with an opening context no other thread holds: the first free one (made
+            /// with the key on first use), or the first one once it is free.
+            private func withDecrypt<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+                let opener =
+                    openers.first { $0.lock.try() }
+                    ?? {
+                        openers[0].lock.lock(); return openers[0]
+                    }()
+                defer { opener.lock.unlock() }
+                if opener.context == nil {
+                    guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.library("cipher context") }
+                    guard EVP_DecryptInit_ex(context, gcm(key), nil, key, nil) == 1 else {
+                        EVP_CIPHER_CTX_free(context)
+                        throw CryptoError.library("cipher context")
+                    }
+                    opener.context = context
+                }
+                return try body(opener.context!)
             }
 
             func seal(_ plaintext: [UInt8], nonce: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
@@ -140,13 +163,17 @@
 
             func open(_ sealed: ArraySlice<UInt8>, nonce: ArraySlice<UInt8>, associatedData: [UInt8]) throws -> [UInt8]
             {
-                lock.lock()
-                defer { lock.unlock() }
+                try withDecrypt { try open(sealed, nonce: nonce, associatedData: associatedData, with: $0) }
+            }
+
+            private func open(
+                _ sealed: ArraySlice<UInt8>, nonce: ArraySlice<UInt8>, associatedData: [UInt8],
+                with context: OpaquePointer
+            ) throws -> [UInt8] {
                 let length = sealed.count - 16
                 var written: Int32 = 0
                 var finished: Int32 = 0
                 var ignored: Int32 = 0
-                let context = decrypt
                 // The plaintext is as long as the ciphertext: written in place, no copy after. The
                 // tag is read where it lies (OpenSSL copies it).
                 var ok = false

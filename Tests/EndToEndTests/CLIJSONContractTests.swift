@@ -86,6 +86,8 @@ struct CLIJSONContractTests {
         try run(alice, "Messages", ["list", "archive", "Party"])
         try run(alice, "Messages", ["list", "unarchive", "Party"])
         try run(alice, "Messages", ["list", "rm", "Party", "--yes"])
+        try run(alice, "list new", ["list", "new", "Plain", "--unencrypted"])
+        try run(alice, "Messages", ["list", "encrypt", "Plain"])
         try run(alice, "list use", ["list", "use", "Family"])
         try run(alice, "lists", ["lists"])
         let file = root.file("family.ops")

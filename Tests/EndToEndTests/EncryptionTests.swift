@@ -223,6 +223,60 @@ struct EncryptionTests {
         #expect(Set(try erin.listing().items.map(\.name)) == ["Milk", "Bread", "Jam", "Tea"])
     }
 
+    /// An owner encrypts a plain list: a member's device that wrote offline takes the keys at its
+    /// next sync and its writes arrive sealed; both end with one list, names adding to the same
+    /// items; the server keeps none of the list's words from then on.
+    @Test func anOwnerEncryptsAPlainListAndEveryDeviceFollows() throws {
+        let server = try ServerProcess(dataDirectory: root.file("server"))
+        var random = SystemRandomNumberGenerator()
+        let secrets = Self.words(12, &random)
+        let alice = try Device.signedUp("alice", on: server, in: root)
+        try alice.ok("list", "new", "Family", "--unencrypted")
+        try alice.ok("add", (secrets.prefix(10) + ["Milk"]).joined(separator: ", "))
+        try alice.ok("shops", "add", "Lidl")
+        try alice.ok("set", "Milk", "--shop", "Lidl")
+        let bob = try Device.signedUp("bob", on: server, in: root)
+        try alice.share(with: bob)
+        #expect(try bob.listing().items.count == 11)
+        // Bob writes offline, before he hears of the conversion.
+        try bob.ok("--no-sync", "add", "\(secrets[10]), Bread")
+        try bob.ok("--no-sync", "check", "Milk")
+
+        let said = try alice.ok("list", "encrypt")
+        #expect(said.contains("Encrypted Family end to end: its keys went to 2 members"), "\(said)")
+        #expect(try alice.ok("lists").contains("owner, encrypted"))
+        let again = try alice.run("list", "encrypt")
+        #expect(again.status != 0 && again.stderr.contains("already encrypted"))
+
+        let synced = try bob.run("sync")
+        #expect(
+            synced.status == 0 && synced.stdout.contains("an owner encrypted it end to end"),
+            "\(synced.stdout) \(synced.stderr)")
+        #expect(try bob.ok("lists").contains("encrypted"))
+        try alice.ok("sync")
+        let names = Set(secrets.prefix(11) + ["Milk", "Bread"])
+        for device in [alice, bob] {
+            let items = try device.listing().items
+            #expect(Set(items.map(\.name)) == names, "\(device.directory)")
+            #expect(items.first { $0.name == "Milk" }?.checked == true, "\(device.directory)")
+            #expect(try device.ok("ls", "--at-shop", "Lidl").contains("Milk"))
+        }
+        // A name added after the conversion lands on the converted item, on both devices.
+        try bob.ok("add", "milk")
+        try alice.ok("sync")
+        #expect(try alice.listing().items.filter { ItemKey.normalize($0.name) == "milk" }.count == 1)
+
+        // The server keeps none of the list's words: its export, and (SQLite) its files, whose
+        // dropped pages were overwritten; PostgreSQL's dead rows wait for its vacuum (docs/encryption.md).
+        let dump = root.file("export.jsonl")
+        #expect(try server.command("export", dump).status == 0)
+        var written = Self.files(under: dump)
+        if server.database == nil { written += Self.files(under: server.dataDirectory) }
+        let leaked = Self.found(Array(secrets.prefix(11)), in: written)
+        #expect(leaked.isEmpty, "the server kept \(leaked.count) words of the converted list, e.g. \(leaked.prefix(3))")
+        #expect(server.stop() == 0)
+    }
+
     @Test func theServerKeepsNoneOfAnEncryptedListsWords() throws {
         let server = try ServerProcess(dataDirectory: root.file("server"))
         var random = SystemRandomNumberGenerator()

@@ -359,3 +359,28 @@ def test_a_phone_joining_a_long_list_starts_from_its_snapshot_and_an_owners_phon
     assert len(terminal.json("--list", "Party", "ls")["items"]) == 700
     assert party in terminal.run("lists").stdout
     assert phone.problems == []
+
+
+def test_a_list_the_terminal_encrypts_is_never_misread_or_doubled_on_the_phone(client, device, server):
+    """An owner encrypts a plain list in the terminal while a phone holds it as plain: the phone
+    does not take the conversion yet. It must not read sealed values as names, nor send its copy
+    under the new keys (the list would hold every item twice): its status line says it is not
+    synced, and the list stays as it was everywhere."""
+    title, cake = unique("Party"), unique("Cake")
+    alice = device(unique("alice"))
+    alice.run("list", "new", title, "--unencrypted")
+    alice.run("add", f"{cake}, Candles")
+    phone = client()
+    phone.signup(unique("pip"))
+    phone.join_link(alice.json("share")["code"])
+    phone.page.wait_for_selector("#query")
+    phone.wait_items({cake: False, "Candles": False})
+
+    assert f"Encrypted {title} end to end" in alice.run("list", "encrypt").stdout
+    alice.run("add", "Balloons")
+    phone.page.reload()
+    phone.page.wait_for_selector("#query")
+    phone.wait_status("Not synced")
+    phone.wait_items({cake: False, "Candles": False})
+    alice.run("sync")
+    assert sorted(alice.items()) == sorted([cake, "Candles", "Balloons"])

@@ -105,6 +105,45 @@ enum ListCommands {
         }
     }
 
+    /// The list called `name`, or the current one when `name` is empty.
+    /// - Throws: a `no_such_list` error saying there is no list `doing` (what to do with it).
+    static func namedOrCurrent(_ name: String, _ context: Context, _ replica: Replica, doing: String) throws
+        -> ListInfo
+    {
+        if !name.isEmpty { return try Context.findList(name, in: try replica.lists()) }
+        guard let current = try context.list(create: false) else {
+            throw CommandError(message: "no list to \(doing)", code: "no_such_list")
+        }
+        return current
+    }
+
+    /// `basket list encrypt [NAME]`: an owner makes a plain list encrypted end to end
+    /// (docs/encryption.md, "Converting a plain list"); a list never sent to a server, here alone.
+    static func encrypt(_ context: Context) throws {
+        let name = context.arguments.positionals.joined(separator: " ")
+        let replica = try context.replica()
+        let list = try namedOrCurrent(name, context, replica, doing: "encrypt")
+        guard !replica.isEncrypted(list.id) else {
+            throw CommandError(message: "\(list.title) is already encrypted end to end", code: "already_encrypted")
+        }
+        guard try replica.syncState(of: list.id).isRegistered else {
+            try ListEncryption.encryptHere(list.id, replica: replica)
+            context.console.print(
+                "Encrypted \(list.title) end to end (on this device; its first sync shares it encrypted)")
+            return
+        }
+        let (transport, _) = try context.transport()
+        let engine = SyncCommands.engine(context, replica: replica, transport: transport)
+        let keyring = context.keyring
+        let members = try runBlocking {
+            try await ListEncryption.encrypt(
+                list.id, replica: replica, keyring: keyring, transport: transport, engine: engine)
+        }
+        context.console.print(
+            "Encrypted \(list.title) end to end: its keys went to \(members == 1 ? "1 member" : "\(members) members"); the server"
+                + " keeps its changes sealed from now on, and dropped what it kept in clear")
+    }
+
     /// `basket list archive|unarchive [NAME]`: an owner puts a list out of the way (read-only on
     /// every device) or back.
     static func archive(_ context: Context, _ archived: Bool) throws {
@@ -281,15 +320,7 @@ enum ListCommands {
     static func removeList(_ context: Context) throws {
         let replica = try context.replica()
         let name = context.arguments.positionals.joined(separator: " ")
-        let list: ListInfo
-        if name.isEmpty {
-            guard let current = try context.list(create: false) else {
-                throw CommandError(message: "no list to remove", code: "no_such_list")
-            }
-            list = current
-        } else {
-            list = try Context.findList(name, in: try replica.lists())
-        }
+        let list = try namedOrCurrent(name, context, replica, doing: "remove")
         let state = try replica.syncState(of: list.id)
         var deletedOnServer = false
         if state.isRegistered && !state.noLongerMember {

@@ -217,6 +217,7 @@ enum SyncCommands {
                             epochChanged: $0.epochChanged, restamped: $0.restamped, reclaimed: $0.reclaimed,
                             refusedPending: max(0, $0.refusedPending - dropped), noLongerMember: $0.noLongerMember,
                             unsent: max(0, $0.unsent - dropped), discarded: dropped, fromSnapshot: $0.fromSnapshot,
+                            converted: $0.converted,
                             error: $0.failure.map { Printable.escaped($0.description) })
                     }))
             if refusedLeft { throw ExitStatus(code: 1) }
@@ -267,6 +268,9 @@ enum SyncCommands {
                 + " received \(Phrases.changes(report.changedItems))"
             if report.epochChanged {
                 line += "; the server had lost data (restored from a backup): sent everything again"
+            }
+            if report.converted {
+                line += "; an owner encrypted it end to end: this device took its keys"
             }
             if report.fromSnapshot {
                 line += " (from the list's snapshot: its history before it is not on this device)"

@@ -56,6 +56,10 @@ extension SQLiteStore {
         defer { heads.invalidate(list) }  // once committed
         let sql = { (template: String) in SharedSQL.sql(template) { "?\($0)" } }
         return try locked { db in
+            // What is dropped is overwritten, not only freed: the plain log leaves the file's pages,
+            // and the checkpoint after leaves the write-ahead log empty.
+            try db.execute("PRAGMA secure_delete = ON")
+            defer { try? db.execute("PRAGMA secure_delete = OFF") }
             // BEGIN IMMEDIATE: the store's one writer, so no push lands between the check of the
             // log's end and the drop of the plain log.
             let (no, epoch) = try db.transaction { () throws -> (Int64, String) in
@@ -92,6 +96,7 @@ extension SQLiteStore {
             }
             // The writer's table of the list's items and operations is read again: the log is gone.
             logs.forget(no)
+            _ = try? db.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
             return epoch
         }
     }
