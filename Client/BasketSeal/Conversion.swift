@@ -3,7 +3,7 @@ public import BasketReplica
 import PlatformCrypto
 
 /// A plain list made encrypted end to end (docs/encryption.md, "Converting a plain list"): by an
-/// owner's device (``encrypt(_:replica:keyring:transport:engine:)``), and taken by every other
+/// owner's device (``encrypt(_:replica:transport:engine:)``), and taken by every other
 /// device that holds it as plain (``EnvelopeRenewal/adoptConversion(of:)``).
 public enum ListEncryption {
     /// Why a list cannot be encrypted, or a conversion taken, in words for a person.
@@ -31,7 +31,7 @@ public enum ListEncryption {
     /// - Throws: ``Refusal`` when the list is encrypted already, or changes of it wait that the
     ///   server would not take; the server's refusal (`member_without_keys`, `log_moved`, …).
     public static func encrypt(
-        _ list: ListID, replica: Replica, keyring: SealKeyring, transport: HTTPSyncTransport, engine: SyncEngine
+        _ list: ListID, replica: Replica, transport: HTTPSyncTransport, engine: SyncEngine
     ) async throws -> Int {
         guard !replica.isEncrypted(list) else {
             throw Refusal(description: "this list is already encrypted end to end")

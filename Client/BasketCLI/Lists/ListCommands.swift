@@ -134,10 +134,9 @@ enum ListCommands {
         }
         let (transport, _) = try context.transport()
         let engine = SyncCommands.engine(context, replica: replica, transport: transport)
-        let keyring = context.keyring
         let members = try runBlocking {
             try await ListEncryption.encrypt(
-                list.id, replica: replica, keyring: keyring, transport: transport, engine: engine)
+                list.id, replica: replica, transport: transport, engine: engine)
         }
         context.console.print(
             "Encrypted \(list.title) end to end: its keys went to \(members == 1 ? "1 member" : "\(members) members"); the server"
